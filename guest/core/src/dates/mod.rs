@@ -1,0 +1,7 @@
+//! Dates in queries and texts.
+
+mod relative;
+mod window;
+
+pub use relative::{ResolvedDate, resolve_relative_date};
+pub use window::parse_date_window;

@@ -1,0 +1,54 @@
+//! # hive-mind-core: the pure logic of the memory engine
+//!
+//! Everything in this crate is a pure function: no I/O, no clock, no global
+//! state. The same code is compiled natively (where its unit tests and
+//! property tests run) and to `wasm32-wasip2`, where the component crates
+//! export it through the `hive:mind/logic` interface. Keeping bindings out of
+//! here is what makes the logic testable without wasm.
+//!
+//! The modules follow the life of a memory:
+//!
+//! - **Writing.** [`hash`] computes the provenance-insensitive dedup key of a
+//!   frame; [`chunk`] splits long texts into overlapping, offset-carrying
+//!   chunks for chunk-level retrieval; [`dedup`] judges a candidate against
+//!   existing texts (exact, near-duplicate, possible contradiction);
+//!   [`write_back`] finds what is worth remembering in a live exchange;
+//!   [`entity`] canonicalises knowledge-graph names and filters noise.
+//! - **Recalling.** [`fusion`] merges ranked lists by reciprocal rank fusion;
+//!   [`relevance`] scores a frame by recency, popularity, graph distance and
+//!   importance; [`dates`] reads the calendar periods a query names and
+//!   resolves relative date cues; [`catch_up`] spots "bring me up to date"
+//!   queries.
+//! - **Guarding.** [`injection`] scans text for prompt injection before it
+//!   reaches a model.
+//!
+//! Shared vocabulary (importance, chunks, scored ids, …) lives in [`types`],
+//! mirroring the WIT `hive:mind/types` interface. Every public type
+//! serialises to the same JSON shape the host prints for the WIT value:
+//! records as objects with kebab-case keys, enums as their kebab-case case
+//! name, variants as `{"case": payload}`.
+
+pub mod calendar;
+pub mod catch_up;
+pub mod chunk;
+pub mod dates;
+pub mod dedup;
+pub mod entity;
+pub mod fusion;
+pub mod hash;
+pub mod injection;
+pub mod relevance;
+pub mod types;
+pub mod write_back;
+
+pub use catch_up::detect_catch_up;
+pub use chunk::{ChunkOptions, chunk_text};
+pub use dates::{ResolvedDate, parse_date_window, resolve_relative_date};
+pub use dedup::{DedupVerdict, SimilarContent, dedup_check, trigram_similarity};
+pub use entity::{is_noise_name, normalize_entity_name};
+pub use fusion::{RRF_K, rrf_fuse};
+pub use hash::{content_hash, strip_hm_prefix};
+pub use injection::{InjectionCategory, InjectionReport, ScanContext, scan_for_injection};
+pub use relevance::{Relevance, RelevanceInput, ScoringProfile, compute_relevance};
+pub use types::{Chunk, DateWindow, Importance, LogicError, ScoredId, Source};
+pub use write_back::{TargetMind, WriteBackCandidate, WriteBackKind, pattern_write_back};
