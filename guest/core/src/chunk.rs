@@ -1,8 +1,88 @@
 //! Paragraph chunking with overlap and absolute offsets.
+//!
+//! A long frame embeds badly as one vector: its meaning is averaged away. So
+//! long texts are also stored as chunks, each embedded on its own, and a chunk
+//! hit leads back to its frame. A chunk should be a coherent stretch of text
+//! (whole paragraphs where possible) of a size the embedder handles well, and
+//! neighbouring chunks repeat a little of each other so that a phrase
+//! straddling a boundary is still found whole in one of them.
+//!
+//! The knobs ([`ChunkOptions`], all in characters, i.e. Unicode scalar
+//! values) default to the reference engine's: `max_chars` 2000 (about 500
+//! tokens of dense English, well inside an embedder's context), `overlap` 200
+//! (about 50 tokens) and `min_chars` 1500.
+//!
+//! # How a text is cut
+//!
+//! Paragraphs are separated by blank lines (a white-space run holding at least
+//! two line feeds, the reference's `\n\s*\n`). Chunks are built one after the
+//! other, and each one ends at the first rule that applies:
+//!
+//! 1. If all the remaining text fits in `max_chars`, the chunk takes it all.
+//!    In particular a text whose trimmed length is at most `max_chars` is
+//!    exactly one chunk.
+//! 2. Otherwise, if whole paragraphs end inside the chunk's `max_chars`
+//!    window, the chunk absorbs whole paragraphs until it has at least
+//!    `min_chars` characters, and stops there. If even the last paragraph
+//!    that fits leaves it shorter, the chunk still ends there, because the
+//!    next paragraph does not fit whole, unless that next paragraph is longer
+//!    than `max_chars` (it must be split anyway): then the chunk is filled up
+//!    with as many of its sentences as fit.
+//! 3. Otherwise (the chunk is inside a paragraph too long for it), the chunk
+//!    ends at the last sentence end in its window (`.`, `!` or `?`, optionally
+//!    followed by closing quotes or brackets, then white space), else at the
+//!    last word end, else, for a single "word" longer than the window, at the
+//!    window's edge.
+//!
+//! Every chunk after the first starts up to `overlap` characters before the
+//! previous chunk's end, at the first word start in that stretch, so the
+//! overlap never begins with half a word; when the stretch lies inside a
+//! single word (a long URL cut at the window's edge, or a tiny budget), the
+//! chunk has no overlap. The overlap *counts* toward `max_chars`: no chunk
+//! is ever longer than `max_chars` characters. The overlap gives way to keep a
+//! paragraph whole: when the paragraph a chunk starts in would fit in
+//! `max_chars` on its own but not together with a full overlap, the overlap
+//! is shortened so it fits.
+//!
+//! # The result
+//!
+//! Each [`Chunk`] is exactly `text[char_start..char_end]`, with byte offsets
+//! on character boundaries. Chunks are trimmed (they start and end with a
+//! non-white-space character); between one chunk's end and the next one's new
+//! text there is only white space, so every non-white-space character of the
+//! text lies in some chunk. Starts and ends strictly increase. An empty or
+//! all-white-space text has no chunks.
+//!
+//! Unlike the reference, the overlap is part of the chunk's span (the
+//! reference prepended it to the text but kept the offsets of the new part, so
+//! the text did not match its offsets), and a chunk's size bound includes it.
+//!
+//! # Degenerate options
+//!
+//! [`ChunkOptions::clamped`] makes any options workable: `max_chars` is at
+//! least 1; `overlap` is at most half of `max_chars`, so every chunk has room
+//! for at least as much new text as it repeats (and chunking always
+//! progresses); `min_chars` is at most `max_chars`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::types::Chunk;
+
+/// The default largest chunk, in characters.
+pub const DEFAULT_MAX_CHARS: u32 = 2000;
+
+/// The default overlap between neighbouring chunks, in characters.
+pub const DEFAULT_OVERLAP: u32 = 200;
+
+/// The default size a chunk absorbs whole paragraphs up to, in characters.
+pub const DEFAULT_MIN_CHARS: u32 = 1500;
+
+/// Characters that end a sentence when white space follows.
+const SENTENCE_ENDS: [char; 3] = ['.', '!', '?'];
+
+/// Characters that may stand between a sentence end and the white space
+/// after it (`He said "no."`).
+const SENTENCE_CLOSERS: [char; 8] = ['"', '\'', ')', ']', '}', '»', '\u{201d}', '\u{2019}'];
 
 /// Limits for [`chunk_text`], in characters (Unicode scalar values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,11 +98,549 @@ pub struct ChunkOptions {
 
 impl Default for ChunkOptions {
     fn default() -> Self {
-        ChunkOptions { max_chars: 2000, overlap: 200, min_chars: 1500 }
+        ChunkOptions {
+            max_chars: DEFAULT_MAX_CHARS,
+            overlap: DEFAULT_OVERLAP,
+            min_chars: DEFAULT_MIN_CHARS,
+        }
     }
 }
 
-/// Split `text` into overlapping paragraph chunks.
+impl ChunkOptions {
+    /// The options [`chunk_text`] actually uses: `max_chars` at least 1,
+    /// `overlap` at most `max_chars / 2`, `min_chars` at most `max_chars`.
+    pub fn clamped(&self) -> ChunkOptions {
+        let max_chars = self.max_chars.max(1);
+        ChunkOptions {
+            max_chars,
+            overlap: self.overlap.min(max_chars / 2),
+            min_chars: self.min_chars.min(max_chars),
+        }
+    }
+}
+
+/// Split `text` into overlapping paragraph chunks (see the module docs for
+/// the rules). Each chunk is at most `max_chars` characters, overlap
+/// included, and is exactly `text[char_start..char_end]` (UTF-8 byte
+/// offsets). Texts longer than `u32::MAX` bytes are chunked only as far as
+/// the offsets can express.
 pub fn chunk_text(text: &str, options: &ChunkOptions) -> Vec<Chunk> {
-    unimplemented!("{text}{options:?}")
+    let options = options.clamped();
+    let (Ok(max), Ok(overlap), Ok(min)) = (
+        usize::try_from(options.max_chars),
+        usize::try_from(options.overlap),
+        usize::try_from(options.min_chars),
+    ) else {
+        return Vec::new();
+    };
+    let source = Source::new(text);
+    let paragraphs = source.paragraphs();
+    let (Some(first), Some(last)) = (paragraphs.first(), paragraphs.last()) else {
+        return Vec::new();
+    };
+    let content_end = last.end;
+
+    let mut chunks = Vec::new();
+    // Positions are char indices from here on. `start` is where the chunk
+    // begins (overlap included), `core` where its new text begins, and
+    // `paragraph` the index of the paragraph `core` is in.
+    let mut start = first.start;
+    let mut core = first.start;
+    let mut paragraph = 0;
+    loop {
+        let end = if content_end <= start + max {
+            content_end
+        } else {
+            source.chunk_end(&paragraphs, paragraph, start, core, max, min)
+        };
+        let (Ok(index), Ok(char_start), Ok(char_end)) = (
+            u32::try_from(chunks.len()),
+            u32::try_from(source.byte(start)),
+            u32::try_from(source.byte(end)),
+        ) else {
+            break;
+        };
+        chunks.push(Chunk {
+            index,
+            text: source.slice(start, end).to_owned(),
+            char_start,
+            char_end,
+        });
+        if end >= content_end {
+            break;
+        }
+
+        // The next chunk's new text starts at the next non-white-space
+        // character; there is one, since `end < content_end`.
+        let next_core = (end..content_end)
+            .find(|&i| !source.is_space(i))
+            .unwrap_or(content_end);
+        while paragraphs
+            .get(paragraph)
+            .is_some_and(|p| p.end <= next_core)
+        {
+            paragraph += 1;
+        }
+        // Let the overlap give way if that keeps the paragraph whole.
+        let rest_of_paragraph = paragraphs.get(paragraph).map_or(0, |p| p.end - next_core);
+        let budget = if rest_of_paragraph <= max {
+            overlap.min(max - rest_of_paragraph)
+        } else {
+            overlap
+        };
+        start = source.overlap_start(start, end, next_core, budget);
+        core = next_core;
+    }
+    chunks
+}
+
+/// A paragraph's trimmed extent, in char indices (end exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// The text as characters with their byte offsets.
+struct Source<'a> {
+    text: &'a str,
+    chars: Vec<(usize, char)>,
+}
+
+impl<'a> Source<'a> {
+    fn new(text: &'a str) -> Self {
+        Source {
+            text,
+            chars: text.char_indices().collect(),
+        }
+    }
+
+    /// The byte offset of char index `i` (the text's length at the end).
+    fn byte(&self, i: usize) -> usize {
+        self.chars.get(i).map_or(self.text.len(), |&(byte, _)| byte)
+    }
+
+    fn slice(&self, start: usize, end: usize) -> &'a str {
+        self.text
+            .get(self.byte(start)..self.byte(end))
+            .unwrap_or_default()
+    }
+
+    fn char_at(&self, i: usize) -> Option<char> {
+        self.chars.get(i).map(|&(_, c)| c)
+    }
+
+    fn is_space(&self, i: usize) -> bool {
+        self.char_at(i).is_some_and(char::is_whitespace)
+    }
+
+    fn is_word(&self, i: usize) -> bool {
+        self.char_at(i).is_some_and(|c| !c.is_whitespace())
+    }
+
+    /// The trimmed paragraphs: maximal stretches of text not interrupted by a
+    /// white-space run that holds two or more line feeds.
+    fn paragraphs(&self) -> Vec<Span> {
+        let mut paragraphs = Vec::new();
+        let mut current: Option<Span> = None;
+        let mut line_feeds = 0;
+        for (i, &(_, c)) in self.chars.iter().enumerate() {
+            if c.is_whitespace() {
+                if c == '\n' {
+                    line_feeds += 1;
+                }
+                continue;
+            }
+            current = match current {
+                Some(span) if line_feeds < 2 => Some(Span {
+                    start: span.start,
+                    end: i + 1,
+                }),
+                Some(span) => {
+                    paragraphs.push(span);
+                    Some(Span {
+                        start: i,
+                        end: i + 1,
+                    })
+                }
+                None => Some(Span {
+                    start: i,
+                    end: i + 1,
+                }),
+            };
+            line_feeds = 0;
+        }
+        paragraphs.extend(current);
+        paragraphs
+    }
+
+    /// Where a chunk that starts at `start`, with new text from `core` (in
+    /// `paragraphs[paragraph]`), ends when the rest of the text does not fit
+    /// in it: rules 2 and 3 of the module docs. Always in `core + 1 ..=
+    /// start + max`, after a non-white-space character.
+    fn chunk_end(
+        &self,
+        paragraphs: &[Span],
+        paragraph: usize,
+        start: usize,
+        core: usize,
+        max: usize,
+        min: usize,
+    ) -> usize {
+        let limit = start + max;
+
+        // Rule 2: whole paragraphs. The last paragraph ends at the end of
+        // the content, beyond `limit`, so each one that fits has a successor.
+        let mut last_fitting = None;
+        for (i, p) in paragraphs.iter().enumerate().skip(paragraph) {
+            if p.end > limit {
+                break;
+            }
+            if p.end - start >= min {
+                return p.end;
+            }
+            last_fitting = Some(i);
+        }
+        if let Some(i) = last_fitting {
+            let end = paragraphs.get(i).map_or(core + 1, |p| p.end);
+            let next_is_oversized = paragraphs.get(i + 1).is_some_and(|p| p.end - p.start > max);
+            if next_is_oversized {
+                return self.last_break(end, limit, Break::Sentence).unwrap_or(end);
+            }
+            return end;
+        }
+
+        // Rule 3: inside a paragraph too long for the chunk.
+        self.last_break(core, limit, Break::Sentence)
+            .or_else(|| self.last_break(core, limit, Break::Word))
+            .unwrap_or(limit)
+    }
+
+    /// The last position in `after + 1 ..= limit` where a word (or sentence)
+    /// ends: a non-white-space character followed by white space.
+    fn last_break(&self, after: usize, limit: usize, kind: Break) -> Option<usize> {
+        ((after + 1)..=limit).rev().find(|&e| {
+            self.is_space(e)
+                && self.is_word(e - 1)
+                && (kind == Break::Word || self.ends_sentence(e))
+        })
+    }
+
+    /// Whether the word ending before `e` ends a sentence.
+    fn ends_sentence(&self, e: usize) -> bool {
+        let mut i = e;
+        while i > 0
+            && self
+                .char_at(i - 1)
+                .is_some_and(|c| SENTENCE_CLOSERS.contains(&c))
+        {
+            i -= 1;
+        }
+        i > 0
+            && self
+                .char_at(i - 1)
+                .is_some_and(|c| SENTENCE_ENDS.contains(&c))
+    }
+
+    /// Where the chunk whose new text starts at `core` begins: at the first
+    /// word start that is at most `budget` characters before `core`, after
+    /// `previous_start` and before `previous_end`; `core` itself (no overlap)
+    /// when there is none.
+    fn overlap_start(
+        &self,
+        previous_start: usize,
+        previous_end: usize,
+        core: usize,
+        budget: usize,
+    ) -> usize {
+        let earliest = core.saturating_sub(budget).max(previous_start + 1);
+        if earliest >= previous_end {
+            return core;
+        }
+        (earliest..previous_end)
+            .find(|&i| self.is_word(i) && self.is_space(i - 1))
+            .unwrap_or(core)
+    }
+}
+
+/// The kind of boundary [`Source::last_break`] looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Break {
+    /// The end of a sentence.
+    Sentence,
+    /// The end of any word.
+    Word,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(max_chars: u32, overlap: u32, min_chars: u32) -> ChunkOptions {
+        ChunkOptions {
+            max_chars,
+            overlap,
+            min_chars,
+        }
+    }
+
+    fn texts(chunks: &[Chunk]) -> Vec<&str> {
+        chunks.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    /// The invariants every result must satisfy.
+    fn check(text: &str, chunks: &[Chunk], opts: &ChunkOptions) {
+        let opts = opts.clamped();
+        let mut covered = vec![false; text.len()];
+        for (i, chunk) in chunks.iter().enumerate() {
+            let (s, e) = (chunk.char_start as usize, chunk.char_end as usize);
+            assert_eq!(chunk.index as usize, i);
+            assert_eq!(&text[s..e], chunk.text);
+            assert!(chunk.text.chars().count() <= opts.max_chars as usize);
+            assert!(!chunk.text.starts_with(char::is_whitespace));
+            assert!(!chunk.text.ends_with(char::is_whitespace));
+            covered[s..e].iter_mut().for_each(|c| *c = true);
+            if i > 0 {
+                assert!(chunk.char_start > chunks[i - 1].char_start);
+                assert!(chunk.char_end > chunks[i - 1].char_end);
+            }
+        }
+        for (b, c) in text.char_indices() {
+            assert!(
+                c.is_whitespace() || covered[b],
+                "{c:?} at byte {b} not covered"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_and_blank_texts_have_no_chunks() {
+        assert!(chunk_text("", &ChunkOptions::default()).is_empty());
+        assert!(chunk_text(" \n\n\t \u{3000}", &ChunkOptions::default()).is_empty());
+    }
+
+    #[test]
+    fn a_short_text_is_one_trimmed_chunk() {
+        let text = "\n  First paragraph.\n\nSecond one.  \n";
+        let chunks = chunk_text(text, &ChunkOptions::default());
+        assert_eq!(
+            chunks,
+            [Chunk {
+                index: 0,
+                text: "First paragraph.\n\nSecond one.".to_owned(),
+                char_start: 3,
+                char_end: 32,
+            }]
+        );
+        // Exactly max_chars characters (after trimming) is still one chunk.
+        let text = format!("  {}  ", "é".repeat(10));
+        let chunks = chunk_text(&text, &options(10, 2, 5));
+        assert_eq!(texts(&chunks), ["é".repeat(10)]);
+        assert_eq!((chunks[0].char_start, chunks[0].char_end), (2, 22));
+    }
+
+    #[test]
+    fn paragraphs_are_absorbed_until_min_chars() {
+        // Five 9-char paragraphs; blank lines are 2 chars.
+        let text = "aaaa aaaa\n\nbbbb bbbb\n\ncccc cccc\n\ndddd dddd\n\neeee eeee";
+        let opts = options(32, 0, 15);
+        let chunks = chunk_text(text, &opts);
+        // "aaaa aaaa" (9) < 15, absorb "bbbb bbbb" → 20 ≥ 15: stop, although
+        // a third paragraph would fit (31). The rest (31) fits: one chunk.
+        assert_eq!(
+            texts(&chunks),
+            [
+                "aaaa aaaa\n\nbbbb bbbb",
+                "cccc cccc\n\ndddd dddd\n\neeee eeee"
+            ]
+        );
+        check(text, &chunks, &opts);
+
+        // With min 0 every paragraph closes its chunk, until the rest of the
+        // text fits whole.
+        let chunks = chunk_text(text, &options(20, 0, 0));
+        assert_eq!(
+            texts(&chunks),
+            [
+                "aaaa aaaa",
+                "bbbb bbbb",
+                "cccc cccc",
+                "dddd dddd\n\neeee eeee"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_short_chunk_closes_when_the_next_paragraph_does_not_fit() {
+        let text = "Tiny.\n\nThis paragraph is longer than the rest of the window.";
+        let opts = options(55, 0, 50);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "Tiny.",
+                "This paragraph is longer than the rest of the window."
+            ]
+        );
+        check(text, &chunks, &opts);
+    }
+
+    #[test]
+    fn an_oversized_paragraph_is_split_on_sentences() {
+        let text = "One two three. Four five six! Seven eight nine? Ten eleven.";
+        let opts = options(32, 0, 0);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "One two three. Four five six!",
+                "Seven eight nine? Ten eleven."
+            ]
+        );
+        check(text, &chunks, &opts);
+    }
+
+    #[test]
+    fn closing_quotes_after_a_sentence_end_still_end_it() {
+        let text = "He said \"stop.\" Then he left the room quietly.";
+        let chunks = chunk_text(text, &options(30, 0, 0));
+        assert_eq!(
+            texts(&chunks),
+            ["He said \"stop.\"", "Then he left the room quietly."]
+        );
+    }
+
+    #[test]
+    fn a_short_chunk_is_filled_from_an_oversized_next_paragraph() {
+        let text = "Intro.\n\nAlpha beta. Gamma delta. Epsilon zeta eta theta iota kappa lambda.";
+        let opts = options(40, 0, 30);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "Intro.\n\nAlpha beta. Gamma delta.",
+                "Epsilon zeta eta theta iota kappa",
+                "lambda."
+            ]
+        );
+        check(text, &chunks, &opts);
+    }
+
+    #[test]
+    fn a_long_sentence_falls_back_to_words_then_a_hard_cut() {
+        let text = "alpha beta gamma delta epsilon";
+        let chunks = chunk_text(text, &options(12, 0, 0));
+        assert_eq!(texts(&chunks), ["alpha beta", "gamma delta", "epsilon"]);
+
+        let text = "abcdefghijklmnopqrstuvwxyz";
+        let chunks = chunk_text(text, &options(10, 0, 0));
+        assert_eq!(texts(&chunks), ["abcdefghij", "klmnopqrst", "uvwxyz"]);
+
+        // Multi-byte characters are never split.
+        let text = "ßßßßßßßßßß€€€";
+        let opts = options(4, 0, 0);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(texts(&chunks), ["ßßßß", "ßßßß", "ßß€€", "€"]);
+        check(text, &chunks, &opts);
+    }
+
+    #[test]
+    fn overlap_starts_at_a_word_and_counts_toward_the_size() {
+        let text = "one two three four five six seven eight nine ten";
+        let opts = options(20, 8, 0);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "one two three four",
+                "four five six seven",
+                "seven eight nine ten"
+            ]
+        );
+        check(text, &chunks, &opts);
+        // The second chunk starts inside the first, at "four".
+        assert_eq!(chunks[1].char_start, 14);
+        assert!(chunks[1].char_start < chunks[0].char_end);
+    }
+
+    #[test]
+    fn overlap_gives_way_to_keep_a_paragraph_whole() {
+        // The second paragraph (29 chars) fits in 40 with an overlap of up to
+        // 11 chars, not with the full 16 ("gamma delta.\n\n" is 14).
+        let text = "Alpha beta gamma delta.\n\nSecond paragraph is eighteen.";
+        let opts = options(40, 16, 0);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "Alpha beta gamma delta.",
+                "delta.\n\nSecond paragraph is eighteen."
+            ]
+        );
+        check(text, &chunks, &opts);
+    }
+
+    #[test]
+    fn no_overlap_inside_a_single_word() {
+        let text = "abcdefghijklmnopqrstuvwxyz";
+        let opts = options(10, 4, 0);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(texts(&chunks), ["abcdefghij", "klmnopqrst", "uvwxyz"]);
+        // Only "e." would fit before the second paragraph: no overlap.
+        let text = "First paragraph here.\n\nSecond paragraph is eighteen.";
+        let chunks = chunk_text(text, &options(32, 10, 0));
+        assert_eq!(
+            texts(&chunks),
+            ["First paragraph here.", "Second paragraph is eighteen."]
+        );
+    }
+
+    #[test]
+    fn no_overlap_across_a_gap_wider_than_the_budget() {
+        let text = format!("first part{}second part", " ".repeat(20));
+        let opts = options(12, 5, 0);
+        let chunks = chunk_text(&text, &opts);
+        assert_eq!(texts(&chunks), ["first part", "second part"]);
+    }
+
+    #[test]
+    fn crlf_blank_lines_separate_paragraphs() {
+        let text = "aaaa aaaa\r\n\r\nbbbb bbbb\r\n\r\ncccc cccc";
+        let opts = options(21, 0, 0);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(texts(&chunks), ["aaaa aaaa", "bbbb bbbb", "cccc cccc"]);
+        // A single line break is not a paragraph break.
+        let text = "aaaa aaaa\nbbbb bbbb\ncccc cccc";
+        let chunks = chunk_text(text, &options(22, 0, 0));
+        assert_eq!(texts(&chunks), ["aaaa aaaa\nbbbb bbbb", "cccc cccc"]);
+    }
+
+    #[test]
+    fn degenerate_options_are_clamped() {
+        assert_eq!(options(0, 5, 9).clamped(), options(1, 0, 1));
+        assert_eq!(options(10, 10, 20).clamped(), options(10, 5, 10));
+        assert_eq!(ChunkOptions::default().clamped(), ChunkOptions::default());
+
+        let text = "ab cd";
+        let chunks = chunk_text(text, &options(0, 100, 100));
+        assert_eq!(texts(&chunks), ["a", "b", "c", "d"]);
+        let chunks = chunk_text(text, &options(2, 100, 0));
+        assert_eq!(texts(&chunks), ["ab", "cd"]);
+        check(text, &chunks, &options(2, 100, 0));
+    }
+
+    #[test]
+    fn defaults_on_a_long_document() {
+        let paragraph = "The quick brown fox jumps over the lazy dog. ".repeat(9);
+        let text = vec![paragraph.trim(); 40].join("\n\n");
+        let opts = ChunkOptions::default();
+        let chunks = chunk_text(&text, &opts);
+        check(&text, &chunks, &opts);
+        assert!(chunks.len() > 1);
+        // Every chunk but the last reached min_chars, ending at a paragraph.
+        for chunk in &chunks[..chunks.len() - 1] {
+            assert!(chunk.text.chars().count() >= 1500);
+            assert!(text[chunk.char_end as usize..].starts_with("\n\n"));
+        }
+    }
 }

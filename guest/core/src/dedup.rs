@@ -1,8 +1,42 @@
 //! Content dedup: exact, near-duplicate, possible contradiction.
+//!
+//! Before a harvested or extracted memory is written, it is judged against
+//! texts that already exist, in two tiers (the reference engine's harvest
+//! dedup, `reference-constants.md`):
+//!
+//! 1. **Exact.** Both texts are normalised (lower-cased, runs of white space
+//!    collapsed to one space, trimmed). Equal normalised texts are the same
+//!    memory. The reference compares SHA-256 digests of the normalised texts
+//!    because it looks them up in a store; comparing the normalised texts
+//!    themselves is the same test without the hashing.
+//! 2. **Fuzzy.** Character-trigram similarity: each normalised text becomes
+//!    the *set* of its 3-character substrings (counted in Unicode scalar
+//!    values, spaces included), and similarity is `|A ∩ B| / max(|A|, |B|)`,
+//!    0 when either set is empty (so texts under 3 characters are never
+//!    similar to anything). Dividing by the larger set, rather than the
+//!    union, makes a short text that is wholly contained in a long one score
+//!    low: it is not a duplicate of the long one.
+//!
+//! The most similar existing text (the first one on ties) decides: from
+//! [`NEAR_DUPLICATE_THRESHOLD`] = 0.75 up (inclusive) the candidate is a near
+//! duplicate and is skipped; from [`CONTRADICTION_THRESHOLD`] = 0.4 up to
+//! 0.75 an *important* or *critical* candidate is about the same thing yet
+//! says something different, a possible contradiction that the caller logs
+//! and still writes. (The reference flags only `important`; a critical
+//! candidate contradicting a memory matters at least as much.)
+
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
 use crate::types::Importance;
+
+/// Similarity from which a candidate is a near duplicate (inclusive).
+pub const NEAR_DUPLICATE_THRESHOLD: f64 = 0.75;
+
+/// Similarity from which an important candidate may contradict an existing
+/// text (inclusive, up to [`NEAR_DUPLICATE_THRESHOLD`] exclusive).
+pub const CONTRADICTION_THRESHOLD: f64 = 0.4;
 
 /// An existing text and its similarity to the candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -28,12 +62,215 @@ pub enum DedupVerdict {
     New,
 }
 
-/// Trigram similarity of two normalised texts.
+/// Trigram similarity of two texts after normalisation:
+/// `|A ∩ B| / max(|A|, |B|)` over their sets of 3-character substrings; 0
+/// when either set is empty.
 pub fn trigram_similarity(a: &str, b: &str) -> f64 {
-    unimplemented!("{a}{b}")
+    set_similarity(&trigrams(&normalise(a)), &trigrams(&normalise(b)))
 }
 
-/// Judge `candidate` against `existing`.
+/// Judge `candidate` against `existing`: the first existing text with the
+/// same normalised text makes it [`DedupVerdict::Exact`]; otherwise the most
+/// similar existing text (the first on ties) decides between near duplicate,
+/// possible contradiction (only for important or critical candidates) and
+/// new. An empty `existing` gives [`DedupVerdict::New`].
 pub fn dedup_check(candidate: &str, importance: Importance, existing: &[String]) -> DedupVerdict {
-    unimplemented!("{candidate}{importance:?}{existing:?}")
+    let candidate = normalise(candidate);
+    let existing: Vec<String> = existing.iter().map(|text| normalise(text)).collect();
+
+    // Indices are u32 on the interface; `zip(0..)` stops at u32::MAX texts.
+    if let Some((_, index)) = existing
+        .iter()
+        .zip(0u32..)
+        .find(|(text, _)| **text == candidate)
+    {
+        return DedupVerdict::Exact(index);
+    }
+
+    let candidate_trigrams = trigrams(&candidate);
+    let mut best: Option<SimilarContent> = None;
+    for (text, index) in existing.iter().zip(0u32..) {
+        let similarity = set_similarity(&candidate_trigrams, &trigrams(text));
+        if best.is_none_or(|b| similarity > b.similarity) {
+            best = Some(SimilarContent { index, similarity });
+        }
+    }
+
+    match best {
+        Some(best) if best.similarity >= NEAR_DUPLICATE_THRESHOLD => {
+            DedupVerdict::NearDuplicate(best)
+        }
+        Some(best)
+            if best.similarity >= CONTRADICTION_THRESHOLD
+                && matches!(importance, Importance::Important | Importance::Critical) =>
+        {
+            DedupVerdict::PossibleContradiction(best)
+        }
+        _ => DedupVerdict::New,
+    }
+}
+
+/// Lower-cased, white-space runs collapsed to one space, trimmed.
+fn normalise(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The set of 3-character substrings of `text`.
+fn trigrams(text: &str) -> HashSet<[char; 3]> {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .windows(3)
+        .filter_map(|w| <[char; 3]>::try_from(w).ok())
+        .collect()
+}
+
+/// `|A ∩ B| / max(|A|, |B|)`, 0 when either set is empty.
+fn set_similarity(a: &HashSet<[char; 3]>, b: &HashSet<[char; 3]>) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let shared = small.iter().filter(|t| large.contains(*t)).count();
+    shared as f64 / large.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn normalises_case_and_white_space() {
+        assert_eq!(normalise("  Hello \t\n  WORLD  "), "hello world");
+        assert_eq!(normalise("\u{3000}Ärger\u{a0}ÜBER"), "ärger über");
+        assert_eq!(normalise(" \n "), "");
+    }
+
+    #[test]
+    fn similarity_by_hand() {
+        // {abc, bcd} vs {abc, bce}: 1 shared of 2.
+        assert_eq!(trigram_similarity("abcd", "abce"), 0.5);
+        // {abc} vs {abc, bcd, cde}: 1 shared of max(1, 3).
+        assert_eq!(trigram_similarity("abc", "abcde"), 1.0 / 3.0);
+        assert_eq!(trigram_similarity("Hello   World", "hello world"), 1.0);
+        // Sets, not counts: "aaaa" and "aaa" are both {aaa}.
+        assert_eq!(trigram_similarity("aaaa", "aaa"), 1.0);
+        // Spaces count: {a b, " b "…}.
+        assert_eq!(trigram_similarity("a b", "a  b"), 1.0);
+        assert_eq!(trigram_similarity("ab c", "abc"), 0.0);
+        // By characters, not bytes.
+        assert_eq!(trigram_similarity("äöü", "ÄÖÜ"), 1.0);
+        assert_eq!(trigram_similarity("äöüx", "äöüy"), 0.5);
+    }
+
+    #[test]
+    fn short_or_empty_texts_are_never_similar() {
+        assert_eq!(trigram_similarity("ab", "ab"), 0.0);
+        assert_eq!(trigram_similarity("", ""), 0.0);
+        assert_eq!(trigram_similarity("abc", ""), 0.0);
+        assert_eq!(trigram_similarity("  a  b  ", "a b"), 1.0);
+    }
+
+    #[test]
+    fn exact_match_after_normalisation_wins() {
+        let existing = texts(&[
+            "something else",
+            "We deploy on Fridays",
+            "we deploy  on FRIDAYS",
+        ]);
+        assert_eq!(
+            dedup_check("  we DEPLOY on fridays\n", Importance::Normal, &existing),
+            DedupVerdict::Exact(1)
+        );
+        // Exact beats a more similar-looking earlier entry, too.
+        let existing = texts(&["we deploy on fridays!", "We deploy on Fridays"]);
+        assert_eq!(
+            dedup_check("we deploy on fridays", Importance::Normal, &existing),
+            DedupVerdict::Exact(1)
+        );
+    }
+
+    #[test]
+    fn near_duplicate_from_three_quarters() {
+        // "abcdef" {abc,bcd,cde,def} vs "abcdeg" {abc,bcd,cde,deg}: 3/4.
+        let existing = texts(&["xyz", "abcdeg"]);
+        assert_eq!(
+            dedup_check("abcdef", Importance::Normal, &existing),
+            DedupVerdict::NearDuplicate(SimilarContent {
+                index: 1,
+                similarity: 0.75
+            })
+        );
+    }
+
+    #[test]
+    fn possible_contradiction_only_for_important_candidates() {
+        // {abc,bcd,cde,def} vs {abc,bcd,cdx,dxy}: 2/4.
+        let existing = texts(&["abcdxy"]);
+        let half = SimilarContent {
+            index: 0,
+            similarity: 0.5,
+        };
+        for importance in [Importance::Important, Importance::Critical] {
+            assert_eq!(
+                dedup_check("abcdef", importance, &existing),
+                DedupVerdict::PossibleContradiction(half)
+            );
+        }
+        for importance in [
+            Importance::Normal,
+            Importance::Temporary,
+            Importance::Deprecated,
+        ] {
+            assert_eq!(
+                dedup_check("abcdef", importance, &existing),
+                DedupVerdict::New
+            );
+        }
+        // 0.4 is inclusive: {abcde..} 5 trigrams, 2 shared.
+        let existing = texts(&["abcdxyz"]);
+        assert_eq!(
+            dedup_check("abcdefg", Importance::Important, &existing),
+            DedupVerdict::PossibleContradiction(SimilarContent {
+                index: 0,
+                similarity: 0.4
+            })
+        );
+        // Below 0.4: new. {abc..efgh} 6 trigrams, 2 shared.
+        let existing = texts(&["abcdwxyz"]);
+        assert_eq!(
+            dedup_check("abcdefgh", Importance::Critical, &existing),
+            DedupVerdict::New
+        );
+    }
+
+    #[test]
+    fn the_most_similar_decides_and_the_first_wins_ties() {
+        let existing = texts(&["abcdxy", "abcdeg", "abcdeg "]);
+        assert_eq!(
+            dedup_check("abcdef", Importance::Important, &existing),
+            DedupVerdict::NearDuplicate(SimilarContent {
+                index: 1,
+                similarity: 0.75
+            })
+        );
+    }
+
+    #[test]
+    fn nothing_existing_is_new() {
+        assert_eq!(
+            dedup_check("anything", Importance::Critical, &[]),
+            DedupVerdict::New
+        );
+        assert_eq!(
+            dedup_check("", Importance::Normal, &texts(&["abc"])),
+            DedupVerdict::New
+        );
+    }
 }

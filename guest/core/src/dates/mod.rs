@@ -1,5 +1,6 @@
 //! Dates in queries and texts.
 
+mod month;
 mod relative;
 mod window;
 

@@ -1,0 +1,85 @@
+//! Helpers shared by the end-to-end tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value as Json;
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The `hive-mind` binary built for this test run.
+pub fn hive_mind() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hive-mind"));
+    // Keep the compile cache inside the target directory, not the user's home.
+    command.env("HIVE_MIND_CACHE_DIR", cache_dir());
+    command
+}
+
+/// A compile cache for tests, inside the target directory.
+pub fn cache_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_hive-mind"))
+        .parent()
+        .unwrap()
+        .join("hive-mind-test-cache")
+}
+
+/// The environment variable naming the `wasmtime` CLI to use.
+pub const WASMTIME_ENV: &str = "HIVE_MIND_WASMTIME";
+/// Set (by `cargo xtask test` and CI) to make a missing `wasmtime` CLI an error.
+pub const REQUIRE_WASMTIME_ENV: &str = "HIVE_MIND_REQUIRE_WASMTIME_CLI";
+
+/// The pinned `wasmtime` CLI: `$HIVE_MIND_WASMTIME`, else `.tools/bin/wasmtime`
+/// (where `cargo xtask tools` / `just wasmtime` install it), else `wasmtime`
+/// on the PATH. `None` when there is none.
+pub fn wasmtime_cli() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(WASMTIME_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let local = workspace().join(".tools/bin/wasmtime");
+    if local.is_file() {
+        return Some(local);
+    }
+    let on_path = Command::new("wasmtime").arg("--version").output();
+    on_path.ok().filter(|o| o.status.success()).map(|_| PathBuf::from("wasmtime"))
+}
+
+/// Compare two JSON values, floats within a relative 1e-9 (wasm and native
+/// maths libraries may differ in the last bit of `pow` or `log10`).
+pub fn assert_json_close(actual: &Json, expected: &Json, context: &str) {
+    if let Err(path) = close(actual, expected, "$") {
+        panic!(
+            "{context}: differs at {path}\n  actual:   {actual}\n  expected: {expected}"
+        );
+    }
+}
+
+fn close(a: &Json, b: &Json, path: &str) -> Result<(), String> {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => {
+            if x == y {
+                return Ok(());
+            }
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            let scale = x.abs().max(y.abs()).max(1e-300);
+            if (x - y).abs() / scale <= 1e-9 { Ok(()) } else { Err(path.to_owned()) }
+        }
+        (Json::Array(xs), Json::Array(ys)) => {
+            if xs.len() != ys.len() {
+                return Err(format!("{path} (length {} vs {})", xs.len(), ys.len()));
+            }
+            xs.iter().zip(ys).enumerate().try_for_each(|(i, (x, y))| close(x, y, &format!("{path}[{i}]")))
+        }
+        (Json::Object(xs), Json::Object(ys)) => {
+            if xs.len() != ys.len() || xs.keys().any(|k| !ys.contains_key(k)) {
+                return Err(format!("{path} (keys differ)"));
+            }
+            xs.iter().try_for_each(|(k, x)| close(x, &ys[k], &format!("{path}.{k}")))
+        }
+        _ if a == b => Ok(()),
+        _ => Err(path.to_owned()),
+    }
+}

@@ -1,0 +1,53 @@
+//! The built components have the shapes the WIT worlds promise: the logic
+//! component imports nothing of hive-mind's beyond types, the engine imports
+//! the four capabilities and exports logic and memory.
+
+use hive_mind_host::{artifacts, runtime};
+use wasmtime::component::Component;
+use wasmtime::component::types::ComponentItem;
+
+fn names(component: &Component, engine: &wasmtime::Engine, imports: bool) -> Vec<String> {
+    let ty = component.component_type();
+    let items: Vec<(String, ComponentItem)> = if imports {
+        ty.imports(engine).map(|(n, e)| (n.to_owned(), e.ty)).collect()
+    } else {
+        ty.exports(engine).map(|(n, e)| (n.to_owned(), e.ty)).collect()
+    };
+    items.into_iter().map(|(name, _)| name).filter(|n| n.starts_with("hive:")).collect()
+}
+
+#[test]
+fn the_logic_world_needs_nothing_from_a_host() {
+    let engine = runtime::engine().unwrap();
+    let logic = Component::new(&engine, artifacts::LOGIC_COMPONENT).unwrap();
+    let imports = names(&logic, &engine, true);
+    // Only the types-only interface (which needs no functions from a host).
+    assert!(imports.iter().all(|n| n == "hive:mind/types@0.1.0"), "{imports:?}");
+    assert_eq!(names(&logic, &engine, false), ["hive:mind/logic@0.1.0"]);
+    // Every non-hive import is WASI, which the standard library uses.
+    let ty = logic.component_type();
+    for (name, _) in ty.imports(&engine) {
+        assert!(name.starts_with("hive:mind/types") || name.starts_with("wasi:"), "unexpected import {name}");
+    }
+}
+
+#[test]
+fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
+    let engine = runtime::engine().unwrap();
+    let component = Component::new(&engine, artifacts::ENGINE_COMPONENT).unwrap();
+    let mut imports = names(&component, &engine, true);
+    imports.sort();
+    assert_eq!(
+        imports,
+        [
+            "hive:mind/embedder@0.1.0",
+            "hive:mind/llm@0.1.0",
+            "hive:mind/reranker@0.1.0",
+            "hive:mind/store@0.1.0",
+            "hive:mind/types@0.1.0",
+        ]
+    );
+    let mut exports = names(&component, &engine, false);
+    exports.sort();
+    assert_eq!(exports, ["hive:mind/logic@0.1.0", "hive:mind/memory@0.1.0"]);
+}
