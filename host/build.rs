@@ -14,9 +14,21 @@ use std::process::Command;
 
 /// (package, wasm file stem, env var the host reads).
 const COMPONENTS: [(&str, &str, &str); 3] = [
-    ("hive-mind-logic-component", "hive_mind_logic_component", "HIVE_MIND_LOGIC_COMPONENT"),
-    ("hive-mind-engine-component", "hive_mind_engine_component", "HIVE_MIND_ENGINE_COMPONENT"),
-    ("hive-mind-sandbox-probe", "hive-mind-sandbox-probe", "HIVE_MIND_SANDBOX_PROBE"),
+    (
+        "hive-mind-logic-component",
+        "hive_mind_logic_component",
+        "HIVE_MIND_LOGIC_COMPONENT",
+    ),
+    (
+        "hive-mind-engine-component",
+        "hive_mind_engine_component",
+        "HIVE_MIND_ENGINE_COMPONENT",
+    ),
+    (
+        "hive-mind-sandbox-probe",
+        "hive-mind-sandbox-probe",
+        "HIVE_MIND_SANDBOX_PROBE",
+    ),
 ];
 
 fn main() {
@@ -34,14 +46,29 @@ fn build_components() -> Result<(), String> {
         .parent()
         .ok_or("the host crate must sit inside the workspace")?
         .to_path_buf();
-    for watched in ["wit", "guest", "tests/sandbox-probe", "Cargo.lock", "Cargo.toml"] {
-        println!("cargo::rerun-if-changed={}", workspace.join(watched).display());
+    for watched in [
+        "wit",
+        "guest",
+        "tests/sandbox-probe",
+        "Cargo.lock",
+        "Cargo.toml",
+    ] {
+        println!(
+            "cargo::rerun-if-changed={}",
+            workspace.join(watched).display()
+        );
     }
     println!("cargo::rerun-if-env-changed=CARGO_TARGET_DIR");
 
     let target_root = env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .map(|dir| if dir.is_absolute() { dir } else { workspace.join(dir) })
+        .map(|dir| {
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace.join(dir)
+            }
+        })
         .unwrap_or_else(|| workspace.join("target"));
     let guest_target = target_root.join("guest");
 
@@ -49,7 +76,14 @@ fn build_components() -> Result<(), String> {
     let mut command = Command::new(cargo);
     command
         .current_dir(&workspace)
-        .args(["build", "--locked", "--target", "wasm32-wasip2", "--profile", "guest"])
+        .args([
+            "build",
+            "--locked",
+            "--target",
+            "wasm32-wasip2",
+            "--profile",
+            "guest",
+        ])
         .arg("--target-dir")
         .arg(&guest_target);
     for (package, _, _) in COMPONENTS {
@@ -94,6 +128,9 @@ fn require_file(path: &Path) -> Result<(), String> {
     if path.is_file() {
         Ok(())
     } else {
-        Err(format!("the guest build did not produce {}", path.display()))
+        Err(format!(
+            "the guest build did not produce {}",
+            path.display()
+        ))
     }
 }

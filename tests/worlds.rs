@@ -2,6 +2,10 @@
 //! component imports nothing of hive-mind's beyond types, the engine imports
 //! the four capabilities and exports logic and memory.
 
+// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
+// covers #[test] functions only, not their helpers.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use hive_mind_host::{artifacts, runtime};
 use wasmtime::component::Component;
 use wasmtime::component::types::ComponentItem;
@@ -9,11 +13,19 @@ use wasmtime::component::types::ComponentItem;
 fn names(component: &Component, engine: &wasmtime::Engine, imports: bool) -> Vec<String> {
     let ty = component.component_type();
     let items: Vec<(String, ComponentItem)> = if imports {
-        ty.imports(engine).map(|(n, e)| (n.to_owned(), e.ty)).collect()
+        ty.imports(engine)
+            .map(|(n, e)| (n.to_owned(), e.ty))
+            .collect()
     } else {
-        ty.exports(engine).map(|(n, e)| (n.to_owned(), e.ty)).collect()
+        ty.exports(engine)
+            .map(|(n, e)| (n.to_owned(), e.ty))
+            .collect()
     };
-    items.into_iter().map(|(name, _)| name).filter(|n| n.starts_with("hive:")).collect()
+    items
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|n| n.starts_with("hive:"))
+        .collect()
 }
 
 #[test]
@@ -22,12 +34,18 @@ fn the_logic_world_needs_nothing_from_a_host() {
     let logic = Component::new(&engine, artifacts::LOGIC_COMPONENT).unwrap();
     let imports = names(&logic, &engine, true);
     // Only the types-only interface (which needs no functions from a host).
-    assert!(imports.iter().all(|n| n == "hive:mind/types@0.1.0"), "{imports:?}");
+    assert!(
+        imports.iter().all(|n| n == "hive:mind/types@0.1.0"),
+        "{imports:?}"
+    );
     assert_eq!(names(&logic, &engine, false), ["hive:mind/logic@0.1.0"]);
     // Every non-hive import is WASI, which the standard library uses.
     let ty = logic.component_type();
     for (name, _) in ty.imports(&engine) {
-        assert!(name.starts_with("hive:mind/types") || name.starts_with("wasi:"), "unexpected import {name}");
+        assert!(
+            name.starts_with("hive:mind/types") || name.starts_with("wasi:"),
+            "unexpected import {name}"
+        );
     }
 }
 

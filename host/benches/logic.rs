@@ -46,15 +46,26 @@ fn inputs() -> Inputs {
                      to the balance table, and a nightly job reconciles the two. ";
     Inputs {
         short: "[hm session:42 src:chat] The deploy key lives in the vault.".into(),
-        long_text: (0..40).map(|i| format!("{}{}\n\n", paragraph.repeat(2), i)).collect(),
+        long_text: (0..40)
+            .map(|i| format!("{}{}\n\n", paragraph.repeat(2), i))
+            .collect(),
         lists: vec![(0..40).collect(), (20..60).rev().collect()],
         query: "what did we ship in the first week of May 2026?".into(),
         sentence_a: "We chose Postgres for the ledger because of strict transactions.".into(),
         sentence_b: "We picked PostgreSQL for the ledger since it has strict transactions.".into(),
-        existing: (0..50).map(|i| format!("Memory number {i}: {paragraph}")).collect(),
-        scan_text: format!("{} Please summarise the attached report for the board.", paragraph.repeat(6)),
-        user: "From now on, call me Sam. Actually no, the deadline is Friday. Let's go with Postgres.".into(),
-        assistant: "Noted. I've implemented the migration script and it turns out the index was missing.".into(),
+        existing: (0..50)
+            .map(|i| format!("Memory number {i}: {paragraph}"))
+            .collect(),
+        scan_text: format!(
+            "{} Please summarise the attached report for the board.",
+            paragraph.repeat(6)
+        ),
+        user:
+            "From now on, call me Sam. Actually no, the deadline is Friday. Let's go with Postgres."
+                .into(),
+        assistant:
+            "Noted. I've implemented the migration script and it turns out the index was missing."
+                .into(),
     }
 }
 
@@ -162,14 +173,27 @@ fn human(ns: f64) -> String {
 
 fn main() {
     let dir = output_directory();
-    let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
+    let mut criterion = Criterion::default()
+        .output_directory(&dir)
+        .configure_from_args();
     benches(&mut criterion);
     criterion.final_summary();
 
-    println!("\n{:<24} {:>12} {:>12} {:>10}", "function", "native", "wasm", "wasm/native");
+    println!(
+        "\n{:<24} {:>12} {:>12} {:>10}",
+        "function", "native", "wasm", "wasm/native"
+    );
     for function in FUNCTIONS {
-        if let (Some(native), Some(wasm)) = (median_ns(&dir, function, "native"), median_ns(&dir, function, "wasm")) {
-            println!("{function:<24} {:>12} {:>12} {:>9.2}×", human(native), human(wasm), wasm / native);
+        if let (Some(native), Some(wasm)) = (
+            median_ns(&dir, function, "native"),
+            median_ns(&dir, function, "wasm"),
+        ) {
+            println!(
+                "{function:<24} {:>12} {:>12} {:>9.2}×",
+                human(native),
+                human(wasm),
+                wasm / native
+            );
         }
     }
 }

@@ -62,13 +62,18 @@ pub fn load_component(
 }
 
 fn compile(engine: &Engine, name: &str, wasm: &[u8]) -> Result<Component, HostError> {
-    Component::new(engine, wasm).map_err(|source| HostError::Load { name: name.into(), source })
+    Component::new(engine, wasm).map_err(|source| HostError::Load {
+        name: name.into(),
+        source,
+    })
 }
 
 /// The hex key naming one (component, engine configuration) pair.
 pub fn cache_key(engine: &Engine, wasm: &[u8]) -> String {
     let mut compatibility = std::collections::hash_map::DefaultHasher::new();
-    engine.precompile_compatibility_hash().hash(&mut compatibility);
+    engine
+        .precompile_compatibility_hash()
+        .hash(&mut compatibility);
     let mut digest = Sha256::new();
     digest.update(wasm);
     digest.update(compatibility.finish().to_le_bytes());
@@ -87,11 +92,15 @@ fn deserialize(engine: &Engine, path: &Path) -> wasmtime::Result<Component> {
 }
 
 fn store(component: &Component, dir: &Path, path: &Path) -> Result<(), HostError> {
-    let io = |source| HostError::Io { path: path.to_path_buf(), source };
+    let io = |source| HostError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     std::fs::create_dir_all(dir).map_err(io)?;
-    let bytes = component
-        .serialize()
-        .map_err(|source| HostError::Load { name: path.display().to_string(), source })?;
+    let bytes = component.serialize().map_err(|source| HostError::Load {
+        name: path.display().to_string(),
+        source,
+    })?;
     let temporary = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&temporary, bytes).map_err(io)?;
     std::fs::rename(&temporary, path).map_err(io)

@@ -37,8 +37,11 @@ pub struct FunctionSignature {
 
 impl std::fmt::Display for FunctionSignature {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let params: Vec<String> =
-            self.params.iter().map(|(name, ty)| format!("{name}: {}", type_name(ty))).collect();
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(name, ty)| format!("{name}: {}", type_name(ty)))
+            .collect();
         write!(f, "{}({})", self.name, params.join(", "))?;
         if let Some(result) = &self.result {
             write!(f, " -> {}", type_name(result))?;
@@ -75,14 +78,27 @@ impl LogicRuntime {
         let engine = runtime::engine()?;
         let component = crate::cache::load_component(&engine, "logic", wasm, cache_dir)?;
         let linker = runtime::linker(&engine)?;
-        let load = |source| HostError::Load { name: "logic".into(), source };
+        let load = |source| HostError::Load {
+            name: "logic".into(),
+            source,
+        };
         let signatures = signatures(&engine, &component)?;
         let mut store = Store::new(&engine, HostState::sandboxed());
         let instance = linker.instantiate(&mut store, &component).map_err(load)?;
         let interface = instance
             .get_export_index(&mut store, None, LOGIC_INTERFACE)
-            .ok_or_else(|| load(wasmtime::Error::msg(format!("no `{LOGIC_INTERFACE}` export"))))?;
-        Ok(LogicRuntime { store, instance, interface, signatures, funcs: HashMap::new() })
+            .ok_or_else(|| {
+                load(wasmtime::Error::msg(format!(
+                    "no `{LOGIC_INTERFACE}` export"
+                )))
+            })?;
+        Ok(LogicRuntime {
+            store,
+            instance,
+            interface,
+            signatures,
+            funcs: HashMap::new(),
+        })
     }
 
     /// Every exported function, in WIT order.
@@ -94,7 +110,10 @@ impl LogicRuntime {
     /// the result as JSON (`null` for a function without result).
     pub fn call_json(&mut self, name: &str, args: &Json) -> Result<Json, HostError> {
         let signature = self.signature(name)?.clone();
-        let bad = |message: String| HostError::BadArguments { function: name.into(), message };
+        let bad = |message: String| HostError::BadArguments {
+            function: name.into(),
+            message,
+        };
         let object = match args {
             Json::Object(object) => object.clone(),
             Json::Null => serde_json::Map::new(),
@@ -120,13 +139,19 @@ impl LogicRuntime {
         let func = self.func(name)?;
         let mut results = vec![Val::Bool(false); result_count];
         func.call(&mut self.store, params, &mut results)
-            .map_err(|source| HostError::Call { function: name.into(), source })?;
+            .map_err(|source| HostError::Call {
+                function: name.into(),
+                source,
+            })?;
         Ok(results)
     }
 
     /// A statically typed handle to `name` (for benchmarks and tight loops),
     /// with the store to call it in.
-    pub fn typed<P, R>(&mut self, name: &str) -> Result<(TypedFunc<P, R>, &mut Store<HostState>), HostError>
+    pub fn typed<P, R>(
+        &mut self,
+        name: &str,
+    ) -> Result<(TypedFunc<P, R>, &mut Store<HostState>), HostError>
     where
         P: ComponentNamedList + Lower,
         R: ComponentNamedList + Lift,
@@ -134,14 +159,19 @@ impl LogicRuntime {
         let func = self.func(name)?;
         let typed = func
             .typed::<P, R>(&self.store)
-            .map_err(|source| HostError::Call { function: name.into(), source })?;
+            .map_err(|source| HostError::Call {
+                function: name.into(),
+                source,
+            })?;
         Ok((typed, &mut self.store))
     }
 
     /// The signature of `name`.
     pub fn signature(&self, name: &str) -> Result<&FunctionSignature, HostError> {
-        self.signatures.iter().find(|s| s.name == name).ok_or_else(|| {
-            HostError::UnknownFunction {
+        self.signatures
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| HostError::UnknownFunction {
                 name: name.into(),
                 interface: LOGIC_INTERFACE.into(),
                 available: self
@@ -150,8 +180,7 @@ impl LogicRuntime {
                     .map(|s| s.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", "),
-            }
-        })
+            })
     }
 
     fn func(&mut self, name: &str) -> Result<Func, HostError> {
@@ -167,7 +196,10 @@ impl LogicRuntime {
             .instance
             .get_export_index(&mut self.store, Some(&self.interface), name)
             .ok_or_else(missing)?;
-        let func = self.instance.get_func(&mut self.store, index).ok_or_else(missing)?;
+        let func = self
+            .instance
+            .get_func(&mut self.store, index)
+            .ok_or_else(missing)?;
         self.funcs.insert(name.to_owned(), func);
         Ok(func)
     }
@@ -184,12 +216,17 @@ fn param_list(signature: &FunctionSignature) -> String {
 
 /// The signatures of the logic interface's functions, read from the
 /// component's type (no instantiation needed).
-fn signatures(engine: &wasmtime::Engine, component: &Component) -> Result<Vec<FunctionSignature>, HostError> {
+fn signatures(
+    engine: &wasmtime::Engine,
+    component: &Component,
+) -> Result<Vec<FunctionSignature>, HostError> {
     let component_type = component.component_type();
     let Some(export) = component_type.get_export(engine, LOGIC_INTERFACE) else {
         return Err(HostError::Load {
             name: "logic".into(),
-            source: wasmtime::Error::msg(format!("the component does not export `{LOGIC_INTERFACE}`")),
+            source: wasmtime::Error::msg(format!(
+                "the component does not export `{LOGIC_INTERFACE}`"
+            )),
         });
     };
     let ComponentItem::ComponentInstance(interface) = export.ty else {

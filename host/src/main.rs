@@ -28,7 +28,9 @@ enum Command {
     Logic {
         /// The function's WIT name (see --list).
         function: Option<String>,
-        /// The arguments: a JSON object keyed by parameter name.
+        /// The arguments: a JSON object keyed by parameter name, or `-` to
+        /// read it from standard input (for inputs too large for a command
+        /// line).
         #[arg(default_value = "{}")]
         args: String,
         /// List the functions and their signatures.
@@ -63,7 +65,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Logic { function, args, list, compact } => {
+        Command::Logic {
+            function,
+            args,
+            list,
+            compact,
+        } => {
             let mut logic = LogicRuntime::new()?;
             match (list, function) {
                 (true, _) | (false, None) => {
@@ -72,8 +79,15 @@ fn run(cli: Cli) -> Result<()> {
                     }
                 }
                 (false, Some(function)) => {
-                    let args: Json = serde_json::from_str(&args)
-                        .with_context(|| format!("the arguments are not valid JSON: {args}"))?;
+                    let args = if args == "-" {
+                        std::io::read_to_string(std::io::stdin())
+                            .context("could not read the arguments from standard input")?
+                    } else {
+                        args
+                    };
+                    let args: Json = serde_json::from_str(&args).with_context(|| {
+                        format!("the arguments are not valid JSON: {}", abbreviate(&args))
+                    })?;
                     let result = logic.call_json(&function, &args)?;
                     print_json(&result, compact)?;
                 }
@@ -81,8 +95,16 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Components => {
             for (name, path, bytes) in [
-                ("logic", artifacts::LOGIC_COMPONENT_PATH, artifacts::LOGIC_COMPONENT),
-                ("engine", artifacts::ENGINE_COMPONENT_PATH, artifacts::ENGINE_COMPONENT),
+                (
+                    "logic",
+                    artifacts::LOGIC_COMPONENT_PATH,
+                    artifacts::LOGIC_COMPONENT,
+                ),
+                (
+                    "engine",
+                    artifacts::ENGINE_COMPONENT_PATH,
+                    artifacts::ENGINE_COMPONENT,
+                ),
             ] {
                 println!("{name:<7} {:>9} bytes  {path}", bytes.len());
             }
@@ -92,8 +114,20 @@ fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
+/// At most 200 characters of `text`, for error messages.
+fn abbreviate(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
 fn print_json(value: &Json, compact: bool) -> Result<()> {
-    let text = if compact { serde_json::to_string(value)? } else { serde_json::to_string_pretty(value)? };
+    let text = if compact {
+        serde_json::to_string(value)?
+    } else {
+        serde_json::to_string_pretty(value)?
+    };
     println!("{text}");
     Ok(())
 }

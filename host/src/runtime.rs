@@ -30,13 +30,19 @@ impl HostState {
     /// State with a given WASI context (tests use this to run the probe with
     /// more authority, as a control).
     pub fn with_wasi(wasi: WasiCtx) -> Self {
-        HostState { wasi, table: ResourceTable::new() }
+        HostState {
+            wasi,
+            table: ResourceTable::new(),
+        }
     }
 }
 
 impl WasiView for HostState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }
 
@@ -59,13 +65,18 @@ pub fn sandbox_builder() -> WasiCtxBuilder {
 pub fn engine() -> Result<Engine, HostError> {
     let mut config = Config::new();
     config.wasm_component_model(true);
-    Engine::new(&config).map_err(|source| HostError::Load { name: "engine".into(), source })
+    Engine::new(&config).map_err(|source| HostError::Load {
+        name: "engine".into(),
+        source,
+    })
 }
 
 /// A linker with (sandboxed) WASI p2 linked in.
 pub fn linker(engine: &Engine) -> Result<Linker<HostState>, HostError> {
     let mut linker = Linker::new(engine);
-    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
-        .map_err(|source| HostError::Load { name: "WASI".into(), source })?;
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|source| HostError::Load {
+        name: "WASI".into(),
+        source,
+    })?;
     Ok(linker)
 }

@@ -89,7 +89,10 @@ pub fn json_to_val(json: &Json, ty: &Type, path: &str) -> Result<Val, String> {
             let name = json.as_str().ok_or_else(mismatch)?;
             if !enumeration.names().any(|n| n == name) {
                 let names: Vec<&str> = enumeration.names().collect();
-                return Err(format!("{path}: {name:?} is not one of {}", names.join(", ")));
+                return Err(format!(
+                    "{path}: {name:?} is not one of {}",
+                    names.join(", ")
+                ));
             }
             Val::Enum(name.to_owned())
         }
@@ -102,14 +105,19 @@ pub fn json_to_val(json: &Json, ty: &Type, path: &str) -> Result<Val, String> {
                 }
                 _ => return Err(mismatch()),
             };
-            let case = variant.cases().find(|case| case.name == name).ok_or_else(|| {
-                let names: Vec<&str> = variant.cases().map(|c| c.name).collect();
-                format!("{path}: {name:?} is not one of {}", names.join(", "))
-            })?;
+            let case = variant
+                .cases()
+                .find(|case| case.name == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = variant.cases().map(|c| c.name).collect();
+                    format!("{path}: {name:?} is not one of {}", names.join(", "))
+                })?;
             let payload = match (case.ty, payload) {
-                (Some(ty), Some(payload)) => {
-                    Some(Box::new(json_to_val(payload, &ty, &format!("{path}.{name}"))?))
-                }
+                (Some(ty), Some(payload)) => Some(Box::new(json_to_val(
+                    payload,
+                    &ty,
+                    &format!("{path}.{name}"),
+                )?)),
                 (None, None) | (None, Some(Json::Null)) => None,
                 (Some(ty), None) => {
                     return Err(format!(
@@ -129,10 +137,15 @@ pub fn json_to_val(json: &Json, ty: &Type, path: &str) -> Result<Val, String> {
         },
         Type::Result(result) => {
             let object = json.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
-                format!("{path}: expected {{\"ok\": …}} or {{\"err\": …}}, got {}", describe(json))
+                format!(
+                    "{path}: expected {{\"ok\": …}} or {{\"err\": …}}, got {}",
+                    describe(json)
+                )
             })?;
             let payload = |ty: Option<Type>, value: &Json, arm: &str| match ty {
-                Some(ty) => json_to_val(value, &ty, &format!("{path}.{arm}")).map(|v| Some(Box::new(v))),
+                Some(ty) => {
+                    json_to_val(value, &ty, &format!("{path}.{arm}")).map(|v| Some(Box::new(v)))
+                }
                 None => Ok(None),
             };
             if let Some(value) = object.get("ok") {
@@ -155,7 +168,12 @@ pub fn json_to_val(json: &Json, ty: &Type, path: &str) -> Result<Val, String> {
             }
             Val::Flags(set)
         }
-        _ => return Err(format!("{path}: values of type {} cannot be given as JSON", type_name(ty))),
+        _ => {
+            return Err(format!(
+                "{path}: values of type {} cannot be given as JSON",
+                type_name(ty)
+            ));
+        }
     })
 }
 
@@ -167,18 +185,29 @@ pub fn named_values(
     names: &[(String, Type)],
     path: &str,
 ) -> Result<Vec<(String, Val)>, String> {
-    if let Some(unknown) = object.keys().find(|key| !names.iter().any(|(name, _)| name == *key)) {
+    if let Some(unknown) = object
+        .keys()
+        .find(|key| !names.iter().any(|(name, _)| name == *key))
+    {
         let expected: Vec<&str> = names.iter().map(|(name, _)| name.as_str()).collect();
         return Err(format!(
             "{}unknown key {unknown:?}; expected {}",
             prefix(path),
-            if expected.is_empty() { "no keys".to_owned() } else { expected.join(", ") }
+            if expected.is_empty() {
+                "no keys".to_owned()
+            } else {
+                expected.join(", ")
+            }
         ));
     }
     names
         .iter()
         .map(|(name, ty)| {
-            let field_path = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+            let field_path = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
             match object.get(name) {
                 Some(json) => json_to_val(json, ty, &field_path).map(|v| (name.clone(), v)),
                 None if matches!(ty, Type::Option(_)) => Ok((name.clone(), Val::Option(None))),
@@ -214,7 +243,10 @@ pub fn val_to_json(val: &Val) -> Json {
                 .collect(),
         ),
         Val::Record(fields) => Json::Object(
-            fields.iter().map(|(name, value)| (name.clone(), val_to_json(value))).collect(),
+            fields
+                .iter()
+                .map(|(name, value)| (name.clone(), val_to_json(value)))
+                .collect(),
         ),
         Val::Variant(name, None) | Val::Enum(name) => Json::String(name.clone()),
         Val::Variant(name, Some(payload)) => {
@@ -259,8 +291,10 @@ pub fn type_name(ty: &Type) -> String {
             format!("tuple<{}>", parts.join(", "))
         }
         Type::Record(record) => {
-            let fields: Vec<String> =
-                record.fields().map(|f| format!("{}: {}", f.name, type_name(&f.ty))).collect();
+            let fields: Vec<String> = record
+                .fields()
+                .map(|f| format!("{}: {}", f.name, type_name(&f.ty)))
+                .collect();
             format!("record {{ {} }}", fields.join(", "))
         }
         Type::Enum(enumeration) => {
@@ -290,7 +324,11 @@ pub fn type_name(ty: &Type) -> String {
     }
 }
 
-fn integer<T: TryFrom<i64> + TryFrom<u64>>(json: &Json, path: &str, ty: &Type) -> Result<T, String> {
+fn integer<T: TryFrom<i64> + TryFrom<u64>>(
+    json: &Json,
+    path: &str,
+    ty: &Type,
+) -> Result<T, String> {
     let out_of_range = || format!("{path}: {json} does not fit in {}", type_name(ty));
     match json {
         Json::Number(n) => {
@@ -299,10 +337,17 @@ fn integer<T: TryFrom<i64> + TryFrom<u64>>(json: &Json, path: &str, ty: &Type) -
             } else if let Some(i) = n.as_i64() {
                 T::try_from(i).map_err(|_| out_of_range())
             } else {
-                Err(format!("{path}: expected an integer ({}), got {n}", type_name(ty)))
+                Err(format!(
+                    "{path}: expected an integer ({}), got {n}",
+                    type_name(ty)
+                ))
             }
         }
-        other => Err(format!("{path}: expected {}, got {}", type_name(ty), describe(other))),
+        other => Err(format!(
+            "{path}: expected {}, got {}",
+            type_name(ty),
+            describe(other)
+        )),
     }
 }
 
@@ -320,7 +365,11 @@ fn describe(json: &Json) -> String {
 }
 
 fn prefix(path: &str) -> String {
-    if path.is_empty() { String::new() } else { format!("{path}: ") }
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}: ")
+    }
 }
 
 fn val_kind(val: &Val) -> &'static str {

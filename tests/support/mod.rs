@@ -8,7 +8,10 @@ use serde_json::Value as Json;
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The `hive-mind` binary built for this test run.
@@ -44,16 +47,17 @@ pub fn wasmtime_cli() -> Option<PathBuf> {
         return Some(local);
     }
     let on_path = Command::new("wasmtime").arg("--version").output();
-    on_path.ok().filter(|o| o.status.success()).map(|_| PathBuf::from("wasmtime"))
+    on_path
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| PathBuf::from("wasmtime"))
 }
 
 /// Compare two JSON values, floats within a relative 1e-9 (wasm and native
 /// maths libraries may differ in the last bit of `pow` or `log10`).
 pub fn assert_json_close(actual: &Json, expected: &Json, context: &str) {
     if let Err(path) = close(actual, expected, "$") {
-        panic!(
-            "{context}: differs at {path}\n  actual:   {actual}\n  expected: {expected}"
-        );
+        panic!("{context}: differs at {path}\n  actual:   {actual}\n  expected: {expected}");
     }
 }
 
@@ -65,19 +69,27 @@ fn close(a: &Json, b: &Json, path: &str) -> Result<(), String> {
             }
             let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
             let scale = x.abs().max(y.abs()).max(1e-300);
-            if (x - y).abs() / scale <= 1e-9 { Ok(()) } else { Err(path.to_owned()) }
+            if (x - y).abs() / scale <= 1e-9 {
+                Ok(())
+            } else {
+                Err(path.to_owned())
+            }
         }
         (Json::Array(xs), Json::Array(ys)) => {
             if xs.len() != ys.len() {
                 return Err(format!("{path} (length {} vs {})", xs.len(), ys.len()));
             }
-            xs.iter().zip(ys).enumerate().try_for_each(|(i, (x, y))| close(x, y, &format!("{path}[{i}]")))
+            xs.iter()
+                .zip(ys)
+                .enumerate()
+                .try_for_each(|(i, (x, y))| close(x, y, &format!("{path}[{i}]")))
         }
         (Json::Object(xs), Json::Object(ys)) => {
             if xs.len() != ys.len() || xs.keys().any(|k| !ys.contains_key(k)) {
                 return Err(format!("{path} (keys differ)"));
             }
-            xs.iter().try_for_each(|(k, x)| close(x, &ys[k], &format!("{path}.{k}")))
+            xs.iter()
+                .try_for_each(|(k, x)| close(x, &ys[k], &format!("{path}.{k}")))
         }
         _ if a == b => Ok(()),
         _ => Err(path.to_owned()),

@@ -24,14 +24,29 @@ fn main() -> Result<()> {
         "tools" => install_wasmtime(&root).map(drop),
         "test" => test(&root),
         "lint" => lint(&root),
-        "demo" => cargo(&root, &["run", "--release", "--locked", "--bin", "hive-mind", "--", "demo"], &[]),
+        "demo" => cargo(
+            &root,
+            &[
+                "run",
+                "--release",
+                "--locked",
+                "--bin",
+                "hive-mind",
+                "--",
+                "demo",
+            ],
+            &[],
+        ),
         _ => bail!("usage: cargo xtask <tools|test|lint|demo>"),
     }
 }
 
 fn workspace_root() -> Result<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).context("xtask must sit in the workspace")
+    manifest
+        .parent()
+        .map(Path::to_path_buf)
+        .context("xtask must sit in the workspace")
 }
 
 /// Install the pinned wasmtime CLI into `.tools/` unless it is already there.
@@ -44,7 +59,10 @@ fn install_wasmtime(root: &Path) -> Result<PathBuf> {
         .map(|o| String::from_utf8_lossy(&o.stdout).contains(WASMTIME_VERSION))
         .unwrap_or(false);
     if !installed {
-        eprintln!("xtask: installing wasmtime-cli {WASMTIME_VERSION} into {} (a few minutes, once)", tools.display());
+        eprintln!(
+            "xtask: installing wasmtime-cli {WASMTIME_VERSION} into {} (a few minutes, once)",
+            tools.display()
+        );
         let spec = format!("wasmtime-cli@{WASMTIME_VERSION}");
         cargo(
             root,
@@ -70,13 +88,28 @@ fn test(root: &Path) -> Result<()> {
     cargo(
         root,
         &["test", "--workspace", "--locked"],
-        &[("HIVE_MIND_WASMTIME", &wasmtime), ("HIVE_MIND_REQUIRE_WASMTIME_CLI", "1")],
+        &[
+            ("HIVE_MIND_WASMTIME", &wasmtime),
+            ("HIVE_MIND_REQUIRE_WASMTIME_CLI", "1"),
+        ],
     )
 }
 
 fn lint(root: &Path) -> Result<()> {
     cargo(root, &["fmt", "--all", "--check"], &[])?;
-    cargo(root, &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"], &[])?;
+    cargo(
+        root,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[],
+    )?;
     cargo(
         root,
         &[
@@ -107,7 +140,9 @@ fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
     for (key, value) in env {
         command.env(key, value);
     }
-    let status = command.status().with_context(|| format!("could not run cargo {}", args.join(" ")))?;
+    let status = command
+        .status()
+        .with_context(|| format!("could not run cargo {}", args.join(" ")))?;
     if !status.success() {
         bail!("cargo {} failed ({status})", args.join(" "));
     }

@@ -15,7 +15,11 @@ pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, LogicError> {
     if let Ok(with_zone) = DateTime::parse_from_rfc3339(text) {
         return Ok(with_zone.with_timezone(&Utc));
     }
-    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
+    for format in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+    ] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
             return Ok(naive.and_utc());
         }
@@ -52,7 +56,10 @@ mod tests {
         let cases = [
             ("2026-05-08", "2026-05-08T00:00:00+00:00"),
             ("2026-05-08T13:56:00Z", "2026-05-08T13:56:00+00:00"),
-            ("2026-05-08T13:56:00.250+02:00", "2026-05-08T11:56:00.250+00:00"),
+            (
+                "2026-05-08T13:56:00.250+02:00",
+                "2026-05-08T11:56:00.250+00:00",
+            ),
             ("2026-05-08T13:56:00", "2026-05-08T13:56:00+00:00"),
             ("2026-05-08 13:56:00", "2026-05-08T13:56:00+00:00"),
             ("2026-05-08T13:56", "2026-05-08T13:56:00+00:00"),

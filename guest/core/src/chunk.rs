@@ -38,11 +38,12 @@
 //! previous chunk's end, at the first word start in that stretch, so the
 //! overlap never begins with half a word; when the stretch lies inside a
 //! single word (a long URL cut at the window's edge, or a tiny budget), the
-//! chunk has no overlap. The overlap *counts* toward `max_chars`: no chunk
-//! is ever longer than `max_chars` characters. The overlap gives way to keep a
-//! paragraph whole: when the paragraph a chunk starts in would fit in
-//! `max_chars` on its own but not together with a full overlap, the overlap
-//! is shortened so it fits.
+//! chunk has no overlap. A chunk repeats only text that was new in the chunk
+//! before it, so no character is in more than two chunks. The overlap
+//! *counts* toward `max_chars`: no chunk is ever longer than `max_chars`
+//! characters. The overlap gives way to keep a paragraph whole: when the
+//! paragraph a chunk starts in would fit in `max_chars` on its own but not
+//! together with a full overlap, the overlap is shortened so it fits.
 //!
 //! # The result
 //!
@@ -188,7 +189,7 @@ pub fn chunk_text(text: &str, options: &ChunkOptions) -> Vec<Chunk> {
         } else {
             overlap
         };
-        start = source.overlap_start(start, end, next_core, budget);
+        start = source.overlap_start(start, core, end, next_core, budget);
         core = next_core;
     }
     chunks
@@ -342,18 +343,23 @@ impl<'a> Source<'a> {
                 .is_some_and(|c| SENTENCE_ENDS.contains(&c))
     }
 
-    /// Where the chunk whose new text starts at `core` begins: at the first
-    /// word start that is at most `budget` characters before `core`, after
-    /// `previous_start` and before `previous_end`; `core` itself (no overlap)
-    /// when there is none.
+    /// Where the chunk whose new text starts at `core` begins, given the
+    /// previous chunk's start, new-text start and end: at the first word
+    /// start that is at most `budget` characters before `core`, inside the
+    /// previous chunk's new text (after its start) and before its end;
+    /// `core` itself (no overlap) when there is none.
     fn overlap_start(
         &self,
         previous_start: usize,
+        previous_core: usize,
         previous_end: usize,
         core: usize,
         budget: usize,
     ) -> usize {
-        let earliest = core.saturating_sub(budget).max(previous_start + 1);
+        let earliest = core
+            .saturating_sub(budget)
+            .max(previous_core)
+            .max(previous_start + 1);
         if earliest >= previous_end {
             return core;
         }
@@ -391,7 +397,7 @@ mod tests {
     /// The invariants every result must satisfy.
     fn check(text: &str, chunks: &[Chunk], opts: &ChunkOptions) {
         let opts = opts.clamped();
-        let mut covered = vec![false; text.len()];
+        let mut covered = vec![0u8; text.len()];
         for (i, chunk) in chunks.iter().enumerate() {
             let (s, e) = (chunk.char_start as usize, chunk.char_end as usize);
             assert_eq!(chunk.index as usize, i);
@@ -399,7 +405,7 @@ mod tests {
             assert!(chunk.text.chars().count() <= opts.max_chars as usize);
             assert!(!chunk.text.starts_with(char::is_whitespace));
             assert!(!chunk.text.ends_with(char::is_whitespace));
-            covered[s..e].iter_mut().for_each(|c| *c = true);
+            covered[s..e].iter_mut().for_each(|c| *c += 1);
             if i > 0 {
                 assert!(chunk.char_start > chunks[i - 1].char_start);
                 assert!(chunk.char_end > chunks[i - 1].char_end);
@@ -407,8 +413,13 @@ mod tests {
         }
         for (b, c) in text.char_indices() {
             assert!(
-                c.is_whitespace() || covered[b],
+                c.is_whitespace() || covered[b] > 0,
                 "{c:?} at byte {b} not covered"
+            );
+            assert!(
+                covered[b] <= 2,
+                "{c:?} at byte {b} in {} chunks",
+                covered[b]
             );
         }
     }
@@ -575,6 +586,26 @@ mod tests {
             [
                 "Alpha beta gamma delta.",
                 "delta.\n\nSecond paragraph is eighteen."
+            ]
+        );
+        check(text, &chunks, &opts);
+    }
+
+    #[test]
+    fn overlap_repeats_only_the_previous_chunks_new_text() {
+        // Paragraphs of 5 chars 7 apart. Chunk 3's 12-char budget would
+        // reach back to the last "a" (in chunk 2's overlap); it stops at
+        // chunk 2's new text, so no character is in three chunks.
+        let text = "a a a\n\nb b b\n\nc c c\n\nd d d\n\ne e e";
+        let opts = options(24, 12, 0);
+        let chunks = chunk_text(text, &opts);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "a a a",
+                "a a\n\nb b b",
+                "b b b\n\nc c c",
+                "c c c\n\nd d d\n\ne e e"
             ]
         );
         check(text, &chunks, &opts);

@@ -45,7 +45,11 @@ impl MemoryGuest for Component {
         Err(not_yet("save-memory"))
     }
 
-    fn recall_memory(_query: String, _limit: u32, _options: RecallOptions) -> Result<Recall, Error> {
+    fn recall_memory(
+        _query: String,
+        _limit: u32,
+        _options: RecallOptions,
+    ) -> Result<Recall, Error> {
         Err(not_yet("recall-memory"))
     }
 

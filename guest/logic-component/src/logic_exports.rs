@@ -45,11 +45,17 @@ impl Guest for crate::Component {
     fn rrf_fuse(lists: Vec<Vec<u64>>, k: Option<u32>) -> Vec<ScoredId> {
         core::rrf_fuse(&lists, k.unwrap_or(core::RRF_K))
             .into_iter()
-            .map(|s| ScoredId { id: s.id, score: s.score })
+            .map(|s| ScoredId {
+                id: s.id,
+                score: s.score,
+            })
             .collect()
     }
 
-    fn compute_relevance(input: RelevanceInput, profile: ScoringProfile) -> Result<Relevance, Error> {
+    fn compute_relevance(
+        input: RelevanceInput,
+        profile: ScoringProfile,
+    ) -> Result<Relevance, Error> {
         let input = core::RelevanceInput {
             created_at: input.created_at,
             last_accessed: input.last_accessed,
@@ -85,7 +91,12 @@ impl Guest for crate::Component {
 
     fn resolve_relative_date(text: String, anchor: String) -> Result<Option<ResolvedDate>, Error> {
         core::resolve_relative_date(&text, &anchor)
-            .map(|found| found.map(|r| ResolvedDate { cue: r.cue, date: r.date }))
+            .map(|found| {
+                found.map(|r| ResolvedDate {
+                    cue: r.cue,
+                    date: r.date,
+                })
+            })
             .map_err(error_to_wit)
     }
 
@@ -97,7 +108,11 @@ impl Guest for crate::Component {
         core::trigram_similarity(&a, &b)
     }
 
-    fn dedup_check(candidate: String, importance: Importance, existing: Vec<String>) -> DedupVerdict {
+    fn dedup_check(
+        candidate: String,
+        importance: Importance,
+        existing: Vec<String>,
+    ) -> DedupVerdict {
         let similar = |s: core::SimilarContent| SimilarContent {
             index: s.index,
             similarity: s.similarity,
