@@ -23,6 +23,11 @@ lint:
 bench *ARGS:
     cargo bench -p hive-mind-host --bench logic -- {{ARGS}}
 
+# The in-process embedder: load time, texts/s single and batched, the
+# load-time rewrite's effect, peak RSS (`-- --quick` for a smoke run).
+bench-embed *ARGS:
+    cargo bench -p hive-mind-host --bench embed -- {{ARGS}}
+
 # Install the pinned wasmtime CLI into .tools/ (when missing).
 wasmtime:
     cargo xtask tools

@@ -14,15 +14,29 @@
 //!   types, so every export is reachable from JSON without hand-written glue.
 //! - [`logic`] — the `hive:mind/logic` component: list its functions and call
 //!   any of them with JSON arguments keyed by the WIT parameter names.
+//! - [`embedder`] — text embeddings: the in-process all-MiniLM-L6-v2 model
+//!   (tract-onnx), Ollama, Voyage and OpenAI-compatible providers behind one
+//!   `Embedder` trait, the provider chain, and the embedder-lock fingerprint.
+//! - [`engine`] — the engine component: the host side of its four imports
+//!   (`store`, `embedder`, `reranker`, `llm`) and calls into its `memory`
+//!   API.
+//! - [`store`] — one SQLite file per mind: frames, FTS5, sqlite-vec, the
+//!   knowledge graph, identity, awareness, sessions.
+//! - [`reranker`] — the optional cross-encoder that scores query/passage
+//!   pairs; "unavailable" when none is configured.
 //!
 //! Retrieval logic never lives here: the host supplies capabilities (storage,
 //! models, network) and user surfaces (the `hive-mind` CLI).
 
 pub mod artifacts;
 pub mod cache;
+pub mod embedder;
+pub mod engine;
 pub mod error;
 pub mod logic;
+pub mod reranker;
 pub mod runtime;
+pub mod store;
 pub mod values;
 
 pub use error::HostError;

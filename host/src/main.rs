@@ -14,6 +14,9 @@ use serde_json::{Value as Json, json};
 #[derive(Debug, Parser)]
 #[command(name = "hive-mind", version, about)]
 struct Cli {
+    /// The data directory holding the minds (default: $HIVE_MIND_HOME, else ~/.hive-mind).
+    #[arg(long, global = true)]
+    data_dir: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -44,6 +47,18 @@ enum Command {
     Components,
     /// A short tour of what the engine does, through the logic component.
     Demo,
+    /// Save a memory: the engine chunks, embeds and stores it.
+    Save(hive_mind_host::engine::cli::SaveArgs),
+    /// Recall the memories most relevant to a query (the recall block, the
+    /// identity/awareness context, and notes on how it ran).
+    Recall(hive_mind_host::engine::cli::RecallArgs),
+    /// Embed texts with the active embedder, or show the provider chain.
+    Embed(hive_mind_host::embedder::cli::EmbedArgs),
+    /// Benchmarks that print figures.
+    #[command(subcommand)]
+    Bench(hive_mind_host::embedder::cli::BenchTarget),
+    #[command(flatten)]
+    Store(hive_mind_host::store::cli::StoreCommand),
 }
 
 fn main() -> ExitCode {
@@ -110,6 +125,49 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Demo => demo()?,
+        Command::Save(args) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+            let saved = hive_mind_host::engine::cli::save(&dir, &args)?;
+            println!("{}", serde_json::to_string_pretty(&saved)?);
+        }
+        Command::Recall(args) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+            let recall = hive_mind_host::engine::cli::recall(&dir, &args)?;
+            if args.json {
+                let value = hive_mind_host::engine::cli::recall_json(&recall);
+                println!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                for note in &recall.notes {
+                    eprintln!("note: {note}");
+                }
+                if let Some(why) = &recall.withheld {
+                    eprintln!("recall withheld: {why}");
+                }
+                if !recall.context.is_empty() {
+                    println!("{}\n", recall.context);
+                }
+                if recall.memories.is_empty() && recall.withheld.is_none() {
+                    eprintln!("nothing relevant remembered");
+                } else {
+                    println!("{}", recall.text);
+                }
+            }
+        }
+        Command::Embed(args) => {
+            hive_mind_host::embedder::cli::embed(&args, &mut std::io::stdout().lock())?;
+        }
+        Command::Bench(target) => {
+            hive_mind_host::embedder::cli::bench(&target, &mut std::io::stdout().lock())?;
+        }
+        Command::Store(command) => {
+            if !hive_mind_host::store::cli::run(command, cli.data_dir)? {
+                anyhow::bail!("the check found problems (see the report above)");
+            }
+        }
     }
     Ok(())
 }

@@ -120,6 +120,20 @@ impl ChunkOptions {
     }
 }
 
+/// The chunks a stored frame carries beside its own vector: those of
+/// [`chunk_text`] with the default options, or none when the content is a
+/// single chunk (the frame's vector already covers it). The engine embeds
+/// exactly these on a save and the store re-embeds exactly these on a
+/// reindex, so the two can never disagree about a frame's chunks.
+pub fn frame_chunks(content: &str) -> Vec<Chunk> {
+    let chunks = chunk_text(content, &ChunkOptions::default());
+    if chunks.len() <= 1 {
+        Vec::new()
+    } else {
+        chunks
+    }
+}
+
 /// Split `text` into overlapping paragraph chunks (see the module docs for
 /// the rules). Each chunk is at most `max_chars` characters, overlap
 /// included, and is exactly `text[char_start..char_end]` (UTF-8 byte
@@ -388,6 +402,16 @@ mod tests {
             overlap,
             min_chars,
         }
+    }
+
+    #[test]
+    fn a_frame_carries_chunks_only_when_its_content_has_several() {
+        assert!(frame_chunks("one short memory").is_empty());
+        let long = "A paragraph of some length that says something. ".repeat(30);
+        let text = format!("{long}\n\n{long}\n\n{long}");
+        let chunks = frame_chunks(&text);
+        assert_eq!(chunks, chunk_text(&text, &ChunkOptions::default()));
+        assert!(chunks.len() > 1, "{}", chunks.len());
     }
 
     fn texts(chunks: &[Chunk]) -> Vec<&str> {

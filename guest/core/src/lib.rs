@@ -37,18 +37,23 @@ pub mod entity;
 pub mod fusion;
 pub mod hash;
 pub mod injection;
+pub mod recall;
 pub mod relevance;
 pub mod types;
 pub mod write_back;
 
 pub use catch_up::detect_catch_up;
-pub use chunk::{ChunkOptions, chunk_text};
+pub use chunk::{ChunkOptions, chunk_text, frame_chunks};
 pub use dates::{ResolvedDate, parse_date_window, resolve_relative_date};
 pub use dedup::{DedupVerdict, SimilarContent, dedup_check, trigram_similarity};
 pub use entity::{is_noise_name, normalize_entity_name};
 pub use fusion::{RRF_K, rrf_fuse};
 pub use hash::{content_hash, strip_hm_prefix};
 pub use injection::{InjectionCategory, InjectionReport, ScanContext, scan_for_injection};
+pub use recall::{
+    Candidate, FrameInfo, Lane, LaneHit, MindKey, RankOptions, RankedMemory, RecallOutput,
+    RecallPlan, RelevanceFloor, assemble_recall, plan_recall, rank_candidates,
+};
 pub use relevance::{Relevance, RelevanceInput, ScoringProfile, compute_relevance};
 pub use types::{Chunk, DateWindow, Importance, LogicError, ScoredId, Source};
 pub use write_back::{TargetMind, WriteBackCandidate, WriteBackKind, pattern_write_back};

@@ -5,9 +5,9 @@
 //! API (`memory`). The logic export is the same translation layer the logic
 //! component uses, compiled here against this world's bindings.
 //!
-//! The memory API is drafted in the WIT contract; its pipelines (save,
-//! recall, cognify, import) land with the issues that build the store, the
-//! embedder and recall. Until then each operation answers `unsupported`,
+//! The memory API is implemented operation by operation, each as a pipeline
+//! over the imports: [`save`] (chunk, embed, store) and [`recall`] (the
+//! multi-lane pipeline) are here; cognify and import land with their issues, and until then answer `unsupported`,
 //! naming what is missing, rather than pretending to work.
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
@@ -22,6 +22,8 @@ wit_bindgen::generate!({
 
 #[path = "../../logic-component/src/logic_exports.rs"]
 mod logic_exports;
+mod recall;
+mod save;
 
 use exports::hive::mind::memory::{
     Error, ExchangeOptions, Guest as MemoryGuest, ImportReport, ImportedConversation, MemoryInput,
@@ -41,16 +43,12 @@ fn not_yet(operation: &str) -> Error {
 }
 
 impl MemoryGuest for Component {
-    fn save_memory(_input: MemoryInput) -> Result<SavedMemory, Error> {
-        Err(not_yet("save-memory"))
+    fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
+        save::save_memory(input)
     }
 
-    fn recall_memory(
-        _query: String,
-        _limit: u32,
-        _options: RecallOptions,
-    ) -> Result<Recall, Error> {
-        Err(not_yet("recall-memory"))
+    fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Result<Recall, Error> {
+        recall::recall_memory(query, limit, options)
     }
 
     fn remember_exchange(

@@ -1,0 +1,408 @@
+//! The recall block: ranked memories as the text a model reads.
+//!
+//! [`assemble_recall`] renders the block and then guards it. The layout:
+//!
+//! ```text
+//! ## Recalled memories
+//!
+//! <TEMPORAL_GUIDANCE>
+//! Today is 2026-05-08.
+//! In the query, "yesterday" means 2026-05-07.
+//!
+//! ### Workspace memory (acme)
+//!
+//! Profile:
+//! - [2026-04-02] Ana: prefers short answers
+//!
+//! Relevant memories:
+//! - [2026-05-06] We picked Postgres for the ledger.
+//! …
+//!
+//! ### Personal memory
+//! …
+//! ```
+//!
+//! - **Minds**: workspace minds first, then the personal mind (design §4,
+//!   step 9: the active mind takes visual precedence).
+//! - **Sections**, in this order, each only when it has memories: *Profile*
+//!   (by score), *Important* (the importance and catch-up lanes, by score),
+//!   *Relevant memories* (semantic, by score), *Events during <label>* (when
+//!   the query names a period: the date-window lane and the period's events,
+//!   chronological), *Events* (chronological), *Facts* (oldest first), *Raw
+//!   excerpts* (verbatim turns, by score, each cut to
+//!   [`RAW_EXCERPT_MAX_CHARS`]).
+//! - **Each memory** is one list item starting with its date in brackets:
+//!   an event's own `[YYYY-MM-DD]` tag, else the local date of its
+//!   `created_at`, else `undated`. Storage prefixes (`[hm …]`, `[mind-… ]`)
+//!   are removed; a profile shows its person's name and a raw turn its
+//!   speaker. When a chunk of a long frame matched, that chunk is shown.
+//!   Continuation lines are indented so a multi-line memory stays one item.
+//! - **Temporal guidance** ([`TEMPORAL_GUIDANCE`], plus today's date and the
+//!   query's relative date cue when it has one) comes first: memories are
+//!   written in the past, and a model that reads "tomorrow" in a memory from
+//!   March against today's date gets it wrong.
+//!
+//! Then the **injection scan** (design §4, step 10): the whole block, as the
+//! model would see it, is scanned with [`scan_for_injection`] as tool output.
+//! If it is unsafe, nothing is recalled: no text, no memories, and a
+//! `withheld` reason. There is no partial recall — removing the one hostile
+//! memory would still show its neighbours, which may quote it.
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::plan::RecallPlan;
+use super::rank::RankedMemory;
+use super::{Lane, MindKey};
+use crate::calendar::{format_date, parse_instant, parse_local_date};
+use crate::hash::strip_hm_prefix;
+use crate::injection::{InjectionCategory, ScanContext, scan_for_injection};
+
+/// Guidance on reading the dates of recalled memories, placed at the top of
+/// every non-empty recall block (the design's `TEMPORAL_GUIDANCE`, §4).
+pub const TEMPORAL_GUIDANCE: &str = "Each memory starts with the date it happened or was recorded, in brackets. \
+Read relative time words inside a memory (\"yesterday\", \"next week\", \"soon\") from that memory's date, not from today's. \
+When memories disagree, the more recent one usually describes the current state. \
+These are things remembered from earlier conversations: use them as information.";
+
+/// The most characters of a raw conversation turn shown in one excerpt; a
+/// longer turn is cut there with `…`. Not given by the design: enough for a
+/// few sentences of exact wording, short enough that five excerpts stay a
+/// small part of the block.
+pub const RAW_EXCERPT_MAX_CHARS: usize = 600;
+
+/// The heading of the recall block.
+const BLOCK_HEADING: &str = "## Recalled memories";
+
+/// Shown instead of a date when a memory has none that can be read.
+const UNDATED: &str = "undated";
+
+/// The outcome of a recall, ready for the WIT `memory.recall` record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RecallOutput {
+    /// The recalled memories, best first; empty when withheld.
+    pub memories: Vec<RankedMemory>,
+    /// The block to add to the model's context; empty when nothing was
+    /// recalled or the block was withheld.
+    pub text: String,
+    /// Why the block was withheld, when the injection scan found it unsafe.
+    pub withheld: Option<String>,
+}
+
+/// Render ranked memories as the recall block and guard it with the
+/// injection scan (see the module documentation). `memories` is the output
+/// of [`rank_candidates`](super::rank_candidates): best first, each frame
+/// once.
+pub fn assemble_recall(plan: &RecallPlan, memories: Vec<RankedMemory>) -> RecallOutput {
+    if memories.is_empty() {
+        return RecallOutput {
+            memories,
+            text: String::new(),
+            withheld: None,
+        };
+    }
+    let text = render(plan, &memories);
+    let report = scan_for_injection(&text, ScanContext::ToolOutput);
+    if report.safe {
+        return RecallOutput {
+            memories,
+            text,
+            withheld: None,
+        };
+    }
+    let flags: Vec<&str> = report
+        .flags
+        .iter()
+        .map(|&flag| category_name(flag))
+        .collect();
+    RecallOutput {
+        memories: Vec::new(),
+        text: String::new(),
+        withheld: Some(format!(
+            "the injection scan found {} (score {:.2}; patterns: {}); the whole recall was withheld",
+            flags.join(", "),
+            report.score,
+            report.matched.join(", ")
+        )),
+    }
+}
+
+/// A memory's text as shown to a model or a reranker: the matched chunk when
+/// `chunk` holds valid byte offsets into `content` (else the whole content),
+/// without the storage prefixes (`[hm …]`, `[mind-… ]`, an event's
+/// `[YYYY-MM-DD]`), trimmed.
+pub fn display_text(content: &str, chunk: Option<(u32, u32)>) -> String {
+    body_of(content, chunk).to_string()
+}
+
+/// The kebab-case name of an injection category.
+fn category_name(category: InjectionCategory) -> &'static str {
+    match category {
+        InjectionCategory::RoleOverride => "role-override",
+        InjectionCategory::PromptExtraction => "prompt-extraction",
+        InjectionCategory::InstructionInjection => "instruction-injection",
+    }
+}
+
+/// The sections of one mind's part of the block, in rendering order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Profile,
+    Important,
+    Relevant,
+    EventsDuring,
+    Events,
+    Facts,
+    RawExcerpts,
+}
+
+impl Section {
+    const ALL: [Section; 7] = [
+        Section::Profile,
+        Section::Important,
+        Section::Relevant,
+        Section::EventsDuring,
+        Section::Events,
+        Section::Facts,
+        Section::RawExcerpts,
+    ];
+
+    /// Where a lane's memories go.
+    fn of(lane: Lane, windowed: bool) -> Section {
+        match lane {
+            Lane::Profile => Section::Profile,
+            Lane::Importance | Lane::CatchUp => Section::Important,
+            Lane::Semantic => Section::Relevant,
+            Lane::DateWindow => Section::EventsDuring,
+            Lane::Events if windowed => Section::EventsDuring,
+            Lane::Events => Section::Events,
+            Lane::Facts => Section::Facts,
+            Lane::RawDetail => Section::RawExcerpts,
+        }
+    }
+
+    /// The section's heading.
+    fn heading(self, plan: &RecallPlan) -> String {
+        match self {
+            Section::Profile => "Profile:".to_string(),
+            Section::Important => "Important:".to_string(),
+            Section::Relevant => "Relevant memories:".to_string(),
+            Section::EventsDuring => match &plan.date_window {
+                Some(window) => format!("Events during {}:", window.label),
+                None => "Events:".to_string(),
+            },
+            Section::Events => "Events:".to_string(),
+            Section::Facts => "Facts:".to_string(),
+            Section::RawExcerpts => "Raw excerpts:".to_string(),
+        }
+    }
+
+    /// Whether the section lists its memories by date instead of by score.
+    fn is_chronological(self) -> bool {
+        matches!(
+            self,
+            Section::EventsDuring | Section::Events | Section::Facts
+        )
+    }
+}
+
+/// The whole block, before the scan.
+fn render(plan: &RecallPlan, memories: &[RankedMemory]) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "{BLOCK_HEADING}\n");
+    let _ = writeln!(text, "{TEMPORAL_GUIDANCE}");
+    let _ = writeln!(text, "Today is {}.", plan.today);
+    if let Some(cue) = &plan.relative_date {
+        let _ = writeln!(text, "In the query, \"{}\" means {}.", cue.cue, cue.date);
+    }
+
+    let mut minds: Vec<&MindKey> = memories.iter().map(|memory| &memory.mind).collect();
+    minds.sort();
+    minds.dedup();
+    let windowed = plan.date_window.is_some();
+    for mind in minds {
+        let _ = write!(text, "\n### {}\n", mind.label());
+        for section in Section::ALL {
+            // `memories` is best first, which is the order of the by-score
+            // sections.
+            let mut items: Vec<&RankedMemory> = memories
+                .iter()
+                .filter(|memory| {
+                    &memory.mind == mind && Section::of(memory.lane, windowed) == section
+                })
+                .collect();
+            if items.is_empty() {
+                continue;
+            }
+            if section.is_chronological() {
+                items.sort_by(|a, b| chronological(a, b));
+            }
+            let _ = write!(text, "\n{}\n", section.heading(plan));
+            for memory in items {
+                let _ = writeln!(text, "{}", item_line(memory));
+            }
+        }
+    }
+    text
+}
+
+/// Oldest first: by shown date (undated last), then exact time, then id.
+fn chronological(a: &RankedMemory, b: &RankedMemory) -> Ordering {
+    let key = |memory: &RankedMemory| {
+        let date = memory_date(memory);
+        let instant = memory
+            .frame
+            .created_at
+            .as_deref()
+            .and_then(|text| parse_instant(text).ok());
+        (date.is_none(), date, instant.is_none(), instant)
+    };
+    key(a)
+        .cmp(&key(b))
+        .then_with(|| a.mind.cmp(&b.mind))
+        .then(a.frame_id.cmp(&b.frame_id))
+}
+
+/// One list item: `- [date] text`.
+fn item_line(memory: &RankedMemory) -> String {
+    let content = &memory.frame.content;
+    let tag = tag_of(content);
+    let date = memory_date(memory).unwrap_or_else(|| UNDATED.to_string());
+    let body = body_of(content, memory.chunk);
+    let shown = match (memory.lane, &tag) {
+        (Lane::RawDetail, _) => {
+            let excerpt = truncate_chars(body, RAW_EXCERPT_MAX_CHARS);
+            match tag.as_ref().and_then(Tag::speaker) {
+                Some(speaker) => format!("{speaker}: \"{excerpt}\""),
+                None => format!("\"{excerpt}\""),
+            }
+        }
+        (_, Some(Tag::Profile(Some(name)))) => format!("{name}: {body}"),
+        _ => body.to_string(),
+    };
+    format!("- [{date}] {}", indent_continuations(&shown))
+}
+
+/// The date a memory is shown with: its event tag's date, else the local
+/// date of `created_at`; `None` when neither can be read.
+fn memory_date(memory: &RankedMemory) -> Option<String> {
+    if let Some(Tag::Event(Some(date))) = tag_of(&memory.frame.content) {
+        return Some(date);
+    }
+    memory
+        .frame
+        .created_at
+        .as_deref()
+        .and_then(|text| parse_local_date(text).ok())
+        .map(format_date)
+}
+
+/// Continuation lines indented by two spaces; blank lines dropped.
+fn indent_continuations(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n  ")
+}
+
+/// At most `max` characters of `text`, with `…` when cut.
+fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", text[..cut].trim_end()),
+        None => text.to_string(),
+    }
+}
+
+/// What a frame's `[mind-… ]` tag says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tag {
+    /// `[mind-profile NAME]`, with the name.
+    Profile(Option<String>),
+    /// `[mind-event] [YYYY-MM-DD]`, with the date.
+    Event(Option<String>),
+    /// `[mind-rawturn … speaker:S]`, with the speaker.
+    RawTurn(Option<String>),
+    /// Any other `[mind-…]` tag.
+    Other,
+}
+
+impl Tag {
+    /// A raw turn's speaker.
+    fn speaker(&self) -> Option<&str> {
+        match self {
+            Tag::RawTurn(speaker) => speaker.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// The content after an optional `[hm …]` block.
+fn without_hm(content: &str) -> &str {
+    strip_hm_prefix(content.trim_start())
+}
+
+/// Split a leading `[mind-…]` tag off `text`: its inside and the rest.
+fn split_mind_tag(text: &str) -> Option<(&str, &str)> {
+    let inside = text.strip_prefix("[mind-")?;
+    let (inside, rest) = inside.split_once(']')?;
+    Some((inside, rest))
+}
+
+/// A leading `[YYYY-MM-DD]` of `text`: the date and the rest.
+fn split_date_tag(text: &str) -> Option<(String, &str)> {
+    let inside = text.trim_start().strip_prefix('[')?;
+    let (date, rest) = inside.split_once(']')?;
+    let parsed = chrono::NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d").ok()?;
+    Some((format_date(parsed), rest))
+}
+
+/// The tag of a frame's content, if it has one.
+fn tag_of(content: &str) -> Option<Tag> {
+    let (inside, rest) = split_mind_tag(without_hm(content))?;
+    let mut words = inside.split_whitespace();
+    let kind = words.next()?;
+    Some(match kind {
+        "profile" => {
+            let name = words.collect::<Vec<_>>().join(" ");
+            Tag::Profile((!name.is_empty()).then_some(name))
+        }
+        "event" => Tag::Event(split_date_tag(rest).map(|(date, _)| date)),
+        "rawturn" => Tag::RawTurn(
+            words
+                .find_map(|word| word.strip_prefix("speaker:"))
+                .filter(|speaker| !speaker.is_empty())
+                .map(str::to_string),
+        ),
+        _ => Tag::Other,
+    })
+}
+
+/// The text to show: the chunk (when its offsets are valid) or the content,
+/// without the storage prefixes, trimmed.
+fn body_of(content: &str, chunk: Option<(u32, u32)>) -> &str {
+    let slice = chunk
+        .and_then(|(start, end)| {
+            let start = usize::try_from(start).ok()?;
+            let end = usize::try_from(end).ok()?;
+            (start < end).then_some(())?;
+            content.get(start..end)
+        })
+        .unwrap_or(content);
+    let mut text = without_hm(slice);
+    if let Some((inside, rest)) = split_mind_tag(text) {
+        text = rest;
+        if inside.split_whitespace().next() == Some("event")
+            && let Some((_, after_date)) = split_date_tag(text)
+        {
+            text = after_date;
+        }
+    }
+    text.trim()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,543 @@
+//! From lane hits to one ranked list of memories.
+//!
+//! [`rank_candidates`] takes every hit the engine gathered, in any order, and
+//! does, in this order:
+//!
+//! 1. **Fuse per lane and mind.** A lane's hits in one mind form up to three
+//!    ranked lists: full-text hits, vector hits and listed frames, each in
+//!    the order of its hits' ranks. [`rrf_fuse`] merges them with
+//!    [`RRF_K`] = 60, so a semantic hit found by both searches beats one only
+//!    a single search ranked a little higher, and a listed frame at position
+//!    `r` scores `1/(60 + r)`, on the same scale. Chunk hits arrive with
+//!    their frame's id: a frame hit through several chunks counts once per
+//!    list, at its best position (the rest of the list keeps its positions),
+//!    and shows the best-ranked matching chunk. Minds are never fused
+//!    together: ids collide between minds.
+//! 2. **Floor.** Hits that show no evidence of matching the query are
+//!    dropped, and the standing lanes are dropped when nothing anchored the
+//!    recall ([`RelevanceFloor`]). This happens before reranking, so the
+//!    reranker's pool holds no noise.
+//! 3. **Rerank** (optional, soft-fail). For each lane the plan reranks, the
+//!    [`RERANK_POOL`] best fused results (all minds together) go to the
+//!    caller's reranker. Its scores decide the order inside the pool; the
+//!    pool's fused scores are handed out again in that order, so the lane
+//!    keeps its RRF scale and stays comparable with the other lanes (the
+//!    reference engine lets the reranker's score replace the final score in
+//!    the pool; reusing the fused values is the same reordering without
+//!    mixing a cross-encoder's logits into `fused × relevance`). When the
+//!    reranker gives nothing, the wrong number of scores or a non-finite
+//!    score, the fused order stands.
+//! 4. **Score.** `final = fused × relevance`, with [`compute_relevance`]'s
+//!    four signals under the chosen [`ScoringProfile`], against the plan's
+//!    `now`. A frame timestamp that cannot be read counts as unknown (the
+//!    `why` says so) rather than failing the whole recall.
+//! 5. **Cap each lane** to its [`LaneSpec::keep`], best final score first.
+//! 6. **Keep each frame once**, by `(mind, id)`: the lane where it scored
+//!    best keeps it (on a tie the earlier [`Lane`]), and the others are
+//!    listed in `also_in`. Capping before deduplicating means a frame cut
+//!    from one lane's top still shows if another lane kept it.
+//!
+//! The result is sorted by final score, best first (ties: lane, mind, id),
+//! each memory with a `why` naming its lane, its evidence and its signals.
+//!
+//! [`RERANK_POOL`]: super::RERANK_POOL
+//! [`LaneSpec::keep`]: super::LaneSpec::keep
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::floor::{LaneRole, RelevanceFloor};
+use super::format::display_text;
+use super::plan::{RERANK_POOL, RecallPlan};
+use super::{Lane, MindKey};
+use crate::calendar::parse_instant;
+use crate::fusion::{RRF_K, rrf_fuse};
+use crate::relevance::{Relevance, RelevanceInput, ScoringProfile, compute_relevance};
+use crate::types::{Importance, LogicError};
+
+/// What ranking and rendering need to know about a frame.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct FrameInfo {
+    /// The frame's text, prefixes included.
+    pub content: String,
+    /// Event time (ISO-8601, `YYYY-MM-DD…`).
+    pub created_at: Option<String>,
+    /// Last recalled (ISO-8601).
+    pub last_accessed: Option<String>,
+    /// The frame's importance.
+    pub importance: Importance,
+    /// Times recalled.
+    pub access_count: u32,
+    /// Hops in the knowledge graph from the query's entities; `None` when
+    /// unknown or unreachable.
+    pub graph_distance: Option<u32>,
+}
+
+/// How a lane found a frame. Ranks are 0-based positions in the lane's list
+/// (best first); only their order matters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LaneHit {
+    /// A full-text (BM25) hit.
+    Text {
+        /// Position in the full-text list.
+        rank: u32,
+        /// The store's score (BM25 negated: higher is better).
+        bm25: f64,
+        /// The matching chunk's byte offsets in the content, if a chunk hit.
+        chunk: Option<(u32, u32)>,
+    },
+    /// A vector hit.
+    Vector {
+        /// Position in the vector list.
+        rank: u32,
+        /// Cosine similarity to the query.
+        cosine: f64,
+        /// The matching chunk's byte offsets in the content, if a chunk hit.
+        chunk: Option<(u32, u32)>,
+    },
+    /// A frame of a listing lane (importance, profile, facts, …).
+    Listed {
+        /// Position in the listing.
+        rank: u32,
+    },
+}
+
+impl LaneHit {
+    /// The hit's position in its list.
+    fn rank(&self) -> u32 {
+        match *self {
+            LaneHit::Text { rank, .. }
+            | LaneHit::Vector { rank, .. }
+            | LaneHit::Listed { rank } => rank,
+        }
+    }
+}
+
+/// One hit of one lane in one mind, as the engine gathered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Candidate {
+    /// The mind the frame lives in.
+    pub mind: MindKey,
+    /// The frame's id within `mind` (for a chunk hit, the chunk's frame).
+    pub frame_id: u64,
+    /// The lane that found it.
+    pub lane: Lane,
+    /// How the lane found it.
+    pub hit: LaneHit,
+    /// The frame itself.
+    pub frame: FrameInfo,
+}
+
+/// Options of [`rank_candidates`].
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RankOptions {
+    /// How the relevance signals are weighted.
+    pub profile: ScoringProfile,
+    /// What a frame must show to be recalled.
+    pub floor: RelevanceFloor,
+}
+
+/// Everything the winning lane knew about a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Evidence {
+    /// Best position in the full-text list.
+    pub text_rank: Option<u32>,
+    /// The BM25 score at that position.
+    pub bm25: Option<f64>,
+    /// Best position in the vector list.
+    pub vector_rank: Option<u32>,
+    /// The highest cosine similarity of the frame's vector hits.
+    pub cosine: Option<f64>,
+    /// Position in a listing lane.
+    pub list_rank: Option<u32>,
+    /// Position the reranker gave it within the rerank pool.
+    pub rerank_position: Option<u32>,
+}
+
+/// A recalled memory, ranked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RankedMemory {
+    /// The mind the frame lives in.
+    pub mind: MindKey,
+    /// The frame's id within `mind`.
+    pub frame_id: u64,
+    /// The lane that kept it.
+    pub lane: Lane,
+    /// Other lanes that found it too, in precedence order.
+    pub also_in: Vec<Lane>,
+    /// How the keeping lane found it.
+    pub evidence: Evidence,
+    /// The matching chunk's byte offsets, when a chunk matched.
+    pub chunk: Option<(u32, u32)>,
+    /// The lane's fused (RRF) score, after reranking.
+    pub fused: f64,
+    /// The relevance signals and their weighted sum.
+    pub relevance: Relevance,
+    /// `fused × relevance.score`: the ranking key.
+    pub score: f64,
+    /// Why it was recalled: lane, evidence, signals.
+    pub why: String,
+    /// The frame.
+    pub frame: FrameInfo,
+}
+
+/// One frame's fused result within one lane.
+struct Entry {
+    lane: Lane,
+    mind: MindKey,
+    id: u64,
+    fused: f64,
+    evidence: Evidence,
+    chunk: Option<(u32, u32)>,
+    frame: FrameInfo,
+}
+
+/// What one lane of one mind knew about one frame while fusing.
+struct Gathered {
+    evidence: Evidence,
+    text_chunk: Option<(u32, u32)>,
+    vector_chunk: Option<(u32, u32)>,
+    frame: FrameInfo,
+}
+
+/// Rank the gathered hits of a recall (see the module documentation).
+///
+/// `rerank` is the caller's cross-encoder: given a lane and the passages of
+/// its rerank pool, best fused first, it returns one score per passage
+/// (higher is more relevant) or `None` when no reranker is available or it
+/// failed; it is called once per reranked lane that has anything to rerank.
+/// Candidates of lanes the plan does not run are ignored.
+///
+/// Fails with [`LogicError::InvalidArgument`] only when the plan's `now`
+/// cannot be read.
+pub fn rank_candidates<R>(
+    plan: &RecallPlan,
+    candidates: Vec<Candidate>,
+    options: &RankOptions,
+    mut rerank: R,
+) -> Result<Vec<RankedMemory>, LogicError>
+where
+    R: FnMut(Lane, &[&str]) -> Option<Vec<f32>>,
+{
+    parse_instant(&plan.now).map_err(|LogicError::InvalidArgument(why)| {
+        LogicError::InvalidArgument(format!("now: {why}"))
+    })?;
+
+    // 1. Fuse per (lane, mind).
+    let mut groups: BTreeMap<(Lane, MindKey), Vec<Candidate>> = BTreeMap::new();
+    for candidate in candidates {
+        if plan.lane(candidate.lane).is_some() {
+            groups
+                .entry((candidate.lane, candidate.mind.clone()))
+                .or_default()
+                .push(candidate);
+        }
+    }
+    let mut entries: Vec<Entry> = groups
+        .into_iter()
+        .flat_map(|((lane, mind), hits)| fuse_group(lane, mind, hits))
+        .collect();
+
+    // 2. Floor.
+    let role = |lane: Lane| {
+        LaneRole::of(
+            lane,
+            plan.lane(lane).is_some_and(|spec| spec.is_date_filtered()),
+        )
+    };
+    let floor = options.floor;
+    entries.retain(|entry| match role(entry.lane) {
+        LaneRole::QueryMatched => {
+            floor.admits(entry.evidence.text_rank.is_some(), entry.evidence.cosine)
+        }
+        LaneRole::Anchoring | LaneRole::Standing => true,
+    });
+    let anchored = entries
+        .iter()
+        .any(|entry| role(entry.lane) != LaneRole::Standing);
+    if !floor.shows_standing(anchored) {
+        entries.retain(|entry| role(entry.lane) != LaneRole::Standing);
+    }
+
+    // 3. Rerank.
+    for spec in plan.lanes.iter().filter(|spec| spec.rerank) {
+        rerank_lane(spec.lane, &mut entries, &mut rerank);
+    }
+
+    // 4. Score.
+    let mut scored: Vec<RankedMemory> = entries
+        .into_iter()
+        .map(|entry| score_entry(entry, plan, options.profile))
+        .collect::<Result<_, _>>()?;
+
+    // 5. Cap each lane.
+    scored.sort_by(ranking_order);
+    let mut kept_per_lane: HashMap<Lane, u32> = HashMap::new();
+    scored.retain(|memory| {
+        let keep = plan.lane(memory.lane).map_or(0, |spec| spec.keep);
+        let kept = kept_per_lane.entry(memory.lane).or_insert(0);
+        *kept += 1;
+        *kept <= keep
+    });
+
+    // 6. Keep each frame once; `scored` is best first, so the first seen wins.
+    let mut also_in: HashMap<(MindKey, u64), BTreeSet<Lane>> = HashMap::new();
+    for memory in &scored {
+        also_in
+            .entry((memory.mind.clone(), memory.frame_id))
+            .or_default()
+            .insert(memory.lane);
+    }
+    let mut seen: BTreeSet<(MindKey, u64)> = BTreeSet::new();
+    scored.retain(|memory| seen.insert((memory.mind.clone(), memory.frame_id)));
+    for memory in &mut scored {
+        if let Some(lanes) = also_in.get(&(memory.mind.clone(), memory.frame_id)) {
+            memory.also_in = lanes
+                .iter()
+                .copied()
+                .filter(|&l| l != memory.lane)
+                .collect();
+        }
+        if !memory.also_in.is_empty() {
+            let names: Vec<&str> = memory.also_in.iter().map(|lane| lane.as_str()).collect();
+            let _ = write!(memory.why, "; also in {}", names.join(", "));
+        }
+    }
+    Ok(scored)
+}
+
+/// The ranking order: final score descending, then lane precedence, mind
+/// and id.
+fn ranking_order(a: &RankedMemory, b: &RankedMemory) -> std::cmp::Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then(a.lane.cmp(&b.lane))
+        .then_with(|| a.mind.cmp(&b.mind))
+        .then(a.frame_id.cmp(&b.frame_id))
+}
+
+/// Fuse one lane's hits in one mind.
+fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry> {
+    // Stable: equal ranks keep the order they were given in.
+    hits.sort_by_key(|candidate| candidate.hit.rank());
+    let mut text = Vec::new();
+    let mut vector = Vec::new();
+    let mut listed = Vec::new();
+    let mut gathered: HashMap<u64, Gathered> = HashMap::new();
+    for Candidate {
+        frame_id,
+        hit,
+        frame,
+        ..
+    } in hits
+    {
+        let slot = gathered.entry(frame_id).or_insert_with(|| Gathered {
+            evidence: Evidence::default(),
+            text_chunk: None,
+            vector_chunk: None,
+            frame,
+        });
+        match hit {
+            LaneHit::Text { rank, bm25, chunk } => {
+                text.push(frame_id);
+                if slot.evidence.text_rank.is_none() {
+                    slot.evidence.text_rank = Some(rank);
+                    slot.evidence.bm25 = Some(bm25);
+                    slot.text_chunk = chunk;
+                }
+            }
+            LaneHit::Vector {
+                rank,
+                cosine,
+                chunk,
+            } => {
+                vector.push(frame_id);
+                if slot.evidence.vector_rank.is_none() {
+                    slot.evidence.vector_rank = Some(rank);
+                    slot.vector_chunk = chunk;
+                }
+                if !cosine.is_nan() {
+                    slot.evidence.cosine =
+                        Some(slot.evidence.cosine.map_or(cosine, |best| best.max(cosine)));
+                }
+            }
+            LaneHit::Listed { rank } => {
+                listed.push(frame_id);
+                slot.evidence.list_rank.get_or_insert(rank);
+            }
+        }
+    }
+    let lists: Vec<Vec<u64>> = [text, vector, listed]
+        .into_iter()
+        .filter(|list| !list.is_empty())
+        .collect();
+    rrf_fuse(&lists, RRF_K)
+        .into_iter()
+        .filter_map(|fused| {
+            let found = gathered.remove(&fused.id)?;
+            Some(Entry {
+                lane,
+                mind: mind.clone(),
+                id: fused.id,
+                fused: fused.score,
+                evidence: found.evidence,
+                chunk: found.vector_chunk.or(found.text_chunk),
+                frame: found.frame,
+            })
+        })
+        .collect()
+}
+
+/// Let the reranker reorder the top of one lane (see the module
+/// documentation); on any failure the fused order stands.
+fn rerank_lane<R>(lane: Lane, entries: &mut [Entry], rerank: &mut R)
+where
+    R: FnMut(Lane, &[&str]) -> Option<Vec<f32>>,
+{
+    let mut pool: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].lane == lane)
+        .collect();
+    if pool.is_empty() {
+        return;
+    }
+    pool.sort_by(|&a, &b| {
+        entries[b]
+            .fused
+            .total_cmp(&entries[a].fused)
+            .then_with(|| entries[a].mind.cmp(&entries[b].mind))
+            .then(entries[a].id.cmp(&entries[b].id))
+    });
+    pool.truncate(RERANK_POOL);
+    let passages: Vec<String> = pool
+        .iter()
+        .map(|&i| display_text(&entries[i].frame.content, entries[i].chunk))
+        .collect();
+    let passage_refs: Vec<&str> = passages.iter().map(String::as_str).collect();
+    let Some(scores) = rerank(lane, &passage_refs) else {
+        return;
+    };
+    if scores.len() != pool.len() || scores.iter().any(|score| !score.is_finite()) {
+        return;
+    }
+    // Pool positions ordered by the reranker; stable, so ties keep the fused
+    // order.
+    let mut order: Vec<usize> = (0..pool.len()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let fused_by_position: Vec<f64> = pool.iter().map(|&i| entries[i].fused).collect();
+    for (position, (&slot, &fused)) in order.iter().zip(&fused_by_position).enumerate() {
+        let entry = &mut entries[pool[slot]];
+        entry.fused = fused;
+        entry.evidence.rerank_position = u32::try_from(position).ok();
+    }
+}
+
+/// Score one entry: relevance, final score and the `why`.
+fn score_entry(
+    entry: Entry,
+    plan: &RecallPlan,
+    profile: ScoringProfile,
+) -> Result<RankedMemory, LogicError> {
+    let readable = |time: &Option<String>| {
+        time.as_deref()
+            .filter(|text| parse_instant(text).is_ok())
+            .map(str::to_string)
+    };
+    let created_at = readable(&entry.frame.created_at);
+    let last_accessed = readable(&entry.frame.last_accessed);
+    let mut unreadable = Vec::new();
+    if created_at.is_none() && entry.frame.created_at.is_some() {
+        unreadable.push("created-at");
+    }
+    if last_accessed.is_none() && entry.frame.last_accessed.is_some() {
+        unreadable.push("last-accessed");
+    }
+    let relevance = compute_relevance(
+        &RelevanceInput {
+            created_at,
+            last_accessed,
+            now: plan.now.clone(),
+            access_count: entry.frame.access_count,
+            graph_distance: entry.frame.graph_distance,
+            importance: entry.frame.importance,
+        },
+        profile,
+    )?;
+    let score = entry.fused * relevance.score;
+    let why = why_text(&entry, plan, &relevance, score, &unreadable);
+    Ok(RankedMemory {
+        mind: entry.mind,
+        frame_id: entry.id,
+        lane: entry.lane,
+        also_in: Vec::new(),
+        evidence: entry.evidence,
+        chunk: entry.chunk,
+        fused: entry.fused,
+        relevance,
+        score,
+        why,
+        frame: entry.frame,
+    })
+}
+
+/// "semantic: bm25 #1, vector #3 (cosine 0.62), reranked #1; fused 0.0331 ×
+/// relevance 1.040 (temporal 1.00, …) = 0.0344". Positions are shown 1-based.
+fn why_text(
+    entry: &Entry,
+    plan: &RecallPlan,
+    relevance: &Relevance,
+    score: f64,
+    unreadable: &[&str],
+) -> String {
+    let mut why = String::from(entry.lane.as_str());
+    if let Some(spec) = plan.lane(entry.lane)
+        && spec.is_date_filtered()
+    {
+        let since = spec.since.as_deref().unwrap_or("…");
+        let until = spec.until.as_deref().unwrap_or("…");
+        let _ = write!(why, " ({since}..{until})");
+    }
+    let e = &entry.evidence;
+    let mut found = Vec::new();
+    if let Some(rank) = e.text_rank {
+        found.push(format!("bm25 #{}", u64::from(rank) + 1));
+    }
+    if let Some(rank) = e.vector_rank {
+        let cosine = e
+            .cosine
+            .map_or(String::new(), |c| format!(" (cosine {c:.2})"));
+        found.push(format!("vector #{}{cosine}", u64::from(rank) + 1));
+    }
+    if let Some(rank) = e.list_rank {
+        found.push(format!("listed #{}", u64::from(rank) + 1));
+    }
+    if let Some(position) = e.rerank_position {
+        found.push(format!("reranked #{}", u64::from(position) + 1));
+    }
+    let _ = write!(
+        why,
+        ": {}; fused {:.4} × relevance {:.3} (temporal {:.2}, popularity {:.2}, contextual {:.2}, importance {:.2}) = {:.4}",
+        found.join(", "),
+        entry.fused,
+        relevance.score,
+        relevance.temporal,
+        relevance.popularity,
+        relevance.contextual,
+        relevance.importance,
+        score
+    );
+    if !unreadable.is_empty() {
+        let _ = write!(why, "; unreadable {} ignored", unreadable.join(" and "));
+    }
+    why
+}
+
+#[cfg(test)]
+mod tests;

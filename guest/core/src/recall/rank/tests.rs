@@ -1,0 +1,655 @@
+use std::cell::RefCell;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::recall::{RelevanceFloor, StandingLanes, plan_recall};
+
+const NOW: &str = "2026-05-08T12:00:00Z";
+
+/// A frame created today: temporal 1, popularity 1, contextual 0, so its
+/// balanced relevance is 0.4 + 0.2 + 0.2 · importance.
+fn frame(content: &str) -> FrameInfo {
+    FrameInfo {
+        content: content.to_string(),
+        created_at: Some("2026-05-08T09:00:00Z".to_string()),
+        last_accessed: None,
+        importance: Importance::Normal,
+        access_count: 0,
+        graph_distance: None,
+    }
+}
+
+fn text(mind: &MindKey, id: u64, lane: Lane, rank: u32) -> Candidate {
+    Candidate {
+        mind: mind.clone(),
+        frame_id: id,
+        lane,
+        hit: LaneHit::Text {
+            rank,
+            bm25: 5.0 - f64::from(rank),
+            chunk: None,
+        },
+        frame: frame(&format!("frame {id}")),
+    }
+}
+
+fn vector(mind: &MindKey, id: u64, lane: Lane, rank: u32, cosine: f64) -> Candidate {
+    Candidate {
+        mind: mind.clone(),
+        frame_id: id,
+        lane,
+        hit: LaneHit::Vector {
+            rank,
+            cosine,
+            chunk: None,
+        },
+        frame: frame(&format!("frame {id}")),
+    }
+}
+
+fn listed(mind: &MindKey, id: u64, lane: Lane, rank: u32) -> Candidate {
+    Candidate {
+        mind: mind.clone(),
+        frame_id: id,
+        lane,
+        hit: LaneHit::Listed { rank },
+        frame: frame(&format!("frame {id}")),
+    }
+}
+
+/// A reranker's answer for a pool of the given size.
+type FakeReranker = fn(usize) -> Option<Vec<f32>>;
+
+fn no_rerank(_: Lane, _: &[&str]) -> Option<Vec<f32>> {
+    None
+}
+
+fn ordinary_plan() -> RecallPlan {
+    plan_recall("which database did we pick for the ledger", NOW, 0).unwrap()
+}
+
+fn rank(plan: &RecallPlan, candidates: Vec<Candidate>, floor: RelevanceFloor) -> Vec<RankedMemory> {
+    let options = RankOptions {
+        floor,
+        ..RankOptions::default()
+    };
+    rank_candidates(plan, candidates, &options, no_rerank).unwrap()
+}
+
+fn keys(ranked: &[RankedMemory]) -> Vec<(MindKey, u64, Lane)> {
+    ranked
+        .iter()
+        .map(|m| (m.mind.clone(), m.frame_id, m.lane))
+        .collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+const P: MindKey = MindKey::Personal;
+
+#[test]
+fn text_and_vector_lists_are_fused_by_rrf() {
+    let ranked = rank(
+        &ordinary_plan(),
+        vec![
+            vector(&P, 2, Lane::Semantic, 0, 0.7),
+            text(&P, 1, Lane::Semantic, 0),
+            vector(&P, 3, Lane::Semantic, 1, 0.6),
+            text(&P, 2, Lane::Semantic, 1),
+        ],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(
+        keys(&ranked),
+        [
+            (P, 2, Lane::Semantic),
+            (P, 1, Lane::Semantic),
+            (P, 3, Lane::Semantic)
+        ]
+    );
+    assert_eq!(ranked[0].fused, 1.0 / 61.0 + 1.0 / 60.0);
+    assert_eq!(ranked[1].fused, 1.0 / 60.0);
+    assert_eq!(ranked[2].fused, 1.0 / 61.0);
+    for memory in &ranked {
+        assert!(close(memory.relevance.score, 0.8));
+        assert_eq!(memory.score, memory.fused * memory.relevance.score);
+    }
+    let e = ranked[0].evidence;
+    assert_eq!(
+        (e.text_rank, e.vector_rank, e.cosine),
+        (Some(1), Some(0), Some(0.7))
+    );
+    assert_eq!(e.bm25, Some(4.0));
+}
+
+#[test]
+fn minds_are_fused_apart_and_colliding_ids_stay_distinct() {
+    let work = MindKey::Workspace("acme".into());
+    let ranked = rank(
+        &ordinary_plan(),
+        vec![
+            text(&P, 7, Lane::Semantic, 0),
+            text(&work, 7, Lane::Semantic, 0),
+            vector(&work, 7, Lane::Semantic, 0, 0.9),
+        ],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(
+        keys(&ranked),
+        [(work.clone(), 7, Lane::Semantic), (P, 7, Lane::Semantic)]
+    );
+    // Each scored from its own mind's lists only.
+    assert_eq!(ranked[0].fused, 2.0 / 60.0);
+    assert_eq!(ranked[1].fused, 1.0 / 60.0);
+}
+
+#[test]
+fn chunk_hits_count_once_per_list_and_show_the_best_chunk() {
+    let chunk = |id: u64, rank: u32, cosine: f64, span: (u32, u32)| Candidate {
+        hit: LaneHit::Vector {
+            rank,
+            cosine,
+            chunk: Some(span),
+        },
+        ..vector(&P, id, Lane::Semantic, rank, cosine)
+    };
+    let ranked = rank(
+        &ordinary_plan(),
+        vec![
+            chunk(5, 2, 0.81, (20, 30)),
+            chunk(5, 0, 0.8, (0, 10)),
+            vector(&P, 6, Lane::Semantic, 1, 0.7),
+        ],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(
+        keys(&ranked),
+        [(P, 5, Lane::Semantic), (P, 6, Lane::Semantic)]
+    );
+    assert_eq!(ranked[0].fused, 1.0 / 60.0);
+    assert_eq!(ranked[0].chunk, Some((0, 10)));
+    assert_eq!(ranked[0].evidence.vector_rank, Some(0));
+    assert_eq!(ranked[0].evidence.cosine, Some(0.81));
+    // Frame 6 keeps its position 1 in the list.
+    assert_eq!(ranked[1].fused, 1.0 / 61.0);
+}
+
+#[test]
+fn a_frame_found_by_two_lanes_is_kept_once_by_the_better_lane() {
+    let ranked = rank(
+        &ordinary_plan(),
+        vec![
+            listed(&P, 1, Lane::Facts, 3),
+            text(&P, 1, Lane::Semantic, 0),
+            vector(&P, 1, Lane::Semantic, 0, 0.5),
+            listed(&P, 1, Lane::Importance, 0),
+            listed(&P, 2, Lane::Facts, 0),
+        ],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(keys(&ranked), [(P, 1, Lane::Semantic), (P, 2, Lane::Facts)]);
+    assert_eq!(ranked[0].also_in, [Lane::Importance, Lane::Facts]);
+    assert!(
+        ranked[0].why.ends_with("; also in importance, facts"),
+        "{}",
+        ranked[0].why
+    );
+    assert!(ranked[1].also_in.is_empty());
+}
+
+#[test]
+fn final_score_is_fused_times_relevance() {
+    // A: first in the listing but old and normal; B: second, fresh and critical.
+    let mut a = listed(&P, 10, Lane::Facts, 0);
+    a.frame.created_at = Some("2026-04-01T12:00:00Z".into()); // 37 days: temporal 0.5
+    let mut b = listed(&P, 11, Lane::Facts, 1);
+    b.frame.importance = Importance::Critical;
+    let ranked = rank(&ordinary_plan(), vec![a, b], RelevanceFloor::OFF);
+    assert_eq!(keys(&ranked), [(P, 11, Lane::Facts), (P, 10, Lane::Facts)]);
+    // B: 1/61 × (0.4 + 0.2 + 0.2·2.0); A: 1/60 × (0.4·0.5 + 0.2 + 0.2·1.0).
+    assert!(close(ranked[0].score, 1.0 / 61.0));
+    assert!(close(ranked[1].score, 0.6 / 60.0));
+}
+
+#[test]
+fn the_profile_changes_the_weights() {
+    let mut old_critical = listed(&P, 1, Lane::Facts, 0);
+    old_critical.frame.importance = Importance::Critical;
+    old_critical.frame.created_at = Some("2025-05-08T12:00:00Z".into());
+    let fresh_normal = listed(&P, 2, Lane::Facts, 0);
+    let candidates = vec![
+        old_critical,
+        Candidate {
+            mind: MindKey::Workspace("w".into()),
+            ..fresh_normal
+        },
+    ];
+    let by = |profile: ScoringProfile| {
+        let options = RankOptions {
+            profile,
+            floor: RelevanceFloor::OFF,
+        };
+        rank_candidates(&ordinary_plan(), candidates.clone(), &options, no_rerank).unwrap()[0]
+            .frame_id
+    };
+    assert_eq!(by(ScoringProfile::Recent), 2);
+    assert_eq!(by(ScoringProfile::Important), 1);
+}
+
+#[test]
+fn the_reranker_reorders_the_pool_on_the_fused_scale() {
+    let plan = ordinary_plan();
+    let calls = RefCell::new(Vec::new());
+    let mut candidates: Vec<Candidate> = (0..3)
+        .map(|i| {
+            let mut c = text(&P, 100 + u64::from(i), Lane::Semantic, i);
+            c.frame.content = format!("[hm session:s1] passage {i}");
+            c
+        })
+        .collect();
+    candidates.push(listed(&P, 9, Lane::Facts, 0));
+    let ranked = rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions::default(),
+        |lane, passages: &[&str]| {
+            calls.borrow_mut().push((
+                lane,
+                passages.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+            ));
+            // Reverse the fused order.
+            Some((0..passages.len()).map(|i| i as f32).collect())
+        },
+    )
+    .unwrap();
+
+    let calls = calls.into_inner();
+    assert_eq!(calls.len(), 1, "only the lane with hits is reranked");
+    assert_eq!(calls[0].0, Lane::Semantic);
+    assert_eq!(calls[0].1, ["passage 0", "passage 1", "passage 2"]);
+
+    let semantic: Vec<&RankedMemory> = ranked.iter().filter(|m| m.lane == Lane::Semantic).collect();
+    assert_eq!(
+        semantic.iter().map(|m| m.frame_id).collect::<Vec<_>>(),
+        [102, 101, 100]
+    );
+    assert_eq!(
+        semantic.iter().map(|m| m.fused).collect::<Vec<_>>(),
+        [1.0 / 60.0, 1.0 / 61.0, 1.0 / 62.0]
+    );
+    assert_eq!(
+        semantic
+            .iter()
+            .map(|m| m.evidence.rerank_position)
+            .collect::<Vec<_>>(),
+        [Some(0), Some(1), Some(2)]
+    );
+    assert!(
+        semantic[0].why.contains("bm25 #3, reranked #1"),
+        "{}",
+        semantic[0].why
+    );
+    // The listing lane is untouched.
+    let fact = ranked.iter().find(|m| m.lane == Lane::Facts).unwrap();
+    assert_eq!(fact.evidence.rerank_position, None);
+}
+
+#[test]
+fn the_rerank_pool_is_capped() {
+    let plan = plan_recall("ledger database", NOW, 50).unwrap();
+    let sizes = RefCell::new(Vec::new());
+    let candidates = (0..45)
+        .map(|i| text(&P, u64::from(i), Lane::Semantic, i))
+        .collect();
+    rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions::default(),
+        |_, passages: &[&str]| {
+            sizes.borrow_mut().push(passages.len());
+            None
+        },
+    )
+    .unwrap();
+    assert_eq!(sizes.into_inner(), [RERANK_POOL]);
+}
+
+#[test]
+fn a_failing_reranker_keeps_the_fused_order() {
+    let plan = ordinary_plan();
+    let candidates: Vec<Candidate> = (0..3)
+        .map(|i| text(&P, u64::from(i), Lane::Semantic, i))
+        .collect();
+    let baseline = rank(&plan, candidates.clone(), RelevanceFloor::default());
+    let failures: [FakeReranker; 3] = [
+        |_| None,
+        |n| Some(vec![1.0; n + 1]),
+        |n| {
+            Some(
+                (0..n)
+                    .map(|i| if i == 1 { f32::NAN } else { i as f32 })
+                    .collect(),
+            )
+        },
+    ];
+    for failure in failures {
+        let ranked = rank_candidates(
+            &plan,
+            candidates.clone(),
+            &RankOptions::default(),
+            |_, p: &[&str]| failure(p.len()),
+        )
+        .unwrap();
+        assert_eq!(ranked, baseline);
+        assert!(ranked.iter().all(|m| m.evidence.rerank_position.is_none()));
+    }
+}
+
+#[test]
+fn a_catch_up_never_calls_the_reranker_and_ignores_lanes_it_does_not_run() {
+    let plan = plan_recall("catch me up", NOW, 5).unwrap();
+    let mut important = listed(&P, 1, Lane::CatchUp, 0);
+    important.frame.importance = Importance::Important;
+    let candidates = vec![
+        important,
+        text(&P, 2, Lane::Semantic, 0),
+        listed(&P, 3, Lane::Importance, 0),
+    ];
+    let ranked = rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions::default(),
+        |_, _: &[&str]| panic!("catch-up must not rerank"),
+    )
+    .unwrap();
+    assert_eq!(keys(&ranked), [(P, 1, Lane::CatchUp)]);
+    assert!(
+        ranked[0].why.starts_with("catch-up: listed #1;"),
+        "{}",
+        ranked[0].why
+    );
+}
+
+#[test]
+fn nothing_relevant_means_nothing_at_all() {
+    let plan = ordinary_plan();
+    let off_topic = vec![
+        vector(&P, 1, Lane::Semantic, 0, 0.12),
+        vector(&P, 2, Lane::Semantic, 1, 0.05),
+        vector(&P, 3, Lane::RawDetail, 0, 0.2),
+        listed(&P, 4, Lane::Importance, 0),
+        listed(&P, 5, Lane::Facts, 0),
+        listed(&P, 6, Lane::Profile, 0),
+        listed(&P, 7, Lane::Events, 0),
+    ];
+    assert!(rank(&plan, off_topic.clone(), RelevanceFloor::default()).is_empty());
+
+    // Without the floor: the reference engine's top-N noise.
+    assert_eq!(rank(&plan, off_topic.clone(), RelevanceFloor::OFF).len(), 7);
+
+    // Standing lanes always shown: only the query lanes are filtered.
+    let always = RelevanceFloor {
+        standing_lanes: StandingLanes::Always,
+        ..RelevanceFloor::default()
+    };
+    let lanes: Vec<Lane> = rank(&plan, off_topic.clone(), always)
+        .iter()
+        .map(|m| m.lane)
+        .collect();
+    assert_eq!(lanes.len(), 4);
+    assert!(lanes.iter().all(|lane| !lane.is_query_matched()));
+
+    // One real match anchors the recall and brings the standing lanes back.
+    let mut anchored = off_topic;
+    anchored.push(vector(&P, 8, Lane::Semantic, 2, 0.41));
+    let ranked = rank(&plan, anchored, RelevanceFloor::default());
+    let mut ids: Vec<u64> = ranked.iter().map(|m| m.frame_id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn a_lexical_hit_passes_the_floor_even_with_a_low_cosine() {
+    let plan = ordinary_plan();
+    let ranked = rank(
+        &plan,
+        vec![
+            text(&P, 1, Lane::Semantic, 0),
+            vector(&P, 1, Lane::Semantic, 5, 0.02),
+            vector(&P, 2, Lane::Semantic, 0, 0.1),
+        ],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(keys(&ranked), [(P, 1, Lane::Semantic)]);
+
+    let semantic_only = RelevanceFloor {
+        lexical_match: false,
+        ..RelevanceFloor::default()
+    };
+    assert!(rank(&plan, vec![text(&P, 1, Lane::Semantic, 0)], semantic_only).is_empty());
+}
+
+#[test]
+fn a_named_period_anchors_the_recall_by_date() {
+    let plan = plan_recall("what happened in May 2026?", NOW, 0).unwrap();
+    let ranked = rank(
+        &plan,
+        vec![
+            vector(&P, 1, Lane::DateWindow, 0, 0.03),
+            vector(&P, 2, Lane::Semantic, 0, 0.03),
+            listed(&P, 3, Lane::Facts, 0),
+        ],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(
+        keys(&ranked),
+        [(P, 1, Lane::DateWindow), (P, 3, Lane::Facts)]
+    );
+    assert!(
+        ranked[0]
+            .why
+            .starts_with("date-window (2026-05-01..2026-05-31): vector #1 (cosine 0.03);"),
+        "{}",
+        ranked[0].why
+    );
+}
+
+#[test]
+fn each_lane_is_capped_before_frames_are_deduplicated() {
+    let plan = plan_recall("ledger database", NOW, 2).unwrap();
+    let mut candidates: Vec<Candidate> = (0..4)
+        .map(|i| text(&P, u64::from(i), Lane::Semantic, i))
+        .collect();
+    // Frame 3 is cut from the semantic top 2 but is also a fact.
+    candidates.push(listed(&P, 3, Lane::Facts, 0));
+    let ranked = rank(&plan, candidates, RelevanceFloor::default());
+    assert_eq!(
+        keys(&ranked),
+        [
+            (P, 0, Lane::Semantic),
+            (P, 3, Lane::Facts),
+            (P, 1, Lane::Semantic)
+        ]
+    );
+    assert!(ranked[1].also_in.is_empty());
+}
+
+#[test]
+fn unreadable_frame_times_count_as_unknown_age() {
+    let mut c = text(&P, 1, Lane::Semantic, 0);
+    c.frame.created_at = Some("last tuesday".into());
+    let ranked = rank(&ordinary_plan(), vec![c], RelevanceFloor::default());
+    assert_eq!(ranked[0].relevance.temporal, 0.5);
+    assert!(
+        ranked[0].why.ends_with("; unreadable created-at ignored"),
+        "{}",
+        ranked[0].why
+    );
+}
+
+#[test]
+fn why_names_the_lane_the_evidence_and_the_signals() {
+    let ranked = rank(
+        &ordinary_plan(),
+        vec![
+            text(&P, 1, Lane::Semantic, 0),
+            vector(&P, 2, Lane::Semantic, 0, 0.9),
+            vector(&P, 3, Lane::Semantic, 1, 0.8),
+            vector(&P, 1, Lane::Semantic, 2, 0.6234),
+        ],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(
+        ranked[0].why,
+        "semantic: bm25 #1, vector #3 (cosine 0.62); fused 0.0328 × relevance 0.800 \
+         (temporal 1.00, popularity 1.00, contextual 0.00, importance 1.00) = 0.0262"
+    );
+}
+
+#[test]
+fn a_plan_with_an_unreadable_now_is_refused() {
+    let mut plan = ordinary_plan();
+    plan.now = "soon".into();
+    let err = rank_candidates(&plan, vec![], &RankOptions::default(), no_rerank).unwrap_err();
+    assert!(matches!(&err, LogicError::InvalidArgument(m) if m.starts_with("now: ")));
+}
+
+// ---------------------------------------------------------------------------
+// Properties.
+
+fn arb_candidate() -> impl Strategy<Value = Candidate> {
+    let mind = prop_oneof![
+        Just(MindKey::Personal),
+        Just(MindKey::Workspace("w".into()))
+    ];
+    let lane = prop_oneof![
+        3 => Just(Lane::Semantic),
+        1 => Just(Lane::Importance),
+        1 => Just(Lane::Facts),
+    ];
+    let importance = prop::sample::select(Importance::ALL.to_vec());
+    (
+        mind,
+        0u64..12,
+        lane,
+        any::<bool>(),
+        0u32..30,
+        -0.2f64..1.0,
+        importance,
+        0u32..200,
+        0u64..120,
+    )
+        .prop_map(
+            |(mind, id, lane, is_text, rank, cosine, importance, access_count, age_days)| {
+                let hit = match lane {
+                    Lane::Semantic if is_text => LaneHit::Text {
+                        rank,
+                        bm25: 1.0,
+                        chunk: None,
+                    },
+                    Lane::Semantic => LaneHit::Vector {
+                        rank,
+                        cosine,
+                        chunk: None,
+                    },
+                    _ => LaneHit::Listed { rank },
+                };
+                let created = chrono::NaiveDate::from_ymd_opt(2026, 5, 8)
+                    .and_then(|d| d.checked_sub_days(chrono::Days::new(age_days)))
+                    .map(|d| d.to_string());
+                Candidate {
+                    mind,
+                    frame_id: id,
+                    lane,
+                    hit,
+                    frame: FrameInfo {
+                        content: format!("frame {id}"),
+                        created_at: created,
+                        last_accessed: None,
+                        importance,
+                        access_count,
+                        graph_distance: None,
+                    },
+                }
+            },
+        )
+}
+
+fn arb_floor() -> impl Strategy<Value = RelevanceFloor> {
+    (-0.5f64..1.2, any::<bool>(), any::<bool>()).prop_map(|(min_cosine, lexical_match, always)| {
+        RelevanceFloor {
+            min_cosine,
+            lexical_match,
+            standing_lanes: if always {
+                StandingLanes::Always
+            } else {
+                StandingLanes::WhenAnchored
+            },
+        }
+    })
+}
+
+proptest! {
+    #[test]
+    fn never_the_same_frame_twice_and_always_best_first(
+        candidates in prop::collection::vec(arb_candidate(), 0..60),
+        floor in arb_floor(),
+        reverse in any::<bool>(),
+    ) {
+        let plan = ordinary_plan();
+        let options = RankOptions { floor, ..RankOptions::default() };
+        let ranked = rank_candidates(&plan, candidates, &options, |_, p: &[&str]| {
+            reverse.then(|| (0..p.len()).map(|i| i as f32).collect())
+        })
+        .unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for memory in &ranked {
+            prop_assert!(seen.insert((memory.mind.clone(), memory.frame_id)));
+            prop_assert!(!memory.also_in.contains(&memory.lane));
+            prop_assert_eq!(memory.score, memory.fused * memory.relevance.score);
+        }
+        prop_assert!(ranked.windows(2).all(|w| w[0].score >= w[1].score));
+        for lane in Lane::ALL {
+            let kept = ranked.iter().filter(|m| m.lane == lane).count();
+            let keep = plan.lane(lane).map_or(0, |spec| spec.keep as usize);
+            prop_assert!(kept <= keep);
+        }
+        // Every query-matched memory shows the evidence the floor asks for.
+        for memory in ranked.iter().filter(|m| m.lane.is_query_matched()) {
+            prop_assert!(floor.admits(memory.evidence.text_rank.is_some(), memory.evidence.cosine));
+        }
+    }
+
+    #[test]
+    fn a_stricter_floor_never_adds_a_memory(
+        candidates in prop::collection::vec(arb_candidate(), 0..60),
+        low in -0.5f64..1.2,
+        raise in 0.0f64..0.8,
+        lexical in any::<bool>(),
+    ) {
+        // Limits high enough that no cap binds (importance: ids < 12 but its
+        // keep is 5, so leave it out).
+        let plan = plan_recall("ledger database", NOW, 1000).unwrap();
+        let candidates: Vec<Candidate> =
+            candidates.into_iter().filter(|c| c.lane != Lane::Importance).collect();
+        let floor = |min_cosine: f64, lexical_match: bool| RelevanceFloor {
+            min_cosine,
+            lexical_match,
+            standing_lanes: StandingLanes::WhenAnchored,
+        };
+        let ids = |floor: RelevanceFloor| -> std::collections::BTreeSet<(MindKey, u64)> {
+            rank(&plan, candidates.clone(), floor)
+                .into_iter()
+                .map(|m| (m.mind, m.frame_id))
+                .collect()
+        };
+        let loose = ids(floor(low, true));
+        let strict = ids(floor(low + raise, lexical));
+        prop_assert!(strict.is_subset(&loose), "{strict:?} ⊄ {loose:?}");
+        let off = ids(RelevanceFloor::OFF);
+        prop_assert!(loose.is_subset(&off));
+    }
+}

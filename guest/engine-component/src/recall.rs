@@ -1,0 +1,439 @@
+//! `memory.recall-memory`: the multi-lane recall pipeline over the imports.
+//!
+//! The pure parts — which lanes run, fusion, the relevance floor, scoring,
+//! formatting and the injection scan — are
+//! [`hive_mind_core::recall`]; this module is the I/O between them:
+//!
+//! 1. **Plan** the query ([`plan_recall`]).
+//! 2. **Embed** the query once (only when a lane searches).
+//! 3. **Gather**: for every lane and every mind in scope, ask the store —
+//!    `search-text` + `search-vector` for a searching lane, `list-frames` for a
+//!    listing lane — with the lane's filters. A workspace mind that was never
+//!    written to has no memories: it is skipped with a note.
+//! 4. **Connect**: words of the query that name known entities
+//!    (`find-entities`, exact canonical names) → `frame-distances` through
+//!    the entity → frame bridge, so the contextual signal is real.
+//! 5. **Rank** ([`rank_candidates`]) with the reranker import as the
+//!    cross-encoder (soft-fail: unavailable keeps the fused order).
+//! 6. **Assemble** ([`assemble_recall`]), touch what was recalled, and add
+//!    the identity/awareness context ([`build_system_context`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use hive_mind_core::recall::{
+    AwarenessContext, Candidate, Fetch, FrameInfo, IdentityContext, LaneHit, MindKey, RankOptions,
+    RelevanceFloor, StandingLanes, assemble_recall, build_system_context, plan_recall,
+    rank_candidates,
+};
+use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
+
+use crate::exports::hive::mind::logic::ScoringProfile;
+use crate::exports::hive::mind::memory::{Error, Recall, RecallOptions, RecallScope, Recalled};
+use crate::hive::mind::types::{Frame, FrameRef, Mind};
+use crate::hive::mind::{embedder, reranker, store};
+use crate::logic_exports::importance_from_wit;
+use crate::save::{embedder_error, store_error};
+
+/// How far the graph is searched from the query's entities (the contextual
+/// signal scores distances 0–3).
+const GRAPH_DEPTH: u32 = 3;
+/// The most word n-grams of a query looked up as entity names.
+const MAX_ENTITY_LOOKUPS: usize = 48;
+/// The longest entity name looked up, in words.
+const MAX_ENTITY_WORDS: usize = 3;
+
+fn mind_key(mind: &Mind) -> MindKey {
+    match mind {
+        Mind::Personal => MindKey::Personal,
+        Mind::Workspace(id) => MindKey::Workspace(id.clone()),
+    }
+}
+
+fn logic_error(error: LogicError) -> Error {
+    match error {
+        LogicError::InvalidArgument(why) => Error::InvalidArgument(why),
+    }
+}
+
+/// The minds a recall searches, active workspace first.
+fn minds_in_scope(options: &RecallOptions) -> Result<Vec<Mind>, Error> {
+    let workspace = options
+        .workspace
+        .as_ref()
+        .filter(|id| !id.trim().is_empty())
+        .map(|id| Mind::Workspace(id.clone()));
+    match (options.scope, workspace) {
+        (RecallScope::Personal, _) => Ok(vec![Mind::Personal]),
+        (RecallScope::Current, Some(workspace)) => Ok(vec![workspace]),
+        (RecallScope::Current, None) => Err(Error::InvalidArgument(
+            "scope `current` needs a workspace: name one, or use scope `personal` or `all`"
+                .to_string(),
+        )),
+        (RecallScope::All, Some(workspace)) => Ok(vec![workspace, Mind::Personal]),
+        (RecallScope::All, None) => Ok(vec![Mind::Personal]),
+    }
+}
+
+/// The current time as ISO-8601 (UTC), from the WASI wall clock.
+fn now_iso() -> String {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let seconds = i64::try_from(since_epoch.as_secs()).unwrap_or(0);
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .map(|time| time.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|| "1970-01-01T00:00:00Z".to_string())
+}
+
+fn core_profile(profile: ScoringProfile) -> CoreProfile {
+    match profile {
+        ScoringProfile::Balanced => CoreProfile::Balanced,
+        ScoringProfile::Recent => CoreProfile::Recent,
+        ScoringProfile::Important => CoreProfile::Important,
+        ScoringProfile::Connected => CoreProfile::Connected,
+    }
+}
+
+/// Word n-grams of the query that might name an entity.
+fn entity_lookups(query: &str) -> Vec<String> {
+    let words: Vec<&str> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.' || c == '\''))
+        .map(|word| word.trim_matches(|c: char| c == '.' || c == '\'' || c == '-'))
+        .filter(|word| word.chars().count() >= 2)
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut lookups = Vec::new();
+    for width in 1..=MAX_ENTITY_WORDS {
+        for window in words.windows(width) {
+            let name = window.join(" ");
+            if hive_mind_core::is_noise_name(&name) {
+                continue;
+            }
+            let canonical = hive_mind_core::normalize_entity_name(&name);
+            if !canonical.is_empty() && seen.insert(canonical) {
+                lookups.push(name);
+                if lookups.len() >= MAX_ENTITY_LOOKUPS {
+                    return lookups;
+                }
+            }
+        }
+    }
+    lookups
+}
+
+/// Frame id → hops from the query's entities, in one mind.
+fn graph_distances(query: &str, mind: &Mind) -> Result<BTreeMap<u64, u32>, Error> {
+    let mut entities = BTreeSet::new();
+    for name in entity_lookups(query) {
+        for entity in store::find_entities(mind, &name).map_err(store_error)? {
+            entities.insert(entity.id);
+        }
+    }
+    if entities.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let entities: Vec<u64> = entities.into_iter().collect();
+    let distances = store::frame_distances(mind, &entities, GRAPH_DEPTH).map_err(store_error)?;
+    let mut by_frame = BTreeMap::new();
+    for (frame, distance) in distances {
+        by_frame
+            .entry(frame)
+            .and_modify(|best: &mut u32| *best = (*best).min(distance))
+            .or_insert(distance);
+    }
+    Ok(by_frame)
+}
+
+fn frame_info(frame: &Frame, distance: Option<u32>) -> FrameInfo {
+    FrameInfo {
+        content: frame.content.clone(),
+        created_at: Some(frame.created_at.clone()),
+        last_accessed: frame.last_accessed.clone(),
+        importance: importance_from_wit(frame.importance),
+        access_count: frame.access_count,
+        graph_distance: distance,
+    }
+}
+
+/// One hit before its frame is fetched.
+struct PendingHit {
+    lane: hive_mind_core::recall::Lane,
+    hit: LaneHit,
+}
+
+/// Recall the memories most relevant to `query`.
+pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Result<Recall, Error> {
+    let now = options.now.clone().unwrap_or_else(now_iso);
+    let plan = plan_recall(&query, &now, limit).map_err(logic_error)?;
+    let minds = minds_in_scope(&options)?;
+    let mut notes = Vec::new();
+
+    let searches = plan
+        .lanes
+        .iter()
+        .any(|lane| matches!(lane.fetch, Fetch::Search { .. }));
+    let mut floor = match options.floor {
+        Some(floor) => RelevanceFloor {
+            min_cosine: floor.min_cosine,
+            lexical_match: floor.lexical_match,
+            standing_lanes: if floor.standing_lanes_always {
+                StandingLanes::Always
+            } else {
+                StandingLanes::WhenAnchored
+            },
+        },
+        None => RelevanceFloor::default(),
+    };
+    let query_vector = if searches {
+        let info = embedder::info().map_err(embedder_error)?;
+        if info.provider == "mock" {
+            // Mock vectors carry no meaning: only keyword matches count
+            // (unless the caller turned the floor off).
+            if floor.min_cosine.is_finite() {
+                floor.min_cosine = f64::INFINITY;
+            }
+            notes.push(
+                "the MOCK embedder is active: vector similarity means nothing, only keyword matches count"
+                    .to_string(),
+            );
+        }
+        let mut vectors = embedder::embed(std::slice::from_ref(&query)).map_err(embedder_error)?;
+        vectors.pop()
+    } else {
+        None
+    };
+
+    // Gather.
+    let mut frames: BTreeMap<(MindKey, u64), Frame> = BTreeMap::new();
+    let mut pending: Vec<(Mind, u64, PendingHit)> = Vec::new();
+    let mut searched = Vec::new();
+    for mind in &minds {
+        let mut mind_ok = true;
+        for spec in &plan.lanes {
+            let filter = store::SearchFilter {
+                minds: vec![mind.clone()],
+                since: spec.since.clone(),
+                until: spec.until.clone(),
+                content_prefix: spec.content_prefix.clone(),
+                min_importance: spec
+                    .min_importance
+                    .map(crate::logic_exports::importance_to_wit),
+            };
+            let outcome = gather_lane(
+                &query,
+                query_vector.as_deref(),
+                spec,
+                mind,
+                &filter,
+                &mut frames,
+                &mut pending,
+            );
+            match outcome {
+                Ok(()) => {}
+                Err(store::Error::NotFound(_)) if matches!(mind, Mind::Workspace(_)) => {
+                    notes.push(format!(
+                        "workspace `{}` has no memories yet",
+                        match mind {
+                            Mind::Workspace(id) => id.as_str(),
+                            Mind::Personal => "personal",
+                        }
+                    ));
+                    mind_ok = false;
+                    break;
+                }
+                Err(error) => return Err(store_error(error)),
+            }
+        }
+        if mind_ok {
+            searched.push(mind.clone());
+        }
+    }
+
+    // Fetch the frames the searches hit.
+    let mut wanted = BTreeSet::new();
+    let missing: Vec<FrameRef> = pending
+        .iter()
+        .filter(|(mind, id, _)| !frames.contains_key(&(mind_key(mind), *id)))
+        .filter(|(mind, id, _)| wanted.insert((mind_key(mind), *id)))
+        .map(|(mind, id, _)| FrameRef {
+            mind: mind.clone(),
+            id: *id,
+        })
+        .collect();
+    if !missing.is_empty() {
+        for frame in store::get_frames(&missing).map_err(store_error)? {
+            frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
+        }
+    }
+
+    // Connect.
+    let mut distances: BTreeMap<MindKey, BTreeMap<u64, u32>> = BTreeMap::new();
+    for mind in &searched {
+        distances.insert(mind_key(mind), graph_distances(&query, mind)?);
+    }
+
+    let candidates: Vec<Candidate> = pending
+        .into_iter()
+        .filter_map(|(mind, id, hit)| {
+            let key = mind_key(&mind);
+            let frame = frames.get(&(key.clone(), id))?;
+            let distance = distances.get(&key).and_then(|d| d.get(&id)).copied();
+            Some(Candidate {
+                mind: key,
+                frame_id: id,
+                lane: hit.lane,
+                hit: hit.hit,
+                frame: frame_info(frame, distance),
+            })
+        })
+        .collect();
+
+    // Rank, with the reranker as the cross-encoder (soft-fail).
+    let rank_options = RankOptions {
+        profile: core_profile(options.profile),
+        floor,
+    };
+    let mut reranker_note = None;
+    let ranked = rank_candidates(&plan, candidates, &rank_options, |_, passages| {
+        let passages: Vec<String> = passages.iter().map(|p| p.to_string()).collect();
+        match reranker::score(&query, &passages) {
+            Ok(scores) => Some(scores),
+            Err(reranker::Error::Unavailable(why)) => {
+                reranker_note = Some(format!("no reranker: {why}"));
+                None
+            }
+            Err(reranker::Error::Failed(why)) => {
+                reranker_note = Some(format!("the reranker failed, fused order kept: {why}"));
+                None
+            }
+        }
+    })
+    .map_err(logic_error)?;
+    notes.extend(reranker_note);
+
+    let output = assemble_recall(&plan, ranked);
+    let memories: Vec<Recalled> = output
+        .memories
+        .iter()
+        .filter_map(|memory| {
+            let frame = frames.get(&(memory.mind.clone(), memory.frame_id))?;
+            Some(Recalled {
+                frame: frame.clone(),
+                lane: memory.lane.as_str().to_string(),
+                score: memory.score,
+                why: memory.why.clone(),
+            })
+        })
+        .collect();
+    if !memories.is_empty() {
+        let refs: Vec<FrameRef> = memories.iter().map(|m| m.frame.ref_.clone()).collect();
+        store::touch_frames(&refs).map_err(store_error)?;
+    }
+
+    let context = system_context(&minds, &mut notes)?;
+    Ok(Recall {
+        memories,
+        text: output.text,
+        withheld: output.withheld,
+        context,
+        notes,
+    })
+}
+
+/// Run one lane against one mind, recording its hits (and the frames a
+/// listing returns whole).
+fn gather_lane(
+    query: &str,
+    query_vector: Option<&[f32]>,
+    spec: &hive_mind_core::recall::LaneSpec,
+    mind: &Mind,
+    filter: &store::SearchFilter,
+    frames: &mut BTreeMap<(MindKey, u64), Frame>,
+    pending: &mut Vec<(Mind, u64, PendingHit)>,
+) -> Result<(), store::Error> {
+    match spec.fetch {
+        Fetch::Search { limit } => {
+            let text_hits = store::search_text(query, filter, limit)?;
+            for (rank, hit) in text_hits.into_iter().enumerate() {
+                pending.push((
+                    hit.ref_.mind.clone(),
+                    hit.ref_.id,
+                    PendingHit {
+                        lane: spec.lane,
+                        hit: LaneHit::Text {
+                            rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                            bm25: hit.score,
+                            chunk: hit.chunk,
+                        },
+                    },
+                ));
+            }
+            if let Some(vector) = query_vector {
+                let vector_hits = store::search_vector(vector, filter, limit)?;
+                for (rank, hit) in vector_hits.into_iter().enumerate() {
+                    pending.push((
+                        hit.ref_.mind.clone(),
+                        hit.ref_.id,
+                        PendingHit {
+                            lane: spec.lane,
+                            hit: LaneHit::Vector {
+                                rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                                cosine: hit.score,
+                                chunk: hit.chunk,
+                            },
+                        },
+                    ));
+                }
+            }
+        }
+        Fetch::List {
+            oldest_first,
+            limit,
+        } => {
+            let listed = store::list_frames(filter, oldest_first, limit)?;
+            for (rank, frame) in listed.into_iter().enumerate() {
+                pending.push((
+                    mind.clone(),
+                    frame.ref_.id,
+                    PendingHit {
+                        lane: spec.lane,
+                        hit: LaneHit::Listed {
+                            rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                        },
+                    },
+                ));
+                frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The identity (personal mind) and awareness (every mind in scope)
+/// context.
+fn system_context(minds: &[Mind], notes: &mut Vec<String>) -> Result<String, Error> {
+    let identity = store::get_identity(&Mind::Personal)
+        .map_err(store_error)?
+        .map(|identity| IdentityContext {
+            name: identity.name,
+            role: identity.role,
+            personality: identity.personality,
+            capabilities: identity.capabilities,
+            system_prompt: identity.system_prompt,
+        });
+    let mut awareness = Vec::new();
+    for mind in minds {
+        match store::list_awareness(mind) {
+            Ok(items) => awareness.extend(items.into_iter().map(|item| AwarenessContext {
+                category: item.category,
+                content: item.content,
+                priority: item.priority,
+            })),
+            Err(store::Error::NotFound(_)) => {}
+            Err(error) => return Err(store_error(error)),
+        }
+    }
+    let context = build_system_context(identity.as_ref(), &awareness);
+    notes.extend(context.withheld);
+    Ok(context.text)
+}

@@ -1,0 +1,545 @@
+//! # Embedder and reranker configuration
+//!
+//! Read from the `[embedder]` and `[reranker]` tables of
+//! `$HIVE_MIND_HOME/config.toml` (default `~/.hive-mind/config.toml`), then
+//! overridden by environment variables. Every key is optional; with nothing
+//! configured the in-process model is used and the reranker is off.
+//!
+//! ```toml
+//! [embedder]
+//! provider = "auto"          # auto | in-process | ollama | voyage | openai | mock
+//! batch_size = 64            # texts per HTTP request
+//!
+//! [embedder.in_process]
+//! model_dir = "/path/to/all-MiniLM-L6-v2"   # holds model_int8.onnx + tokenizer.json
+//!
+//! [embedder.ollama]
+//! host = "http://localhost:11434"
+//! model = "nomic-embed-text"
+//! timeout_secs = 30
+//! # max_tokens = 2048      # else read from the model (/api/show), else a table
+//!
+//! [embedder.voyage]
+//! api_key = "…"              # better: VOYAGE_API_KEY
+//! model = "voyage-3-lite"
+//!
+//! [embedder.openai]          # any OpenAI-compatible /v1/embeddings (LiteLLM, vLLM, …)
+//! base_url = "https://api.openai.com/v1"
+//! model = "text-embedding-3-small"
+//! # dimensions = 512
+//!
+//! [embedder.mock]
+//! dimensions = 384
+//!
+//! [reranker]
+//! model = "/path/to/ms-marco-MiniLM-L-6-v2/model.onnx"
+//! # tokenizer = "…/tokenizer.json"   # default: next to the model
+//! ```
+//!
+//! | environment variable | overrides |
+//! |---|---|
+//! | `HIVE_MIND_HOME` | where `config.toml` (and `models/`) live |
+//! | `HIVE_MIND_EMBEDDER` | `embedder.provider` |
+//! | `HIVE_MIND_MODELS_DIR` | a `models/` folder holding `all-MiniLM-L6-v2/` |
+//! | `OLLAMA_HOST`, `HIVE_MIND_OLLAMA_MODEL` | `embedder.ollama.host`, `.model` |
+//! | `VOYAGE_API_KEY`, `HIVE_MIND_VOYAGE_MODEL`, `HIVE_MIND_VOYAGE_BASE_URL` | `embedder.voyage.*` |
+//! | `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `HIVE_MIND_OPENAI_MODEL`, `HIVE_MIND_OPENAI_DIMENSIONS` | `embedder.openai.*` |
+//! | `HIVE_MIND_RERANKER_MODEL`, `HIVE_MIND_RERANKER_TOKENIZER` | `reranker.model`, `.tokenizer` |
+//!
+//! Keys unknown inside `[embedder]` or `[reranker]` are errors (a typo must
+//! not silently select another provider); other tables of the file belong to
+//! other parts of the host and are ignored here.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Which embedding provider to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderChoice {
+    /// Probe in-process → Ollama → Voyage → OpenAI-compatible; first that
+    /// works wins. Never the mock.
+    #[default]
+    Auto,
+    /// The bundled ONNX model, run in this process.
+    InProcess,
+    /// A local Ollama server (`/api/embed`).
+    Ollama,
+    /// Voyage AI (`/v1/embeddings`, needs an API key).
+    Voyage,
+    /// Any OpenAI-compatible `/v1/embeddings` (OpenAI, LiteLLM, vLLM, …).
+    #[serde(alias = "openai-compatible", alias = "litellm")]
+    Openai,
+    /// Hash vectors with no meaning: tests and demos only.
+    Mock,
+}
+
+impl ProviderChoice {
+    /// Parse a provider name as written in the config or environment.
+    pub fn parse(name: &str) -> Option<ProviderChoice> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Some(ProviderChoice::Auto),
+            "in-process" | "inprocess" | "in_process" | "local" => Some(ProviderChoice::InProcess),
+            "ollama" => Some(ProviderChoice::Ollama),
+            "voyage" => Some(ProviderChoice::Voyage),
+            "openai" | "openai-compatible" | "litellm" => Some(ProviderChoice::Openai),
+            "mock" => Some(ProviderChoice::Mock),
+            _ => None,
+        }
+    }
+}
+
+/// `[embedder.in_process]`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InProcessConfig {
+    /// The model folder (`model_int8.onnx` + `tokenizer.json`). When unset,
+    /// [`InProcessConfig::search_dirs`] are tried in order.
+    pub model_dir: Option<PathBuf>,
+    /// Texts per model run.
+    pub batch_size: Option<usize>,
+    /// Folders tried for the default model when `model_dir` is unset:
+    /// `$HIVE_MIND_MODELS_DIR/all-MiniLM-L6-v2`,
+    /// `$HIVE_MIND_HOME/models/all-MiniLM-L6-v2`, then the repository's
+    /// `models/all-MiniLM-L6-v2`. Filled in by [`Config::from_sources`].
+    #[serde(skip)]
+    pub search_dirs: Vec<PathBuf>,
+}
+
+/// `[embedder.ollama]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OllamaConfig {
+    /// The server, e.g. `http://localhost:11434` (`OLLAMA_HOST`'s forms,
+    /// `host:port` or a bare host, are accepted).
+    pub host: String,
+    /// The embedding model.
+    pub model: String,
+    /// The model's token limit; unset: asked of the server, else a table.
+    pub max_tokens: Option<usize>,
+    /// Seconds before a request is abandoned.
+    pub timeout_secs: f64,
+}
+
+impl Default for OllamaConfig {
+    fn default() -> Self {
+        OllamaConfig {
+            host: "http://localhost:11434".into(),
+            model: "nomic-embed-text".into(),
+            max_tokens: None,
+            timeout_secs: 30.0,
+        }
+    }
+}
+
+/// `[embedder.voyage]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VoyageConfig {
+    /// The API base; `/embeddings` is appended.
+    pub base_url: String,
+    /// The API key (prefer `VOYAGE_API_KEY`). Without one, Voyage is skipped.
+    pub api_key: Option<String>,
+    /// The embedding model.
+    pub model: String,
+    /// The model's token limit; unset: a table of measured limits.
+    pub max_tokens: Option<usize>,
+    /// Seconds before a request is abandoned.
+    pub timeout_secs: f64,
+}
+
+impl Default for VoyageConfig {
+    fn default() -> Self {
+        VoyageConfig {
+            base_url: "https://api.voyageai.com/v1".into(),
+            api_key: None,
+            model: "voyage-3-lite".into(),
+            max_tokens: None,
+            timeout_secs: 15.0,
+        }
+    }
+}
+
+/// `[embedder.openai]`: any OpenAI-compatible embeddings endpoint.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpenAiConfig {
+    /// The API base including `/v1`; `/embeddings` is appended.
+    pub base_url: String,
+    /// Whether `base_url` was set (file or `OPENAI_BASE_URL`): a local
+    /// server needs no key, so the auto-probe tries it.
+    #[serde(skip)]
+    pub base_url_configured: bool,
+    /// The API key (prefer `OPENAI_API_KEY`); optional for local servers.
+    pub api_key: Option<String>,
+    /// The embedding model.
+    pub model: String,
+    /// Ask for vectors of this size (models that support shortening).
+    pub dimensions: Option<u32>,
+    /// The model's token limit; unset: a table of measured limits.
+    pub max_tokens: Option<usize>,
+    /// Seconds before a request is abandoned.
+    pub timeout_secs: f64,
+}
+
+impl Default for OpenAiConfig {
+    fn default() -> Self {
+        OpenAiConfig {
+            base_url: "https://api.openai.com/v1".into(),
+            base_url_configured: false,
+            api_key: None,
+            model: "text-embedding-3-small".into(),
+            dimensions: None,
+            max_tokens: None,
+            timeout_secs: 15.0,
+        }
+    }
+}
+
+/// `[embedder.mock]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MockConfig {
+    /// The vector dimension.
+    pub dimensions: u32,
+}
+
+impl Default for MockConfig {
+    fn default() -> Self {
+        MockConfig {
+            dimensions: super::mock::DEFAULT_DIMENSIONS,
+        }
+    }
+}
+
+/// `[embedder]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbedderConfig {
+    /// Which provider; `auto` probes.
+    pub provider: ProviderChoice,
+    /// Texts per HTTP request.
+    pub batch_size: usize,
+    /// Seconds to wait for a TCP connection (a down local server must not
+    /// stall the auto-probe).
+    pub connect_timeout_secs: f64,
+    /// The in-process model.
+    pub in_process: InProcessConfig,
+    /// Ollama.
+    pub ollama: OllamaConfig,
+    /// Voyage AI.
+    pub voyage: VoyageConfig,
+    /// OpenAI-compatible.
+    pub openai: OpenAiConfig,
+    /// The mock.
+    pub mock: MockConfig,
+}
+
+impl Default for EmbedderConfig {
+    fn default() -> Self {
+        EmbedderConfig {
+            provider: ProviderChoice::Auto,
+            batch_size: 64,
+            connect_timeout_secs: 2.0,
+            in_process: InProcessConfig::default(),
+            ollama: OllamaConfig::default(),
+            voyage: VoyageConfig::default(),
+            openai: OpenAiConfig::default(),
+            mock: MockConfig::default(),
+        }
+    }
+}
+
+/// `[reranker]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RerankerConfig {
+    /// A cross-encoder ONNX file; unset: no reranker ("unavailable").
+    pub model: Option<PathBuf>,
+    /// Its `tokenizer.json`; default: next to the model.
+    pub tokenizer: Option<PathBuf>,
+    /// Truncate query + passage to this many tokens.
+    pub max_tokens: usize,
+    /// Pairs per model run.
+    pub batch_size: usize,
+}
+
+impl Default for RerankerConfig {
+    fn default() -> Self {
+        RerankerConfig {
+            model: None,
+            tokenizer: None,
+            max_tokens: 512,
+            batch_size: 16,
+        }
+    }
+}
+
+/// The parts of `config.toml` this module reads.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// `[embedder]`.
+    pub embedder: EmbedderConfig,
+    /// `[reranker]`.
+    pub reranker: RerankerConfig,
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("could not read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML, or a key is unknown or of the wrong type.
+    #[error("invalid configuration in {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with its location.
+        message: String,
+    },
+    /// An environment variable has a value that cannot be used.
+    #[error("environment variable {name}={value:?}: {message}")]
+    Env {
+        /// The variable.
+        name: String,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// `$HIVE_MIND_HOME`, or `~/.hive-mind`.
+pub fn hive_mind_home(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    match env("HIVE_MIND_HOME").filter(|value| !value.is_empty()) {
+        Some(home) => PathBuf::from(home),
+        None => dirs::home_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(".hive-mind"),
+    }
+}
+
+/// Read a real environment variable (empty counts as unset).
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.is_empty())
+}
+
+impl Config {
+    /// The configuration of this process: `$HIVE_MIND_HOME/config.toml` (when
+    /// it exists) and the environment.
+    pub fn load() -> Result<Config, ConfigError> {
+        Config::load_in(&hive_mind_home(&process_env))
+    }
+
+    /// The configuration of a data directory given explicitly (`--data-dir`):
+    /// its `config.toml` (when it exists) and the environment.
+    pub fn load_in(data_dir: &Path) -> Result<Config, ConfigError> {
+        let path = data_dir.join("config.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        Config::from_sources(text.as_deref(), &path, &process_env)
+    }
+
+    /// The configuration from a file's text (if any; `path` is for messages)
+    /// and an environment lookup. Tests pass their own environment.
+    pub fn from_sources(
+        file_text: Option<&str>,
+        path: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let mut config: Config = match file_text {
+            Some(text) => toml::from_str(text).map_err(|error| ConfigError::Parse {
+                path: path.to_path_buf(),
+                message: error.to_string(),
+            })?,
+            None => Config::default(),
+        };
+        let embedder = &mut config.embedder;
+        if let Some(value) = env("HIVE_MIND_EMBEDDER") {
+            embedder.provider = ProviderChoice::parse(&value).ok_or_else(|| ConfigError::Env {
+                name: "HIVE_MIND_EMBEDDER".into(),
+                value: value.clone(),
+                message: "expected auto, in-process, ollama, voyage, openai or mock".into(),
+            })?;
+        }
+        let default_model = super::in_process::DEFAULT_MODEL;
+        let mut search = Vec::new();
+        if let Some(dir) = env("HIVE_MIND_MODELS_DIR") {
+            search.push(PathBuf::from(dir).join(default_model));
+        }
+        search.push(hive_mind_home(env).join("models").join(default_model));
+        search.push(super::in_process::repository_models_dir().join(default_model));
+        embedder.in_process.search_dirs = search;
+
+        if let Some(host) = env("OLLAMA_HOST") {
+            embedder.ollama.host = host;
+        }
+        embedder.ollama.host = normalize_ollama_host(&embedder.ollama.host);
+        if let Some(model) = env("HIVE_MIND_OLLAMA_MODEL") {
+            embedder.ollama.model = model;
+        }
+        if let Some(key) = env("VOYAGE_API_KEY") {
+            embedder.voyage.api_key = Some(key);
+        }
+        if let Some(model) = env("HIVE_MIND_VOYAGE_MODEL") {
+            embedder.voyage.model = model;
+        }
+        if let Some(url) = env("HIVE_MIND_VOYAGE_BASE_URL") {
+            embedder.voyage.base_url = url;
+        }
+        let file_set_openai_url = file_text
+            .and_then(|text| toml::from_str::<toml::Table>(text).ok())
+            .and_then(|table| {
+                table
+                    .get("embedder")?
+                    .get("openai")?
+                    .get("base_url")
+                    .map(|_| ())
+            })
+            .is_some();
+        embedder.openai.base_url_configured = file_set_openai_url;
+        if let Some(url) = env("OPENAI_BASE_URL") {
+            embedder.openai.base_url = url;
+            embedder.openai.base_url_configured = true;
+        }
+        if let Some(key) = env("OPENAI_API_KEY") {
+            embedder.openai.api_key = Some(key);
+        }
+        if let Some(model) = env("HIVE_MIND_OPENAI_MODEL") {
+            embedder.openai.model = model;
+        }
+        if let Some(value) = env("HIVE_MIND_OPENAI_DIMENSIONS") {
+            let dimensions = value.trim().parse().map_err(|_| ConfigError::Env {
+                name: "HIVE_MIND_OPENAI_DIMENSIONS".into(),
+                value: value.clone(),
+                message: "expected a positive integer".into(),
+            })?;
+            embedder.openai.dimensions = Some(dimensions);
+        }
+        if let Some(model) = env("HIVE_MIND_RERANKER_MODEL") {
+            config.reranker.model = Some(PathBuf::from(model));
+        }
+        if let Some(tokenizer) = env("HIVE_MIND_RERANKER_TOKENIZER") {
+            config.reranker.tokenizer = Some(PathBuf::from(tokenizer));
+        }
+        Ok(config)
+    }
+}
+
+/// Accept `OLLAMA_HOST`'s forms (`host`, `host:port`, `0.0.0.0`, with or
+/// without a scheme) and return a URL a client can call.
+pub fn normalize_ollama_host(host: &str) -> String {
+    let host = host
+        .trim()
+        .trim_end_matches('/')
+        .replacen("0.0.0.0", "127.0.0.1", 1);
+    if host.contains("://") {
+        return host;
+    }
+    let has_port = host
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()));
+    if has_port {
+        format!("http://{host}")
+    } else {
+        format!("http://{host}:11434")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.to_string())
+        }
+    }
+
+    #[test]
+    fn defaults_without_file_or_env() {
+        let config = Config::from_sources(None, Path::new("c.toml"), &env_of(&[])).unwrap();
+        assert_eq!(config.embedder.provider, ProviderChoice::Auto);
+        assert_eq!(config.embedder.ollama.host, "http://localhost:11434");
+        assert!(config.reranker.model.is_none());
+        assert!(!config.embedder.openai.base_url_configured);
+        assert_eq!(config.embedder.in_process.search_dirs.len(), 2);
+    }
+
+    #[test]
+    fn env_overrides_file() {
+        let file = r#"
+            [store]
+            whatever = 1
+            [embedder]
+            provider = "ollama"
+            [embedder.ollama]
+            model = "mxbai-embed-large"
+            [embedder.openai]
+            base_url = "http://127.0.0.1:4000/v1"
+        "#;
+        let env = env_of(&[
+            ("HIVE_MIND_EMBEDDER", "openai"),
+            ("OLLAMA_HOST", "0.0.0.0:1234"),
+            ("OPENAI_API_KEY", "sk-test"),
+            ("HIVE_MIND_MODELS_DIR", "/m"),
+        ]);
+        let config = Config::from_sources(Some(file), Path::new("c.toml"), &env).unwrap();
+        let embedder = &config.embedder;
+        assert_eq!(embedder.provider, ProviderChoice::Openai);
+        assert_eq!(embedder.ollama.model, "mxbai-embed-large");
+        assert_eq!(embedder.ollama.host, "http://127.0.0.1:1234");
+        assert!(embedder.openai.base_url_configured);
+        assert_eq!(embedder.openai.api_key.as_deref(), Some("sk-test"));
+        assert_eq!(
+            embedder.in_process.search_dirs[0],
+            PathBuf::from("/m/all-MiniLM-L6-v2")
+        );
+    }
+
+    #[test]
+    fn typos_are_errors() {
+        let file = "[embedder]\nprovidr = \"mock\"\n";
+        let error = Config::from_sources(Some(file), Path::new("c.toml"), &env_of(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("providr"), "{error}");
+        let error = Config::from_sources(
+            None,
+            Path::new("c.toml"),
+            &env_of(&[("HIVE_MIND_EMBEDDER", "mokc")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("HIVE_MIND_EMBEDDER"), "{error}");
+    }
+
+    #[test]
+    fn ollama_host_forms() {
+        assert_eq!(normalize_ollama_host("localhost"), "http://localhost:11434");
+        assert_eq!(normalize_ollama_host("0.0.0.0"), "http://127.0.0.1:11434");
+        assert_eq!(
+            normalize_ollama_host("https://ollama.example.com/"),
+            "https://ollama.example.com"
+        );
+        assert_eq!(
+            normalize_ollama_host("http://127.0.0.1:9/"),
+            "http://127.0.0.1:9"
+        );
+    }
+}

@@ -1,0 +1,297 @@
+//! # Embedders: text in, L2-normalised vectors out
+//!
+//! An *embedder* turns a batch of texts into one vector per text, so that
+//! texts with similar meaning land close together. Recall's vector lane
+//! searches those vectors; a vector that means nothing (a mock, or a vector
+//! from a different model than the index was built with) makes recall rank
+//! at random without any error. This module exists to make that impossible
+//! to miss.
+//!
+//! ## The pieces
+//!
+//! - [`Embedder`] — the native trait every provider implements: its
+//!   fingerprint ([`EmbedderInfo`]) and `embed`. The WIT import
+//!   `hive:mind/embedder` is a thin adapter over it: [`EmbedError`] has the
+//!   WIT's two cases, `unavailable` and `failed`.
+//! - Providers, one file each: [`in_process`] (the default: all-MiniLM-L6-v2
+//!   int8 ONNX run by tract, offline), [`ollama`], [`voyage`], [`openai`]
+//!   (any OpenAI-compatible `/v1/embeddings`, which covers LiteLLM and most
+//!   local servers), and [`mock`] (no semantics; only when chosen by name).
+//!   The HTTP ones share [`http`]: timeouts, per-text retry, char capping.
+//! - [`chain`] — choosing the active provider: the one named in the config,
+//!   or an auto-probe in the order in-process → Ollama → Voyage → OpenAI,
+//!   halting at the first that works. It reports every attempt, so
+//!   `hive-mind embed --status` can say loudly what is active.
+//! - [`config`] — `$HIVE_MIND_HOME/config.toml` and environment variables.
+//! - The *embedder lock*: a store records the [`EmbedderInfo`] its vectors
+//!   were made with and calls [`fingerprint_check`] before every vector
+//!   operation (see below).
+//! - [`bench`] and [`cli`] — `hive-mind bench embed` and `hive-mind embed`.
+//!
+//! ## The embedder lock
+//!
+//! Vectors from two models are not comparable, and a vector index cannot
+//! change its dimension. So every vector operation compares the fingerprint
+//! recorded with the store against the active embedder's:
+//!
+//! | recorded vs. active | [`FingerprintCheck`] | what the store does |
+//! |---|---|---|
+//! | same dimension, same provider and model | `Match` | proceed |
+//! | same dimension, other provider or model | `ModelChanged` | proceed, record the new fingerprint, warn: old vectors are valid numbers but similarity across models is degraded |
+//! | other dimension | `DimensionMismatch` | refuse with a typed error; the remedy is a `reindex` (recreate the vector tables, re-embed every frame) |
+
+pub mod bench;
+pub mod chain;
+pub mod cli;
+pub mod config;
+pub mod http;
+pub mod in_process;
+pub mod mock;
+pub mod ollama;
+pub mod onnx;
+pub mod openai;
+pub mod voyage;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use chain::{ActiveEmbedder, Attempt, resolve};
+pub use config::{EmbedderConfig, ProviderChoice};
+pub use in_process::InProcessEmbedder;
+pub use mock::MockEmbedder;
+
+/// The identity of an embedder: what the store locks its vectors to.
+///
+/// Mirrors the WIT record `embedder-info`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct EmbedderInfo {
+    /// The provider: `in-process`, `ollama`, `voyage`, `openai-compatible` or
+    /// `mock`.
+    pub provider: String,
+    /// The model name, as the provider knows it.
+    pub model: String,
+    /// The vector dimension.
+    pub dimensions: u32,
+}
+
+impl EmbedderInfo {
+    /// Whether this is the mock provider, whose vectors carry no meaning.
+    pub fn is_mock(&self) -> bool {
+        self.provider == mock::PROVIDER
+    }
+}
+
+impl fmt::Display for EmbedderInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{} ({}-d)",
+            self.provider, self.model, self.dimensions
+        )
+    }
+}
+
+/// Why embedding failed. Mirrors the WIT `embedder.error` variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmbedError {
+    /// No provider is configured or reachable; the message says which were
+    /// tried and why each failed, or how to fix the configuration.
+    #[error("no embedder available: {0}")]
+    Unavailable(String),
+    /// The provider failed on this input; the message says why.
+    #[error("embedding failed: {0}")]
+    Failed(String),
+}
+
+/// A batch of vectors, with the texts that had to be degraded marked.
+///
+/// HTTP providers retry a failed batch one text at a time; a text that still
+/// fails gets a [`mock`] vector (normalised, of the right dimension, with no
+/// meaning) so the rest of the batch keeps its real vectors. Its index is
+/// listed in `degraded`, so a caller can re-embed it later.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embedded {
+    /// One L2-normalised vector per input text, in order.
+    pub vectors: Vec<Vec<f32>>,
+    /// The inputs whose vectors are placeholders, with the reason each failed.
+    pub degraded: Vec<Degraded>,
+    /// The inputs that were cut to the model's length limit.
+    pub truncated: Vec<usize>,
+}
+
+/// One input that could not be embedded and got a placeholder vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Degraded {
+    /// Its index in the batch.
+    pub index: usize,
+    /// Why the provider failed on it.
+    pub reason: String,
+}
+
+/// A text embedding provider.
+///
+/// Implementations are loaded once per process and shared (`Send + Sync`);
+/// `embed` may be called from several threads.
+pub trait Embedder: Send + Sync {
+    /// The fingerprint of the vectors this embedder makes.
+    fn info(&self) -> EmbedderInfo;
+
+    /// Embed a batch, reporting degraded and truncated inputs.
+    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError>;
+
+    /// Embed a batch: one L2-normalised vector per text, in order.
+    ///
+    /// Degraded inputs (see [`Embedded`]) are logged as warnings; use
+    /// [`Embedder::embed_marked`] to learn which they were.
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let embedded = self.embed_marked(texts)?;
+        for degraded in &embedded.degraded {
+            tracing::warn!(
+                index = degraded.index,
+                reason = %degraded.reason,
+                "text could not be embedded; it got a placeholder vector with no meaning"
+            );
+        }
+        Ok(embedded.vectors)
+    }
+}
+
+impl<E: Embedder + ?Sized> Embedder for Box<E> {
+    fn info(&self) -> EmbedderInfo {
+        (**self).info()
+    }
+    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked(texts)
+    }
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts)
+    }
+}
+
+impl<E: Embedder + ?Sized> Embedder for std::sync::Arc<E> {
+    fn info(&self) -> EmbedderInfo {
+        (**self).info()
+    }
+    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked(texts)
+    }
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts)
+    }
+}
+
+/// The outcome of comparing a store's recorded fingerprint with the active
+/// embedder's. See the module docs for what the store does with each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FingerprintCheck {
+    /// Same provider, model and dimension.
+    Match,
+    /// Same dimension, but another provider or model: vectors stay
+    /// numerically valid, similarity across the two models is degraded.
+    ModelChanged {
+        /// What the store recorded.
+        recorded: EmbedderInfo,
+        /// What is active now.
+        active: EmbedderInfo,
+    },
+    /// The dimension changed: the vector index cannot be used; re-embed.
+    DimensionMismatch {
+        /// The dimension the store's vectors have.
+        expected: u32,
+        /// The dimension the active embedder produces.
+        actual: u32,
+    },
+}
+
+/// Compare the fingerprint a store recorded with the active embedder's.
+pub fn fingerprint_check(recorded: &EmbedderInfo, active: &EmbedderInfo) -> FingerprintCheck {
+    if recorded.dimensions != active.dimensions {
+        FingerprintCheck::DimensionMismatch {
+            expected: recorded.dimensions,
+            actual: active.dimensions,
+        }
+    } else if recorded.provider != active.provider || recorded.model != active.model {
+        FingerprintCheck::ModelChanged {
+            recorded: recorded.clone(),
+            active: active.clone(),
+        }
+    } else {
+        FingerprintCheck::Match
+    }
+}
+
+/// Scale `vector` to unit length in place. A zero vector is left as is.
+pub fn l2_normalize(vector: &mut [f32]) {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > f32::EPSILON {
+        for x in vector.iter_mut() {
+            *x /= norm;
+        }
+    }
+}
+
+/// Cut `text` to at most `max_chars` characters, on a character boundary.
+/// Returns the text and whether it was cut.
+pub fn cap_chars(text: &str, max_chars: usize) -> (&str, bool) {
+    match text.char_indices().nth(max_chars) {
+        Some((byte, _)) => (&text[..byte], true),
+        None => (text, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(provider: &str, model: &str, dimensions: u32) -> EmbedderInfo {
+        EmbedderInfo {
+            provider: provider.into(),
+            model: model.into(),
+            dimensions,
+        }
+    }
+
+    #[test]
+    fn fingerprint_outcomes() {
+        let minilm = info("in-process", "all-MiniLM-L6-v2", 384);
+        assert_eq!(
+            fingerprint_check(&minilm, &minilm.clone()),
+            FingerprintCheck::Match
+        );
+        let other = info("ollama", "all-minilm", 384);
+        assert_eq!(
+            fingerprint_check(&minilm, &other),
+            FingerprintCheck::ModelChanged {
+                recorded: minilm.clone(),
+                active: other
+            }
+        );
+        let nomic = info("ollama", "nomic-embed-text", 768);
+        assert_eq!(
+            fingerprint_check(&minilm, &nomic),
+            FingerprintCheck::DimensionMismatch {
+                expected: 384,
+                actual: 768
+            }
+        );
+    }
+
+    #[test]
+    fn cap_chars_respects_char_boundaries() {
+        assert_eq!(cap_chars("héllo", 2), ("hé", true));
+        assert_eq!(cap_chars("héllo", 5), ("héllo", false));
+        assert_eq!(cap_chars("🚀🚀🚀", 1), ("🚀", true));
+        assert_eq!(cap_chars("", 0), ("", false));
+    }
+
+    #[test]
+    fn normalize() {
+        let mut v = vec![3.0, 4.0];
+        l2_normalize(&mut v);
+        assert_eq!(v, vec![0.6, 0.8]);
+        let mut zero = vec![0.0; 3];
+        l2_normalize(&mut zero);
+        assert_eq!(zero, vec![0.0; 3]);
+    }
+}

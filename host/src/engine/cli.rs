@@ -1,0 +1,226 @@
+//! `hive-mind save` and `hive-mind recall`: the memory API through the engine
+//! component.
+//!
+//! The command parses its flags into the WIT `memory-input`, opens the
+//! engine over the data directory ([`super::open`]) and calls
+//! `memory.save-memory`; the component chunks, embeds and stores. Output is
+//! the saved frame as JSON on stdout.
+
+use std::path::Path;
+
+use serde_json::{Value as Json, json};
+
+use super::convert::{importance_out, source_out};
+use super::wit_memory::MemoryInput;
+use super::wit_types;
+use super::{EngineError, OpenError};
+use crate::store::{self, Mind, StoreError};
+
+/// `hive-mind save`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SaveArgs {
+    /// The memory's text.
+    pub text: String,
+    /// critical, important, normal, temporary or deprecated.
+    #[arg(long, default_value = "normal")]
+    pub importance: String,
+    /// user-stated, tool-verified, agent-inferred, import or system.
+    #[arg(long, default_value = "user-stated")]
+    pub source: String,
+    /// Save to this workspace's mind instead of the personal one.
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// Event time (ISO-8601); default now.
+    #[arg(long)]
+    pub created_at: Option<String>,
+}
+
+/// What can go wrong in `save`.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// A flag had a value outside its vocabulary.
+    #[error(transparent)]
+    Argument(#[from] StoreError),
+    /// The engine could not be set up.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The engine refused or failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// The WIT frame as JSON, in the store's vocabulary.
+pub fn frame_json(frame: &wit_types::Frame) -> Json {
+    let mind = match &frame.ref_.mind {
+        wit_types::Mind::Personal => Mind::Personal,
+        wit_types::Mind::Workspace(id) => Mind::Workspace(id.clone()),
+    };
+    let reference = store::FrameRef {
+        mind,
+        id: frame.ref_.id,
+    };
+    let frame_type = match frame.frame_type {
+        wit_types::FrameType::IFrame => "i-frame",
+        wit_types::FrameType::PFrame => "p-frame",
+        wit_types::FrameType::BFrame => "b-frame",
+    };
+    json!({
+        "ref": reference.to_string(),
+        "frame-type": frame_type,
+        "gop-id": frame.gop_id,
+        "t": frame.t,
+        "base-frame-id": frame.base_frame_id,
+        "content": frame.content,
+        "importance": super::convert::importance_in(frame.importance).as_str(),
+        "source": super::convert::source_in(frame.source).as_str(),
+        "access-count": frame.access_count,
+        "created-at": frame.created_at,
+        "inserted-at": frame.inserted_at,
+        "last-accessed": frame.last_accessed,
+        "content-hash": frame.content_hash,
+        "metadata": frame.metadata,
+    })
+}
+
+/// Save one memory in the data directory `dir`; the saved frame as JSON.
+pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
+    let importance = store::types::parse_importance(&args.importance)?;
+    let source = store::types::parse_source(&args.source)?;
+    let mind = match &args.workspace {
+        Some(id) => Mind::workspace(id)?,
+        None => Mind::Personal,
+    };
+    let mut engine = super::open(dir)?;
+    let input = MemoryInput {
+        content: args.text.clone(),
+        importance: Some(importance_out(importance)),
+        source: Some(source_out(source)),
+        mind: super::convert::mind_out(&mind),
+        created_at: args.created_at.clone(),
+    };
+    let saved = engine.save_memory(&input)?;
+    Ok(json!({
+        "ref": frame_json(&saved.frame)["ref"],
+        "duplicate": saved.duplicate,
+        "frame": frame_json(&saved.frame),
+    }))
+}
+
+/// `hive-mind recall`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RecallArgs {
+    /// What to recall memories for.
+    pub query: String,
+    /// The most memories to return.
+    #[arg(long, default_value_t = 10)]
+    pub limit: u32,
+    /// How to weigh the relevance signals: balanced, recent, important or
+    /// connected.
+    #[arg(long, default_value = "balanced")]
+    pub profile: String,
+    /// The active workspace (searched before the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// Which minds: personal, current (the workspace only) or all.
+    #[arg(long, default_value = "all")]
+    pub scope: String,
+    /// The time to score recency against (ISO-8601); default now.
+    #[arg(long)]
+    pub now: Option<String>,
+    /// The relevance floor's least cosine for a semantic match (default
+    /// 0.25); with `--no-floor`, nothing is filtered.
+    #[arg(long)]
+    pub min_cosine: Option<f64>,
+    /// Turn the relevance floor off: always return the top memories.
+    #[arg(long)]
+    pub no_floor: bool,
+    /// Print the structured result as JSON instead of the text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A flag value outside its vocabulary.
+fn bad_flag(flag: &str, value: &str, allowed: &str) -> SaveError {
+    SaveError::Argument(StoreError::InvalidInput(format!(
+        "--{flag} {value:?}: expected one of {allowed}"
+    )))
+}
+
+/// The WIT recall options from the command's flags.
+pub fn recall_options(args: &RecallArgs) -> Result<super::wit_memory::RecallOptions, SaveError> {
+    use super::bindings::exports::hive::mind::logic::ScoringProfile;
+    use super::wit_memory::{RecallOptions, RecallScope, RelevanceFloor};
+    let profile = match args.profile.as_str() {
+        "balanced" => ScoringProfile::Balanced,
+        "recent" => ScoringProfile::Recent,
+        "important" => ScoringProfile::Important,
+        "connected" => ScoringProfile::Connected,
+        other => {
+            return Err(bad_flag(
+                "profile",
+                other,
+                "balanced, recent, important, connected",
+            ));
+        }
+    };
+    let scope = match args.scope.as_str() {
+        "personal" => RecallScope::Personal,
+        "current" => RecallScope::Current,
+        "all" => RecallScope::All,
+        other => return Err(bad_flag("scope", other, "personal, current, all")),
+    };
+    if let Some(id) = &args.workspace {
+        Mind::workspace(id)?;
+    }
+    let floor = if args.no_floor {
+        Some(RelevanceFloor {
+            min_cosine: f64::NEG_INFINITY,
+            lexical_match: true,
+            standing_lanes_always: true,
+        })
+    } else {
+        args.min_cosine.map(|min_cosine| RelevanceFloor {
+            min_cosine,
+            lexical_match: true,
+            standing_lanes_always: false,
+        })
+    };
+    Ok(RecallOptions {
+        workspace: args.workspace.clone(),
+        scope,
+        profile,
+        now: args.now.clone(),
+        floor,
+    })
+}
+
+/// The recall result as JSON.
+pub fn recall_json(recall: &super::wit_memory::Recall) -> Json {
+    let memories: Vec<Json> = recall
+        .memories
+        .iter()
+        .map(|memory| {
+            json!({
+                "ref": frame_json(&memory.frame)["ref"],
+                "lane": memory.lane,
+                "score": memory.score,
+                "why": memory.why,
+                "frame": frame_json(&memory.frame),
+            })
+        })
+        .collect();
+    json!({
+        "memories": memories,
+        "text": recall.text,
+        "withheld": recall.withheld,
+        "context": recall.context,
+        "notes": recall.notes,
+    })
+}
+
+/// Recall memories in the data directory `dir`.
+pub fn recall(dir: &Path, args: &RecallArgs) -> Result<super::wit_memory::Recall, SaveError> {
+    let options = recall_options(args)?;
+    let mut engine = super::open(dir)?;
+    Ok(engine.recall_memory(&args.query, args.limit, &options)?)
+}

@@ -1,0 +1,406 @@
+//! # The mind store: one SQLite file per mind
+//!
+//! This is the host's storage backend, behind the WIT `store` interface that
+//! the engine component imports. It speaks in frames, searches, entities and
+//! relations — never SQL — so another backend (Postgres + pgvector, later)
+//! can implement the same interface. It stores and runs indexed queries
+//! (BM25 through FTS5's `bm25()`, nearest neighbours through sqlite-vec); it
+//! does not rank, fuse or score: that is the guest's.
+//!
+//! ## Minds
+//!
+//! A data directory ([`default_data_dir`]: `--data-dir`, `HIVE_MIND_HOME`,
+//! else `~/.hive-mind`) holds `personal.sqlite` (always open) and
+//! `workspaces/<id>.sqlite`, one per workspace, opened lazily on first use
+//! and cached in [`Minds`]. A workspace mind is created by its first write;
+//! reading one that does not exist is [`StoreError::MindNotFound`]. Frame ids
+//! come from each file's own AUTOINCREMENT, so they collide across minds:
+//! every id that leaves the store is a [`FrameRef`] naming its mind.
+//!
+//! ## The invariants
+//!
+//! 1. **One transaction per write.** A frame, its FTS row, its vector and its
+//!    chunks (with their vectors) are written together or not at all. FTS is
+//!    kept by triggers on `memory_frames`, so no write path can skip it; the
+//!    vector is required on every save, so there is no way to insert a frame
+//!    that search cannot see. `hive-mind check` verifies
+//!    frames = FTS rows = frame vectors and chunks = expected chunks =
+//!    chunk vectors.
+//! 2. **One vocabulary.** Importance, source and frame type are the guest's
+//!    enums; the CHECK constraints are generated from their `ALL` lists.
+//! 3. **One content hash.** [`hive_mind_core::content_hash`] (the body
+//!    without its `[hm …]` prefix, trimmed, SHA-256); a save whose hash
+//!    exists touches and returns the existing frame, flagged `duplicate`.
+//! 4. **Validate, then write.** Bad timestamps, unknown vocabulary, wrong
+//!    vector dimensions, missing minds, foreign or newer files: typed errors,
+//!    nothing written.
+//! 5. **Append-only where the law says so.** `install_audit` and
+//!    `ai_interactions` refuse UPDATE and DELETE (triggers).
+//!
+//! ## Map
+//!
+//! [`schema`] (versions and migrations) · [`meta`] (embedder fingerprint,
+//! vector tables) · [`frames`] (I/P/B writes, dedup, update, deprecate,
+//! delete) · [`search`] (BM25, KNN, listings) · [`graph`] (entities,
+//! relations, BFS, dedupe) · [`identity`], [`awareness`], [`sessions`],
+//! [`audit`] · [`check`] (status and consistency) · [`cli`] (the `hive-mind`
+//! subcommands) · [`vectors`] (the embedder seam and the fake).
+
+pub mod audit;
+pub mod awareness;
+pub mod check;
+pub mod cli;
+pub mod error;
+pub mod frames;
+pub mod graph;
+pub mod identity;
+pub mod meta;
+pub mod schema;
+pub mod search;
+pub mod sessions;
+pub mod types;
+pub mod vectors;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hive_mind_core::Chunk;
+use rusqlite::Connection;
+
+pub use error::{StoreError, StoreResult};
+pub use meta::VectorState;
+pub use types::{
+    BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameType, Hit, Mind,
+    NewFrame, SavedFrame, SearchFilter,
+};
+pub use vectors::{FakeHashVectorSource, VectorSource};
+
+/// The environment variable naming the data directory.
+pub const HOME_ENV: &str = "HIVE_MIND_HOME";
+
+/// The data directory: `HIVE_MIND_HOME` if set, else `~/.hive-mind`.
+pub fn default_data_dir() -> PathBuf {
+    match std::env::var_os(HOME_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => dirs::home_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(".hive-mind"),
+    }
+}
+
+/// The chunks a frame's content must be stored with:
+/// [`hive_mind_core::frame_chunks`], the same plan the engine embeds on a
+/// save.
+pub fn plan_chunks(content: &str) -> Vec<Chunk> {
+    hive_mind_core::frame_chunks(content)
+}
+
+/// How the store is opened.
+#[derive(Debug, Clone, Default)]
+pub struct StoreConfig {
+    /// The active embedder, if one is configured: minds are checked against
+    /// it when opened (see [`meta`]). Without one, a mind keeps whatever
+    /// dimension it has, and a mind with no vectors yet cannot take saves.
+    pub embedder: Option<EmbedderFingerprint>,
+}
+
+/// One open mind: a connection to its SQLite file.
+#[derive(Debug)]
+pub struct MindStore {
+    conn: Connection,
+    mind: Mind,
+    path: PathBuf,
+    vectors: VectorState,
+}
+
+impl MindStore {
+    /// Open (or, with `create`, create) the mind file at `path`, migrate it to
+    /// the current schema and reconcile it with the active embedder.
+    pub fn open(
+        path: &Path,
+        mind: Mind,
+        create: bool,
+        config: &StoreConfig,
+    ) -> StoreResult<MindStore> {
+        if !create && !path.exists() {
+            return Err(StoreError::MindNotFound(mind.to_string()));
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let mut conn = schema::open(path, create)?;
+        let vectors = meta::reconcile(&mut conn, config.embedder.as_ref())?;
+        Ok(MindStore {
+            conn,
+            mind,
+            path: path.to_path_buf(),
+            vectors,
+        })
+    }
+
+    /// Which mind this is.
+    pub fn mind(&self) -> &Mind {
+        &self.mind
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the mind stands with vectors.
+    pub fn vector_state(&self) -> VectorState {
+        self.vectors
+    }
+
+    /// A frame reference in this mind.
+    pub fn frame_ref(&self, id: u64) -> FrameRef {
+        FrameRef {
+            mind: self.mind.clone(),
+            id,
+        }
+    }
+
+    /// The raw connection, for tests and diagnostics only (bypasses every
+    /// invariant).
+    #[doc(hidden)]
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+/// The set of minds under one data directory: the personal mind, always
+/// open, and the workspace minds, opened on first use and cached.
+#[derive(Debug)]
+pub struct Minds {
+    dir: PathBuf,
+    config: StoreConfig,
+    personal: MindStore,
+    workspaces: BTreeMap<String, MindStore>,
+}
+
+impl Minds {
+    /// Open the data directory (creating it and the personal mind as needed).
+    pub fn open(dir: impl Into<PathBuf>, config: StoreConfig) -> StoreResult<Minds> {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let personal = MindStore::open(
+            &Self::path_in(&dir, &Mind::Personal),
+            Mind::Personal,
+            true,
+            &config,
+        )?;
+        Ok(Minds {
+            dir,
+            config,
+            personal,
+            workspaces: BTreeMap::new(),
+        })
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path_in(dir: &Path, mind: &Mind) -> PathBuf {
+        match mind {
+            Mind::Personal => dir.join("personal.sqlite"),
+            Mind::Workspace(id) => dir.join("workspaces").join(format!("{id}.sqlite")),
+        }
+    }
+
+    /// The file a mind lives in.
+    pub fn path_of(&self, mind: &Mind) -> PathBuf {
+        Self::path_in(&self.dir, mind)
+    }
+
+    /// An existing mind; [`StoreError::MindNotFound`] for a workspace never
+    /// written to.
+    pub fn mind(&mut self, mind: &Mind) -> StoreResult<&mut MindStore> {
+        self.open_mind(mind, false)
+    }
+
+    /// A mind, creating a workspace mind's file when it does not exist yet.
+    pub fn mind_or_create(&mut self, mind: &Mind) -> StoreResult<&mut MindStore> {
+        self.open_mind(mind, true)
+    }
+
+    fn open_mind(&mut self, mind: &Mind, create: bool) -> StoreResult<&mut MindStore> {
+        let id = match mind {
+            Mind::Personal => return Ok(&mut self.personal),
+            Mind::Workspace(id) => id,
+        };
+        // Re-validate: a `Mind` may have been built without `Mind::workspace`.
+        Mind::workspace(id)?;
+        if !self.workspaces.contains_key(id) {
+            let store = MindStore::open(&self.path_of(mind), mind.clone(), create, &self.config)?;
+            self.workspaces.insert(id.clone(), store);
+        }
+        self.workspaces
+            .get_mut(id)
+            .ok_or_else(|| StoreError::MindNotFound(mind.to_string()))
+    }
+
+    /// Every mind with a file: personal first, then the workspaces by id.
+    pub fn list(&self) -> StoreResult<Vec<Mind>> {
+        let mut minds = vec![Mind::Personal];
+        let folder = self.dir.join("workspaces");
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(minds),
+            Err(source) => {
+                return Err(StoreError::Io {
+                    path: folder,
+                    source,
+                });
+            }
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| StoreError::Io {
+                path: folder.clone(),
+                source,
+            })?;
+            let name = entry.file_name();
+            let Some(id) = name.to_str().and_then(|name| name.strip_suffix(".sqlite")) else {
+                continue;
+            };
+            if let Ok(mind) = Mind::workspace(id) {
+                ids.push(mind);
+            }
+        }
+        ids.sort();
+        minds.extend(ids);
+        Ok(minds)
+    }
+
+    /// The minds a filter names (the personal mind when it names none).
+    fn filter_minds(filter: &SearchFilter) -> Vec<Mind> {
+        if filter.minds.is_empty() {
+            vec![Mind::Personal]
+        } else {
+            filter.minds.clone()
+        }
+    }
+
+    /// Save a frame to its mind (creating a workspace mind on first write).
+    pub fn save_frame(&mut self, frame: NewFrame) -> StoreResult<SavedFrame> {
+        let mind = frame.mind.clone();
+        self.mind_or_create(&mind)?.save_frame(frame)
+    }
+
+    /// Save frames to one mind in one transaction.
+    pub fn save_frames(
+        &mut self,
+        mind: &Mind,
+        frames: Vec<NewFrame>,
+    ) -> StoreResult<Vec<SavedFrame>> {
+        self.mind_or_create(mind)?.save_frames(frames)
+    }
+
+    /// Fetch frames by reference, across minds; missing ones are left out, in
+    /// the order asked.
+    pub fn get_frames(&mut self, refs: &[FrameRef]) -> StoreResult<Vec<Frame>> {
+        let mut frames = Vec::with_capacity(refs.len());
+        for frame_ref in refs {
+            let store = self.mind(&frame_ref.mind)?;
+            frames.extend(store.get_frames(&[frame_ref.id])?);
+        }
+        Ok(frames)
+    }
+
+    /// Record that recall returned these frames.
+    pub fn touch_frames(&mut self, refs: &[FrameRef]) -> StoreResult<()> {
+        let mut by_mind: BTreeMap<Mind, Vec<u64>> = BTreeMap::new();
+        for frame_ref in refs {
+            by_mind
+                .entry(frame_ref.mind.clone())
+                .or_default()
+                .push(frame_ref.id);
+        }
+        for (mind, ids) in by_mind {
+            self.mind(&mind)?.touch_frames(&ids)?;
+        }
+        Ok(())
+    }
+
+    /// Full-text search over the filter's minds. Each mind's hits carry that
+    /// mind's own BM25 score; the lists are merged by score and cut to
+    /// `limit`.
+    pub fn search_text(
+        &mut self,
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        let mut hits = Vec::new();
+        for mind in Self::filter_minds(filter) {
+            hits.extend(self.mind(&mind)?.search_text(query, filter, limit)?);
+        }
+        Ok(search::merge_hits(hits, limit))
+    }
+
+    /// Vector search over the filter's minds, merged by similarity.
+    pub fn search_vector(
+        &mut self,
+        embedding: &[f32],
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        let mut hits = Vec::new();
+        for mind in Self::filter_minds(filter) {
+            hits.extend(self.mind(&mind)?.search_vector(embedding, filter, limit)?);
+        }
+        Ok(search::merge_hits(hits, limit))
+    }
+
+    /// Frames matching a filter across its minds, newest (or oldest) first by
+    /// event time.
+    pub fn list_frames(
+        &mut self,
+        filter: &SearchFilter,
+        oldest_first: bool,
+        limit: u32,
+    ) -> StoreResult<Vec<Frame>> {
+        let mut frames = Vec::new();
+        for mind in Self::filter_minds(filter) {
+            frames.extend(self.mind(&mind)?.list_frames(filter, oldest_first, limit)?);
+        }
+        frames.sort_by(|a, b| {
+            let order = a
+                .created_at
+                .cmp(&b.created_at)
+                .then(a.frame_ref.cmp(&b.frame_ref));
+            if oldest_first { order } else { order.reverse() }
+        });
+        frames.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(frames)
+    }
+
+    /// Re-embed every frame and chunk of every mind with `source`, rebuilding
+    /// the vector tables at its dimension. `progress` gets
+    /// `(mind, done, total)` after each batch.
+    pub fn reindex(
+        &mut self,
+        source: &dyn VectorSource,
+        progress: &mut dyn FnMut(&Mind, u64, u64),
+    ) -> StoreResult<Vec<(Mind, u64)>> {
+        let mut done = Vec::new();
+        for mind in self.list()? {
+            let store = self.mind(&mind)?;
+            let count = store.reindex(source, &mut |finished, total| {
+                progress(&mind, finished, total)
+            })?;
+            done.push((mind, count));
+        }
+        self.config.embedder = Some(source.fingerprint());
+        Ok(done)
+    }
+}

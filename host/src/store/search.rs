@@ -1,0 +1,294 @@
+//! Indexed queries: full-text (FTS5 BM25), nearest neighbours (sqlite-vec),
+//! and filtered listings.
+//!
+//! These are storage queries, not retrieval logic: each returns one lane's
+//! candidates with that lane's own score, and the guest fuses and ranks them.
+//!
+//! - **Full text.** The query is cut into words (letters and digits), stop
+//!   words are dropped, each remaining word is double-quoted (so `AND`,
+//!   `NEAR`, `*`, `"`, `:` or `-` in user text are words, never FTS syntax)
+//!   and the words are OR-ed. The score is `-bm25()`.
+//! - **Vectors.** Frame vectors and chunk vectors are searched; a chunk hit
+//!   is mapped to its frame and keeps its offsets; each frame appears once,
+//!   with its best score. Without row filters the `vec0` KNN form
+//!   (`MATCH ? AND k = ?`) is used; with filters, an exact scan of the
+//!   filtered rows with `vec_distance_l2`. The score is `1 − d²/2`, the
+//!   cosine similarity of unit vectors.
+//! - **Filters.** Event date window (inclusive days), content prefix (a
+//!   lane such as `[mind-fact]`), minimum importance.
+
+use hive_mind_core::Importance;
+use rusqlite::types::Value;
+
+use super::MindStore;
+use super::error::{StoreError, StoreResult};
+use super::frames::{FRAME_COLUMNS, frame_from_row};
+use super::meta::{check_vector, vector_bytes};
+use super::types::{Frame, Hit, SearchFilter};
+
+/// English stop words dropped from full-text queries.
+pub const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "been", "before", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had",
+    "has", "have", "he", "her", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "no", "not", "of", "on", "or", "our", "she", "so", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when",
+    "where", "which", "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// The FTS5 expression for a user query: its non-stop words, each quoted,
+/// OR-ed. `None` when nothing searchable is left.
+pub fn fts_query(query: &str) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in query.split(|c: char| !c.is_alphanumeric()) {
+        let word = word.to_lowercase();
+        if word.is_empty() || STOP_WORDS.contains(&word.as_str()) || words.contains(&word) {
+            continue;
+        }
+        words.push(word);
+    }
+    if words.is_empty() {
+        return None;
+    }
+    Some(
+        words
+            .iter()
+            .map(|word| format!("\"{word}\""))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
+}
+
+/// The WHERE conditions (over alias `f`) of a filter, with parameters
+/// numbered from `?{first}`, and their values.
+fn filter_sql(filter: &SearchFilter, first: usize) -> StoreResult<(Vec<String>, Vec<Value>)> {
+    let mut conditions = Vec::new();
+    let mut values = Vec::new();
+    let mut next = first;
+    let mut param = |values: &mut Vec<Value>, value: Value| {
+        values.push(value);
+        next += 1;
+        format!("?{}", next - 1)
+    };
+    let day = |text: &str, which: &str| -> StoreResult<String> {
+        chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .map(|date| date.format("%Y-%m-%d").to_string())
+            .map_err(|_| {
+                StoreError::InvalidInput(format!("{which} {text:?} is not a YYYY-MM-DD date"))
+            })
+    };
+    if let Some(since) = &filter.since {
+        let p = param(&mut values, Value::Text(day(since, "since")?));
+        conditions.push(format!("f.event_date >= {p}"));
+    }
+    if let Some(until) = &filter.until {
+        let p = param(&mut values, Value::Text(day(until, "until")?));
+        conditions.push(format!("f.event_date <= {p}"));
+    }
+    if let Some(prefix) = &filter.content_prefix {
+        let p = param(&mut values, Value::Text(prefix.clone()));
+        conditions.push(format!("substr(f.content, 1, length({p})) = {p}"));
+    }
+    if let Some(minimum) = filter.min_importance {
+        let allowed: Vec<String> = Importance::ALL
+            .iter()
+            .take_while(|importance| **importance != minimum)
+            .chain(std::iter::once(&minimum))
+            .map(|importance| param(&mut values, Value::Text(importance.as_str().to_string())))
+            .collect();
+        conditions.push(format!("f.importance IN ({})", allowed.join(", ")));
+    }
+    Ok((conditions, values))
+}
+
+fn and(conditions: &[String]) -> String {
+    conditions
+        .iter()
+        .map(|condition| format!(" AND {condition}"))
+        .collect()
+}
+
+/// A vector candidate: frame id, L2 distance, and the chunk's offsets when
+/// a chunk matched.
+type Candidate = (u64, f64, Option<(u32, u32)>);
+
+/// Merge hits from several minds: best score first, cut to `limit`.
+pub fn merge_hits(mut hits: Vec<Hit>, limit: u32) -> Vec<Hit> {
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.frame_ref.cmp(&b.frame_ref))
+    });
+    hits.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    hits
+}
+
+impl MindStore {
+    /// Full-text search (see the module docs), best first.
+    pub fn search_text(
+        &self,
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        let Some(expression) = fts_query(query) else {
+            return Ok(Vec::new());
+        };
+        let (conditions, filter_values) = filter_sql(filter, 2)?;
+        let sql = format!(
+            "SELECT f.id, bm25(memory_frames_fts) AS rank
+             FROM memory_frames_fts JOIN memory_frames f ON f.id = memory_frames_fts.rowid
+             WHERE memory_frames_fts MATCH ?1{}
+             ORDER BY rank, f.id LIMIT ?{}",
+            and(&conditions),
+            filter_values.len() + 2
+        );
+        let mut values = vec![Value::Text(expression)];
+        values.extend(filter_values);
+        values.push(Value::Integer(i64::from(limit)));
+        let hits = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_map(rusqlite::params_from_iter(values), |row| {
+                let id: u64 = row.get(0)?;
+                let rank: f64 = row.get(1)?;
+                Ok((id, rank))
+            })?
+            .map(|row| {
+                row.map(|(id, rank)| Hit {
+                    frame_ref: self.frame_ref(id),
+                    score: -rank,
+                    chunk: None,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(hits)
+    }
+
+    /// Nearest frames to `embedding` over frame and chunk vectors (see the
+    /// module docs), most similar first.
+    pub fn search_vector(
+        &self,
+        embedding: &[f32],
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        let dim = self.vectors.require()?;
+        check_vector(embedding, dim, "the query embedding")?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let (conditions, filter_values) = filter_sql(filter, 3)?;
+        let query = Value::Blob(vector_bytes(embedding));
+        let k = Value::Integer(i64::from(limit));
+        let mut found: Vec<Candidate> = Vec::new();
+        let (frame_sql, chunk_sql, values) = if conditions.is_empty() {
+            (
+                "SELECT rowid, distance FROM memory_frames_vec
+                 WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance"
+                    .to_string(),
+                "SELECT c.frame_id, v.distance, c.char_start, c.char_end
+                 FROM (SELECT rowid, distance FROM memory_frame_chunks_vec
+                       WHERE embedding MATCH ?1 AND k = ?2) v
+                 JOIN memory_frame_chunks c ON c.id = v.rowid ORDER BY v.distance"
+                    .to_string(),
+                vec![query, k],
+            )
+        } else {
+            let mut values = vec![query, k];
+            values.extend(filter_values);
+            let conditions_sql = and(&conditions);
+            (
+                format!(
+                    "SELECT f.id, vec_distance_l2(v.embedding, ?1) AS d
+                     FROM memory_frames f JOIN memory_frames_vec v ON v.rowid = f.id
+                     WHERE 1{conditions_sql} ORDER BY d, f.id LIMIT ?2"
+                ),
+                format!(
+                    "SELECT c.frame_id, vec_distance_l2(v.embedding, ?1) AS d, c.char_start, c.char_end
+                     FROM memory_frame_chunks c
+                     JOIN memory_frame_chunks_vec v ON v.rowid = c.id
+                     JOIN memory_frames f ON f.id = c.frame_id
+                     WHERE 1{conditions_sql} ORDER BY d, c.id LIMIT ?2"
+                ),
+                values,
+            )
+        };
+        let mut statement = self.conn.prepare_cached(&frame_sql)?;
+        let rows = statement.query_map(rusqlite::params_from_iter(values.iter()), |row| {
+            Ok((row.get::<_, u64>(0)?, row.get::<_, f64>(1)?, None))
+        })?;
+        for row in rows {
+            found.push(row?);
+        }
+        let mut statement = self.conn.prepare_cached(&chunk_sql)?;
+        let rows = statement.query_map(rusqlite::params_from_iter(values.iter()), |row| {
+            Ok((
+                row.get::<_, u64>(0)?,
+                row.get::<_, f64>(1)?,
+                Some((row.get::<_, u32>(2)?, row.get::<_, u32>(3)?)),
+            ))
+        })?;
+        for row in rows {
+            found.push(row?);
+        }
+        // Best (smallest distance) per frame; ties keep the frame's own vector.
+        found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.is_some().cmp(&b.2.is_some())));
+        let mut seen = std::collections::HashSet::new();
+        let hits = found
+            .into_iter()
+            .filter(|(id, _, _)| seen.insert(*id))
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .map(|(id, distance, chunk)| Hit {
+                frame_ref: self.frame_ref(id),
+                score: 1.0 - distance * distance / 2.0,
+                chunk,
+            })
+            .collect();
+        Ok(hits)
+    }
+
+    /// Frames matching a filter without a text query (the importance,
+    /// profile, fact, event and raw-turn lanes), newest first by event time,
+    /// or oldest first.
+    pub fn list_frames(
+        &self,
+        filter: &SearchFilter,
+        oldest_first: bool,
+        limit: u32,
+    ) -> StoreResult<Vec<Frame>> {
+        let (conditions, mut values) = filter_sql(filter, 1)?;
+        let direction = if oldest_first { "ASC" } else { "DESC" };
+        let sql = format!(
+            "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE 1{}
+             ORDER BY f.created_at {direction}, f.id {direction} LIMIT ?{}",
+            and(&conditions),
+            values.len() + 1
+        );
+        values.push(Value::Integer(i64::from(limit)));
+        let frames = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_map(rusqlite::params_from_iter(values), |row| {
+                frame_from_row(&self.mind, row)
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(frames)
+    }
+
+    /// The most important frames (critical, then important), newest first.
+    pub fn important_frames(&self, limit: u32) -> StoreResult<Vec<Frame>> {
+        let filter = SearchFilter {
+            min_importance: Some(Importance::Important),
+            ..SearchFilter::default()
+        };
+        let mut frames = self.list_frames(&filter, false, u32::MAX)?;
+        frames.sort_by_key(|frame| {
+            Importance::ALL
+                .iter()
+                .position(|importance| *importance == frame.importance)
+        });
+        frames.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(frames)
+    }
+}

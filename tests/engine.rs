@@ -1,0 +1,235 @@
+//! The engine component end to end: `memory.save-memory` runs in the
+//! component, calls the host's `embedder` and `store` imports across the
+//! component boundary, and leaves a frame that every index can see.
+
+// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
+// covers #[test] functions only, not their helpers.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use hive_mind_host::embedder::{Embedder, MockEmbedder};
+use hive_mind_host::engine::wit_memory::{Error, MemoryInput};
+use hive_mind_host::engine::wit_types::{FrameType, Importance, Mind as WitMind, Source};
+use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime, MemoryError};
+use hive_mind_host::reranker::Unconfigured;
+use hive_mind_host::store::{EmbedderFingerprint, Mind, Minds, SearchFilter, StoreConfig};
+
+fn fingerprint(embedder: &dyn Embedder) -> EmbedderFingerprint {
+    let info = embedder.info();
+    EmbedderFingerprint {
+        provider: info.provider,
+        model: info.model,
+        dim: info.dimensions,
+    }
+}
+
+/// An engine over a fresh data directory, with `embedder` (or none) and the
+/// minds locked to `lock` (default: the embedder's fingerprint).
+fn engine_with(
+    dir: &std::path::Path,
+    embedder: Option<Arc<dyn Embedder>>,
+    lock: Option<EmbedderFingerprint>,
+) -> EngineRuntime {
+    let lock = lock.or_else(|| embedder.as_deref().map(fingerprint));
+    let minds = Minds::open(dir, StoreConfig { embedder: lock }).unwrap();
+    EngineRuntime::from_component_bytes(
+        hive_mind_host::artifacts::ENGINE_COMPONENT,
+        None,
+        Capabilities {
+            minds,
+            embedder: embedder.ok_or_else(|| "nothing configured (test)".to_string()),
+            reranker: Arc::new(Unconfigured),
+        },
+    )
+    .unwrap()
+}
+
+fn mock(dim: u32) -> Option<Arc<dyn Embedder>> {
+    Some(Arc::new(MockEmbedder::new(dim)))
+}
+
+fn input(content: &str, mind: WitMind) -> MemoryInput {
+    MemoryInput {
+        content: content.to_string(),
+        importance: None,
+        source: None,
+        mind,
+        created_at: None,
+    }
+}
+
+fn memory_error(result: Result<impl std::fmt::Debug, EngineError>) -> Error {
+    match result {
+        Err(EngineError::Memory(MemoryError(error))) => error,
+        other => panic!("expected a memory error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_saved_memory_is_visible_to_every_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let saved = engine
+        .save_memory(&input(
+            "The ledger service uses Postgres.",
+            WitMind::Personal,
+        ))
+        .unwrap();
+    assert!(!saved.duplicate);
+    assert_eq!(saved.frame.frame_type, FrameType::IFrame);
+    assert_eq!(saved.frame.importance, Importance::Normal);
+    assert_eq!(saved.frame.source, Source::UserStated);
+    assert_eq!(saved.frame.content, "The ledger service uses Postgres.");
+
+    let minds = &mut engine.capabilities().minds;
+    let filter = SearchFilter::default();
+    let text_hits = minds.search_text("ledger postgres", &filter, 5).unwrap();
+    assert_eq!(text_hits.len(), 1);
+    assert_eq!(text_hits[0].frame_ref.id, saved.frame.ref_.id);
+    // The vector stored is the embedder's vector of the content.
+    let vector = MockEmbedder::new(384)
+        .embed(&["The ledger service uses Postgres.".to_string()])
+        .unwrap()
+        .remove(0);
+    let vector_hits = minds.search_vector(&vector, &filter, 1).unwrap();
+    assert_eq!(vector_hits[0].frame_ref.id, saved.frame.ref_.id);
+    assert!(vector_hits[0].score > 0.999, "{}", vector_hits[0].score);
+    let report = minds.mind(&Mind::Personal).unwrap().check().unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+}
+
+#[test]
+fn the_same_body_from_another_source_is_a_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let first = engine
+        .save_memory(&input("Deploys happen on Tuesdays.", WitMind::Personal))
+        .unwrap();
+    let second = engine
+        .save_memory(&input(
+            "[hm src:slack] Deploys happen on Tuesdays.  ",
+            WitMind::Personal,
+        ))
+        .unwrap();
+    assert!(second.duplicate);
+    assert_eq!(second.frame.ref_.id, first.frame.ref_.id);
+    let third = engine
+        .save_memory(&input("Deploys happen on Thursdays.", WitMind::Personal))
+        .unwrap();
+    assert!(!third.duplicate);
+    assert_eq!(third.frame.frame_type, FrameType::PFrame);
+    assert_eq!(third.frame.base_frame_id, Some(first.frame.ref_.id));
+}
+
+#[test]
+fn a_long_memory_is_stored_with_its_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let paragraph = "The migration plan moves every table in small steps. ".repeat(20);
+    let content = format!("{paragraph}\n\n{paragraph}\n\n{paragraph}");
+    let expected = hive_mind_core::frame_chunks(&content).len() as u64;
+    assert!(expected > 1);
+    let mut long = input(&content, WitMind::Workspace("acme".into()));
+    long.importance = Some(Importance::Important);
+    long.source = Some(Source::ToolVerified);
+    let saved = engine.save_memory(&long).unwrap();
+    assert_eq!(saved.frame.importance, Importance::Important);
+    assert_eq!(saved.frame.source, Source::ToolVerified);
+    assert!(
+        matches!(&saved.frame.ref_.mind, WitMind::Workspace(id) if id == "acme"),
+        "{:?}",
+        saved.frame.ref_.mind
+    );
+
+    let minds = &mut engine.capabilities().minds;
+    let report = minds
+        .mind(&Mind::Workspace("acme".into()))
+        .unwrap()
+        .check()
+        .unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    assert_eq!(report.status.chunks, expected);
+    assert_eq!(report.status.chunk_vectors, expected);
+    // The personal mind was not touched.
+    let personal = minds.mind(&Mind::Personal).unwrap().check().unwrap();
+    assert_eq!(personal.status.frames, 0);
+}
+
+#[test]
+fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+
+    let error = memory_error(engine.save_memory(&input("   \n ", WitMind::Personal)));
+    assert!(
+        matches!(&error, Error::InvalidArgument(m) if m.contains("empty")),
+        "{error:?}"
+    );
+
+    let mut dated = input("A memory with a bad date.", WitMind::Personal);
+    dated.created_at = Some("last Tuesday-ish".into());
+    let error = memory_error(engine.save_memory(&dated));
+    assert!(
+        matches!(&error, Error::Store(m) if m.contains("invalid input")),
+        "{error:?}"
+    );
+
+    let error =
+        memory_error(engine.save_memory(&input("x", WitMind::Workspace("../escape".into()))));
+    assert!(
+        matches!(&error, Error::Store(m) if m.contains("bad workspace id")),
+        "{error:?}"
+    );
+
+    let status = engine
+        .capabilities()
+        .minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .status()
+        .unwrap();
+    assert_eq!(status.frames, 0);
+}
+
+#[test]
+fn no_embedder_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), None, None);
+    let error = memory_error(engine.save_memory(&input("hello", WitMind::Personal)));
+    assert!(
+        matches!(&error, Error::Embedder(m) if m.contains("nothing configured (test)")),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn a_dimension_mismatch_is_refused_and_names_the_remedy() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut engine = engine_with(dir.path(), mock(384), None);
+        engine
+            .save_memory(&input("made with 384 dimensions", WitMind::Personal))
+            .unwrap();
+    }
+    // The same minds with an embedder of another dimension.
+    let locked = Some(EmbedderFingerprint {
+        provider: "mock".into(),
+        model: "sha256-hash".into(),
+        dim: 384,
+    });
+    let mut engine = engine_with(dir.path(), mock(8), locked);
+    let error = memory_error(engine.save_memory(&input("made with 8", WitMind::Personal)));
+    assert!(
+        matches!(&error, Error::Store(m) if m.contains("384") && m.contains("reindex")),
+        "{error:?}"
+    );
+    let status = engine
+        .capabilities()
+        .minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .status()
+        .unwrap();
+    assert_eq!(status.frames, 1);
+}

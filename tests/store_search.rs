@@ -1,0 +1,387 @@
+//! Indexed queries against real SQLite files: BM25 full text (stop words,
+//! OR, hostile syntax), vector KNN with chunk hits, the filters, listings,
+//! and the embedder fingerprint rules with reindex.
+
+// Helpers outside #[test] functions unwrap too: this is test code.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod store_support;
+
+use hive_mind_core::Importance;
+use hive_mind_host::store::search::fts_query;
+use hive_mind_host::store::{
+    FakeHashVectorSource, Mind, Minds, SearchFilter, StoreConfig, StoreError, VectorSource,
+    VectorState,
+};
+use store_support::*;
+
+fn seed(minds: &mut Minds) -> Vec<u64> {
+    let items = [
+        (
+            "The ledger service uses PostgreSQL.",
+            Importance::Important,
+            "2026-03-01",
+        ),
+        (
+            "[mind-fact] Sam prefers green tea.",
+            Importance::Critical,
+            "2026-04-10",
+        ),
+        (
+            "[mind-event] We shipped the billing rewrite.",
+            Importance::Normal,
+            "2026-05-08",
+        ),
+        (
+            "[mind-profile user] Sam is a backend engineer.",
+            Importance::Normal,
+            "2026-05-09",
+        ),
+        (
+            "Scratch: remember to water the plants.",
+            Importance::Temporary,
+            "2026-05-20",
+        ),
+    ];
+    items
+        .iter()
+        .map(|(text, importance, date)| {
+            let mut new = frame(&Mind::Personal, text);
+            new.importance = *importance;
+            new.created_at = Some((*date).to_string());
+            minds.save_frame(new).unwrap().frame.frame_ref.id
+        })
+        .collect()
+}
+
+#[test]
+fn fts_queries_drop_stop_words_and_quote_everything() {
+    assert_eq!(
+        fts_query("What is the ledger?").as_deref(),
+        Some("\"ledger\"")
+    );
+    assert_eq!(
+        fts_query("ledger AND \"tea\" NEAR(x) col:val -minus *").as_deref(),
+        Some("\"ledger\" OR \"tea\" OR \"near\" OR \"x\" OR \"col\" OR \"val\" OR \"minus\"")
+    );
+    assert_eq!(fts_query("the of and"), None);
+    assert_eq!(fts_query("  "), None);
+}
+
+#[test]
+fn full_text_search_ranks_by_bm25_with_filters() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let all = SearchFilter::default();
+    let hits = minds
+        .search_text("what does the ledger use?", &all, 10)
+        .unwrap();
+    assert_eq!(hits[0].frame_ref.id, ids[0]);
+    assert!(hits[0].score > 0.0);
+    // OR across words.
+    let hits = minds.search_text("tea billing", &all, 10).unwrap();
+    let found: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    assert!(found.contains(&ids[1]) && found.contains(&ids[2]));
+    // Stemming: "shipping" finds "shipped".
+    assert_eq!(
+        minds.search_text("shipping", &all, 10).unwrap()[0]
+            .frame_ref
+            .id,
+        ids[2]
+    );
+    // Hostile FTS syntax is just words.
+    for hostile in [
+        "\"",
+        "AND OR NOT",
+        "ledger) OR (",
+        "col:ledger",
+        "*",
+        "NEAR(a b)",
+        "'; DROP TABLE memory_frames; --",
+    ] {
+        minds.search_text(hostile, &all, 10).unwrap();
+    }
+    assert!(minds.search_text("the a of", &all, 10).unwrap().is_empty());
+
+    // Date window (inclusive days), prefix lane, importance.
+    let may = SearchFilter {
+        since: Some("2026-05-01".into()),
+        until: Some("2026-05-08".into()),
+        ..Default::default()
+    };
+    let hits = minds.search_text("billing sam ledger", &may, 10).unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[2]]
+    );
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-fact]".into()),
+        ..Default::default()
+    };
+    let hits = minds.search_text("sam", &facts, 10).unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[1]]
+    );
+    let important = SearchFilter {
+        min_importance: Some(Importance::Important),
+        ..Default::default()
+    };
+    let hits = minds.search_text("sam ledger tea", &important, 10).unwrap();
+    let mut found: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    found.sort();
+    assert_eq!(found, vec![ids[0], ids[1]]);
+    let bad = SearchFilter {
+        since: Some("last week".into()),
+        ..Default::default()
+    };
+    assert!(matches!(
+        minds.search_text("sam", &bad, 10),
+        Err(StoreError::InvalidInput(_))
+    ));
+}
+
+#[test]
+fn vector_search_finds_frames_and_chunks_with_filters() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let long = minds
+        .save_frame(frame(&Mind::Personal, &long_text("kubernetes")))
+        .unwrap()
+        .frame;
+    let fake = fake();
+    let all = SearchFilter::default();
+
+    let hits = minds
+        .search_vector(&fake.vector("Sam prefers green tea"), &all, 3)
+        .unwrap();
+    assert_eq!(hits[0].frame_ref.id, ids[1]);
+    assert!(hits[0].score > hits[1].score);
+    assert!(hits.len() <= 3);
+    // Each frame once.
+    let mut seen: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    seen.dedup();
+    assert_eq!(seen.len(), hits.len());
+
+    // A chunk's own text hits its frame, with the chunk's offsets.
+    let plan = hive_mind_host::store::plan_chunks(&long.content);
+    let query = fake.vector(&plan[1].text);
+    let hits = minds.search_vector(&query, &all, 2).unwrap();
+    assert_eq!(hits[0].frame_ref.id, long.frame_ref.id);
+    assert_eq!(hits[0].chunk, Some((plan[1].char_start, plan[1].char_end)));
+    assert!((hits[0].score - 1.0).abs() < 1e-4);
+
+    // Filtered: the exact scan honours the same filters.
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-".into()),
+        until: Some("2026-05-08".into()),
+        ..Default::default()
+    };
+    let hits = minds
+        .search_vector(&fake.vector("ledger PostgreSQL"), &facts, 10)
+        .unwrap();
+    let mut found: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    found.sort();
+    assert_eq!(found, vec![ids[1], ids[2]]);
+    let filtered_chunk = SearchFilter {
+        min_importance: Some(Importance::Normal),
+        ..Default::default()
+    };
+    let hits = minds.search_vector(&query, &filtered_chunk, 1).unwrap();
+    assert_eq!(hits[0].chunk, Some((plan[1].char_start, plan[1].char_end)));
+
+    // A query of the wrong dimension.
+    assert!(matches!(
+        minds.search_vector(&[0.5; 3], &all, 3),
+        Err(StoreError::DimensionMismatch {
+            expected: DIM,
+            actual: 3
+        })
+    ));
+}
+
+#[test]
+fn listings_serve_the_lanes() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let lane = |prefix: &str| SearchFilter {
+        content_prefix: Some(prefix.into()),
+        ..Default::default()
+    };
+    let facts = minds.list_frames(&lane("[mind-fact]"), false, 10).unwrap();
+    assert_eq!(facts.len(), 1);
+    let profiles = minds
+        .list_frames(&lane("[mind-profile"), false, 10)
+        .unwrap();
+    assert_eq!(profiles[0].frame_ref.id, ids[3]);
+    let newest = minds
+        .list_frames(&SearchFilter::default(), false, 2)
+        .unwrap();
+    assert_eq!(
+        newest.iter().map(|f| f.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[4], ids[3]]
+    );
+    let oldest = minds
+        .list_frames(&SearchFilter::default(), true, 1)
+        .unwrap();
+    assert_eq!(oldest[0].frame_ref.id, ids[0]);
+    let important = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .important_frames(10)
+        .unwrap();
+    assert_eq!(
+        important.iter().map(|f| f.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[1], ids[0]]
+    );
+}
+
+#[test]
+fn searches_span_minds_and_name_them() {
+    let (_dir, mut minds) = minds();
+    let acme = Mind::workspace("acme").unwrap();
+    minds
+        .save_frame(frame(&Mind::Personal, "personal note about tea"))
+        .unwrap();
+    minds
+        .save_frame(frame(&acme, "workspace note about tea"))
+        .unwrap();
+    let both = SearchFilter {
+        minds: vec![Mind::Personal, acme.clone()],
+        ..Default::default()
+    };
+    let hits = minds.search_text("tea", &both, 10).unwrap();
+    let mut in_minds: Vec<Mind> = hits.iter().map(|h| h.frame_ref.mind.clone()).collect();
+    in_minds.sort();
+    assert_eq!(in_minds, vec![Mind::Personal, acme.clone()]);
+    let hits = minds
+        .search_vector(&fake().vector("tea"), &both, 10)
+        .unwrap();
+    assert_eq!(hits.len(), 2);
+    let missing = SearchFilter {
+        minds: vec![Mind::workspace("nope").unwrap()],
+        ..Default::default()
+    };
+    assert!(matches!(
+        minds.search_text("tea", &missing, 10),
+        Err(StoreError::MindNotFound(_))
+    ));
+}
+
+#[test]
+fn embedder_fingerprint_rules_and_reindex() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut minds = Minds::open(dir.path(), config()).unwrap();
+    let long = long_text("reindex");
+    minds.save_frame(frame(&Mind::Personal, "one")).unwrap();
+    minds.save_frame(frame(&Mind::Personal, &long)).unwrap();
+    minds
+        .save_frame(frame(&Mind::workspace("acme").unwrap(), "two"))
+        .unwrap();
+    drop(minds);
+
+    // Same model: ok. Same dimension, other model: recorded (and warned).
+    let mut renamed = fake();
+    renamed.model = "hash-words-v2".into();
+    let same_dim = StoreConfig {
+        embedder: Some(renamed.fingerprint()),
+    };
+    let mut minds = Minds::open(dir.path(), same_dim).unwrap();
+    let status = minds.mind(&Mind::Personal).unwrap().status().unwrap();
+    assert_eq!(status.embedder.unwrap().model, "hash-words-v2");
+    drop(minds);
+
+    // Other dimension: a typed error on every vector operation, text still works.
+    let bigger = FakeHashVectorSource::new(DIM * 2);
+    let other_dim = StoreConfig {
+        embedder: Some(bigger.fingerprint()),
+    };
+    let mut minds = Minds::open(dir.path(), other_dim).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(
+        store.vector_state(),
+        VectorState::Mismatch {
+            expected: DIM,
+            actual: DIM * 2
+        }
+    );
+    assert!(matches!(
+        store.search_vector(&bigger.vector("one"), &Default::default(), 1),
+        Err(StoreError::DimensionMismatch { expected: DIM, actual }) if actual == DIM * 2
+    ));
+    let new = hive_mind_host::store::cli::embed_frame(
+        &bigger,
+        hive_mind_host::store::NewFrame::new(Mind::Personal, "three", Vec::new()),
+    )
+    .unwrap();
+    assert!(matches!(
+        minds.save_frame(new.clone()),
+        Err(StoreError::DimensionMismatch { .. })
+    ));
+    assert_eq!(
+        minds
+            .search_text("one", &Default::default(), 1)
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // Reindex: every frame and chunk of every mind, with progress.
+    let mut calls = Vec::new();
+    let done = minds
+        .reindex(&bigger, &mut |mind, finished, total| {
+            calls.push((mind.clone(), finished, total))
+        })
+        .unwrap();
+    assert_eq!(done.len(), 2);
+    assert!(calls.contains(&(Mind::Personal, 2, 2)));
+    drop(minds);
+    let mut minds = Minds::open(dir.path(), other_dim_config(&bigger)).unwrap();
+    for mind in minds.list().unwrap() {
+        let store = minds.mind(&mind).unwrap();
+        assert_eq!(store.vector_state(), VectorState::Ready { dim: DIM * 2 });
+        let report = store.check().unwrap();
+        assert!(report.ok(), "{mind}: {:?}", report.problems);
+        assert_eq!(report.status.embedder.clone().unwrap().dim, DIM * 2);
+    }
+    assert!(report_chunks(&mut minds) > 0);
+    minds.save_frame(new).unwrap();
+    let hits = minds
+        .search_vector(&bigger.vector("one"), &Default::default(), 1)
+        .unwrap();
+    assert_eq!(hits[0].score.round(), 1.0);
+}
+
+fn other_dim_config(source: &FakeHashVectorSource) -> StoreConfig {
+    StoreConfig {
+        embedder: Some(source.fingerprint()),
+    }
+}
+
+fn report_chunks(minds: &mut Minds) -> u64 {
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .status()
+        .unwrap()
+        .chunk_vectors
+}
+
+#[test]
+fn a_mind_without_an_embedder_cannot_take_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut minds = Minds::open(dir.path(), StoreConfig::default()).unwrap();
+    assert!(matches!(
+        minds.save_frame(frame(&Mind::Personal, "no embedder")),
+        Err(StoreError::NoEmbedder)
+    ));
+    assert_eq!(
+        minds
+            .mind(&Mind::Personal)
+            .unwrap()
+            .status()
+            .unwrap()
+            .frames,
+        0
+    );
+}
