@@ -6,8 +6,9 @@
 //! component uses, compiled here against this world's bindings.
 //!
 //! The memory API is implemented operation by operation, each as a pipeline
-//! over the imports: [`save`] (chunk, embed, store) and [`recall`] (the
-//! multi-lane pipeline) are here; cognify and import land with their issues, and until then answer `unsupported`,
+//! over the imports: [`save`] (chunk, embed, store), [`recall`] (the
+//! multi-lane pipeline) and [`import`] (raw conversation turns) are here;
+//! cognify lands with its issue, and until then answers `unsupported`,
 //! naming what is missing, rather than pretending to work.
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
@@ -20,6 +21,7 @@ wit_bindgen::generate!({
     path: "../../wit",
 });
 
+mod import;
 #[path = "../../logic-component/src/logic_exports.rs"]
 mod logic_exports;
 mod recall;
@@ -47,6 +49,10 @@ impl MemoryGuest for Component {
         save::save_memory(input)
     }
 
+    fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error> {
+        save::save_memories(inputs)
+    }
+
     fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Result<Recall, Error> {
         recall::recall_memory(query, limit, options)
     }
@@ -60,9 +66,9 @@ impl MemoryGuest for Component {
     }
 
     fn import_conversations(
-        _mind: Mind,
-        _conversations: Vec<ImportedConversation>,
+        mind: Mind,
+        conversations: Vec<ImportedConversation>,
     ) -> Result<ImportReport, Error> {
-        Err(not_yet("import-conversations"))
+        import::import_conversations(mind, conversations)
     }
 }

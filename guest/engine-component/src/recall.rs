@@ -28,7 +28,9 @@ use hive_mind_core::recall::{
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 
 use crate::exports::hive::mind::logic::ScoringProfile;
-use crate::exports::hive::mind::memory::{Error, Recall, RecallOptions, RecallScope, Recalled};
+use crate::exports::hive::mind::memory::{
+    Error, Recall, RecallOptions, RecallScope, Recalled, StageTime,
+};
 use crate::hive::mind::types::{Frame, FrameRef, Mind};
 use crate::hive::mind::{embedder, reranker, store};
 use crate::logic_exports::importance_from_wit;
@@ -155,6 +157,33 @@ fn frame_info(frame: &Frame, distance: Option<u32>) -> FrameInfo {
     }
 }
 
+/// Times the stages of one recall (WASI's monotonic clock).
+struct Stopwatch {
+    stages: Vec<StageTime>,
+    started: std::time::Instant,
+}
+
+impl Stopwatch {
+    fn start() -> Stopwatch {
+        Stopwatch {
+            stages: Vec::new(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Close the current stage under `name` and start the next.
+    fn lap(&mut self, name: &str) {
+        let now = std::time::Instant::now();
+        let micros =
+            u64::try_from(now.duration_since(self.started).as_micros()).unwrap_or(u64::MAX);
+        self.stages.push(StageTime {
+            stage: name.to_string(),
+            micros,
+        });
+        self.started = now;
+    }
+}
+
 /// One hit before its frame is fetched.
 struct PendingHit {
     lane: hive_mind_core::recall::Lane,
@@ -163,6 +192,7 @@ struct PendingHit {
 
 /// Recall the memories most relevant to `query`.
 pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Result<Recall, Error> {
+    let mut clock = Stopwatch::start();
     let now = options.now.clone().unwrap_or_else(now_iso);
     let plan = plan_recall(&query, &now, limit).map_err(logic_error)?;
     let minds = minds_in_scope(&options)?;
@@ -202,6 +232,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     } else {
         None
     };
+    clock.lap("embed-query");
 
     // Gather.
     let mut frames: BTreeMap<(MindKey, u64), Frame> = BTreeMap::new();
@@ -266,11 +297,15 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
         }
     }
 
+    clock.lap("search");
+
     // Connect.
     let mut distances: BTreeMap<MindKey, BTreeMap<u64, u32>> = BTreeMap::new();
     for mind in &searched {
         distances.insert(mind_key(mind), graph_distances(&query, mind)?);
     }
+
+    clock.lap("graph");
 
     let candidates: Vec<Candidate> = pending
         .into_iter()
@@ -310,6 +345,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     })
     .map_err(logic_error)?;
     notes.extend(reranker_note);
+    clock.lap("rank");
 
     let output = assemble_recall(&plan, ranked);
     let memories: Vec<Recalled> = output
@@ -325,18 +361,22 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             })
         })
         .collect();
+    clock.lap("format");
     if !memories.is_empty() {
         let refs: Vec<FrameRef> = memories.iter().map(|m| m.frame.ref_.clone()).collect();
         store::touch_frames(&refs).map_err(store_error)?;
     }
 
+    clock.lap("touch");
     let context = system_context(&minds, &mut notes)?;
+    clock.lap("context");
     Ok(Recall {
         memories,
         text: output.text,
         withheld: output.withheld,
         context,
         notes,
+        stages: clock.stages,
     })
 }
 

@@ -1,17 +1,26 @@
-//! `memory.save-memory`: one explicit memory, chunked, embedded and stored.
+//! `memory.save-memory` and `memory.save-memories`: explicit memories,
+//! chunked, embedded and stored.
 //!
 //! 1. Refuse an empty content (nothing to remember, nothing to embed).
 //! 2. Plan the chunks with [`hive_mind_core::frame_chunks`] — the plan the
-//!    store's `reindex` uses too.
-//! 3. Embed the content and every chunk in one batch through the `embedder`
-//!    import (one model call, not one per chunk).
-//! 4. Hand the frame with its vectors to the `store` import, which writes the
-//!    frame, its full-text row, its vector and its chunks in one transaction
-//!    and deduplicates by content hash (a duplicate comes back flagged).
+//!    store's `reindex` uses too — and the frame's own vector text with
+//!    [`embedding_text`] (the body without storage prefixes).
+//! 3. Embed the texts in batches through the `embedder` import (one model
+//!    call per [`EMBED_BATCH`] texts, not one per chunk).
+//! 4. Hand the frames with their vectors to the `store` import, which writes
+//!    each frame, its full-text row, its vector and its chunks in one
+//!    transaction (`save-memories`: one transaction per mind) and
+//!    deduplicates by content hash (a duplicate comes back flagged).
+
+use hive_mind_core::recall::embedding_text;
 
 use crate::exports::hive::mind::memory::{Error, MemoryInput, SavedMemory};
-use crate::hive::mind::types::{Importance, Source};
+use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::hive::mind::{embedder, store};
+
+/// Texts per `embedder.embed` call: large enough to amortise the model's
+/// per-call cost, small enough that one failure costs little.
+pub const EMBED_BATCH: usize = 64;
 
 /// Describe an embedder failure for the caller.
 pub fn embedder_error(error: embedder::Error) -> Error {
@@ -43,37 +52,83 @@ pub fn store_error(error: store::Error) -> Error {
     })
 }
 
-/// Save one memory.
-pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
+/// A frame to write, before its vectors are known.
+pub struct Draft {
+    /// The mind to write to.
+    pub mind: Mind,
+    /// The session, if the caller names one.
+    pub gop_id: Option<String>,
+    /// The full content, prefixes included.
+    pub content: String,
+    /// How much it matters.
+    pub importance: Importance,
+    /// Where it came from.
+    pub source: Source,
+    /// Event time.
+    pub created_at: Option<String>,
+    /// A JSON object.
+    pub metadata: Option<String>,
+}
+
+/// Embed drafts (the frame's text and every chunk, in batches) into frames
+/// the store can write.
+pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
+    let plans: Vec<_> = drafts
+        .iter()
+        .map(|draft| hive_mind_core::frame_chunks(&draft.content))
+        .collect();
+    let mut texts = Vec::new();
+    for (draft, chunks) in drafts.iter().zip(&plans) {
+        texts.push(embedding_text(&draft.content));
+        texts.extend(chunks.iter().map(|chunk| chunk.text.clone()));
+    }
+    let mut vectors = Vec::with_capacity(texts.len());
+    for batch in texts.chunks(EMBED_BATCH) {
+        let embedded = embedder::embed(batch).map_err(embedder_error)?;
+        if embedded.len() != batch.len() {
+            return Err(Error::Embedder(format!(
+                "asked for {} vectors, got {}",
+                batch.len(),
+                embedded.len()
+            )));
+        }
+        vectors.extend(embedded);
+    }
+    let mut vectors = vectors.into_iter();
+    let mut frames = Vec::with_capacity(drafts.len());
+    for (draft, chunks) in drafts.into_iter().zip(plans) {
+        let embedding = vectors.next().unwrap_or_default();
+        let chunks = chunks
+            .iter()
+            .zip(vectors.by_ref())
+            .map(|(chunk, embedding)| store::ChunkVector {
+                char_start: chunk.char_start,
+                char_end: chunk.char_end,
+                embedding,
+            })
+            .collect();
+        frames.push(store::NewFrame {
+            mind: draft.mind,
+            gop_id: draft.gop_id,
+            content: draft.content,
+            importance: draft.importance,
+            source: draft.source,
+            created_at: draft.created_at,
+            metadata: draft.metadata,
+            embedding,
+            chunks,
+        });
+    }
+    Ok(frames)
+}
+
+fn draft(input: MemoryInput) -> Result<Draft, Error> {
     if input.content.trim().is_empty() {
         return Err(Error::InvalidArgument(
             "content is empty: there is nothing to remember".to_string(),
         ));
     }
-    let chunks = hive_mind_core::frame_chunks(&input.content);
-    let mut texts = Vec::with_capacity(1 + chunks.len());
-    texts.push(input.content.clone());
-    texts.extend(chunks.iter().map(|chunk| chunk.text.clone()));
-    let vectors = embedder::embed(&texts).map_err(embedder_error)?;
-    if vectors.len() != texts.len() {
-        return Err(Error::Embedder(format!(
-            "asked for {} vectors, got {}",
-            texts.len(),
-            vectors.len()
-        )));
-    }
-    let mut vectors = vectors.into_iter();
-    let embedding = vectors.next().unwrap_or_default();
-    let chunks = chunks
-        .iter()
-        .zip(vectors)
-        .map(|(chunk, embedding)| store::ChunkVector {
-            char_start: chunk.char_start,
-            char_end: chunk.char_end,
-            embedding,
-        })
-        .collect();
-    let frame = store::NewFrame {
+    Ok(Draft {
         mind: input.mind,
         gop_id: None,
         content: input.content,
@@ -81,12 +136,74 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
         source: input.source.unwrap_or(Source::UserStated),
         created_at: input.created_at,
         metadata: None,
-        embedding,
-        chunks,
-    };
-    let saved = store::save_frame(&frame).map_err(store_error)?;
-    Ok(SavedMemory {
+    })
+}
+
+/// Whether two minds are the same.
+pub fn same_mind(a: &Mind, b: &Mind) -> bool {
+    match (a, b) {
+        (Mind::Personal, Mind::Personal) => true,
+        (Mind::Workspace(a), Mind::Workspace(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn saved(saved: store::SavedFrame) -> SavedMemory {
+    SavedMemory {
         frame: saved.frame,
         duplicate: saved.duplicate,
-    })
+    }
+}
+
+/// Save one memory.
+pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
+    let frame = embed_drafts(vec![draft(input)?])?
+        .pop()
+        .ok_or_else(|| Error::Embedder("no frame was embedded".to_string()))?;
+    Ok(saved(store::save_frame(&frame).map_err(store_error)?))
+}
+
+/// Save many memories: one store transaction per mind, results in input
+/// order. An empty content anywhere refuses the whole call before anything
+/// is embedded or written.
+pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error> {
+    let drafts = inputs
+        .into_iter()
+        .enumerate()
+        .map(|(index, input)| {
+            draft(input).map_err(|error| match error {
+                Error::InvalidArgument(why) => {
+                    Error::InvalidArgument(format!("memory {index}: {why}"))
+                }
+                other => other,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let frames = embed_drafts(drafts)?;
+    // Group by mind, keeping each frame's input position.
+    let mut groups: Vec<(Mind, Vec<(usize, store::NewFrame)>)> = Vec::new();
+    for (index, frame) in frames.into_iter().enumerate() {
+        match groups
+            .iter_mut()
+            .find(|(mind, _)| same_mind(mind, &frame.mind))
+        {
+            Some((_, members)) => members.push((index, frame)),
+            None => groups.push((frame.mind.clone(), vec![(index, frame)])),
+        }
+    }
+    let mut results: Vec<Option<SavedMemory>> = Vec::new();
+    results.resize_with(groups.iter().map(|(_, m)| m.len()).sum(), || None);
+    for (mind, members) in groups {
+        let (positions, frames): (Vec<usize>, Vec<store::NewFrame>) = members.into_iter().unzip();
+        let stored = store::save_frames(&mind, &frames).map_err(store_error)?;
+        for (position, frame) in positions.into_iter().zip(stored) {
+            if let Some(slot) = results.get_mut(position) {
+                *slot = Some(saved(frame));
+            }
+        }
+    }
+    results
+        .into_iter()
+        .map(|result| result.ok_or_else(|| Error::Store("a memory was not saved".to_string())))
+        .collect()
 }

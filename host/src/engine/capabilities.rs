@@ -43,19 +43,26 @@ impl embedder::Host for EngineState {
             .embedder
             .as_ref()
             .map_err(|why| embedder::Error::Unavailable(why.clone()))?;
-        active.embed(&texts).map_err(embed_error)
+        let started = std::time::Instant::now();
+        let result = active.embed(&texts).map_err(embed_error);
+        self.timings.embed += started.elapsed();
+        result
     }
 }
 
 impl reranker::Host for EngineState {
     fn score(&mut self, query: String, passages: Vec<String>) -> Result<Vec<f32>, reranker::Error> {
-        self.capabilities
-            .reranker
-            .score(&query, &passages)
-            .map_err(|error| match error {
-                RerankError::Unavailable(message) => reranker::Error::Unavailable(message),
-                RerankError::Failed(message) => reranker::Error::Failed(message),
-            })
+        let started = std::time::Instant::now();
+        let result =
+            self.capabilities
+                .reranker
+                .score(&query, &passages)
+                .map_err(|error| match error {
+                    RerankError::Unavailable(message) => reranker::Error::Unavailable(message),
+                    RerankError::Failed(message) => reranker::Error::Failed(message),
+                });
+        self.timings.rerank += started.elapsed();
+        result
     }
 }
 

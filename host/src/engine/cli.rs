@@ -215,6 +215,11 @@ pub fn recall_json(recall: &super::wit_memory::Recall) -> Json {
         "withheld": recall.withheld,
         "context": recall.context,
         "notes": recall.notes,
+        "stages": recall
+            .stages
+            .iter()
+            .map(|stage| json!({"stage": stage.stage, "micros": stage.micros}))
+            .collect::<Vec<_>>(),
     })
 }
 

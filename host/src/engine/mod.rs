@@ -58,12 +58,31 @@ pub struct Capabilities {
     pub reranker: Arc<dyn Reranker>,
 }
 
+/// Time spent inside the host's imports, accumulated across calls (the
+/// recall benchmark reads it to split the guest's `search` stage into
+/// full-text, vector and listing time).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ImportTimings {
+    /// `store.search-text` (FTS5 BM25).
+    pub search_text: std::time::Duration,
+    /// `store.search-vector` (sqlite-vec KNN over frames and chunks).
+    pub search_vector: std::time::Duration,
+    /// `store.list-frames` (the listing lanes).
+    pub list_frames: std::time::Duration,
+    /// `embedder.embed`.
+    pub embed: std::time::Duration,
+    /// `reranker.score`.
+    pub rerank: std::time::Duration,
+}
+
 /// The state of a [`Store`] running the engine component.
 pub struct EngineState {
     wasi: WasiCtx,
     table: ResourceTable,
     /// The capabilities the imports are served from.
     pub capabilities: Capabilities,
+    /// Time spent in the imports since the last [`EngineRuntime::take_timings`].
+    pub timings: ImportTimings,
 }
 
 impl WasiView for EngineState {
@@ -148,6 +167,7 @@ impl EngineRuntime {
             wasi: runtime::sandbox_builder().build(),
             table: ResourceTable::new(),
             capabilities,
+            timings: ImportTimings::default(),
         };
         let mut store = Store::new(&engine, state);
         let bindings =
@@ -158,6 +178,11 @@ impl EngineRuntime {
                 }
             })?;
         Ok(EngineRuntime { store, bindings })
+    }
+
+    /// The time spent in the imports since the last call, and reset it.
+    pub fn take_timings(&mut self) -> ImportTimings {
+        std::mem::take(&mut self.store.data_mut().timings)
     }
 
     /// The capabilities (to read the store directly, e.g. for `status`).
@@ -239,6 +264,33 @@ pub fn open(dir: &std::path::Path) -> Result<EngineRuntime, OpenError> {
 }
 
 impl EngineRuntime {
+    /// `memory.save-memories`: many memories, one transaction per mind.
+    pub fn save_memories(
+        &mut self,
+        inputs: &[wit_memory::MemoryInput],
+    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_save_memories(&mut self.store, inputs)
+            .map_err(Self::trapped("save-memories"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.import-conversations`: conversation turns as raw-turn frames.
+    pub fn import_conversations(
+        &mut self,
+        mind: &wit_types::Mind,
+        conversations: &[wit_memory::ImportedConversation],
+    ) -> Result<wit_memory::ImportReport, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_import_conversations(&mut self.store, mind, conversations)
+            .map_err(Self::trapped("import-conversations"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
     /// `memory.recall-memory`: the multi-lane recall pipeline.
     pub fn recall_memory(
         &mut self,

@@ -146,11 +146,14 @@ impl wit::Host for EngineState {
     }
 
     fn search_text(&mut self, query: String, filter: SearchFilter, limit: u32) -> Result<Vec<Hit>> {
-        run(|| {
+        let started = std::time::Instant::now();
+        let result = run(|| {
             let filter = filter_in(&filter)?;
             let hits = self.minds().search_text(&query, &filter, limit)?;
             Ok(hits.iter().map(hit_out).collect())
-        })
+        });
+        self.timings.search_text += started.elapsed();
+        result
     }
 
     fn search_vector(
@@ -159,11 +162,14 @@ impl wit::Host for EngineState {
         filter: SearchFilter,
         limit: u32,
     ) -> Result<Vec<Hit>> {
-        run(|| {
+        let started = std::time::Instant::now();
+        let result = run(|| {
             let filter = filter_in(&filter)?;
             let hits = self.minds().search_vector(&embedding, &filter, limit)?;
             Ok(hits.iter().map(hit_out).collect())
-        })
+        });
+        self.timings.search_vector += started.elapsed();
+        result
     }
 
     fn list_frames(
@@ -172,11 +178,14 @@ impl wit::Host for EngineState {
         oldest_first: bool,
         limit: u32,
     ) -> Result<Vec<Frame>> {
-        run(|| {
+        let started = std::time::Instant::now();
+        let result = run(|| {
             let filter = filter_in(&filter)?;
             let frames = self.minds().list_frames(&filter, oldest_first, limit)?;
             Ok(frames.iter().map(frame_out).collect())
-        })
+        });
+        self.timings.list_frames += started.elapsed();
+        result
     }
 
     fn upsert_entity(

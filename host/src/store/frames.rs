@@ -491,7 +491,7 @@ impl MindStore {
             let mut texts = Vec::new();
             let mut plans = Vec::new();
             for (_, content) in batch {
-                texts.push(content.clone());
+                texts.push(hive_mind_core::recall::embedding_text(content));
                 let plan = plan_chunks(content);
                 texts.extend(plan.iter().map(|chunk| chunk.text.clone()));
                 plans.push(plan);

@@ -138,6 +138,30 @@ pub fn display_text(content: &str, chunk: Option<(u32, u32)>) -> String {
     body_of(content, chunk).to_string()
 }
 
+/// The text a frame's own vector is made from: its body without the storage
+/// prefixes (as [`display_text`] shows it), except that a raw turn keeps its
+/// speaker (`Caroline: …`), because who said something is part of what it
+/// means. Save, import and reindex all embed this, so a frame's vector never
+/// depends on which path wrote it. A content that is nothing but prefixes is
+/// embedded as it is.
+pub fn embedding_text(content: &str) -> String {
+    if let Some((inside, rest)) = split_mind_tag(without_hm(content)) {
+        let mut words = inside.split_whitespace();
+        if words.next() == Some("rawturn")
+            && let Some(speaker) = words.find_map(|word| word.strip_prefix("speaker:"))
+            && !rest.trim().is_empty()
+        {
+            return format!("{}: {}", speaker.replace('_', " "), rest.trim());
+        }
+    }
+    let body = display_text(content, None);
+    if body.is_empty() {
+        content.trim().to_string()
+    } else {
+        body
+    }
+}
+
 /// The kebab-case name of an injection category.
 fn category_name(category: InjectionCategory) -> &'static str {
     match category {

@@ -359,3 +359,27 @@ fn tags_are_read_from_the_whole_frame_even_for_a_chunk() {
         "{text}"
     );
 }
+
+#[test]
+fn embedding_text_drops_storage_prefixes_but_keeps_a_speaker() {
+    assert_eq!(
+        embedding_text(
+            "[mind-rawturn conv:s1 turn:3 speaker:Caroline] I went to the support group."
+        ),
+        "Caroline: I went to the support group."
+    );
+    assert_eq!(
+        embedding_text("[mind-rawturn conv:s1 turn:3 speaker:Mary_Ann]  Hi "),
+        "Mary Ann: Hi"
+    );
+    assert_eq!(
+        embedding_text("[hm src:cli] [mind-fact] The ledger uses Postgres."),
+        "The ledger uses Postgres."
+    );
+    assert_eq!(
+        embedding_text("[mind-event] [2026-05-02] Shipped 2.3."),
+        "Shipped 2.3."
+    );
+    assert_eq!(embedding_text("plain text"), "plain text");
+    assert_eq!(embedding_text("[mind-fact]"), "[mind-fact]");
+}

@@ -1,0 +1,131 @@
+//! `memory.import-conversations`: conversation turns, verbatim, as raw-turn
+//! frames.
+//!
+//! Each turn becomes one frame `[mind-rawturn conv:KEY turn:N speaker:S] text`
+//! (design §3, stage 4): `N` is the turn's 1-based position in its
+//! conversation, `S` the speaker with white space as `_`, and the event time
+//! is the conversation's date, so date windows find what was said when. The
+//! turns of one conversation share a session (`conv:KEY`) and are written in
+//! one store transaction. Recall's raw-detail lane finds them by the
+//! `[mind-rawturn` prefix; harvest reuses this path.
+//!
+//! Skipped: empty turns and `system` turns (instructions to a model are not
+//! something a person said). Rejected: turns the injection scan finds hostile
+//! (verbatim dialogue is the most injection-prone surface) — counted, never
+//! written. Duplicates (the same turn imported twice) are counted by the
+//! store's content-hash dedup.
+
+use hive_mind_core::{ScanContext, scan_for_injection};
+
+use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation};
+use crate::hive::mind::store;
+use crate::hive::mind::types::{Importance, Mind, Source};
+use crate::save::{Draft, embed_drafts, store_error};
+
+/// The raw-turn tag of one turn.
+pub fn raw_turn_content(key: &str, turn: usize, speaker: &str, text: &str) -> String {
+    let speaker: String = speaker
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_whitespace() || c == ']' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let speaker = if speaker.is_empty() {
+        "unknown".to_string()
+    } else {
+        speaker
+    };
+    format!(
+        "[mind-rawturn conv:{key} turn:{turn} speaker:{speaker}] {}",
+        text.trim()
+    )
+}
+
+fn check_key(key: &str) -> Result<(), Error> {
+    let ok = !key.is_empty()
+        && key.len() <= 200
+        && !key
+            .chars()
+            .any(|c| c.is_whitespace() || c == ']' || c == '[');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "conversation key {key:?}: use 1-200 characters without white space or brackets"
+        )))
+    }
+}
+
+/// Import conversations into `mind`.
+pub fn import_conversations(
+    mind: Mind,
+    conversations: Vec<ImportedConversation>,
+) -> Result<ImportReport, Error> {
+    // Validate everything before writing anything.
+    for conversation in &conversations {
+        check_key(&conversation.key)?;
+        if conversation.date.trim().is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "conversation {}: a date is required (the event time of its turns)",
+                conversation.key
+            )));
+        }
+    }
+    let mut report = ImportReport {
+        written: 0,
+        duplicates: 0,
+        rejected: 0,
+        skipped: 0,
+    };
+    for conversation in conversations {
+        let mut drafts = Vec::new();
+        for (index, turn) in conversation.turns.iter().enumerate() {
+            let system = turn.speaker.trim().eq_ignore_ascii_case("system");
+            if system || turn.text.trim().is_empty() {
+                report.skipped += 1;
+                continue;
+            }
+            if !scan_for_injection(&turn.text, ScanContext::ToolOutput).safe {
+                report.rejected += 1;
+                continue;
+            }
+            let number = index + 1;
+            let metadata = serde_json::json!({
+                "conv": conversation.key,
+                "turn": number,
+                "speaker": turn.speaker.trim(),
+            });
+            drafts.push(Draft {
+                mind: mind.clone(),
+                gop_id: None,
+                content: raw_turn_content(&conversation.key, number, &turn.speaker, &turn.text),
+                importance: Importance::Normal,
+                source: Source::Import,
+                created_at: Some(conversation.date.clone()),
+                metadata: Some(metadata.to_string()),
+            });
+        }
+        if drafts.is_empty() {
+            continue;
+        }
+        let session = store::ensure_session(&mind, &format!("conv:{}", conversation.key), None)
+            .map_err(store_error)?;
+        for draft in &mut drafts {
+            draft.gop_id = Some(session.gop_id.clone());
+        }
+        let frames = embed_drafts(drafts)?;
+        for saved in store::save_frames(&mind, &frames).map_err(store_error)? {
+            if saved.duplicate {
+                report.duplicates += 1;
+            } else {
+                report.written += 1;
+            }
+        }
+    }
+    Ok(report)
+}
