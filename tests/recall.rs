@@ -413,3 +413,63 @@ fn identity_and_awareness_come_with_the_recall() {
     assert!(result.context.contains("Name: Ada"), "{}", result.context);
     assert!(result.context.contains("ship 2.3 on Friday"));
 }
+
+#[test]
+fn the_cli_prints_the_recall_block_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hive-mind"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(args)
+            .env("HIVE_MIND_EMBEDDER", "mock")
+            .output()
+            .unwrap()
+    };
+    for text in [
+        "The ledger service stores balances in PostgreSQL.",
+        "Deploys happen on Tuesdays.",
+    ] {
+        let output = run(&["save", text]);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let output = run(&["recall", "ledger balances", "--now", NOW]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("PostgreSQL"), "{stdout}");
+    assert!(!stdout.contains("Tuesdays"), "{stdout}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("MOCK"));
+
+    let output = run(&["recall", "ledger balances", "--json", "--limit", "3"]);
+    assert!(output.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["memories"][0]["lane"], "semantic");
+    assert!(
+        json["memories"][0]["ref"]
+            .as_str()
+            .unwrap()
+            .starts_with("personal:")
+    );
+    assert!(
+        json["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["stage"] == "search")
+    );
+
+    let output = run(&["recall", "x", "--profile", "loud"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--profile"));
+    let output = run(&["recall", "x", "--scope", "current"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("workspace"));
+}
