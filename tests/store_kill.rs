@@ -191,8 +191,10 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 
-    let status = run(&["status"], false);
+    let status = run(&["status"], true);
+    assert!(String::from_utf8_lossy(&status.stderr).contains("MOCK"));
     let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["active_embedder"]["mock"], true);
     assert_eq!(status["minds"].as_array().unwrap().len(), 2);
     let acme = &status["minds"][1];
     assert_eq!(acme["frames"], 1);

@@ -109,14 +109,35 @@ pub fn run(command: StoreCommand, data_dir: Option<PathBuf>) -> StoreResult<bool
             print(&to_json(&frame));
         }
         StoreCommand::Status => {
-            let mut minds = Minds::open(dir, StoreConfig::default())?;
+            let mut minds = Minds::open(dir.clone(), StoreConfig::default())?;
             let mut statuses = Vec::new();
             for mind in minds.list()? {
                 statuses.push(to_json(&minds.mind(&mind)?.status()?));
             }
+            // The active embedder, loudly: recall must never rank at random
+            // without the user knowing.
+            let active = match active_embedder(&dir) {
+                Ok(active) => {
+                    for line in active.status_lines() {
+                        eprintln!("{line}");
+                    }
+                    json!({
+                        "provider": active.info.provider,
+                        "model": active.info.model,
+                        "dim": active.info.dimensions,
+                        "mock": active.info.is_mock(),
+                        "attempts": active.attempts.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    })
+                }
+                Err(error) => {
+                    eprintln!("embedder: NONE AVAILABLE — {error}");
+                    json!({"error": error.to_string()})
+                }
+            };
             print(&json!({
                 "data_dir": minds.dir().display().to_string(),
                 "schema_version": super::schema::SCHEMA_VERSION,
+                "active_embedder": active,
                 "minds": statuses,
             }));
         }
