@@ -365,3 +365,98 @@ fn imported_conversations_become_dated_raw_turn_frames() {
         "{error:?}"
     );
 }
+
+#[test]
+fn remember_exchange_routes_snippets_and_builds_the_graph() {
+    use hive_mind_host::engine::wit_memory::ExchangeOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let options = |workspace: Option<&str>, succeeded: bool| ExchangeOptions {
+        workspace: workspace.map(str::to_string),
+        gop_id: None,
+        succeeded,
+    };
+
+    // A decision goes to the workspace, with its entities and relations.
+    let saved = engine
+        .remember_exchange(
+            "We decided to migrate the ledger from MySQL to Postgres.",
+            "Great, I'll draft the migration plan.",
+            &options(Some("acme"), true),
+        )
+        .unwrap();
+    assert_eq!(saved.len(), 1);
+    let decision = &saved[0].frame;
+    assert_eq!(
+        decision.content,
+        "Decision: We decided to migrate the ledger from MySQL to Postgres."
+    );
+    assert!(matches!(&decision.ref_.mind, WitMind::Workspace(id) if id == "acme"));
+    assert_eq!(decision.importance, Importance::Important);
+    let acme = Mind::Workspace("acme".into());
+    {
+        let store = engine.capabilities().minds.mind(&acme).unwrap();
+        let mysql = store.find_entities("mysql").unwrap().remove(0);
+        let postgres = store.find_entities("Postgres").unwrap().remove(0);
+        assert_eq!(postgres.entity_type, "technology");
+        assert_eq!(
+            store.entity_frames(postgres.id).unwrap(),
+            [decision.ref_.id]
+        );
+        let relations: Vec<String> = store
+            .relations(mysql.id)
+            .unwrap()
+            .iter()
+            .filter(|r| r.subject == mysql.id && r.object == postgres.id)
+            .map(|r| r.relation.clone())
+            .collect();
+        assert!(
+            relations.contains(&"co-occurs-with".to_string()),
+            "{relations:?}"
+        );
+        assert!(
+            relations.contains(&"replaced-by".to_string()),
+            "{relations:?}"
+        );
+        // Reached from MySQL, the decision frame is one hop away.
+        let distances = store.frame_distances(&[mysql.id], 3).unwrap();
+        assert!(distances.contains(&(decision.ref_.id, 0)), "{distances:?}");
+    }
+
+    // A preference goes to the personal mind even with a workspace active.
+    let saved = engine
+        .remember_exchange(
+            "I prefer tabs over spaces in every repo.",
+            "Noted, I'll use tabs.",
+            &options(Some("acme"), true),
+        )
+        .unwrap();
+    assert_eq!(saved.len(), 1);
+    assert!(matches!(saved[0].frame.ref_.mind, WitMind::Personal));
+    assert_eq!(
+        saved[0].frame.content,
+        "User preference: I prefer tabs over spaces in every repo."
+    );
+
+    // Chatter and failed turns teach nothing.
+    let chatter = engine
+        .remember_exchange("hi!", "Hello! How can I help?", &options(None, true))
+        .unwrap();
+    assert!(chatter.is_empty());
+    let failed = engine
+        .remember_exchange(
+            "We decided to use Kafka for events.",
+            "Error: the tool call failed.",
+            &options(None, false),
+        )
+        .unwrap();
+    assert!(failed.is_empty());
+    let personal = engine
+        .capabilities()
+        .minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .status()
+        .unwrap();
+    assert_eq!(personal.frames, 1);
+}

@@ -22,18 +22,28 @@
 //!   API.
 //! - [`store`] — one SQLite file per mind: frames, FTS5, sqlite-vec, the
 //!   knowledge graph, identity, awareness, sessions.
+//! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine and
+//!   the store.
 //! - [`reranker`] — the optional cross-encoder that scores query/passage
 //!   pairs; "unavailable" when none is configured.
+//! - [`eval`] — `hive-mind eval locomo`: retrieval quality on a
+//!   conversation benchmark (session- and turn-level recall@k), one fresh
+//!   mind per sample, through the real engine.
+//! - [`bench`] — `hive-mind bench recall`: recall latency on a synthetic
+//!   corpus built once per size, stage by stage, against bare sqlite-vec KNN.
 //!
 //! Retrieval logic never lives here: the host supplies capabilities (storage,
 //! models, network) and user surfaces (the `hive-mind` CLI).
 
 pub mod artifacts;
+pub mod bench;
 pub mod cache;
 pub mod embedder;
 pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod logic;
+pub mod mcp;
 pub mod reranker;
 pub mod runtime;
 pub mod store;

@@ -52,11 +52,17 @@ enum Command {
     /// Recall the memories most relevant to a query (the recall block, the
     /// identity/awareness context, and notes on how it ran).
     Recall(hive_mind_host::engine::cli::RecallArgs),
+    /// Serve the Model Context Protocol on stdin/stdout (for Claude Code,
+    /// Claude Desktop, Codex and any stdio MCP client).
+    Mcp,
     /// Embed texts with the active embedder, or show the provider chain.
     Embed(hive_mind_host::embedder::cli::EmbedArgs),
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(hive_mind_host::embedder::cli::BenchTarget),
+    /// Retrieval-quality evaluations on benchmark data sets.
+    #[command(subcommand)]
+    Eval(hive_mind_host::eval::cli::EvalTarget),
     #[command(flatten)]
     Store(hive_mind_host::store::cli::StoreCommand),
 }
@@ -157,11 +163,30 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Command::Mcp => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+            let engine = hive_mind_host::engine::open(&dir)?;
+            let server = hive_mind_host::mcp::MemoryServer::new(engine, &dir);
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            runtime.block_on(hive_mind_host::mcp::serve_stdio(server))?;
+        }
         Command::Embed(args) => {
             hive_mind_host::embedder::cli::embed(&args, &mut std::io::stdout().lock())?;
         }
         Command::Bench(target) => {
             hive_mind_host::embedder::cli::bench(&target, &mut std::io::stdout().lock())?;
+        }
+        Command::Eval(target) => {
+            hive_mind_host::eval::cli::run(
+                &target,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            )?;
         }
         Command::Store(command) => {
             if !hive_mind_host::store::cli::run(command, cli.data_dir)? {

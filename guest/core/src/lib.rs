@@ -13,7 +13,9 @@
 //!   chunks for chunk-level retrieval; [`dedup`] judges a candidate against
 //!   existing texts (exact, near-duplicate, possible contradiction);
 //!   [`write_back`] finds what is worth remembering in a live exchange;
-//!   [`entity`] canonicalises knowledge-graph names and filters noise.
+//!   [`entity`] canonicalises knowledge-graph names and filters noise;
+//!   [`cognify`] plans what a successful turn writes: frames, entities and
+//!   relations.
 //! - **Recalling.** [`fusion`] merges ranked lists by reciprocal rank fusion;
 //!   [`relevance`] scores a frame by recency, popularity, graph distance and
 //!   importance; [`dates`] reads the calendar periods a query names and
@@ -31,6 +33,7 @@
 pub mod calendar;
 pub mod catch_up;
 pub mod chunk;
+pub mod cognify;
 pub mod dates;
 pub mod dedup;
 pub mod entity;
@@ -44,6 +47,10 @@ pub mod write_back;
 
 pub use catch_up::detect_catch_up;
 pub use chunk::{ChunkOptions, chunk_text, frame_chunks};
+pub use cognify::{
+    CognifyPlan, EntityType, ExtractedEntity, ExtractedRelation, PlannedFrame, RelationType,
+    accept_entity_name, extract_entities, extract_relations, plan_cognify,
+};
 pub use dates::{ResolvedDate, parse_date_window, resolve_relative_date};
 pub use dedup::{DedupVerdict, SimilarContent, dedup_check, trigram_similarity};
 pub use entity::{is_noise_name, normalize_entity_name};

@@ -7,9 +7,8 @@
 //!
 //! The memory API is implemented operation by operation, each as a pipeline
 //! over the imports: [`save`] (chunk, embed, store), [`recall`] (the
-//! multi-lane pipeline) and [`import`] (raw conversation turns) are here;
-//! cognify lands with its issue, and until then answers `unsupported`,
-//! naming what is missing, rather than pretending to work.
+//! multi-lane pipeline), [`cognify`] (learning from an exchange) and
+//! [`import`] (raw conversation turns).
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
 // unsafe code, and its items are documented in the WIT, not in Rust; nothing
@@ -21,6 +20,7 @@ wit_bindgen::generate!({
     path: "../../wit",
 });
 
+mod cognify;
 mod import;
 #[path = "../../logic-component/src/logic_exports.rs"]
 mod logic_exports;
@@ -38,12 +38,6 @@ pub struct Component;
 
 export!(Component);
 
-fn not_yet(operation: &str) -> Error {
-    Error::Unsupported(format!(
-        "{operation} is part of the drafted memory API and is not implemented by this engine build yet"
-    ))
-}
-
 impl MemoryGuest for Component {
     fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
         save::save_memory(input)
@@ -58,11 +52,11 @@ impl MemoryGuest for Component {
     }
 
     fn remember_exchange(
-        _user: String,
-        _assistant: String,
-        _options: ExchangeOptions,
+        user: String,
+        assistant: String,
+        options: ExchangeOptions,
     ) -> Result<Vec<SavedMemory>, Error> {
-        Err(not_yet("remember-exchange"))
+        cognify::remember_exchange(user, assistant, options)
     }
 
     fn import_conversations(

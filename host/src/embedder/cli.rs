@@ -39,6 +39,10 @@ pub enum BenchTarget {
     /// The in-process embedder: load time, texts/s single and batched, the
     /// load-time rewrite's effect, peak RSS.
     Embed(BenchEmbedArgs),
+    /// The recall pipeline on a synthetic corpus (built once per size):
+    /// latency percentiles, stage shares, peak RSS, and the overhead over a
+    /// bare sqlite-vec KNN query.
+    Recall(crate::bench::recall::BenchRecallArgs),
 }
 
 /// `hive-mind bench embed`'s arguments.
@@ -64,6 +68,9 @@ pub enum CliError {
     /// The benchmark failed.
     #[error(transparent)]
     Bench(#[from] BenchError),
+    /// The recall benchmark failed.
+    #[error(transparent)]
+    RecallBench(#[from] crate::bench::recall::BenchError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -139,6 +146,7 @@ pub fn bench(target: &BenchTarget, out: &mut dyn Write) -> Result<(), CliError> 
             let report = bench::run(&spec, BenchOptions { quick: args.quick })?;
             write!(out, "{report}")?;
         }
+        BenchTarget::Recall(args) => crate::bench::recall::command(args, out)?,
     }
     Ok(())
 }

@@ -306,3 +306,20 @@ impl EngineRuntime {
         Ok(result.map_err(MemoryError)?)
     }
 }
+
+impl EngineRuntime {
+    /// `memory.remember-exchange`: learn from one exchange (cognify).
+    pub fn remember_exchange(
+        &mut self,
+        user: &str,
+        assistant: &str,
+        options: &wit_memory::ExchangeOptions,
+    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_remember_exchange(&mut self.store, user, assistant, options)
+            .map_err(Self::trapped("remember-exchange"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+}

@@ -1,0 +1,140 @@
+//! `memory.remember-exchange`: cognify, the live write path after a turn.
+//!
+//! The decisions are [`hive_mind_core::cognify::plan_cognify`]'s (pure,
+//! fixture-tested): which snippets of the exchange are worth keeping
+//! (pattern write-back, chatter skipped), where each goes (preferences,
+//! corrections, style → personal; decisions, findings, work output → the
+//! workspace, or personal when none), the injection scan, and the entities
+//! and relations each snippet names. This module writes the plan:
+//!
+//! 1. embed every planned frame (one batch) and save them, one store
+//!    transaction per mind — the store makes each the session's I-frame or
+//!    a P-frame and deduplicates by content hash;
+//! 2. for each saved frame, upsert its entities (exact canonical name and
+//!    type, never the fuzzy search), checked again at this write seam by
+//!    [`accept_entity_name`], and link them to the frame
+//!    (`kg_entity_frames`, what makes recall's contextual signal work);
+//! 3. create its relations: all-pairs `co-occurs-with` (0.8) and the stated
+//!    ones (`led-by`, `reports-to`, `depends-on`, …) with their strengths.
+//!
+//! Nothing is learned from a failed turn: the caller says so.
+
+use std::collections::BTreeMap;
+
+use hive_mind_core::cognify::{accept_entity_name, plan_cognify};
+use hive_mind_core::recall::MindKey;
+
+use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
+use crate::hive::mind::store;
+use crate::hive::mind::types::Mind;
+use crate::logic_exports::importance_to_wit;
+use crate::save::{Draft, embed_drafts, same_mind, store_error};
+
+fn wit_mind(mind: &MindKey) -> Mind {
+    match mind {
+        MindKey::Personal => Mind::Personal,
+        MindKey::Workspace(id) => Mind::Workspace(id.clone()),
+    }
+}
+
+fn wit_source(source: hive_mind_core::Source) -> crate::hive::mind::types::Source {
+    use crate::hive::mind::types::Source;
+    match source {
+        hive_mind_core::Source::UserStated => Source::UserStated,
+        hive_mind_core::Source::ToolVerified => Source::ToolVerified,
+        hive_mind_core::Source::AgentInferred => Source::AgentInferred,
+        hive_mind_core::Source::Import => Source::Import,
+        hive_mind_core::Source::System => Source::System,
+    }
+}
+
+/// Learn from one exchange.
+pub fn remember_exchange(
+    user: String,
+    assistant: String,
+    options: ExchangeOptions,
+) -> Result<Vec<SavedMemory>, Error> {
+    let workspace = options
+        .workspace
+        .as_deref()
+        .map(str::trim)
+        .filter(|id| !id.is_empty());
+    let plan = plan_cognify(&user, &assistant, workspace, options.succeeded);
+    if plan.frames.is_empty() {
+        return Ok(Vec::new());
+    }
+    let drafts: Vec<Draft> = plan
+        .frames
+        .iter()
+        .map(|frame| Draft {
+            mind: wit_mind(&frame.mind),
+            gop_id: options.gop_id.clone(),
+            content: frame.content.clone(),
+            importance: importance_to_wit(frame.importance),
+            source: wit_source(frame.source),
+            created_at: None,
+            metadata: Some(
+                serde_json::json!({
+                    "cognify": frame.kind,
+                    "pattern": frame.pattern,
+                })
+                .to_string(),
+            ),
+        })
+        .collect();
+    if let Some(gop_id) = &options.gop_id {
+        let mut seen: Vec<Mind> = Vec::new();
+        for draft in &drafts {
+            if !seen.iter().any(|mind| same_mind(mind, &draft.mind)) {
+                store::ensure_session(&draft.mind, gop_id, None).map_err(store_error)?;
+                seen.push(draft.mind.clone());
+            }
+        }
+    }
+    let frames = embed_drafts(drafts)?;
+
+    let mut saved = Vec::with_capacity(frames.len());
+    for (new_frame, planned) in frames.iter().zip(&plan.frames) {
+        let stored = store::save_frame(new_frame).map_err(store_error)?;
+        let mind = &new_frame.mind;
+        let frame_id = stored.frame.ref_.id;
+        // Entities, by (canonical name, type) → id in this mind.
+        let mut ids: BTreeMap<(String, &'static str), u64> = BTreeMap::new();
+        for entity in &planned.entities {
+            if !accept_entity_name(&entity.name) {
+                continue;
+            }
+            let kind = entity.entity_type.as_str();
+            let upserted = store::upsert_entity(mind, &entity.surface, kind, &[frame_id])
+                .map_err(store_error)?;
+            ids.insert((entity.name.clone(), kind), upserted.id);
+        }
+        for relation in &planned.relations {
+            let subject = ids.get(&(
+                relation.subject.name.clone(),
+                relation.subject.entity_type.as_str(),
+            ));
+            let object = ids.get(&(
+                relation.object.name.clone(),
+                relation.object.entity_type.as_str(),
+            ));
+            if let (Some(&subject), Some(&object)) = (subject, object)
+                && subject != object
+            {
+                store::relate(
+                    mind,
+                    subject,
+                    relation.relation.as_str(),
+                    object,
+                    relation.strength,
+                )
+                .map_err(store_error)?;
+            }
+        }
+        saved.push(SavedMemory {
+            frame: stored.frame,
+            duplicate: stored.duplicate,
+        });
+    }
+    Ok(saved)
+}

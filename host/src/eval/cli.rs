@@ -1,0 +1,247 @@
+//! # `hive-mind eval locomo`: the command and its printout
+//!
+//! `hive-mind eval locomo <path> [--k 1,5,10] [--json] [--samples N]
+//! [--categories 1,2,3,4] [--no-floor]` reads the data set first (so a bad
+//! file fails before a model is loaded), resolves the embedder the usual way
+//! (the configuration and the provider chain; `HIVE_MIND_EMBEDDER=mock`
+//! works, and is announced), runs [`super::run::evaluate`] with a progress
+//! line per sample on standard error, and prints the report: a table, or
+//! with `--json` one JSON object.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::EvalError;
+use super::locomo::Dataset;
+use super::run::{EvalOptions, EvalReport, Scores, evaluate};
+use crate::embedder::EmbedError;
+use crate::embedder::config::{Config, ConfigError};
+
+/// `hive-mind eval`'s targets.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum EvalTarget {
+    /// Retrieval quality on a LoCoMo-shaped data set: session- and
+    /// turn-level recall@k per category, ingest rate, recall latency.
+    Locomo(LocomoArgs),
+}
+
+/// `hive-mind eval locomo`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LocomoArgs {
+    /// The data set: a JSON list of samples in the LoCoMo shape.
+    pub path: PathBuf,
+    /// The cut-offs to report recall at, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,5,10")]
+    pub k: Vec<usize>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only the first N samples.
+    #[arg(long)]
+    pub samples: Option<usize>,
+    /// The question categories to ask, comma-separated (LoCoMo: 1 multi-hop,
+    /// 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4")]
+    pub categories: Vec<u32>,
+    /// Turn the relevance floor off (always return the top memories).
+    #[arg(long)]
+    pub no_floor: bool,
+}
+
+/// What can go wrong in `hive-mind eval`.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalCliError {
+    /// The evaluation failed.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    /// The configuration is unusable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// No embedder.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// Writing the output failed.
+    #[error("could not write the output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+/// Run `hive-mind eval <target>`: the report on `out`, progress and
+/// problems on `log`.
+pub fn run(
+    target: &EvalTarget,
+    out: &mut dyn Write,
+    log: &mut dyn Write,
+) -> Result<(), EvalCliError> {
+    match target {
+        EvalTarget::Locomo(args) => {
+            let dataset = Dataset::load(&args.path)?;
+            let config = Config::load()?;
+            let active = crate::embedder::resolve(&config.embedder)?;
+            if active.info.is_mock() {
+                writeln!(
+                    log,
+                    "warning: the MOCK embedder is active; vector similarity means nothing"
+                )?;
+            }
+            let options = EvalOptions {
+                ks: args.k.clone(),
+                categories: args.categories.iter().copied().collect(),
+                samples: args.samples,
+                no_floor: args.no_floor,
+            };
+            let mut log_error = None;
+            let report = evaluate(&dataset, active.embedder, &options, &mut |line| {
+                if let Err(error) = writeln!(log, "{line}")
+                    && log_error.is_none()
+                {
+                    log_error = Some(error);
+                }
+            })?;
+            if let Some(error) = log_error {
+                return Err(error.into());
+            }
+            if args.json {
+                let mut value = serde_json::to_value(&report)
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+                if let Some(object) = value.as_object_mut() {
+                    object.insert("dataset".into(), args.path.display().to_string().into());
+                }
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&value)
+                        .map_err(|e| std::io::Error::other(e.to_string()))?
+                )?;
+            } else {
+                for problem in &report.problems {
+                    writeln!(log, "note: {problem}")?;
+                }
+                write!(out, "{}", render(&report, &args.path.display().to_string()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn percent(value: f64) -> String {
+    format!("{:.1}", value * 100.0)
+}
+
+fn row(text: &mut String, scores: &Scores) {
+    let label = match scores.category {
+        Some(category) => format!("{category} {}", scores.name),
+        None => "all".to_string(),
+    };
+    let _ = write!(text, "{label:<16}{:>6}", scores.n);
+    for at in &scores.at {
+        let _ = write!(text, "{:>8}", percent(at.session));
+    }
+    for at in &scores.at {
+        let _ = write!(text, "{:>8}", percent(at.turn));
+    }
+    let _ = writeln!(text, "{:>8}", scores.no_evidence);
+}
+
+/// The report as a readable table.
+pub fn render(report: &EvalReport, source: &str) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "LoCoMo-style retrieval evaluation: {source}");
+    let _ = writeln!(
+        text,
+        "embedder {}, relevance floor {}, categories {}, {} samples",
+        report.embedder,
+        report.floor,
+        report
+            .categories
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        report.samples
+    );
+    let ingest = &report.ingest;
+    let _ = writeln!(
+        text,
+        "ingest: {} turns in {} sessions, {:.1} s = {:.1} turns/s (written {}, duplicates {}, rejected by the injection scan {}, skipped {})",
+        ingest.turns,
+        ingest.sessions,
+        ingest.seconds,
+        ingest.turns_per_second,
+        ingest.written,
+        ingest.duplicates,
+        ingest.rejected,
+        ingest.skipped
+    );
+    let q = &report.questions;
+    let _ = writeln!(
+        text,
+        "questions: {} asked, {} scored, {} without valid evidence (excluded), {} failed; \
+         {} recalls returned nothing, {} withheld",
+        q.asked, q.scored, q.no_valid_evidence, q.failed, q.empty, q.withheld
+    );
+    let _ = writeln!(
+        text,
+        "evidence ids: {} malformed, {} naming missing turns (see the notes)\n",
+        q.malformed_evidence, q.missing_evidence
+    );
+    let _ = write!(text, "{:<16}{:>6}", "category", "n");
+    for k in &report.ks {
+        let _ = write!(text, "{:>8}", format!("S@{k}"));
+    }
+    for k in &report.ks {
+        let _ = write!(text, "{:>8}", format!("T@{k}"));
+    }
+    let _ = writeln!(text, "{:>8}", "no-ev");
+    for scores in &report.per_category {
+        row(&mut text, scores);
+    }
+    row(&mut text, &report.overall);
+    let _ = writeln!(
+        text,
+        "(S@k: session-level recall@k, % of questions; T@k: turn-level evidence recall@k, mean %; \
+         no-ev: questions excluded for having no valid evidence)\n"
+    );
+    let latency = &report.latency;
+    let _ = writeln!(
+        text,
+        "recall latency over {} recalls: p50 {:.1} ms, p95 {:.1} ms, mean {:.1} ms",
+        latency.recalls, latency.p50_ms, latency.p95_ms, latency.mean_ms
+    );
+    let _ = writeln!(
+        text,
+        "where recall's time goes (mean per recall, share of the stages' total):"
+    );
+    for stage in &report.stages {
+        let indent = if stage.stage.contains(':') {
+            "    "
+        } else {
+            "  "
+        };
+        let _ = writeln!(
+            text,
+            "{indent}{:<22}{:>9.2} ms {:>6}%",
+            stage.stage,
+            stage.mean_ms,
+            percent(stage.share)
+        );
+    }
+    let lanes = |map: &std::collections::BTreeMap<String, u64>| {
+        map.iter()
+            .map(|(lane, count)| format!("{lane} {count}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let top = report.ks.last().copied().unwrap_or(0);
+    let _ = writeln!(
+        text,
+        "\nlanes of the raw turns in the top {top}: {}",
+        lanes(&report.returned_lanes)
+    );
+    let _ = writeln!(
+        text,
+        "lanes of the evidence turns found in the top {top}: {}",
+        lanes(&report.evidence_lanes)
+    );
+    text
+}

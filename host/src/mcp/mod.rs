@@ -1,0 +1,688 @@
+//! # `hive-mind mcp`: the Model Context Protocol server
+//!
+//! An MCP client (Claude Code, Claude Desktop, Codex, any stdio client)
+//! spawns `hive-mind mcp` and speaks JSON-RPC over its stdin/stdout; logs go
+//! to stderr only. The server is [`MemoryServer`], built with `rmcp`'s tool
+//! macros, so every tool's input has a JSON schema generated from its
+//! parameter struct.
+//!
+//! The tools keep the names and arguments hive-mind users know (design
+//! §5.8, §7): `save_memory` and `recall_memory` run the engine component's
+//! pipelines; the graph, identity, awareness and workspace tools are thin
+//! store operations. Bad input — an unknown workspace, a bad importance, a
+//! content too large, a mind named ambiguously — is an MCP error with a
+//! message a person can act on, and the server keeps serving.
+//!
+//! Mutations never widen silently: a tool that writes goes to the personal
+//! mind unless `workspace` names one, and a `mind` that says `personal`
+//! while a `workspace` is given (or names an unknown mind) is refused.
+//!
+//! The engine is not `Sync` (one wasmtime store, one SQLite connection per
+//! mind), so calls are serialised through a mutex on a blocking thread;
+//! several server processes may share a data directory (SQLite WAL and a
+//! busy timeout keep them consistent).
+
+pub mod params;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
+use serde_json::{Value as Json, json};
+
+use crate::engine::cli::{frame_json, recall_json};
+use crate::engine::convert::{importance_out, mind_out, source_out};
+use crate::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
+use crate::engine::{EngineError, EngineRuntime, MemoryError, wit_memory};
+use crate::store::{Mind, MindStore, StoreError};
+use params::*;
+
+/// The largest memory `save_memory` accepts, in bytes (larger texts belong
+/// in a harvest import, which chunks them).
+pub const MAX_CONTENT_BYTES: usize = 100_000;
+
+/// The MCP server over one data directory.
+#[derive(Clone)]
+pub struct MemoryServer {
+    engine: Arc<Mutex<EngineRuntime>>,
+    data_dir: PathBuf,
+    tool_router: ToolRouter<Self>,
+}
+
+fn invalid(message: impl Into<String>) -> McpError {
+    McpError::invalid_params(message.into(), None)
+}
+
+fn internal(message: impl Into<String>) -> McpError {
+    McpError::internal_error(message.into(), None)
+}
+
+/// A store error as an MCP error: the caller's fault or ours.
+fn store_error(error: StoreError) -> McpError {
+    match error {
+        StoreError::MindNotFound(_)
+        | StoreError::NotFound(_)
+        | StoreError::InvalidInput(_)
+        | StoreError::AwarenessFull(_)
+        | StoreError::Referenced { .. } => invalid(error.to_string()),
+        other => internal(other.to_string()),
+    }
+}
+
+/// An engine error as an MCP error.
+fn engine_error(error: EngineError) -> McpError {
+    match error {
+        EngineError::Memory(MemoryError(wit_memory::Error::InvalidArgument(why))) => invalid(why),
+        EngineError::Memory(MemoryError(wit_memory::Error::Store(why)))
+            if why.starts_with("invalid input") || why.starts_with("not found") =>
+        {
+            invalid(why)
+        }
+        other => internal(other.to_string()),
+    }
+}
+
+fn json_result(value: Json) -> CallToolResult {
+    CallToolResult::structured(value)
+}
+
+impl MemoryServer {
+    /// A server over an engine opened on `data_dir`.
+    pub fn new(engine: EngineRuntime, data_dir: &Path) -> Self {
+        MemoryServer {
+            engine: Arc::new(Mutex::new(engine)),
+            data_dir: data_dir.to_path_buf(),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Run `work` with the engine on a blocking thread.
+    async fn with_engine<T, F>(&self, work: F) -> Result<T, McpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut EngineRuntime) -> Result<T, McpError> + Send + 'static,
+    {
+        let engine = Arc::clone(&self.engine);
+        tokio::task::spawn_blocking(move || {
+            let mut engine = engine
+                .lock()
+                .map_err(|_| internal("the engine is unusable after an earlier failure"))?;
+            work(&mut engine)
+        })
+        .await
+        .map_err(|error| internal(format!("the tool's worker failed: {error}")))?
+    }
+
+    /// Run a store operation on one mind (created first when `create`), on
+    /// the engine's thread; store errors become MCP errors.
+    async fn with_store<T, F>(&self, mind: Mind, create: bool, work: F) -> Result<T, McpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut MindStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.with_engine(move |engine| {
+            let minds = &mut engine.capabilities().minds;
+            let store = if create {
+                minds.mind_or_create(&mind)
+            } else {
+                minds.mind(&mind)
+            }
+            .map_err(store_error)?;
+            work(store).map_err(store_error)
+        })
+        .await
+    }
+
+    /// The workspace ids that exist in the data directory.
+    fn workspaces(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(self.data_dir.join("workspaces"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                name.to_str()?.strip_suffix(".sqlite").map(str::to_string)
+            })
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// A workspace that must already exist.
+    fn existing_workspace(&self, id: &str) -> Result<Mind, McpError> {
+        let mind = Mind::workspace(id).map_err(store_error)?;
+        if self.workspaces().iter().any(|known| known == id) {
+            Ok(mind)
+        } else {
+            let known = self.workspaces();
+            Err(invalid(format!(
+                "unknown workspace {id:?} (known: {}); create it with create_workspace",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )))
+        }
+    }
+
+    /// The mind a tool acts on (see the module docs).
+    fn target_mind(&self, mind: Option<&str>, workspace: Option<&str>) -> Result<Mind, McpError> {
+        let workspace = workspace.map(str::trim).filter(|w| !w.is_empty());
+        match (mind.map(str::trim), workspace) {
+            (None | Some("personal"), None) => Ok(Mind::Personal),
+            (None | Some("workspace"), Some(id)) => self.existing_workspace(id),
+            (Some("personal"), Some(id)) => Err(invalid(format!(
+                "ambiguous mind: mind is \"personal\" but workspace {id:?} is given; drop one"
+            ))),
+            (Some("workspace"), None) => Err(invalid(
+                "mind is \"workspace\" but no workspace is named; pass workspace",
+            )),
+            (Some(other), _) => Err(invalid(format!(
+                "unknown mind {other:?}: expected \"personal\" or \"workspace\""
+            ))),
+        }
+    }
+}
+
+#[tool_router]
+impl MemoryServer {
+    /// Save one memory.
+    #[tool(
+        description = "Save a memory: chunked, embedded and stored in the personal mind, or in a workspace's mind when `workspace` is given. Deduplicated by content."
+    )]
+    async fn save_memory(
+        &self,
+        Parameters(args): Parameters<SaveMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        if args.content.trim().is_empty() {
+            return Err(invalid("content is empty: there is nothing to remember"));
+        }
+        if args.content.len() > MAX_CONTENT_BYTES {
+            return Err(invalid(format!(
+                "content is too large ({} bytes; the limit is {MAX_CONTENT_BYTES}): split it, or import it with harvest",
+                args.content.len()
+            )));
+        }
+        let importance = match &args.importance {
+            Some(name) => Some(crate::store::types::parse_importance(name).map_err(store_error)?),
+            None => None,
+        };
+        let source = match &args.source {
+            Some(name) => Some(crate::store::types::parse_source(name).map_err(store_error)?),
+            None => None,
+        };
+        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let input = MemoryInput {
+            content: args.content,
+            importance: importance.map(importance_out),
+            source: source.map(source_out),
+            mind: mind_out(&mind),
+            created_at: args.created_at,
+        };
+        let saved = self
+            .with_engine(move |engine| engine.save_memory(&input).map_err(engine_error))
+            .await?;
+        Ok(json_result(json!({
+            "ref": frame_json(&saved.frame)["ref"],
+            "duplicate": saved.duplicate,
+            "frame": frame_json(&saved.frame),
+        })))
+    }
+
+    /// Recall the memories relevant to a query.
+    #[tool(
+        description = "Recall the memories most relevant to a query: hybrid keyword + semantic search with importance, date-window, profile, fact, event and raw-turn lanes, scored by recency, importance, popularity and knowledge-graph distance. Returns the formatted recall block and the memories with their scores."
+    )]
+    async fn recall_memory(
+        &self,
+        Parameters(args): Parameters<RecallMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        if args.query.trim().is_empty() {
+            return Err(invalid("query is empty"));
+        }
+        let workspace = match &args.workspace {
+            Some(id) => {
+                self.existing_workspace(id)?;
+                Some(id.clone())
+            }
+            None => None,
+        };
+        let scope = match args.scope.as_deref().unwrap_or("all") {
+            "personal" => RecallScope::Personal,
+            "current" => RecallScope::Current,
+            "all" => RecallScope::All,
+            other => {
+                return Err(invalid(format!(
+                    "unknown scope {other:?}: expected personal, current or all"
+                )));
+            }
+        };
+        let profile = parse_profile(args.profile.as_deref())?;
+        let options = RecallOptions {
+            workspace,
+            scope,
+            profile,
+            now: None,
+            floor: None,
+        };
+        let limit = args.limit.unwrap_or(10).clamp(1, 100);
+        let query = args.query;
+        let recall = self
+            .with_engine(move |engine| {
+                engine
+                    .recall_memory(&query, limit, &options)
+                    .map_err(engine_error)
+            })
+            .await?;
+        let mut value = recall_json(&recall);
+        if let Some(object) = value.as_object_mut() {
+            object.remove("stages");
+        }
+        let text = if let Some(why) = &recall.withheld {
+            format!("Recall withheld: {why}")
+        } else if recall.memories.is_empty() {
+            "Nothing relevant is remembered.".to_string()
+        } else {
+            recall.text.clone()
+        };
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(value);
+        Ok(result)
+    }
+
+    /// Learn from an exchange.
+    #[tool(
+        description = "After a successful turn, learn from the (user, assistant) exchange: preferences, corrections and style go to the personal mind; decisions, findings and work output to the workspace's mind."
+    )]
+    async fn remember_exchange(
+        &self,
+        Parameters(args): Parameters<RememberExchangeArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        if let Some(id) = &args.workspace {
+            self.existing_workspace(id)?;
+        }
+        let options = wit_memory::ExchangeOptions {
+            workspace: args.workspace,
+            gop_id: None,
+            succeeded: args.succeeded.unwrap_or(true),
+        };
+        let (user, assistant) = (args.user, args.assistant);
+        let saved = self
+            .with_engine(move |engine| {
+                engine
+                    .remember_exchange(&user, &assistant, &options)
+                    .map_err(engine_error)
+            })
+            .await?;
+        let frames: Vec<Json> = saved
+            .iter()
+            .map(
+                |memory| json!({"duplicate": memory.duplicate, "frame": frame_json(&memory.frame)}),
+            )
+            .collect();
+        Ok(json_result(json!({ "saved": frames })))
+    }
+
+    /// Browse the knowledge graph.
+    #[tool(
+        description = "Search the knowledge graph's entities whose name contains a text (case-insensitive), most seen first."
+    )]
+    async fn search_entities(
+        &self,
+        Parameters(args): Parameters<SearchEntitiesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let limit = args.limit.unwrap_or(20).clamp(1, 200);
+        let query = args.query;
+        let entities = self
+            .with_store(mind, false, move |store| {
+                store.search_entities(&query, limit)
+            })
+            .await?;
+        Ok(json_result(json!({ "entities": entities })))
+    }
+
+    /// Add or strengthen an entity.
+    #[tool(
+        description = "Save an entity (person, organization, project, technology, concept, …) in the knowledge graph; an existing one with the same canonical name and type is strengthened instead."
+    )]
+    async fn save_entity(
+        &self,
+        Parameters(args): Parameters<SaveEntityArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        if hive_mind_core::is_noise_name(&args.name) {
+            return Err(invalid(format!(
+                "{:?} is not a usable entity name (too generic or noise)",
+                args.name
+            )));
+        }
+        let (name, entity_type) = (args.name, args.entity_type);
+        let entity = self
+            .with_store(mind, true, move |store| {
+                store.upsert_entity(&name, &entity_type, &[])
+            })
+            .await?;
+        Ok(json_result(json!({ "entity": entity })))
+    }
+
+    /// Relate two entities.
+    #[tool(
+        description = "Create (or strengthen) a typed, directed relation between two existing entities named exactly, e.g. subject `ledger` depends_on object `postgresql`."
+    )]
+    async fn create_relation(
+        &self,
+        Parameters(args): Parameters<CreateRelationArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let strength = args.strength.unwrap_or(0.8);
+        if !(0.0..=1.0).contains(&strength) {
+            return Err(invalid(format!("strength {strength} is outside 0..1")));
+        }
+        let relation = self
+            .with_store(mind, false, move |store| {
+                let find = |name: &str| -> Result<u64, StoreError> {
+                    let found = store.find_entities(name)?;
+                    match found.as_slice() {
+                        [one] => Ok(one.id),
+                        [] => Err(StoreError::NotFound(format!(
+                            "no entity named {name:?}; save it with save_entity first"
+                        ))),
+                        many => Err(StoreError::InvalidInput(format!(
+                            "{name:?} names {} entities of different types ({}); rename one",
+                            many.len(),
+                            many.iter()
+                                .map(|e| e.entity_type.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))),
+                    }
+                };
+                let subject = find(&args.subject)?;
+                let object = find(&args.object)?;
+                store.relate(subject, &args.relation, object, strength)
+            })
+            .await?;
+        Ok(json_result(json!({ "relation": relation })))
+    }
+
+    /// Who the agent is.
+    #[tool(
+        description = "The agent's identity (name, role, personality, capabilities, standing instructions)."
+    )]
+    async fn get_identity(&self) -> Result<CallToolResult, McpError> {
+        let identity = self
+            .with_store(Mind::Personal, false, move |store| store.identity())
+            .await?;
+        Ok(json_result(json!({ "identity": identity })))
+    }
+
+    /// Set who the agent is.
+    #[tool(description = "Set the agent's identity; fields left out keep their value.")]
+    async fn set_identity(
+        &self,
+        Parameters(args): Parameters<SetIdentityArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let identity = self
+            .with_store(Mind::Personal, false, move |store| {
+                let mut identity = store.identity()?.unwrap_or_default();
+                let fields = [
+                    (&mut identity.name, args.name),
+                    (&mut identity.role, args.role),
+                    (&mut identity.personality, args.personality),
+                    (&mut identity.capabilities, args.capabilities),
+                    (&mut identity.system_prompt, args.system_prompt),
+                ];
+                for (field, value) in fields {
+                    if let Some(value) = value {
+                        *field = value;
+                    }
+                }
+                store.set_identity(&identity)
+            })
+            .await?;
+        Ok(json_result(json!({ "identity": identity })))
+    }
+
+    /// What the agent is working on.
+    #[tool(
+        description = "The live awareness items (at most ten per mind), highest priority first."
+    )]
+    async fn get_awareness(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let items = self
+            .with_store(mind, false, move |store| store.awareness())
+            .await?;
+        Ok(json_result(json!({ "items": items })))
+    }
+
+    /// Add an awareness item.
+    #[tool(
+        description = "Add an awareness item (category task, action, pending or flag). At most ten are live: with evict=true the lowest-priority one is removed (and reported), otherwise a full list is an error."
+    )]
+    async fn set_awareness(
+        &self,
+        Parameters(args): Parameters<SetAwarenessArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        use crate::store::awareness::{NewAwareness, WhenFull};
+        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let new = NewAwareness {
+            category: args.category,
+            content: args.content,
+            priority: args.priority.unwrap_or(0),
+            expires_at: args.expires_at,
+            metadata: None,
+        };
+        let when_full = if args.evict.unwrap_or(false) {
+            WhenFull::EvictLowest
+        } else {
+            WhenFull::Refuse
+        };
+        let added = self
+            .with_store(mind, true, move |store| {
+                store.add_awareness(&new, when_full)
+            })
+            .await?;
+        Ok(json_result(
+            json!({ "added": added.item, "evicted": added.evicted }),
+        ))
+    }
+
+    /// Remove awareness items.
+    #[tool(description = "Remove one awareness item by id, or all live items with all=true.")]
+    async fn clear_awareness(
+        &self,
+        Parameters(args): Parameters<ClearAwarenessArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let (id, all) = (args.id, args.all.unwrap_or(false));
+        if id.is_none() && !all {
+            return Err(invalid("name the item to remove (id), or pass all=true"));
+        }
+        let removed = self
+            .with_store(mind, false, move |store| {
+                let ids: Vec<u64> = match id {
+                    Some(id) => vec![id],
+                    None => store.awareness()?.iter().map(|item| item.id).collect(),
+                };
+                for id in &ids {
+                    store.remove_awareness(*id)?;
+                }
+                Ok(ids)
+            })
+            .await?;
+        Ok(json_result(json!({ "removed": removed })))
+    }
+
+    /// The workspaces.
+    #[tool(description = "The workspaces that have a mind in the data directory.")]
+    async fn list_workspaces(&self) -> Result<CallToolResult, McpError> {
+        Ok(json_result(json!({ "workspaces": self.workspaces() })))
+    }
+
+    /// Create a workspace.
+    #[tool(
+        description = "Create a workspace's mind (1-64 ASCII letters, digits, '-', '_' or '.'). Creating one that exists is fine."
+    )]
+    async fn create_workspace(
+        &self,
+        Parameters(args): Parameters<CreateWorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = Mind::workspace(&args.id).map_err(store_error)?;
+        let existed = self.workspaces().contains(&args.id);
+        self.with_store(mind, true, |_| Ok(())).await?;
+        Ok(json_result(
+            json!({ "workspace": args.id, "created": !existed }),
+        ))
+    }
+
+    /// Merge duplicate entities.
+    #[tool(
+        description = "Merge active entities with the same canonical name and type (the graph's duplicate cleanup); returns how many were retired."
+    )]
+    async fn cleanup_entities(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let retired = self
+            .with_store(mind, false, move |store| store.dedupe_entities())
+            .await?;
+        Ok(json_result(json!({ "retired": retired })))
+    }
+}
+
+fn parse_profile(
+    name: Option<&str>,
+) -> Result<crate::engine::bindings::exports::hive::mind::logic::ScoringProfile, McpError> {
+    use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+    match name.unwrap_or("balanced") {
+        "balanced" => Ok(ScoringProfile::Balanced),
+        "recent" => Ok(ScoringProfile::Recent),
+        "important" => Ok(ScoringProfile::Important),
+        "connected" => Ok(ScoringProfile::Connected),
+        other => Err(invalid(format!(
+            "unknown profile {other:?}: expected balanced, recent, important or connected"
+        ))),
+    }
+}
+
+/// The resources: URI, name, description.
+pub const RESOURCES: [(&str, &str, &str); 3] = [
+    (
+        "hive-mind://identity",
+        "identity",
+        "Who the agent is: name, role, personality, capabilities, standing instructions.",
+    ),
+    (
+        "hive-mind://awareness",
+        "awareness",
+        "What the agent is working on right now: the live awareness items.",
+    ),
+    (
+        "hive-mind://memories/recent",
+        "recent memories",
+        "The 20 most recent memories of the personal mind.",
+    ),
+];
+
+impl MemoryServer {
+    /// The JSON of one resource.
+    async fn resource(&self, uri: &str) -> Result<Json, McpError> {
+        match uri {
+            "hive-mind://identity" => {
+                let identity = self
+                    .with_store(Mind::Personal, false, |store| store.identity())
+                    .await?;
+                Ok(json!({ "identity": identity }))
+            }
+            "hive-mind://awareness" => {
+                let items = self
+                    .with_store(Mind::Personal, false, |store| store.awareness())
+                    .await?;
+                Ok(json!({ "items": items }))
+            }
+            "hive-mind://memories/recent" => {
+                let frames = self
+                    .with_store(Mind::Personal, false, |store| {
+                        store.list_frames(&crate::store::SearchFilter::default(), false, 20)
+                    })
+                    .await?;
+                Ok(json!({ "memories": frames }))
+            }
+            other => Err(McpError::resource_not_found(
+                format!(
+                    "no resource {other:?}; there are: {}",
+                    RESOURCES.map(|(uri, _, _)| uri).join(", ")
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MemoryServer {
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, McpError> {
+        let resources = RESOURCES
+            .iter()
+            .map(|(uri, name, description)| {
+                rmcp::model::Resource::new(*uri, *name)
+                    .with_description(*description)
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(rmcp::model::ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, McpError> {
+        let value = self.resource(&request.uri).await?;
+        let contents = rmcp::model::ResourceContents::text(value.to_string(), request.uri)
+            .with_mime_type("application/json");
+        Ok(rmcp::model::ReadResourceResult::new(vec![contents]).into())
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("hive-mind", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "hive-mind is your long-term memory. Call recall_memory at the start of a turn \
+                 with the user's message; call remember_exchange after a successful turn; \
+                 save_memory for anything the user asks you to remember.",
+        )
+    }
+}
+
+/// Serve MCP on stdin/stdout until the client disconnects.
+pub async fn serve_stdio(server: MemoryServer) -> Result<(), McpError> {
+    use rmcp::ServiceExt;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|error| internal(format!("could not start the MCP session: {error}")))?;
+    running
+        .waiting()
+        .await
+        .map_err(|error| internal(format!("the MCP session failed: {error}")))?;
+    Ok(())
+}

@@ -1,0 +1,356 @@
+//! `hive-mind eval locomo` and `hive-mind bench recall` end to end, on tiny
+//! inputs built here (never the real data set) with the mock embedder: the
+//! evaluation scores a hand-made LoCoMo-shaped sample, and the recall
+//! benchmark builds a corpus once and reuses it.
+
+// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
+// covers #[test] functions only, not their helpers.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+use std::sync::Arc;
+
+use hive_mind_host::bench::recall::{self, BenchError, RecallBenchOptions};
+use hive_mind_host::embedder::{Embedder, MockEmbedder};
+use hive_mind_host::eval::locomo::Dataset;
+use hive_mind_host::eval::run::{EvalOptions, evaluate};
+use serde_json::json;
+
+fn mock() -> Arc<dyn Embedder> {
+    Arc::new(MockEmbedder::new(384))
+}
+
+fn frame_count(dir: &std::path::Path) -> (i64, i64) {
+    let conn = rusqlite::Connection::open(dir.join("personal.sqlite")).unwrap();
+    conn.query_row(
+        "SELECT count(*), coalesce(max(id), 0) FROM memory_frames",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
+    let root = tempfile::tempdir().unwrap();
+    let options = RecallBenchOptions {
+        frames: 200,
+        queries: 5,
+        corpus_dir: root.path().join("corpus"),
+        seed: 3,
+    };
+    let mut lines = Vec::new();
+    let first = recall::run(&options, mock(), &mut |line| lines.push(line.to_string())).unwrap();
+    assert!(!first.reused);
+    assert_eq!(first.frames, 200);
+    assert_eq!(first.build.written, 200, "every generated memory is new");
+    assert_eq!(first.build.duplicates, 0);
+    assert!(first.build.ingest_seconds > 0.0);
+    assert_eq!(first.queries, 5);
+    assert_eq!(first.recall.n, 5);
+    assert!(first.recall.p50_ms > 0.0 && first.recall.p95_ms >= first.recall.p50_ms);
+    assert!(first.recall.mean_ms > 0.0);
+    assert_eq!(first.bare_knn.n, 5);
+    assert!(first.bare_knn.p50_ms > 0.0);
+    assert!(
+        first.overhead_ratio > 1.0,
+        "the pipeline does more than one KNN: {}",
+        first.overhead_ratio
+    );
+    assert_eq!(first.knn_k, 20);
+    let stages: Vec<&str> = first.stages.iter().map(|s| s.stage.as_str()).collect();
+    for stage in [
+        "embed-query",
+        "search",
+        "rank",
+        "search:knn",
+        "search:full-text",
+    ] {
+        assert!(stages.contains(&stage), "{stage} in {stages:?}");
+    }
+    let guest_share: f64 = first
+        .stages
+        .iter()
+        .filter(|s| !s.stage.contains(':'))
+        .map(|s| s.share)
+        .sum();
+    assert!((guest_share - 1.0).abs() < 1e-6, "{guest_share}");
+    assert!(first.corpus_bytes > 0);
+    assert!(first.peak_rss_kib.is_some_and(|kib| kib > 0));
+    assert!(
+        lines.iter().any(|l| l.contains("building a corpus")),
+        "{lines:?}"
+    );
+    assert_eq!(frame_count(&options.corpus_dir), (200, 200));
+    let text = recall::render(&first);
+    for expected in [
+        "recall (pipeline)",
+        "bare KNN (k=20)",
+        "pipeline overhead",
+        "peak RSS",
+    ] {
+        assert!(text.contains(expected), "{expected} in\n{text}");
+    }
+
+    // Second run: the same corpus, nothing ingested.
+    let mut lines = Vec::new();
+    let second = recall::run(&options, mock(), &mut |line| lines.push(line.to_string())).unwrap();
+    assert!(second.reused);
+    // The build figures come from the manifest.
+    assert_eq!(
+        (second.build.frames, second.build.written, second.build.seed),
+        (first.build.frames, first.build.written, first.build.seed)
+    );
+    assert!((second.build.ingest_seconds - first.build.ingest_seconds).abs() < 1e-6);
+    assert!(
+        lines.iter().any(|l| l.contains("reusing the corpus")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        frame_count(&options.corpus_dir),
+        (200, 200),
+        "no frame was written (ids are never reused, so a re-ingest would show)"
+    );
+    assert_eq!(second.recall.n, 5);
+
+    // Another size in the same directory: rebuilt from scratch.
+    let smaller = RecallBenchOptions {
+        frames: 120,
+        ..options.clone()
+    };
+    let third = recall::run(&smaller, mock(), &mut |_| {}).unwrap();
+    assert!(!third.reused);
+    assert_eq!(frame_count(&options.corpus_dir), (120, 120));
+}
+
+#[test]
+fn the_recall_benchmark_never_deletes_a_foreign_directory() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("notes.txt"), "mine").unwrap();
+    let options = RecallBenchOptions {
+        frames: 10,
+        queries: 1,
+        corpus_dir: root.path().to_path_buf(),
+        seed: 1,
+    };
+    let error = recall::run(&options, mock(), &mut |_| {}).unwrap_err();
+    assert!(matches!(error, BenchError::Corpus { .. }), "{error}");
+    assert!(error.to_string().contains("notes.txt"), "{error}");
+    assert!(root.path().join("notes.txt").exists());
+}
+
+/// Two sessions between Ann and Bo; the questions use the evidence turns'
+/// own words and no others' (the mock embedder has no semantics, so only
+/// keyword matches count).
+fn tiny_locomo() -> serde_json::Value {
+    json!([{
+        "sample_id": "tiny",
+        "conversation": {
+            "speaker_a": "Ann",
+            "speaker_b": "Bo",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "Good afternoon Bo, how are things?"},
+                {"speaker": "Bo", "dia_id": "D1:2", "text": "I finally bought a kayak for the lake."},
+                {"speaker": "Ann", "dia_id": "D1:3", "text": "Lovely. Send me a picture.",
+                 "blip_caption": "a photo of a red kayak"}
+            ],
+            "session_2_date_time": "9:15 am on 2 June, 2023",
+            "session_2": [
+                {"speaker": "Ann", "dia_id": "D2:1", "text": "My sourdough starter died again."},
+                {"speaker": "Bo", "dia_id": "D2:2", "text": "Try feeding the sourdough starter twice a day."}
+            ]
+        },
+        "qa": [
+            {"question": "Who bought a kayak for the lake?", "answer": "a kayak",
+             "evidence": ["D1:2"], "category": 4},
+            {"question": "Which sourdough starter advice was given?", "answer": "feed it twice a day",
+             "evidence": ["D2:1", "D2:2"], "category": 1},
+            {"question": "An unanswerable question with broken evidence?", "answer": "x",
+             "evidence": ["D9:9", "D"], "category": 2},
+            {"question": "Adversarial, not asked by default", "adversarial_answer": "x",
+             "evidence": ["D1:1"], "category": 5}
+        ]
+    }])
+}
+
+#[test]
+fn the_evaluation_scores_a_tiny_sample_end_to_end() {
+    let dataset = Dataset::from_json(&tiny_locomo()).unwrap();
+    assert!(dataset.problems.is_empty(), "{:?}", dataset.problems);
+    let mut lines = Vec::new();
+    let report = evaluate(&dataset, mock(), &EvalOptions::default(), &mut |line| {
+        lines.push(line.to_string())
+    })
+    .unwrap();
+    assert_eq!(report.samples, 1);
+    assert_eq!(report.ingest.turns, 5);
+    assert_eq!(report.ingest.sessions, 2);
+    assert_eq!(report.ingest.written, 5);
+    assert!(report.ingest.turns_per_second > 0.0);
+    assert_eq!(
+        report.questions.asked, 3,
+        "category 5 is not asked by default"
+    );
+    assert_eq!(report.questions.scored, 2);
+    assert_eq!(report.questions.no_valid_evidence, 1);
+    assert_eq!(report.questions.malformed_evidence, 1);
+    assert_eq!(report.questions.missing_evidence, 1);
+    assert_eq!(report.overall.n, 2);
+    assert_eq!(report.ks, [1, 5, 10]);
+    // Both questions share their words with their evidence only.
+    let at10 = report.overall.at.iter().find(|a| a.k == 10).unwrap();
+    assert_eq!(at10.session, 1.0, "{report:#?}");
+    assert_eq!(at10.turn, 1.0, "{report:#?}");
+    let single_hop = report
+        .per_category
+        .iter()
+        .find(|s| s.category == Some(4))
+        .unwrap();
+    assert_eq!(single_hop.n, 1);
+    assert_eq!(single_hop.at[0].session, 1.0, "the kayak turn ranks first");
+    let temporal = report
+        .per_category
+        .iter()
+        .find(|s| s.category == Some(2))
+        .unwrap();
+    assert_eq!((temporal.n, temporal.no_evidence), (0, 1));
+    assert_eq!(report.latency.recalls, 2);
+    assert!(report.latency.p50_ms > 0.0);
+    assert!(report.stages.iter().any(|s| s.stage == "search"));
+    assert!(report.evidence_lanes.values().sum::<u64>() >= 3);
+    assert!(
+        report.problems.iter().any(|p| p.contains("question #3")),
+        "{:?}",
+        report.problems
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("sample tiny:")),
+        "{lines:?}"
+    );
+
+    let text = hive_mind_host::eval::cli::render(&report, "tiny.json");
+    for expected in ["S@10", "T@10", "4 single-hop", "all", "recall latency"] {
+        assert!(text.contains(expected), "{expected} in\n{text}");
+    }
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["overall"]["n"], 2);
+    assert_eq!(json["questions"]["no_valid_evidence"], 1);
+}
+
+#[test]
+fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
+    let dataset = Dataset::from_json(&tiny_locomo()).unwrap();
+    let options = EvalOptions {
+        ks: vec![3],
+        categories: [5].into(),
+        samples: Some(1),
+        no_floor: true,
+    };
+    let report = evaluate(&dataset, mock(), &options, &mut |_| {}).unwrap();
+    assert_eq!(report.questions.asked, 1);
+    assert_eq!(report.overall.n, 1);
+    assert_eq!(report.floor, "off");
+    assert_eq!(report.ks, [3]);
+    assert_eq!(report.per_category.len(), 1);
+
+    let bad = EvalOptions {
+        ks: vec![0],
+        ..EvalOptions::default()
+    };
+    let error = evaluate(&dataset, mock(), &bad, &mut |_| {}).unwrap_err();
+    assert!(error.to_string().contains("between 1 and 1000"), "{error}");
+}
+
+fn hive_mind(args: &[&str]) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_hive-mind"))
+        .args(args)
+        .env("HIVE_MIND_HOME", home.path())
+        .env("HIVE_MIND_EMBEDDER", "mock")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn bad_data_sets_fail_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.json");
+    let output = hive_mind(&["eval", "locomo", missing.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("could not read the data set") && stderr.contains("missing.json"),
+        "{stderr}"
+    );
+
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "[{\"sample_id\": ").unwrap();
+    let output = hive_mind(&["eval", "locomo", broken.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("is not valid JSON") && stderr.contains("line 1"),
+        "{stderr}"
+    );
+
+    let object = dir.path().join("object.json");
+    std::fs::write(&object, "{\"samples\": []}").unwrap();
+    let output = hive_mind(&["eval", "locomo", object.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("expected a list of samples"), "{stderr}");
+
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "[{\"sample_id\": \"x\"}]").unwrap();
+    let output = hive_mind(&["eval", "locomo", empty.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("no usable sample"), "{stderr}");
+}
+
+#[test]
+fn the_commands_run_from_the_cli_with_json_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("tiny.json");
+    std::fs::write(&data, tiny_locomo().to_string()).unwrap();
+    let output = hive_mind(&[
+        "eval",
+        "locomo",
+        data.to_str().unwrap(),
+        "--json",
+        "--k",
+        "1,2",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["overall"]["n"], 2);
+    assert_eq!(report["ks"], json!([1, 2]));
+    assert!(report["dataset"].as_str().unwrap().ends_with("tiny.json"));
+
+    let corpus = dir.path().join("corpus");
+    let output = hive_mind(&[
+        "bench",
+        "recall",
+        "--frames",
+        "60",
+        "--queries",
+        "3",
+        "--keep-corpus",
+        corpus.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["frames"], 60);
+    assert_eq!(report["reused"], false);
+    assert!(report["overhead_ratio"].as_f64().unwrap() > 0.0);
+    assert!(corpus.join("bench-corpus.json").is_file());
+}

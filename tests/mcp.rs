@@ -1,0 +1,540 @@
+//! The MCP server: in one process over an in-memory duplex (with rmcp's
+//! client), end to end against the real `hive-mind mcp` binary over stdio,
+//! and two server processes sharing one data directory.
+
+// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
+// covers #[test] functions only, not their helpers.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use hive_mind_host::embedder::{Embedder, MockEmbedder};
+use hive_mind_host::engine::{Capabilities, EngineRuntime};
+use hive_mind_host::mcp::MemoryServer;
+use hive_mind_host::reranker::Unconfigured;
+use hive_mind_host::store::{EmbedderFingerprint, Mind, Minds, StoreConfig};
+use rmcp::model::{CallToolRequestParams, ClientConfig};
+use rmcp::service::ServiceError;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value as Json, json};
+
+#[derive(Debug, Clone, Default)]
+struct TestClient;
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+}
+
+fn server(dir: &std::path::Path) -> MemoryServer {
+    let embedder = MockEmbedder::new(384);
+    let info = embedder.info();
+    let minds = Minds::open(
+        dir,
+        StoreConfig {
+            embedder: Some(EmbedderFingerprint {
+                provider: info.provider,
+                model: info.model,
+                dim: info.dimensions,
+            }),
+        },
+    )
+    .unwrap();
+    let engine = EngineRuntime::from_component_bytes(
+        hive_mind_host::artifacts::ENGINE_COMPONENT,
+        None,
+        Capabilities {
+            minds,
+            embedder: Ok(Arc::new(embedder)),
+            reranker: Arc::new(Unconfigured),
+        },
+    )
+    .unwrap();
+    MemoryServer::new(engine, dir)
+}
+
+fn call(name: &str, arguments: Json) -> CallToolRequestParams {
+    CallToolRequestParams::new(name.to_string())
+        .with_arguments(arguments.as_object().unwrap().clone())
+}
+
+fn structured(result: &rmcp::model::CallToolResult) -> Json {
+    result.structured_content.clone().unwrap()
+}
+
+/// The message of a refused call: a JSON-RPC error, or (for arguments that
+/// do not even deserialize, which rmcp reports that way) a tool result marked
+/// `isError`.
+fn mcp_error(result: Result<rmcp::model::CallToolResult, ServiceError>) -> String {
+    match result {
+        Err(ServiceError::McpError(error)) => error.message.to_string(),
+        Ok(result) if result.is_error == Some(true) => {
+            result.content[0].as_text().unwrap().text.clone()
+        }
+        other => panic!("expected an MCP error, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_save_recall_and_refuse_bad_calls_in_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = server(dir.path());
+    let serving = tokio::spawn(async move {
+        server
+            .serve(server_io)
+            .await
+            .unwrap()
+            .waiting()
+            .await
+            .unwrap();
+    });
+    let client = TestClient.serve(client_io).await.unwrap();
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    for expected in [
+        "save_memory",
+        "recall_memory",
+        "remember_exchange",
+        "search_entities",
+        "save_entity",
+        "create_relation",
+        "get_identity",
+        "set_identity",
+        "get_awareness",
+        "set_awareness",
+        "clear_awareness",
+        "list_workspaces",
+        "create_workspace",
+        "cleanup_entities",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    let save = tools.iter().find(|t| t.name == "save_memory").unwrap();
+    let properties = save.input_schema.get("properties").unwrap();
+    assert!(properties.get("content").is_some());
+    assert!(properties.get("importance").is_some());
+
+    let saved = client
+        .call_tool(call(
+            "save_memory",
+            json!({"content": "The ledger keeps balances in PostgreSQL.", "importance": "important"}),
+        ))
+        .await
+        .unwrap();
+    let saved = structured(&saved);
+    assert_eq!(saved["duplicate"], false);
+    assert_eq!(saved["frame"]["importance"], "important");
+
+    let recalled = client
+        .call_tool(call("recall_memory", json!({"query": "ledger balances"})))
+        .await
+        .unwrap();
+    let text = recalled.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("PostgreSQL"), "{text}");
+    assert_eq!(
+        structured(&recalled)["memories"][0]["ref"],
+        saved["ref"].clone()
+    );
+
+    // Bad calls are errors a person can act on; the server keeps serving.
+    let error = mcp_error(
+        client
+            .call_tool(call(
+                "save_memory",
+                json!({"content": "x", "importance": "urgent"}),
+            ))
+            .await,
+    );
+    assert!(error.contains("unknown importance"), "{error}");
+    let error = mcp_error(
+        client
+            .call_tool(call(
+                "save_memory",
+                json!({"content": "x", "workspace": "nope"}),
+            ))
+            .await,
+    );
+    assert!(
+        error.contains("unknown workspace") && error.contains("create_workspace"),
+        "{error}"
+    );
+    let error = mcp_error(
+        client
+            .call_tool(call("save_memory", json!({"content": "y".repeat(100_001)})))
+            .await,
+    );
+    assert!(error.contains("too large"), "{error}");
+    let error = mcp_error(
+        client
+            .call_tool(call(
+                "save_memory",
+                json!({"content": "x", "mind": "personal", "workspace": "acme"}),
+            ))
+            .await,
+    );
+    assert!(error.contains("ambiguous"), "{error}");
+    let error = mcp_error(client.call_tool(call("save_memory", json!({}))).await);
+    assert!(error.contains("content"), "{error}");
+
+    // Workspaces, then a write that names one.
+    let created = client
+        .call_tool(call("create_workspace", json!({"id": "acme"})))
+        .await
+        .unwrap();
+    assert_eq!(structured(&created)["created"], true);
+    let listed = client
+        .call_tool(call("list_workspaces", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(structured(&listed)["workspaces"], json!(["acme"]));
+    let saved = client
+        .call_tool(call(
+            "save_memory",
+            json!({"content": "acme ships on Fridays.", "workspace": "acme"}),
+        ))
+        .await
+        .unwrap();
+    assert!(
+        structured(&saved)["ref"]
+            .as_str()
+            .unwrap()
+            .starts_with("workspace:acme:")
+    );
+
+    // The graph, identity and awareness.
+    for name in ["ledger", "PostgreSQL"] {
+        client
+            .call_tool(call(
+                "save_entity",
+                json!({"name": name, "entity_type": "technology"}),
+            ))
+            .await
+            .unwrap();
+    }
+    let related = client
+        .call_tool(call(
+            "create_relation",
+            json!({"subject": "ledger", "relation": "depends_on", "object": "postgresql"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(structured(&related)["relation"]["relation"], "depends_on");
+    let error = mcp_error(
+        client
+            .call_tool(call(
+                "create_relation",
+                json!({"subject": "ledger", "relation": "uses", "object": "oracle"}),
+            ))
+            .await,
+    );
+    assert!(error.contains("no entity named"), "{error}");
+    let found = client
+        .call_tool(call("search_entities", json!({"query": "ledg"})))
+        .await
+        .unwrap();
+    assert_eq!(structured(&found)["entities"][0]["name"], "ledger");
+
+    client
+        .call_tool(call(
+            "set_identity",
+            json!({"name": "Ada", "role": "release engineer"}),
+        ))
+        .await
+        .unwrap();
+    let identity = client
+        .call_tool(call("get_identity", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(structured(&identity)["identity"]["name"], "Ada");
+    let added = client
+        .call_tool(call(
+            "set_awareness",
+            json!({"category": "task", "content": "ship 2.3", "priority": 3}),
+        ))
+        .await
+        .unwrap();
+    let id = structured(&added)["added"]["id"].clone();
+    let error = mcp_error(
+        client
+            .call_tool(call(
+                "set_awareness",
+                json!({"category": "mood", "content": "x"}),
+            ))
+            .await,
+    );
+    assert!(error.contains("category"), "{error}");
+    let cleared = client
+        .call_tool(call("clear_awareness", json!({"id": id})))
+        .await
+        .unwrap();
+    assert_eq!(structured(&cleared)["removed"], json!([id]));
+
+    // Resources: identity, awareness, recent memories.
+    let resources = client.list_all_resources().await.unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        [
+            "hive-mind://identity",
+            "hive-mind://awareness",
+            "hive-mind://memories/recent"
+        ]
+    );
+    let read = |uri: &str| rmcp::model::ReadResourceRequestParams::new(uri);
+    let recent = client
+        .read_resource(read("hive-mind://memories/recent"))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &recent.contents[0]
+    else {
+        panic!("{recent:?}")
+    };
+    assert!(text.contains("PostgreSQL"), "{text}");
+    let identity = client
+        .read_resource(read("hive-mind://identity"))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &identity.contents[0]
+    else {
+        panic!("{identity:?}")
+    };
+    assert!(text.contains("Ada"), "{text}");
+    assert!(
+        client
+            .read_resource(read("hive-mind://nope"))
+            .await
+            .is_err()
+    );
+
+    client.cancel().await.unwrap();
+    serving.await.unwrap();
+}
+
+/// A `hive-mind mcp` child speaking newline-delimited JSON-RPC.
+struct Child {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+    next_id: u64,
+}
+
+impl Child {
+    fn spawn(dir: &std::path::Path) -> Child {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hive-mind"))
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("mcp")
+            .env("HIVE_MIND_EMBEDDER", "mock")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut child = Child {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+        };
+        let init = child.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"}
+            }),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "hive-mind", "{init}");
+        child.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        child
+    }
+
+    fn send(&mut self, message: &Json) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Json) -> Json {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed"
+            );
+            let message: Json = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    fn tool(&mut self, name: &str, arguments: Json) -> Json {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_binary_speaks_mcp_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Child::spawn(dir.path());
+    let tools = child.request("tools/list", json!({}));
+    let count = tools["result"]["tools"].as_array().unwrap().len();
+    assert!(count >= 14, "{tools}");
+
+    let saved = child.tool(
+        "save_memory",
+        json!({"content": "Deploys happen on Tuesday mornings."}),
+    );
+    assert_eq!(saved["result"]["isError"], false, "{saved}");
+    let recalled = child.tool("recall_memory", json!({"query": "when are deploys"}));
+    let text = recalled["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Tuesday mornings"), "{recalled}");
+
+    let bad = child.tool(
+        "recall_memory",
+        json!({"query": "x", "scope": "everything"}),
+    );
+    assert!(
+        bad["error"]["message"].as_str().unwrap().contains("scope"),
+        "{bad}"
+    );
+    let unknown = child.tool("no_such_tool", json!({}));
+    assert!(unknown["error"].is_object(), "{unknown}");
+    // Still serving.
+    let again = child.tool("list_workspaces", json!({}));
+    assert!(again["result"].is_object(), "{again}");
+}
+
+#[test]
+fn two_servers_on_one_data_directory_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // Create the personal mind first, so both processes open an existing file.
+    drop(Minds::open(dir.path(), StoreConfig::default()).unwrap());
+    let path = dir.path().to_path_buf();
+    let writers: Vec<_> = (0..2)
+        .map(|writer| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut child = Child::spawn(&path);
+                for n in 0..15 {
+                    let saved = child.tool(
+                        "save_memory",
+                        json!({"content": format!("writer {writer} memory {n}: the build of module {n} passed")}),
+                    );
+                    assert_eq!(saved["result"]["isError"], false, "{saved}");
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let mut minds = Minds::open(dir.path(), StoreConfig::default()).unwrap();
+    let report = minds.mind(&Mind::Personal).unwrap().check().unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    assert_eq!(report.status.frames, 30);
+    assert_eq!(report.status.fts_rows, 30);
+    assert_eq!(report.status.frame_vectors, 30);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graph_built_over_mcp_changes_the_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = server(dir.path());
+    let serving = tokio::spawn(async move {
+        server
+            .serve(server_io)
+            .await
+            .unwrap()
+            .waiting()
+            .await
+            .unwrap();
+    });
+    let client = TestClient.serve(client_io).await.unwrap();
+
+    // Two memories that match the query's words equally.
+    for content in [
+        "The rollout checklist covers the payments migration.",
+        "The rollout checklist covers the search migration.",
+    ] {
+        client
+            .call_tool(call("save_memory", json!({"content": content})))
+            .await
+            .unwrap();
+    }
+    let query = json!({"query": "Kafka rollout checklist migration", "profile": "connected"});
+    let contextual = |recall: &Json, needle: &str| -> String {
+        let memory = recall["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["frame"]["content"].as_str().unwrap().contains(needle))
+            .unwrap()
+            .clone();
+        memory["why"].as_str().unwrap().to_string()
+    };
+    let before = structured(
+        &client
+            .call_tool(call("recall_memory", query.clone()))
+            .await
+            .unwrap(),
+    );
+    assert!(contextual(&before, "payments").contains("contextual 0.00"));
+
+    // The agent learns, over MCP, that the payments migration depends on Kafka.
+    let learned = client
+        .call_tool(call(
+            "remember_exchange",
+            json!({
+                "user": "We decided that the payments migration uses Kafka for its events.",
+                "assistant": "Understood."
+            }),
+        ))
+        .await
+        .unwrap();
+    let learned = structured(&learned);
+    assert_eq!(learned["saved"].as_array().unwrap().len(), 1, "{learned}");
+    let entities = structured(
+        &client
+            .call_tool(call("search_entities", json!({"query": "kafka"})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(entities["entities"][0]["name"], "Kafka", "{entities}");
+
+    // Now the query's entity (Kafka) reaches the decision frame: the
+    // contextual signal is no longer zero for it.
+    let after = structured(
+        &client
+            .call_tool(call("recall_memory", query))
+            .await
+            .unwrap(),
+    );
+    let why = contextual(&after, "uses Kafka");
+    assert!(!why.contains("contextual 0.00"), "{why}");
+    assert!(contextual(&after, "search migration").contains("contextual 0.00"));
+
+    client.cancel().await.unwrap();
+    serving.await.unwrap();
+}
