@@ -246,6 +246,7 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
         categories: [5].into(),
         samples: Some(1),
         no_floor: true,
+        fetch: None,
     };
     let report = evaluate(&dataset, mock(), &options, &mut |_| {}).unwrap();
     assert_eq!(report.questions.asked, 1);

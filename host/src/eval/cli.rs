@@ -47,6 +47,11 @@ pub struct LocomoArgs {
     /// Turn the relevance floor off (always return the top memories).
     #[arg(long)]
     pub no_floor: bool,
+    /// Memories to recall per question (default: the largest k). Session
+    /// recall@k ranks the distinct sessions of all of them; turn recall@k
+    /// reads the top k.
+    #[arg(long)]
+    pub fetch: Option<u32>,
 }
 
 /// What can go wrong in `hive-mind eval`.
@@ -89,6 +94,7 @@ pub fn run(
                 categories: args.categories.iter().copied().collect(),
                 samples: args.samples,
                 no_floor: args.no_floor,
+                fetch: args.fetch,
             };
             let mut log_error = None;
             let report = evaluate(&dataset, active.embedder, &options, &mut |line| {

@@ -58,6 +58,12 @@ pub struct EvalOptions {
     /// Turn the relevance floor off (always return the top memories), as
     /// `hive-mind recall --no-floor` does.
     pub no_floor: bool,
+    /// The recall limit per question; `None`: the largest k. Session-level
+    /// recall@k ranks the distinct sessions of everything recalled, so a
+    /// larger limit lets it see k distinct sessions even when the best
+    /// frames cluster in a few; turn-level recall@k always reads the top k
+    /// frames.
+    pub fetch: Option<u32>,
 }
 
 impl Default for EvalOptions {
@@ -67,6 +73,7 @@ impl Default for EvalOptions {
             categories: BTreeSet::from([1, 2, 3, 4]),
             samples: None,
             no_floor: false,
+            fetch: None,
         }
     }
 }
@@ -264,7 +271,10 @@ pub fn evaluate(
             "each k must be between 1 and 1000 (got {ks:?})"
         )));
     }
-    let limit = u32::try_from(max_k).unwrap_or(u32::MAX);
+    let limit = options
+        .fetch
+        .unwrap_or_else(|| u32::try_from(max_k).unwrap_or(u32::MAX))
+        .max(u32::try_from(max_k).unwrap_or(u32::MAX));
     let samples: Vec<&Sample> = dataset
         .samples
         .iter()
@@ -336,6 +346,12 @@ fn evaluate_sample(
         .prefix("hive-mind-eval-")
         .tempdir()
         .map_err(|e| EvalError::TempDir(e).to_string())?;
+    // The lane tallies speak of the top max-k frames, whatever the fetch.
+    let top = ks
+        .last()
+        .and_then(|&k| u32::try_from(k).ok())
+        .unwrap_or(limit)
+        .min(limit);
     let mut engine = open_engine(dir.path(), embedder).map_err(|e| e.to_string())?;
 
     let mut turn_map: TurnMap = HashMap::new();
@@ -454,7 +470,7 @@ fn evaluate_sample(
         };
         recall_ms += elapsed.as_secs_f64() * 1000.0;
         record_timing(tally, &recall, elapsed, imports);
-        let ranked = ranked_turns(&recall, &turn_map, limit, &evidence.valid, tally);
+        let ranked = ranked_turns(&recall, &turn_map, top, &evidence.valid, tally);
         let sessions = session_ranking(&ranked);
         let gold = gold_sessions(&evidence.valid);
         tally.scored.push(Scored {
