@@ -59,6 +59,17 @@ fn input(content: &str, mind: WitMind) -> MemoryInput {
     }
 }
 
+/// The personal mind's counts.
+fn personal_status(engine: &mut EngineRuntime) -> hive_mind_host::store::check::MindStatus {
+    engine
+        .capabilities()
+        .minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .status()
+        .unwrap()
+}
+
 fn memory_error(result: Result<impl std::fmt::Debug, EngineError>) -> Error {
     match result {
         Err(EngineError::Memory(MemoryError(error))) => error,
@@ -182,13 +193,7 @@ fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
         "{error:?}"
     );
 
-    let status = engine
-        .capabilities()
-        .minds
-        .mind(&Mind::Personal)
-        .unwrap()
-        .status()
-        .unwrap();
+    let status = personal_status(&mut engine);
     assert_eq!(status.frames, 0);
 }
 
@@ -224,13 +229,7 @@ fn a_dimension_mismatch_is_refused_and_names_the_remedy() {
         matches!(&error, Error::Store(m) if m.contains("384") && m.contains("reindex")),
         "{error:?}"
     );
-    let status = engine
-        .capabilities()
-        .minds
-        .mind(&Mind::Personal)
-        .unwrap()
-        .status()
-        .unwrap();
+    let status = personal_status(&mut engine);
     assert_eq!(status.frames, 1);
 }
 
@@ -259,14 +258,7 @@ fn save_memories_writes_each_mind_in_one_batch_and_keeps_the_order() {
     assert_eq!(saved[3].frame.ref_.id, saved[0].frame.ref_.id);
 
     // One empty content refuses the whole batch, naming it; nothing written.
-    let before = engine
-        .capabilities()
-        .minds
-        .mind(&Mind::Personal)
-        .unwrap()
-        .status()
-        .unwrap()
-        .frames;
+    let before = personal_status(&mut engine).frames;
     let error = memory_error(engine.save_memories(&[
         input("fine", WitMind::Personal),
         input(" ", WitMind::Personal),
@@ -275,14 +267,7 @@ fn save_memories_writes_each_mind_in_one_batch_and_keeps_the_order() {
         matches!(&error, Error::InvalidArgument(m) if m.contains("memory 1")),
         "{error:?}"
     );
-    let after = engine
-        .capabilities()
-        .minds
-        .mind(&Mind::Personal)
-        .unwrap()
-        .status()
-        .unwrap()
-        .frames;
+    let after = personal_status(&mut engine).frames;
     assert_eq!(before, after);
 }
 
@@ -451,12 +436,6 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
         )
         .unwrap();
     assert!(failed.is_empty());
-    let personal = engine
-        .capabilities()
-        .minds
-        .mind(&Mind::Personal)
-        .unwrap()
-        .status()
-        .unwrap();
+    let personal = personal_status(&mut engine);
     assert_eq!(personal.frames, 1);
 }

@@ -98,12 +98,18 @@ pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
         mind: super::convert::mind_out(&mind),
         created_at: args.created_at.clone(),
     };
-    let saved = engine.save_memory(&input)?;
-    Ok(json!({
-        "ref": frame_json(&saved.frame)["ref"],
+    Ok(saved_json(&engine.save_memory(&input)?))
+}
+
+/// A saved memory as JSON: its reference, whether it was a duplicate, and
+/// the frame.
+pub fn saved_json(saved: &super::wit_memory::SavedMemory) -> Json {
+    let frame = frame_json(&saved.frame);
+    json!({
+        "ref": frame["ref"],
         "duplicate": saved.duplicate,
-        "frame": frame_json(&saved.frame),
-    }))
+        "frame": frame,
+    })
 }
 
 /// `hive-mind recall`'s arguments.
@@ -139,45 +145,22 @@ pub struct RecallArgs {
     pub json: bool,
 }
 
-/// A flag value outside its vocabulary.
-fn bad_flag(flag: &str, value: &str, allowed: &str) -> SaveError {
-    SaveError::Argument(StoreError::InvalidInput(format!(
-        "--{flag} {value:?}: expected one of {allowed}"
-    )))
+/// A flag value outside its vocabulary: the flag and why.
+fn bad_flag(flag: &str, why: String) -> SaveError {
+    SaveError::Argument(StoreError::InvalidInput(format!("--{flag}: {why}")))
 }
 
 /// The WIT recall options from the command's flags.
 pub fn recall_options(args: &RecallArgs) -> Result<super::wit_memory::RecallOptions, SaveError> {
-    use super::bindings::exports::hive::mind::logic::ScoringProfile;
-    use super::wit_memory::{RecallOptions, RecallScope, RelevanceFloor};
-    let profile = match args.profile.as_str() {
-        "balanced" => ScoringProfile::Balanced,
-        "recent" => ScoringProfile::Recent,
-        "important" => ScoringProfile::Important,
-        "connected" => ScoringProfile::Connected,
-        other => {
-            return Err(bad_flag(
-                "profile",
-                other,
-                "balanced, recent, important, connected",
-            ));
-        }
-    };
-    let scope = match args.scope.as_str() {
-        "personal" => RecallScope::Personal,
-        "current" => RecallScope::Current,
-        "all" => RecallScope::All,
-        other => return Err(bad_flag("scope", other, "personal, current, all")),
-    };
+    use super::convert::{NO_FLOOR, profile_in, scope_in};
+    use super::wit_memory::{RecallOptions, RelevanceFloor};
+    let profile = profile_in(&args.profile).map_err(|why| bad_flag("profile", why))?;
+    let scope = scope_in(&args.scope).map_err(|why| bad_flag("scope", why))?;
     if let Some(id) = &args.workspace {
         Mind::workspace(id)?;
     }
     let floor = if args.no_floor {
-        Some(RelevanceFloor {
-            min_cosine: f64::NEG_INFINITY,
-            lexical_match: true,
-            standing_lanes_always: true,
-        })
+        Some(NO_FLOOR)
     } else {
         args.min_cosine.map(|min_cosine| RelevanceFloor {
             min_cosine,
@@ -200,12 +183,13 @@ pub fn recall_json(recall: &super::wit_memory::Recall) -> Json {
         .memories
         .iter()
         .map(|memory| {
+            let frame = frame_json(&memory.frame);
             json!({
-                "ref": frame_json(&memory.frame)["ref"],
+                "ref": frame["ref"],
                 "lane": memory.lane,
                 "score": memory.score,
                 "why": memory.why,
-                "frame": frame_json(&memory.frame),
+                "frame": frame,
             })
         })
         .collect();

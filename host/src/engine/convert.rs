@@ -8,7 +8,9 @@
 
 use hive_mind_core::{Importance, Source};
 
+use super::bindings::exports::hive::mind::logic::ScoringProfile;
 use super::bindings::hive::mind::store as wit;
+use super::wit_memory::{RecallScope, RelevanceFloor};
 use super::wit_types;
 use crate::store::{self, StoreError};
 
@@ -258,3 +260,38 @@ pub fn error_out(error: StoreError) -> wit::Error {
         }
     }
 }
+
+/// A scoring profile by name (`balanced`, `recent`, `important`,
+/// `connected`); the error names the allowed values.
+pub fn profile_in(name: &str) -> Result<ScoringProfile, String> {
+    match name {
+        "balanced" => Ok(ScoringProfile::Balanced),
+        "recent" => Ok(ScoringProfile::Recent),
+        "important" => Ok(ScoringProfile::Important),
+        "connected" => Ok(ScoringProfile::Connected),
+        other => Err(format!(
+            "unknown profile {other:?}: expected balanced, recent, important or connected"
+        )),
+    }
+}
+
+/// A recall scope by name (`personal`, `current`, `all`); the error names
+/// the allowed values.
+pub fn scope_in(name: &str) -> Result<RecallScope, String> {
+    match name {
+        "personal" => Ok(RecallScope::Personal),
+        "current" => Ok(RecallScope::Current),
+        "all" => Ok(RecallScope::All),
+        other => Err(format!(
+            "unknown scope {other:?}: expected personal, current or all"
+        )),
+    }
+}
+
+/// The relevance floor turned off: every hit counts and the standing lanes
+/// always show (`--no-floor`).
+pub const NO_FLOOR: RelevanceFloor = RelevanceFloor {
+    min_cosine: f64::NEG_INFINITY,
+    lexical_match: true,
+    standing_lanes_always: true,
+};

@@ -209,6 +209,61 @@ impl EngineRuntime {
             .map_err(Self::trapped("save-memory"))?;
         Ok(result.map_err(MemoryError)?)
     }
+    /// `memory.save-memories`: many memories, one transaction per mind.
+    pub fn save_memories(
+        &mut self,
+        inputs: &[wit_memory::MemoryInput],
+    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_save_memories(&mut self.store, inputs)
+            .map_err(Self::trapped("save-memories"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.import-conversations`: conversation turns as raw-turn frames.
+    pub fn import_conversations(
+        &mut self,
+        mind: &wit_types::Mind,
+        conversations: &[wit_memory::ImportedConversation],
+    ) -> Result<wit_memory::ImportReport, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_import_conversations(&mut self.store, mind, conversations)
+            .map_err(Self::trapped("import-conversations"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.recall-memory`: the multi-lane recall pipeline.
+    pub fn recall_memory(
+        &mut self,
+        query: &str,
+        limit: u32,
+        options: &wit_memory::RecallOptions,
+    ) -> Result<wit_memory::Recall, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_recall_memory(&mut self.store, query, limit, options)
+            .map_err(Self::trapped("recall-memory"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+    /// `memory.remember-exchange`: learn from one exchange (cognify).
+    pub fn remember_exchange(
+        &mut self,
+        user: &str,
+        assistant: &str,
+        options: &wit_memory::ExchangeOptions,
+    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_remember_exchange(&mut self.store, user, assistant, options)
+            .map_err(Self::trapped("remember-exchange"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
 }
 
 /// Why the engine could not be set up for a data directory.
@@ -261,65 +316,4 @@ pub fn capabilities_for(dir: &std::path::Path) -> Result<Capabilities, OpenError
 /// The engine over a data directory (see [`capabilities_for`]).
 pub fn open(dir: &std::path::Path) -> Result<EngineRuntime, OpenError> {
     Ok(EngineRuntime::new(capabilities_for(dir)?)?)
-}
-
-impl EngineRuntime {
-    /// `memory.save-memories`: many memories, one transaction per mind.
-    pub fn save_memories(
-        &mut self,
-        inputs: &[wit_memory::MemoryInput],
-    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_save_memories(&mut self.store, inputs)
-            .map_err(Self::trapped("save-memories"))?;
-        Ok(result.map_err(MemoryError)?)
-    }
-
-    /// `memory.import-conversations`: conversation turns as raw-turn frames.
-    pub fn import_conversations(
-        &mut self,
-        mind: &wit_types::Mind,
-        conversations: &[wit_memory::ImportedConversation],
-    ) -> Result<wit_memory::ImportReport, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_import_conversations(&mut self.store, mind, conversations)
-            .map_err(Self::trapped("import-conversations"))?;
-        Ok(result.map_err(MemoryError)?)
-    }
-
-    /// `memory.recall-memory`: the multi-lane recall pipeline.
-    pub fn recall_memory(
-        &mut self,
-        query: &str,
-        limit: u32,
-        options: &wit_memory::RecallOptions,
-    ) -> Result<wit_memory::Recall, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_recall_memory(&mut self.store, query, limit, options)
-            .map_err(Self::trapped("recall-memory"))?;
-        Ok(result.map_err(MemoryError)?)
-    }
-}
-
-impl EngineRuntime {
-    /// `memory.remember-exchange`: learn from one exchange (cognify).
-    pub fn remember_exchange(
-        &mut self,
-        user: &str,
-        assistant: &str,
-        options: &wit_memory::ExchangeOptions,
-    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_remember_exchange(&mut self.store, user, assistant, options)
-            .map_err(Self::trapped("remember-exchange"))?;
-        Ok(result.map_err(MemoryError)?)
-    }
 }

@@ -283,11 +283,7 @@ pub fn evaluate(
     if samples.is_empty() {
         return Err(EvalError::Empty("the data set has no usable sample".into()));
     }
-    let floor = options.no_floor.then_some(RelevanceFloor {
-        min_cosine: f64::NEG_INFINITY,
-        lexical_match: true,
-        standing_lanes_always: true,
-    });
+    let floor = options.no_floor.then_some(crate::engine::convert::NO_FLOOR);
     let mut problems = dataset.problems.clone();
     let mut tally = Tally::default();
     let mut evaluated_samples = 0;

@@ -33,9 +33,9 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value as Json, json};
 
-use crate::engine::cli::{frame_json, recall_json};
-use crate::engine::convert::{importance_out, mind_out, source_out};
-use crate::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
+use crate::engine::cli::{recall_json, saved_json};
+use crate::engine::convert::{importance_out, mind_out, profile_in, scope_in, source_out};
+use crate::engine::wit_memory::{MemoryInput, RecallOptions};
 use crate::engine::{EngineError, EngineRuntime, MemoryError, wit_memory};
 use crate::store::{Mind, MindStore, StoreError};
 use params::*;
@@ -226,11 +226,7 @@ impl MemoryServer {
         let saved = self
             .with_engine(move |engine| engine.save_memory(&input).map_err(engine_error))
             .await?;
-        Ok(json_result(json!({
-            "ref": frame_json(&saved.frame)["ref"],
-            "duplicate": saved.duplicate,
-            "frame": frame_json(&saved.frame),
-        })))
+        Ok(json_result(saved_json(&saved)))
     }
 
     /// Recall the memories relevant to a query.
@@ -251,17 +247,8 @@ impl MemoryServer {
             }
             None => None,
         };
-        let scope = match args.scope.as_deref().unwrap_or("all") {
-            "personal" => RecallScope::Personal,
-            "current" => RecallScope::Current,
-            "all" => RecallScope::All,
-            other => {
-                return Err(invalid(format!(
-                    "unknown scope {other:?}: expected personal, current or all"
-                )));
-            }
-        };
-        let profile = parse_profile(args.profile.as_deref())?;
+        let scope = scope_in(args.scope.as_deref().unwrap_or("all")).map_err(invalid)?;
+        let profile = profile_in(args.profile.as_deref().unwrap_or("balanced")).map_err(invalid)?;
         let options = RecallOptions {
             workspace,
             scope,
@@ -318,12 +305,7 @@ impl MemoryServer {
                     .map_err(engine_error)
             })
             .await?;
-        let frames: Vec<Json> = saved
-            .iter()
-            .map(
-                |memory| json!({"duplicate": memory.duplicate, "frame": frame_json(&memory.frame)}),
-            )
-            .collect();
+        let frames: Vec<Json> = saved.iter().map(saved_json).collect();
         Ok(json_result(json!({ "saved": frames })))
     }
 
@@ -556,21 +538,6 @@ impl MemoryServer {
             .with_store(mind, false, move |store| store.dedupe_entities())
             .await?;
         Ok(json_result(json!({ "retired": retired })))
-    }
-}
-
-fn parse_profile(
-    name: Option<&str>,
-) -> Result<crate::engine::bindings::exports::hive::mind::logic::ScoringProfile, McpError> {
-    use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-    match name.unwrap_or("balanced") {
-        "balanced" => Ok(ScoringProfile::Balanced),
-        "recent" => Ok(ScoringProfile::Recent),
-        "important" => Ok(ScoringProfile::Important),
-        "connected" => Ok(ScoringProfile::Connected),
-        other => Err(invalid(format!(
-            "unknown profile {other:?}: expected balanced, recent, important or connected"
-        ))),
     }
 }
 
