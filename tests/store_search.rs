@@ -385,3 +385,223 @@ fn a_mind_without_an_embedder_cannot_take_vectors() {
         0
     );
 }
+
+/// The ids of a vector search's hits, in order.
+fn ids(hits: &[hive_mind_host::store::Hit]) -> Vec<u64> {
+    hits.iter().map(|hit| hit.frame_ref.id).collect()
+}
+
+#[test]
+fn the_in_memory_index_follows_writes_from_another_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = Minds::open(dir.path(), config()).unwrap();
+    let mut reader = Minds::open(dir.path(), config()).unwrap();
+    let fake = fake();
+    let all = SearchFilter::default();
+    let seeded = seed(&mut writer);
+
+    // The reader's first search loads the index.
+    let query = fake.vector("Sam prefers green tea");
+    let hits = reader.search_vector(&query, &all, 3).unwrap();
+    assert_eq!(hits[0].frame_ref.id, seeded[1]);
+
+    // A frame written by the other connection is found next time.
+    let added = writer
+        .save_frame(frame(&Mind::Personal, "Sam prefers green tea with honey."))
+        .unwrap()
+        .frame
+        .frame_ref
+        .id;
+    let query = fake.vector("Sam prefers green tea with honey.");
+    let hits = reader.search_vector(&query, &all, 3).unwrap();
+    assert_eq!(hits[0].frame_ref.id, added);
+
+    // An importance change moves it out of a filtered search.
+    let at_least_normal = SearchFilter {
+        min_importance: Some(Importance::Normal),
+        ..Default::default()
+    };
+    assert!(ids(&reader.search_vector(&query, &at_least_normal, 10).unwrap()).contains(&added));
+    writer
+        .mind(&Mind::Personal)
+        .unwrap()
+        .set_importance(added, Importance::Deprecated)
+        .unwrap();
+    assert!(!ids(&reader.search_vector(&query, &at_least_normal, 10).unwrap()).contains(&added));
+
+    // A deleted frame is gone.
+    writer
+        .mind(&Mind::Personal)
+        .unwrap()
+        .delete_frame(added)
+        .unwrap();
+    assert!(!ids(&reader.search_vector(&query, &all, 10).unwrap()).contains(&added));
+
+    // A reindex (new vector tables, a new epoch) is picked up whole.
+    writer.reindex(&fake, &mut |_, _, _| {}).unwrap();
+    let query = fake.vector("Sam prefers green tea");
+    assert_eq!(
+        reader.search_vector(&query, &all, 3).unwrap()[0]
+            .frame_ref
+            .id,
+        seeded[1]
+    );
+}
+
+#[test]
+fn the_index_agrees_with_the_exact_search() {
+    let (_dir, mut minds) = minds();
+    seed(&mut minds);
+    minds
+        .save_frame(frame(&Mind::Personal, &long_text("kubernetes")))
+        .unwrap();
+    for n in 0..40 {
+        minds
+            .save_frame(frame(
+                &Mind::Personal,
+                &format!("Note {n}: the {} service talks to {}.", n % 7, n % 5),
+            ))
+            .unwrap();
+    }
+    let fake = fake();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let filters = [
+        SearchFilter::default(),
+        SearchFilter {
+            content_prefix: Some("[mind-".into()),
+            ..Default::default()
+        },
+        SearchFilter {
+            since: Some("2026-04-01".into()),
+            until: Some("2026-05-08".into()),
+            ..Default::default()
+        },
+    ];
+    for text in [
+        "ledger PostgreSQL",
+        "service talks",
+        "green tea",
+        "kubernetes",
+    ] {
+        let query = fake.vector(text);
+        for filter in &filters {
+            let index = store.search_vector(&query, filter, 5).unwrap();
+            let exact = store.search_vector_exact(&query, filter, 5).unwrap();
+            assert_eq!(index.len(), exact.len(), "{text} {filter:?}");
+            // Same best frame, and cosines within the quantisation error.
+            if let (Some(a), Some(b)) = (index.first(), exact.first()) {
+                assert_eq!(a.frame_ref, b.frame_ref, "{text} {filter:?}");
+                assert!((a.score - b.score).abs() < 0.02, "{a:?} {b:?}");
+            }
+        }
+    }
+    // A prefix longer than the index keeps falls back to SQL, same answer.
+    let long_prefix = SearchFilter {
+        content_prefix: Some("Note 1: the 1 service talks to 1 and more".into()),
+        ..Default::default()
+    };
+    let query = fake.vector("service talks");
+    assert_eq!(
+        store.search_vector(&query, &long_prefix, 5).unwrap(),
+        store.search_vector_exact(&query, &long_prefix, 5).unwrap()
+    );
+}
+
+#[test]
+fn listings_split_by_importance_and_head_token_keep_the_order() {
+    let (_dir, mut minds) = minds();
+    for (n, (text, importance)) in [
+        ("[mind-fact] one", Importance::Normal),
+        ("[mind-fact] two", Importance::Critical),
+        ("[mind-facts-are-not-facts] three", Importance::Important),
+        ("[mind-fact]four", Importance::Important),
+        ("plain five", Importance::Critical),
+        ("[mind-fact] six", Importance::Important),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut new = frame(&Mind::Personal, text);
+        new.importance = *importance;
+        new.created_at = Some(format!("2026-01-{:02}", n + 1));
+        minds.save_frame(new).unwrap();
+    }
+    let listed = |minds: &mut Minds, filter: SearchFilter, oldest_first: bool, limit: u32| {
+        minds
+            .list_frames(&filter, oldest_first, limit)
+            .unwrap()
+            .into_iter()
+            .map(|frame| frame.content)
+            .collect::<Vec<_>>()
+    };
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-fact]".into()),
+        ..Default::default()
+    };
+    // "[mind-fact]four" starts with the prefix though its first token is
+    // longer: the second branch finds it.
+    assert_eq!(
+        listed(&mut minds, facts.clone(), false, 10),
+        [
+            "[mind-fact] six",
+            "[mind-fact]four",
+            "[mind-fact] two",
+            "[mind-fact] one"
+        ]
+    );
+    assert_eq!(
+        listed(&mut minds, facts.clone(), true, 2),
+        ["[mind-fact] one", "[mind-fact] two"]
+    );
+    let important_facts = SearchFilter {
+        min_importance: Some(Importance::Important),
+        ..facts
+    };
+    assert_eq!(
+        listed(&mut minds, important_facts, false, 10),
+        ["[mind-fact] six", "[mind-fact]four", "[mind-fact] two"]
+    );
+    let important = SearchFilter {
+        min_importance: Some(Importance::Important),
+        ..Default::default()
+    };
+    assert_eq!(
+        listed(&mut minds, important, false, 3),
+        ["[mind-fact] six", "plain five", "[mind-fact]four"]
+    );
+}
+
+#[test]
+fn related_frame_links_are_validated_kept_both_ways_and_deleted_with_their_frame() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    store
+        .link_frames(ids[0], &[(ids[1], 0.8), (ids[2], 0.7)])
+        .unwrap();
+    assert_eq!(
+        store.related_frames(ids[0], 10).unwrap(),
+        [(ids[1], 0.8), (ids[2], 0.7)]
+    );
+    assert_eq!(store.related_frames(ids[1], 10).unwrap(), [(ids[0], 0.8)]);
+    // Linking again updates.
+    store.link_frames(ids[1], &[(ids[0], 0.9)]).unwrap();
+    assert_eq!(store.related_frames(ids[0], 1).unwrap(), [(ids[1], 0.9)]);
+    // Bad links write nothing.
+    assert!(matches!(
+        store.link_frames(ids[3], &[(ids[4], 0.7), (ids[3], 0.9)]),
+        Err(StoreError::InvalidInput(_))
+    ));
+    assert!(matches!(
+        store.link_frames(ids[3], &[(ids[4], 0.7), (9_999, 0.9)]),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.link_frames(ids[3], &[(ids[4], 1.5)]),
+        Err(StoreError::InvalidInput(_))
+    ));
+    assert!(store.related_frames(ids[3], 10).unwrap().is_empty());
+    // Deleting a frame deletes its links.
+    store.delete_frame(ids[2]).unwrap();
+    assert_eq!(store.related_frames(ids[0], 10).unwrap(), [(ids[1], 0.9)]);
+}

@@ -24,7 +24,10 @@
 //!    and the **bare sqlite-vec KNN** time for the same query vectors — one
 //!    `SELECT rowid, distance FROM memory_frames_vec WHERE embedding MATCH ?
 //!    AND k = ?` with the semantic lane's fetch size — so the pipeline's
-//!    overhead is one ratio: pipeline p50 / bare KNN p50.
+//!    overhead is one ratio: pipeline p50 / bare KNN p50. Beside it, the
+//!    same queries through the store's in-memory int8 index (what recall's
+//!    vector search runs on) and the share of the bare KNN's top k the
+//!    index agrees on — the recall cost of quantisation.
 //!
 //! Recall writes too (it touches the frames it returns: access counts), so
 //! a reused corpus is not bit-identical to a fresh one; the popularity
@@ -222,6 +225,12 @@ pub struct RecallBenchReport {
     pub knn_k: u32,
     /// The bare sqlite-vec KNN over the frame vectors, same query vectors.
     pub bare_knn: Latency,
+    /// The same query through the store's in-memory int8 index (what
+    /// recall's vector search runs on), frame and chunk vectors.
+    pub index_knn: Latency,
+    /// Mean share of the bare KNN's top `knn_k` frames the index also
+    /// returned: what int8 quantisation costs in recall.
+    pub index_agreement: f64,
     /// Pipeline p50 / bare KNN p50.
     pub overhead_ratio: f64,
     /// Topic queries whose source memory came back in the top
@@ -475,9 +484,10 @@ pub fn run(
     }
 
     let knn_k = RECALL_LIMIT * hive_mind_core::recall::SEARCH_FETCH_MULTIPLIER;
-    let bare = bare_knn(&mut engine, embedder.as_ref(), &queries, knn_k)?;
+    let knn = bare_knn(&mut engine, embedder.as_ref(), &queries, knn_k)?;
     let recall = Latency::of(&latencies);
-    let bare_knn = Latency::of(&bare);
+    let bare_knn = Latency::of(&knn.exact_ms);
+    let index_knn = Latency::of(&knn.index_ms);
     let stages = stage_table(&stage_micros, &imports, queries.len());
     let path = engine.capabilities().minds.path_of(&Mind::Personal);
     let wal = PathBuf::from(format!("{}-wal", path.display()));
@@ -498,6 +508,8 @@ pub fn run(
         stages,
         knn_k,
         bare_knn,
+        index_knn,
+        index_agreement: knn.agreement,
         answered,
         topic_queries: queries
             .iter()
@@ -508,47 +520,83 @@ pub fn run(
     })
 }
 
-/// Time the bare sqlite-vec KNN for each query's vector (embedded first,
-/// outside the timing); milliseconds per query.
+/// The bare KNN figures: sqlite-vec's exact float KNN and the store's
+/// in-memory int8 index, on the same query vectors.
+struct KnnFigures {
+    /// sqlite-vec, milliseconds per query.
+    exact_ms: Vec<f64>,
+    /// The in-memory index, milliseconds per query.
+    index_ms: Vec<f64>,
+    /// Mean share of sqlite-vec's top k that the index also returned.
+    agreement: f64,
+}
+
+/// Time the bare KNN for each query's vector (embedded first, outside the
+/// timing), by sqlite-vec and by the store's index, and how often the two
+/// agree.
 fn bare_knn(
     engine: &mut EngineRuntime,
     embedder: &dyn Embedder,
     queries: &[BenchQuery],
     k: u32,
-) -> Result<Vec<f64>, BenchError> {
+) -> Result<KnnFigures, BenchError> {
     let texts: Vec<String> = queries.iter().map(|q| q.text.clone()).collect();
     let vectors = embedder.embed(&texts)?;
-    let conn = engine
-        .capabilities()
-        .minds
-        .mind(&Mind::Personal)?
-        .connection();
+    let store = engine.capabilities().minds.mind(&Mind::Personal)?;
+    let conn = store.connection();
     let mut statement = conn.prepare(
         "SELECT rowid, distance FROM memory_frames_vec
          WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance",
     )?;
-    let mut run = |vector: &[f32]| -> Result<usize, rusqlite::Error> {
+    let mut exact = |vector: &[f32]| -> Result<Vec<u64>, rusqlite::Error> {
         let bytes = crate::store::meta::vector_bytes(vector);
-        let rows = statement.query_map(rusqlite::params![bytes, k], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, f64>(1)?))
-        })?;
-        let mut count = 0;
-        for row in rows {
-            row?;
-            count += 1;
-        }
-        Ok(count)
+        statement
+            .query_map(rusqlite::params![bytes, k], |row| row.get::<_, u64>(0))?
+            .collect()
+    };
+    let filter = crate::store::SearchFilter::default();
+    let index = |vector: &[f32]| -> Result<Vec<u64>, StoreError> {
+        Ok(store
+            .search_vector(vector, &filter, k)?
+            .into_iter()
+            .map(|hit| hit.frame_ref.id)
+            .collect())
     };
     if let Some(first) = vectors.first() {
-        run(first)?;
+        exact(first)?;
+        index(first)?;
     }
-    let mut out = Vec::with_capacity(vectors.len());
+    let mut figures = KnnFigures {
+        exact_ms: Vec::with_capacity(vectors.len()),
+        index_ms: Vec::with_capacity(vectors.len()),
+        agreement: 0.0,
+    };
+    let mut agreement = Vec::with_capacity(vectors.len());
     for vector in &vectors {
         let started = Instant::now();
-        run(vector)?;
-        out.push(started.elapsed().as_secs_f64() * 1000.0);
+        exact(vector)?;
+        figures
+            .exact_ms
+            .push(started.elapsed().as_secs_f64() * 1000.0);
+        // The truth: exact float distances over frame and chunk vectors,
+        // best per frame — what the index approximates.
+        let truth: Vec<u64> = store
+            .search_vector_exact(vector, &filter, k)?
+            .into_iter()
+            .map(|hit| hit.frame_ref.id)
+            .collect();
+        let started = Instant::now();
+        let found = index(vector)?;
+        figures
+            .index_ms
+            .push(started.elapsed().as_secs_f64() * 1000.0);
+        if !truth.is_empty() {
+            let shared = truth.iter().filter(|id| found.contains(id)).count();
+            agreement.push(shared as f64 / truth.len() as f64);
+        }
     }
-    Ok(out)
+    figures.agreement = mean(&agreement);
+    Ok(figures)
 }
 
 fn stage_table(
@@ -633,6 +681,20 @@ pub fn render(report: &RecallBenchReport) -> String {
         text,
         "{}",
         line(&format!("bare KNN (k={})", report.knn_k), &report.bare_knn)
+    );
+    let _ = writeln!(
+        text,
+        "{}",
+        line(
+            &format!("index KNN (k={})", report.knn_k),
+            &report.index_knn
+        )
+    );
+    let _ = writeln!(
+        text,
+        "index agreement with the bare KNN's top {}: {:.1} %",
+        report.knn_k,
+        report.index_agreement * 100.0
     );
     let _ = writeln!(
         text,

@@ -104,7 +104,8 @@ pub fn write_fingerprint(conn: &Connection, fingerprint: &EmbedderFingerprint) -
 
 /// Drop and create both vector tables at `dim` (empties them), with the
 /// triggers that delete a frame's or chunk's vector with its row (`vec0`
-/// tables cannot take foreign keys).
+/// tables cannot take foreign keys), and move the vectors' epoch on (so
+/// every in-memory index reloads).
 pub fn create_vector_tables(conn: &Connection, dim: u32) -> StoreResult<()> {
     if dim == 0 {
         return Err(StoreError::InvalidInput(
@@ -123,7 +124,10 @@ pub fn create_vector_tables(conn: &Connection, dim: u32) -> StoreResult<()> {
          END;
          CREATE TRIGGER memory_frame_chunks_vec_delete AFTER DELETE ON memory_frame_chunks BEGIN
              DELETE FROM memory_frame_chunks_vec WHERE rowid = old.id;
-         END;"
+         END;
+         INSERT INTO meta (key, value) VALUES ('{epoch}', '1')
+         ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;",
+        epoch = super::vector_index::EPOCH_KEY
     ))?;
     Ok(())
 }

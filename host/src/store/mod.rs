@@ -41,8 +41,9 @@
 //!
 //! [`schema`] (versions and migrations) · [`meta`] (embedder fingerprint,
 //! vector tables) · [`frames`] (I/P/B writes, dedup, update, deprecate,
-//! delete) · [`search`] (BM25, KNN, listings) · [`graph`] (entities,
-//! relations, BFS, dedupe) · [`identity`], [`awareness`], [`sessions`],
+//! delete) · [`search`] (BM25, KNN, listings) · [`vector_index`] (the
+//! in-memory int8 KNN index that vector search runs on) · [`graph`] (entities,
+//! relations, BFS, dedupe) · [`links`] (related frames) · [`identity`], [`awareness`], [`sessions`],
 //! [`audit`] · [`check`] (status and consistency) · [`cli`] (the `hive-mind`
 //! subcommands) · [`vectors`] (the embedder seam and the fake).
 
@@ -54,11 +55,13 @@ pub mod error;
 pub mod frames;
 pub mod graph;
 pub mod identity;
+pub mod links;
 pub mod meta;
 pub mod schema;
 pub mod search;
 pub mod sessions;
 pub mod types;
+pub mod vector_index;
 pub mod vectors;
 
 use std::collections::BTreeMap;
@@ -111,6 +114,9 @@ pub struct MindStore {
     mind: Mind,
     path: PathBuf,
     vectors: VectorState,
+    /// The in-memory nearest-neighbour index, loaded by the first vector
+    /// search and kept up to date with the file ([`vector_index`]).
+    index: std::sync::Mutex<Option<vector_index::VectorIndex>>,
 }
 
 impl MindStore {
@@ -138,6 +144,7 @@ impl MindStore {
             mind,
             path: path.to_path_buf(),
             vectors,
+            index: std::sync::Mutex::new(None),
         })
     }
 

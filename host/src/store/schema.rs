@@ -53,7 +53,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How long a writer waits for another connection's lock.
 pub const BUSY_TIMEOUT_MS: u64 = 5_000;
@@ -277,7 +277,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 2] = [v1, v2];
+pub const MIGRATIONS: [Step; 3] = [v1, v2, v3];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -535,6 +535,58 @@ fn v2(conn: &Connection) -> StoreResult<()> {
                WHERE expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) >= {AWARENESS_MAX}
          BEGIN SELECT RAISE(ABORT, 'awareness is full'); END;"
     ))?;
+    Ok(())
+}
+
+/// v3: what search needs at 100,000 frames, and related-frame links.
+///
+/// 1. `memory_vector_changes`: an append-only log of the frames whose
+///    vectors or filter fields changed, filled by triggers, which the
+///    in-memory vector index ([`super::vector_index`]) follows.
+/// 2. `head_token`: the content's first space-delimited token (at most 32
+///    characters), a virtual column indexed with `created_at` — so a
+///    content-lane filter (`[mind-fact]`, `[mind-rawturn`, …) is an index
+///    range instead of a scan of every frame's text, and a lane listing
+///    reads its newest frames straight off the index; `importance` gets the
+///    same pairing for the importance lane.
+/// 3. `memory_frame_links`: related-frame links (cognify's last step), with
+///    the similarity that made them.
+fn v3(conn: &Connection) -> StoreResult<()> {
+    conn.execute_batch(
+        "CREATE TABLE memory_vector_changes (
+             seq INTEGER PRIMARY KEY AUTOINCREMENT,
+             frame_id INTEGER NOT NULL
+         );
+         CREATE TRIGGER memory_frames_changes_insert AFTER INSERT ON memory_frames BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (new.id);
+         END;
+         CREATE TRIGGER memory_frames_changes_delete AFTER DELETE ON memory_frames BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (old.id);
+         END;
+         CREATE TRIGGER memory_frames_changes_update
+         AFTER UPDATE OF content, importance, event_date ON memory_frames BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (new.id);
+         END;
+         CREATE TRIGGER memory_frame_chunks_changes_insert AFTER INSERT ON memory_frame_chunks BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (new.frame_id);
+         END;
+         CREATE TRIGGER memory_frame_chunks_changes_delete AFTER DELETE ON memory_frame_chunks BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (old.frame_id);
+         END;
+         ALTER TABLE memory_frames ADD COLUMN head_token TEXT GENERATED ALWAYS AS
+             (substr(content, 1, min(32, instr(content || ' ', ' ') - 1))) VIRTUAL;
+         CREATE INDEX memory_frames_head_token ON memory_frames(head_token, created_at);
+         CREATE INDEX memory_frames_importance_created ON memory_frames(importance, created_at);
+         CREATE TABLE memory_frame_links (
+             frame_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+             related_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+             similarity REAL NOT NULL,
+             created_at TEXT NOT NULL,
+             PRIMARY KEY (frame_id, related_id),
+             CHECK (frame_id != related_id)
+         );
+         CREATE INDEX memory_frame_links_related ON memory_frame_links(related_id);",
+    )?;
     Ok(())
 }
 

@@ -10,10 +10,19 @@
 //!   and the words are OR-ed. The score is `-bm25()`.
 //! - **Vectors.** Frame vectors and chunk vectors are searched; a chunk hit
 //!   is mapped to its frame and keeps its offsets; each frame appears once,
-//!   with its best score. Without row filters the `vec0` KNN form
-//!   (`MATCH ? AND k = ?`) is used; with filters, an exact scan of the
-//!   filtered rows with `vec_distance_l2`. The score is `1 − d²/2`, the
-//!   cosine similarity of unit vectors.
+//!   with its best score, the cosine similarity. The search runs on the
+//!   in-memory int8 index ([`super::vector_index`]), which evaluates every
+//!   filter but a content prefix longer than its head; that one falls back
+//!   to sqlite-vec ([`MindStore::search_vector_exact`]: the `vec0` KNN form
+//!   without filters, an exact scan of the filtered rows with them, score
+//!   `1 − d²/2`).
+//! - **Content prefixes** are looked up through the indexed `head_token`
+//!   (the content's first space-delimited token), then confirmed.
+//! - **Listings** are split into branches that each pin one indexed value
+//!   (one importance, one `head_token`), each read newest (or oldest) first
+//!   straight off its `(value, created_at)` index and cut to the limit, then
+//!   merged: the importance lane at 100,000 frames no longer sorts the
+//!   15,000 important ones to keep 5.
 //! - **Filters.** Event date window (inclusive days), content prefix (a
 //!   lane such as `[mind-fact]`), minimum importance.
 
@@ -25,6 +34,7 @@ use super::error::{StoreError, StoreResult};
 use super::frames::{FRAME_COLUMNS, frame_from_row};
 use super::meta::{check_vector, vector_bytes};
 use super::types::{Frame, Hit, SearchFilter};
+use super::vector_index::{IndexFilter, VectorIndex};
 
 /// English stop words dropped from full-text queries.
 pub const STOP_WORDS: &[&str] = &[
@@ -86,6 +96,13 @@ fn filter_sql(filter: &SearchFilter, first: usize) -> StoreResult<(Vec<String>, 
         conditions.push(format!("f.event_date <= {p}"));
     }
     if let Some(prefix) = &filter.content_prefix {
+        if let Some((low, high)) = head_token_range(prefix) {
+            // A necessary condition on the indexed `head_token` finds the
+            // candidates; the substr below confirms.
+            let low = param(&mut values, Value::Text(low));
+            let high = param(&mut values, Value::Text(high));
+            conditions.push(format!("f.head_token >= {low} AND f.head_token < {high}"));
+        }
         let p = param(&mut values, Value::Text(prefix.clone()));
         conditions.push(format!("substr(f.content, 1, length({p})) = {p}"));
     }
@@ -100,6 +117,19 @@ fn filter_sql(filter: &SearchFilter, first: usize) -> StoreResult<(Vec<String>, 
     }
     Ok((conditions, values))
 }
+
+/// The `head_token` range every content starting with `prefix` falls in,
+/// when there is one: `head_token` is the content up to its first space, at
+/// most [`HEAD_TOKEN_CHARS`] characters, so a prefix without a space and no
+/// longer than that is a prefix of the token. U+10FFFF sorts after every
+/// character the token can continue with.
+fn head_token_range(prefix: &str) -> Option<(String, String)> {
+    (!prefix.is_empty() && !prefix.contains(' ') && prefix.chars().count() <= HEAD_TOKEN_CHARS)
+        .then(|| (prefix.to_string(), format!("{prefix}\u{10FFFF}")))
+}
+
+/// The longest `head_token` (schema v3).
+const HEAD_TOKEN_CHARS: usize = 32;
 
 fn and(conditions: &[String]) -> String {
     conditions
@@ -168,6 +198,47 @@ impl MindStore {
     /// Nearest frames to `embedding` over frame and chunk vectors (see the
     /// module docs), most similar first.
     pub fn search_vector(
+        &self,
+        embedding: &[f32],
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        let dim = self.vectors.require()?;
+        check_vector(embedding, dim, "the query embedding")?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        if let Some(index_filter) = IndexFilter::compile(filter)? {
+            let mut slot = self.index.lock().map_err(|_| {
+                StoreError::InvalidInput("the vector index lock is poisoned".into())
+            })?;
+            VectorIndex::refresh(&mut slot, &self.conn, dim as usize)?;
+            let hits = slot
+                .as_ref()
+                .map(|index| {
+                    index.search(
+                        embedding,
+                        &index_filter,
+                        usize::try_from(limit).unwrap_or(usize::MAX),
+                    )
+                })
+                .unwrap_or_default();
+            return Ok(hits
+                .into_iter()
+                .map(|hit| Hit {
+                    frame_ref: self.frame_ref(hit.frame),
+                    score: hit.cosine,
+                    chunk: hit.chunk,
+                })
+                .collect());
+        }
+        self.search_vector_exact(embedding, filter, limit)
+    }
+
+    /// Nearest frames by sqlite-vec alone, exact float distances: the
+    /// fallback for filters the in-memory index cannot evaluate, and the
+    /// benchmark's reference.
+    pub fn search_vector_exact(
         &self,
         embedding: &[f32],
         filter: &SearchFilter,
@@ -259,13 +330,64 @@ impl MindStore {
     ) -> StoreResult<Vec<Frame>> {
         let (conditions, mut values) = filter_sql(filter, 1)?;
         let direction = if oldest_first { "ASC" } else { "DESC" };
-        let sql = format!(
-            "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE 1{}
-             ORDER BY f.created_at {direction}, f.id {direction} LIMIT ?{}",
-            and(&conditions),
-            values.len() + 1
-        );
-        values.push(Value::Integer(i64::from(limit)));
+        let order = format!("ORDER BY f.created_at {direction}, f.id {direction}");
+        // Branches: each pins one indexed value (see the module docs).
+        let mut branches: Vec<Vec<String>> = vec![Vec::new()];
+        let param = |values: &mut Vec<Value>, value: Value| {
+            values.push(value);
+            format!("?{}", values.len())
+        };
+        if let Some(minimum) = filter.min_importance {
+            let allowed = Importance::ALL
+                .iter()
+                .take_while(|importance| **importance != minimum)
+                .chain(std::iter::once(&minimum));
+            branches = allowed
+                .map(|importance| {
+                    let p = param(&mut values, Value::Text(importance.as_str().to_string()));
+                    vec![format!("f.importance = {p}")]
+                })
+                .collect();
+        }
+        if let Some((low, high)) = filter.content_prefix.as_deref().and_then(head_token_range) {
+            // The token equal to the prefix (the usual case: `[mind-fact]`),
+            // read in order off the index; then the tokens that only start
+            // with it, a range that is almost always empty.
+            let low = param(&mut values, Value::Text(low));
+            let high = param(&mut values, Value::Text(high));
+            branches = branches
+                .into_iter()
+                .flat_map(|branch| {
+                    let mut exact = branch.clone();
+                    exact.push(format!("f.head_token = {low}"));
+                    let mut longer = branch;
+                    longer.push(format!("f.head_token > {low} AND f.head_token < {high}"));
+                    [exact, longer]
+                })
+                .collect();
+        }
+        let limit_param = param(&mut values, Value::Integer(i64::from(limit)));
+        let sql = if branches.len() == 1 && branches[0].is_empty() {
+            format!(
+                "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE 1{} {order} LIMIT {limit_param}",
+                and(&conditions)
+            )
+        } else {
+            let parts: Vec<String> = branches
+                .iter()
+                .map(|branch| {
+                    format!(
+                        "SELECT * FROM (SELECT f.id FROM memory_frames f WHERE 1{}{} {order} LIMIT {limit_param})",
+                        and(&conditions),
+                        and(branch)
+                    )
+                })
+                .collect();
+            format!(
+                "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE f.id IN ({}) {order} LIMIT {limit_param}",
+                parts.join(" UNION ALL ")
+            )
+        };
         let frames = self
             .conn
             .prepare_cached(&sql)?
