@@ -439,3 +439,73 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
     let personal = personal_status(&mut engine);
     assert_eq!(personal.frames, 1);
 }
+
+#[test]
+fn cognify_links_a_new_frame_to_related_frames_of_its_mind() {
+    use hive_mind_host::embedder::chain::shared_in_process;
+    use hive_mind_host::embedder::in_process::ModelSpec;
+    use hive_mind_host::engine::wit_memory::ExchangeOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let model: Arc<dyn Embedder> =
+        shared_in_process(&ModelSpec::repository_default(), None).unwrap();
+    let mut engine = engine_with(dir.path(), Some(model), None);
+    let options = ExchangeOptions {
+        workspace: Some("ledger".to_string()),
+        gop_id: None,
+        succeeded: true,
+    };
+    let mut remember = |user: &str| {
+        let saved = engine
+            .remember_exchange(user, "Understood.", &options)
+            .unwrap();
+        assert_eq!(saved.len(), 1, "{user}");
+        saved[0].frame.ref_.id
+    };
+    let first = remember("We decided to migrate the ledger database from MySQL to Postgres.");
+    let unrelated = remember("We decided that the design team owns the marketing website.");
+    let related = remember("We decided to move the ledger database to Postgres instead of MySQL.");
+
+    let ledger = Mind::Workspace("ledger".into());
+    let store = engine.capabilities().minds.mind(&ledger).unwrap();
+    let links = store.related_frames(related, 10).unwrap();
+    let linked: Vec<u64> = links.iter().map(|(id, _)| *id).collect();
+    assert!(linked.contains(&first), "{links:?}");
+    assert!(!linked.contains(&unrelated), "{links:?}");
+    assert!(links.iter().all(|(_, similarity)| *similarity >= 0.6));
+    // Kept both ways.
+    let back: Vec<u64> = store
+        .related_frames(first, 10)
+        .unwrap()
+        .iter()
+        .map(|(id, _)| *id)
+        .collect();
+    assert!(back.contains(&related), "{back:?}");
+    assert!(store.related_frames(unrelated, 10).unwrap().is_empty());
+}
+
+#[test]
+fn the_mock_embedder_makes_no_similarity_links() {
+    use hive_mind_host::engine::wit_memory::ExchangeOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let options = ExchangeOptions {
+        workspace: None,
+        gop_id: None,
+        succeeded: true,
+    };
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        // The same words twice would be a duplicate; mock vectors of near-
+        // identical texts are unrelated anyway, and must not be linked.
+        let saved = engine
+            .remember_exchange(
+                &format!("We decided to use Kafka for events, take {}.", ids.len()),
+                "Ok.",
+                &options,
+            )
+            .unwrap();
+        ids.push(saved[0].frame.ref_.id);
+    }
+    let store = engine.capabilities().minds.mind(&Mind::Personal).unwrap();
+    assert!(store.related_frames(ids[1], 10).unwrap().is_empty());
+}

@@ -111,6 +111,7 @@ async fn tools_save_recall_and_refuse_bad_calls_in_process() {
         "list_workspaces",
         "create_workspace",
         "cleanup_entities",
+        "cleanup_frames",
     ] {
         assert!(
             names.contains(&expected),
@@ -534,6 +535,136 @@ async fn a_graph_built_over_mcp_changes_the_ranking() {
     let why = contextual(&after, "uses Kafka");
     assert!(!why.contains("contextual 0.00"), "{why}");
     assert!(contextual(&after, "search migration").contains("contextual 0.00"));
+
+    client.cancel().await.unwrap();
+    serving.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cleanup_frames_reports_then_retires_duplicates_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = server(dir.path());
+    let serving = tokio::spawn(async move {
+        server
+            .serve(server_io)
+            .await
+            .unwrap()
+            .waiting()
+            .await
+            .unwrap();
+    });
+    let client = TestClient.serve(client_io).await.unwrap();
+    let save = |content: &'static str, importance: &'static str| {
+        call(
+            "save_memory",
+            json!({"content": content, "importance": importance}),
+        )
+    };
+    let mut ids = Vec::new();
+    for (content, importance) in [
+        ("The ledger keeps balances in PostgreSQL.", "normal"),
+        ("the ledger keeps balances in   postgresql.", "important"),
+        (
+            "The deploy pipeline moved to GitHub Actions in March.",
+            "normal",
+        ),
+        (
+            "The deploy pipeline moved to GitHub Actions in March!",
+            "normal",
+        ),
+        ("Ana prefers short answers with bullet points.", "normal"),
+    ] {
+        let saved = structured(&client.call_tool(save(content, importance)).await.unwrap());
+        let reference = saved["ref"].as_str().unwrap();
+        ids.push(
+            reference
+                .rsplit(':')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap(),
+        );
+    }
+
+    // A dry run reports and changes nothing.
+    let report = structured(
+        &client
+            .call_tool(call("cleanup_frames", json!({})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(report["scanned"], 5, "{report}");
+    assert_eq!(report["retired"], 0, "{report}");
+    let found: Vec<(u64, String, Option<u64>)> = report["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_u64().unwrap(),
+                c["reason"].as_str().unwrap().to_string(),
+                c["kept"].as_u64(),
+            )
+        })
+        .collect();
+    // The important copy is kept over the older normal one.
+    assert_eq!(
+        found,
+        [
+            (ids[0], "duplicate".to_string(), Some(ids[1])),
+            (ids[3], "near-duplicate".to_string(), Some(ids[2])),
+        ]
+    );
+    let again = structured(
+        &client
+            .call_tool(call("cleanup_frames", json!({})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(again["candidates"], report["candidates"]);
+
+    // Applied: retired (deprecated), nothing deleted, and a second run finds
+    // nothing left to do.
+    let applied = structured(
+        &client
+            .call_tool(call("cleanup_frames", json!({"apply": true})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(applied["retired"], 2, "{applied}");
+    let after = structured(
+        &client
+            .call_tool(call("cleanup_frames", json!({})))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(after["scanned"], 5, "{after}");
+    assert_eq!(after["candidates"], json!([]), "{after}");
+    let mut minds = Minds::open(dir.path(), StoreConfig::default()).unwrap();
+    let personal = minds.mind(&Mind::Personal).unwrap();
+    let importance = |id: u64| {
+        personal
+            .connection()
+            .query_row(
+                "SELECT importance FROM memory_frames WHERE id = ?1",
+                [id],
+                |row| row.get::<_, String>(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(importance(ids[0]), "deprecated");
+    assert_eq!(importance(ids[3]), "deprecated");
+    assert_eq!(importance(ids[1]), "important");
+    assert_eq!(importance(ids[4]), "normal");
+
+    // An unknown workspace is an error a person can act on.
+    let error = mcp_error(
+        client
+            .call_tool(call("cleanup_frames", json!({"workspace": "nope"})))
+            .await,
+    );
+    assert!(error.contains("unknown workspace"), "{error}");
 
     client.cancel().await.unwrap();
     serving.await.unwrap();

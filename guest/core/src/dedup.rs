@@ -111,7 +111,7 @@ pub fn dedup_check(candidate: &str, importance: Importance, existing: &[String])
 }
 
 /// Lower-cased, white-space runs collapsed to one space, trimmed.
-fn normalise(text: &str) -> String {
+pub(crate) fn normalise(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
@@ -119,7 +119,7 @@ fn normalise(text: &str) -> String {
 }
 
 /// The set of 3-character substrings of `text`.
-fn trigrams(text: &str) -> HashSet<[char; 3]> {
+pub(crate) fn trigrams(text: &str) -> HashSet<[char; 3]> {
     let chars: Vec<char> = text.chars().collect();
     chars
         .windows(3)
@@ -128,7 +128,7 @@ fn trigrams(text: &str) -> HashSet<[char; 3]> {
 }
 
 /// `|A ∩ B| / max(|A|, |B|)`, 0 when either set is empty.
-fn set_similarity(a: &HashSet<[char; 3]>, b: &HashSet<[char; 3]>) -> f64 {
+pub(crate) fn set_similarity(a: &HashSet<[char; 3]>, b: &HashSet<[char; 3]>) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }

@@ -33,6 +33,7 @@
 pub mod calendar;
 pub mod catch_up;
 pub mod chunk;
+pub mod cleanup;
 pub mod cognify;
 pub mod dates;
 pub mod dedup;

@@ -15,7 +15,12 @@
 //!    [`accept_entity_name`], and link them to the frame
 //!    (`kg_entity_frames`, what makes recall's contextual signal work);
 //! 3. create its relations: all-pairs `co-occurs-with` (0.8) and the stated
-//!    ones (`led-by`, `reports-to`, `depends-on`, …) with their strengths.
+//!    ones (`led-by`, `reports-to`, `depends-on`, …) with their strengths;
+//! 4. link it to the most similar frames already in its mind
+//!    (`store.link-frames`, kept both ways): the vector search with the
+//!    frame's own embedding, at most [`RELATED_LINKS_MAX`] frames of cosine
+//!    ≥ [`RELATED_MIN_COSINE`] (not with the mock embedder, whose vectors
+//!    mean nothing).
 //!
 //! Nothing is learned from a failed turn: the caller says so.
 
@@ -25,8 +30,8 @@ use hive_mind_core::cognify::{accept_entity_name, plan_cognify};
 use hive_mind_core::recall::MindKey;
 
 use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
-use crate::hive::mind::store;
-use crate::hive::mind::types::Mind;
+use crate::hive::mind::types::{FrameRef, Mind};
+use crate::hive::mind::{embedder, store};
 use crate::logic_exports::importance_to_wit;
 use crate::save::{Draft, embed_drafts, same_mind, store_error};
 
@@ -92,6 +97,8 @@ pub fn remember_exchange(
         }
     }
     let frames = embed_drafts(drafts)?;
+    // Mock vectors carry no meaning: no similarity links from them.
+    let link_related = embedder::info().is_ok_and(|info| info.provider != "mock");
 
     let mut saved = Vec::with_capacity(frames.len());
     for (new_frame, planned) in frames.iter().zip(&plan.frames) {
@@ -131,10 +138,52 @@ pub fn remember_exchange(
                 .map_err(store_error)?;
             }
         }
+        if !stored.duplicate && link_related {
+            link_related_frames(&stored.frame.ref_, &new_frame.embedding)?;
+        }
         saved.push(SavedMemory {
             frame: stored.frame,
             duplicate: stored.duplicate,
         });
     }
     Ok(saved)
+}
+
+/// The least cosine similarity for a related-frame link. The design gives no
+/// number (the reference `MemoryLinker` is optional and unspecified). For
+/// the default model, all-MiniLM-L6-v2, paraphrases score ≳ 0.7 and
+/// sentences on one topic 0.5–0.7, while unrelated sentences stay ≲ 0.3
+/// (sentence-transformers' published examples); 0.6 links what is about the
+/// same thing without linking everything in a busy project.
+pub const RELATED_MIN_COSINE: f64 = 0.6;
+
+/// The most related-frame links made for one new frame: enough to connect
+/// it to its topic, few enough that links stay meaningful.
+pub const RELATED_LINKS_MAX: usize = 5;
+
+/// Link a newly saved frame to the most similar frames of its mind.
+fn link_related_frames(frame: &FrameRef, embedding: &[f32]) -> Result<(), Error> {
+    let filter = store::SearchFilter {
+        minds: vec![frame.mind.clone()],
+        since: None,
+        until: None,
+        content_prefix: None,
+        min_importance: None,
+    };
+    // One more than needed: the frame finds itself.
+    let fetch = u32::try_from(RELATED_LINKS_MAX + 1).unwrap_or(u32::MAX);
+    let hits = store::search_vector(embedding, &filter, fetch).map_err(store_error)?;
+    let links: Vec<store::FrameLink> = hits
+        .iter()
+        .filter(|hit| hit.ref_.id != frame.id && hit.score >= RELATED_MIN_COSINE)
+        .take(RELATED_LINKS_MAX)
+        .map(|hit| store::FrameLink {
+            id: hit.ref_.id,
+            similarity: hit.score.clamp(-1.0, 1.0),
+        })
+        .collect();
+    if links.is_empty() {
+        return Ok(());
+    }
+    store::link_frames(frame, &links).map_err(store_error)
 }

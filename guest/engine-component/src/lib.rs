@@ -7,8 +7,9 @@
 //!
 //! The memory API is implemented operation by operation, each as a pipeline
 //! over the imports: [`save`] (chunk, embed, store), [`recall`] (the
-//! multi-lane pipeline), [`cognify`] (learning from an exchange) and
-//! [`import`] (raw conversation turns).
+//! multi-lane pipeline), [`cognify`] (learning from an exchange),
+//! [`import`] (raw conversation turns) and [`cleanup`] (retiring
+//! dead-weight frames).
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
 // unsafe code, and its items are documented in the WIT, not in Rust; nothing
@@ -20,6 +21,7 @@ wit_bindgen::generate!({
     path: "../../wit",
 });
 
+mod cleanup;
 mod cognify;
 mod import;
 #[path = "../../logic-component/src/logic_exports.rs"]
@@ -28,8 +30,8 @@ mod recall;
 mod save;
 
 use exports::hive::mind::memory::{
-    Error, ExchangeOptions, Guest as MemoryGuest, ImportReport, ImportedConversation, MemoryInput,
-    Recall, RecallOptions, SavedMemory,
+    CleanupOptions, CleanupReport, Error, ExchangeOptions, Guest as MemoryGuest, ImportReport,
+    ImportedConversation, MemoryInput, Recall, RecallOptions, SavedMemory,
 };
 use hive::mind::types::Mind;
 
@@ -64,5 +66,9 @@ impl MemoryGuest for Component {
         conversations: Vec<ImportedConversation>,
     ) -> Result<ImportReport, Error> {
         import::import_conversations(mind, conversations)
+    }
+
+    fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
+        cleanup::cleanup_frames(options)
     }
 }

@@ -250,6 +250,20 @@ impl EngineRuntime {
             .map_err(Self::trapped("recall-memory"))?;
         Ok(result.map_err(MemoryError)?)
     }
+    /// `memory.cleanup-frames`: find (and with `apply`, retire) a mind's
+    /// dead-weight frames.
+    pub fn cleanup_frames(
+        &mut self,
+        options: &wit_memory::CleanupOptions,
+    ) -> Result<wit_memory::CleanupReport, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_cleanup_frames(&mut self.store, options)
+            .map_err(Self::trapped("cleanup-frames"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
     /// `memory.remember-exchange`: learn from one exchange (cognify).
     pub fn remember_exchange(
         &mut self,

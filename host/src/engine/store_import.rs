@@ -7,8 +7,8 @@
 
 use super::EngineState;
 use super::bindings::hive::mind::store::{
-    self as wit, AwarenessAdded, AwarenessItem, ChunkVector, Entity, Error, Hit, Identity,
-    NewBranch, NewFrame, Relation, SavedFrame, SearchFilter, Session,
+    self as wit, AwarenessAdded, AwarenessItem, ChunkVector, Entity, Error, FrameLink, Hit,
+    Identity, NewBranch, NewFrame, Relation, SavedFrame, SearchFilter, Session,
 };
 use super::convert::{
     awareness_out, chunks_in, entity_out, error_out, filter_in, frame_out, hit_out, identity_in,
@@ -142,6 +142,27 @@ impl wit::Host for EngineState {
         run(|| {
             let refs = refs.iter().map(ref_in).collect::<StoreResult<Vec<_>>>()?;
             self.minds().touch_frames(&refs)
+        })
+    }
+
+    fn link_frames(&mut self, frame: FrameRef, related: Vec<FrameLink>) -> Result<()> {
+        run(|| {
+            let links: Vec<(u64, f64)> = related
+                .iter()
+                .map(|link| (link.id, link.similarity))
+                .collect();
+            self.read(&frame.mind)?.link_frames(frame.id, &links)
+        })
+    }
+
+    fn related_frames(&mut self, frame: FrameRef, limit: u32) -> Result<Vec<FrameLink>> {
+        run(|| {
+            Ok(self
+                .read(&frame.mind)?
+                .related_frames(frame.id, limit)?
+                .into_iter()
+                .map(|(id, similarity)| FrameLink { id, similarity })
+                .collect())
         })
     }
 

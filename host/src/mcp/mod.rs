@@ -525,6 +525,45 @@ impl MemoryServer {
         ))
     }
 
+    /// Find (and retire) dead-weight frames.
+    #[tool(
+        description = "Find frames that are empty, duplicated (same text but for case and spacing) or near-duplicated (trigram similarity >= 0.75), keeping the most important (then oldest) of each group; raw conversation turns are left alone. With apply=true they are retired (importance deprecated: kept for history, ranked down, never deleted); by default only reported."
+    )]
+    async fn cleanup_frames(
+        &self,
+        Parameters(args): Parameters<CleanupFramesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let options = wit_memory::CleanupOptions {
+            mind: mind_out(&mind),
+            apply: args.apply,
+        };
+        let report = self
+            .with_engine(move |engine| engine.cleanup_frames(&options).map_err(engine_error))
+            .await?;
+        let candidates: Vec<Json> = report
+            .candidates
+            .iter()
+            .map(|candidate| {
+                json!({
+                    "id": candidate.frame.id,
+                    "reason": candidate.reason,
+                    "kept": candidate.kept,
+                    "similarity": candidate.similarity,
+                    "content": candidate.content,
+                })
+            })
+            .collect();
+        Ok(json_result(json!({
+            "mind": mind.to_string(),
+            "scanned": report.scanned,
+            "applied": args.apply,
+            "retired": report.retired,
+            "candidates": candidates,
+            "notes": report.notes,
+        })))
+    }
+
     /// Merge duplicate entities.
     #[tool(
         description = "Merge active entities with the same canonical name and type (the graph's duplicate cleanup); returns how many were retired."

@@ -113,6 +113,17 @@ pub struct WorkspaceArgs {
     pub workspace: Option<String>,
 }
 
+/// `cleanup_frames`' arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CleanupFramesArgs {
+    /// The workspace to clean (default: the personal mind).
+    pub workspace: Option<String>,
+    /// Retire what is found (importance `deprecated`: kept for history,
+    /// ranked down, never deleted). Default false: only report it.
+    #[serde(default)]
+    pub apply: bool,
+}
+
 /// `set_awareness`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SetAwarenessArgs {

@@ -1,0 +1,75 @@
+//! `memory.cleanup-frames`: find a mind's dead-weight frames and retire
+//! them.
+//!
+//! The rules are [`hive_mind_core::cleanup::plan_cleanup`]'s (pure,
+//! unit-tested); this module lists the mind's frames (oldest first), runs
+//! the plan, and — only when asked — marks each frame found `deprecated`
+//! through `store.set-importance` (the store keeps it; recall ranks it
+//! down).
+
+use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};
+
+use crate::exports::hive::mind::memory::{CleanupCandidate, CleanupOptions, CleanupReport, Error};
+use crate::hive::mind::store;
+use crate::hive::mind::types::{FrameRef, Importance};
+use crate::logic_exports::importance_from_wit;
+use crate::save::store_error;
+
+/// Find (and with `apply`, retire) the mind's dead-weight frames.
+pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
+    let filter = store::SearchFilter {
+        minds: vec![options.mind.clone()],
+        since: None,
+        until: None,
+        content_prefix: None,
+        min_importance: None,
+    };
+    let frames = store::list_frames(&filter, true, u32::MAX).map_err(store_error)?;
+    let inputs: Vec<CleanupFrame> = frames
+        .iter()
+        .map(|frame| CleanupFrame {
+            id: frame.ref_.id,
+            content: frame.content.clone(),
+            importance: importance_from_wit(frame.importance),
+        })
+        .collect();
+    let plan = plan_cleanup(&inputs);
+    let content_of = |id: u64| {
+        frames
+            .iter()
+            .find(|frame| frame.ref_.id == id)
+            .map(|frame| frame.content.clone())
+            .unwrap_or_default()
+    };
+    let candidates: Vec<CleanupCandidate> = plan
+        .retire
+        .iter()
+        .map(|verdict| CleanupCandidate {
+            frame: FrameRef {
+                mind: options.mind.clone(),
+                id: verdict.id,
+            },
+            reason: verdict.reason.as_str().to_string(),
+            kept: verdict.reason.kept(),
+            similarity: match verdict.reason {
+                CleanupReason::Empty => 0.0,
+                CleanupReason::Duplicate { .. } => 1.0,
+                CleanupReason::NearDuplicate { similarity, .. } => similarity,
+            },
+            content: content_of(verdict.id),
+        })
+        .collect();
+    let mut retired = 0u32;
+    if options.apply {
+        for candidate in &candidates {
+            store::set_importance(&candidate.frame, Importance::Deprecated).map_err(store_error)?;
+            retired += 1;
+        }
+    }
+    Ok(CleanupReport {
+        scanned: u32::try_from(frames.len()).unwrap_or(u32::MAX),
+        candidates,
+        retired,
+        notes: plan.notes,
+    })
+}
