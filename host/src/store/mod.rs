@@ -117,6 +117,9 @@ pub struct MindStore {
     /// The in-memory nearest-neighbour index, loaded by the first vector
     /// search and kept up to date with the file ([`vector_index`]).
     index: std::sync::Mutex<Option<vector_index::VectorIndex>>,
+    /// Full-text document counts by word, valid at a change-log position
+    /// ([`search`]).
+    document_counts: std::sync::Mutex<(i64, std::collections::HashMap<String, u64>)>,
 }
 
 impl MindStore {
@@ -145,6 +148,7 @@ impl MindStore {
             path: path.to_path_buf(),
             vectors,
             index: std::sync::Mutex::new(None),
+            document_counts: std::sync::Mutex::new((-1, std::collections::HashMap::new())),
         })
     }
 

@@ -22,7 +22,9 @@
 //!   the quantisation error), and the best row per frame is returned. The
 //!   score is the cosine similarity with the de-quantised row. The benchmark
 //!   (`hive-mind bench recall`) reports how often the result agrees with an
-//!   exact float KNN over the same vectors.
+//!   exact float KNN over the same vectors. From [`PARALLEL_SCAN_ROWS`]
+//!   rows on, the scan is split over the machine's cores (at most
+//!   [`MAX_SCAN_THREADS`]).
 //! - **Filters in the scan.** Each frame's event day, importance and first
 //!   [`HEAD_CHARS`] characters are kept beside its rows, so a lane's date
 //!   window, minimum importance and content prefix (up to [`HEAD_CHARS`]
@@ -67,6 +69,12 @@ pub const SHORTLIST_FACTOR: usize = 4;
 
 /// The least shortlist the float re-score sees.
 pub const MIN_SHORTLIST: usize = 64;
+
+/// From this many rows on, the scan is split over the cores.
+const PARALLEL_SCAN_ROWS: usize = 20_000;
+
+/// The most threads one scan uses.
+const MAX_SCAN_THREADS: usize = 4;
 
 /// Dead rows tolerated, as a share of all rows, before the arrays are
 /// compacted.
@@ -461,32 +469,62 @@ impl VectorIndex {
                 .map(|(id, _)| *id)
                 .collect()
         });
-        // Integer scan: approximate dot products, keep a shortlist.
+        // Integer scan: approximate dot products, keep a shortlist; split
+        // over the cores when the index is large.
         let shortlist_len = (limit.saturating_mul(SHORTLIST_FACTOR)).max(MIN_SHORTLIST);
-        let mut scored: Vec<(f32, usize)> = Vec::with_capacity(shortlist_len * 2);
-        let mut threshold = f32::NEG_INFINITY;
-        for (i, row) in self.rows.iter().enumerate() {
-            if !row.live
-                || allowed
-                    .as_ref()
-                    .is_some_and(|set| !set.contains(&row.frame))
-            {
-                continue;
+        let scan = |range: std::ops::Range<usize>| -> Vec<(f32, usize)> {
+            let mut scored: Vec<(f32, usize)> = Vec::with_capacity(shortlist_len * 2);
+            let mut threshold = f32::NEG_INFINITY;
+            for i in range {
+                let row = &self.rows[i];
+                if !row.live
+                    || allowed
+                        .as_ref()
+                        .is_some_and(|set| !set.contains(&row.frame))
+                {
+                    continue;
+                }
+                let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
+                // Exact in i32 (|code| ≤ 127, dim ≪ 2^17); f32 is enough to rank.
+                #[allow(clippy::cast_precision_loss)]
+                let score = dot_i8(&query_codes, codes) as f32 * row.scale;
+                if score < threshold {
+                    continue;
+                }
+                scored.push((score, i));
+                if scored.len() >= shortlist_len * 2 {
+                    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+                    scored.truncate(shortlist_len);
+                    threshold = scored.last().map_or(f32::NEG_INFINITY, |last| last.0);
+                }
             }
-            let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
-            // Exact in i32 (|code| ≤ 127, dim ≪ 2^17); f32 is enough to rank.
-            #[allow(clippy::cast_precision_loss)]
-            let score = dot_i8(&query_codes, codes) as f32 * row.scale;
-            if score < threshold {
-                continue;
-            }
-            scored.push((score, i));
-            if scored.len() >= shortlist_len * 2 {
-                scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-                scored.truncate(shortlist_len);
-                threshold = scored.last().map_or(f32::NEG_INFINITY, |last| last.0);
-            }
-        }
+            scored
+        };
+        let rows = self.rows.len();
+        let threads = if rows >= PARALLEL_SCAN_ROWS {
+            std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .min(MAX_SCAN_THREADS)
+        } else {
+            1
+        };
+        let mut scored: Vec<(f32, usize)> = if threads > 1 {
+            let step = rows.div_ceil(threads);
+            std::thread::scope(|scope| {
+                let parts: Vec<_> = (0..threads)
+                    .map(|part| {
+                        let range = (part * step).min(rows)..((part + 1) * step).min(rows);
+                        scope.spawn(move || scan(range))
+                    })
+                    .collect();
+                parts
+                    .into_iter()
+                    .flat_map(|part| part.join().unwrap_or_default())
+                    .collect()
+            })
+        } else {
+            scan(0..rows)
+        };
         scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         scored.truncate(shortlist_len);
         // Float re-score of the shortlist: the query unquantised.
