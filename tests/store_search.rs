@@ -605,3 +605,42 @@ fn related_frame_links_are_validated_kept_both_ways_and_deleted_with_their_frame
     store.delete_frame(ids[2]).unwrap();
     assert_eq!(store.related_frames(ids[0], 10).unwrap(), [(ids[1], 0.9)]);
 }
+
+#[test]
+fn a_query_of_common_words_searches_the_frames_of_its_rarest_words() {
+    use hive_mind_host::store::search::{POSTINGS_BUDGET, budget_expression};
+    let counted = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+        pairs.iter().map(|(w, n)| ((*w).to_string(), *n)).collect()
+    };
+    // Within the budget: every word, OR-ed, as before.
+    assert_eq!(
+        budget_expression(&counted(&[("ledger", 10), ("postgres", 3)])).as_deref(),
+        Some("\"ledger\" OR \"postgres\"")
+    );
+    // A word no frame holds is left out; no words at all is no search.
+    assert_eq!(
+        budget_expression(&counted(&[("ledger", 10), ("zzz", 0)])).as_deref(),
+        Some("\"ledger\"")
+    );
+    assert_eq!(budget_expression(&counted(&[("zzz", 0)])), None);
+    // Over it: the rarest words (the rarest always, then while they fit)
+    // pick the candidates, every word ranks them.
+    let big = POSTINGS_BUDGET;
+    assert_eq!(
+        budget_expression(&counted(&[
+            ("release", big * 4),
+            ("beacon", big / 2),
+            ("sentry", big / 3),
+            ("restore", big),
+        ]))
+        .as_deref(),
+        Some(
+            "(\"sentry\" OR \"beacon\") AND \
+             (\"release\" OR \"beacon\" OR \"sentry\" OR \"restore\")"
+        )
+    );
+    assert_eq!(
+        budget_expression(&counted(&[("release", big * 4), ("minutes", big * 2)])).as_deref(),
+        Some("(\"minutes\") AND (\"release\" OR \"minutes\")")
+    );
+}
