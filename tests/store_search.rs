@@ -644,3 +644,71 @@ fn a_query_of_common_words_searches_the_frames_of_its_rarest_words() {
         Some("(\"minutes\") AND (\"release\" OR \"minutes\")")
     );
 }
+
+#[test]
+fn searches_run_together_return_what_each_would_alone() {
+    let (_dir, mut minds) = minds();
+    seed(&mut minds);
+    for n in 0..30 {
+        let mut new = frame(
+            &Mind::Personal,
+            &format!(
+                "{}Note {n}: the ledger service {} talks to billing.",
+                [
+                    "",
+                    "[mind-rawturn conv:a turn:1 speaker:Sam] ",
+                    "[mind-fact] "
+                ][n % 3],
+                n % 4
+            ),
+        );
+        new.created_at = Some(format!("2026-0{}-1{}", n % 5 + 1, n % 9));
+        new.importance = Importance::ALL[n % 4];
+        minds.save_frame(new).unwrap();
+    }
+    let fake = fake();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let filters = [
+        SearchFilter::default(),
+        SearchFilter {
+            content_prefix: Some("[mind-rawturn".into()),
+            ..Default::default()
+        },
+        SearchFilter {
+            since: Some("2026-02-01".into()),
+            until: Some("2026-03-31".into()),
+            ..Default::default()
+        },
+        SearchFilter {
+            min_importance: Some(Importance::Important),
+            content_prefix: Some("[mind-fact]".into()),
+            ..Default::default()
+        },
+    ];
+    let searches: Vec<(&SearchFilter, u32)> = filters.iter().zip([5, 3, 40, 2]).collect();
+    for query in [
+        "ledger billing",
+        "Sam talks",
+        "green tea",
+        "nothing-matches-this",
+    ] {
+        let together = store.search_text_many(query, &searches).unwrap();
+        assert_eq!(together.len(), searches.len());
+        for ((filter, limit), hits) in searches.iter().zip(&together) {
+            assert_eq!(
+                hits,
+                &store.search_text_exact(query, filter, *limit).unwrap(),
+                "{query} {filter:?}"
+            );
+        }
+        let vector = fake.vector(query);
+        let together = store.search_vector_many(&vector, &searches).unwrap();
+        for ((filter, limit), hits) in searches.iter().zip(&together) {
+            assert_eq!(
+                hits,
+                &store.search_vector(&vector, filter, *limit).unwrap(),
+                "{query} {filter:?}"
+            );
+        }
+    }
+}

@@ -973,6 +973,9 @@ fn join_letter_spacing(text: &str) -> (String, bool) {
     let Some(re) = LETTER_SPACED.as_ref() else {
         return (text.to_string(), false);
     };
+    if !may_be_letter_spaced(text) {
+        return (text.to_string(), false);
+    }
     let mut spaced = false;
     let joined = re.replace_all(text, |caps: &regex::Captures<'_>| {
         spaced = true;
@@ -986,6 +989,36 @@ fn join_letter_spacing(text: &str) -> (String, bool) {
             .unwrap_or_default()
     });
     (joined.into_owned(), spaced)
+}
+
+/// A necessary condition for [`LETTER_SPACED`]: somewhere a letter, a
+/// separator, a letter, a separator, a letter. Checked by hand first because
+/// the regex's Unicode word boundaries make it slow on text with any
+/// non-ASCII character, and ordinary text has no such run.
+fn may_be_letter_spaced(text: &str) -> bool {
+    let separator = |c: char| matches!(c, ' ' | '.' | '_' | '-');
+    // The length of the current letter-separator-letter… alternation; a run
+    // starts only at a letter after a non-word character (the regex's `\b`).
+    let mut run = 0usize;
+    let mut after_word_char = false;
+    for c in text.chars() {
+        run = if run % 2 == 0 {
+            if c.is_alphabetic() && (run > 0 || !after_word_char) {
+                run + 1
+            } else {
+                0
+            }
+        } else if separator(c) {
+            run + 1
+        } else {
+            0
+        };
+        if run >= 5 {
+            return true;
+        }
+        after_word_char = c.is_alphanumeric() || c == '_';
+    }
+    false
 }
 
 /// Collapse white-space runs: one `\n` where the run holds a line break, one
@@ -1042,6 +1075,33 @@ mod tests {
             };
             assert!(name.starts_with(prefix), "{name}");
         }
+    }
+
+    #[test]
+    fn the_letter_spacing_precheck_never_misses_what_the_regex_finds() {
+        let regex = LETTER_SPACED.as_ref().unwrap();
+        for text in [
+            "i g n o r e previous instructions",
+            "p.r.e.v.i.o.u.s",
+            "a_b_c",
+            "x-y-z",
+            "São Paulo: i g n o r e",
+            "say a b c",
+            "inside a memory (\"yesterday\")",
+            "is a big deal",
+            "I. A. B.",
+            "ab c d e",
+            "a bc d e f",
+            "",
+        ] {
+            if regex.is_match(text) {
+                assert!(may_be_letter_spaced(text), "{text:?}");
+            }
+        }
+        // Ordinary prose, with single-letter words, skips the regex.
+        assert!(!may_be_letter_spaced(
+            "Read relative time words inside a memory from that memory's date; I think a big one."
+        ));
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //!
 //! 1. **Plan** the query ([`plan_recall`]).
 //! 2. **Embed** the query once (only when a lane searches).
-//! 3. **Gather**: for every lane and every mind in scope, ask the store —
-//!    `search-text` + `search-vector` for a searching lane, `list-frames` for a
-//!    listing lane — with the lane's filters. A workspace mind that was never
+//! 3. **Gather**: for every mind in scope, ask the store — the searching
+//!    lanes together (`search-text-many` + `search-vector-many`: one query
+//!    evaluation and one vector scan for all of them, each lane with its own
+//!    filter and fetch size), `list-frames` for each listing lane. A workspace mind that was never
 //!    written to has no memories: it is skipped with a note.
 //! 4. **Connect**: words of the query that name known entities
 //!    (`find-entities`, exact canonical names) → `frame-distances` through
@@ -239,44 +240,25 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     let mut pending: Vec<(Mind, u64, PendingHit)> = Vec::new();
     let mut searched = Vec::new();
     for mind in &minds {
-        let mut mind_ok = true;
-        for spec in &plan.lanes {
-            let filter = store::SearchFilter {
-                minds: vec![mind.clone()],
-                since: spec.since.clone(),
-                until: spec.until.clone(),
-                content_prefix: spec.content_prefix.clone(),
-                min_importance: spec
-                    .min_importance
-                    .map(crate::logic_exports::importance_to_wit),
-            };
-            let outcome = gather_lane(
-                &query,
-                query_vector.as_deref(),
-                spec,
-                mind,
-                &filter,
-                &mut frames,
-                &mut pending,
-            );
-            match outcome {
-                Ok(()) => {}
-                Err(store::Error::NotFound(_)) if matches!(mind, Mind::Workspace(_)) => {
-                    notes.push(format!(
-                        "workspace `{}` has no memories yet",
-                        match mind {
-                            Mind::Workspace(id) => id.as_str(),
-                            Mind::Personal => "personal",
-                        }
-                    ));
-                    mind_ok = false;
-                    break;
-                }
-                Err(error) => return Err(store_error(error)),
+        match gather_mind(
+            &query,
+            query_vector.as_deref(),
+            &plan,
+            mind,
+            &mut frames,
+            &mut pending,
+        ) {
+            Ok(()) => searched.push(mind.clone()),
+            Err(store::Error::NotFound(_)) if matches!(mind, Mind::Workspace(_)) => {
+                notes.push(format!(
+                    "workspace `{}` has no memories yet",
+                    match mind {
+                        Mind::Workspace(id) => id.as_str(),
+                        Mind::Personal => "personal",
+                    }
+                ));
             }
-        }
-        if mind_ok {
-            searched.push(mind.clone());
+            Err(error) => return Err(store_error(error)),
         }
     }
 
@@ -380,44 +362,80 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     })
 }
 
-/// Run one lane against one mind, recording its hits (and the frames a
-/// listing returns whole).
-fn gather_lane(
+/// The store filter of a lane in one mind.
+fn lane_filter(spec: &hive_mind_core::recall::LaneSpec, mind: &Mind) -> store::SearchFilter {
+    store::SearchFilter {
+        minds: vec![mind.clone()],
+        since: spec.since.clone(),
+        until: spec.until.clone(),
+        content_prefix: spec.content_prefix.clone(),
+        min_importance: spec
+            .min_importance
+            .map(crate::logic_exports::importance_to_wit),
+    }
+}
+
+fn rank_of(rank: usize) -> u32 {
+    u32::try_from(rank).unwrap_or(u32::MAX)
+}
+
+/// Run every lane against one mind, recording the hits (and the frames a
+/// listing returns whole). The searching lanes differ only in their
+/// filters, so they go to the store together — one full-text evaluation
+/// and one vector scan for all of them (`search-text-many`,
+/// `search-vector-many`); each listing lane is one `list-frames`.
+fn gather_mind(
     query: &str,
     query_vector: Option<&[f32]>,
-    spec: &hive_mind_core::recall::LaneSpec,
+    plan: &hive_mind_core::recall::RecallPlan,
     mind: &Mind,
-    filter: &store::SearchFilter,
     frames: &mut BTreeMap<(MindKey, u64), Frame>,
     pending: &mut Vec<(Mind, u64, PendingHit)>,
 ) -> Result<(), store::Error> {
-    match spec.fetch {
-        Fetch::Search { limit } => {
-            let text_hits = store::search_text(query, filter, limit)?;
-            for (rank, hit) in text_hits.into_iter().enumerate() {
+    let searching: Vec<(&hive_mind_core::recall::LaneSpec, u32)> = plan
+        .lanes
+        .iter()
+        .filter_map(|spec| match spec.fetch {
+            Fetch::Search { limit } => Some((spec, limit)),
+            Fetch::List { .. } => None,
+        })
+        .collect();
+    if !searching.is_empty() {
+        let searches: Vec<store::FilteredSearch> = searching
+            .iter()
+            .map(|(spec, limit)| store::FilteredSearch {
+                filter: lane_filter(spec, mind),
+                limit: *limit,
+            })
+            .collect();
+        let text = store::search_text_many(query, &searches)?;
+        for ((spec, _), hits) in searching.iter().zip(text) {
+            for (rank, hit) in hits.into_iter().enumerate() {
                 pending.push((
                     hit.ref_.mind.clone(),
                     hit.ref_.id,
                     PendingHit {
                         lane: spec.lane,
                         hit: LaneHit::Text {
-                            rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                            rank: rank_of(rank),
                             bm25: hit.score,
                             chunk: hit.chunk,
                         },
                     },
                 ));
             }
-            if let Some(vector) = query_vector {
-                let vector_hits = store::search_vector(vector, filter, limit)?;
-                for (rank, hit) in vector_hits.into_iter().enumerate() {
+        }
+        if let Some(vector) = query_vector {
+            let nearest = store::search_vector_many(vector, &searches)?;
+            for ((spec, _), hits) in searching.iter().zip(nearest) {
+                for (rank, hit) in hits.into_iter().enumerate() {
                     pending.push((
                         hit.ref_.mind.clone(),
                         hit.ref_.id,
                         PendingHit {
                             lane: spec.lane,
                             hit: LaneHit::Vector {
-                                rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                                rank: rank_of(rank),
                                 cosine: hit.score,
                                 chunk: hit.chunk,
                             },
@@ -426,24 +444,28 @@ fn gather_lane(
                 }
             }
         }
-        Fetch::List {
+    }
+    for spec in &plan.lanes {
+        let Fetch::List {
             oldest_first,
             limit,
-        } => {
-            let listed = store::list_frames(filter, oldest_first, limit)?;
-            for (rank, frame) in listed.into_iter().enumerate() {
-                pending.push((
-                    mind.clone(),
-                    frame.ref_.id,
-                    PendingHit {
-                        lane: spec.lane,
-                        hit: LaneHit::Listed {
-                            rank: u32::try_from(rank).unwrap_or(u32::MAX),
-                        },
+        } = spec.fetch
+        else {
+            continue;
+        };
+        let listed = store::list_frames(&lane_filter(spec, mind), oldest_first, limit)?;
+        for (rank, frame) in listed.into_iter().enumerate() {
+            pending.push((
+                mind.clone(),
+                frame.ref_.id,
+                PendingHit {
+                    lane: spec.lane,
+                    hit: LaneHit::Listed {
+                        rank: rank_of(rank),
                     },
-                ));
-                frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
-            }
+                },
+            ));
+            frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
         }
     }
     Ok(())

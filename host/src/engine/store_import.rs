@@ -7,8 +7,8 @@
 
 use super::EngineState;
 use super::bindings::hive::mind::store::{
-    self as wit, AwarenessAdded, AwarenessItem, ChunkVector, Entity, Error, FrameLink, Hit,
-    Identity, NewBranch, NewFrame, Relation, SavedFrame, SearchFilter, Session,
+    self as wit, AwarenessAdded, AwarenessItem, ChunkVector, Entity, Error, FilteredSearch,
+    FrameLink, Hit, Identity, NewBranch, NewFrame, Relation, SavedFrame, SearchFilter, Session,
 };
 use super::convert::{
     awareness_out, chunks_in, entity_out, error_out, filter_in, frame_out, hit_out, identity_in,
@@ -188,6 +188,42 @@ impl wit::Host for EngineState {
             let filter = filter_in(&filter)?;
             let hits = self.minds().search_vector(&embedding, &filter, limit)?;
             Ok(hits.iter().map(hit_out).collect())
+        });
+        self.timings.search_vector += started.elapsed();
+        result
+    }
+
+    fn search_text_many(
+        &mut self,
+        query: String,
+        searches: Vec<FilteredSearch>,
+    ) -> Result<Vec<Vec<Hit>>> {
+        let started = std::time::Instant::now();
+        let result = run(|| {
+            let searches = searches_in(&searches)?;
+            let found = self.minds().search_text_many(&query, &searches)?;
+            Ok(found
+                .iter()
+                .map(|hits| hits.iter().map(hit_out).collect())
+                .collect())
+        });
+        self.timings.search_text += started.elapsed();
+        result
+    }
+
+    fn search_vector_many(
+        &mut self,
+        embedding: Vec<f32>,
+        searches: Vec<FilteredSearch>,
+    ) -> Result<Vec<Vec<Hit>>> {
+        let started = std::time::Instant::now();
+        let result = run(|| {
+            let searches = searches_in(&searches)?;
+            let found = self.minds().search_vector_many(&embedding, &searches)?;
+            Ok(found
+                .iter()
+                .map(|hits| hits.iter().map(hit_out).collect())
+                .collect())
         });
         self.timings.search_vector += started.elapsed();
         result
@@ -383,4 +419,12 @@ impl wit::Host for EngineState {
             Ok(session_out(&session))
         })
     }
+}
+
+/// WIT searches as the store's (filter, limit) pairs.
+fn searches_in(searches: &[FilteredSearch]) -> StoreResult<Vec<(crate::store::SearchFilter, u32)>> {
+    searches
+        .iter()
+        .map(|search| Ok((filter_in(&search.filter)?, search.limit)))
+        .collect()
 }

@@ -372,6 +372,68 @@ impl Minds {
         Ok(search::merge_hits(hits, limit))
     }
 
+    /// Several full-text searches with one query, each over its filter's
+    /// minds; each mind evaluates the query once for the searches that
+    /// include it ([`MindStore::search_text_many`]).
+    pub fn search_text_many(
+        &mut self,
+        query: &str,
+        searches: &[(SearchFilter, u32)],
+    ) -> StoreResult<Vec<Vec<Hit>>> {
+        self.search_many(searches, |store, group| {
+            store.search_text_many(query, group)
+        })
+    }
+
+    /// Several vector searches with one query vector, each over its
+    /// filter's minds; one index scan per mind
+    /// ([`MindStore::search_vector_many`]).
+    pub fn search_vector_many(
+        &mut self,
+        embedding: &[f32],
+        searches: &[(SearchFilter, u32)],
+    ) -> StoreResult<Vec<Vec<Hit>>> {
+        self.search_many(searches, |store, group| {
+            store.search_vector_many(embedding, group)
+        })
+    }
+
+    /// Run `run` once per mind on the searches naming it, and merge each
+    /// search's hits over its minds.
+    fn search_many(
+        &mut self,
+        searches: &[(SearchFilter, u32)],
+        mut run: impl FnMut(&MindStore, &[(&SearchFilter, u32)]) -> StoreResult<Vec<Vec<Hit>>>,
+    ) -> StoreResult<Vec<Vec<Hit>>> {
+        let mut minds: Vec<Mind> = Vec::new();
+        for (filter, _) in searches {
+            for mind in Self::filter_minds(filter) {
+                if !minds.contains(&mind) {
+                    minds.push(mind);
+                }
+            }
+        }
+        let mut found: Vec<Vec<Hit>> = vec![Vec::new(); searches.len()];
+        for mind in minds {
+            let members: Vec<usize> = (0..searches.len())
+                .filter(|&i| Self::filter_minds(&searches[i].0).contains(&mind))
+                .collect();
+            let group: Vec<(&SearchFilter, u32)> = members
+                .iter()
+                .map(|&i| (&searches[i].0, searches[i].1))
+                .collect();
+            let store = self.mind(&mind)?;
+            for (i, hits) in members.into_iter().zip(run(store, &group)?) {
+                found[i].extend(hits);
+            }
+        }
+        Ok(found
+            .into_iter()
+            .zip(searches)
+            .map(|(hits, (_, limit))| search::merge_hits(hits, *limit))
+            .collect())
+    }
+
     /// Frames matching a filter across its minds, newest (or oldest) first by
     /// event time.
     pub fn list_frames(

@@ -29,6 +29,7 @@
 //!   lane such as `[mind-fact]`), minimum importance.
 
 use hive_mind_core::Importance;
+use rusqlite::OptionalExtension;
 use rusqlite::types::Value;
 
 use super::MindStore;
@@ -36,7 +37,7 @@ use super::error::{StoreError, StoreResult};
 use super::frames::{FRAME_COLUMNS, frame_from_row};
 use super::meta::{check_vector, vector_bytes};
 use super::types::{Frame, Hit, SearchFilter};
-use super::vector_index::{IndexFilter, VectorIndex};
+use super::vector_index::{FrameMeta, HEAD_CHARS, IndexFilter, VectorIndex, frame_meta};
 
 /// English stop words dropped from full-text queries.
 pub const STOP_WORDS: &[&str] = &[
@@ -218,20 +219,162 @@ impl MindStore {
         filter: &SearchFilter,
         limit: u32,
     ) -> StoreResult<Vec<Hit>> {
-        let words = fts_words(query);
-        let expression = if words.len() > 1 {
-            let mut counted = Vec::with_capacity(words.len());
-            for word in words {
-                let count = self.document_count(&word)?;
-                counted.push((word, count));
-            }
-            budget_expression(&counted)
+        Ok(self
+            .search_text_many(query, &[(filter, limit)])?
+            .pop()
+            .unwrap_or_default())
+    }
+
+    /// Several full-text searches with one query (a recall's lanes): the
+    /// query is evaluated once, FTS5 alone (no join), and its ranked frames
+    /// are dealt to the searches whose filters they pass — checked against
+    /// the in-memory index's copy of each frame's event day, importance and
+    /// head. Each search gets exactly what a search of its own would return.
+    /// Without an index (no vectors yet, or a prefix longer than the index
+    /// keeps), each search runs in SQL on its own.
+    pub fn search_text_many(
+        &self,
+        query: &str,
+        searches: &[(&SearchFilter, u32)],
+    ) -> StoreResult<Vec<Vec<Hit>>> {
+        let Some(expression) = self.text_expression(query)? else {
+            return Ok(vec![Vec::new(); searches.len()]);
+        };
+        let compiled: Option<Vec<IndexFilter>> = searches
+            .iter()
+            .map(|(filter, _)| IndexFilter::compile(filter))
+            .collect::<StoreResult<Option<Vec<_>>>>()?;
+        let dim = self.vectors.require().ok();
+        let (Some(compiled), Some(dim)) = (compiled, dim) else {
+            return searches
+                .iter()
+                .map(|(filter, limit)| self.search_text_sql(&expression, filter, *limit))
+                .collect();
+        };
+        let limits: Vec<usize> = searches
+            .iter()
+            .map(|(_, limit)| usize::try_from(*limit).unwrap_or(usize::MAX))
+            .collect();
+        let mut out: Vec<Vec<Hit>> = vec![Vec::new(); searches.len()];
+        let unfiltered = compiled.iter().all(IndexFilter::is_empty);
+        let (sql, values) = if unfiltered {
+            // Every search takes the top: one ranked, limited query.
+            let most = searches.iter().map(|(_, limit)| *limit).max().unwrap_or(0);
+            (
+                "SELECT rowid, bm25(memory_frames_fts) AS r FROM memory_frames_fts
+                 WHERE memory_frames_fts MATCH ?1 ORDER BY r, rowid LIMIT ?2",
+                vec![Value::Text(expression), Value::Integer(i64::from(most))],
+            )
         } else {
-            fts_expression(&words)
+            (
+                "SELECT rowid, bm25(memory_frames_fts) AS r FROM memory_frames_fts
+                 WHERE memory_frames_fts MATCH ?1 ORDER BY r, rowid",
+                vec![Value::Text(expression)],
+            )
         };
-        let Some(expression) = expression else {
-            return Ok(Vec::new());
-        };
+        let mut slot = self
+            .index
+            .lock()
+            .map_err(|_| StoreError::InvalidInput("the vector index lock is poisoned".into()))?;
+        if !unfiltered {
+            VectorIndex::refresh(&mut slot, &self.conn, dim as usize)?;
+        }
+        let index = slot.as_ref();
+        let mut statement = self.conn.prepare_cached(sql)?;
+        let mut rows = statement.query(rusqlite::params_from_iter(values))?;
+        while let Some(row) = rows.next()? {
+            if out
+                .iter()
+                .zip(&limits)
+                .all(|(hits, limit)| hits.len() >= *limit)
+            {
+                break;
+            }
+            let id: u64 = row.get(0)?;
+            let rank: f64 = row.get(1)?;
+            let fetched;
+            let meta = if unfiltered {
+                None
+            } else {
+                match index.and_then(|index| index.meta(id)) {
+                    Some(meta) => Some(meta),
+                    None => {
+                        // Not in the index (a frame without a vector): read
+                        // its fields.
+                        fetched = self.frame_meta(id)?;
+                        fetched.as_ref()
+                    }
+                }
+            };
+            for ((hits, limit), filter) in out.iter_mut().zip(&limits).zip(&compiled) {
+                if hits.len() < *limit
+                    && (filter.is_empty() || meta.is_some_and(|meta| filter.allows(meta)))
+                {
+                    hits.push(Hit {
+                        frame_ref: self.frame_ref(id),
+                        score: -rank,
+                        chunk: None,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A frame's filter fields, read from its row.
+    fn frame_meta(&self, id: u64) -> StoreResult<Option<FrameMeta>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT event_date, importance, substr(content, 1, ?2) FROM memory_frames WHERE id = ?1",
+            )?
+            .query_row(rusqlite::params![id, HEAD_CHARS], |row| {
+                Ok(frame_meta(
+                    &row.get::<_, String>(0)?,
+                    &row.get::<_, String>(1)?,
+                    &row.get::<_, String>(2)?,
+                ))
+            })
+            .optional()?)
+    }
+
+    /// The FTS5 expression for a query in this mind (the postings budget
+    /// applied), `None` when nothing is searchable.
+    fn text_expression(&self, query: &str) -> StoreResult<Option<String>> {
+        let words = fts_words(query);
+        if words.len() <= 1 {
+            return Ok(fts_expression(&words));
+        }
+        let mut counted = Vec::with_capacity(words.len());
+        for word in words {
+            let count = self.document_count(&word)?;
+            counted.push((word, count));
+        }
+        Ok(budget_expression(&counted))
+    }
+
+    /// One full-text search in SQL alone, the filter joined in: the path
+    /// without an index, and the reference the tests hold the shared
+    /// evaluation to.
+    pub fn search_text_exact(
+        &self,
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        match self.text_expression(query)? {
+            Some(expression) => self.search_text_sql(&expression, filter, limit),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// One full-text search in SQL, the filter joined in.
+    fn search_text_sql(
+        &self,
+        expression: &str,
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
         let (conditions, filter_values) = filter_sql(filter, 2)?;
         let sql = format!(
             "SELECT f.id, bm25(memory_frames_fts) AS rank
@@ -241,7 +384,7 @@ impl MindStore {
             and(&conditions),
             filter_values.len() + 2
         );
-        let mut values = vec![Value::Text(expression)];
+        let mut values = vec![Value::Text(expression.to_string())];
         values.extend(filter_values);
         values.push(Value::Integer(i64::from(limit)));
         let hits = self
@@ -299,36 +442,64 @@ impl MindStore {
         filter: &SearchFilter,
         limit: u32,
     ) -> StoreResult<Vec<Hit>> {
+        Ok(self
+            .search_vector_many(embedding, &[(filter, limit)])?
+            .pop()
+            .unwrap_or_default())
+    }
+
+    /// Several vector searches with one query vector, from one scan of the
+    /// in-memory index; a search whose filter the index cannot evaluate runs
+    /// on sqlite-vec instead ([`MindStore::search_vector_exact`]).
+    pub fn search_vector_many(
+        &self,
+        embedding: &[f32],
+        searches: &[(&SearchFilter, u32)],
+    ) -> StoreResult<Vec<Vec<Hit>>> {
         let dim = self.vectors.require()?;
         check_vector(embedding, dim, "the query embedding")?;
-        if limit == 0 {
-            return Ok(Vec::new());
-        }
-        if let Some(index_filter) = IndexFilter::compile(filter)? {
+        let compiled: Vec<Option<IndexFilter>> = searches
+            .iter()
+            .map(|(filter, _)| IndexFilter::compile(filter))
+            .collect::<StoreResult<_>>()?;
+        let indexed: Vec<(&IndexFilter, usize)> = compiled
+            .iter()
+            .zip(searches)
+            .filter_map(|(filter, (_, limit))| {
+                filter
+                    .as_ref()
+                    .map(|filter| (filter, usize::try_from(*limit).unwrap_or(usize::MAX)))
+            })
+            .collect();
+        let mut from_index = if indexed.is_empty() {
+            Vec::new()
+        } else {
             let mut slot = self.index.lock().map_err(|_| {
                 StoreError::InvalidInput("the vector index lock is poisoned".into())
             })?;
             VectorIndex::refresh(&mut slot, &self.conn, dim as usize)?;
-            let hits = slot
-                .as_ref()
-                .map(|index| {
-                    index.search(
-                        embedding,
-                        &index_filter,
-                        usize::try_from(limit).unwrap_or(usize::MAX),
-                    )
-                })
-                .unwrap_or_default();
-            return Ok(hits
-                .into_iter()
-                .map(|hit| Hit {
-                    frame_ref: self.frame_ref(hit.frame),
-                    score: hit.cosine,
-                    chunk: hit.chunk,
-                })
-                .collect());
+            slot.as_ref()
+                .map(|index| index.search_many(embedding, &indexed))
+                .unwrap_or_default()
         }
-        self.search_vector_exact(embedding, filter, limit)
+        .into_iter();
+        compiled
+            .iter()
+            .zip(searches)
+            .map(|(filter, (search, limit))| match filter {
+                Some(_) => Ok(from_index
+                    .next()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|hit| Hit {
+                        frame_ref: self.frame_ref(hit.frame),
+                        score: hit.cosine,
+                        chunk: hit.chunk,
+                    })
+                    .collect()),
+                None => self.search_vector_exact(embedding, search, *limit),
+            })
+            .collect()
     }
 
     /// Nearest frames by sqlite-vec alone, exact float distances: the

@@ -82,24 +82,31 @@ const MAX_DEAD_SHARE: f64 = 0.25;
 
 /// What the index keeps of a frame to filter on.
 #[derive(Debug, Clone)]
-struct FrameMeta {
+pub struct FrameMeta {
     /// Days since 0001-01-01 of the event date.
     day: i32,
     /// Position in [`Importance::ALL`] (0 = most important).
     importance: u8,
     /// The content's first [`HEAD_CHARS`] characters.
     head: Box<str>,
-    /// The rows (frame vector and chunk vectors) of this frame.
-    rows: Vec<usize>,
 }
 
 /// One vector: a frame's own, or one of its chunks'.
 #[derive(Debug, Clone, Copy)]
 struct Row {
     frame: u64,
+    /// The frame's slot in `metas`.
+    meta: u32,
     chunk: Option<(u32, u32)>,
     scale: f32,
     live: bool,
+}
+
+/// A frame in the index: its metadata slot and its rows.
+#[derive(Debug, Clone)]
+struct FrameEntry {
+    meta: u32,
+    rows: Vec<usize>,
 }
 
 /// A nearest-neighbour hit from the index.
@@ -153,7 +160,8 @@ impl IndexFilter {
         }))
     }
 
-    fn allows(&self, meta: &FrameMeta) -> bool {
+    /// Whether a frame with `meta` passes.
+    pub fn allows(&self, meta: &FrameMeta) -> bool {
         self.since.is_none_or(|since| meta.day >= since)
             && self.until.is_none_or(|until| meta.day <= until)
             && self
@@ -165,7 +173,8 @@ impl IndexFilter {
                 .is_none_or(|prefix| meta.head.starts_with(prefix))
     }
 
-    fn is_empty(&self) -> bool {
+    /// Whether the filter lets everything through.
+    pub fn is_empty(&self) -> bool {
         self.since.is_none()
             && self.until.is_none()
             && self.max_importance_rank.is_none()
@@ -234,7 +243,8 @@ pub struct VectorIndex {
     seq: i64,
     codes: Vec<i8>,
     rows: Vec<Row>,
-    frames: HashMap<u64, FrameMeta>,
+    metas: Vec<FrameMeta>,
+    frames: HashMap<u64, FrameEntry>,
     dead: usize,
 }
 
@@ -277,6 +287,7 @@ impl VectorIndex {
             seq,
             codes: Vec::new(),
             rows: Vec::new(),
+            metas: Vec::new(),
             frames: HashMap::new(),
             dead: 0,
         };
@@ -292,7 +303,7 @@ impl VectorIndex {
                 &row.get::<_, String>(2)?,
                 &row.get::<_, String>(3)?,
             );
-            index.frames.insert(id, meta);
+            index.add_frame(id, meta);
             let vector = vector_from_bytes(&row.get::<_, Vec<u8>>(4)?);
             index.push(id, None, &vector)?;
         }
@@ -312,6 +323,20 @@ impl VectorIndex {
         Ok(index)
     }
 
+    /// Register a frame's metadata (its rows follow with [`Self::push`]).
+    fn add_frame(&mut self, frame: u64, meta: FrameMeta) {
+        let slot = u32::try_from(self.metas.len()).unwrap_or(u32::MAX);
+        self.metas.push(meta);
+        self.frames.insert(
+            frame,
+            FrameEntry {
+                meta: slot,
+                rows: Vec::new(),
+            },
+        );
+    }
+
+    /// Add a vector of a registered frame.
     fn push(&mut self, frame: u64, chunk: Option<(u32, u32)>, vector: &[f32]) -> StoreResult<()> {
         if vector.len() != self.dim {
             return Err(StoreError::Corrupt {
@@ -323,24 +348,27 @@ impl VectorIndex {
                 ),
             });
         }
-        let scale = quantize(vector, &mut self.codes);
         let row = self.rows.len();
+        let Some(entry) = self.frames.get_mut(&frame) else {
+            return Ok(());
+        };
+        entry.rows.push(row);
+        let meta = entry.meta;
+        let scale = quantize(vector, &mut self.codes);
         self.rows.push(Row {
             frame,
+            meta,
             chunk,
             scale,
             live: true,
         });
-        if let Some(meta) = self.frames.get_mut(&frame) {
-            meta.rows.push(row);
-        }
         Ok(())
     }
 
     /// Forget a frame's rows.
     fn remove(&mut self, frame: u64) {
-        if let Some(meta) = self.frames.remove(&frame) {
-            for row in meta.rows {
+        if let Some(entry) = self.frames.remove(&frame) {
+            for row in entry.rows {
                 if let Some(row) = self.rows.get_mut(row)
                     && row.live
                 {
@@ -349,6 +377,13 @@ impl VectorIndex {
                 }
             }
         }
+    }
+
+    /// The filter fields of a frame in the index.
+    pub fn meta(&self, frame: u64) -> Option<&FrameMeta> {
+        self.frames
+            .get(&frame)
+            .and_then(|entry| self.metas.get(entry.meta as usize))
     }
 
     /// Reload one frame from the file (after it changed).
@@ -373,8 +408,7 @@ impl VectorIndex {
         let Some((day, importance, head, embedding)) = found else {
             return Ok(());
         };
-        self.frames
-            .insert(frame, frame_meta(&day, &importance, &head));
+        self.add_frame(frame, frame_meta(&day, &importance, &head));
         self.push(frame, None, &vector_from_bytes(&embedding))?;
         let mut statement = conn.prepare_cached(
             "SELECT c.char_start, c.char_end, v.embedding
@@ -390,28 +424,37 @@ impl VectorIndex {
         Ok(())
     }
 
-    /// Drop dead rows when they pile up.
+    /// Drop dead rows (and unused metadata slots) when they pile up.
     fn compact(&mut self) {
         if self.rows.is_empty() || (self.dead as f64) < MAX_DEAD_SHARE * (self.rows.len() as f64) {
             return;
         }
         let mut codes = Vec::with_capacity(self.codes.len());
         let mut rows = Vec::with_capacity(self.rows.len() - self.dead);
-        for meta in self.frames.values_mut() {
-            meta.rows.clear();
+        let mut metas = Vec::with_capacity(self.frames.len());
+        for entry in self.frames.values_mut() {
+            let slot = u32::try_from(metas.len()).unwrap_or(u32::MAX);
+            metas.push(self.metas[entry.meta as usize].clone());
+            entry.meta = slot;
+            entry.rows.clear();
         }
         for (i, row) in self.rows.iter().enumerate() {
             if !row.live {
                 continue;
             }
+            let Some(entry) = self.frames.get_mut(&row.frame) else {
+                continue;
+            };
             codes.extend_from_slice(&self.codes[i * self.dim..(i + 1) * self.dim]);
-            if let Some(meta) = self.frames.get_mut(&row.frame) {
-                meta.rows.push(rows.len());
-            }
-            rows.push(*row);
+            entry.rows.push(rows.len());
+            rows.push(Row {
+                meta: entry.meta,
+                ..*row
+            });
         }
         self.codes = codes;
         self.rows = rows;
+        self.metas = metas;
         self.dead = 0;
     }
 
@@ -449,9 +492,43 @@ impl VectorIndex {
     /// The frames nearest to `query` among those `filter` allows, best
     /// first, one hit per frame (its best row), at most `limit`.
     pub fn search(&self, query: &[f32], filter: &IndexFilter, limit: usize) -> Vec<IndexHit> {
-        if limit == 0 || query.len() != self.dim {
-            return Vec::new();
+        self.search_many(query, &[(filter, limit)])
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`Self::search`] for several (filter, limit) pairs at once, from one
+    /// scan: each row's dot product is computed once, whatever the number
+    /// of filters that let it through.
+    pub fn search_many(
+        &self,
+        query: &[f32],
+        searches: &[(&IndexFilter, usize)],
+    ) -> Vec<Vec<IndexHit>> {
+        let nothing = || vec![Vec::new(); searches.len()];
+        if query.len() != self.dim || searches.iter().all(|(_, limit)| *limit == 0) {
+            return nothing();
         }
+        if searches.len() > 32 {
+            // One bit per search in the masks below.
+            let (first, rest) = searches.split_at(32);
+            let mut found = self.search_many(query, first);
+            found.extend(self.search_many(query, rest));
+            return found;
+        }
+        // Which searches each frame passes, one bit per search, computed
+        // once per frame rather than per row.
+        let masks: Vec<u32> = self
+            .metas
+            .iter()
+            .map(|meta| {
+                searches
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (filter, limit))| *limit > 0 && filter.allows(meta))
+                    .fold(0u32, |mask, (lane, _)| mask | (1 << lane))
+            })
+            .collect();
         let mut query_codes = Vec::with_capacity(self.dim);
         let query_scale = quantize(query, &mut query_codes);
         let query_norm = query
@@ -460,45 +537,43 @@ impl VectorIndex {
             .sum::<f64>()
             .sqrt();
         if query_scale == 0.0 || query_norm == 0.0 {
-            return Vec::new();
+            return nothing();
         }
-        let allowed: Option<std::collections::HashSet<u64>> = (!filter.is_empty()).then(|| {
-            self.frames
+        // Integer scan: approximate dot products, one shortlist per search;
+        // split over the cores when the index is large.
+        let shortlists: Vec<usize> = searches
+            .iter()
+            .map(|(_, limit)| limit.saturating_mul(SHORTLIST_FACTOR).max(MIN_SHORTLIST))
+            .collect();
+        let scan = |range: std::ops::Range<usize>| -> Vec<Vec<(f32, usize)>> {
+            let mut lists: Vec<Vec<(f32, usize)>> = shortlists
                 .iter()
-                .filter(|(_, meta)| filter.allows(meta))
-                .map(|(id, _)| *id)
-                .collect()
-        });
-        // Integer scan: approximate dot products, keep a shortlist; split
-        // over the cores when the index is large.
-        let shortlist_len = (limit.saturating_mul(SHORTLIST_FACTOR)).max(MIN_SHORTLIST);
-        let scan = |range: std::ops::Range<usize>| -> Vec<(f32, usize)> {
-            let mut scored: Vec<(f32, usize)> = Vec::with_capacity(shortlist_len * 2);
-            let mut threshold = f32::NEG_INFINITY;
+                .map(|len| Vec::with_capacity(len * 2))
+                .collect();
+            let mut thresholds = vec![f32::NEG_INFINITY; searches.len()];
             for i in range {
                 let row = &self.rows[i];
-                if !row.live
-                    || allowed
-                        .as_ref()
-                        .is_some_and(|set| !set.contains(&row.frame))
-                {
+                let mask = masks[row.meta as usize];
+                if !row.live || mask == 0 {
                     continue;
                 }
                 let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
                 // Exact in i32 (|code| ≤ 127, dim ≪ 2^17); f32 is enough to rank.
                 #[allow(clippy::cast_precision_loss)]
                 let score = dot_i8(&query_codes, codes) as f32 * row.scale;
-                if score < threshold {
-                    continue;
-                }
-                scored.push((score, i));
-                if scored.len() >= shortlist_len * 2 {
-                    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-                    scored.truncate(shortlist_len);
-                    threshold = scored.last().map_or(f32::NEG_INFINITY, |last| last.0);
+                for (lane, list) in lists.iter_mut().enumerate() {
+                    if mask & (1 << lane) == 0 || score < thresholds[lane] {
+                        continue;
+                    }
+                    list.push((score, i));
+                    if list.len() >= shortlists[lane] * 2 {
+                        list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+                        list.truncate(shortlists[lane]);
+                        thresholds[lane] = list.last().map_or(f32::NEG_INFINITY, |last| last.0);
+                    }
                 }
             }
-            scored
+            lists
         };
         let rows = self.rows.len();
         let threads = if rows >= PARALLEL_SCAN_ROWS {
@@ -508,29 +583,56 @@ impl VectorIndex {
         } else {
             1
         };
-        let mut scored: Vec<(f32, usize)> = if threads > 1 {
+        let mut lists: Vec<Vec<(f32, usize)>> = if threads > 1 {
             let step = rows.div_ceil(threads);
-            std::thread::scope(|scope| {
-                let parts: Vec<_> = (0..threads)
+            let parts: Vec<Vec<Vec<(f32, usize)>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..threads)
                     .map(|part| {
                         let range = (part * step).min(rows)..((part + 1) * step).min(rows);
                         scope.spawn(move || scan(range))
                     })
                     .collect();
-                parts
+                handles
                     .into_iter()
-                    .flat_map(|part| part.join().unwrap_or_default())
+                    .map(|handle| handle.join().unwrap_or_default())
                     .collect()
-            })
+            });
+            let mut merged = vec![Vec::new(); searches.len()];
+            for part in parts {
+                for (lane, list) in part.into_iter().enumerate() {
+                    if let Some(target) = merged.get_mut(lane) {
+                        target.extend(list);
+                    }
+                }
+            }
+            merged
         } else {
             scan(0..rows)
         };
-        scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-        scored.truncate(shortlist_len);
-        // Float re-score of the shortlist: the query unquantised.
-        let mut hits: Vec<(f64, usize)> = scored
-            .into_iter()
-            .map(|(_, i)| {
+        lists
+            .iter_mut()
+            .zip(searches)
+            .zip(&shortlists)
+            .map(|((list, (_, limit)), shortlist)| {
+                list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+                list.truncate(*shortlist);
+                self.rescore(query, query_norm, list, *limit)
+            })
+            .collect()
+    }
+
+    /// Float re-score of a shortlist (the query unquantised), best row per
+    /// frame, at most `limit`.
+    fn rescore(
+        &self,
+        query: &[f32],
+        query_norm: f64,
+        shortlist: &[(f32, usize)],
+        limit: usize,
+    ) -> Vec<IndexHit> {
+        let mut hits: Vec<(f64, usize)> = shortlist
+            .iter()
+            .map(|&(_, i)| {
                 let row = &self.rows[i];
                 let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
                 let (dot, norm) =
@@ -583,11 +685,13 @@ impl VectorIndex {
     pub fn heap_bytes(&self) -> usize {
         self.codes.capacity()
             + self.rows.capacity() * std::mem::size_of::<Row>()
-            + self.frames.len() * (std::mem::size_of::<FrameMeta>() + HEAD_CHARS + 16)
+            + self.metas.capacity() * (std::mem::size_of::<FrameMeta>() + HEAD_CHARS)
+            + self.frames.len() * (std::mem::size_of::<FrameEntry>() + 16)
     }
 }
 
-fn frame_meta(event_date: &str, importance: &str, head: &str) -> FrameMeta {
+/// A frame's filter fields from its stored columns.
+pub fn frame_meta(event_date: &str, importance: &str, head: &str) -> FrameMeta {
     FrameMeta {
         day: parse_day(event_date).unwrap_or(i32::MIN),
         importance: Importance::ALL
@@ -595,7 +699,6 @@ fn frame_meta(event_date: &str, importance: &str, head: &str) -> FrameMeta {
             .find(|candidate| candidate.as_str() == importance)
             .map_or(u8::MAX, |found| importance_rank(*found)),
         head: head_of(head),
-        rows: Vec::new(),
     }
 }
 
