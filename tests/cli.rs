@@ -142,3 +142,25 @@ fn the_demo_runs() {
     assert!(stdout.contains("\"since\": \"2026-05-01\""), "{stdout}");
     assert!(stdout.contains("role-override"), "{stdout}");
 }
+
+#[test]
+fn embed_reads_the_configuration_of_the_data_dir_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "[embedder]\nprovider = \"mock\"\n",
+    )
+    .unwrap();
+    let output = support::hive_mind()
+        .env_remove("HIVE_MIND_EMBEDDER")
+        .env("HIVE_MIND_HOME", dir.path().join("elsewhere"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["embed", "--status"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).to_string()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{text}");
+    assert!(text.to_lowercase().contains("mock"), "{text}");
+}

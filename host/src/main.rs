@@ -176,14 +176,24 @@ fn run(cli: Cli) -> Result<()> {
             runtime.block_on(hive_mind_host::mcp::serve_stdio(server))?;
         }
         Command::Embed(args) => {
-            hive_mind_host::embedder::cli::embed(&args, &mut std::io::stdout().lock())?;
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+            hive_mind_host::embedder::cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
         }
         Command::Bench(target) => {
-            hive_mind_host::embedder::cli::bench(&target, &mut std::io::stdout().lock())?;
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+            hive_mind_host::embedder::cli::bench(&target, &dir, &mut std::io::stdout().lock())?;
         }
         Command::Eval(target) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::store::default_data_dir);
             hive_mind_host::eval::cli::run(
                 &target,
+                &dir,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             )?;

@@ -728,9 +728,13 @@ pub fn render(report: &RecallBenchReport) -> String {
     text
 }
 
-/// Run `hive-mind bench recall` with the configured embedder.
-pub fn command(args: &BenchRecallArgs, out: &mut dyn Write) -> Result<(), BenchError> {
-    let config = crate::embedder::config::Config::load()?;
+/// Run `hive-mind bench recall` with the embedder `data_dir` configures.
+pub fn command(
+    args: &BenchRecallArgs,
+    data_dir: &Path,
+    out: &mut dyn Write,
+) -> Result<(), BenchError> {
+    let config = crate::embedder::config::Config::load_in(data_dir)?;
     let active = crate::embedder::resolve(&config.embedder)?;
     if active.info.is_mock() {
         eprintln!("warning: the MOCK embedder is active; vector similarity means nothing");

@@ -76,9 +76,13 @@ pub enum CliError {
     Output(#[from] std::io::Error),
 }
 
-/// Run `hive-mind embed`.
-pub fn embed(args: &EmbedArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let config = Config::load()?;
+/// Run `hive-mind embed` with the configuration of `data_dir`.
+pub fn embed(
+    args: &EmbedArgs,
+    data_dir: &std::path::Path,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let config = Config::load_in(data_dir)?;
     let active = chain::resolve(&config.embedder)?;
     embed_with(&active, args, out)
 }
@@ -137,16 +141,20 @@ pub fn embed_with(
     Ok(())
 }
 
-/// Run `hive-mind bench <target>`.
-pub fn bench(target: &BenchTarget, out: &mut dyn Write) -> Result<(), CliError> {
+/// Run `hive-mind bench <target>` with the configuration of `data_dir`.
+pub fn bench(
+    target: &BenchTarget,
+    data_dir: &std::path::Path,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     match target {
         BenchTarget::Embed(args) => {
-            let config = Config::load()?;
+            let config = Config::load_in(data_dir)?;
             let spec = chain::in_process_spec(&config.embedder.in_process)?;
             let report = bench::run(&spec, BenchOptions { quick: args.quick })?;
             write!(out, "{report}")?;
         }
-        BenchTarget::Recall(args) => crate::bench::recall::command(args, out)?,
+        BenchTarget::Recall(args) => crate::bench::recall::command(args, data_dir, out)?,
     }
     Ok(())
 }

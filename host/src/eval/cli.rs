@@ -75,13 +75,14 @@ pub enum EvalCliError {
 /// problems on `log`.
 pub fn run(
     target: &EvalTarget,
+    data_dir: &std::path::Path,
     out: &mut dyn Write,
     log: &mut dyn Write,
 ) -> Result<(), EvalCliError> {
     match target {
         EvalTarget::Locomo(args) => {
             let dataset = Dataset::load(&args.path)?;
-            let config = Config::load()?;
+            let config = Config::load_in(data_dir)?;
             let active = crate::embedder::resolve(&config.embedder)?;
             if active.info.is_mock() {
                 writeln!(
