@@ -227,7 +227,27 @@ async fn tools_save_recall_and_refuse_bad_calls_in_process() {
         ))
         .await
         .unwrap();
-    assert_eq!(structured(&related)["relation"]["relation"], "depends_on");
+    // Spelled as cognify spells its own relations.
+    assert_eq!(structured(&related)["relation"]["relation"], "depends-on");
+    assert_eq!(structured(&related)["relation"]["subject"], "ledger");
+    let error = mcp_error(
+        client
+            .call_tool(call(
+                "save_entity",
+                json!({"name": "Monday", "entity_type": "concept"}),
+            ))
+            .await,
+    );
+    assert!(error.contains("not a usable entity name"), "{error}");
+    let error = mcp_error(
+        client
+            .call_tool(call(
+                "create_relation",
+                json!({"subject": "ledger", "relation": "uses", "object": "postgresql", "strength": 2.0}),
+            ))
+            .await,
+    );
+    assert!(error.contains("outside 0..1"), "{error}");
     let error = mcp_error(
         client
             .call_tool(call(

@@ -8,8 +8,9 @@
 //! The memory API is implemented operation by operation, each as a pipeline
 //! over the imports: [`save`] (chunk, embed, store), [`recall`] (the
 //! multi-lane pipeline), [`cognify`] (learning from an exchange),
-//! [`import`] (raw conversation turns) and [`cleanup`] (retiring
-//! dead-weight frames).
+//! [`import`] (raw conversation turns), [`cleanup`] (retiring
+//! dead-weight frames) and [`graph`] (entities and relations an agent
+//! names explicitly).
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
 // unsafe code, and its items are documented in the WIT, not in Rust; nothing
@@ -23,6 +24,7 @@ wit_bindgen::generate!({
 
 mod cleanup;
 mod cognify;
+mod graph;
 mod import;
 #[path = "../../logic-component/src/logic_exports.rs"]
 mod logic_exports;
@@ -31,7 +33,8 @@ mod save;
 
 use exports::hive::mind::memory::{
     CleanupOptions, CleanupReport, Error, ExchangeOptions, Guest as MemoryGuest, ImportReport,
-    ImportedConversation, MemoryInput, Recall, RecallOptions, SavedMemory,
+    ImportedConversation, KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions,
+    SavedMemory,
 };
 use hive::mind::types::Mind;
 
@@ -70,5 +73,23 @@ impl MemoryGuest for Component {
 
     fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
         cleanup::cleanup_frames(options)
+    }
+
+    fn save_entity(mind: Mind, name: String, entity_type: String) -> Result<KnownEntity, Error> {
+        graph::save_entity(mind, name, entity_type)
+    }
+
+    fn create_relation(
+        mind: Mind,
+        subject: String,
+        relation: String,
+        object: String,
+        strength: Option<f64>,
+    ) -> Result<KnownRelation, Error> {
+        graph::create_relation(mind, subject, relation, object, strength)
+    }
+
+    fn search_entities(mind: Mind, text: String, limit: u32) -> Result<Vec<KnownEntity>, Error> {
+        graph::search_entities(mind, text, limit)
     }
 }

@@ -264,6 +264,53 @@ impl EngineRuntime {
         Ok(result.map_err(MemoryError)?)
     }
 
+    /// `memory.save-entity`: save (or strengthen) an entity.
+    pub fn save_entity(
+        &mut self,
+        mind: &wit_types::Mind,
+        name: &str,
+        entity_type: &str,
+    ) -> Result<wit_memory::KnownEntity, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_save_entity(&mut self.store, mind, name, entity_type)
+            .map_err(Self::trapped("save-entity"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.create-relation`: relate two named entities.
+    pub fn create_relation(
+        &mut self,
+        mind: &wit_types::Mind,
+        subject: &str,
+        relation: &str,
+        object: &str,
+        strength: Option<f64>,
+    ) -> Result<wit_memory::KnownRelation, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_create_relation(&mut self.store, mind, subject, relation, object, strength)
+            .map_err(Self::trapped("create-relation"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.search-entities`: browse entities by a part of their name.
+    pub fn search_entities(
+        &mut self,
+        mind: &wit_types::Mind,
+        text: &str,
+        limit: u32,
+    ) -> Result<Vec<wit_memory::KnownEntity>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_search_entities(&mut self.store, mind, text, limit)
+            .map_err(Self::trapped("search-entities"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
     /// `memory.remember-exchange`: learn from one exchange (cognify).
     pub fn remember_exchange(
         &mut self,

@@ -7,9 +7,12 @@
 //! parameter struct.
 //!
 //! The tools keep the names and arguments hive-mind users know (design
-//! §5.8, §7): `save_memory` and `recall_memory` run the engine component's
-//! pipelines; the graph, identity, awareness and workspace tools are thin
-//! store operations. Bad input — an unknown workspace, a bad importance, a
+//! §5.8, §7). Everything with logic in it runs in the engine component:
+//! `save_memory`, `recall_memory`, `remember_exchange`, `cleanup_frames` and
+//! the graph tools (`save_entity`, `create_relation`, `search_entities`:
+//! the noise filter, the relation spelling, name resolution). The identity,
+//! awareness, workspace and `cleanup_entities` tools are plain store
+//! operations with nothing to decide. Bad input — an unknown workspace, a bad importance, a
 //! content too large, a mind named ambiguously — is an MCP error with a
 //! message a person can act on, and the server keeps serving.
 //!
@@ -83,6 +86,16 @@ fn engine_error(error: EngineError) -> McpError {
         }
         other => internal(other.to_string()),
     }
+}
+
+/// An entity as the tools show it.
+fn entity_json(entity: &wit_memory::KnownEntity) -> Json {
+    json!({
+        "id": entity.id,
+        "name": entity.name,
+        "entity_type": entity.entity_type,
+        "seen_count": entity.seen_count,
+    })
 }
 
 fn json_result(value: Json) -> CallToolResult {
@@ -317,79 +330,70 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SearchEntitiesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let mind = mind_out(&self.target_mind(None, args.workspace.as_deref())?);
         let limit = args.limit.unwrap_or(20).clamp(1, 200);
-        let query = args.query;
         let entities = self
-            .with_store(mind, false, move |store| {
-                store.search_entities(&query, limit)
+            .with_engine(move |engine| {
+                engine
+                    .search_entities(&mind, &args.query, limit)
+                    .map_err(engine_error)
             })
             .await?;
+        let entities: Vec<Json> = entities.iter().map(entity_json).collect();
         Ok(json_result(json!({ "entities": entities })))
     }
 
     /// Add or strengthen an entity.
     #[tool(
-        description = "Save an entity (person, organization, project, technology, concept, …) in the knowledge graph; an existing one with the same canonical name and type is strengthened instead."
+        description = "Save an entity (person, organization, project, technology, concept, …) in the knowledge graph; an existing one with the same canonical name and type is strengthened instead. Dates, numbers and generic words are refused."
     )]
     async fn save_entity(
         &self,
         Parameters(args): Parameters<SaveEntityArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        if hive_mind_core::is_noise_name(&args.name) {
-            return Err(invalid(format!(
-                "{:?} is not a usable entity name (too generic or noise)",
-                args.name
-            )));
-        }
-        let (name, entity_type) = (args.name, args.entity_type);
+        let mind = mind_out(&self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?);
         let entity = self
-            .with_store(mind, true, move |store| {
-                store.upsert_entity(&name, &entity_type, &[])
+            .with_engine(move |engine| {
+                engine
+                    .save_entity(&mind, &args.name, &args.entity_type)
+                    .map_err(engine_error)
             })
             .await?;
-        Ok(json_result(json!({ "entity": entity })))
+        Ok(json_result(json!({ "entity": entity_json(&entity) })))
     }
 
     /// Relate two entities.
     #[tool(
-        description = "Create (or strengthen) a typed, directed relation between two existing entities named exactly, e.g. subject `ledger` depends_on object `postgresql`."
+        description = "Create (or strengthen) a typed, directed relation between two existing entities named exactly, e.g. subject `ledger` depends_on object `postgresql`. The type is stored as cognify spells it (depends_on → depends-on); strength defaults to 0.8."
     )]
     async fn create_relation(
         &self,
         Parameters(args): Parameters<CreateRelationArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let strength = args.strength.unwrap_or(0.8);
-        if !(0.0..=1.0).contains(&strength) {
-            return Err(invalid(format!("strength {strength} is outside 0..1")));
-        }
+        let mind = mind_out(&self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?);
         let relation = self
-            .with_store(mind, false, move |store| {
-                let find = |name: &str| -> Result<u64, StoreError> {
-                    let found = store.find_entities(name)?;
-                    match found.as_slice() {
-                        [one] => Ok(one.id),
-                        [] => Err(StoreError::NotFound(format!(
-                            "no entity named {name:?}; save it with save_entity first"
-                        ))),
-                        many => Err(StoreError::InvalidInput(format!(
-                            "{name:?} names {} entities of different types ({}); rename one",
-                            many.len(),
-                            many.iter()
-                                .map(|e| e.entity_type.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ))),
-                    }
-                };
-                let subject = find(&args.subject)?;
-                let object = find(&args.object)?;
-                store.relate(subject, &args.relation, object, strength)
+            .with_engine(move |engine| {
+                engine
+                    .create_relation(
+                        &mind,
+                        &args.subject,
+                        &args.relation,
+                        &args.object,
+                        args.strength,
+                    )
+                    .map_err(engine_error)
             })
             .await?;
-        Ok(json_result(json!({ "relation": relation })))
+        Ok(json_result(json!({
+            "relation": {
+                "id": relation.id,
+                "subject": relation.subject,
+                "relation": relation.relation,
+                "object": relation.object,
+                "strength": relation.strength,
+                "seen_count": relation.seen_count,
+            }
+        })))
     }
 
     /// Who the agent is.

@@ -48,12 +48,17 @@
 //! If nothing survives, the plan says why ([`SkipReason`]).
 
 mod entities;
+mod explicit;
 mod relations;
 mod vocab;
 
 pub use entities::{
     EntityType, ExtractedEntity, MAX_ENTITY_NAME_CHARS, MAX_NAME_WORDS, TextSpan,
     accept_entity_name, extract_entities,
+};
+pub use explicit::{
+    DEFAULT_EXPLICIT_STRENGTH, MAX_LABEL_CHARS, explicit_entity_name, explicit_strength,
+    graph_label,
 };
 pub use relations::{
     CO_OCCURRENCE_STRENGTH, EntityRef, ExtractedRelation, MAX_CO_OCCURRING_ENTITIES, RelationType,
