@@ -1002,7 +1002,7 @@ fn may_be_letter_spaced(text: &str) -> bool {
     let mut run = 0usize;
     let mut after_word_char = false;
     for c in text.chars() {
-        run = if run % 2 == 0 {
+        run = if run.is_multiple_of(2) {
             if c.is_alphabetic() && (run > 0 || !after_word_char) {
                 run + 1
             } else {
