@@ -712,3 +712,65 @@ fn searches_run_together_return_what_each_would_alone() {
         }
     }
 }
+
+#[test]
+fn the_index_stays_exact_through_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = Minds::open(dir.path(), config()).unwrap();
+    let mut reader = Minds::open(dir.path(), config()).unwrap();
+    let fake = fake();
+    let mut saved = Vec::new();
+    for n in 0..24 {
+        let content = if n % 6 == 0 {
+            long_text(&format!("topic {n}"))
+        } else {
+            format!("[mind-fact] fact {n} about service {}", n % 5)
+        };
+        saved.push(
+            writer
+                .save_frame(frame(&Mind::Personal, &content))
+                .unwrap()
+                .frame
+                .frame_ref
+                .id,
+        );
+    }
+    let all = SearchFilter::default();
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-fact]".into()),
+        ..Default::default()
+    };
+    let query = fake.vector("fact about service 3");
+    // Load the reader's index, then delete two thirds of the frames (past
+    // the compaction threshold) and change one frame's importance.
+    reader.search_vector(&query, &all, 5).unwrap();
+    let store = writer.mind(&Mind::Personal).unwrap();
+    // The first frame is the session's I-frame, the base of the others:
+    // it stays.
+    for id in saved.iter().filter(|id| *id % 3 != 1) {
+        store.delete_frame(*id).unwrap();
+    }
+    let kept: Vec<u64> = saved.iter().copied().filter(|id| id % 3 == 1).collect();
+    store.set_importance(kept[0], Importance::Critical).unwrap();
+    let critical = SearchFilter {
+        min_importance: Some(Importance::Critical),
+        ..Default::default()
+    };
+    let reader_store = reader.mind(&Mind::Personal).unwrap();
+    for filter in [&all, &facts, &critical] {
+        let index = reader_store.search_vector(&query, filter, 10).unwrap();
+        let exact = reader_store
+            .search_vector_exact(&query, filter, 10)
+            .unwrap();
+        let mut index_ids: Vec<u64> = index.iter().map(|hit| hit.frame_ref.id).collect();
+        let mut exact_ids: Vec<u64> = exact.iter().map(|hit| hit.frame_ref.id).collect();
+        index_ids.sort_unstable();
+        exact_ids.sort_unstable();
+        assert_eq!(index_ids, exact_ids, "{filter:?}");
+        assert!(index_ids.iter().all(|id| kept.contains(id)), "{filter:?}");
+    }
+    assert_eq!(
+        ids(&reader_store.search_vector(&query, &critical, 10).unwrap()),
+        [kept[0]]
+    );
+}
