@@ -17,8 +17,12 @@
 //!    [`DEFAULT_BATCH_SIZE`] texts and [`TOKEN_BUDGET`] padded tokens, each
 //!    padded to its own longest text ("batch-longest"), so short texts never
 //!    pay for long ones and long ones never make a run too large to be fast.
+//!    A batch is also cut so that every core gets a group.
 //! 4. **Run** the ONNX graph (rewritten at load, see [`super::onnx`]) to get
-//!    one 384-d vector per token.
+//!    one 384-d vector per token, the groups spread over the cores (at most
+//!    [`MAX_EMBED_THREADS`]): a model run is single-threaded and
+//!    matmul-bound, so a second core doubles a batch's throughput where a
+//!    bigger batch adds a few per cent (measured, `hive-mind bench embed`).
 //! 5. **Pool**: average the token vectors where the attention mask is 1, then
 //!    L2-normalise. This is exactly the sentence-transformers recipe;
 //!    `tests/embedder.rs` checks cosine ≥ 0.999 against reference vectors
@@ -307,6 +311,9 @@ impl InProcessEmbedder {
     }
 }
 
+/// The most threads one `embed` call runs the model on.
+pub const MAX_EMBED_THREADS: usize = 8;
+
 /// Split `order` (indices sorted longest first) into runs of at most
 /// `max_texts` texts whose padded size — count × the first (longest) member's
 /// length — stays within [`TOKEN_BUDGET`]; a text over the budget runs alone.
@@ -349,9 +356,45 @@ impl Embedder for InProcessEmbedder {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&index| std::cmp::Reverse(encodings[index].len()));
         let mut vectors = vec![Vec::new(); encodings.len()];
-        for group in token_budget_groups(&order, |index| encodings[index].len(), self.batch_size) {
-            let members: Vec<&Encoding> = group.iter().map(|&index| &encodings[index]).collect();
-            for (&index, vector) in group.iter().zip(self.run_group(&members)?) {
+        // Model runs are independent: spread them over the cores, each
+        // worker taking every `workers`-th group (groups are longest first,
+        // so the work interleaves evenly). Groups are cut small enough that
+        // every worker gets one: a bigger batch barely beats one text at a
+        // time (matmul-bound, measured), a second core doubles throughput.
+        let cores = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(MAX_EMBED_THREADS);
+        let per_group = self.batch_size.min(encodings.len().div_ceil(cores)).max(1);
+        let groups = token_budget_groups(&order, |index| encodings[index].len(), per_group);
+        let workers = cores.min(groups.len()).max(1);
+        let run = |worker: usize| -> Result<Vec<(usize, Vec<f32>)>, EmbedError> {
+            let mut done = Vec::new();
+            for group in groups.iter().skip(worker).step_by(workers) {
+                let members: Vec<&Encoding> =
+                    group.iter().map(|&index| &encodings[index]).collect();
+                done.extend(group.iter().copied().zip(self.run_group(&members)?));
+            }
+            Ok(done)
+        };
+        let results: Vec<Result<Vec<(usize, Vec<f32>)>, EmbedError>> = if workers > 1 {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|worker| scope.spawn(move || run(worker)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| {
+                        handle.join().unwrap_or_else(|_| {
+                            Err(EmbedError::Failed("an embedding worker panicked".into()))
+                        })
+                    })
+                    .collect()
+            })
+        } else {
+            vec![run(0)]
+        };
+        for result in results {
+            for (index, vector) in result? {
                 vectors[index] = vector;
             }
         }
