@@ -311,6 +311,9 @@ impl InProcessEmbedder {
     }
 }
 
+/// A text's index in its batch and its vector.
+type Pooled = (usize, Vec<f32>);
+
 /// The most threads one `embed` call runs the model on.
 pub const MAX_EMBED_THREADS: usize = 8;
 
@@ -367,7 +370,7 @@ impl Embedder for InProcessEmbedder {
         let per_group = self.batch_size.min(encodings.len().div_ceil(cores)).max(1);
         let groups = token_budget_groups(&order, |index| encodings[index].len(), per_group);
         let workers = cores.min(groups.len()).max(1);
-        let run = |worker: usize| -> Result<Vec<(usize, Vec<f32>)>, EmbedError> {
+        let run = |worker: usize| -> Result<Vec<Pooled>, EmbedError> {
             let mut done = Vec::new();
             for group in groups.iter().skip(worker).step_by(workers) {
                 let members: Vec<&Encoding> =
@@ -376,7 +379,7 @@ impl Embedder for InProcessEmbedder {
             }
             Ok(done)
         };
-        let results: Vec<Result<Vec<(usize, Vec<f32>)>, EmbedError>> = if workers > 1 {
+        let results: Vec<Result<Vec<Pooled>, EmbedError>> = if workers > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = (0..workers)
                     .map(|worker| scope.spawn(move || run(worker)))
