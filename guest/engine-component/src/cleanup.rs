@@ -13,17 +13,11 @@ use crate::exports::hive::mind::memory::{CleanupCandidate, CleanupOptions, Clean
 use crate::hive::mind::store;
 use crate::hive::mind::types::{FrameRef, Importance};
 use crate::logic_exports::importance_from_wit;
-use crate::save::store_error;
+use crate::save::{store_error, whole_mind};
 
 /// Find (and with `apply`, retire) the mind's dead-weight frames.
 pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
-    let filter = store::SearchFilter {
-        minds: vec![options.mind.clone()],
-        since: None,
-        until: None,
-        content_prefix: None,
-        min_importance: None,
-    };
+    let filter = whole_mind(&options.mind);
     let frames = store::list_frames(&filter, true, u32::MAX).map_err(store_error)?;
     let inputs: Vec<CleanupFrame> = frames
         .iter()

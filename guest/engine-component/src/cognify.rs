@@ -33,7 +33,7 @@ use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
 use crate::hive::mind::types::{FrameRef, Mind};
 use crate::hive::mind::{embedder, store};
 use crate::logic_exports::importance_to_wit;
-use crate::save::{Draft, embed_drafts, same_mind, store_error};
+use crate::save::{Draft, embed_drafts, same_mind, store_error, whole_mind};
 
 fn wit_mind(mind: &MindKey) -> Mind {
     match mind {
@@ -163,13 +163,7 @@ pub const RELATED_LINKS_MAX: usize = 5;
 
 /// Link a newly saved frame to the most similar frames of its mind.
 fn link_related_frames(frame: &FrameRef, embedding: &[f32]) -> Result<(), Error> {
-    let filter = store::SearchFilter {
-        minds: vec![frame.mind.clone()],
-        since: None,
-        until: None,
-        content_prefix: None,
-        min_importance: None,
-    };
+    let filter = whole_mind(&frame.mind);
     // One more than needed: the frame finds itself.
     let fetch = u32::try_from(RELATED_LINKS_MAX + 1).unwrap_or(u32::MAX);
     let hits = store::search_vector(embedding, &filter, fetch).map_err(store_error)?;

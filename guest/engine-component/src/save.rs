@@ -207,3 +207,14 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
         .map(|result| result.ok_or_else(|| Error::Store("a memory was not saved".to_string())))
         .collect()
 }
+
+/// A search filter that admits every frame of one mind.
+pub fn whole_mind(mind: &Mind) -> store::SearchFilter {
+    store::SearchFilter {
+        minds: vec![mind.clone()],
+        since: None,
+        until: None,
+        content_prefix: None,
+        min_importance: None,
+    }
+}

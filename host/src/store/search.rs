@@ -272,10 +272,7 @@ impl MindStore {
                 vec![Value::Text(expression)],
             )
         };
-        let mut slot = self
-            .index
-            .lock()
-            .map_err(|_| StoreError::InvalidInput("the vector index lock is poisoned".into()))?;
+        let mut slot = self.vector_index()?;
         if !unfiltered {
             VectorIndex::refresh(&mut slot, &self.conn, dim as usize)?;
         }
@@ -319,6 +316,13 @@ impl MindStore {
             }
         }
         Ok(out)
+    }
+
+    /// The in-memory vector index's slot (loaded or not), locked.
+    fn vector_index(&self) -> StoreResult<std::sync::MutexGuard<'_, Option<VectorIndex>>> {
+        self.index
+            .lock()
+            .map_err(|_| StoreError::InvalidInput("the vector index lock is poisoned".into()))
     }
 
     /// A frame's filter fields, read from its row.
@@ -474,9 +478,7 @@ impl MindStore {
         let mut from_index = if indexed.is_empty() {
             Vec::new()
         } else {
-            let mut slot = self.index.lock().map_err(|_| {
-                StoreError::InvalidInput("the vector index lock is poisoned".into())
-            })?;
+            let mut slot = self.vector_index()?;
             VectorIndex::refresh(&mut slot, &self.conn, dim as usize)?;
             slot.as_ref()
                 .map(|index| index.search_many(embedding, &indexed))
