@@ -3,8 +3,6 @@
 //! HTTP providers against real HTTP servers on loopback speaking each
 //! provider's wire format; the provider chain; the `hive-mind embed` command.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

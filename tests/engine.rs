@@ -2,10 +2,6 @@
 //! component, calls the host's `embedder` and `store` imports across the
 //! component boundary, and leaves a frame that every index can see.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::sync::Arc;
 
 use hive_mind_host::embedder::{Embedder, MockEmbedder};

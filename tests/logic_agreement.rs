@@ -8,11 +8,7 @@
 //! bug in the bindings, a wasm/native difference, a JSON-shape drift — fails
 //! here.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
+use crate::support;
 
 use hive_mind_core as core;
 use hive_mind_host::values::{json_to_val, val_to_json};

@@ -2,10 +2,6 @@
 //! component over the real store (SQLite files) and the real in-process
 //! embedder (all-MiniLM-L6-v2), with no reranker configured.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::sync::Arc;
 
 use hive_mind_host::embedder::chain::shared_in_process;

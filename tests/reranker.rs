@@ -9,8 +9,6 @@
 //! `[batch, 1]` — the ms-marco layout. Its scores mean nothing; what is
 //! asserted is everything around them.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

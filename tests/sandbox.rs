@@ -7,12 +7,6 @@
 //! must see what it was given — so this test would fail if the probe could
 //! not detect authority at all.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
-
 use hive_mind_host::artifacts::SANDBOX_PROBE_PATH;
 use hive_mind_host::runtime::{self, HostState};
 use wasmtime::Store;

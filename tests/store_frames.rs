@@ -3,16 +3,13 @@
 //! sync, multiple minds, and bad input writing nothing.
 
 // Helpers outside #[test] functions unwrap too: this is test code.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod store_support;
-
+use crate::store_support::*;
 use hive_mind_core::{Importance, Source, content_hash};
 use hive_mind_host::store::frames::NewBranch;
 use hive_mind_host::store::{
     BranchContent, FrameRef, FrameType, Mind, Minds, StoreError, plan_chunks,
 };
-use store_support::*;
 
 fn frames_count(minds: &mut Minds, mind: &Mind) -> u64 {
     minds.mind(mind).unwrap().status().unwrap().frames

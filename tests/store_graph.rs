@@ -3,12 +3,9 @@
 //! entity–frame bridge and graph distances to frames, retiring, dedupe.
 
 // Helpers outside #[test] functions unwrap too: this is test code.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod store_support;
-
+use crate::store_support::*;
 use hive_mind_host::store::{Mind, StoreError};
-use store_support::*;
 
 #[test]
 fn upsert_is_exact_on_canonical_name_and_type() {

@@ -4,9 +4,6 @@
 //! chunks. Then `hive-mind check` agrees, and a later save works.
 
 // Helpers outside #[test] functions unwrap too: this is test code.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod store_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -1,14 +1,11 @@
 //! Identity, awareness and sessions against real SQLite files.
 
 // Helpers outside #[test] functions unwrap too: this is test code.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod store_support;
-
+use crate::store_support::*;
 use hive_mind_host::store::awareness::{NewAwareness, WhenFull};
 use hive_mind_host::store::identity::Identity;
 use hive_mind_host::store::{Mind, Minds, StoreError};
-use store_support::*;
 
 fn item(content: &str, priority: i64) -> NewAwareness {
     NewAwareness {

@@ -4,16 +4,13 @@
 //! untouched; the audit tables are append-only.
 
 // Helpers outside #[test] functions unwrap too: this is test code.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod store_support;
 
 use std::path::Path;
 
+use crate::store_support::*;
 use hive_mind_core::{Importance, Source, content_hash};
 use hive_mind_host::store::schema::{self, SCHEMA_VERSION};
 use hive_mind_host::store::{FrameType, Mind, MindStore, Minds, StoreConfig, StoreError};
-use store_support::*;
 
 const V1_FIXTURE: &str = include_str!("fixtures/store/v1.sql");
 

@@ -3,17 +3,14 @@
 //! and the embedder fingerprint rules with reindex.
 
 // Helpers outside #[test] functions unwrap too: this is test code.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod store_support;
-
+use crate::store_support::*;
 use hive_mind_core::Importance;
 use hive_mind_host::store::search::fts_query;
 use hive_mind_host::store::{
     FakeHashVectorSource, Mind, Minds, SearchFilter, StoreConfig, StoreError, VectorSource,
     VectorState,
 };
-use store_support::*;
 
 fn seed(minds: &mut Minds) -> Vec<u64> {
     let items = [

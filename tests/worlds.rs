@@ -2,10 +2,6 @@
 //! component imports nothing of hive-mind's beyond types, the engine imports
 //! the four capabilities and exports logic and memory.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use hive_mind_host::{artifacts, runtime};
 use wasmtime::component::Component;
 use wasmtime::component::types::ComponentItem;

@@ -1,0 +1,44 @@
+//! hive-mind's end-to-end tests, across the component boundary: one test
+//! binary with a module per behaviour, so the suite links wasmtime, tract and
+//! SQLite once instead of once per file (the test targets of the host
+//! package, so they get the `hive-mind` binary as `CARGO_BIN_EXE_hive-mind`).
+
+// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
+// covers #[test] functions only, not their helpers.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod store_support;
+mod support;
+
+/// The `hive-mind` CLI: listing, calling, clear errors for bad input; the demo.
+mod cli;
+/// The in-process model against reference vectors; HTTP providers over loopback.
+mod embedder;
+/// The memory API across the component boundary.
+mod engine;
+/// The evaluation and the recall benchmark on tiny inputs.
+mod eval;
+/// Native functions, `hive-mind logic` and the plain `wasmtime` CLI agree.
+mod logic_agreement;
+/// The MCP server: in process (rmcp client), over stdio, two servers at once.
+mod mcp;
+/// The recall pipeline over real SQLite files and the real embedder.
+mod recall;
+/// The cross-encoder plumbing on a small model the test builds.
+mod reranker;
+/// The guest gets no ambient authority.
+mod sandbox;
+/// The store: frames and dedup.
+mod store_frames;
+/// The store: the knowledge graph.
+mod store_graph;
+/// The store: SIGKILL during a bulk save loses whole batches only.
+mod store_kill;
+/// The store: identity, awareness, sessions, audit.
+mod store_layers;
+/// The store: schema versions and migrations.
+mod store_schema;
+/// The store: full-text and vector search, listings, reindex.
+mod store_search;
+/// The built components import and export what the worlds say.
+mod worlds;
