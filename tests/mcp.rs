@@ -2,10 +2,6 @@
 //! client), end to end against the real `hive-mind mcp` binary over stdio,
 //! and two server processes sharing one data directory.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -65,16 +61,15 @@ fn structured(result: &rmcp::model::CallToolResult) -> Json {
     result.structured_content.clone().unwrap()
 }
 
-/// The message of a refused call: a JSON-RPC error, or (for arguments that
-/// do not even deserialize, which rmcp reports that way) a tool result marked
-/// `isError`.
+/// The message of a call whose input the tool refused: a tool result marked
+/// `isError` (MCP 2025-11-25, SEP-1303: input validation errors are tool
+/// execution errors, so the model sees them), never a JSON-RPC error.
 fn mcp_error(result: Result<rmcp::model::CallToolResult, ServiceError>) -> String {
     match result {
-        Err(ServiceError::McpError(error)) => error.message.to_string(),
         Ok(result) if result.is_error == Some(true) => {
             result.content[0].as_text().unwrap().text.clone()
         }
-        other => panic!("expected an MCP error, got {other:?}"),
+        other => panic!("expected a tool result with isError: true, got {other:?}"),
     }
 }
 
@@ -184,6 +179,14 @@ async fn tools_save_recall_and_refuse_bad_calls_in_process() {
     assert!(error.contains("ambiguous"), "{error}");
     let error = mcp_error(client.call_tool(call("save_memory", json!({}))).await);
     assert!(error.contains("content"), "{error}");
+    // An unknown tool stays a protocol error.
+    match client.call_tool(call("no_such_tool", json!({}))).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+            assert!(error.message.contains("tool not found"), "{error:?}");
+        }
+        other => panic!("an unknown tool must be a JSON-RPC error, got {other:?}"),
+    }
 
     // Workspaces, then a write that names one.
     let created = client
@@ -431,16 +434,28 @@ fn the_binary_speaks_mcp_over_stdio() {
     let text = recalled["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("Tuesday mornings"), "{recalled}");
 
+    // Input a tool refuses is a tool result the model can read (isError),
+    // not a JSON-RPC error: a bad value, and a missing argument.
     let bad = child.tool(
         "recall_memory",
         json!({"query": "x", "scope": "everything"}),
     );
-    assert!(
-        bad["error"]["message"].as_str().unwrap().contains("scope"),
-        "{bad}"
-    );
+    assert!(bad["error"].is_null(), "{bad}");
+    assert_eq!(bad["result"]["isError"], true, "{bad}");
+    let message = bad["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(message.contains("scope"), "{bad}");
+    let missing = child.tool("save_memory", json!({}));
+    assert_eq!(missing["result"]["isError"], true, "{missing}");
+    let message = missing["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(message.contains("content"), "{missing}");
+    // An unknown tool is a protocol error.
     let unknown = child.tool("no_such_tool", json!({}));
-    assert!(unknown["error"].is_object(), "{unknown}");
+    assert!(unknown["result"].is_null(), "{unknown}");
+    assert_eq!(
+        unknown["error"]["code"],
+        rmcp::model::ErrorCode::INVALID_PARAMS.0,
+        "{unknown}"
+    );
     // Still serving.
     let again = child.tool("list_workspaces", json!({}));
     assert!(again["result"].is_object(), "{again}");

@@ -12,9 +12,12 @@
 //! the graph tools (`save_entity`, `create_relation`, `search_entities`:
 //! the noise filter, the relation spelling, name resolution). The identity,
 //! awareness, workspace and `cleanup_entities` tools are plain store
-//! operations with nothing to decide. Bad input — an unknown workspace, a bad importance, a
-//! content too large, a mind named ambiguously — is an MCP error with a
-//! message a person can act on, and the server keeps serving.
+//! operations with nothing to decide. Bad input — an unknown workspace, a
+//! bad importance, a content too large, a mind named ambiguously, a missing
+//! argument — is a tool result with `isError: true` and a message the model
+//! can act on (MCP 2025-11-25: input validation errors are tool execution
+//! errors, so the model sees them and corrects its call); an unknown tool is
+//! a JSON-RPC error. The server keeps serving either way.
 //!
 //! Mutations never widen silently: a tool that writes goes to the personal
 //! mind unless `workspace` names one, and a `mind` that says `personal`
@@ -640,6 +643,27 @@ impl MemoryServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for MemoryServer {
+    /// Route a tool call. A known tool's refusal of its input (an
+    /// `invalid_params` error: a bad importance, an unknown workspace, a
+    /// content too large, a missing argument) comes back as a tool result
+    /// with `isError: true`, so the model reads the message and corrects its
+    /// call (MCP 2025-11-25, SEP-1303); an unknown tool and a server fault
+    /// stay JSON-RPC errors.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, McpError> {
+        let known = self.tool_router.has_route(&request.name);
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        match self.tool_router.call(call).await {
+            Err(error) if known && error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(error.message)]).into())
+            }
+            other => other,
+        }
+    }
+
     async fn list_resources(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
