@@ -3,10 +3,6 @@
 //! evaluation scores a hand-made LoCoMo-shaped sample, and the recall
 //! benchmark builds a corpus once and reuses it.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::process::Command;
 use std::sync::Arc;
 
@@ -14,6 +10,7 @@ use hive_mind_host::bench::recall::{self, BenchError, RecallBenchOptions};
 use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::eval::locomo::Dataset;
 use hive_mind_host::eval::run::{EvalOptions, evaluate};
+use hive_mind_host::progress::Progress;
 use serde_json::json;
 
 fn mock() -> Arc<dyn Embedder> {
@@ -39,8 +36,9 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
         corpus_dir: root.path().join("corpus"),
         seed: 3,
     };
-    let mut lines = Vec::new();
-    let first = recall::run(&options, mock(), &mut |line| lines.push(line.to_string())).unwrap();
+    let progress = Progress::recording();
+    let first = recall::run(&options, mock(), &progress).unwrap();
+    let lines = progress.notes();
     assert!(!first.reused);
     assert_eq!(first.frames, 200);
     assert_eq!(first.build.written, 200, "every generated memory is new");
@@ -93,8 +91,9 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
     }
 
     // Second run: the same corpus, nothing ingested.
-    let mut lines = Vec::new();
-    let second = recall::run(&options, mock(), &mut |line| lines.push(line.to_string())).unwrap();
+    let progress = Progress::recording();
+    let second = recall::run(&options, mock(), &progress).unwrap();
+    let lines = progress.notes();
     assert!(second.reused);
     // The build figures come from the manifest.
     assert_eq!(
@@ -118,7 +117,7 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
         frames: 120,
         ..options.clone()
     };
-    let third = recall::run(&smaller, mock(), &mut |_| {}).unwrap();
+    let third = recall::run(&smaller, mock(), &Progress::hidden()).unwrap();
     assert!(!third.reused);
     assert_eq!(frame_count(&options.corpus_dir), (120, 120));
 }
@@ -133,7 +132,7 @@ fn the_recall_benchmark_never_deletes_a_foreign_directory() {
         corpus_dir: root.path().to_path_buf(),
         seed: 1,
     };
-    let error = recall::run(&options, mock(), &mut |_| {}).unwrap_err();
+    let error = recall::run(&options, mock(), &Progress::hidden()).unwrap_err();
     assert!(matches!(error, BenchError::Corpus { .. }), "{error}");
     assert!(error.to_string().contains("notes.txt"), "{error}");
     assert!(root.path().join("notes.txt").exists());
@@ -178,11 +177,9 @@ fn tiny_locomo() -> serde_json::Value {
 fn the_evaluation_scores_a_tiny_sample_end_to_end() {
     let dataset = Dataset::from_json(&tiny_locomo()).unwrap();
     assert!(dataset.problems.is_empty(), "{:?}", dataset.problems);
-    let mut lines = Vec::new();
-    let report = evaluate(&dataset, mock(), &EvalOptions::default(), &mut |line| {
-        lines.push(line.to_string())
-    })
-    .unwrap();
+    let progress = Progress::recording();
+    let report = evaluate(&dataset, mock(), &EvalOptions::default(), &progress).unwrap();
+    let lines = progress.notes();
     assert_eq!(report.samples, 1);
     assert_eq!(report.ingest.turns, 5);
     assert_eq!(report.ingest.sessions, 2);
@@ -248,7 +245,7 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
         no_floor: true,
         fetch: None,
     };
-    let report = evaluate(&dataset, mock(), &options, &mut |_| {}).unwrap();
+    let report = evaluate(&dataset, mock(), &options, &Progress::hidden()).unwrap();
     assert_eq!(report.questions.asked, 1);
     assert_eq!(report.overall.n, 1);
     assert_eq!(report.floor, "off");
@@ -259,7 +256,7 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
         ks: vec![0],
         ..EvalOptions::default()
     };
-    let error = evaluate(&dataset, mock(), &bad, &mut |_| {}).unwrap_err();
+    let error = evaluate(&dataset, mock(), &bad, &Progress::hidden()).unwrap_err();
     assert!(error.to_string().contains("between 1 and 1000"), "{error}");
 }
 

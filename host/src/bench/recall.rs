@@ -50,6 +50,7 @@ use crate::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
 use crate::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
 use crate::eval::metrics::{mean, percentile};
 use crate::eval::{EvalError, open_engine};
+use crate::progress::Progress;
 use crate::store::{Mind, StoreError};
 
 /// Memories per `memory.save-memories` call while building the corpus.
@@ -83,6 +84,9 @@ pub struct BenchRecallArgs {
     /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
+    /// No progress bar (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// What to run.
@@ -321,12 +325,14 @@ fn ingest(
     frames: &[CorpusFrame],
     options: &RecallBenchOptions,
     embedder: &str,
-    progress: &mut dyn FnMut(&str),
+    progress: &Progress,
 ) -> Result<Manifest, BenchError> {
     let started = Instant::now();
     let mut written = 0u64;
     let mut duplicates = 0u64;
     let mut last_report = Instant::now();
+    progress.set_total(frames.len() as u64);
+    progress.working_on("building the corpus");
     for (index, batch) in frames.chunks(INGEST_BATCH).enumerate() {
         let inputs: Vec<MemoryInput> = batch
             .iter()
@@ -345,16 +351,25 @@ fn ingest(
                 written += 1;
             }
         }
-        if last_report.elapsed().as_secs() >= 10 {
+        progress.advance(batch.len() as u64);
+        // Without a bar (a log, a pipe), a line now and then.
+        if !progress.is_visible() && last_report.elapsed().as_secs() >= 10 {
             last_report = Instant::now();
-            let done = (index + 1) * INGEST_BATCH;
+            let done = (index * INGEST_BATCH + batch.len()) as f64;
             let seconds = started.elapsed().as_secs_f64();
-            progress(&format!(
+            progress.note(&format!(
                 "ingest: {done}/{} memories, {:.0} /s",
                 frames.len(),
-                done as f64 / seconds.max(1e-9)
+                done / seconds.max(1e-9)
             ));
         }
+    }
+    progress.finish();
+    let truncated = engine.truncated_texts();
+    if truncated > 0 {
+        progress.note(&format!(
+            "{truncated} texts were longer than the embedder's window; only their beginning was embedded"
+        ));
     }
     engine.take_timings();
     Ok(Manifest {
@@ -368,11 +383,12 @@ fn ingest(
     })
 }
 
-/// Run the benchmark with `embedder`; `progress` gets a line now and then.
+/// Run the benchmark with `embedder`; `progress` counts the corpus build and
+/// gets a note now and then.
 pub fn run(
     options: &RecallBenchOptions,
     embedder: Arc<dyn Embedder>,
-    progress: &mut dyn FnMut(&str),
+    progress: &Progress,
 ) -> Result<RecallBenchReport, BenchError> {
     if options.frames == 0 || options.queries == 0 {
         return Err(BenchError::Option(
@@ -398,7 +414,7 @@ pub fn run(
     let mut engine = open_engine(dir, Arc::clone(&embedder))?;
     let build = match existing {
         Some(manifest) => {
-            progress(&format!(
+            progress.note(&format!(
                 "reusing the corpus in {} ({} memories, built at {:.0} memories/s)",
                 dir.display(),
                 manifest.frames,
@@ -407,7 +423,7 @@ pub fn run(
             manifest
         }
         None => {
-            progress(&format!(
+            progress.note(&format!(
                 "building a corpus of {} memories in {} …",
                 options.frames,
                 dir.display()
@@ -419,7 +435,7 @@ pub fn run(
                 path: dir.clone(),
                 why: format!("could not write the manifest: {e}"),
             })?;
-            progress(&format!(
+            progress.note(&format!(
                 "built in {:.1} s ({:.0} memories/s)",
                 manifest.ingest_seconds,
                 manifest.frames_per_second()
@@ -748,7 +764,8 @@ pub fn command(
             .unwrap_or_else(|| default_corpus_dir(args.frames, &active.info.model)),
         seed: args.seed,
     };
-    let report = run(&options, active.embedder, &mut |line| eprintln!("{line}"))?;
+    let progress = Progress::new(0, "memories", args.quiet);
+    let report = run(&options, active.embedder, &progress)?;
     if args.json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| std::io::Error::other(e.to_string()))?;

@@ -331,7 +331,7 @@ impl<W: WireFormat> Embedder for HttpEmbedder<W> {
             capped.push(text);
         }
         if !truncated.is_empty() {
-            tracing::warn!(
+            tracing::debug!(
                 provider,
                 count = truncated.len(),
                 max_chars,

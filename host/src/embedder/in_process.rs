@@ -407,7 +407,7 @@ impl Embedder for InProcessEmbedder {
             .filter_map(|(index, cut)| cut.then_some(index))
             .collect();
         if !truncated.is_empty() {
-            tracing::warn!(
+            tracing::debug!(
                 count = truncated.len(),
                 max_tokens = self.max_tokens,
                 "texts longer than the embedder's window were truncated; only their beginning is embedded"

@@ -44,9 +44,19 @@ impl embedder::Host for EngineState {
             .as_ref()
             .map_err(|why| embedder::Error::Unavailable(why.clone()))?;
         let started = std::time::Instant::now();
-        let result = active.embed(&texts).map_err(embed_error);
+        let result = active.embed_marked(&texts).map_err(embed_error);
         self.timings.embed += started.elapsed();
-        result
+        let embedded = result?;
+        for degraded in &embedded.degraded {
+            tracing::warn!(
+                index = degraded.index,
+                reason = %degraded.reason,
+                "text could not be embedded; it got a placeholder vector with no meaning"
+            );
+        }
+        // Counted, not logged per batch: long jobs report the total once.
+        self.truncated_texts += embedded.truncated.len() as u64;
+        Ok(embedded.vectors)
     }
 }
 

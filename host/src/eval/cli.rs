@@ -17,6 +17,7 @@ use super::locomo::Dataset;
 use super::run::{EvalOptions, EvalReport, Scores, evaluate};
 use crate::embedder::EmbedError;
 use crate::embedder::config::{Config, ConfigError};
+use crate::progress::Progress;
 
 /// `hive-mind eval`'s targets.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -52,6 +53,9 @@ pub struct LocomoArgs {
     /// reads the top k.
     #[arg(long)]
     pub fetch: Option<u32>,
+    /// No progress bar (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// What can go wrong in `hive-mind eval`.
@@ -97,17 +101,9 @@ pub fn run(
                 no_floor: args.no_floor,
                 fetch: args.fetch,
             };
-            let mut log_error = None;
-            let report = evaluate(&dataset, active.embedder, &options, &mut |line| {
-                if let Err(error) = writeln!(log, "{line}")
-                    && log_error.is_none()
-                {
-                    log_error = Some(error);
-                }
-            })?;
-            if let Some(error) = log_error {
-                return Err(error.into());
-            }
+            // The total is set by `evaluate`, which knows the samples chosen.
+            let progress = Progress::new(0, "turns + questions", args.quiet);
+            let report = evaluate(&dataset, active.embedder, &options, &progress)?;
             if args.json {
                 let mut value = serde_json::to_value(&report)
                     .map_err(|e| std::io::Error::other(e.to_string()))?;

@@ -230,6 +230,14 @@ impl Sample {
             .sum()
     }
 
+    /// How many of its questions fall in `categories`.
+    pub fn questions_in(&self, categories: &BTreeSet<u32>) -> usize {
+        self.questions
+            .iter()
+            .filter(|question| categories.contains(&question.category))
+            .count()
+    }
+
     /// Resolve a question's evidence against `turn_ids` (see
     /// [`Sample::turn_ids`]).
     pub fn evidence(question: &Question, turn_ids: &BTreeSet<TurnId>) -> Evidence {

@@ -32,6 +32,7 @@ use crate::engine::wit_memory::{
     ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
 use crate::engine::{ImportTimings, wit_types};
+use crate::progress::Progress;
 
 /// The categories LoCoMo defines, by number.
 pub fn category_name(category: u32) -> &'static str {
@@ -236,6 +237,7 @@ struct Tally {
     duplicates: u64,
     rejected: u64,
     skipped: u64,
+    truncated_texts: u64,
 }
 
 #[derive(Default)]
@@ -253,12 +255,13 @@ struct Counts {
 type TurnMap = HashMap<String, (u32, Vec<Option<TurnId>>)>;
 
 /// Evaluate `dataset` with `embedder` (see the [module overview](super)).
-/// `progress` receives a line per sample.
+/// `progress` counts the turns imported and the questions asked, and gets a
+/// note per sample (and one for texts longer than the embedder's window).
 pub fn evaluate(
     dataset: &Dataset,
     embedder: Arc<dyn Embedder>,
     options: &EvalOptions,
-    progress: &mut dyn FnMut(&str),
+    progress: &Progress,
 ) -> Result<EvalReport, EvalError> {
     let mut ks = options.ks.clone();
     ks.sort_unstable();
@@ -284,6 +287,12 @@ pub fn evaluate(
         return Err(EvalError::Empty("the data set has no usable sample".into()));
     }
     let floor = options.no_floor.then_some(crate::engine::convert::NO_FLOOR);
+    progress.set_total(
+        samples
+            .iter()
+            .map(|sample| (sample.turn_count() + sample.questions_in(&options.categories)) as u64)
+            .sum(),
+    );
     let mut problems = dataset.problems.clone();
     let mut tally = Tally::default();
     let mut evaluated_samples = 0;
@@ -297,17 +306,25 @@ pub fn evaluate(
             floor,
             &mut tally,
             &mut problems,
+            progress,
         ) {
             Ok(line) => {
                 evaluated_samples += 1;
-                progress(&line);
+                progress.note(&line);
             }
             Err(why) => {
                 let line = format!("sample {}: {why}; skipped", sample.id);
-                progress(&line);
+                progress.note(&line);
                 problems.push(line);
             }
         }
+    }
+    progress.finish();
+    if tally.truncated_texts > 0 {
+        problems.push(format!(
+            "{} texts were longer than the embedder's window; only their beginning was embedded",
+            tally.truncated_texts
+        ));
     }
     if tally.scored.is_empty() {
         return Err(EvalError::Empty(match problems.last() {
@@ -337,7 +354,9 @@ fn evaluate_sample(
     floor: Option<RelevanceFloor>,
     tally: &mut Tally,
     problems: &mut Vec<String>,
+    progress: &Progress,
 ) -> Result<String, String> {
+    progress.working_on(format!("{}: import", sample.id));
     let dir = tempfile::Builder::new()
         .prefix("hive-mind-eval-")
         .tempdir()
@@ -383,6 +402,8 @@ fn evaluate_sample(
         .import_conversations(&wit_types::Mind::Personal, &conversations)
         .map_err(|e| format!("the import failed: {e}"))?;
     let ingest = started.elapsed().as_secs_f64();
+    progress.advance(turns as u64);
+    progress.working_on(format!("{}: recall", sample.id));
     tally.ingest_seconds += ingest;
     tally.turns += turns;
     tally.sessions += conversations.len();
@@ -416,6 +437,7 @@ fn evaluate_sample(
         }
         asked += 1;
         tally.counts.asked += 1;
+        progress.advance(1);
         let evidence = Sample::evidence(question, &turn_ids);
         tally.counts.malformed += evidence.malformed.len();
         tally.counts.missing += evidence.missing.len();
@@ -481,6 +503,7 @@ fn evaluate_sample(
                 .collect(),
         });
     }
+    tally.truncated_texts += engine.truncated_texts();
     Ok(format!(
         "sample {}: {} sessions, {turns} turns imported in {ingest:.1} s ({:.0} turns/s); \
          {asked} questions asked, mean recall {:.1} ms",

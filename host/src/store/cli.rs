@@ -20,6 +20,7 @@ use super::error::{StoreError, StoreResult};
 use super::types::{ChunkVector, FrameRef, Mind, NewFrame};
 use super::vectors::{FakeHashVectorSource, VectorSource};
 use super::{Minds, StoreConfig, plan_chunks};
+use crate::progress::Progress;
 
 /// The dimension of the mock embedder (the default model's, 384).
 pub const MOCK_DIM: u32 = 384;
@@ -35,7 +36,11 @@ pub enum StoreCommand {
     /// Show every mind: frame counts per index, schema version, embedder.
     Status,
     /// Re-embed every frame and chunk of every mind with the active embedder.
-    Reindex,
+    Reindex {
+        /// No progress bar (it is drawn only when stderr is a terminal anyway).
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Check every mind: integrity, frames = FTS = vectors, chunks as expected.
     Check,
     /// Save synthetic frames in batches, printing each committed batch (crash tests).
@@ -141,12 +146,31 @@ pub fn run(command: StoreCommand, data_dir: Option<PathBuf>) -> StoreResult<bool
                 "minds": statuses,
             }));
         }
-        StoreCommand::Reindex => {
+        StoreCommand::Reindex { quiet } => {
             let embedder = active_embedder(&dir)?;
             let mut minds = Minds::open(dir, StoreConfig::default())?;
+            // One bar per mind; without a bar, a line per batch as before.
+            let mut current: Option<(String, Progress)> = None;
             let done = minds.reindex(&embedder, &mut |mind, done, total| {
-                eprintln!("reindex {mind}: {done}/{total}");
+                let name = mind.to_string();
+                if current.as_ref().is_none_or(|(shown, _)| *shown != name) {
+                    if let Some((_, bar)) = current.take() {
+                        bar.finish();
+                    }
+                    let bar = Progress::new(total, "frames and chunks", quiet);
+                    bar.working_on(format!("reindex {name}"));
+                    current = Some((name.clone(), bar));
+                }
+                if let Some((_, bar)) = &current {
+                    bar.set_done(done);
+                    if !bar.is_visible() {
+                        bar.note(&format!("reindex {name}: {done}/{total}"));
+                    }
+                }
             })?;
+            if let Some((_, bar)) = current {
+                bar.finish();
+            }
             let done: Vec<_> = done
                 .into_iter()
                 .map(|(mind, frames)| json!({"mind": mind.to_string(), "frames": frames}))

@@ -1,0 +1,144 @@
+//! # Progress on long work
+//!
+//! `eval`, `bench` (building a corpus) and `reindex` run for minutes. They
+//! report through a [`Progress`]: a bar on stderr (items done, rate, ETA,
+//! what is being worked on) when stderr is a terminal, and nothing but the
+//! occasional [`Progress::note`] line otherwise (a CI log, a pipe, `--quiet`),
+//! so logs stay readable and scripts see the same lines as before.
+//!
+//! Library code takes `&Progress` and never decides whether it is shown; the
+//! CLI builds it with [`Progress::new`] and tests with [`Progress::hidden`].
+
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// A progress report for one long job.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    bar: ProgressBar,
+    visible: bool,
+    /// Where notes go instead of stderr ([`Progress::recording`]).
+    recorded: Option<Arc<Mutex<Vec<String>>>>,
+}
+
+impl Progress {
+    /// A bar over `total` items of `unit` (e.g. "turns"), on stderr, shown
+    /// only when stderr is a terminal and `quiet` is false.
+    pub fn new(total: u64, unit: &str, quiet: bool) -> Progress {
+        let visible = !quiet && std::io::stderr().is_terminal();
+        if !visible {
+            return Progress::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let template = format!(
+            "{{msg:20!}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} · {{per_sec}} · ETA {{eta}}"
+        );
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Progress {
+            bar,
+            visible,
+            recorded: None,
+        }
+    }
+
+    /// A report that shows nothing (tests, and whenever output is not for a
+    /// person); [`Progress::note`] still prints.
+    pub fn hidden() -> Progress {
+        Progress {
+            bar: ProgressBar::hidden(),
+            visible: false,
+            recorded: None,
+        }
+    }
+
+    /// A hidden report that keeps its notes (for tests: see
+    /// [`Progress::notes`]).
+    pub fn recording() -> Progress {
+        Progress {
+            recorded: Some(Arc::default()),
+            ..Progress::hidden()
+        }
+    }
+
+    /// The notes a [`Progress::recording`] report kept.
+    pub fn notes(&self) -> Vec<String> {
+        self.recorded
+            .as_ref()
+            .and_then(|notes| notes.lock().ok().map(|notes| notes.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Whether a bar is drawn.
+    pub fn is_visible(&self) -> bool {
+        self.visible
+    }
+
+    /// Change the number of items expected.
+    pub fn set_total(&self, total: u64) {
+        self.bar.set_length(total);
+    }
+
+    /// `count` more items done.
+    pub fn advance(&self, count: u64) {
+        self.bar.inc(count);
+    }
+
+    /// `done` items done in all.
+    pub fn set_done(&self, done: u64) {
+        self.bar.set_position(done);
+    }
+
+    /// What is being worked on now (shown beside the bar).
+    pub fn working_on(&self, what: impl Into<String>) {
+        let what: String = what.into();
+        self.bar.set_message(what);
+    }
+
+    /// A line for the log: printed above the bar when one is drawn, else to
+    /// stderr as it is.
+    pub fn note(&self, line: &str) {
+        if let Some(notes) = &self.recorded {
+            if let Ok(mut notes) = notes.lock() {
+                notes.push(line.to_string());
+            }
+        } else if self.visible {
+            self.bar.println(line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    /// Remove the bar (the job is over).
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quiet_or_hidden_report_draws_nothing() {
+        assert!(!Progress::new(10, "items", true).is_visible());
+        let hidden = Progress::hidden();
+        assert!(!hidden.is_visible());
+        hidden.advance(3);
+        hidden.set_total(20);
+        hidden.working_on("sample 1");
+        hidden.finish();
+    }
+
+    #[test]
+    fn a_recording_report_keeps_its_notes() {
+        let progress = Progress::recording();
+        progress.note("sample 1: done");
+        progress.clone().note("sample 2: done");
+        assert_eq!(progress.notes(), ["sample 1: done", "sample 2: done"]);
+        assert!(Progress::hidden().notes().is_empty());
+    }
+}
