@@ -1,11 +1,7 @@
 //! The `hive-mind logic` command: listing, calling, and clear errors for bad
 //! input that never crash.
 
-// Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
-// covers #[test] functions only, not their helpers.)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
+use crate::support;
 
 use serde_json::Value as Json;
 
@@ -136,11 +132,76 @@ fn hostile_text_is_just_data() {
 }
 
 #[test]
-fn the_demo_runs() {
-    let (ok, stdout, stderr) = run(&["demo"]);
+fn the_logic_tour_calls_the_pure_functions() {
+    let (ok, stdout, stderr) = run(&["demo", "--logic"]);
     assert!(ok, "{stderr}");
     assert!(stdout.contains("\"since\": \"2026-05-01\""), "{stdout}");
     assert!(stdout.contains("role-override"), "{stdout}");
+}
+
+/// The demo saves, imports, learns and recalls in a temporary data
+/// directory that it removes; each recall shows what it is meant to (the
+/// demo checks itself and fails otherwise), and the lanes and reasons are
+/// printed.
+#[test]
+fn the_demo_runs_the_main_job_in_a_temporary_data_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let output = support::hive_mind()
+        .arg("demo")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("7 of 7 recalls did what they show"),
+        "{stdout}"
+    );
+    for shown in [
+        "vector lane alone found it",
+        "date-window",
+        "catch-up",
+        "the workspace's memories render before the personal mind's",
+        "[mind-rawturn conv:kyoto-trip-2 turn:1 speaker:user] I booked a small ryokan",
+        "recall withheld:",
+        "nothing relevant remembered",
+        "why: semantic: vector #1",
+    ] {
+        assert!(stdout.contains(shown), "{shown:?} missing from\n{stdout}");
+    }
+    // Learned from the exchange: a decision for the workspace.
+    assert!(stdout.contains("→ workspace:atlas:"), "{stdout}");
+    // The temporary data directory is gone.
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "the demo left {left:?}");
+}
+
+#[test]
+fn the_demo_keeps_its_data_directory_when_asked_and_never_reuses_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let kept = tmp.path().join("demo");
+    let keep = kept.to_str().unwrap();
+    let (ok, stdout, stderr) = run(&["demo", "--keep", keep]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(kept.join("personal.sqlite").is_file());
+    assert!(kept.join("workspaces").join("atlas.sqlite").is_file());
+    // What it kept is a real data directory: the CLI recalls from it.
+    let (ok, recalled, stderr) = run(&[
+        "--data-dir",
+        keep,
+        "recall",
+        "which database does the billing ledger use?",
+        "--workspace",
+        "atlas",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(recalled.contains("PostgreSQL"), "{recalled}");
+    // A folder that holds something is refused, and left as it was.
+    let (ok, _, stderr) = run(&["demo", "--keep", keep]);
+    assert!(!ok);
+    assert!(stderr.contains("not empty"), "{stderr}");
+    assert!(kept.join("personal.sqlite").is_file());
 }
 
 #[test]

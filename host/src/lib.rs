@@ -24,8 +24,13 @@
 //!   knowledge graph, identity, awareness, sessions.
 //! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine and
 //!   the store.
+//! - [`progress`] — progress bars on stderr for long work (eval, bench,
+//!   reindex), hidden when stderr is not a terminal or with `--quiet`.
 //! - [`reranker`] — the optional cross-encoder that scores query/passage
 //!   pairs; "unavailable" when none is configured.
+//! - [`demo`] — `hive-mind demo`: the main job on a fresh data directory
+//!   (save, import, learn, recall), each recall checked against what it
+//!   shows; `--logic` tours the pure functions.
 //! - [`eval`] — `hive-mind eval locomo`: retrieval quality on a
 //!   conversation benchmark (session- and turn-level recall@k), one fresh
 //!   mind per sample, through the real engine.
@@ -38,12 +43,14 @@
 pub mod artifacts;
 pub mod bench;
 pub mod cache;
+pub mod demo;
 pub mod embedder;
 pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod logic;
 pub mod mcp;
+pub mod progress;
 pub mod reranker;
 pub mod runtime;
 pub mod store;

@@ -83,6 +83,8 @@ pub struct EngineState {
     pub capabilities: Capabilities,
     /// Time spent in the imports since the last [`EngineRuntime::take_timings`].
     pub timings: ImportTimings,
+    /// Texts the embedder cut to its window since the engine was opened.
+    pub truncated_texts: u64,
 }
 
 impl WasiView for EngineState {
@@ -168,6 +170,7 @@ impl EngineRuntime {
             table: ResourceTable::new(),
             capabilities,
             timings: ImportTimings::default(),
+            truncated_texts: 0,
         };
         let mut store = Store::new(&engine, state);
         let bindings =
@@ -183,6 +186,13 @@ impl EngineRuntime {
     /// The time spent in the imports since the last call, and reset it.
     pub fn take_timings(&mut self) -> ImportTimings {
         std::mem::take(&mut self.store.data_mut().timings)
+    }
+
+    /// How many texts the embedder cut to its window since the engine was
+    /// opened (only their beginning is embedded); long jobs report it once,
+    /// at the end.
+    pub fn truncated_texts(&self) -> u64 {
+        self.store.data().truncated_texts
     }
 
     /// The capabilities (to read the store directly, e.g. for `status`).
@@ -349,7 +359,15 @@ pub enum OpenError {
 /// chain settles on (or why none), the configured reranker, and the minds,
 /// locked to the embedder's fingerprint.
 pub fn capabilities_for(dir: &std::path::Path) -> Result<Capabilities, OpenError> {
-    let config = crate::embedder::config::Config::load_in(dir)?;
+    capabilities_with(dir, &crate::embedder::config::Config::load_in(dir)?)
+}
+
+/// The capabilities of a data directory under a configuration given
+/// explicitly (the demo's: the shipped model, whatever the environment says).
+pub fn capabilities_with(
+    dir: &std::path::Path,
+    config: &crate::embedder::config::Config,
+) -> Result<Capabilities, OpenError> {
     let (embedder, fingerprint) = match crate::embedder::resolve(&config.embedder) {
         Ok(active) => {
             for line in active.status_lines() {
