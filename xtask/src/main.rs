@@ -282,7 +282,11 @@ fn test(root: &Path) -> Result<()> {
     // `hive-mind-core`'s, tested here natively and across the boundary by
     // the end-to-end tests (clippy checks them natively and for wasm).
     if has_nextest(root) {
-        cargo(root, &["nextest", "run", "--locked", "--no-fail-fast"], &env)?;
+        cargo(
+            root,
+            &["nextest", "run", "--locked", "--no-fail-fast"],
+            &env,
+        )?;
         // nextest does not run doc tests.
         cargo(root, &["test", "--locked", "--doc"], &env)
     } else {
