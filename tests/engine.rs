@@ -31,7 +31,7 @@ fn engine_with(
     let minds = Minds::open(dir, StoreConfig { embedder: lock }).unwrap();
     EngineRuntime::from_component_bytes(
         hive_mind_host::artifacts::ENGINE_COMPONENT,
-        None,
+        Some(&crate::support::cache_dir()),
         Capabilities {
             minds,
             embedder: embedder.ok_or_else(|| "nothing configured (test)".to_string()),

@@ -41,7 +41,7 @@ fn server(dir: &std::path::Path) -> MemoryServer {
     .unwrap();
     let engine = EngineRuntime::from_component_bytes(
         hive_mind_host::artifacts::ENGINE_COMPONENT,
-        None,
+        Some(&crate::support::cache_dir()),
         Capabilities {
             minds,
             embedder: Ok(Arc::new(embedder)),

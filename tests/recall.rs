@@ -34,7 +34,7 @@ fn engine(dir: &std::path::Path, embedder: Arc<dyn Embedder>) -> EngineRuntime {
     .unwrap();
     EngineRuntime::from_component_bytes(
         hive_mind_host::artifacts::ENGINE_COMPONENT,
-        None,
+        Some(&crate::support::cache_dir()),
         Capabilities {
             minds,
             embedder: Ok(embedder),

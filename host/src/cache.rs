@@ -114,9 +114,12 @@ mod tests {
     fn caches_and_reloads_a_component() {
         let engine = crate::runtime::engine().unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let wasm = crate::artifacts::LOGIC_COMPONENT;
+        // The smallest component the build makes (the sandbox probe): this
+        // test compiles twice on purpose.
+        let wasm = std::fs::read(crate::artifacts::SANDBOX_PROBE_PATH).unwrap();
+        let wasm = wasm.as_slice();
 
-        load_component(&engine, "logic", wasm, Some(dir.path())).unwrap();
+        load_component(&engine, "probe", wasm, Some(dir.path())).unwrap();
         let cached: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(cached.len(), 1, "one artefact written");
 
@@ -126,7 +129,7 @@ mod tests {
         deserialize(&engine, &path).unwrap();
         std::fs::write(&path, b"not a compiled component").unwrap();
         assert!(deserialize(&engine, &path).is_err());
-        load_component(&engine, "logic", wasm, Some(dir.path())).unwrap();
+        load_component(&engine, "probe", wasm, Some(dir.path())).unwrap();
         deserialize(&engine, &path).unwrap();
     }
 
