@@ -44,7 +44,13 @@ enum Command {
         compact: bool,
     },
     /// Show the built components: where they are and how large.
-    Components,
+    Components {
+        /// Also compile them into the on-disk cache now
+        /// ($HIVE_MIND_CACHE_DIR, else the user's cache directory), so the
+        /// next start does not wait for the compiler.
+        #[arg(long)]
+        compile: bool,
+    },
     /// The main job in a minute: save memories, import a conversation, learn
     /// from an exchange, then recall, showing what came back and why (offline,
     /// the shipped model, a temporary data directory).
@@ -123,7 +129,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
-        Command::Components => {
+        Command::Components { compile } => {
             for (name, path, bytes) in [
                 (
                     "logic",
@@ -137,6 +143,23 @@ fn run(cli: Cli) -> Result<()> {
                 ),
             ] {
                 println!("{name:<7} {:>9} bytes  {path}", bytes.len());
+            }
+            if compile {
+                let dir = hive_mind_host::cache::cache_dir()
+                    .context("no cache directory: set HIVE_MIND_CACHE_DIR")?;
+                let engine = hive_mind_host::runtime::engine()?;
+                for (name, bytes) in [
+                    ("logic", artifacts::LOGIC_COMPONENT),
+                    ("engine", artifacts::ENGINE_COMPONENT),
+                ] {
+                    let started = std::time::Instant::now();
+                    hive_mind_host::cache::load_component(&engine, name, bytes, Some(&dir))?;
+                    println!(
+                        "{name:<7} ready in {} ({:.1} s)",
+                        dir.display(),
+                        started.elapsed().as_secs_f64()
+                    );
+                }
             }
         }
         Command::Demo { keep, logic } => {

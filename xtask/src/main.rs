@@ -273,15 +273,48 @@ fn has_nextest(root: &Path) -> bool {
 fn test(root: &Path) -> Result<()> {
     let wasmtime = install_wasmtime(root)?;
     let wasmtime = wasmtime.to_string_lossy();
+    // One compile cache for every test process, in the target directory
+    // (where the tests' `support::cache_dir` puts the CLI's too), filled
+    // once before the tests start: each test runs in its own process, and
+    // on a cold cache each would compile the components itself.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| {
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        })
+        .unwrap_or_else(|| root.join("target"));
+    let cache = target.join("debug").join("hive-mind-test-cache");
+    let cache = cache.to_string_lossy();
     let env = [
         ("HIVE_MIND_WASMTIME", &*wasmtime),
         ("HIVE_MIND_REQUIRE_WASMTIME_CLI", "1"),
+        ("HIVE_MIND_CACHE_DIR", &*cache),
     ];
     // The default members (`Cargo.toml`): the native crates. The component
     // crates hold bindings only, with no tests of their own; their logic is
     // `hive-mind-core`'s, tested here natively and across the boundary by
     // the end-to-end tests (clippy checks them natively and for wasm).
-    if has_nextest(root) {
+    let nextest = has_nextest(root);
+    let build: &[&str] = if nextest {
+        &["nextest", "run", "--locked", "--no-run"]
+    } else {
+        &["test", "--locked", "--no-run"]
+    };
+    cargo(root, build, &env)?;
+    let hive_mind = target.join("debug").join("hive-mind");
+    let status = Command::new(&hive_mind)
+        .args(["components", "--compile"])
+        .env("HIVE_MIND_CACHE_DIR", &*cache)
+        .status()
+        .with_context(|| format!("could not run {}", hive_mind.display()))?;
+    if !status.success() {
+        bail!("`hive-mind components --compile` failed ({status})");
+    }
+    if nextest {
         cargo(
             root,
             &["nextest", "run", "--locked", "--no-fail-fast"],

@@ -765,7 +765,9 @@ pub fn command(
         seed: args.seed,
     };
     let progress = Progress::new(0, "memories", args.quiet);
-    let report = run(&options, active.embedder, &progress)?;
+    let report = run(&options, active.embedder, &progress);
+    progress.finish();
+    let report = report?;
     if args.json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
