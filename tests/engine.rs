@@ -505,3 +505,23 @@ fn the_mock_embedder_makes_no_similarity_links() {
     let store = engine.capabilities().minds.mind(&Mind::Personal).unwrap();
     assert!(store.related_frames(ids[1], 10).unwrap().is_empty());
 }
+
+/// Texts longer than the model's window are counted by the engine (long jobs
+/// report the total once, at the end), and short ones are not.
+#[test]
+fn texts_cut_to_the_embedders_window_are_counted() {
+    use hive_mind_host::embedder::chain::shared_in_process;
+    use hive_mind_host::embedder::in_process::ModelSpec;
+    let dir = tempfile::tempdir().unwrap();
+    let model: Arc<dyn Embedder> =
+        shared_in_process(&ModelSpec::repository_default(), None).unwrap();
+    let mut engine = engine_with(dir.path(), Some(model), None);
+    engine
+        .save_memory(&input("The deploy key lives in the vault.", WitMind::Personal))
+        .unwrap();
+    assert_eq!(engine.truncated_texts(), 0);
+    let long = "The ledger service reconciles every invoice against the bank feed each night. "
+        .repeat(80);
+    engine.save_memory(&input(&long, WitMind::Personal)).unwrap();
+    assert!(engine.truncated_texts() > 0);
+}
