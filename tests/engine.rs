@@ -517,11 +517,16 @@ fn texts_cut_to_the_embedders_window_are_counted() {
         shared_in_process(&ModelSpec::repository_default(), None).unwrap();
     let mut engine = engine_with(dir.path(), Some(model), None);
     engine
-        .save_memory(&input("The deploy key lives in the vault.", WitMind::Personal))
+        .save_memory(&input(
+            "The deploy key lives in the vault.",
+            WitMind::Personal,
+        ))
         .unwrap();
     assert_eq!(engine.truncated_texts(), 0);
-    let long = "The ledger service reconciles every invoice against the bank feed each night. "
-        .repeat(80);
-    engine.save_memory(&input(&long, WitMind::Personal)).unwrap();
+    let long =
+        "The ledger service reconciles every invoice against the bank feed each night. ".repeat(80);
+    engine
+        .save_memory(&input(&long, WitMind::Personal))
+        .unwrap();
     assert!(engine.truncated_texts() > 0);
 }
