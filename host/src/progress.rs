@@ -12,7 +12,7 @@
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// A progress report for one long job.
 #[derive(Debug, Clone)]
@@ -33,10 +33,16 @@ impl Progress {
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         let template = format!(
-            "{{msg:20!}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} · {{per_sec}} · ETA {{eta}}"
+            "{{msg:20!}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} · {{rate}} · ETA {{eta}}"
         );
         if let Ok(style) = ProgressStyle::with_template(&template) {
-            bar.set_style(style.progress_chars("=> "));
+            let style = style.progress_chars("=> ").with_key(
+                "rate",
+                |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                    let _ = write!(out, "{:.0}/s", state.per_sec());
+                },
+            );
+            bar.set_style(style);
         }
         Progress {
             bar,
