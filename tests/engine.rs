@@ -438,13 +438,9 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
 
 #[test]
 fn cognify_links_a_new_frame_to_related_frames_of_its_mind() {
-    use hive_mind_host::embedder::chain::shared_in_process;
-    use hive_mind_host::embedder::in_process::ModelSpec;
     use hive_mind_host::engine::wit_memory::ExchangeOptions;
     let dir = tempfile::tempdir().unwrap();
-    let model: Arc<dyn Embedder> =
-        shared_in_process(&ModelSpec::repository_default(), None).unwrap();
-    let mut engine = engine_with(dir.path(), Some(model), None);
+    let mut engine = engine_with(dir.path(), Some(crate::support::minilm()), None);
     let options = ExchangeOptions {
         workspace: Some("ledger".to_string()),
         gop_id: None,
@@ -510,12 +506,8 @@ fn the_mock_embedder_makes_no_similarity_links() {
 /// report the total once, at the end), and short ones are not.
 #[test]
 fn texts_cut_to_the_embedders_window_are_counted() {
-    use hive_mind_host::embedder::chain::shared_in_process;
-    use hive_mind_host::embedder::in_process::ModelSpec;
     let dir = tempfile::tempdir().unwrap();
-    let model: Arc<dyn Embedder> =
-        shared_in_process(&ModelSpec::repository_default(), None).unwrap();
-    let mut engine = engine_with(dir.path(), Some(model), None);
+    let mut engine = engine_with(dir.path(), Some(crate::support::minilm()), None);
     engine
         .save_memory(&input(
             "The deploy key lives in the vault.",

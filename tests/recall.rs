@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use hive_mind_host::embedder::chain::shared_in_process;
-use hive_mind_host::embedder::in_process::ModelSpec;
+use crate::support::minilm;
 use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_host::engine::wit_memory::{
@@ -42,10 +41,6 @@ fn engine(dir: &std::path::Path, embedder: Arc<dyn Embedder>) -> EngineRuntime {
         },
     )
     .unwrap()
-}
-
-fn minilm() -> Arc<dyn Embedder> {
-    shared_in_process(&ModelSpec::repository_default(), None).unwrap()
 }
 
 fn save(engine: &mut EngineRuntime, mind: WitMind, content: &str, created_at: &str) -> u64 {

@@ -597,10 +597,11 @@ fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
     }
 }
 
+/// A frame reference in the store's spelling (`workspace:atlas:3`).
 fn frame_ref(reference: &wit_types::FrameRef) -> String {
-    match &reference.mind {
-        wit_types::Mind::Personal => format!("personal:{}", reference.id),
-        wit_types::Mind::Workspace(id) => format!("workspace:{id}:{}", reference.id),
+    match crate::engine::convert::ref_in(reference) {
+        Ok(reference) => reference.to_string(),
+        Err(error) => error.to_string(),
     }
 }
 

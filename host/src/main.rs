@@ -130,7 +130,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Components { compile } => {
-            for (name, path, bytes) in [
+            let components = [
                 (
                     "logic",
                     artifacts::LOGIC_COMPONENT_PATH,
@@ -141,17 +141,15 @@ fn run(cli: Cli) -> Result<()> {
                     artifacts::ENGINE_COMPONENT_PATH,
                     artifacts::ENGINE_COMPONENT,
                 ),
-            ] {
+            ];
+            for (name, path, bytes) in components {
                 println!("{name:<7} {:>9} bytes  {path}", bytes.len());
             }
             if compile {
                 let dir = hive_mind_host::cache::cache_dir()
                     .context("no cache directory: set HIVE_MIND_CACHE_DIR")?;
                 let engine = hive_mind_host::runtime::engine()?;
-                for (name, bytes) in [
-                    ("logic", artifacts::LOGIC_COMPONENT),
-                    ("engine", artifacts::ENGINE_COMPONENT),
-                ] {
+                for (name, _, bytes) in components {
                     let started = std::time::Instant::now();
                     hive_mind_host::cache::load_component(&engine, name, bytes, Some(&dir))?;
                     println!(

@@ -30,6 +30,15 @@ pub fn cache_dir() -> PathBuf {
         .join("hive-mind-test-cache")
 }
 
+/// The shipped in-process model (all-MiniLM-L6-v2), loaded once per process.
+pub fn minilm() -> std::sync::Arc<dyn hive_mind_host::embedder::Embedder> {
+    hive_mind_host::embedder::chain::shared_in_process(
+        &hive_mind_host::embedder::in_process::ModelSpec::repository_default(),
+        None,
+    )
+    .unwrap()
+}
+
 /// The environment variable naming the `wasmtime` CLI to use.
 pub const WASMTIME_ENV: &str = "HIVE_MIND_WASMTIME";
 /// Set (by `cargo xtask test` and CI) to make a missing `wasmtime` CLI an error.
