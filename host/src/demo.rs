@@ -31,14 +31,14 @@ use serde_json::{Value as Json, json};
 
 use crate::embedder::config::{Config, ProviderChoice};
 use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use crate::engine::convert::{importance_in, mind_out};
+use crate::engine::convert::{importance_name, lane_name, ref_name};
 use crate::engine::wit_memory::{
     ExchangeOptions, ImportedConversation, ImportedTurn, MemoryInput, Recall, RecallOptions,
     RecallScope,
 };
 use crate::engine::wit_types::{self, Importance};
 use crate::engine::{EngineError, EngineRuntime, OpenError};
-use crate::store::Mind;
+use crate::engine::wit_types::Mind;
 use crate::{HostError, LogicRuntime};
 
 /// How the demo runs.
@@ -347,7 +347,7 @@ fn save_memories(engine: &mut EngineRuntime, out: &mut dyn Write) -> Result<(), 
             content: memory.content.to_string(),
             importance: Some(memory.importance),
             source: None,
-            mind: mind_out(&mind_of(memory.workspace)),
+            mind: mind_of(memory.workspace),
             created_at: memory.created_at.map(str::to_string),
         })
         .collect();
@@ -357,7 +357,7 @@ fn save_memories(engine: &mut EngineRuntime, out: &mut dyn Write) -> Result<(), 
             out,
             "   {:<20} {:<10} {} {}",
             frame_ref(&saved.frame.ref_),
-            format!("[{}]", importance_in(saved.frame.importance).as_str()),
+            format!("[{}]", importance_name(saved.frame.importance)),
             day(&saved.frame.created_at),
             memory.content
         )?;
@@ -518,7 +518,7 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
         writeln!(
             out,
             "   {:<11} {:.4}  {}  {:<20} {}",
-            memory.lane,
+            lane_name(memory.lane),
             memory.score,
             day(&memory.frame.created_at),
             frame_ref(&memory.frame.ref_),
@@ -536,14 +536,14 @@ fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
         recall
             .memories
             .iter()
-            .find(|m| lane.is_none_or(|lane| m.lane == lane) && m.frame.content.contains(text))
+            .find(|m| lane.is_none_or(|lane| lane_name(m.lane) == lane) && m.frame.content.contains(text))
     };
     match expect {
         Expect::VectorOnly(text) => {
             let best = recall
                 .memories
                 .iter()
-                .find(|m| m.lane == "semantic")
+                .find(|m| lane_name(m.lane) == "semantic")
                 .ok_or("the semantic lane found nothing")?;
             if !best.frame.content.contains(text) {
                 return Err(format!(
@@ -599,10 +599,7 @@ fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
 
 /// A frame reference in the store's spelling (`workspace:atlas:3`).
 fn frame_ref(reference: &wit_types::FrameRef) -> String {
-    match crate::engine::convert::ref_in(reference) {
-        Ok(reference) => reference.to_string(),
-        Err(error) => error.to_string(),
-    }
+    ref_name(reference)
 }
 
 /// The day of an ISO-8601 timestamp.

@@ -53,7 +53,7 @@ pub mod mcp;
 pub mod progress;
 pub mod reranker;
 pub mod runtime;
-pub mod store;
+pub mod admin_cli;
 pub mod values;
 
 pub use error::HostError;

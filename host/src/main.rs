@@ -79,7 +79,7 @@ enum Command {
     #[command(subcommand)]
     Eval(hive_mind_host::eval::cli::EvalTarget),
     #[command(flatten)]
-    Store(hive_mind_host::store::cli::StoreCommand),
+    Store(hive_mind_host::admin_cli::AdminCommand),
 }
 
 fn main() -> ExitCode {
@@ -171,14 +171,14 @@ fn run(cli: Cli) -> Result<()> {
         Command::Save(args) => {
             let dir = cli
                 .data_dir
-                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let saved = hive_mind_host::engine::cli::save(&dir, &args)?;
             println!("{}", serde_json::to_string_pretty(&saved)?);
         }
         Command::Recall(args) => {
             let dir = cli
                 .data_dir
-                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let recall = hive_mind_host::engine::cli::recall(&dir, &args)?;
             if args.json {
                 let value = hive_mind_host::engine::cli::recall_json(&recall);
@@ -203,7 +203,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Mcp => {
             let dir = cli
                 .data_dir
-                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let engine = hive_mind_host::engine::open(&dir)?;
             let server = hive_mind_host::mcp::MemoryServer::new(engine, &dir);
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -215,19 +215,19 @@ fn run(cli: Cli) -> Result<()> {
         Command::Embed(args) => {
             let dir = cli
                 .data_dir
-                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             hive_mind_host::embedder::cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
         }
         Command::Bench(target) => {
             let dir = cli
                 .data_dir
-                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             hive_mind_host::embedder::cli::bench(&target, &dir, &mut std::io::stdout().lock())?;
         }
         Command::Eval(target) => {
             let dir = cli
                 .data_dir
-                .unwrap_or_else(hive_mind_host::store::default_data_dir);
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             hive_mind_host::eval::cli::run(
                 &target,
                 &dir,
@@ -236,7 +236,7 @@ fn run(cli: Cli) -> Result<()> {
             )?;
         }
         Command::Store(command) => {
-            if !hive_mind_host::store::cli::run(command, cli.data_dir)? {
+            if !hive_mind_host::admin_cli::run(command, cli.data_dir)? {
                 anyhow::bail!("the check found problems (see the report above)");
             }
         }

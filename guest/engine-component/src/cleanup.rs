@@ -9,8 +9,10 @@
 
 use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};
 
-use crate::exports::hive::mind::memory::{CleanupCandidate, CleanupOptions, CleanupReport, Error};
-use crate::hive::mind::store;
+use crate::exports::hive::mind::memory::{
+    CleanupCandidate, CleanupOptions, CleanupReason as WitReason, CleanupReport, Error,
+};
+use crate::store;
 use crate::hive::mind::types::{FrameRef, Importance};
 use crate::logic_exports::importance_from_wit;
 use crate::save::{store_error, whole_mind};
@@ -43,7 +45,11 @@ pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
                 mind: options.mind.clone(),
                 id: verdict.id,
             },
-            reason: verdict.reason.as_str().to_string(),
+            reason: match verdict.reason {
+                CleanupReason::Empty => WitReason::Empty,
+                CleanupReason::Duplicate { .. } => WitReason::Duplicate,
+                CleanupReason::NearDuplicate { .. } => WitReason::NearDuplicate,
+            },
             kept: verdict.reason.kept(),
             similarity: match verdict.reason {
                 CleanupReason::Empty => 0.0,

@@ -19,8 +19,8 @@
 //! 4. link it to the most similar frames already in its mind
 //!    (`store.link-frames`, kept both ways): the vector search with the
 //!    frame's own embedding, at most [`RELATED_LINKS_MAX`] frames of cosine
-//!    ≥ [`RELATED_MIN_COSINE`] (not with the mock embedder, whose vectors
-//!    mean nothing).
+//!    ≥ [`RELATED_MIN_COSINE`] (not when the embedder says its vectors
+//!    carry no meaning).
 //!
 //! Nothing is learned from a failed turn: the caller says so.
 
@@ -31,7 +31,8 @@ use hive_mind_core::recall::MindKey;
 
 use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
 use crate::hive::mind::types::{FrameRef, Mind};
-use crate::hive::mind::{embedder, store};
+use crate::hive::mind::embedder;
+use crate::store;
 use crate::logic_exports::importance_to_wit;
 use crate::save::{Draft, embed_drafts, same_mind, store_error, whole_mind};
 
@@ -98,7 +99,7 @@ pub fn remember_exchange(
     }
     let frames = embed_drafts(drafts)?;
     // Mock vectors carry no meaning: no similarity links from them.
-    let link_related = embedder::info().is_ok_and(|info| info.provider != "mock");
+    let link_related = embedder::info().is_ok_and(|info| info.meaningful);
 
     let mut saved = Vec::with_capacity(frames.len());
     for (new_frame, planned) in frames.iter().zip(&plan.frames) {

@@ -10,7 +10,7 @@
 use hive_mind_core::cognify::{explicit_entity_name, explicit_strength, graph_label};
 
 use crate::exports::hive::mind::memory::{Error, KnownEntity, KnownRelation};
-use crate::hive::mind::store;
+use crate::store;
 use crate::hive::mind::types::Mind;
 use crate::save::store_error;
 

@@ -18,7 +18,7 @@
 use hive_mind_core::{ScanContext, scan_for_injection};
 
 use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation};
-use crate::hive::mind::store;
+use crate::store;
 use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::save::{Draft, embed_drafts, store_error};
 

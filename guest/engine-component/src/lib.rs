@@ -1,8 +1,11 @@
 //! The `hive:mind` **engine** world as a WebAssembly component.
 //!
-//! It imports the capabilities a host supplies (`store`, `embedder`,
-//! `reranker`, `llm`) and exports the pure functions (`logic`) and the memory
-//! API (`memory`). The logic export is the same translation layer the logic
+//! It imports the capabilities a host supplies (`sqlite` and `embedder`,
+//! required; `reranker` and `llm`, which may answer `unavailable`) and
+//! exports the pure functions (`logic`), the memory API (`memory`) and the
+//! administration of the minds (`admin`). The data model — schema,
+//! migrations, queries, the vector index — is `hive-mind-store`, running
+//! here over the `sqlite` import ([`store`]). The logic export is the same translation layer the logic
 //! component uses, compiled here against this world's bindings.
 //!
 //! The memory API is implemented operation by operation, each as a pipeline
@@ -22,6 +25,7 @@ wit_bindgen::generate!({
     path: "../../wit",
 });
 
+mod admin;
 mod cleanup;
 mod cognify;
 mod graph;
@@ -30,15 +34,20 @@ mod import;
 mod logic_exports;
 mod recall;
 mod save;
+mod store;
 
 use exports::hive::mind::memory::{
     CleanupOptions, CleanupReport, Error, ExchangeOptions, Guest as MemoryGuest, ImportReport,
     ImportedConversation, KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions,
     SavedMemory,
 };
-use hive::mind::types::Mind;
+use exports::hive::mind::admin::{
+    AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, Guest as AdminGuest,
+    Identity, MindCheck, MindStatus, ReindexProgress,
+};
+use hive::mind::types::{Frame, FrameRef, Mind};
 
-/// The component: `logic` in [`logic_exports`], `memory` below.
+/// The component: `logic` in [`logic_exports`], `memory` and `admin` below.
 pub struct Component;
 
 export!(Component);
@@ -91,5 +100,74 @@ impl MemoryGuest for Component {
 
     fn search_entities(mind: Mind, text: String, limit: u32) -> Result<Vec<KnownEntity>, Error> {
         graph::search_entities(mind, text, limit)
+    }
+}
+
+impl AdminGuest for Component {
+    fn list_minds() -> Result<Vec<Mind>, AdminError> {
+        admin::list_minds()
+    }
+
+    fn create_workspace(id: String) -> Result<Mind, AdminError> {
+        admin::create_workspace(id)
+    }
+
+    fn status() -> Result<Vec<MindStatus>, AdminError> {
+        admin::status()
+    }
+
+    fn check() -> Result<Vec<MindCheck>, AdminError> {
+        admin::check()
+    }
+
+    fn reindex_step(mind: Mind, batch: u32) -> Result<ReindexProgress, AdminError> {
+        admin::reindex_step(mind, batch)
+    }
+
+    fn get_frames(refs: Vec<FrameRef>) -> Result<Vec<Frame>, AdminError> {
+        admin::get_frames(refs)
+    }
+
+    fn recent_frames(mind: Mind, limit: u32) -> Result<Vec<Frame>, AdminError> {
+        admin::recent_frames(mind, limit)
+    }
+
+    fn get_identity(mind: Mind) -> Result<Option<Identity>, AdminError> {
+        admin::get_identity(mind)
+    }
+
+    fn set_identity(mind: Mind, identity: Identity) -> Result<Identity, AdminError> {
+        admin::set_identity(mind, identity)
+    }
+
+    fn list_awareness(mind: Mind) -> Result<Vec<AwarenessItem>, AdminError> {
+        admin::list_awareness(mind)
+    }
+
+    fn add_awareness(
+        mind: Mind,
+        category: AwarenessCategory,
+        content: String,
+        priority: i64,
+        expires_at: Option<String>,
+        evict: bool,
+    ) -> Result<AwarenessAdded, AdminError> {
+        admin::add_awareness(mind, category, content, priority, expires_at, evict)
+    }
+
+    fn remove_awareness(mind: Mind, ids: Vec<u64>) -> Result<u32, AdminError> {
+        admin::remove_awareness(mind, ids)
+    }
+
+    fn clear_awareness(mind: Mind) -> Result<u32, AdminError> {
+        admin::clear_awareness(mind)
+    }
+
+    fn dedupe_entities(mind: Mind) -> Result<u64, AdminError> {
+        admin::dedupe_entities(mind)
+    }
+
+    fn retire_entity(mind: Mind, entity: u64) -> Result<(), AdminError> {
+        admin::retire_entity(mind, entity)
     }
 }

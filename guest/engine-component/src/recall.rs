@@ -29,11 +29,10 @@ use hive_mind_core::recall::{
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 
 use crate::exports::hive::mind::logic::ScoringProfile;
-use crate::exports::hive::mind::memory::{
-    Error, Recall, RecallOptions, RecallScope, Recalled, StageTime,
-};
+use crate::exports::hive::mind::memory::{Lane as WitLane, RecallStage, Error, Recall, RecallOptions, RecallScope, Recalled, StageTime,};
 use crate::hive::mind::types::{Frame, FrameRef, Mind};
-use crate::hive::mind::{embedder, reranker, store};
+use crate::hive::mind::{embedder, reranker};
+use crate::store;
 use crate::logic_exports::importance_from_wit;
 use crate::save::{embedder_error, store_error};
 
@@ -173,12 +172,12 @@ impl Stopwatch {
     }
 
     /// Close the current stage under `name` and start the next.
-    fn lap(&mut self, name: &str) {
+    fn lap(&mut self, stage: RecallStage) {
         let now = std::time::Instant::now();
         let micros =
             u64::try_from(now.duration_since(self.started).as_micros()).unwrap_or(u64::MAX);
         self.stages.push(StageTime {
-            stage: name.to_string(),
+            stage,
             micros,
         });
         self.started = now;
@@ -217,15 +216,17 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     };
     let query_vector = if searches {
         let info = embedder::info().map_err(embedder_error)?;
-        if info.provider == "mock" {
-            // Mock vectors carry no meaning: only keyword matches count
+        if !info.meaningful {
+            // Vectors that carry no meaning: only keyword matches count
             // (unless the caller turned the floor off).
             if floor.min_cosine.is_finite() {
                 floor.min_cosine = f64::INFINITY;
             }
             notes.push(
-                "the MOCK embedder is active: vector similarity means nothing, only keyword matches count"
-                    .to_string(),
+                format!(
+                    "the {} embedder's vectors carry no meaning: only keyword matches count",
+                    info.provider
+                ),
             );
         }
         let mut vectors = embedder::embed(std::slice::from_ref(&query)).map_err(embedder_error)?;
@@ -233,7 +234,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     } else {
         None
     };
-    clock.lap("embed-query");
+    clock.lap(RecallStage::EmbedQuery);
 
     // Gather.
     let mut frames: BTreeMap<(MindKey, u64), Frame> = BTreeMap::new();
@@ -249,7 +250,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             &mut pending,
         ) {
             Ok(()) => searched.push(mind.clone()),
-            Err(store::Error::NotFound(_)) if matches!(mind, Mind::Workspace(_)) => {
+            Err(store::StoreError::MindNotFound(_)) if matches!(mind, Mind::Workspace(_)) => {
                 notes.push(format!(
                     "workspace `{}` has no memories yet",
                     match mind {
@@ -279,7 +280,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
         }
     }
 
-    clock.lap("search");
+    clock.lap(RecallStage::Search);
 
     // Connect.
     let mut distances: BTreeMap<MindKey, BTreeMap<u64, u32>> = BTreeMap::new();
@@ -287,7 +288,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
         distances.insert(mind_key(mind), graph_distances(&query, mind)?);
     }
 
-    clock.lap("graph");
+    clock.lap(RecallStage::Graph);
 
     let candidates: Vec<Candidate> = pending
         .into_iter()
@@ -327,7 +328,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     })
     .map_err(logic_error)?;
     notes.extend(reranker_note);
-    clock.lap("rank");
+    clock.lap(RecallStage::Rank);
 
     let output = assemble_recall(&plan, ranked);
     let memories: Vec<Recalled> = output
@@ -337,21 +338,21 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             let frame = frames.get(&(memory.mind.clone(), memory.frame_id))?;
             Some(Recalled {
                 frame: frame.clone(),
-                lane: memory.lane.as_str().to_string(),
+                lane: lane_out(memory.lane),
                 score: memory.score,
                 why: memory.why.clone(),
             })
         })
         .collect();
-    clock.lap("format");
+    clock.lap(RecallStage::Format);
     if !memories.is_empty() {
         let refs: Vec<FrameRef> = memories.iter().map(|m| m.frame.ref_.clone()).collect();
         store::touch_frames(&refs).map_err(store_error)?;
     }
 
-    clock.lap("touch");
+    clock.lap(RecallStage::Touch);
     let context = system_context(&minds, &mut notes)?;
-    clock.lap("context");
+    clock.lap(RecallStage::Context);
     Ok(Recall {
         memories,
         text: output.text,
@@ -391,7 +392,7 @@ fn gather_mind(
     mind: &Mind,
     frames: &mut BTreeMap<(MindKey, u64), Frame>,
     pending: &mut Vec<(Mind, u64, PendingHit)>,
-) -> Result<(), store::Error> {
+) -> Result<(), store::StoreError> {
     let searching: Vec<(&hive_mind_core::recall::LaneSpec, u32)> = plan
         .lanes
         .iter()
@@ -491,11 +492,26 @@ fn system_context(minds: &[Mind], notes: &mut Vec<String>) -> Result<String, Err
                 content: item.content,
                 priority: item.priority,
             })),
-            Err(store::Error::NotFound(_)) => {}
+            Err(store::StoreError::MindNotFound(_)) => {}
             Err(error) => return Err(store_error(error)),
         }
     }
     let context = build_system_context(identity.as_ref(), &awareness);
     notes.extend(context.withheld);
     Ok(context.text)
+}
+
+/// A core lane as the WIT enum.
+fn lane_out(lane: hive_mind_core::recall::Lane) -> WitLane {
+    use hive_mind_core::recall::Lane;
+    match lane {
+        Lane::Semantic => WitLane::Semantic,
+        Lane::DateWindow => WitLane::DateWindow,
+        Lane::CatchUp => WitLane::CatchUp,
+        Lane::Importance => WitLane::Importance,
+        Lane::RawDetail => WitLane::RawDetail,
+        Lane::Profile => WitLane::Profile,
+        Lane::Facts => WitLane::Facts,
+        Lane::Events => WitLane::Events,
+    }
 }

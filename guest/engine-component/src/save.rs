@@ -7,7 +7,7 @@
 //!    [`embedding_text`] (the body without storage prefixes).
 //! 3. Embed the texts in batches through the `embedder` import (one model
 //!    call per [`EMBED_BATCH`] texts, not one per chunk).
-//! 4. Hand the frames with their vectors to the `store` import, which writes
+//! 4. Hand the frames with their vectors to the store ([`crate::store`]), which writes
 //!    each frame, its full-text row, its vector and its chunks in one
 //!    transaction (`save-memories`: one transaction per mind) and
 //!    deduplicates by content hash (a duplicate comes back flagged).
@@ -16,7 +16,8 @@ use hive_mind_core::recall::embedding_text;
 
 use crate::exports::hive::mind::memory::{Error, MemoryInput, SavedMemory};
 use crate::hive::mind::types::{Importance, Mind, Source};
-use crate::hive::mind::{embedder, store};
+use crate::hive::mind::embedder;
+use crate::store;
 
 /// Texts per `embedder.embed` call: large enough to amortise the model's
 /// per-call cost, small enough that one failure costs little.
@@ -30,26 +31,9 @@ pub fn embedder_error(error: embedder::Error) -> Error {
     })
 }
 
-/// Describe a store failure for the caller.
-pub fn store_error(error: store::Error) -> Error {
-    Error::Store(match error {
-        store::Error::NotFound(what) => format!("not found: {what}"),
-        store::Error::InvalidInput(why) => format!("invalid input: {why}"),
-        store::Error::DimensionMismatch(m) => format!(
-            "the mind's vectors have {} dimensions but the embedder makes {}; run `hive-mind reindex`",
-            m.expected, m.actual
-        ),
-        store::Error::NewerSchema(version) => format!(
-            "the database has schema version {version}, newer than this hive-mind knows; upgrade hive-mind"
-        ),
-        store::Error::Corrupt(why) => format!("corrupt database: {why}"),
-        store::Error::NoEmbedder => "the mind has no vector index and no embedder".to_string(),
-        store::Error::AwarenessFull(live) => format!("awareness is full ({live} live items)"),
-        store::Error::Referenced(count) => {
-            format!("the frame is the base of {count} other frames; deprecate it instead")
-        }
-        store::Error::Internal(why) => why,
-    })
+/// A store failure for the caller: its typed case.
+pub fn store_error(error: store::StoreError) -> Error {
+    Error::Storage(store::storage_error(&error))
 }
 
 /// A frame to write, before its vectors are known.
@@ -204,7 +188,9 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
     }
     results
         .into_iter()
-        .map(|result| result.ok_or_else(|| Error::Store("a memory was not saved".to_string())))
+        .map(|result| result.ok_or_else(|| Error::Storage(crate::hive::mind::types::StorageError::Sql(
+                "a memory was not saved".to_string(),
+            ))))
         .collect()
 }
 

@@ -30,10 +30,12 @@ impl embedder::Host for EngineState {
             .as_ref()
             .map_err(|why| embedder::Error::Unavailable(why.clone()))?;
         let info = active.info();
+        let meaningful = info.provider != crate::embedder::mock::PROVIDER;
         Ok(embedder::EmbedderInfo {
             provider: info.provider,
             model: info.model,
             dimensions: info.dimensions,
+            meaningful,
         })
     }
 

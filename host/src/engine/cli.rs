@@ -10,11 +10,10 @@ use std::path::Path;
 
 use serde_json::{Value as Json, json};
 
-use super::convert::{importance_out, source_out};
+use super::convert;
 use super::wit_memory::MemoryInput;
-use super::wit_types;
+use super::wit_types::{self, Mind};
 use super::{EngineError, OpenError};
-use crate::store::{self, Mind, StoreError};
 
 /// `hive-mind save`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -39,8 +38,8 @@ pub struct SaveArgs {
 #[derive(Debug, thiserror::Error)]
 pub enum SaveError {
     /// A flag had a value outside its vocabulary.
-    #[error(transparent)]
-    Argument(#[from] StoreError),
+    #[error("{0}")]
+    Argument(String),
     /// The engine could not be set up.
     #[error(transparent)]
     Open(#[from] OpenError),
@@ -49,53 +48,25 @@ pub enum SaveError {
     Engine(#[from] EngineError),
 }
 
-/// The WIT frame as JSON, in the store's vocabulary.
+/// The WIT frame as JSON, every field by its WIT name.
 pub fn frame_json(frame: &wit_types::Frame) -> Json {
-    let mind = match &frame.ref_.mind {
-        wit_types::Mind::Personal => Mind::Personal,
-        wit_types::Mind::Workspace(id) => Mind::Workspace(id.clone()),
-    };
-    let reference = store::FrameRef {
-        mind,
-        id: frame.ref_.id,
-    };
-    let frame_type = match frame.frame_type {
-        wit_types::FrameType::IFrame => "i-frame",
-        wit_types::FrameType::PFrame => "p-frame",
-        wit_types::FrameType::BFrame => "b-frame",
-    };
-    json!({
-        "ref": reference.to_string(),
-        "frame-type": frame_type,
-        "gop-id": frame.gop_id,
-        "t": frame.t,
-        "base-frame-id": frame.base_frame_id,
-        "content": frame.content,
-        "importance": super::convert::importance_in(frame.importance).as_str(),
-        "source": super::convert::source_in(frame.source).as_str(),
-        "access-count": frame.access_count,
-        "created-at": frame.created_at,
-        "inserted-at": frame.inserted_at,
-        "last-accessed": frame.last_accessed,
-        "content-hash": frame.content_hash,
-        "metadata": frame.metadata,
-    })
+    convert::frame_json(frame)
 }
 
 /// Save one memory in the data directory `dir`; the saved frame as JSON.
 pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
-    let importance = store::types::parse_importance(&args.importance)?;
-    let source = store::types::parse_source(&args.source)?;
+    let importance = convert::importance_in(&args.importance).map_err(SaveError::Argument)?;
+    let source = convert::source_in(&args.source).map_err(SaveError::Argument)?;
     let mind = match &args.workspace {
-        Some(id) => Mind::workspace(id)?,
+        Some(id) => convert::workspace(id).map_err(SaveError::Argument)?,
         None => Mind::Personal,
     };
     let mut engine = super::open(dir)?;
     let input = MemoryInput {
         content: args.text.clone(),
-        importance: Some(importance_out(importance)),
-        source: Some(source_out(source)),
-        mind: super::convert::mind_out(&mind),
+        importance: Some(importance),
+        source: Some(source),
+        mind,
         created_at: args.created_at.clone(),
     };
     Ok(saved_json(&engine.save_memory(&input)?))
@@ -147,7 +118,7 @@ pub struct RecallArgs {
 
 /// A flag value outside its vocabulary: the flag and why.
 fn bad_flag(flag: &str, why: String) -> SaveError {
-    SaveError::Argument(StoreError::InvalidInput(format!("--{flag}: {why}")))
+    SaveError::Argument(format!("--{flag}: {why}"))
 }
 
 /// The WIT recall options from the command's flags.
@@ -157,7 +128,7 @@ pub fn recall_options(args: &RecallArgs) -> Result<super::wit_memory::RecallOpti
     let profile = profile_in(&args.profile).map_err(|why| bad_flag("profile", why))?;
     let scope = scope_in(&args.scope).map_err(|why| bad_flag("scope", why))?;
     if let Some(id) = &args.workspace {
-        Mind::workspace(id)?;
+        convert::workspace(id).map_err(|why| bad_flag("workspace", why))?;
     }
     let floor = if args.no_floor {
         Some(NO_FLOOR)
@@ -186,7 +157,7 @@ pub fn recall_json(recall: &super::wit_memory::Recall) -> Json {
             let frame = frame_json(&memory.frame);
             json!({
                 "ref": frame["ref"],
-                "lane": memory.lane,
+                "lane": convert::lane_name(memory.lane),
                 "score": memory.score,
                 "why": memory.why,
                 "frame": frame,
@@ -202,7 +173,7 @@ pub fn recall_json(recall: &super::wit_memory::Recall) -> Json {
         "stages": recall
             .stages
             .iter()
-            .map(|stage| json!({"stage": stage.stage, "micros": stage.micros}))
+            .map(|stage| json!({"stage": convert::stage_name(stage.stage), "micros": stage.micros}))
             .collect::<Vec<_>>(),
     })
 }

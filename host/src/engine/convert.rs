@@ -1,264 +1,189 @@
-//! WIT records ⇄ the store's native records.
+//! Names ⇄ WIT values, for the user surfaces (CLI flags, MCP arguments,
+//! JSON output).
 //!
-//! The generated WIT types and [`crate::store::types`] describe the same
-//! things; these functions copy one into the other field by field. Enums map
-//! one to one (the store's CHECK constraints are generated from the same
-//! vocabulary the WIT names), so nothing here can fail except a workspace id
-//! that is not a valid file name, which the store rejects with a typed error.
-
-use hive_mind_core::{Importance, Source};
+//! The engine speaks typed WIT values; people and agents speak names
+//! (`personal`, `workspace:acme`, `important`, `semantic`). This module
+//! spells and reads them. It decides nothing: the vocabulary is the WIT's,
+//! and a workspace id is validated again by the engine (and the database
+//! name by [`hive_mind_sqlite`]).
 
 use super::bindings::exports::hive::mind::logic::ScoringProfile;
-use super::bindings::hive::mind::store as wit;
-use super::wit_memory::{RecallScope, RelevanceFloor};
-use super::wit_types;
-use crate::store::{self, StoreError};
+use super::wit_memory::{CleanupReason, Lane, RecallScope, RecallStage, RelevanceFloor};
+use super::wit_types::{Frame, FrameRef, FrameType, Importance, Mind, Source};
 
-/// A WIT mind as the store's, validating a workspace id.
-pub fn mind_in(mind: &wit_types::Mind) -> Result<store::Mind, StoreError> {
+/// A mind as written: `personal` or `workspace:<id>`.
+pub fn mind_name(mind: &Mind) -> String {
     match mind {
-        wit_types::Mind::Personal => Ok(store::Mind::Personal),
-        wit_types::Mind::Workspace(id) => store::Mind::workspace(id),
+        Mind::Personal => "personal".to_string(),
+        Mind::Workspace(id) => format!("workspace:{id}"),
     }
 }
 
-/// The store's mind as WIT's.
-pub fn mind_out(mind: &store::Mind) -> wit_types::Mind {
-    match mind {
-        store::Mind::Personal => wit_types::Mind::Personal,
-        store::Mind::Workspace(id) => wit_types::Mind::Workspace(id.clone()),
+/// A workspace mind by id, checked as the host's database names are
+/// (1–64 of `[A-Za-z0-9._-]`, not starting with a dot).
+pub fn workspace(id: &str) -> Result<Mind, String> {
+    if hive_mind_sqlite::valid_workspace_id(id) {
+        Ok(Mind::Workspace(id.to_string()))
+    } else {
+        Err(format!(
+            "invalid workspace id {id:?}: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'"
+        ))
     }
 }
 
-/// A WIT frame reference as the store's.
-pub fn ref_in(frame_ref: &wit_types::FrameRef) -> Result<store::FrameRef, StoreError> {
-    Ok(store::FrameRef {
-        mind: mind_in(&frame_ref.mind)?,
-        id: frame_ref.id,
-    })
-}
-
-/// The store's frame reference as WIT's.
-pub fn ref_out(frame_ref: &store::FrameRef) -> wit_types::FrameRef {
-    wit_types::FrameRef {
-        mind: mind_out(&frame_ref.mind),
-        id: frame_ref.id,
-    }
-}
-
-/// A WIT importance as the shared enum.
-pub fn importance_in(importance: wit_types::Importance) -> Importance {
-    match importance {
-        wit_types::Importance::Critical => Importance::Critical,
-        wit_types::Importance::Important => Importance::Important,
-        wit_types::Importance::Normal => Importance::Normal,
-        wit_types::Importance::Temporary => Importance::Temporary,
-        wit_types::Importance::Deprecated => Importance::Deprecated,
-    }
-}
-
-/// The shared importance enum as WIT's.
-pub fn importance_out(importance: Importance) -> wit_types::Importance {
-    match importance {
-        Importance::Critical => wit_types::Importance::Critical,
-        Importance::Important => wit_types::Importance::Important,
-        Importance::Normal => wit_types::Importance::Normal,
-        Importance::Temporary => wit_types::Importance::Temporary,
-        Importance::Deprecated => wit_types::Importance::Deprecated,
-    }
-}
-
-/// A WIT source as the shared enum.
-pub fn source_in(source: wit_types::Source) -> Source {
-    match source {
-        wit_types::Source::UserStated => Source::UserStated,
-        wit_types::Source::ToolVerified => Source::ToolVerified,
-        wit_types::Source::AgentInferred => Source::AgentInferred,
-        wit_types::Source::Import => Source::Import,
-        wit_types::Source::System => Source::System,
-    }
-}
-
-/// The shared source enum as WIT's.
-pub fn source_out(source: Source) -> wit_types::Source {
-    match source {
-        Source::UserStated => wit_types::Source::UserStated,
-        Source::ToolVerified => wit_types::Source::ToolVerified,
-        Source::AgentInferred => wit_types::Source::AgentInferred,
-        Source::Import => wit_types::Source::Import,
-        Source::System => wit_types::Source::System,
-    }
-}
-
-/// The store's frame as WIT's.
-pub fn frame_out(frame: &store::Frame) -> wit_types::Frame {
-    wit_types::Frame {
-        ref_: ref_out(&frame.frame_ref),
-        frame_type: match frame.frame_type {
-            store::FrameType::IFrame => wit_types::FrameType::IFrame,
-            store::FrameType::PFrame => wit_types::FrameType::PFrame,
-            store::FrameType::BFrame => wit_types::FrameType::BFrame,
+/// A mind by name (`personal`, `workspace:<id>`).
+pub fn mind_in(name: &str) -> Result<Mind, String> {
+    match name {
+        "personal" => Ok(Mind::Personal),
+        _ => match name.strip_prefix("workspace:") {
+            Some(id) => workspace(id),
+            None => Err(format!(
+                "unknown mind {name:?}: expected personal or workspace:<id>"
+            )),
         },
-        gop_id: frame.gop_id.clone(),
-        t: frame.t,
-        base_frame_id: frame.base_frame_id,
-        content: frame.content.clone(),
-        importance: importance_out(frame.importance),
-        source: source_out(frame.source),
-        access_count: frame.access_count,
-        created_at: frame.created_at.clone(),
-        inserted_at: frame.inserted_at.clone(),
-        last_accessed: frame.last_accessed.clone(),
-        content_hash: frame.content_hash.clone(),
-        metadata: frame.metadata.clone(),
     }
 }
 
-/// The store's write outcome as WIT's.
-pub fn saved_out(saved: &store::SavedFrame) -> wit::SavedFrame {
-    wit::SavedFrame {
-        frame: frame_out(&saved.frame),
-        duplicate: saved.duplicate,
-    }
+/// A frame reference as written: `personal:42`, `workspace:acme:42`.
+pub fn ref_name(frame_ref: &FrameRef) -> String {
+    format!("{}:{}", mind_name(&frame_ref.mind), frame_ref.id)
 }
 
-/// WIT chunk vectors as the store's.
-pub fn chunks_in(chunks: &[wit::ChunkVector]) -> Vec<store::ChunkVector> {
-    chunks
-        .iter()
-        .map(|chunk| store::ChunkVector {
-            char_start: chunk.char_start,
-            char_end: chunk.char_end,
-            embedding: chunk.embedding.clone(),
-        })
-        .collect()
-}
-
-/// A WIT new frame as the store's.
-pub fn new_frame_in(frame: &wit::NewFrame) -> Result<store::NewFrame, StoreError> {
-    Ok(store::NewFrame {
-        mind: mind_in(&frame.mind)?,
-        gop_id: frame.gop_id.clone(),
-        content: frame.content.clone(),
-        importance: importance_in(frame.importance),
-        source: source_in(frame.source),
-        created_at: frame.created_at.clone(),
-        metadata: frame.metadata.clone(),
-        embedding: frame.embedding.clone(),
-        chunks: chunks_in(&frame.chunks),
+/// A frame reference by name (`personal:42`, `workspace:acme:42`).
+pub fn ref_in(name: &str) -> Result<FrameRef, String> {
+    let (mind, id) = name
+        .rsplit_once(':')
+        .ok_or_else(|| format!("invalid frame reference {name:?}: expected MIND:ID"))?;
+    let id = id
+        .parse()
+        .map_err(|_| format!("invalid frame reference {name:?}: the id is not a number"))?;
+    Ok(FrameRef {
+        mind: mind_in(mind)?,
+        id,
     })
 }
 
-/// A WIT search filter as the store's.
-pub fn filter_in(filter: &wit::SearchFilter) -> Result<store::SearchFilter, StoreError> {
-    Ok(store::SearchFilter {
-        minds: filter.minds.iter().map(mind_in).collect::<Result<_, _>>()?,
-        since: filter.since.clone(),
-        until: filter.until.clone(),
-        content_prefix: filter.content_prefix.clone(),
-        min_importance: filter.min_importance.map(importance_in),
+/// An importance's name.
+pub fn importance_name(importance: Importance) -> &'static str {
+    match importance {
+        Importance::Critical => "critical",
+        Importance::Important => "important",
+        Importance::Normal => "normal",
+        Importance::Temporary => "temporary",
+        Importance::Deprecated => "deprecated",
+    }
+}
+
+/// An importance by name.
+pub fn importance_in(name: &str) -> Result<Importance, String> {
+    [
+        Importance::Critical,
+        Importance::Important,
+        Importance::Normal,
+        Importance::Temporary,
+        Importance::Deprecated,
+    ]
+    .into_iter()
+    .find(|importance| importance_name(*importance) == name)
+    .ok_or_else(|| {
+        format!(
+            "unknown importance {name:?}: expected critical, important, normal, temporary or deprecated"
+        )
     })
 }
 
-/// The store's search hit as WIT's.
-pub fn hit_out(hit: &store::Hit) -> wit::Hit {
-    wit::Hit {
-        ref_: ref_out(&hit.frame_ref),
-        score: hit.score,
-        chunk: hit.chunk,
+/// A source's name.
+pub fn source_name(source: Source) -> &'static str {
+    match source {
+        Source::UserStated => "user-stated",
+        Source::ToolVerified => "tool-verified",
+        Source::AgentInferred => "agent-inferred",
+        Source::Import => "import",
+        Source::System => "system",
     }
 }
 
-/// The store's entity as WIT's.
-pub fn entity_out(entity: &store::graph::Entity) -> wit::Entity {
-    wit::Entity {
-        id: entity.id,
-        name: entity.name.clone(),
-        entity_type: entity.entity_type.clone(),
-        seen_count: entity.seen_count,
+/// A source by name.
+pub fn source_in(name: &str) -> Result<Source, String> {
+    [
+        Source::UserStated,
+        Source::ToolVerified,
+        Source::AgentInferred,
+        Source::Import,
+        Source::System,
+    ]
+    .into_iter()
+    .find(|source| source_name(*source) == name)
+    .ok_or_else(|| {
+        format!(
+            "unknown source {name:?}: expected user-stated, tool-verified, agent-inferred, import or system"
+        )
+    })
+}
+
+/// A frame type's name.
+pub fn frame_type_name(frame_type: FrameType) -> &'static str {
+    match frame_type {
+        FrameType::IFrame => "i-frame",
+        FrameType::PFrame => "p-frame",
+        FrameType::BFrame => "b-frame",
     }
 }
 
-/// The store's relation as WIT's.
-pub fn relation_out(relation: &store::graph::Relation) -> wit::Relation {
-    wit::Relation {
-        id: relation.id,
-        subject: relation.subject,
-        relation: relation.relation.clone(),
-        object: relation.object,
-        strength: relation.strength,
-        seen_count: relation.seen_count,
+/// A lane's name (`semantic`, `date-window`, …).
+pub fn lane_name(lane: Lane) -> &'static str {
+    match lane {
+        Lane::Semantic => "semantic",
+        Lane::DateWindow => "date-window",
+        Lane::CatchUp => "catch-up",
+        Lane::Importance => "importance",
+        Lane::RawDetail => "raw-detail",
+        Lane::Profile => "profile",
+        Lane::Facts => "facts",
+        Lane::Events => "events",
     }
 }
 
-/// The store's identity as WIT's.
-pub fn identity_out(identity: &store::identity::Identity) -> wit::Identity {
-    wit::Identity {
-        name: identity.name.clone(),
-        role: identity.role.clone(),
-        personality: identity.personality.clone(),
-        capabilities: identity.capabilities.clone(),
-        system_prompt: identity.system_prompt.clone(),
-        updated_at: identity.updated_at.clone(),
+/// A recall stage's name (`embed-query`, `search`, …).
+pub fn stage_name(stage: RecallStage) -> &'static str {
+    match stage {
+        RecallStage::EmbedQuery => "embed-query",
+        RecallStage::Search => "search",
+        RecallStage::Graph => "graph",
+        RecallStage::Rank => "rank",
+        RecallStage::Format => "format",
+        RecallStage::Touch => "touch",
+        RecallStage::Context => "context",
     }
 }
 
-/// A WIT identity as the store's (`updated-at` is the store's to set).
-pub fn identity_in(identity: &wit::Identity) -> store::identity::Identity {
-    store::identity::Identity {
-        name: identity.name.clone(),
-        role: identity.role.clone(),
-        personality: identity.personality.clone(),
-        capabilities: identity.capabilities.clone(),
-        system_prompt: identity.system_prompt.clone(),
-        updated_at: String::new(),
+/// A cleanup reason's name.
+pub fn cleanup_reason_name(reason: CleanupReason) -> &'static str {
+    match reason {
+        CleanupReason::Empty => "empty",
+        CleanupReason::Duplicate => "duplicate",
+        CleanupReason::NearDuplicate => "near-duplicate",
     }
 }
 
-/// The store's awareness item as WIT's.
-pub fn awareness_out(item: &store::awareness::AwarenessItem) -> wit::AwarenessItem {
-    wit::AwarenessItem {
-        id: item.id,
-        category: item.category.clone(),
-        content: item.content.clone(),
-        priority: item.priority,
-        metadata: item.metadata.clone(),
-        created_at: item.created_at.clone(),
-        expires_at: item.expires_at.clone(),
-    }
-}
-
-/// The store's session as WIT's.
-pub fn session_out(session: &store::sessions::Session) -> wit::Session {
-    wit::Session {
-        gop_id: session.gop_id.clone(),
-        project: session.project.clone(),
-        active: session.status == "active",
-        started_at: session.started_at.clone(),
-    }
-}
-
-/// A store error as the WIT `store.error` variant.
-pub fn error_out(error: StoreError) -> wit::Error {
-    match error {
-        StoreError::MindNotFound(_) | StoreError::NotFound(_) => {
-            wit::Error::NotFound(error.to_string())
-        }
-        StoreError::InvalidInput(message) => wit::Error::InvalidInput(message),
-        StoreError::DimensionMismatch { expected, actual } => {
-            wit::Error::DimensionMismatch(wit::DimensionMismatch { expected, actual })
-        }
-        StoreError::NoEmbedder => wit::Error::NoEmbedder,
-        StoreError::AwarenessFull(live) => {
-            wit::Error::AwarenessFull(u32::try_from(live).unwrap_or(u32::MAX))
-        }
-        StoreError::Referenced { dependents, .. } => wit::Error::Referenced(dependents),
-        StoreError::NewerSchema { found, .. } => wit::Error::NewerSchema(found),
-        StoreError::Corrupt { .. } => wit::Error::Corrupt(error.to_string()),
-        StoreError::Embedder(_) | StoreError::Io { .. } | StoreError::Sqlite(_) => {
-            wit::Error::Internal(error.to_string())
-        }
-    }
+/// A frame as JSON, with every field by its WIT name.
+pub fn frame_json(frame: &Frame) -> serde_json::Value {
+    serde_json::json!({
+        "ref": ref_name(&frame.ref_),
+        "frame-type": frame_type_name(frame.frame_type),
+        "gop-id": frame.gop_id,
+        "t": frame.t,
+        "base-frame-id": frame.base_frame_id,
+        "content": frame.content,
+        "importance": importance_name(frame.importance),
+        "source": source_name(frame.source),
+        "access-count": frame.access_count,
+        "created-at": frame.created_at,
+        "inserted-at": frame.inserted_at,
+        "last-accessed": frame.last_accessed,
+        "content-hash": frame.content_hash,
+        "metadata": frame.metadata,
+    })
 }
 
 /// A scoring profile by name (`balanced`, `recent`, `important`,

@@ -1,28 +1,29 @@
 //! # The engine component, and the capabilities the host lends it
 //!
-//! The `hive:mind` **engine** world imports four capabilities — `store`,
-//! `embedder`, `reranker`, `llm` — and exports `logic` and `memory`. All of
-//! hive-mind's pipelines (save, recall, cognify, import) live in the
-//! component; this module only:
+//! The `hive:mind` **engine** world imports four capabilities — `sqlite`
+//! and `embedder` (required), `reranker` and `llm` (which may answer
+//! `unavailable`) — and exports `logic`, `memory` and `admin`. All of
+//! hive-mind's logic and its data model (schema, migrations, queries, the
+//! vector index) live in the component; this module only:
 //!
 //! 1. generates the host side of the world's bindings
 //!    ([`wasmtime::component::bindgen!`] over `wit/`),
-//! 2. implements each import over a native backend — [`crate::store::Minds`]
-//!    for `store` ([`store_import`]), the active [`crate::embedder::Embedder`],
-//!    the configured [`crate::reranker::Reranker`], and an `llm` that says
+//! 2. implements each import over a native backend — the data directory's
+//!    SQLite databases for `sqlite` ([`sqlite_import`], over
+//!    [`hive_mind_sqlite`]), the active [`crate::embedder::Embedder`], the
+//!    configured [`crate::reranker::Reranker`], and an `llm` that says
 //!    "unavailable" until a provider is configured ([`capabilities`]),
 //! 3. instantiates the component in the same empty WASI sandbox as the logic
-//!    component ([`crate::runtime::sandbox_builder`]) and calls its `memory`
-//!    exports ([`EngineRuntime`]).
+//!    component ([`crate::runtime::sandbox_builder`]) and calls its
+//!    `memory` and `admin` exports ([`EngineRuntime`]).
 //!
-//! The translation between the WIT records and the native ones is in
-//! [`convert`]; it is mechanical by design: no retrieval decision is made on
-//! this side of the boundary.
+//! No retrieval decision is made on this side of the boundary, and the host
+//! links none of the engine's logic.
 
 pub mod capabilities;
 pub mod cli;
 pub mod convert;
-pub mod store_import;
+pub mod sqlite_import;
 
 use std::sync::Arc;
 
@@ -34,7 +35,6 @@ use crate::HostError;
 use crate::embedder::Embedder;
 use crate::reranker::Reranker;
 use crate::runtime;
-use crate::store::Minds;
 
 /// The generated bindings of the `engine` world.
 pub mod bindings {
@@ -42,16 +42,20 @@ pub mod bindings {
     wasmtime::component::bindgen!({
         world: "engine",
         path: "../wit",
+        with: {
+            "hive:mind/sqlite.connection": hive_mind_sqlite::SqliteConnection,
+        },
     });
 }
 
+pub use bindings::exports::hive::mind::admin as wit_admin;
 pub use bindings::exports::hive::mind::memory as wit_memory;
 pub use bindings::hive::mind::types as wit_types;
 
 /// What the host lends the engine: the minds, the models, the network.
 pub struct Capabilities {
-    /// The data directory's minds (the `store` import).
-    pub minds: Minds,
+    /// The data directory's databases (the `sqlite` import).
+    pub data_dir: hive_mind_sqlite::DataDir,
     /// The active embedder, or why there is none (the `embedder` import).
     pub embedder: Result<Arc<dyn Embedder>, String>,
     /// The reranker; [`crate::reranker::Unconfigured`] when none is set up.
@@ -59,16 +63,12 @@ pub struct Capabilities {
 }
 
 /// Time spent inside the host's imports, accumulated across calls (the
-/// recall benchmark reads it to split the guest's `search` stage into
-/// full-text, vector and listing time).
+/// recall benchmark reads it to split the guest's stages into the engine's
+/// own time and the host's SQLite and model time).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ImportTimings {
-    /// `store.search-text` (FTS5 BM25).
-    pub search_text: std::time::Duration,
-    /// `store.search-vector` (sqlite-vec KNN over frames and chunks).
-    pub search_vector: std::time::Duration,
-    /// `store.list-frames` (the listing lanes).
-    pub list_frames: std::time::Duration,
+    /// `sqlite` statements (every query and write the engine ran).
+    pub sql: std::time::Duration,
     /// `embedder.embed`.
     pub embed: std::time::Duration,
     /// `reranker.score`.
@@ -124,6 +124,9 @@ pub enum EngineError {
     /// The component answered with an error.
     #[error("{0}")]
     Memory(#[from] MemoryError),
+    /// An `admin` export answered with an error.
+    #[error("{0}")]
+    Admin(#[from] AdminError),
     /// The component could not be loaded, or trapped.
     #[error(transparent)]
     Host(#[from] HostError),
@@ -138,9 +141,54 @@ fn describe_memory_error(error: &wit_memory::Error) -> String {
     match error {
         wit_memory::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
         wit_memory::Error::Unsupported(m) => format!("unsupported: {m}"),
-        wit_memory::Error::Store(m) => format!("store: {m}"),
+        wit_memory::Error::Storage(e) => format!("storage: {}", describe_storage_error(e)),
         wit_memory::Error::Embedder(m) => format!("embedder: {m}"),
         wit_memory::Error::Llm(m) => format!("language model: {m}"),
+    }
+}
+
+/// A storage error case in words (for people; programs match the case).
+pub fn describe_storage_error(error: &wit_types::StorageError) -> String {
+    use wit_types::StorageError as E;
+    match error {
+        E::MindNotFound(mind) => {
+            format!("no such mind: {mind} (a workspace mind is created by its first save)")
+        }
+        E::NotFound(what) => format!("not found: {what}"),
+        E::InvalidInput(why) => format!("invalid input: {why}"),
+        E::DimensionMismatch(m) => format!(
+            "the mind's vectors have {} dimensions but the embedder makes {}; run `hive-mind reindex`",
+            m.expected, m.actual
+        ),
+        E::NewerSchema(version) => format!(
+            "the database has schema version {version}, newer than this hive-mind knows; upgrade hive-mind"
+        ),
+        E::Corrupt(why) => format!("corrupt database: {why}"),
+        E::NoEmbedder => "no embedder is configured, so the mind has no vector index yet".into(),
+        E::Embedder(why) => format!("the embedder failed: {why}"),
+        E::AwarenessFull(live) => {
+            format!("awareness is full ({live} live items); remove one or add with eviction")
+        }
+        E::Referenced(count) => {
+            format!("the frame is the base of {count} other frame(s); deprecate it instead")
+        }
+        E::Busy => "the database is busy (locked by another process)".into(),
+        E::AccessDenied => "the host refused the database".into(),
+        E::Full => "the database or disk is full".into(),
+        E::Sql(message) => format!("sqlite: {message}"),
+    }
+}
+
+/// An `admin` export's typed error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe_admin_error(.0))]
+pub struct AdminError(pub wit_admin::Error);
+
+fn describe_admin_error(error: &wit_admin::Error) -> String {
+    match error {
+        wit_admin::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
+        wit_admin::Error::Storage(e) => describe_storage_error(e),
+        wit_admin::Error::Embedder(m) => format!("embedder: {m}"),
     }
 }
 
@@ -335,6 +383,11 @@ impl EngineRuntime {
             .map_err(Self::trapped("remember-exchange"))?;
         Ok(result.map_err(MemoryError)?)
     }
+
+    /// The `admin` exports, for the CLI's and MCP's operator surfaces.
+    pub fn admin(&mut self) -> Admin<'_> {
+        Admin { runtime: self }
+    }
 }
 
 /// Why the engine could not be set up for a data directory.
@@ -346,9 +399,14 @@ pub enum OpenError {
     /// The configured reranker could not be loaded.
     #[error("the reranker: {0}")]
     Reranker(#[from] crate::embedder::onnx::ModelError),
-    /// The minds could not be opened.
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    /// The data directory could not be created.
+    #[error("{path}: {source}")]
+    DataDir {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The component could not be loaded.
     #[error(transparent)]
     Host(#[from] HostError),
@@ -357,7 +415,7 @@ pub enum OpenError {
 /// The capabilities of a data directory: its configuration
 /// (`<dir>/config.toml` and the environment), the embedder the provider
 /// chain settles on (or why none), the configured reranker, and the minds,
-/// locked to the embedder's fingerprint.
+/// (the engine locks them to the embedder's fingerprint).
 pub fn capabilities_for(dir: &std::path::Path) -> Result<Capabilities, OpenError> {
     capabilities_with(dir, &crate::embedder::config::Config::load_in(dir)?)
 }
@@ -368,25 +426,22 @@ pub fn capabilities_with(
     dir: &std::path::Path,
     config: &crate::embedder::config::Config,
 ) -> Result<Capabilities, OpenError> {
-    let (embedder, fingerprint) = match crate::embedder::resolve(&config.embedder) {
+    let embedder = match crate::embedder::resolve(&config.embedder) {
         Ok(active) => {
             for line in active.status_lines() {
                 tracing::info!("{line}");
             }
-            let fingerprint = crate::store::VectorSource::fingerprint(&active);
-            (Ok(active.embedder), Some(fingerprint))
+            Ok(active.embedder)
         }
-        Err(error) => (Err(error.to_string()), None),
+        Err(error) => Err(error.to_string()),
     };
     let reranker = crate::reranker::from_config(&config.reranker)?;
-    let minds = Minds::open(
-        dir,
-        crate::store::StoreConfig {
-            embedder: fingerprint,
-        },
-    )?;
+    std::fs::create_dir_all(dir).map_err(|source| OpenError::DataDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     Ok(Capabilities {
-        minds,
+        data_dir: hive_mind_sqlite::DataDir::new(dir),
         embedder,
         reranker,
     })
@@ -395,4 +450,72 @@ pub fn capabilities_with(
 /// The engine over a data directory (see [`capabilities_for`]).
 pub fn open(dir: &std::path::Path) -> Result<EngineRuntime, OpenError> {
     Ok(EngineRuntime::new(capabilities_for(dir)?)?)
+}
+
+/// Calls into the component's `admin` export ([`EngineRuntime::admin`]).
+pub struct Admin<'a> {
+    runtime: &'a mut EngineRuntime,
+}
+
+macro_rules! admin_call {
+    ($(#[$doc:meta])* $name:ident => $call:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty) => {
+        $(#[$doc])*
+        pub fn $name(&mut self, $($arg: $ty),*) -> Result<$out, EngineError> {
+            let runtime = &mut *self.runtime;
+            let result = runtime
+                .bindings
+                .hive_mind_admin()
+                .$call(&mut runtime.store, $($arg),*)
+                .map_err(EngineRuntime::trapped(stringify!($name)))?;
+            Ok(result.map_err(AdminError)?)
+        }
+    };
+}
+
+impl Admin<'_> {
+    admin_call!(
+        /// Every mind, personal first.
+        list_minds => call_list_minds() -> Vec<wit_types::Mind>);
+    admin_call!(
+        /// Create a workspace mind.
+        create_workspace => call_create_workspace(id: &str) -> wit_types::Mind);
+    admin_call!(
+        /// Every mind's counts.
+        status => call_status() -> Vec<wit_admin::MindStatus>);
+    admin_call!(
+        /// Every mind's consistency.
+        check => call_check() -> Vec<wit_admin::MindCheck>);
+    admin_call!(
+        /// One step of a mind's reindex.
+        reindex_step => call_reindex_step(mind: &wit_types::Mind, batch: u32) -> wit_admin::ReindexProgress);
+    admin_call!(
+        /// Frames by reference.
+        get_frames => call_get_frames(refs: &[wit_types::FrameRef]) -> Vec<wit_types::Frame>);
+    admin_call!(
+        /// The newest frames of a mind.
+        recent_frames => call_recent_frames(mind: &wit_types::Mind, limit: u32) -> Vec<wit_types::Frame>);
+    admin_call!(
+        /// The mind's identity.
+        get_identity => call_get_identity(mind: &wit_types::Mind) -> Option<wit_admin::Identity>);
+    admin_call!(
+        /// Set the mind's identity.
+        set_identity => call_set_identity(mind: &wit_types::Mind, identity: &wit_admin::Identity) -> wit_admin::Identity);
+    admin_call!(
+        /// The live awareness items.
+        list_awareness => call_list_awareness(mind: &wit_types::Mind) -> Vec<wit_admin::AwarenessItem>);
+    admin_call!(
+        /// Add an awareness item.
+        add_awareness => call_add_awareness(mind: &wit_types::Mind, category: wit_admin::AwarenessCategory, content: &str, priority: i64, expires_at: Option<&str>, evict: bool) -> wit_admin::AwarenessAdded);
+    admin_call!(
+        /// Remove awareness items; the number removed.
+        remove_awareness => call_remove_awareness(mind: &wit_types::Mind, ids: &[u64]) -> u32);
+    admin_call!(
+        /// Remove every awareness item; the number removed.
+        clear_awareness => call_clear_awareness(mind: &wit_types::Mind) -> u32);
+    admin_call!(
+        /// Merge duplicate entities.
+        dedupe_entities => call_dedupe_entities(mind: &wit_types::Mind) -> u64);
+    admin_call!(
+        /// Retire an entity.
+        retire_entity => call_retire_entity(mind: &wit_types::Mind, entity: u64) -> ());
 }

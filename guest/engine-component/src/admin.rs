@@ -1,0 +1,287 @@
+//! `admin`: looking after the minds — the operations a host's operator
+//! surfaces need (status, check, reindex, identity, awareness, workspaces,
+//! entity cleanup), implemented over the same store as `memory`, so every
+//! host of the component offers them on the same files.
+
+use hive_mind_store::awareness::{NewAwareness, WhenFull};
+use hive_mind_store::{self as native, EmbedderFingerprint, VectorSource, frames::ReindexProgress};
+
+use crate::exports::hive::mind::admin::{
+    AwarenessAdded, AwarenessCategory, AwarenessItem, Error, Fingerprint, Identity, MindCheck,
+    MindStatus,
+};
+use crate::hive::mind::embedder;
+use crate::hive::mind::types::{Frame, FrameRef, Mind};
+use crate::store::{self, StoreError};
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// A store failure as the typed case.
+fn storage(error: StoreError) -> Error {
+    match error {
+        StoreError::Embedder(why) => Error::Embedder(why),
+        other => Error::Storage(store::storage_error(&other)),
+    }
+}
+
+fn category_in(category: AwarenessCategory) -> &'static str {
+    match category {
+        AwarenessCategory::Task => "task",
+        AwarenessCategory::Action => "action",
+        AwarenessCategory::Pending => "pending",
+        AwarenessCategory::Flag => "flag",
+    }
+}
+
+fn category_out(category: &str) -> Result<AwarenessCategory> {
+    match category {
+        "task" => Ok(AwarenessCategory::Task),
+        "action" => Ok(AwarenessCategory::Action),
+        "pending" => Ok(AwarenessCategory::Pending),
+        "flag" => Ok(AwarenessCategory::Flag),
+        other => Err(Error::Storage(store::storage_error(&StoreError::Corrupt {
+            database: String::new(),
+            reason: format!("an awareness item of unknown category {other:?}"),
+        }))),
+    }
+}
+
+fn item_out(item: &native::awareness::AwarenessItem) -> Result<AwarenessItem> {
+    Ok(AwarenessItem {
+        id: item.id,
+        category: category_out(&item.category)?,
+        content: item.content.clone(),
+        priority: item.priority,
+        metadata: item.metadata.clone(),
+        created_at: item.created_at.clone(),
+        expires_at: item.expires_at.clone(),
+    })
+}
+
+fn identity_out(identity: native::identity::Identity) -> Identity {
+    Identity {
+        name: identity.name,
+        role: identity.role,
+        personality: identity.personality,
+        capabilities: identity.capabilities,
+        system_prompt: identity.system_prompt,
+        updated_at: identity.updated_at,
+    }
+}
+
+fn status_out(status: native::check::MindStatus, mind: &native::Mind) -> MindStatus {
+    MindStatus {
+        mind: store::mind_out(mind),
+        database: status.database,
+        schema_version: status.schema_version,
+        embedder: status.embedder.map(|fingerprint| Fingerprint {
+            provider: fingerprint.provider,
+            model: fingerprint.model,
+            dimensions: fingerprint.dim,
+        }),
+        frames: status.frames,
+        fts_rows: status.fts_rows,
+        frame_vectors: status.frame_vectors,
+        chunks: status.chunks,
+        chunk_vectors: status.chunk_vectors,
+        entities: status.entities,
+        relations: status.relations,
+        sessions: status.sessions,
+    }
+}
+
+/// Every mind, personal first.
+pub fn list_minds() -> Result<Vec<Mind>> {
+    store::with_minds(|minds| minds.list())
+        .map(|minds| minds.iter().map(store::mind_out).collect())
+        .map_err(storage)
+}
+
+/// Create a workspace mind.
+pub fn create_workspace(id: String) -> Result<Mind> {
+    let mind = native::Mind::workspace(&id).map_err(|error| match error {
+        StoreError::InvalidInput(why) => Error::InvalidArgument(why),
+        other => storage(other),
+    })?;
+    store::with_minds(|minds| minds.mind_or_create(&mind).map(|_| ())).map_err(storage)?;
+    Ok(store::mind_out(&mind))
+}
+
+/// Every mind's counts.
+pub fn status() -> Result<Vec<MindStatus>> {
+    store::with_minds(|minds| {
+        let mut statuses = Vec::new();
+        for mind in minds.list()? {
+            let status = minds.mind(&mind)?.status()?;
+            statuses.push(status_out(status, &mind));
+        }
+        Ok(statuses)
+    })
+    .map_err(storage)
+}
+
+/// Every mind's consistency.
+pub fn check() -> Result<Vec<MindCheck>> {
+    store::with_minds(|minds| {
+        let mut reports = Vec::new();
+        for mind in minds.list()? {
+            let report = minds.mind(&mind)?.check()?;
+            reports.push(MindCheck {
+                status: status_out(report.status, &mind),
+                expected_chunks: report.expected_chunks,
+                problems: report.problems,
+            });
+        }
+        Ok(reports)
+    })
+    .map_err(storage)
+}
+
+/// The `embedder` import as the store's vector source.
+struct ImportedEmbedder {
+    fingerprint: EmbedderFingerprint,
+}
+
+impl VectorSource for ImportedEmbedder {
+    fn fingerprint(&self) -> EmbedderFingerprint {
+        self.fingerprint.clone()
+    }
+
+    fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, native::vectors::EmbedError> {
+        embedder::embed(texts).map_err(|error| {
+            let message = match error {
+                embedder::Error::Unavailable(why) => format!("no embedder is available: {why}"),
+                embedder::Error::Failed(why) => why,
+            };
+            message.into()
+        })
+    }
+}
+
+/// One step of a mind's reindex.
+pub fn reindex_step(mind: Mind, batch: u32) -> Result<crate::exports::hive::mind::admin::ReindexProgress> {
+    let Some(fingerprint) = store::active_fingerprint() else {
+        return Err(Error::Embedder(
+            "no embedder is available to reindex with".to_string(),
+        ));
+    };
+    let source = ImportedEmbedder { fingerprint };
+    let batch = usize::try_from(batch.max(1)).unwrap_or(usize::MAX);
+    let progress: ReindexProgress = store::read(&mind, |store| store.reindex_step(&source, batch))
+        .map_err(storage)?;
+    Ok(crate::exports::hive::mind::admin::ReindexProgress {
+        mind,
+        done: progress.done,
+        total: progress.total,
+        finished: progress.finished,
+    })
+}
+
+/// Frames by reference.
+pub fn get_frames(refs: Vec<FrameRef>) -> Result<Vec<Frame>> {
+    store::get_frames(&refs).map_err(storage)
+}
+
+/// The newest frames of a mind.
+pub fn recent_frames(mind: Mind, limit: u32) -> Result<Vec<Frame>> {
+    let filter = store::SearchFilter {
+        minds: vec![mind],
+        ..store::SearchFilter::default()
+    };
+    store::list_frames(&filter, false, limit).map_err(storage)
+}
+
+/// The mind's identity.
+pub fn get_identity(mind: Mind) -> Result<Option<Identity>> {
+    Ok(store::get_identity(&mind)
+        .map_err(storage)?
+        .map(identity_out))
+}
+
+/// Set the mind's identity.
+pub fn set_identity(mind: Mind, identity: Identity) -> Result<Identity> {
+    let identity = native::identity::Identity {
+        name: identity.name,
+        role: identity.role,
+        personality: identity.personality,
+        capabilities: identity.capabilities,
+        system_prompt: identity.system_prompt,
+        updated_at: String::new(),
+    };
+    store::write(&mind, |store| store.set_identity(&identity))
+        .map(identity_out)
+        .map_err(storage)
+}
+
+/// The live awareness items.
+pub fn list_awareness(mind: Mind) -> Result<Vec<AwarenessItem>> {
+    store::list_awareness(&mind)
+        .map_err(storage)?
+        .iter()
+        .map(item_out)
+        .collect()
+}
+
+/// Add an awareness item.
+pub fn add_awareness(
+    mind: Mind,
+    category: AwarenessCategory,
+    content: String,
+    priority: i64,
+    expires_at: Option<String>,
+    evict: bool,
+) -> Result<AwarenessAdded> {
+    let new = NewAwareness {
+        category: category_in(category).to_string(),
+        content,
+        priority,
+        expires_at,
+        metadata: None,
+    };
+    let when_full = if evict {
+        WhenFull::EvictLowest
+    } else {
+        WhenFull::Refuse
+    };
+    let added = store::write(&mind, |store| store.add_awareness(&new, when_full)).map_err(storage)?;
+    Ok(AwarenessAdded {
+        item: item_out(&added.item)?,
+        evicted: added.evicted.as_ref().map(item_out).transpose()?,
+    })
+}
+
+/// Remove awareness items by id; the number removed.
+pub fn remove_awareness(mind: Mind, ids: Vec<u64>) -> Result<u32> {
+    store::read(&mind, |store| {
+        let mut removed = 0u32;
+        for id in ids {
+            match store.remove_awareness(id) {
+                Ok(()) => removed += 1,
+                Err(StoreError::NotFound(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(removed)
+    })
+    .map_err(storage)
+}
+
+/// Remove every awareness item; the number removed.
+pub fn clear_awareness(mind: Mind) -> Result<u32> {
+    let ids: Vec<u64> = store::list_awareness(&mind)
+        .map_err(storage)?
+        .iter()
+        .map(|item| item.id)
+        .collect();
+    remove_awareness(mind, ids)
+}
+
+/// Merge duplicate entities.
+pub fn dedupe_entities(mind: Mind) -> Result<u64> {
+    store::read(&mind, |store| store.dedupe_entities()).map_err(storage)
+}
+
+/// Retire an entity.
+pub fn retire_entity(mind: Mind, entity: u64) -> Result<()> {
+    store::read(&mind, |store| store.retire_entity(entity)).map_err(storage)
+}

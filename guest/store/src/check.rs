@@ -1,0 +1,198 @@
+//! Status and consistency: what `hive-mind status` and `hive-mind check`
+//! report for each mind.
+//!
+//! The check is the store's invariants made executable: SQLite's
+//! `integrity_check` and `foreign_key_check`, FTS5's own `integrity-check`,
+//! and the counts that must agree — frames = FTS rows = frame vectors, and
+//! chunk rows = chunk vectors = the chunks [`super::plan_chunks`] expects for
+//! the stored contents — with no orphan vectors or chunks, and the frame
+//! table's CHECK constraints still the ones generated from the vocabulary.
+
+use serde::Serialize;
+
+use super::error::StoreResult;
+use super::meta::{has_vector_tables, read_fingerprint};
+use super::schema::{version, vocabulary_checks};
+use super::types::EmbedderFingerprint;
+use super::{MindStore, plan_chunks};
+
+/// A mind's counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MindStatus {
+    /// `personal` or `workspace:<id>`.
+    pub mind: String,
+    /// The database (`personal`, `workspace/<id>`).
+    pub database: String,
+    /// Its schema version.
+    pub schema_version: u32,
+    /// The embedder its vectors were made with.
+    pub embedder: Option<EmbedderFingerprint>,
+    /// Rows of `memory_frames`.
+    pub frames: u64,
+    /// Rows of the FTS index.
+    pub fts_rows: u64,
+    /// Rows of `memory_frames_vec`.
+    pub frame_vectors: u64,
+    /// Rows of `memory_frame_chunks`.
+    pub chunks: u64,
+    /// Rows of `memory_frame_chunks_vec`.
+    pub chunk_vectors: u64,
+    /// Active entities.
+    pub entities: u64,
+    /// Active relations.
+    pub relations: u64,
+    /// Sessions.
+    pub sessions: u64,
+}
+
+/// A mind's consistency report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MindCheck {
+    /// The counts.
+    pub status: MindStatus,
+    /// The chunks the stored contents call for.
+    pub expected_chunks: u64,
+    /// Everything found wrong; empty means in sync.
+    pub problems: Vec<String>,
+}
+
+impl MindCheck {
+    /// Whether the mind is consistent.
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+impl MindStore {
+    fn count(&self, sql: &str) -> StoreResult<u64> {
+        Ok(self.conn.query_row(sql, [], |row| row.get(0))?)
+    }
+
+    /// The mind's counts, schema version and embedder fingerprint.
+    pub fn status(&self) -> StoreResult<MindStatus> {
+        let vectors = has_vector_tables(&self.conn)?;
+        Ok(MindStatus {
+            mind: self.mind.to_string(),
+            database: self.conn.name().to_string(),
+            schema_version: version(&self.conn)?,
+            embedder: read_fingerprint(&self.conn)?,
+            frames: self.count("SELECT count(*) FROM memory_frames")?,
+            fts_rows: self.count("SELECT count(*) FROM memory_frames_fts_docsize")?,
+            frame_vectors: if vectors {
+                self.count("SELECT count(*) FROM memory_frames_vec")?
+            } else {
+                0
+            },
+            chunks: self.count("SELECT count(*) FROM memory_frame_chunks")?,
+            chunk_vectors: if vectors {
+                self.count("SELECT count(*) FROM memory_frame_chunks_vec")?
+            } else {
+                0
+            },
+            entities: self
+                .count("SELECT count(*) FROM knowledge_entities WHERE valid_to IS NULL")?,
+            relations: self
+                .count("SELECT count(*) FROM knowledge_relations WHERE valid_to IS NULL")?,
+            sessions: self.count("SELECT count(*) FROM sessions")?,
+        })
+    }
+
+    /// Check the mind's invariants (see the module docs).
+    pub fn check(&self) -> StoreResult<MindCheck> {
+        let mut problems = Vec::new();
+        let integrity: Vec<String> = self
+            .conn
+            .prepare("PRAGMA integrity_check")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        if integrity != ["ok"] {
+            problems.push(format!("integrity_check: {}", integrity.join("; ")));
+        }
+        let foreign = self.count("SELECT count(*) FROM pragma_foreign_key_check")?;
+        if foreign > 0 {
+            problems.push(format!("{foreign} foreign-key violation(s)"));
+        }
+        if let Err(error) = self.conn.execute(
+            "INSERT INTO memory_frames_fts(memory_frames_fts) VALUES ('integrity-check')",
+            [],
+        ) {
+            problems.push(format!("the FTS index disagrees with the frames: {error}"));
+        }
+        let status = self.status()?;
+        if status.fts_rows != status.frames {
+            problems.push(format!(
+                "{} frames but {} FTS rows",
+                status.frames, status.fts_rows
+            ));
+        }
+        let mut expected_chunks = 0u64;
+        {
+            let mut statement = self.conn.prepare("SELECT content FROM memory_frames")?;
+            let mut rows = statement.query([])?;
+            while let Some(row) = rows.next()? {
+                let content: String = row.get(0)?;
+                expected_chunks += u64::try_from(plan_chunks(&content).len()).unwrap_or(0);
+            }
+        }
+        if status.chunks != expected_chunks {
+            problems.push(format!(
+                "{} chunk rows but the contents call for {expected_chunks}",
+                status.chunks
+            ));
+        }
+        if has_vector_tables(&self.conn)? {
+            if status.frame_vectors != status.frames {
+                problems.push(format!(
+                    "{} frames but {} frame vectors",
+                    status.frames, status.frame_vectors
+                ));
+            }
+            if status.chunk_vectors != status.chunks {
+                problems.push(format!(
+                    "{} chunks but {} chunk vectors",
+                    status.chunks, status.chunk_vectors
+                ));
+            }
+            let orphans = self.count(
+                "SELECT count(*) FROM memory_frames_vec WHERE rowid NOT IN (SELECT id FROM memory_frames)",
+            )?;
+            if orphans > 0 {
+                problems.push(format!("{orphans} frame vector(s) without a frame"));
+            }
+            let orphans = self.count(
+                "SELECT count(*) FROM memory_frame_chunks_vec WHERE rowid NOT IN (SELECT id FROM memory_frame_chunks)",
+            )?;
+            if orphans > 0 {
+                problems.push(format!("{orphans} chunk vector(s) without a chunk"));
+            }
+        } else if status.frames > 0 {
+            problems.push(format!(
+                "{} frames but no vector tables (run `hive-mind reindex`)",
+                status.frames
+            ));
+        }
+        let orphans = self.count(
+            "SELECT count(*) FROM memory_frame_chunks WHERE frame_id NOT IN (SELECT id FROM memory_frames)",
+        )?;
+        if orphans > 0 {
+            problems.push(format!("{orphans} chunk(s) without a frame"));
+        }
+        let table_sql: String = self.conn.query_row(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memory_frames'",
+            [],
+            |row| row.get(0),
+        )?;
+        for constraint in vocabulary_checks() {
+            if !table_sql.contains(&constraint) {
+                problems.push(format!(
+                    "memory_frames lacks `{constraint}`: the vocabulary changed without a migration"
+                ));
+            }
+        }
+        Ok(MindCheck {
+            status,
+            expected_chunks,
+            problems,
+        })
+    }
+}

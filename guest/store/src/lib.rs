@@ -1,0 +1,455 @@
+//! # The mind store: the engine's data model over a generic SQL capability
+//!
+//! One SQLite database per mind holds the frame log, its full-text and
+//! vector indexes, the knowledge graph, identity, awareness and sessions.
+//! This crate owns all of it — the schema and its migrations, every query,
+//! the content-hash dedup, the in-memory vector index — written against the
+//! [`sql`] traits: one connection per database name, statements with typed
+//! values. The engine component implements those traits over the WIT
+//! `hive:mind/sqlite` import, so any host that can hand it SQLite
+//! connections (with FTS5) gets the whole store; native tests implement them
+//! over rusqlite. It stores and runs indexed queries; it does not rank, fuse
+//! or score (that is `hive-mind-core`'s).
+//!
+//! ## Minds
+//!
+//! The `personal` database always exists; a workspace mind is the database
+//! `workspace/<id>`, created by its first write, opened lazily and cached in
+//! [`Minds`]. Reading one that does not exist is [`StoreError::MindNotFound`].
+//! Frame ids come from each database's own AUTOINCREMENT, so they collide
+//! across minds: every id that leaves the store is a [`FrameRef`] naming its
+//! mind.
+//!
+//! ## The invariants
+//!
+//! 1. **One transaction per write.** A frame, its FTS row, its vector and its
+//!    chunks (with their vectors) are written together or not at all. FTS is
+//!    kept by triggers on `memory_frames`, so no write path can skip it; the
+//!    vector is required on every save, so there is no way to insert a frame
+//!    that search cannot see. [`check`] verifies frames = FTS rows = frame
+//!    vectors and chunks = expected chunks = chunk vectors.
+//! 2. **One vocabulary.** Importance, source and frame type are the core's
+//!    enums; the CHECK constraints are generated from their `ALL` lists.
+//! 3. **One content hash.** [`hive_mind_core::content_hash`] (the body
+//!    without its `[hm …]` prefix, trimmed, SHA-256); a save whose hash
+//!    exists touches and returns the existing frame, flagged `duplicate`.
+//! 4. **Validate, then write.** Bad timestamps, unknown vocabulary, wrong
+//!    vector dimensions, missing minds, foreign or newer databases: typed
+//!    errors, nothing written.
+//! 5. **Append-only where the law says so.** `install_audit` and
+//!    `ai_interactions` refuse UPDATE and DELETE (triggers).
+//!
+//! ## Map
+//!
+//! [`sql`] (the capability and the statement API) · [`schema`] (versions and
+//! migrations) · [`meta`] (embedder fingerprint, vector tables) · [`frames`]
+//! (I/P/B writes, dedup, update, deprecate, delete, reindex) · [`search`]
+//! (BM25, KNN, listings) · [`vector_index`] (the in-memory int8 KNN index
+//! that vector search runs on) · [`graph`] (entities, relations, BFS,
+//! dedupe) · [`links`] (related frames) · [`identity`], [`awareness`],
+//! [`sessions`], [`audit`] · [`check`] (status and consistency).
+
+pub mod audit;
+pub mod awareness;
+pub mod check;
+pub mod error;
+pub mod frames;
+pub mod graph;
+pub mod identity;
+pub mod links;
+pub mod meta;
+pub mod schema;
+pub mod search;
+pub mod sessions;
+pub mod sql;
+pub mod types;
+pub mod vector_index;
+pub mod vectors;
+
+use std::collections::BTreeMap;
+
+use hive_mind_core::Chunk;
+
+use sql::{Connection, Databases, SqlError};
+
+pub use error::{StoreError, StoreResult};
+pub use meta::VectorState;
+pub use types::{
+    BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameType, Hit, Mind,
+    NewFrame, SavedFrame, SearchFilter,
+};
+pub use vectors::{FakeHashVectorSource, VectorSource};
+
+/// The chunks a frame's content must be stored with:
+/// [`hive_mind_core::frame_chunks`], the same plan the engine embeds on a
+/// save.
+pub fn plan_chunks(content: &str) -> Vec<Chunk> {
+    hive_mind_core::frame_chunks(content)
+}
+
+/// The database a mind lives in: `personal` or `workspace/<id>`.
+pub fn database_name(mind: &Mind) -> String {
+    match mind {
+        Mind::Personal => "personal".to_string(),
+        Mind::Workspace(id) => format!("workspace/{id}"),
+    }
+}
+
+/// The mind a database name holds, if it names one.
+pub fn mind_of_database(name: &str) -> Option<Mind> {
+    match name {
+        "personal" => Some(Mind::Personal),
+        _ => name
+            .strip_prefix("workspace/")
+            .and_then(|id| Mind::workspace(id).ok()),
+    }
+}
+
+/// How the store is opened.
+#[derive(Debug, Clone, Default)]
+pub struct StoreConfig {
+    /// The active embedder, if one is configured: minds are checked against
+    /// it when opened (see [`meta`]). Without one, a mind keeps whatever
+    /// dimension it has, and a mind with no vectors yet cannot take saves.
+    pub embedder: Option<EmbedderFingerprint>,
+}
+
+/// One open mind: a connection to its database.
+#[derive(Debug)]
+pub struct MindStore {
+    conn: Connection,
+    mind: Mind,
+    vectors: VectorState,
+    /// The in-memory nearest-neighbour index, loaded by the first vector
+    /// search and kept up to date with the database ([`vector_index`]).
+    index: std::sync::Mutex<Option<vector_index::VectorIndex>>,
+    /// Full-text document counts by word, valid at a change-log position
+    /// ([`search`]).
+    document_counts: std::sync::Mutex<(i64, std::collections::HashMap<String, u64>)>,
+    /// A reindex in progress ([`MindStore::reindex_step`]).
+    reindex: Option<frames::ReindexJob>,
+}
+
+impl MindStore {
+    /// Open (or, with `create`, create) the mind's database, migrate it to
+    /// the current schema and reconcile it with the active embedder.
+    pub fn open(
+        databases: &dyn Databases,
+        mind: Mind,
+        create: bool,
+        config: &StoreConfig,
+    ) -> StoreResult<MindStore> {
+        let name = database_name(&mind);
+        let db = databases.open(&name, create).map_err(|error| match error {
+            SqlError::NoSuchDatabase => StoreError::MindNotFound(mind.to_string()),
+            other => schema::not_a_mind(&name, sql::Error::Sql(other)),
+        })?;
+        let conn = schema::open(Connection::new(db, name))?;
+        let vectors = meta::reconcile(&conn, config.embedder.as_ref())?;
+        Ok(MindStore {
+            conn,
+            mind,
+            vectors,
+            index: std::sync::Mutex::new(None),
+            document_counts: std::sync::Mutex::new((-1, std::collections::HashMap::new())),
+            reindex: None,
+        })
+    }
+
+    /// Which mind this is.
+    pub fn mind(&self) -> &Mind {
+        &self.mind
+    }
+
+    /// The database's name.
+    pub fn name(&self) -> &str {
+        self.conn.name()
+    }
+
+    /// Where the mind stands with vectors.
+    pub fn vector_state(&self) -> VectorState {
+        self.vectors
+    }
+
+    /// A frame reference in this mind.
+    pub fn frame_ref(&self, id: u64) -> FrameRef {
+        FrameRef {
+            mind: self.mind.clone(),
+            id,
+        }
+    }
+
+    /// The raw connection, for tests and diagnostics only (bypasses every
+    /// invariant).
+    #[doc(hidden)]
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+/// The set of minds of one host: the personal mind, always open, and the
+/// workspace minds, opened on first use and cached.
+pub struct Minds {
+    databases: Box<dyn Databases>,
+    config: StoreConfig,
+    personal: MindStore,
+    workspaces: BTreeMap<String, MindStore>,
+}
+
+impl std::fmt::Debug for Minds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Minds")
+            .field("personal", &self.personal)
+            .field("workspaces", &self.workspaces.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Minds {
+    /// Open the minds `databases` holds (creating the personal mind as
+    /// needed).
+    pub fn open(databases: Box<dyn Databases>, config: StoreConfig) -> StoreResult<Minds> {
+        let personal = MindStore::open(databases.as_ref(), Mind::Personal, true, &config)?;
+        Ok(Minds {
+            databases,
+            config,
+            personal,
+            workspaces: BTreeMap::new(),
+        })
+    }
+
+    /// The configuration the minds were opened with.
+    pub fn config(&self) -> &StoreConfig {
+        &self.config
+    }
+
+    /// An existing mind; [`StoreError::MindNotFound`] for a workspace never
+    /// written to.
+    pub fn mind(&mut self, mind: &Mind) -> StoreResult<&mut MindStore> {
+        self.open_mind(mind, false)
+    }
+
+    /// A mind, creating a workspace mind's database when it does not exist
+    /// yet.
+    pub fn mind_or_create(&mut self, mind: &Mind) -> StoreResult<&mut MindStore> {
+        self.open_mind(mind, true)
+    }
+
+    fn open_mind(&mut self, mind: &Mind, create: bool) -> StoreResult<&mut MindStore> {
+        let id = match mind {
+            Mind::Personal => return Ok(&mut self.personal),
+            Mind::Workspace(id) => id,
+        };
+        // Re-validate: a `Mind` may have been built without `Mind::workspace`.
+        Mind::workspace(id)?;
+        if !self.workspaces.contains_key(id) {
+            let store =
+                MindStore::open(self.databases.as_ref(), mind.clone(), create, &self.config)?;
+            self.workspaces.insert(id.clone(), store);
+        }
+        self.workspaces
+            .get_mut(id)
+            .ok_or_else(|| StoreError::MindNotFound(mind.to_string()))
+    }
+
+    /// Every mind with a database: personal first, then the workspaces by id.
+    pub fn list(&self) -> StoreResult<Vec<Mind>> {
+        let mut minds = vec![Mind::Personal];
+        let mut ids: Vec<Mind> = self
+            .databases
+            .list()
+            .map_err(|error| StoreError::Sql(sql::Error::Sql(error)))?
+            .iter()
+            .filter_map(|name| mind_of_database(name))
+            .filter(|mind| *mind != Mind::Personal)
+            .collect();
+        ids.sort();
+        ids.dedup();
+        minds.extend(ids);
+        Ok(minds)
+    }
+    /// The minds a filter names (the personal mind when it names none).
+    fn filter_minds(filter: &SearchFilter) -> Vec<Mind> {
+        if filter.minds.is_empty() {
+            vec![Mind::Personal]
+        } else {
+            filter.minds.clone()
+        }
+    }
+
+    /// Save a frame to its mind (creating a workspace mind on first write).
+    pub fn save_frame(&mut self, frame: NewFrame) -> StoreResult<SavedFrame> {
+        let mind = frame.mind.clone();
+        self.mind_or_create(&mind)?.save_frame(frame)
+    }
+
+    /// Save frames to one mind in one transaction.
+    pub fn save_frames(
+        &mut self,
+        mind: &Mind,
+        frames: Vec<NewFrame>,
+    ) -> StoreResult<Vec<SavedFrame>> {
+        self.mind_or_create(mind)?.save_frames(frames)
+    }
+
+    /// Fetch frames by reference, across minds; missing ones are left out, in
+    /// the order asked.
+    pub fn get_frames(&mut self, refs: &[FrameRef]) -> StoreResult<Vec<Frame>> {
+        let mut frames = Vec::with_capacity(refs.len());
+        for frame_ref in refs {
+            let store = self.mind(&frame_ref.mind)?;
+            frames.extend(store.get_frames(&[frame_ref.id])?);
+        }
+        Ok(frames)
+    }
+
+    /// Record that recall returned these frames.
+    pub fn touch_frames(&mut self, refs: &[FrameRef]) -> StoreResult<()> {
+        let mut by_mind: BTreeMap<Mind, Vec<u64>> = BTreeMap::new();
+        for frame_ref in refs {
+            by_mind
+                .entry(frame_ref.mind.clone())
+                .or_default()
+                .push(frame_ref.id);
+        }
+        for (mind, ids) in by_mind {
+            self.mind(&mind)?.touch_frames(&ids)?;
+        }
+        Ok(())
+    }
+
+    /// Full-text search over the filter's minds. Each mind's hits carry that
+    /// mind's own BM25 score; the lists are merged by score and cut to
+    /// `limit`.
+    pub fn search_text(
+        &mut self,
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        let mut hits = Vec::new();
+        for mind in Self::filter_minds(filter) {
+            hits.extend(self.mind(&mind)?.search_text(query, filter, limit)?);
+        }
+        Ok(search::merge_hits(hits, limit))
+    }
+
+    /// Vector search over the filter's minds, merged by similarity.
+    pub fn search_vector(
+        &mut self,
+        embedding: &[f32],
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> StoreResult<Vec<Hit>> {
+        let mut hits = Vec::new();
+        for mind in Self::filter_minds(filter) {
+            hits.extend(self.mind(&mind)?.search_vector(embedding, filter, limit)?);
+        }
+        Ok(search::merge_hits(hits, limit))
+    }
+
+    /// Several full-text searches with one query, each over its filter's
+    /// minds; each mind evaluates the query once for the searches that
+    /// include it ([`MindStore::search_text_many`]).
+    pub fn search_text_many(
+        &mut self,
+        query: &str,
+        searches: &[(SearchFilter, u32)],
+    ) -> StoreResult<Vec<Vec<Hit>>> {
+        self.search_many(searches, |store, group| {
+            store.search_text_many(query, group)
+        })
+    }
+
+    /// Several vector searches with one query vector, each over its
+    /// filter's minds; one index scan per mind
+    /// ([`MindStore::search_vector_many`]).
+    pub fn search_vector_many(
+        &mut self,
+        embedding: &[f32],
+        searches: &[(SearchFilter, u32)],
+    ) -> StoreResult<Vec<Vec<Hit>>> {
+        self.search_many(searches, |store, group| {
+            store.search_vector_many(embedding, group)
+        })
+    }
+
+    /// Run `run` once per mind on the searches naming it, and merge each
+    /// search's hits over its minds.
+    fn search_many(
+        &mut self,
+        searches: &[(SearchFilter, u32)],
+        mut run: impl FnMut(&MindStore, &[(&SearchFilter, u32)]) -> StoreResult<Vec<Vec<Hit>>>,
+    ) -> StoreResult<Vec<Vec<Hit>>> {
+        let mut minds: Vec<Mind> = Vec::new();
+        for (filter, _) in searches {
+            for mind in Self::filter_minds(filter) {
+                if !minds.contains(&mind) {
+                    minds.push(mind);
+                }
+            }
+        }
+        let mut found: Vec<Vec<Hit>> = vec![Vec::new(); searches.len()];
+        for mind in minds {
+            let members: Vec<usize> = (0..searches.len())
+                .filter(|&i| Self::filter_minds(&searches[i].0).contains(&mind))
+                .collect();
+            let group: Vec<(&SearchFilter, u32)> = members
+                .iter()
+                .map(|&i| (&searches[i].0, searches[i].1))
+                .collect();
+            let store = self.mind(&mind)?;
+            for (i, hits) in members.into_iter().zip(run(store, &group)?) {
+                found[i].extend(hits);
+            }
+        }
+        Ok(found
+            .into_iter()
+            .zip(searches)
+            .map(|(hits, (_, limit))| search::merge_hits(hits, *limit))
+            .collect())
+    }
+
+    /// Frames matching a filter across its minds, newest (or oldest) first by
+    /// event time.
+    pub fn list_frames(
+        &mut self,
+        filter: &SearchFilter,
+        oldest_first: bool,
+        limit: u32,
+    ) -> StoreResult<Vec<Frame>> {
+        let mut frames = Vec::new();
+        for mind in Self::filter_minds(filter) {
+            frames.extend(self.mind(&mind)?.list_frames(filter, oldest_first, limit)?);
+        }
+        frames.sort_by(|a, b| {
+            let order = a
+                .created_at
+                .cmp(&b.created_at)
+                .then(a.frame_ref.cmp(&b.frame_ref));
+            if oldest_first { order } else { order.reverse() }
+        });
+        frames.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(frames)
+    }
+
+    /// Re-embed every frame and chunk of every mind with `source`, rebuilding
+    /// the vector tables at its dimension. `progress` gets
+    /// `(mind, done, total)` after each batch.
+    pub fn reindex(
+        &mut self,
+        source: &dyn VectorSource,
+        progress: &mut dyn FnMut(&Mind, u64, u64),
+    ) -> StoreResult<Vec<(Mind, u64)>> {
+        let mut done = Vec::new();
+        for mind in self.list()? {
+            let store = self.mind(&mind)?;
+            let count = store.reindex(source, &mut |finished, total| {
+                progress(&mind, finished, total)
+            })?;
+            done.push((mind, count));
+        }
+        self.config.embedder = Some(source.fingerprint());
+        Ok(done)
+    }
+}

@@ -1,0 +1,225 @@
+//! The embedder lock: which embedder a mind's vectors were made with, and the
+//! vector tables sized for it.
+//!
+//! The `meta` table records the fingerprint `{provider, model, dim}` of the
+//! embedder whose vectors the mind holds. Whenever a mind is opened with an
+//! active embedder, the two are compared:
+//!
+//! | stored vs. active | outcome |
+//! |---|---|
+//! | none recorded | the vector tables are created at the active dimension and the fingerprint recorded |
+//! | same | ok |
+//! | same dimension, other provider or model | a warning, and the new fingerprint is recorded (vectors stay numerically valid; cross-model similarity degrades) |
+//! | other dimension | every vector operation fails with [`StoreError::DimensionMismatch`] until `reindex` |
+//!
+//! The dimension is the embedder's native one (384 for the default model);
+//! vectors are never padded. `reindex` writes the new vectors aside and swaps
+//! them in with the new fingerprint in one transaction: a reindex that stops
+//! mid-way leaves the old vectors in place.
+
+use crate::sql::{Connection, OptionalExtension};
+
+use super::error::{StoreError, StoreResult};
+use super::types::EmbedderFingerprint;
+
+/// Where a mind stands with vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorState {
+    /// The vector tables exist at this dimension and agree with the active
+    /// embedder (or no embedder is active).
+    Ready {
+        /// The dimension of the mind's vectors.
+        dim: u32,
+    },
+    /// No embedder has met this mind yet, so it has no vector tables.
+    Unset,
+    /// The active embedder's dimension differs from the mind's.
+    Mismatch {
+        /// The mind's dimension.
+        expected: u32,
+        /// The active embedder's.
+        actual: u32,
+    },
+}
+
+impl VectorState {
+    /// The dimension vectors must have, or the error a vector operation gets.
+    pub fn require(self) -> StoreResult<u32> {
+        match self {
+            VectorState::Ready { dim } => Ok(dim),
+            VectorState::Unset => Err(StoreError::NoEmbedder),
+            VectorState::Mismatch { expected, actual } => {
+                Err(StoreError::DimensionMismatch { expected, actual })
+            }
+        }
+    }
+}
+
+const PROVIDER: &str = "embedder.provider";
+const MODEL: &str = "embedder.model";
+const DIM: &str = "embedder.dim";
+
+fn get(conn: &Connection, key: &str) -> StoreResult<Option<String>> {
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+            row.get(0)
+        })
+        .optional()?)
+}
+
+fn set(conn: &Connection, key: &str, value: &str) -> StoreResult<()> {
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )?;
+    Ok(())
+}
+
+/// The fingerprint recorded in a mind, if any.
+pub fn read_fingerprint(conn: &Connection) -> StoreResult<Option<EmbedderFingerprint>> {
+    let (Some(provider), Some(model), Some(dim)) =
+        (get(conn, PROVIDER)?, get(conn, MODEL)?, get(conn, DIM)?)
+    else {
+        return Ok(None);
+    };
+    let dim = dim.parse().map_err(|_| {
+        StoreError::InvalidInput(format!(
+            "the recorded embedder dimension {dim:?} is not a number"
+        ))
+    })?;
+    Ok(Some(EmbedderFingerprint {
+        provider,
+        model,
+        dim,
+    }))
+}
+
+/// Record a fingerprint.
+pub fn write_fingerprint(conn: &Connection, fingerprint: &EmbedderFingerprint) -> StoreResult<()> {
+    set(conn, PROVIDER, &fingerprint.provider)?;
+    set(conn, MODEL, &fingerprint.model)?;
+    set(conn, DIM, &fingerprint.dim.to_string())
+}
+
+/// Drop and create both vector tables at `dim` (empties them), with the
+/// triggers that delete a frame's or chunk's vector with its row, and move
+/// the vectors' epoch on (so every in-memory index reloads).
+///
+/// The tables are plain SQLite tables (`id` = the frame's or chunk's id,
+/// `embedding` = `dim` little-endian `f32`s, its length checked), so any
+/// SQLite with no extension can hold them; nearest-neighbour search runs in
+/// the engine ([`super::vector_index`]).
+pub fn create_vector_tables(conn: &Connection, dim: u32) -> StoreResult<()> {
+    if dim == 0 {
+        return Err(StoreError::InvalidInput(
+            "an embedder dimension of 0".to_string(),
+        ));
+    }
+    let bytes = u64::from(dim) * 4;
+    conn.execute_batch(&format!(
+        "DROP TRIGGER IF EXISTS memory_frames_vec_delete;
+         DROP TRIGGER IF EXISTS memory_frame_chunks_vec_delete;
+         DROP TABLE IF EXISTS memory_frames_vec;
+         DROP TABLE IF EXISTS memory_frame_chunks_vec;
+         CREATE TABLE memory_frames_vec (
+             id INTEGER PRIMARY KEY,
+             embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
+         );
+         CREATE TABLE memory_frame_chunks_vec (
+             id INTEGER PRIMARY KEY,
+             embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
+         );
+         CREATE TRIGGER memory_frames_vec_delete AFTER DELETE ON memory_frames BEGIN
+             DELETE FROM memory_frames_vec WHERE id = old.id;
+         END;
+         CREATE TRIGGER memory_frame_chunks_vec_delete AFTER DELETE ON memory_frame_chunks BEGIN
+             DELETE FROM memory_frame_chunks_vec WHERE id = old.id;
+         END;
+         INSERT INTO meta (key, value) VALUES ('{epoch}', '1')
+         ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;",
+        epoch = super::vector_index::EPOCH_KEY
+    ))?;
+    Ok(())
+}
+
+/// Whether the vector tables exist.
+pub fn has_vector_tables(conn: &Connection) -> StoreResult<bool> {
+    let count: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE name IN ('memory_frames_vec', 'memory_frame_chunks_vec')",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(count == 2)
+}
+
+/// Compare the stored fingerprint with the active embedder's (see the module
+/// docs), creating the vector tables on first contact.
+pub fn reconcile(
+    conn: &Connection,
+    active: Option<&EmbedderFingerprint>,
+) -> StoreResult<VectorState> {
+    let stored = read_fingerprint(conn)?;
+    match (stored, active) {
+        (None, None) => Ok(VectorState::Unset),
+        (None, Some(active)) => {
+            let tx = conn.transaction_with_behavior(crate::sql::TransactionBehavior::Immediate)?;
+            // Another process may have got here first.
+            if let Some(stored) = read_fingerprint(&tx)? {
+                drop(tx);
+                return reconcile_known(conn, &stored, active);
+            }
+            create_vector_tables(&tx, active.dim)?;
+            write_fingerprint(&tx, active)?;
+            tx.commit()?;
+            Ok(VectorState::Ready { dim: active.dim })
+        }
+        (Some(stored), None) => Ok(VectorState::Ready { dim: stored.dim }),
+        (Some(stored), Some(active)) => reconcile_known(conn, &stored, active),
+    }
+}
+
+fn reconcile_known(
+    conn: &Connection,
+    stored: &EmbedderFingerprint,
+    active: &EmbedderFingerprint,
+) -> StoreResult<VectorState> {
+    if stored.dim != active.dim {
+        return Ok(VectorState::Mismatch {
+            expected: stored.dim,
+            actual: active.dim,
+        });
+    }
+    if stored != active {
+        write_fingerprint(conn, active)?;
+    }
+    if !has_vector_tables(conn)? {
+        create_vector_tables(conn, active.dim)?;
+    }
+    Ok(VectorState::Ready { dim: active.dim })
+}
+
+/// Little-endian f32 bytes, the form the vector tables hold.
+pub fn vector_bytes(vector: &[f32]) -> Vec<u8> {
+    vector
+        .iter()
+        .flat_map(|value| value.to_le_bytes())
+        .collect()
+}
+
+/// Check a vector against the mind's dimension; reject NaN and infinities.
+pub fn check_vector(vector: &[f32], dim: u32, what: &str) -> StoreResult<()> {
+    let actual = u32::try_from(vector.len()).unwrap_or(u32::MAX);
+    if actual != dim {
+        return Err(StoreError::DimensionMismatch {
+            expected: dim,
+            actual,
+        });
+    }
+    if let Some(position) = vector.iter().position(|value| !value.is_finite()) {
+        return Err(StoreError::InvalidInput(format!(
+            "{what} has a non-finite value at position {position}"
+        )));
+    }
+    Ok(())
+}

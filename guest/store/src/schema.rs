@@ -1,0 +1,672 @@
+//! The schema of a mind file, and how a file gets to it.
+//!
+//! # Versions
+//!
+//! A mind file records its schema version in `PRAGMA user_version` and marks
+//! itself as hive-mind's with `PRAGMA application_id` ([`APPLICATION_ID`]).
+//! [`MIGRATIONS`] lists the steps from an empty file; a fresh file and an old
+//! file run the same steps from where they stand, so there is one definition
+//! of every table and no "fresh schema" that could drift from the migrated
+//! one (the reference engine's boot crash on old files came from exactly that
+//! drift).
+//!
+//! - **v1** — the first released layout, frozen as it was written: frames
+//!   with the reference engine's names (`I`/`P`/`B`, `user_stated`), FTS5,
+//!   chunks, the knowledge graph without a frame bridge, identity, awareness,
+//!   sessions, the append-only audit tables. `tests/fixtures/store/v1.sql`
+//!   is a database of this version.
+//! - **v2** — `memory_frames` is rebuilt with the one
+//!   vocabulary (the CHECK lists are generated from
+//!   [`hive_mind_core::Source::ALL`], [`hive_mind_core::Importance::ALL`] and
+//!   [`FrameType::ALL`]), `content_hash` (backfilled with
+//!   [`hive_mind_core::content_hash`]) and its index, insertion time and event
+//!   date; entities get their canonical name, duplicates are merged, and a
+//!   unique index stops new ones; `kg_entity_frames` links entities to frames;
+//!   one active session per project; awareness capped by a trigger.
+//! - **v3** — the vector change log, the indexed `head_token`, lane-listing
+//!   indexes, related-frame links.
+//! - **v4** — the current layout: the vectors move out of sqlite-vec's
+//!   `vec0` tables into plain tables (`id`, `embedding` BLOB), so the engine
+//!   needs nothing from SQLite but FTS5 and any host's SQLite can hold a
+//!   mind. Reading the old tables needs sqlite-vec once: a host without it
+//!   gets [`StoreError::Corrupt`] naming the remedy (open the mind once with
+//!   the `hive-mind` CLI, which migrates it).
+//!
+//! # Crash safety and idempotence
+//!
+//! Each step runs in one `IMMEDIATE` transaction that also bumps
+//! `user_version`: a crash leaves the file at the old version, untouched, and
+//! the next open runs the step again. Foreign keys are switched off around the
+//! steps (a table rebuild would otherwise cascade-delete the chunks) and
+//! `foreign_key_check` must come back empty before a step commits.
+//!
+//! # Vector tables
+//!
+//! `memory_frames_vec` and `memory_frame_chunks_vec` hold vectors of the
+//! embedder's dimension (checked by the table), so they are not created by a
+//! migration but by [`super::meta`] when a mind first meets an embedder (and
+//! recreated by `reindex`). Their ids are frame ids and chunk ids.
+//!
+//! # What the host provides
+//!
+//! The host opens the database (busy timeout, foreign keys on); the engine
+//! checks that it is a mind before it writes anything, then asks for WAL and
+//! `synchronous = NORMAL` itself, so a foreign file is never rewritten.
+//! No user-defined SQL functions are needed: the v1→v2 backfills (content
+//! hashes, canonical names, timestamps) are computed here and written back.
+
+use hive_mind_core::{Importance, Source};
+
+use crate::sql::{self, Connection, SqlError, TransactionBehavior, params};
+
+use super::error::{StoreError, StoreResult};
+use super::types::FrameType;
+
+/// `PRAGMA application_id` of a mind file: `HVMD`.
+pub const APPLICATION_ID: i32 = 0x4856_4D44;
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: u32 = 4;
+
+/// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
+pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
+
+/// Now, as stored.
+pub fn now() -> String {
+    chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now())
+        .format(TIME_FORMAT)
+        .to_string()
+}
+
+/// Read an event time: the UTC instant in the stored format, and the calendar
+/// date as written (`2026-05-08T23:30:00-05:00` is the 8th of May).
+pub fn parse_event_time(text: &str) -> Result<(String, String), String> {
+    let instant = hive_mind_core::calendar::parse_instant(text).map_err(|e| e.to_string())?;
+    let date = hive_mind_core::calendar::parse_local_date(text).map_err(|e| e.to_string())?;
+    Ok((
+        instant.format(TIME_FORMAT).to_string(),
+        hive_mind_core::calendar::format_date(date),
+    ))
+}
+
+/// A `'a', 'b'` list for a CHECK constraint.
+fn sql_list(names: impl IntoIterator<Item = &'static str>) -> String {
+    names
+        .into_iter()
+        .map(|name| format!("'{name}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The CHECK constraints of `memory_frames`, generated from the one
+/// definition of each vocabulary. `hive-mind check` verifies that a file's
+/// table still carries exactly these.
+pub fn vocabulary_checks() -> [String; 3] {
+    [
+        format!(
+            "CHECK (frame_type IN ({}))",
+            sql_list(FrameType::ALL.map(FrameType::as_str))
+        ),
+        format!(
+            "CHECK (importance IN ({}))",
+            sql_list(Importance::ALL.map(Importance::as_str))
+        ),
+        format!(
+            "CHECK (source IN ({}))",
+            sql_list(Source::ALL.map(Source::as_str))
+        ),
+    ]
+}
+
+/// The ceiling of live awareness items.
+pub const AWARENESS_MAX: usize = 10;
+
+/// The awareness categories.
+pub const AWARENESS_CATEGORIES: [&str; 4] = ["task", "action", "pending", "flag"];
+
+/// Map an SQL error met while first reading a database to a typed error.
+pub fn not_a_mind(database: &str, error: sql::Error) -> StoreError {
+    match error {
+        sql::Error::Sql(SqlError::Corrupt(reason)) => StoreError::Corrupt {
+            database: database.to_string(),
+            reason: format!("not a readable SQLite database ({reason})"),
+        },
+        other => StoreError::Sql(other),
+    }
+}
+
+/// Check that an open database is a hive-mind mind (or empty) of a version
+/// this build can read, and bring it to [`SCHEMA_VERSION`]. Nothing is
+/// written to a database that fails the checks.
+pub fn open(conn: Connection) -> StoreResult<Connection> {
+    let name = conn.name().to_string();
+    // Read-only checks first.
+    let read = |sql: &str| -> StoreResult<i64> {
+        conn.query_row(sql, [], |row| row.get(0))
+            .map_err(|e| not_a_mind(&name, e))
+    };
+    let version = read("PRAGMA user_version")?;
+    let application_id = read("PRAGMA application_id")?;
+    let objects = read("SELECT count(*) FROM sqlite_master")?;
+    if application_id != i64::from(APPLICATION_ID) && (application_id != 0 || objects > 0) {
+        return Err(StoreError::Corrupt {
+            database: name,
+            reason: format!(
+                "an SQLite database, but not a hive-mind mind (application_id {application_id:#x}, {objects} schema objects)"
+            ),
+        });
+    }
+    let version = u32::try_from(version).map_err(|_| StoreError::Corrupt {
+        database: name.clone(),
+        reason: format!("impossible schema version {version}"),
+    })?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::NewerSchema {
+            database: name,
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+
+    conn.run("PRAGMA journal_mode = WAL", ())
+        .map_err(|e| not_a_mind(&name, e))?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    migrate(&conn, version)?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(conn)
+}
+
+/// Run every step above `from`, each in its own transaction.
+fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
+    if from == SCHEMA_VERSION {
+        return Ok(());
+    }
+    // Off outside a transaction (the pragma is a no-op inside one).
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
+    let result = (|| {
+        for (index, step) in MIGRATIONS.iter().enumerate() {
+            let target = u32::try_from(index + 1).unwrap_or(u32::MAX);
+            if target <= from {
+                continue;
+            }
+            let tx = crate::sql::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+            // Re-read under the lock: another process may have migrated.
+            let now_at: u32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+            if now_at >= target {
+                continue;
+            }
+            step(&tx)?;
+            let violations: i64 =
+                tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| {
+                    row.get(0)
+                })?;
+            if violations > 0 {
+                return Err(StoreError::Corrupt {
+                    database: conn.name().to_string(),
+                    reason: format!(
+                        "migration to v{target} would leave {violations} foreign-key violations"
+                    ),
+                });
+            }
+            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+            tx.pragma_update(None, "user_version", target)?;
+            tx.commit()?;
+        }
+        Ok(())
+    })();
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    result
+}
+
+/// One schema step.
+type Step = fn(&Connection) -> StoreResult<()>;
+
+/// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
+pub const MIGRATIONS: [Step; 4] = [v1, v2, v3, v4];
+
+/// The first released layout, frozen. Never edit: files in the field have it.
+pub const V1_SQL: &str = r#"
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    gop_id TEXT NOT NULL UNIQUE,
+    project TEXT,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'closed')),
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    summary TEXT
+);
+CREATE TABLE IF NOT EXISTS memory_frames (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    frame_type TEXT NOT NULL CHECK (frame_type IN ('I', 'P', 'B')),
+    gop_id TEXT NOT NULL REFERENCES sessions(gop_id),
+    t INTEGER NOT NULL DEFAULT 0,
+    base_frame_id INTEGER REFERENCES memory_frames(id),
+    content TEXT NOT NULL,
+    importance TEXT NOT NULL DEFAULT 'normal'
+        CHECK (importance IN ('critical', 'important', 'normal', 'temporary', 'deprecated')),
+    source TEXT NOT NULL DEFAULT 'user_stated'
+        CHECK (source IN ('user_stated', 'tool_verified', 'agent_inferred', 'import', 'system')),
+    access_count INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    last_accessed TEXT,
+    metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS memory_frames_gop ON memory_frames(gop_id, t);
+CREATE VIRTUAL TABLE IF NOT EXISTS memory_frames_fts USING fts5(
+    content, content = 'memory_frames', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS memory_frame_chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    frame_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+    chunk_index INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    UNIQUE (frame_id, chunk_index)
+);
+CREATE TABLE IF NOT EXISTS knowledge_entities (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    entity_type TEXT NOT NULL,
+    name TEXT NOT NULL,
+    properties TEXT NOT NULL DEFAULT '{}',
+    seen_count INTEGER NOT NULL DEFAULT 1,
+    valid_from TEXT NOT NULL DEFAULT (datetime('now')),
+    valid_to TEXT,
+    created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE IF NOT EXISTS knowledge_relations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source_id INTEGER NOT NULL REFERENCES knowledge_entities(id),
+    target_id INTEGER NOT NULL REFERENCES knowledge_entities(id),
+    relation_type TEXT NOT NULL,
+    confidence REAL NOT NULL DEFAULT 1.0,
+    properties TEXT NOT NULL DEFAULT '{}',
+    seen_count INTEGER NOT NULL DEFAULT 1,
+    valid_from TEXT NOT NULL DEFAULT (datetime('now')),
+    valid_to TEXT,
+    created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE INDEX IF NOT EXISTS knowledge_relations_source ON knowledge_relations(source_id);
+CREATE INDEX IF NOT EXISTS knowledge_relations_target ON knowledge_relations(target_id);
+CREATE TABLE IF NOT EXISTS identity (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL DEFAULT '',
+    role TEXT NOT NULL DEFAULT '',
+    personality TEXT NOT NULL DEFAULT '',
+    capabilities TEXT NOT NULL DEFAULT '',
+    system_prompt TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE IF NOT EXISTS awareness (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    category TEXT NOT NULL CHECK (category IN ('task', 'action', 'pending', 'flag')),
+    content TEXT NOT NULL,
+    priority INTEGER NOT NULL DEFAULT 0,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    expires_at TEXT
+);
+CREATE TABLE IF NOT EXISTS install_audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    timestamp TEXT NOT NULL DEFAULT (datetime('now')),
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS ai_interactions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    timestamp TEXT NOT NULL DEFAULT (datetime('now')),
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    detail TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TRIGGER IF NOT EXISTS install_audit_no_update BEFORE UPDATE ON install_audit
+BEGIN SELECT RAISE(ABORT, 'install_audit is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS install_audit_no_delete BEFORE DELETE ON install_audit
+BEGIN SELECT RAISE(ABORT, 'install_audit is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS ai_interactions_no_update BEFORE UPDATE ON ai_interactions
+BEGIN SELECT RAISE(ABORT, 'ai_interactions is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS ai_interactions_no_delete BEFORE DELETE ON ai_interactions
+BEGIN SELECT RAISE(ABORT, 'ai_interactions is append-only'); END;
+"#;
+
+/// The FTS triggers of v1 (dropped and recreated by v2's rebuild).
+const FTS_TRIGGERS: &str = r#"
+CREATE TRIGGER IF NOT EXISTS memory_frames_fts_insert AFTER INSERT ON memory_frames BEGIN
+    INSERT INTO memory_frames_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS memory_frames_fts_delete AFTER DELETE ON memory_frames BEGIN
+    INSERT INTO memory_frames_fts(memory_frames_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS memory_frames_fts_update AFTER UPDATE OF content ON memory_frames BEGIN
+    INSERT INTO memory_frames_fts(memory_frames_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO memory_frames_fts(rowid, content) VALUES (new.id, new.content);
+END;
+"#;
+
+/// v0 → v1: the first layout.
+fn v1(conn: &Connection) -> StoreResult<()> {
+    conn.execute_batch(V1_SQL)?;
+    conn.execute_batch(FTS_TRIGGERS)?;
+    Ok(())
+}
+
+/// v1 → v2: the one vocabulary, content hashes, event dates, canonical
+/// entity names, the entity–frame bridge, the session and awareness rules.
+fn v2(conn: &Connection) -> StoreResult<()> {
+    let [frame_type_check, importance_check, source_check] = vocabulary_checks();
+    let now = now();
+    // 1. Rebuild memory_frames (SQLite's twelve-step table change).
+    conn.execute_batch(
+        "DROP TRIGGER IF EXISTS memory_frames_fts_insert;
+         DROP TRIGGER IF EXISTS memory_frames_fts_delete;
+         DROP TRIGGER IF EXISTS memory_frames_fts_update;
+         DROP INDEX IF EXISTS memory_frames_gop;",
+    )?;
+    conn.execute_batch(&format!(
+        r#"CREATE TABLE memory_frames_v2 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    frame_type TEXT NOT NULL {frame_type_check},
+    gop_id TEXT NOT NULL REFERENCES sessions(gop_id),
+    t INTEGER NOT NULL CHECK (t >= 0),
+    base_frame_id INTEGER REFERENCES memory_frames(id),
+    content TEXT NOT NULL CHECK (length(content) > 0),
+    importance TEXT NOT NULL DEFAULT 'normal' {importance_check},
+    source TEXT NOT NULL DEFAULT 'user-stated' {source_check},
+    access_count INTEGER NOT NULL DEFAULT 0 CHECK (access_count >= 0),
+    created_at TEXT NOT NULL,
+    event_date TEXT NOT NULL,
+    inserted_at TEXT NOT NULL,
+    last_accessed TEXT,
+    content_hash TEXT NOT NULL CHECK (length(content_hash) = 64),
+    metadata TEXT NOT NULL DEFAULT '{{}}' CHECK (json_valid(metadata) AND json_type(metadata) = 'object')
+);"#
+    ))?;
+    {
+        let mut insert = conn.prepare(
+            "INSERT INTO memory_frames_v2 (id, frame_type, gop_id, t, base_frame_id, content, importance,
+                 source, access_count, created_at, event_date, inserted_at, last_accessed, content_hash, metadata)
+             VALUES (?1, CASE ?2 WHEN 'I' THEN 'i-frame' WHEN 'P' THEN 'p-frame' ELSE 'b-frame' END,
+                 ?3, ?4, ?5, ?6, ?7, replace(?8, '_', '-'), ?9, ?10, ?11, ?10, ?12, ?13,
+                 CASE WHEN json_valid(?14) AND json_type(?14) = 'object' THEN ?14 ELSE '{}' END)",
+        )?;
+        let old = conn.query_all(
+            "SELECT id, frame_type, gop_id, t, base_frame_id, content, importance, source,
+                    access_count, created_at, last_accessed, metadata
+             FROM memory_frames ORDER BY id",
+            [],
+            |row| {
+                Ok((
+                    [row.get::<_, sql::Value>(0)?, row.get(1)?, row.get(2)?, row.get(3)?,
+                     row.get(4)?, row.get(5)?, row.get(6)?, row.get(7)?, row.get(8)?],
+                    row.get::<_, Option<String>>(9)?,
+                    row.get::<_, Option<String>>(10)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, sql::Value>(11)?,
+                ))
+            },
+        )?;
+        for (columns, created_at, last_accessed, content, metadata) in old {
+            let event = created_at.as_deref().and_then(|text| parse_event_time(text).ok());
+            let (created, date) = match event {
+                Some((time, date)) => (time, date),
+                None => (now.clone(), now.get(..10).unwrap_or_default().to_string()),
+            };
+            let mut values: Vec<sql::Value> = columns.to_vec();
+            values.push(sql::Value::Text(created));
+            values.push(sql::Value::Text(date));
+            values.push(
+                time_of(last_accessed.as_deref()).map_or(sql::Value::Null, sql::Value::Text),
+            );
+            values.push(sql::Value::Text(hive_mind_core::content_hash(&content)));
+            values.push(metadata);
+            insert.execute(values)?;
+        }
+    }
+    // Carry the AUTOINCREMENT high-water mark, so ids are never reused.
+    // (Copying explicit ids already moved `memory_frames_v2`'s counter to
+    // the highest copied id; the old counter may be higher after deletes.)
+    conn.execute_batch(
+        "INSERT INTO sqlite_sequence (name, seq) SELECT 'memory_frames_v2', 0
+             WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'memory_frames_v2');
+         UPDATE sqlite_sequence SET seq = max(seq, ifnull(
+             (SELECT seq FROM sqlite_sequence WHERE name = 'memory_frames'), 0))
+         WHERE name = 'memory_frames_v2';",
+    )?;
+    conn.execute_batch(
+        "DROP TABLE memory_frames;
+         ALTER TABLE memory_frames_v2 RENAME TO memory_frames;
+         CREATE UNIQUE INDEX memory_frames_gop_t ON memory_frames(gop_id, t);
+         CREATE INDEX memory_frames_content_hash ON memory_frames(content_hash);
+         CREATE INDEX memory_frames_event_date ON memory_frames(event_date);
+         CREATE INDEX memory_frames_created_at ON memory_frames(created_at);
+         CREATE INDEX memory_frames_importance ON memory_frames(importance);
+         CREATE INDEX memory_frames_base ON memory_frames(base_frame_id);
+         CREATE INDEX memory_frame_chunks_frame ON memory_frame_chunks(frame_id);",
+    )?;
+    conn.execute_batch(FTS_TRIGGERS)?;
+    conn.execute(
+        "INSERT INTO memory_frames_fts(memory_frames_fts) VALUES ('rebuild')",
+        [],
+    )?;
+
+    // 2. Canonical entity names; merge the duplicates old builds let in, then
+    //    forbid new ones.
+    conn.execute_batch(
+        "ALTER TABLE knowledge_entities ADD COLUMN normalized_name TEXT NOT NULL DEFAULT '';",
+    )?;
+    for (id, name) in conn.query_all("SELECT id, name FROM knowledge_entities", [], |row| {
+        Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+    })? {
+        conn.execute(
+            "UPDATE knowledge_entities SET normalized_name = ?2 WHERE id = ?1",
+            params![id, hive_mind_core::normalize_entity_name(&name)],
+        )?;
+    }
+    for table in ["knowledge_entities", "knowledge_relations"] {
+        rewrite_times(conn, table, &["valid_from", "created_at"], &["valid_to"])?;
+    }
+    conn.execute_batch(
+        "CREATE TABLE kg_entity_frames (
+             entity_id INTEGER NOT NULL REFERENCES knowledge_entities(id) ON DELETE CASCADE,
+             frame_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+             PRIMARY KEY (entity_id, frame_id)
+         ) WITHOUT ROWID;
+         CREATE INDEX kg_entity_frames_frame ON kg_entity_frames(frame_id);",
+    )?;
+    super::graph::dedupe_by_name_in(conn, &now)?;
+    super::graph::merge_duplicate_relations(conn, &now)?;
+    conn.execute_batch(
+        "CREATE UNIQUE INDEX knowledge_entities_active_name
+             ON knowledge_entities(normalized_name, lower(entity_type)) WHERE valid_to IS NULL;
+         CREATE UNIQUE INDEX knowledge_relations_active
+             ON knowledge_relations(source_id, target_id, relation_type) WHERE valid_to IS NULL;",
+    )?;
+
+    // 3. Sessions: one active session per project (old builds raced).
+    conn.execute(
+        "UPDATE sessions SET status = 'closed', ended_at = ?1
+         WHERE status = 'active' AND id NOT IN (
+             SELECT max(id) FROM sessions WHERE status = 'active' GROUP BY ifnull(project, ''))",
+        [&now],
+    )?;
+    rewrite_times(conn, "sessions", &["started_at"], &["ended_at"])?;
+    conn.execute_batch(
+        "CREATE UNIQUE INDEX sessions_one_active ON sessions(ifnull(project, '')) WHERE status = 'active';",
+    )?;
+
+    // 4. Awareness: timestamps in the one format, and the cap as a trigger
+    //    (the store refuses or evicts explicitly before it gets here).
+    rewrite_times(conn, "awareness", &["created_at"], &["expires_at"])?;
+    conn.execute_batch(&format!(
+        "CREATE INDEX awareness_live ON awareness(expires_at);
+         CREATE TRIGGER awareness_cap BEFORE INSERT ON awareness
+         WHEN (SELECT count(*) FROM awareness
+               WHERE expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) >= {AWARENESS_MAX}
+         BEGIN SELECT RAISE(ABORT, 'awareness is full'); END;"
+    ))?;
+    Ok(())
+}
+
+/// The stored UTC form of a timestamp, or `None` when it is not one.
+fn time_of(text: Option<&str>) -> Option<String> {
+    text.and_then(|text| parse_event_time(text).ok().map(|(time, _)| time))
+}
+
+/// Rewrite a table's timestamps in the stored form: `kept` columns keep
+/// their text when it is not a timestamp, `nulled` columns become NULL.
+fn rewrite_times(
+    conn: &Connection,
+    table: &str,
+    kept: &[&str],
+    nulled: &[&str],
+) -> StoreResult<()> {
+    let columns: Vec<&str> = kept.iter().chain(nulled).copied().collect();
+    let rows = conn.query_all(
+        &format!("SELECT id, {} FROM {table}", columns.join(", ")),
+        [],
+        |row| {
+            let id: i64 = row.get(0)?;
+            let values = (1..=columns.len())
+                .map(|index| row.get::<_, Option<String>>(index))
+                .collect::<sql::Result<Vec<_>>>()?;
+            Ok((id, values))
+        },
+    )?;
+    let assignments: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(index, column)| format!("{column} = ?{}", index + 2))
+        .collect();
+    let mut update = conn.prepare(&format!(
+        "UPDATE {table} SET {} WHERE id = ?1",
+        assignments.join(", ")
+    ))?;
+    for (id, values) in rows {
+        let mut params = vec![sql::Value::Integer(id)];
+        for (index, value) in values.into_iter().enumerate() {
+            let rewritten = match time_of(value.as_deref()) {
+                Some(time) => Some(time),
+                None if index < kept.len() => value,
+                None => None,
+            };
+            params.push(rewritten.map_or(sql::Value::Null, sql::Value::Text));
+        }
+        update.execute(params)?;
+    }
+    Ok(())
+}
+
+/// v3: what search needs at 100,000 frames, and related-frame links.
+///
+/// 1. `memory_vector_changes`: an append-only log of the frames whose
+///    vectors or filter fields changed, filled by triggers, which the
+///    in-memory vector index ([`super::vector_index`]) follows.
+/// 2. `head_token`: the content's first space-delimited token (at most 32
+///    characters), a virtual column indexed with `created_at` — so a
+///    content-lane filter (`[mind-fact]`, `[mind-rawturn`, …) is an index
+///    range instead of a scan of every frame's text, and a lane listing
+///    reads its newest frames straight off the index; `importance` gets the
+///    same pairing for the importance lane.
+/// 3. `memory_frame_links`: related-frame links (cognify's last step), with
+///    the similarity that made them.
+fn v3(conn: &Connection) -> StoreResult<()> {
+    conn.execute_batch(
+        "CREATE TABLE memory_vector_changes (
+             seq INTEGER PRIMARY KEY AUTOINCREMENT,
+             frame_id INTEGER NOT NULL
+         );
+         CREATE TRIGGER memory_frames_changes_insert AFTER INSERT ON memory_frames BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (new.id);
+         END;
+         CREATE TRIGGER memory_frames_changes_delete AFTER DELETE ON memory_frames BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (old.id);
+         END;
+         CREATE TRIGGER memory_frames_changes_update
+         AFTER UPDATE OF content, importance, event_date ON memory_frames BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (new.id);
+         END;
+         CREATE TRIGGER memory_frame_chunks_changes_insert AFTER INSERT ON memory_frame_chunks BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (new.frame_id);
+         END;
+         CREATE TRIGGER memory_frame_chunks_changes_delete AFTER DELETE ON memory_frame_chunks BEGIN
+             INSERT INTO memory_vector_changes (frame_id) VALUES (old.frame_id);
+         END;
+         ALTER TABLE memory_frames ADD COLUMN head_token TEXT GENERATED ALWAYS AS
+             (substr(content, 1, min(32, instr(content || ' ', ' ') - 1))) VIRTUAL;
+         CREATE INDEX memory_frames_head_token ON memory_frames(head_token, created_at);
+         CREATE INDEX memory_frames_importance_created ON memory_frames(importance, created_at);
+         CREATE TABLE memory_frame_links (
+             frame_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+             related_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+             similarity REAL NOT NULL,
+             created_at TEXT NOT NULL,
+             PRIMARY KEY (frame_id, related_id),
+             CHECK (frame_id != related_id)
+         );
+         CREATE INDEX memory_frame_links_related ON memory_frame_links(related_id);",
+    )?;
+    Ok(())
+}
+
+/// v4: the vectors leave sqlite-vec for plain tables (see the module docs).
+///
+/// A mind that never met an embedder has no vector tables and nothing to
+/// move. Otherwise the `vec0` tables are read (which needs sqlite-vec in the
+/// host's SQLite), copied aside, dropped, recreated as plain tables at the
+/// recorded dimension and refilled, all in this step's transaction.
+fn v4(conn: &Connection) -> StoreResult<()> {
+    let vec0_tables: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table'
+           AND name IN ('memory_frames_vec', 'memory_frame_chunks_vec')
+           AND sql LIKE '%USING vec0%'",
+        [],
+        |row| row.get(0),
+    )?;
+    if vec0_tables == 0 {
+        return Ok(());
+    }
+    let dim = super::meta::read_fingerprint(conn)?
+        .map(|fingerprint| fingerprint.dim)
+        .ok_or_else(|| StoreError::Corrupt {
+            database: conn.name().to_string(),
+            reason: "vector tables without a recorded embedder dimension".to_string(),
+        })?;
+    let copied = conn.execute_batch(
+        "CREATE TEMP TABLE v4_frame_vectors AS SELECT rowid AS id, embedding FROM memory_frames_vec;
+         CREATE TEMP TABLE v4_chunk_vectors AS SELECT rowid AS id, embedding FROM memory_frame_chunks_vec;",
+    );
+    if let Err(error) = copied {
+        return Err(match error {
+            sql::Error::Sql(SqlError::Io(message)) if message.contains("vec0") => {
+                StoreError::Corrupt {
+                    database: conn.name().to_string(),
+                    reason: format!(
+                        "this mind keeps its vectors in sqlite-vec tables (schema v3) and this host's SQLite \
+                         cannot read them ({message}); open it once with the `hive-mind` CLI, which migrates it"
+                    ),
+                }
+            }
+            other => StoreError::Sql(other),
+        });
+    }
+    super::meta::create_vector_tables(conn, dim)?;
+    conn.execute_batch(
+        "INSERT INTO memory_frames_vec (id, embedding) SELECT id, embedding FROM temp.v4_frame_vectors;
+         INSERT INTO memory_frame_chunks_vec (id, embedding) SELECT id, embedding FROM temp.v4_chunk_vectors;
+         DROP TABLE temp.v4_frame_vectors;
+         DROP TABLE temp.v4_chunk_vectors;",
+    )?;
+    Ok(())
+}
+
+/// The schema version of an open connection.
+pub fn version(conn: &Connection) -> StoreResult<u32> {
+    Ok(conn.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}

@@ -1,0 +1,135 @@
+//! Where vectors come from when the store itself must ask for them.
+//!
+//! The store never embeds on a save: the caller (the guest, through the WIT
+//! `store` import) hands it the frame's vector and its chunks' vectors. Two
+//! host-side operations do need an embedder, though: `reindex` (re-embed every
+//! frame for a new model) and the CLI's `save`. They take a [`VectorSource`],
+//! which the real embedder implements through a thin adapter.
+//!
+//! [`FakeHashVectorSource`] is a deterministic stand-in with **no semantic
+//! value** beyond shared words: each word is hashed to a pseudo-random unit
+//! vector and a text is the normalised sum of its words' vectors, so texts
+//! that share words are close. Tests use it; the CLI uses it only when
+//! `HIVE_MIND_EMBEDDER=mock` is set, and then records `mock` as the provider
+//! so it can never pass for a real embedder.
+
+use sha2::{Digest, Sha256};
+
+use super::types::EmbedderFingerprint;
+
+/// The error an embedder returns.
+pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Something that turns texts into vectors: the active embedder.
+pub trait VectorSource {
+    /// Which embedder this is.
+    fn fingerprint(&self) -> EmbedderFingerprint;
+    /// One vector of `fingerprint().dim` values per text, in order.
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// A deterministic fake embedder (hash of each word → unit vector, summed and
+/// normalised). For tests and `HIVE_MIND_EMBEDDER=mock` only.
+#[derive(Debug, Clone)]
+pub struct FakeHashVectorSource {
+    /// The dimension of its vectors.
+    pub dim: u32,
+    /// The model name it reports (so tests can simulate a model change).
+    pub model: String,
+}
+
+impl FakeHashVectorSource {
+    /// The provider name it reports: `mock`.
+    pub const PROVIDER: &'static str = "mock";
+
+    /// A fake source of `dim` dimensions, model `hash-words-v1`.
+    pub fn new(dim: u32) -> Self {
+        FakeHashVectorSource {
+            dim,
+            model: "hash-words-v1".to_string(),
+        }
+    }
+
+    /// The vector of one text.
+    pub fn vector(&self, text: &str) -> Vec<f32> {
+        let dim = usize::try_from(self.dim).unwrap_or(0);
+        let mut sum = vec![0f32; dim];
+        let words = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase);
+        let mut any = false;
+        for word in words {
+            any = true;
+            add_word(&mut sum, &word);
+        }
+        if !any {
+            add_word(&mut sum, text);
+        }
+        let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            sum.iter_mut().for_each(|v| *v /= norm);
+        }
+        sum
+    }
+}
+
+/// Add a word's pseudo-random vector (components in [-1, 1], from SHA-256 of
+/// the word and a counter) to `sum`.
+fn add_word(sum: &mut [f32], word: &str) {
+    let mut block = 0u32;
+    let mut index = 0;
+    while index < sum.len() {
+        let digest = Sha256::new()
+            .chain_update(word.as_bytes())
+            .chain_update(block.to_le_bytes())
+            .finalize();
+        for pair in digest.chunks_exact(2) {
+            if index >= sum.len() {
+                break;
+            }
+            let raw = u16::from_le_bytes([pair[0], pair[1]]);
+            sum[index] += f32::from(raw) / 32767.5 - 1.0;
+            index += 1;
+        }
+        block += 1;
+    }
+}
+
+impl VectorSource for FakeHashVectorSource {
+    fn fingerprint(&self) -> EmbedderFingerprint {
+        EmbedderFingerprint {
+            provider: Self::PROVIDER.to_string(),
+            model: self.model.clone(),
+            dim: self.dim,
+        }
+    }
+
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|text| self.vector(text)).collect())
+    }
+}
+
+/// A frame with its vectors (and its chunks' vectors) from `source`.
+pub fn embed_frame(
+    source: &dyn VectorSource,
+    mut frame: super::NewFrame,
+) -> super::StoreResult<super::NewFrame> {
+    let plan = super::plan_chunks(&frame.content);
+    let mut texts = vec![frame.content.clone()];
+    texts.extend(plan.iter().map(|chunk| chunk.text.clone()));
+    let mut vectors = source
+        .embed(&texts)
+        .map_err(|error| super::StoreError::Embedder(error.to_string()))?
+        .into_iter();
+    frame.embedding = vectors.next().unwrap_or_default();
+    frame.chunks = plan
+        .iter()
+        .map(|chunk| super::ChunkVector {
+            char_start: chunk.char_start,
+            char_end: chunk.char_end,
+            embedding: vectors.next().unwrap_or_default(),
+        })
+        .collect();
+    Ok(frame)
+}

@@ -1,0 +1,773 @@
+//! Indexed queries against real SQLite files: BM25 full text (stop words,
+//! OR, hostile syntax), vector KNN with chunk hits, the filters, listings,
+//! and the embedder fingerprint rules with reindex.
+
+// Helpers outside #[test] functions unwrap too: this is test code.
+
+use crate::support::*;
+use hive_mind_core::Importance;
+use hive_mind_store::search::fts_query;
+use hive_mind_store::{
+    FakeHashVectorSource, Mind, Minds, SearchFilter, StoreConfig, StoreError, VectorSource,
+    VectorState,
+};
+
+fn seed(minds: &mut Minds) -> Vec<u64> {
+    let items = [
+        (
+            "The ledger service uses PostgreSQL.",
+            Importance::Important,
+            "2026-03-01",
+        ),
+        (
+            "[mind-fact] Sam prefers green tea.",
+            Importance::Critical,
+            "2026-04-10",
+        ),
+        (
+            "[mind-event] We shipped the billing rewrite.",
+            Importance::Normal,
+            "2026-05-08",
+        ),
+        (
+            "[mind-profile user] Sam is a backend engineer.",
+            Importance::Normal,
+            "2026-05-09",
+        ),
+        (
+            "Scratch: remember to water the plants.",
+            Importance::Temporary,
+            "2026-05-20",
+        ),
+    ];
+    items
+        .iter()
+        .map(|(text, importance, date)| {
+            let mut new = frame(&Mind::Personal, text);
+            new.importance = *importance;
+            new.created_at = Some((*date).to_string());
+            minds.save_frame(new).unwrap().frame.frame_ref.id
+        })
+        .collect()
+}
+
+#[test]
+fn fts_queries_drop_stop_words_and_quote_everything() {
+    assert_eq!(
+        fts_query("What is the ledger?").as_deref(),
+        Some("\"ledger\"")
+    );
+    assert_eq!(
+        fts_query("ledger AND \"tea\" NEAR(x) col:val -minus *").as_deref(),
+        Some("\"ledger\" OR \"tea\" OR \"near\" OR \"x\" OR \"col\" OR \"val\" OR \"minus\"")
+    );
+    assert_eq!(fts_query("the of and"), None);
+    assert_eq!(fts_query("  "), None);
+}
+
+#[test]
+fn full_text_search_ranks_by_bm25_with_filters() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let all = SearchFilter::default();
+    let hits = minds
+        .search_text("what does the ledger use?", &all, 10)
+        .unwrap();
+    assert_eq!(hits[0].frame_ref.id, ids[0]);
+    assert!(hits[0].score > 0.0);
+    // OR across words.
+    let hits = minds.search_text("tea billing", &all, 10).unwrap();
+    let found: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    assert!(found.contains(&ids[1]) && found.contains(&ids[2]));
+    // Stemming: "shipping" finds "shipped".
+    assert_eq!(
+        minds.search_text("shipping", &all, 10).unwrap()[0]
+            .frame_ref
+            .id,
+        ids[2]
+    );
+    // Hostile FTS syntax is just words.
+    for hostile in [
+        "\"",
+        "AND OR NOT",
+        "ledger) OR (",
+        "col:ledger",
+        "*",
+        "NEAR(a b)",
+        "'; DROP TABLE memory_frames; --",
+    ] {
+        minds.search_text(hostile, &all, 10).unwrap();
+    }
+    assert!(minds.search_text("the a of", &all, 10).unwrap().is_empty());
+
+    // Date window (inclusive days), prefix lane, importance.
+    let may = SearchFilter {
+        since: Some("2026-05-01".into()),
+        until: Some("2026-05-08".into()),
+        ..Default::default()
+    };
+    let hits = minds.search_text("billing sam ledger", &may, 10).unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[2]]
+    );
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-fact]".into()),
+        ..Default::default()
+    };
+    let hits = minds.search_text("sam", &facts, 10).unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[1]]
+    );
+    let important = SearchFilter {
+        min_importance: Some(Importance::Important),
+        ..Default::default()
+    };
+    let hits = minds.search_text("sam ledger tea", &important, 10).unwrap();
+    let mut found: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    found.sort();
+    assert_eq!(found, vec![ids[0], ids[1]]);
+    let bad = SearchFilter {
+        since: Some("last week".into()),
+        ..Default::default()
+    };
+    assert!(matches!(
+        minds.search_text("sam", &bad, 10),
+        Err(StoreError::InvalidInput(_))
+    ));
+}
+
+#[test]
+fn vector_search_finds_frames_and_chunks_with_filters() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let long = minds
+        .save_frame(frame(&Mind::Personal, &long_text("kubernetes")))
+        .unwrap()
+        .frame;
+    let fake = fake();
+    let all = SearchFilter::default();
+
+    let hits = minds
+        .search_vector(&fake.vector("Sam prefers green tea"), &all, 3)
+        .unwrap();
+    assert_eq!(hits[0].frame_ref.id, ids[1]);
+    assert!(hits[0].score > hits[1].score);
+    assert!(hits.len() <= 3);
+    // Each frame once.
+    let mut seen: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    seen.dedup();
+    assert_eq!(seen.len(), hits.len());
+
+    // A chunk's own text hits its frame, with the chunk's offsets.
+    let plan = hive_mind_store::plan_chunks(&long.content);
+    let query = fake.vector(&plan[1].text);
+    let hits = minds.search_vector(&query, &all, 2).unwrap();
+    assert_eq!(hits[0].frame_ref.id, long.frame_ref.id);
+    assert_eq!(hits[0].chunk, Some((plan[1].char_start, plan[1].char_end)));
+    assert!((hits[0].score - 1.0).abs() < 1e-4);
+
+    // Filtered: the exact scan honours the same filters.
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-".into()),
+        until: Some("2026-05-08".into()),
+        ..Default::default()
+    };
+    let hits = minds
+        .search_vector(&fake.vector("ledger PostgreSQL"), &facts, 10)
+        .unwrap();
+    let mut found: Vec<u64> = hits.iter().map(|h| h.frame_ref.id).collect();
+    found.sort();
+    assert_eq!(found, vec![ids[1], ids[2]]);
+    let filtered_chunk = SearchFilter {
+        min_importance: Some(Importance::Normal),
+        ..Default::default()
+    };
+    let hits = minds.search_vector(&query, &filtered_chunk, 1).unwrap();
+    assert_eq!(hits[0].chunk, Some((plan[1].char_start, plan[1].char_end)));
+
+    // A query of the wrong dimension.
+    assert!(matches!(
+        minds.search_vector(&[0.5; 3], &all, 3),
+        Err(StoreError::DimensionMismatch {
+            expected: DIM,
+            actual: 3
+        })
+    ));
+}
+
+#[test]
+fn listings_serve_the_lanes() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let lane = |prefix: &str| SearchFilter {
+        content_prefix: Some(prefix.into()),
+        ..Default::default()
+    };
+    let facts = minds.list_frames(&lane("[mind-fact]"), false, 10).unwrap();
+    assert_eq!(facts.len(), 1);
+    let profiles = minds
+        .list_frames(&lane("[mind-profile"), false, 10)
+        .unwrap();
+    assert_eq!(profiles[0].frame_ref.id, ids[3]);
+    let newest = minds
+        .list_frames(&SearchFilter::default(), false, 2)
+        .unwrap();
+    assert_eq!(
+        newest.iter().map(|f| f.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[4], ids[3]]
+    );
+    let oldest = minds
+        .list_frames(&SearchFilter::default(), true, 1)
+        .unwrap();
+    assert_eq!(oldest[0].frame_ref.id, ids[0]);
+    let important = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .important_frames(10)
+        .unwrap();
+    assert_eq!(
+        important.iter().map(|f| f.frame_ref.id).collect::<Vec<_>>(),
+        vec![ids[1], ids[0]]
+    );
+}
+
+#[test]
+fn searches_span_minds_and_name_them() {
+    let (_dir, mut minds) = minds();
+    let acme = Mind::workspace("acme").unwrap();
+    minds
+        .save_frame(frame(&Mind::Personal, "personal note about tea"))
+        .unwrap();
+    minds
+        .save_frame(frame(&acme, "workspace note about tea"))
+        .unwrap();
+    let both = SearchFilter {
+        minds: vec![Mind::Personal, acme.clone()],
+        ..Default::default()
+    };
+    let hits = minds.search_text("tea", &both, 10).unwrap();
+    let mut in_minds: Vec<Mind> = hits.iter().map(|h| h.frame_ref.mind.clone()).collect();
+    in_minds.sort();
+    assert_eq!(in_minds, vec![Mind::Personal, acme.clone()]);
+    let hits = minds
+        .search_vector(&fake().vector("tea"), &both, 10)
+        .unwrap();
+    assert_eq!(hits.len(), 2);
+    let missing = SearchFilter {
+        minds: vec![Mind::workspace("nope").unwrap()],
+        ..Default::default()
+    };
+    assert!(matches!(
+        minds.search_text("tea", &missing, 10),
+        Err(StoreError::MindNotFound(_))
+    ));
+}
+
+#[test]
+fn embedder_fingerprint_rules_and_reindex() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    let long = long_text("reindex");
+    minds.save_frame(frame(&Mind::Personal, "one")).unwrap();
+    minds.save_frame(frame(&Mind::Personal, &long)).unwrap();
+    minds
+        .save_frame(frame(&Mind::workspace("acme").unwrap(), "two"))
+        .unwrap();
+    drop(minds);
+
+    // Same model: ok. Same dimension, other model: recorded (and warned).
+    let mut renamed = fake();
+    renamed.model = "hash-words-v2".into();
+    let same_dim = StoreConfig {
+        embedder: Some(renamed.fingerprint()),
+    };
+    let mut minds = open_minds(dir.path(), same_dim).unwrap();
+    let status = minds.mind(&Mind::Personal).unwrap().status().unwrap();
+    assert_eq!(status.embedder.unwrap().model, "hash-words-v2");
+    drop(minds);
+
+    // Other dimension: a typed error on every vector operation, text still works.
+    let bigger = FakeHashVectorSource::new(DIM * 2);
+    let other_dim = StoreConfig {
+        embedder: Some(bigger.fingerprint()),
+    };
+    let mut minds = open_minds(dir.path(), other_dim).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(
+        store.vector_state(),
+        VectorState::Mismatch {
+            expected: DIM,
+            actual: DIM * 2
+        }
+    );
+    assert!(matches!(
+        store.search_vector(&bigger.vector("one"), &Default::default(), 1),
+        Err(StoreError::DimensionMismatch { expected: DIM, actual }) if actual == DIM * 2
+    ));
+    let new = hive_mind_store::vectors::embed_frame(
+        &bigger,
+        hive_mind_store::NewFrame::new(Mind::Personal, "three", Vec::new()),
+    )
+    .unwrap();
+    assert!(matches!(
+        minds.save_frame(new.clone()),
+        Err(StoreError::DimensionMismatch { .. })
+    ));
+    assert_eq!(
+        minds
+            .search_text("one", &Default::default(), 1)
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // Reindex: every frame and chunk of every mind, with progress.
+    let mut calls = Vec::new();
+    let done = minds
+        .reindex(&bigger, &mut |mind, finished, total| {
+            calls.push((mind.clone(), finished, total))
+        })
+        .unwrap();
+    assert_eq!(done.len(), 2);
+    assert!(calls.contains(&(Mind::Personal, 2, 2)));
+    drop(minds);
+    let mut minds = open_minds(dir.path(), other_dim_config(&bigger)).unwrap();
+    for mind in minds.list().unwrap() {
+        let store = minds.mind(&mind).unwrap();
+        assert_eq!(store.vector_state(), VectorState::Ready { dim: DIM * 2 });
+        let report = store.check().unwrap();
+        assert!(report.ok(), "{mind}: {:?}", report.problems);
+        assert_eq!(report.status.embedder.clone().unwrap().dim, DIM * 2);
+    }
+    assert!(report_chunks(&mut minds) > 0);
+    minds.save_frame(new).unwrap();
+    let hits = minds
+        .search_vector(&bigger.vector("one"), &Default::default(), 1)
+        .unwrap();
+    assert_eq!(hits[0].score.round(), 1.0);
+}
+
+fn other_dim_config(source: &FakeHashVectorSource) -> StoreConfig {
+    StoreConfig {
+        embedder: Some(source.fingerprint()),
+    }
+}
+
+fn report_chunks(minds: &mut Minds) -> u64 {
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .status()
+        .unwrap()
+        .chunk_vectors
+}
+
+#[test]
+fn a_mind_without_an_embedder_cannot_take_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut minds = open_minds(dir.path(), StoreConfig::default()).unwrap();
+    assert!(matches!(
+        minds.save_frame(frame(&Mind::Personal, "no embedder")),
+        Err(StoreError::NoEmbedder)
+    ));
+    assert_eq!(
+        minds
+            .mind(&Mind::Personal)
+            .unwrap()
+            .status()
+            .unwrap()
+            .frames,
+        0
+    );
+}
+
+/// The ids of a vector search's hits, in order.
+fn ids(hits: &[hive_mind_store::Hit]) -> Vec<u64> {
+    hits.iter().map(|hit| hit.frame_ref.id).collect()
+}
+
+#[test]
+fn the_in_memory_index_follows_writes_from_another_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = open_minds(dir.path(), config()).unwrap();
+    let mut reader = open_minds(dir.path(), config()).unwrap();
+    let fake = fake();
+    let all = SearchFilter::default();
+    let seeded = seed(&mut writer);
+
+    // The reader's first search loads the index.
+    let query = fake.vector("Sam prefers green tea");
+    let hits = reader.search_vector(&query, &all, 3).unwrap();
+    assert_eq!(hits[0].frame_ref.id, seeded[1]);
+
+    // A frame written by the other connection is found next time.
+    let added = writer
+        .save_frame(frame(&Mind::Personal, "Sam prefers green tea with honey."))
+        .unwrap()
+        .frame
+        .frame_ref
+        .id;
+    let query = fake.vector("Sam prefers green tea with honey.");
+    let hits = reader.search_vector(&query, &all, 3).unwrap();
+    assert_eq!(hits[0].frame_ref.id, added);
+
+    // An importance change moves it out of a filtered search.
+    let at_least_normal = SearchFilter {
+        min_importance: Some(Importance::Normal),
+        ..Default::default()
+    };
+    assert!(ids(&reader.search_vector(&query, &at_least_normal, 10).unwrap()).contains(&added));
+    writer
+        .mind(&Mind::Personal)
+        .unwrap()
+        .set_importance(added, Importance::Deprecated)
+        .unwrap();
+    assert!(!ids(&reader.search_vector(&query, &at_least_normal, 10).unwrap()).contains(&added));
+
+    // A deleted frame is gone.
+    writer
+        .mind(&Mind::Personal)
+        .unwrap()
+        .delete_frame(added)
+        .unwrap();
+    assert!(!ids(&reader.search_vector(&query, &all, 10).unwrap()).contains(&added));
+
+    // A reindex (new vector tables, a new epoch) is picked up whole.
+    writer.reindex(&fake, &mut |_, _, _| {}).unwrap();
+    let query = fake.vector("Sam prefers green tea");
+    assert_eq!(
+        reader.search_vector(&query, &all, 3).unwrap()[0]
+            .frame_ref
+            .id,
+        seeded[1]
+    );
+}
+
+#[test]
+fn the_index_agrees_with_the_exact_search() {
+    let (_dir, mut minds) = minds();
+    seed(&mut minds);
+    minds
+        .save_frame(frame(&Mind::Personal, &long_text("kubernetes")))
+        .unwrap();
+    for n in 0..40 {
+        minds
+            .save_frame(frame(
+                &Mind::Personal,
+                &format!("Note {n}: the {} service talks to {}.", n % 7, n % 5),
+            ))
+            .unwrap();
+    }
+    let fake = fake();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let filters = [
+        SearchFilter::default(),
+        SearchFilter {
+            content_prefix: Some("[mind-".into()),
+            ..Default::default()
+        },
+        SearchFilter {
+            since: Some("2026-04-01".into()),
+            until: Some("2026-05-08".into()),
+            ..Default::default()
+        },
+    ];
+    for text in [
+        "ledger PostgreSQL",
+        "service talks",
+        "green tea",
+        "kubernetes",
+    ] {
+        let query = fake.vector(text);
+        for filter in &filters {
+            let index = store.search_vector(&query, filter, 5).unwrap();
+            let exact = store.search_vector_exact(&query, filter, 5).unwrap();
+            assert_eq!(index.len(), exact.len(), "{text} {filter:?}");
+            // Same best frame, and cosines within the quantisation error.
+            if let (Some(a), Some(b)) = (index.first(), exact.first()) {
+                assert_eq!(a.frame_ref, b.frame_ref, "{text} {filter:?}");
+                assert!((a.score - b.score).abs() < 0.02, "{a:?} {b:?}");
+            }
+        }
+    }
+    // A prefix longer than the index keeps falls back to SQL, same answer.
+    let long_prefix = SearchFilter {
+        content_prefix: Some("Note 1: the 1 service talks to 1 and more".into()),
+        ..Default::default()
+    };
+    let query = fake.vector("service talks");
+    assert_eq!(
+        store.search_vector(&query, &long_prefix, 5).unwrap(),
+        store.search_vector_exact(&query, &long_prefix, 5).unwrap()
+    );
+}
+
+#[test]
+fn listings_split_by_importance_and_head_token_keep_the_order() {
+    let (_dir, mut minds) = minds();
+    for (n, (text, importance)) in [
+        ("[mind-fact] one", Importance::Normal),
+        ("[mind-fact] two", Importance::Critical),
+        ("[mind-facts-are-not-facts] three", Importance::Important),
+        ("[mind-fact]four", Importance::Important),
+        ("plain five", Importance::Critical),
+        ("[mind-fact] six", Importance::Important),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut new = frame(&Mind::Personal, text);
+        new.importance = *importance;
+        new.created_at = Some(format!("2026-01-{:02}", n + 1));
+        minds.save_frame(new).unwrap();
+    }
+    let listed = |minds: &mut Minds, filter: SearchFilter, oldest_first: bool, limit: u32| {
+        minds
+            .list_frames(&filter, oldest_first, limit)
+            .unwrap()
+            .into_iter()
+            .map(|frame| frame.content)
+            .collect::<Vec<_>>()
+    };
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-fact]".into()),
+        ..Default::default()
+    };
+    // "[mind-fact]four" starts with the prefix though its first token is
+    // longer: the second branch finds it.
+    assert_eq!(
+        listed(&mut minds, facts.clone(), false, 10),
+        [
+            "[mind-fact] six",
+            "[mind-fact]four",
+            "[mind-fact] two",
+            "[mind-fact] one"
+        ]
+    );
+    assert_eq!(
+        listed(&mut minds, facts.clone(), true, 2),
+        ["[mind-fact] one", "[mind-fact] two"]
+    );
+    let important_facts = SearchFilter {
+        min_importance: Some(Importance::Important),
+        ..facts
+    };
+    assert_eq!(
+        listed(&mut minds, important_facts, false, 10),
+        ["[mind-fact] six", "[mind-fact]four", "[mind-fact] two"]
+    );
+    let important = SearchFilter {
+        min_importance: Some(Importance::Important),
+        ..Default::default()
+    };
+    assert_eq!(
+        listed(&mut minds, important, false, 3),
+        ["[mind-fact] six", "plain five", "[mind-fact]four"]
+    );
+}
+
+#[test]
+fn related_frame_links_are_validated_kept_both_ways_and_deleted_with_their_frame() {
+    let (_dir, mut minds) = minds();
+    let ids = seed(&mut minds);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    store
+        .link_frames(ids[0], &[(ids[1], 0.8), (ids[2], 0.7)])
+        .unwrap();
+    assert_eq!(
+        store.related_frames(ids[0], 10).unwrap(),
+        [(ids[1], 0.8), (ids[2], 0.7)]
+    );
+    assert_eq!(store.related_frames(ids[1], 10).unwrap(), [(ids[0], 0.8)]);
+    // Linking again updates.
+    store.link_frames(ids[1], &[(ids[0], 0.9)]).unwrap();
+    assert_eq!(store.related_frames(ids[0], 1).unwrap(), [(ids[1], 0.9)]);
+    // Bad links write nothing.
+    assert!(matches!(
+        store.link_frames(ids[3], &[(ids[4], 0.7), (ids[3], 0.9)]),
+        Err(StoreError::InvalidInput(_))
+    ));
+    assert!(matches!(
+        store.link_frames(ids[3], &[(ids[4], 0.7), (9_999, 0.9)]),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.link_frames(ids[3], &[(ids[4], 1.5)]),
+        Err(StoreError::InvalidInput(_))
+    ));
+    assert!(store.related_frames(ids[3], 10).unwrap().is_empty());
+    // Deleting a frame deletes its links.
+    store.delete_frame(ids[2]).unwrap();
+    assert_eq!(store.related_frames(ids[0], 10).unwrap(), [(ids[1], 0.9)]);
+}
+
+#[test]
+fn a_query_of_common_words_searches_the_frames_of_its_rarest_words() {
+    use hive_mind_store::search::{POSTINGS_BUDGET, budget_expression};
+    let counted = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+        pairs.iter().map(|(w, n)| ((*w).to_string(), *n)).collect()
+    };
+    // Within the budget: every word, OR-ed, as before.
+    assert_eq!(
+        budget_expression(&counted(&[("ledger", 10), ("postgres", 3)])).as_deref(),
+        Some("\"ledger\" OR \"postgres\"")
+    );
+    // A word no frame holds is left out; no words at all is no search.
+    assert_eq!(
+        budget_expression(&counted(&[("ledger", 10), ("zzz", 0)])).as_deref(),
+        Some("\"ledger\"")
+    );
+    assert_eq!(budget_expression(&counted(&[("zzz", 0)])), None);
+    // Over it: the rarest words (the rarest always, then while they fit)
+    // pick the candidates, every word ranks them.
+    let big = POSTINGS_BUDGET;
+    assert_eq!(
+        budget_expression(&counted(&[
+            ("release", big * 4),
+            ("beacon", big / 2),
+            ("sentry", big / 3),
+            ("restore", big),
+        ]))
+        .as_deref(),
+        Some(
+            "(\"sentry\" OR \"beacon\") AND \
+             (\"release\" OR \"beacon\" OR \"sentry\" OR \"restore\")"
+        )
+    );
+    assert_eq!(
+        budget_expression(&counted(&[("release", big * 4), ("minutes", big * 2)])).as_deref(),
+        Some("(\"minutes\") AND (\"release\" OR \"minutes\")")
+    );
+}
+
+#[test]
+fn searches_run_together_return_what_each_would_alone() {
+    let (_dir, mut minds) = minds();
+    seed(&mut minds);
+    for n in 0..30 {
+        let mut new = frame(
+            &Mind::Personal,
+            &format!(
+                "{}Note {n}: the ledger service {} talks to billing.",
+                [
+                    "",
+                    "[mind-rawturn conv:a turn:1 speaker:Sam] ",
+                    "[mind-fact] "
+                ][n % 3],
+                n % 4
+            ),
+        );
+        new.created_at = Some(format!("2026-0{}-1{}", n % 5 + 1, n % 9));
+        new.importance = Importance::ALL[n % 4];
+        minds.save_frame(new).unwrap();
+    }
+    let fake = fake();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let filters = [
+        SearchFilter::default(),
+        SearchFilter {
+            content_prefix: Some("[mind-rawturn".into()),
+            ..Default::default()
+        },
+        SearchFilter {
+            since: Some("2026-02-01".into()),
+            until: Some("2026-03-31".into()),
+            ..Default::default()
+        },
+        SearchFilter {
+            min_importance: Some(Importance::Important),
+            content_prefix: Some("[mind-fact]".into()),
+            ..Default::default()
+        },
+    ];
+    let searches: Vec<(&SearchFilter, u32)> = filters.iter().zip([5, 3, 40, 2]).collect();
+    for query in [
+        "ledger billing",
+        "Sam talks",
+        "green tea",
+        "nothing-matches-this",
+    ] {
+        let together = store.search_text_many(query, &searches).unwrap();
+        assert_eq!(together.len(), searches.len());
+        for ((filter, limit), hits) in searches.iter().zip(&together) {
+            assert_eq!(
+                hits,
+                &store.search_text_exact(query, filter, *limit).unwrap(),
+                "{query} {filter:?}"
+            );
+        }
+        let vector = fake.vector(query);
+        let together = store.search_vector_many(&vector, &searches).unwrap();
+        for ((filter, limit), hits) in searches.iter().zip(&together) {
+            assert_eq!(
+                hits,
+                &store.search_vector(&vector, filter, *limit).unwrap(),
+                "{query} {filter:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_index_stays_exact_through_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = open_minds(dir.path(), config()).unwrap();
+    let mut reader = open_minds(dir.path(), config()).unwrap();
+    let fake = fake();
+    let mut saved = Vec::new();
+    for n in 0..24 {
+        let content = if n % 6 == 0 {
+            long_text(&format!("topic {n}"))
+        } else {
+            format!("[mind-fact] fact {n} about service {}", n % 5)
+        };
+        saved.push(
+            writer
+                .save_frame(frame(&Mind::Personal, &content))
+                .unwrap()
+                .frame
+                .frame_ref
+                .id,
+        );
+    }
+    let all = SearchFilter::default();
+    let facts = SearchFilter {
+        content_prefix: Some("[mind-fact]".into()),
+        ..Default::default()
+    };
+    let query = fake.vector("fact about service 3");
+    // Load the reader's index, then delete two thirds of the frames (past
+    // the compaction threshold) and change one frame's importance.
+    reader.search_vector(&query, &all, 5).unwrap();
+    let store = writer.mind(&Mind::Personal).unwrap();
+    // The first frame is the session's I-frame, the base of the others:
+    // it stays.
+    for id in saved.iter().filter(|id| *id % 3 != 1) {
+        store.delete_frame(*id).unwrap();
+    }
+    let kept: Vec<u64> = saved.iter().copied().filter(|id| id % 3 == 1).collect();
+    store.set_importance(kept[0], Importance::Critical).unwrap();
+    let critical = SearchFilter {
+        min_importance: Some(Importance::Critical),
+        ..Default::default()
+    };
+    let reader_store = reader.mind(&Mind::Personal).unwrap();
+    for filter in [&all, &facts, &critical] {
+        let index = reader_store.search_vector(&query, filter, 10).unwrap();
+        let exact = reader_store
+            .search_vector_exact(&query, filter, 10)
+            .unwrap();
+        let mut index_ids: Vec<u64> = index.iter().map(|hit| hit.frame_ref.id).collect();
+        let mut exact_ids: Vec<u64> = exact.iter().map(|hit| hit.frame_ref.id).collect();
+        index_ids.sort_unstable();
+        exact_ids.sort_unstable();
+        assert_eq!(index_ids, exact_ids, "{filter:?}");
+        assert!(index_ids.iter().all(|id| kept.contains(id)), "{filter:?}");
+    }
+    assert_eq!(
+        ids(&reader_store.search_vector(&query, &critical, 10).unwrap()),
+        [kept[0]]
+    );
+}

@@ -1,0 +1,12 @@
+//! The store's integration tests: one binary, real SQLite files through the
+//! native SQL capability (`hive-mind-sqlite`), opened by data directory and
+//! database name.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+mod frames;
+mod graph;
+mod layers;
+mod schema;
+mod search;

@@ -1,0 +1,142 @@
+//! Shared helpers of the store's native tests: the SQL capability over
+//! rusqlite (the native host's own `hive-mind-sqlite`), a temporary data
+//! directory, the fake embedder (hash of words → unit vector; no semantics),
+//! and frames embedded with it.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::Path;
+
+use hive_mind_sqlite::{DataDir, SqliteConnection, SqliteError};
+use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
+use hive_mind_store::{
+    FakeHashVectorSource, Mind, MindStore, Minds, NewFrame, StoreConfig, StoreResult,
+    VectorSource, vectors::embed_frame,
+};
+
+/// The store's capability over a native data directory.
+pub struct NativeDatabases(pub DataDir);
+
+struct NativeDatabase(SqliteConnection);
+
+fn sql_error(error: SqliteError) -> SqlError {
+    match error {
+        SqliteError::NoSuchDatabase => SqlError::NoSuchDatabase,
+        SqliteError::AccessDenied => SqlError::AccessDenied,
+        SqliteError::InvalidConnection => SqlError::InvalidConnection,
+        SqliteError::DatabaseFull => SqlError::DatabaseFull,
+        SqliteError::Busy => SqlError::Busy,
+        SqliteError::Constraint(message) => SqlError::Constraint(message),
+        SqliteError::Corrupt(message) => SqlError::Corrupt(message),
+        SqliteError::Io(message) => SqlError::Io(message),
+    }
+}
+
+impl Database for NativeDatabase {
+    fn execute(&self, statement: &str, parameters: &[Value]) -> Result<QueryResult, SqlError> {
+        let parameters: Vec<hive_mind_sqlite::Value> = parameters
+            .iter()
+            .map(|value| match value {
+                Value::Integer(n) => hive_mind_sqlite::Value::Integer(*n),
+                Value::Real(x) => hive_mind_sqlite::Value::Real(*x),
+                Value::Text(text) => hive_mind_sqlite::Value::Text(text.clone()),
+                Value::Blob(bytes) => hive_mind_sqlite::Value::Blob(bytes.clone()),
+                Value::Null => hive_mind_sqlite::Value::Null,
+            })
+            .collect();
+        let result = self.0.execute(statement, &parameters).map_err(sql_error)?;
+        Ok(QueryResult {
+            columns: result.columns,
+            rows: result
+                .rows
+                .into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .map(|value| match value {
+                            hive_mind_sqlite::Value::Integer(n) => Value::Integer(n),
+                            hive_mind_sqlite::Value::Real(x) => Value::Real(x),
+                            hive_mind_sqlite::Value::Text(text) => Value::Text(text),
+                            hive_mind_sqlite::Value::Blob(bytes) => Value::Blob(bytes),
+                            hive_mind_sqlite::Value::Null => Value::Null,
+                        })
+                        .collect()
+                })
+                .collect(),
+        })
+    }
+
+    fn last_insert_rowid(&self) -> i64 {
+        self.0.last_insert_rowid()
+    }
+
+    fn changes(&self) -> u64 {
+        self.0.changes()
+    }
+}
+
+impl Databases for NativeDatabases {
+    fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError> {
+        let conn = if create {
+            self.0.create(name)
+        } else {
+            self.0.open(name)
+        };
+        Ok(Box::new(NativeDatabase(conn.map_err(sql_error)?)))
+    }
+
+    fn list(&self) -> Result<Vec<String>, SqlError> {
+        self.0.list().map_err(sql_error)
+    }
+}
+
+/// The capability over `dir`.
+pub fn databases(dir: &Path) -> Box<dyn Databases> {
+    Box::new(NativeDatabases(DataDir::new(dir)))
+}
+
+/// The fake embedder's dimension in tests (small keeps the files small).
+pub const DIM: u32 = 16;
+
+/// The fake embedder.
+pub fn fake() -> FakeHashVectorSource {
+    FakeHashVectorSource::new(DIM)
+}
+
+/// A config whose active embedder is the fake.
+pub fn config() -> StoreConfig {
+    StoreConfig {
+        embedder: Some(fake().fingerprint()),
+    }
+}
+
+/// Open the minds of `dir` with `config`.
+pub fn open_minds(dir: &Path, config: StoreConfig) -> StoreResult<Minds> {
+    Minds::open(databases(dir), config)
+}
+
+/// Open one mind of `dir`.
+pub fn open_mind(dir: &Path, mind: Mind, create: bool, config: &StoreConfig) -> StoreResult<MindStore> {
+    MindStore::open(databases(dir).as_ref(), mind, create, config)
+}
+
+/// Minds in a fresh temporary directory (kept alive by the returned guard).
+pub fn minds() -> (tempfile::TempDir, Minds) {
+    let dir = tempfile::tempdir().unwrap();
+    let minds = open_minds(dir.path(), config()).unwrap();
+    (dir, minds)
+}
+
+/// A frame for `mind` with its fake vectors (and chunk vectors).
+pub fn frame(mind: &Mind, content: &str) -> NewFrame {
+    embed_frame(&fake(), NewFrame::new(mind.clone(), content, Vec::new())).unwrap()
+}
+
+/// A long text that chunks into several chunks.
+pub fn long_text(tag: &str) -> String {
+    (0..6)
+        .map(|n| {
+            format!("Paragraph {n} about {tag}. ")
+                + &"The ledger keeps every posting balanced and auditable. ".repeat(8)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}

@@ -1,0 +1,419 @@
+//! The native SQLite capability: named databases under a data directory.
+//!
+//! This is the host half of the WIT `hive:mind/sqlite` interface, and nothing
+//! more: it maps a database *name* to a file, opens it with the host's
+//! connection settings, and runs the statements the engine sends. It knows
+//! nothing of frames, schemas or searches — the engine owns every table.
+//!
+//! # Names and files
+//!
+//! | name | file under the data directory |
+//! |---|---|
+//! | `personal` | `personal.sqlite` |
+//! | `workspace/<id>` | `workspaces/<id>.sqlite` |
+//!
+//! A workspace id is 1 to 64 of `[A-Za-z0-9._-]`, not starting with a dot,
+//! so no name can reach outside the data directory; every other name is
+//! [`SqliteError::AccessDenied`]. `open` never creates a file
+//! ([`SqliteError::NoSuchDatabase`]); `create` does, with its folder.
+//!
+//! # Connections
+//!
+//! Each connection gets a 5 s busy timeout and foreign keys on; statements
+//! are prepared once and cached per connection. The engine asks for WAL
+//! itself (`PRAGMA journal_mode = WAL`) after it has checked that a file is
+//! a mind, so a foreign SQLite file is never rewritten. sqlite-vec is
+//! registered with every connection, only so that minds written before the
+//! engine owned its vectors (schema v3, `vec0` tables) can be migrated.
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::time::Duration;
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::{Connection, OpenFlags, ffi};
+
+/// How long a statement waits for another connection's lock.
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5_000);
+
+/// How many prepared statements each connection keeps.
+const STATEMENT_CACHE: usize = 128;
+
+/// A parameter or column value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A 64-bit signed integer.
+    Integer(i64),
+    /// A 64-bit float.
+    Real(f64),
+    /// UTF-8 text.
+    Text(String),
+    /// Bytes.
+    Blob(Vec<u8>),
+    /// SQL NULL.
+    Null,
+}
+
+/// The rows a statement produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryResult {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows of values.
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Why an operation failed: the WIT `sqlite.error` cases.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SqliteError {
+    /// The database does not exist.
+    #[error("no such database")]
+    NoSuchDatabase,
+    /// The name is not one this host allows.
+    #[error("access denied")]
+    AccessDenied,
+    /// The connection is unusable.
+    #[error("invalid connection")]
+    InvalidConnection,
+    /// The database or disk is full.
+    #[error("database or disk is full")]
+    DatabaseFull,
+    /// A lock was held past the busy timeout.
+    #[error("the database is busy")]
+    Busy,
+    /// A constraint failed.
+    #[error("constraint failed: {0}")]
+    Constraint(String),
+    /// Not a database, or damaged.
+    #[error("not a readable database: {0}")]
+    Corrupt(String),
+    /// Anything else.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl From<rusqlite::Error> for SqliteError {
+    fn from(error: rusqlite::Error) -> SqliteError {
+        use rusqlite::ErrorCode;
+        let message = error.to_string();
+        match error.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => SqliteError::Busy,
+            Some(ErrorCode::ConstraintViolation) => SqliteError::Constraint(message),
+            Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+                SqliteError::Corrupt(message)
+            }
+            Some(ErrorCode::DiskFull) => SqliteError::DatabaseFull,
+            Some(ErrorCode::CannotOpen) => SqliteError::Io(message),
+            _ => SqliteError::Io(message),
+        }
+    }
+}
+
+/// The databases of one data directory.
+#[derive(Debug, Clone)]
+pub struct DataDir {
+    dir: PathBuf,
+}
+
+impl DataDir {
+    /// The data directory `dir` (created on the first `create`).
+    pub fn new(dir: impl Into<PathBuf>) -> DataDir {
+        DataDir { dir: dir.into() }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file a database name maps to, or `AccessDenied`.
+    pub fn path_of(&self, name: &str) -> Result<PathBuf, SqliteError> {
+        if name == "personal" {
+            return Ok(self.dir.join("personal.sqlite"));
+        }
+        match name.strip_prefix("workspace/") {
+            Some(id) if valid_workspace_id(id) => {
+                Ok(self.dir.join("workspaces").join(format!("{id}.sqlite")))
+            }
+            _ => Err(SqliteError::AccessDenied),
+        }
+    }
+
+    /// Open an existing database.
+    pub fn open(&self, name: &str) -> Result<SqliteConnection, SqliteError> {
+        self.connect(name, false)
+    }
+
+    /// Open a database, creating it (and its folder) when missing.
+    pub fn create(&self, name: &str) -> Result<SqliteConnection, SqliteError> {
+        self.connect(name, true)
+    }
+
+    fn connect(&self, name: &str, create: bool) -> Result<SqliteConnection, SqliteError> {
+        let path = self.path_of(name)?;
+        if !path.exists() {
+            if !create {
+                return Err(SqliteError::NoSuchDatabase);
+            }
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|error| SqliteError::Io(format!("{}: {error}", parent.display())))?;
+            }
+        }
+        register_sqlite_vec();
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let conn = Connection::open_with_flags(&path, flags)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        // Connection settings only: nothing here writes to the file.
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(SqliteConnection { conn })
+    }
+
+    /// The names of the databases that exist: `personal` first, then the
+    /// workspaces by id.
+    pub fn list(&self) -> Result<Vec<String>, SqliteError> {
+        let mut names = Vec::new();
+        if self.dir.join("personal.sqlite").exists() {
+            names.push("personal".to_string());
+        }
+        let folder = self.dir.join("workspaces");
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+            Err(error) => return Err(SqliteError::Io(format!("{}: {error}", folder.display()))),
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let entry =
+                entry.map_err(|error| SqliteError::Io(format!("{}: {error}", folder.display())))?;
+            let file = entry.file_name();
+            if let Some(id) = file.to_str().and_then(|file| file.strip_suffix(".sqlite"))
+                && valid_workspace_id(id)
+            {
+                ids.push(format!("workspace/{id}"));
+            }
+        }
+        ids.sort();
+        names.extend(ids);
+        Ok(names)
+    }
+}
+
+/// A workspace id the host accepts: 1 to 64 of `[A-Za-z0-9._-]`, not
+/// starting with a dot.
+pub fn valid_workspace_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// One open connection.
+#[derive(Debug)]
+pub struct SqliteConnection {
+    conn: Connection,
+}
+
+impl SqliteConnection {
+    /// Run one statement with its parameters; every row it produces.
+    pub fn execute(&self, sql: &str, params: &[Value]) -> Result<QueryResult, SqliteError> {
+        let mut statement = self.conn.prepare_cached(sql)?;
+        if statement.parameter_count() != params.len() {
+            return Err(SqliteError::Io(format!(
+                "the statement takes {} parameter(s), {} given: {sql}",
+                statement.parameter_count(),
+                params.len()
+            )));
+        }
+        for (index, value) in params.iter().enumerate() {
+            let value = match value {
+                Value::Integer(n) => SqlValue::Integer(*n),
+                Value::Real(x) => SqlValue::Real(*x),
+                Value::Text(text) => SqlValue::Text(text.clone()),
+                Value::Blob(bytes) => SqlValue::Blob(bytes.clone()),
+                Value::Null => SqlValue::Null,
+            };
+            statement.raw_bind_parameter(index + 1, value)?;
+        }
+        let columns: Vec<String> = statement
+            .column_names()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let width = columns.len();
+        let mut rows = Vec::new();
+        let mut cursor = statement.raw_query();
+        while let Some(row) = cursor.next()? {
+            let mut values = Vec::with_capacity(width);
+            for index in 0..width {
+                values.push(match row.get_ref(index)? {
+                    ValueRef::Integer(n) => Value::Integer(n),
+                    ValueRef::Real(x) => Value::Real(x),
+                    ValueRef::Text(bytes) => Value::Text(String::from_utf8_lossy(bytes).into()),
+                    ValueRef::Blob(bytes) => Value::Blob(bytes.to_vec()),
+                    ValueRef::Null => Value::Null,
+                });
+            }
+            rows.push(values);
+        }
+        Ok(QueryResult { columns, rows })
+    }
+
+    /// The rowid of the last INSERT.
+    pub fn last_insert_rowid(&self) -> i64 {
+        self.conn.last_insert_rowid()
+    }
+
+    /// The rows changed by the last statement.
+    pub fn changes(&self) -> u64 {
+        self.conn.changes()
+    }
+
+    /// The underlying connection (benchmarks and diagnostics).
+    #[doc(hidden)]
+    pub fn raw(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+/// Register sqlite-vec with every connection opened from now on (once per
+/// process).
+#[allow(unsafe_code)]
+fn register_sqlite_vec() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // SAFETY: `sqlite3_vec_init` is sqlite-vec's extension entry point,
+        // compiled against the same bundled SQLite that rusqlite links, with
+        // exactly the `(db, pzErrMsg, pApi) -> c_int` signature that
+        // `sqlite3_auto_extension` expects (the crate declares it without
+        // arguments, hence the transmute of the function pointer, which is the
+        // registration its own tests use). Registration happens once, before
+        // any connection is opened.
+        unsafe {
+            ffi::sqlite3_auto_extension(Some(std::mem::transmute::<
+                *const (),
+                unsafe extern "C" fn(
+                    *mut ffi::sqlite3,
+                    *mut *mut std::os::raw::c_char,
+                    *const ffi::sqlite3_api_routines,
+                ) -> std::os::raw::c_int,
+            >(
+                sqlite_vec::sqlite3_vec_init as *const ()
+            )));
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_map_inside_the_directory_or_are_refused() {
+        let data = DataDir::new("/data");
+        assert_eq!(
+            data.path_of("personal"),
+            Ok(PathBuf::from("/data/personal.sqlite"))
+        );
+        assert_eq!(
+            data.path_of("workspace/acme-1.x"),
+            Ok(PathBuf::from("/data/workspaces/acme-1.x.sqlite"))
+        );
+        for bad in [
+            "workspace/../etc",
+            "workspace/.hidden",
+            "workspace/",
+            "workspace/a/b",
+            "../personal",
+            "/abs",
+            "Personal",
+            "workspace/x\0y",
+        ] {
+            assert_eq!(data.path_of(bad), Err(SqliteError::AccessDenied), "{bad}");
+        }
+    }
+
+    #[test]
+    fn open_never_creates_and_create_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::new(dir.path());
+        assert_eq!(
+            data.open("workspace/acme").unwrap_err(),
+            SqliteError::NoSuchDatabase
+        );
+        assert!(data.list().unwrap().is_empty());
+        let conn = data.create("workspace/acme").unwrap();
+        conn.execute("CREATE TABLE t (x)", &[]).unwrap();
+        data.create("personal").unwrap();
+        assert_eq!(data.list().unwrap(), ["personal", "workspace/acme"]);
+        assert!(data.open("workspace/acme").is_ok());
+    }
+
+    #[test]
+    fn values_round_trip_and_errors_are_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = DataDir::new(dir.path()).create("personal").unwrap();
+        conn.execute(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, a, b UNIQUE, CHECK (a IS NOT 'bad'))",
+            &[],
+        )
+        .unwrap();
+        let values = vec![Value::Integer(-3), Value::Text("é ✓".into())];
+        conn.execute("INSERT INTO t (a, b) VALUES (?1, ?2)", &values)
+            .unwrap();
+        assert_eq!(conn.last_insert_rowid(), 1);
+        assert_eq!(conn.changes(), 1);
+        conn.execute(
+            "INSERT INTO t (a, b) VALUES (?1, ?2)",
+            &[Value::Blob(vec![0, 255]), Value::Real(0.5)],
+        )
+        .unwrap();
+        conn.execute("INSERT INTO t (a, b) VALUES (NULL, NULL)", &[])
+            .unwrap();
+        let result = conn.execute("SELECT a, b FROM t ORDER BY id", &[]).unwrap();
+        assert_eq!(result.columns, ["a", "b"]);
+        assert_eq!(
+            result.rows,
+            vec![
+                values,
+                vec![Value::Blob(vec![0, 255]), Value::Real(0.5)],
+                vec![Value::Null, Value::Null],
+            ]
+        );
+        assert!(matches!(
+            conn.execute("INSERT INTO t (a) VALUES ('bad')", &[]),
+            Err(SqliteError::Constraint(_))
+        ));
+        assert!(matches!(
+            conn.execute("SELEC 1", &[]),
+            Err(SqliteError::Io(message)) if message.contains("syntax")
+        ));
+        assert!(matches!(
+            conn.execute("SELECT ?1", &[]),
+            Err(SqliteError::Io(message)) if message.contains("1 parameter")
+        ));
+    }
+
+    #[test]
+    fn a_foreign_file_is_corrupt_not_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("personal.sqlite"),
+            b"not a database at all, really",
+        )
+        .unwrap();
+        let outcome = DataDir::new(dir.path())
+            .open("personal")
+            .and_then(|conn| conn.execute("PRAGMA user_version", &[]));
+        assert!(
+            matches!(outcome, Err(SqliteError::Corrupt(_))),
+            "{outcome:?}"
+        );
+    }
+}

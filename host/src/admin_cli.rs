@@ -1,0 +1,280 @@
+//! The minds' `hive-mind` subcommands: `get`, `status`, `reindex`, `check`,
+//! and the hidden `debug-bulk-save` used by the crash test.
+//!
+//! Glue over the engine component's `admin` and `memory` exports (the host
+//! has no store of its own): output is JSON on stdout, progress on stderr.
+//! `reindex` re-embeds with the active embedder of the provider chain,
+//! stepping through each mind with `admin.reindex-step` so the bar moves.
+//! Nothing writes fake vectors silently: the mock embedder is used only when
+//! chosen by name (`HIVE_MIND_EMBEDDER=mock`), and `debug-bulk-save` (the
+//! crash test's driver) chooses it explicitly, to write thousands of frames
+//! fast.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value as Json, json};
+
+use crate::embedder::config::{Config, ProviderChoice};
+use crate::engine::convert::{self, frame_json, mind_name};
+use crate::engine::wit_admin::{MindCheck, MindStatus};
+use crate::engine::wit_memory::MemoryInput;
+use crate::engine::wit_types::Mind;
+use crate::engine::{EngineError, EngineRuntime, OpenError};
+use crate::progress::Progress;
+
+/// Frames re-embedded per `admin.reindex-step` call.
+const REINDEX_BATCH: u32 = 64;
+
+/// The environment variable naming the data directory.
+pub const HOME_ENV: &str = "HIVE_MIND_HOME";
+
+/// The data directory: `HIVE_MIND_HOME` if set, else `~/.hive-mind`.
+pub fn default_data_dir() -> PathBuf {
+    match std::env::var_os(HOME_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => dirs::home_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(".hive-mind"),
+    }
+}
+
+/// What an administration command can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminCliError {
+    /// A bad argument.
+    #[error("{0}")]
+    Argument(String),
+    /// The engine could not be set up.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The engine refused or failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The configuration is unusable.
+    #[error(transparent)]
+    Config(#[from] crate::embedder::config::ConfigError),
+}
+
+/// The administration subcommands, flattened into the `hive-mind` command.
+#[derive(Debug, clap::Subcommand)]
+pub enum AdminCommand {
+    /// Print a frame by reference: personal:<id> or workspace:<workspace>:<id>.
+    Get {
+        /// The frame reference.
+        reference: String,
+    },
+    /// Show every mind: frame counts per index, schema version, embedder.
+    Status,
+    /// Re-embed every frame and chunk of every mind with the active embedder.
+    Reindex {
+        /// No progress bar (it is drawn only when stderr is a terminal anyway).
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Check every mind: integrity, frames = FTS = vectors, chunks as expected.
+    Check,
+    /// Save synthetic frames in batches, printing each committed batch (crash tests).
+    #[command(hide = true, name = "debug-bulk-save")]
+    DebugBulkSave {
+        /// How many frames.
+        #[arg(long, default_value_t = 1000)]
+        count: u64,
+        /// Frames per transaction.
+        #[arg(long, default_value_t = 50)]
+        batch: u64,
+        /// Every n-th frame is long enough to be chunked (0: none).
+        #[arg(long, default_value_t = 10)]
+        long_every: u64,
+    },
+}
+
+
+fn print(value: &Json) {
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(
+        stdout,
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}
+
+fn status_json(status: &MindStatus) -> Json {
+    json!({
+        "mind": mind_name(&status.mind),
+        "database": status.database,
+        "schema_version": status.schema_version,
+        "embedder": status.embedder.as_ref().map(|e| json!({
+            "provider": e.provider, "model": e.model, "dim": e.dimensions,
+        })),
+        "frames": status.frames,
+        "fts_rows": status.fts_rows,
+        "frame_vectors": status.frame_vectors,
+        "chunks": status.chunks,
+        "chunk_vectors": status.chunk_vectors,
+        "entities": status.entities,
+        "relations": status.relations,
+        "sessions": status.sessions,
+    })
+}
+
+fn check_json(check: &MindCheck) -> Json {
+    json!({
+        "ok": check.problems.is_empty(),
+        "report": {
+            "status": status_json(&check.status),
+            "expected_chunks": check.expected_chunks,
+            "problems": check.problems,
+        },
+    })
+}
+
+/// The engine over `dir` with the mock embedder, for the crash test.
+fn mock_engine(dir: &Path) -> Result<EngineRuntime, AdminCliError> {
+    let mut config = Config::load_in(dir)?;
+    config.embedder.provider = ProviderChoice::Mock;
+    let capabilities = crate::engine::capabilities_with(dir, &config)?;
+    Ok(EngineRuntime::new(capabilities).map_err(EngineError::from)?)
+}
+
+/// Run an administration subcommand against the data directory;
+/// `Ok(false)` when the command ran but found a problem (`check`).
+pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, AdminCliError> {
+    let dir = data_dir.unwrap_or_else(default_data_dir);
+    match command {
+        AdminCommand::Get { reference } => {
+            let frame_ref = convert::ref_in(&reference).map_err(AdminCliError::Argument)?;
+            let mut engine = crate::engine::open(&dir)?;
+            let frame = engine
+                .admin()
+                .get_frames(std::slice::from_ref(&frame_ref))?
+                .pop()
+                .ok_or_else(|| AdminCliError::Argument(format!("no frame {reference}")))?;
+            print(&frame_json(&frame));
+        }
+        AdminCommand::Status => {
+            let mut engine = crate::engine::open(&dir)?;
+            let statuses: Vec<Json> = engine.admin().status()?.iter().map(status_json).collect();
+            // The active embedder, loudly: recall must never rank at random
+            // without the user knowing.
+            let config = Config::load_in(&dir)?;
+            let active = match crate::embedder::resolve(&config.embedder) {
+                Ok(active) => {
+                    for line in active.status_lines() {
+                        eprintln!("{line}");
+                    }
+                    json!({
+                        "provider": active.info.provider,
+                        "model": active.info.model,
+                        "dim": active.info.dimensions,
+                        "mock": active.info.is_mock(),
+                        "attempts": active.attempts.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    })
+                }
+                Err(error) => {
+                    eprintln!("embedder: NONE AVAILABLE — {error}");
+                    json!({"error": error.to_string()})
+                }
+            };
+            print(&json!({
+                "data_dir": dir.display().to_string(),
+                "active_embedder": active,
+                "minds": statuses,
+            }));
+        }
+        AdminCommand::Reindex { quiet } => {
+            let mut engine = crate::engine::open(&dir)?;
+            let minds = engine.admin().list_minds()?;
+            let mut done = Vec::new();
+            for mind in minds {
+                let name = mind_name(&mind);
+                let mut bar: Option<Progress> = None;
+                loop {
+                    let step = engine.admin().reindex_step(&mind, REINDEX_BATCH)?;
+                    let shown = bar.get_or_insert_with(|| {
+                        let bar = Progress::new(step.total, "frames", quiet);
+                        bar.working_on(format!("reindex {name}"));
+                        bar
+                    });
+                    shown.set_done(step.done);
+                    if !shown.is_visible() {
+                        shown.note(&format!("reindex {name}: {}/{}", step.done, step.total));
+                    }
+                    if step.finished {
+                        done.push(json!({"mind": name, "frames": step.total}));
+                        break;
+                    }
+                }
+                if let Some(bar) = bar {
+                    bar.finish();
+                }
+            }
+            let embedder = engine
+                .admin()
+                .status()?
+                .first()
+                .and_then(|status| status.embedder.clone())
+                .map(|e| json!({"provider": e.provider, "model": e.model, "dim": e.dimensions}));
+            print(&json!({"embedder": embedder, "reindexed": done}));
+        }
+        AdminCommand::Check => {
+            let mut engine = crate::engine::open(&dir)?;
+            let reports = engine.admin().check()?;
+            let ok = reports.iter().all(|report| report.problems.is_empty());
+            let reports: Vec<Json> = reports.iter().map(check_json).collect();
+            print(&json!({"ok": ok, "minds": reports}));
+            return Ok(ok);
+        }
+        AdminCommand::DebugBulkSave {
+            count,
+            batch,
+            long_every,
+        } => {
+            let mut engine = mock_engine(&dir)?;
+            let started = std::time::Instant::now();
+            let mut stdout = std::io::stdout();
+            let mut next = 0u64;
+            while next < count {
+                let end = (next + batch.max(1)).min(count);
+                let mut inputs = Vec::new();
+                for n in next..end {
+                    let mut text = format!(
+                        "bulk frame {n}: the quick brown fox {n} jumps over lazy dog {}",
+                        n % 97
+                    );
+                    if long_every > 0 && n % long_every == 0 {
+                        for paragraph in 0..6 {
+                            text.push_str(&format!("\n\nparagraph {paragraph} of frame {n}. "));
+                            text.push_str(
+                                &"Lorem ipsum dolor sit amet, consectetur adipiscing elit. "
+                                    .repeat(9),
+                            );
+                        }
+                    }
+                    inputs.push(MemoryInput {
+                        content: text,
+                        importance: None,
+                        source: None,
+                        mind: Mind::Personal,
+                        created_at: None,
+                    });
+                }
+                let saved = engine.save_memories(&inputs)?;
+                let ids: Vec<String> = saved
+                    .iter()
+                    .map(|s| s.frame.ref_.id.to_string())
+                    .collect();
+                // One line per committed batch: the ids that are durable now.
+                let _ = writeln!(stdout, "committed {}", ids.join(","));
+                let _ = stdout.flush();
+                next = end;
+            }
+            let seconds = started.elapsed().as_secs_f64();
+            eprintln!(
+                "saved {count} frames in {seconds:.2} s ({:.0} frames/s with the mock embedder)",
+                count as f64 / seconds.max(1e-9),
+            );
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,131 @@
+"""The wiring: the engine component in wasmtime-py, its imports from Python.
+
+The engine is one WebAssembly component (world ``engine`` in
+``wit/worlds.wit``). This module compiles it, defines every import it may
+ask for in a component :class:`~wasmtime.component.Linker`, instantiates it
+in a :class:`~wasmtime.Store`, and calls its exports:
+
+- ``hive:mind/sqlite@0.1.0``: :class:`hive_mind.sqlite.SqliteImports` over
+  a data directory;
+- ``hive:mind/embedder@0.1.0``: :class:`hive_mind.embedder.EmbedderImports`
+  over an embedder (the in-process model by default);
+- ``hive:mind/reranker@0.1.0`` and ``hive:mind/llm@0.1.0``: both
+  ``unavailable`` (:mod:`hive_mind.capabilities`);
+- WASI 0.2 (``add_wasip2``), as a sandbox: no arguments, no environment
+  variables, no preopened directory, no inherited stdio. The engine reads
+  the clocks and the random seed through it and nothing else; its storage
+  is the ``sqlite`` import only.
+
+``hive:mind/types`` declares types only and needs no definition.
+
+A :class:`ComponentHost` is one store with one instance: not thread-safe
+(:class:`hive_mind.HiveMind` serialises calls). A host function that raises
+traps the call, and the exception comes out of the export call that made
+it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import wasmtime
+from wasmtime.component import Component, Func, Linker
+
+from . import _fastlists
+from .capabilities import add_unconfigured
+from .embedder import Embedder, EmbedderImports
+from .sqlite import DataDir, SqliteImports
+
+#: The engine's exported interfaces.
+LOGIC = "hive:mind/logic@0.1.0"
+MEMORY = "hive:mind/memory@0.1.0"
+ADMIN = "hive:mind/admin@0.1.0"
+
+#: The engine component's file name in a guest build.
+COMPONENT_FILE = "hive_mind_engine_component.wasm"
+
+
+def default_component_path() -> Path:
+    """``$HIVE_MIND_COMPONENT``, else the guest build of this source tree
+    (``target/guest/wasm32-wasip2/guest/hive_mind_engine_component.wasm``)."""
+    configured = os.environ.get("HIVE_MIND_COMPONENT")
+    if configured:
+        return Path(configured)
+    repository = Path(__file__).resolve().parents[4]
+    return repository / "target" / "guest" / "wasm32-wasip2" / "guest" / COMPONENT_FILE
+
+
+def build_linker(engine: wasmtime.Engine, sqlite: SqliteImports, embedder: EmbedderImports) -> Linker:
+    """A linker defining every import of the engine world, and WASI."""
+    linker = Linker(engine)
+    linker.add_wasip2()
+    with linker.root() as root:
+        sqlite.add_to(root)
+        embedder.add_to(root)
+        add_unconfigured(root)
+    return linker
+
+
+class ComponentHost:
+    """A component instantiated with the Python host's imports."""
+
+    def __init__(
+        self,
+        component: str | Path,
+        data_dir: str | Path,
+        embedder: Embedder | None,
+        embedder_unavailable: str = "no embedder is configured",
+    ) -> None:
+        """Compile ``component`` (a ``.wasm`` file, or ``.wat`` text) and
+        instantiate it over ``data_dir``; ``embedder`` ``None`` makes the
+        embedder import answer ``unavailable`` with ``embedder_unavailable``.
+        """
+        _fastlists.install()
+        self.engine = wasmtime.Engine()
+        self.component = Component.from_file(self.engine, component)
+        self.sqlite = SqliteImports(DataDir(data_dir))
+        self.embedder = EmbedderImports(embedder, embedder_unavailable)
+        linker = build_linker(self.engine, self.sqlite, self.embedder)
+        self.store = wasmtime.Store(self.engine)
+        self.store.set_wasi(wasmtime.WasiConfig())
+        self.instance = linker.instantiate(self.store, self.component)
+        self._funcs: dict[tuple[str | None, str], Func] = {}
+
+    def exports(self) -> list[str]:
+        """The names the component exports (interfaces and functions)."""
+        return list(self.component.type.exports(self.engine))
+
+    def imports(self) -> list[str]:
+        """The names the component imports."""
+        return list(self.component.type.imports(self.engine))
+
+    def func(self, name: str, interface: str | None = None) -> Func:
+        """The exported function ``name``, of ``interface`` or at the root."""
+        key = (interface, name)
+        if key not in self._funcs:
+            scope = None
+            if interface is not None:
+                scope = self.instance.get_export_index(self.store, interface)
+                if scope is None:
+                    raise LookupError(f"the component exports no {interface}")
+            index = self.instance.get_export_index(self.store, name, scope)
+            func = self.instance.get_func(self.store, index) if index is not None else None
+            if func is None:
+                where = f"{interface} exports" if interface else "the component exports"
+                raise LookupError(f"{where} no function {name}")
+            self._funcs[key] = func
+        return self._funcs[key]
+
+    def call(self, name: str, *args: Any, interface: str | None = None) -> Any:
+        """Call an exported function; its result as wasmtime-py lifts it
+        (see :mod:`hive_mind._wit`)."""
+        func = self.func(name, interface)
+        result = func(self.store, *args)
+        func.post_return(self.store)
+        return result
+
+    def close(self) -> None:
+        """Close the databases the component left open."""
+        self.sqlite.close()

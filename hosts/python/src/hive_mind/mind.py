@@ -1,0 +1,316 @@
+"""The Pythonic API: :class:`HiveMind` over the engine component.
+
+::
+
+    from hive_mind import HiveMind
+
+    with HiveMind("~/.hive-mind") as mind:
+        mind.save("We decided to use Postgres for the ledger.", importance="important")
+        recall = mind.recall("which database for the ledger?")
+        print(recall.text)
+        for memory in recall.memories:
+            print(memory.ref, memory.lane, round(memory.score, 4), memory.content)
+
+Every method is one call of the engine's ``memory`` or ``admin`` export
+(``wit/memory.wit``, ``wit/admin.wit``); the data directory holds the same
+files the ``hive-mind`` CLI and MCP server use (``personal.sqlite``,
+``workspaces/<id>.sqlite``), so they share minds. Frame references are
+written as the CLI writes them: ``personal:42``, ``workspace:acme:42``.
+
+A :class:`HiveMind` may be shared between threads; calls into the engine
+run one at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import wasmtime
+
+from ._wit import field, record, split_result
+from .embedder import EmbedderInfo, InProcessEmbedder
+from .engine import ADMIN, MEMORY, ComponentHost, default_component_path
+from .errors import EngineTrap, HiveMindError, from_variant
+
+#: The importance levels, most important first (``types.importance``).
+IMPORTANCE = ("critical", "important", "normal", "temporary", "deprecated")
+#: Where a memory came from (``types.source``).
+SOURCES = ("user-stated", "tool-verified", "agent-inferred", "import", "system")
+#: Which minds a recall searches (``memory.recall-scope``).
+SCOPES = ("personal", "current", "all")
+#: How recall weighs its relevance signals (``logic.scoring-profile``).
+PROFILES = ("balanced", "recent", "important", "connected")
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A memory as saved."""
+
+    #: ``personal:<id>`` or ``workspace:<workspace>:<id>``.
+    ref: str
+    #: Whether it was already known (deduplicated, nothing written).
+    duplicate: bool
+    content: str
+    importance: str
+    #: Event time, ISO-8601.
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One recalled memory and why it was chosen."""
+
+    ref: str
+    #: The lane that found it (``semantic``, ``importance``, ``date-window``, …).
+    lane: str
+    score: float
+    #: A short human-readable reason.
+    why: str
+    content: str
+    importance: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Recall:
+    """The outcome of a recall."""
+
+    #: The formatted block to add to the model's context.
+    text: str
+    #: The recalled memories, best first.
+    memories: list[Memory]
+    #: Identity and awareness, for the system prompt; empty when none.
+    context: str
+    #: How this recall ran (a mind skipped, no reranker, …).
+    notes: list[str]
+    #: Set when the injection scan withheld the whole recall: why.
+    withheld: str | None
+
+
+@dataclass(frozen=True)
+class MindStatus:
+    """A mind's counts."""
+
+    #: ``personal`` or ``workspace:<id>``.
+    mind: str
+    #: The database holding it (``personal``, ``workspace/<id>``).
+    database: str
+    schema_version: int
+    #: The embedder its vectors were made with, if any yet.
+    embedder: EmbedderInfo | None
+    frames: int
+    fts_rows: int
+    frame_vectors: int
+    chunks: int
+    chunk_vectors: int
+    entities: int
+    relations: int
+    sessions: int
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _mind(mind: str | None) -> str:
+    return "personal" if mind is None else f"workspace:{mind}"
+
+
+def _ref(frame_ref: Any) -> str:
+    mind = field(frame_ref, "mind")
+    frame_id = field(frame_ref, "id")
+    return f"personal:{frame_id}" if mind is None else f"workspace:{mind}:{frame_id}"
+
+
+def _saved(saved: Any) -> Saved:
+    frame = field(saved, "frame")
+    return Saved(
+        ref=_ref(field(frame, "ref")),
+        duplicate=field(saved, "duplicate"),
+        content=field(frame, "content"),
+        importance=field(frame, "importance"),
+        created_at=field(frame, "created_at"),
+    )
+
+
+def _memory(recalled: Any) -> Memory:
+    frame = field(recalled, "frame")
+    return Memory(
+        ref=_ref(field(frame, "ref")),
+        lane=field(recalled, "lane"),
+        score=field(recalled, "score"),
+        why=field(recalled, "why"),
+        content=field(frame, "content"),
+        importance=field(frame, "importance"),
+        created_at=field(frame, "created_at"),
+    )
+
+
+def _status(status: Any) -> MindStatus:
+    fingerprint = field(status, "embedder")
+    counts = (
+        "frames",
+        "fts_rows",
+        "frame_vectors",
+        "chunks",
+        "chunk_vectors",
+        "entities",
+        "relations",
+        "sessions",
+    )
+    return MindStatus(
+        mind=_mind(field(status, "mind")),
+        database=field(status, "database"),
+        schema_version=field(status, "schema_version"),
+        embedder=None
+        if fingerprint is None
+        else EmbedderInfo(
+            field(fingerprint, "provider"), field(fingerprint, "model"), field(fingerprint, "dimensions")
+        ),
+        **{name: field(status, name) for name in counts},
+    )
+
+
+class HiveMind:
+    """The memory engine over one data directory."""
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        component: str | Path | None = None,
+        model_dir: str | Path | None = None,
+    ) -> None:
+        """Open the minds in ``data_dir`` (created on the first save).
+
+        ``component`` is the engine ``.wasm`` (default:
+        :func:`hive_mind.engine.default_component_path`); ``model_dir`` the
+        all-MiniLM-L6-v2 folder (default:
+        :func:`hive_mind.embedder.default_model_dir`). Raises
+        :class:`hive_mind.embedder.ModelError` when the model files are
+        missing or not the shipped ones.
+        """
+        path = Path(component) if component is not None else default_component_path()
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{path}: no engine component; build it (`just build-guest`) or set HIVE_MIND_COMPONENT"
+            )
+        self._host: ComponentHost | None = ComponentHost(
+            path, Path(data_dir).expanduser(), InProcessEmbedder(model_dir)
+        )
+        self._lock = threading.Lock()
+
+    def _call(self, interface: str, name: str, *args: Any) -> Any:
+        with self._lock:
+            if self._host is None:
+                raise HiveMindError("closed", "this HiveMind is closed")
+            try:
+                value = self._host.call(name, *args, interface=interface)
+            except wasmtime.WasmtimeError as trap:
+                raise EngineTrap("trap", str(trap)) from trap
+        ok, payload = split_result(value)
+        if not ok:
+            raise from_variant(payload)
+        return payload
+
+    def save(
+        self,
+        content: str,
+        importance: str | None = None,
+        workspace: str | None = None,
+        created_at: str | None = None,
+        source: str | None = None,
+    ) -> Saved:
+        """Save one memory to the personal mind, or to ``workspace``'s.
+
+        ``importance`` is one of :data:`IMPORTANCE` (default ``normal``),
+        ``source`` one of :data:`SOURCES` (default ``user-stated``),
+        ``created_at`` the event time (ISO-8601; default now).
+        """
+        saved = self._call(
+            MEMORY,
+            "save-memory",
+            record(
+                content=content,
+                importance=None if importance is None else _choice("importance", importance, IMPORTANCE),
+                source=None if source is None else _choice("source", source, SOURCES),
+                mind=workspace,
+                created_at=created_at,
+            ),
+        )
+        return _saved(saved)
+
+    def recall(
+        self,
+        query: str,
+        limit: int = 10,
+        workspace: str | None = None,
+        scope: str = "current",
+        now: str | None = None,
+        profile: str = "balanced",
+    ) -> Recall:
+        """Recall the memories most relevant to ``query``.
+
+        ``workspace`` is the active workspace; ``scope`` which minds to
+        search (:data:`SCOPES`); ``now`` the time recency is scored against
+        (ISO-8601; default now); ``profile`` one of :data:`PROFILES`.
+        """
+        result = self._call(
+            MEMORY,
+            "recall-memory",
+            query,
+            limit,
+            record(
+                workspace=workspace,
+                scope=_choice("scope", scope, SCOPES),
+                profile=_choice("profile", profile, PROFILES),
+                now=now,
+                floor=None,
+            ),
+        )
+        return Recall(
+            text=field(result, "text"),
+            memories=[_memory(recalled) for recalled in field(result, "memories")],
+            context=field(result, "context"),
+            notes=list(field(result, "notes")),
+            withheld=field(result, "withheld"),
+        )
+
+    def remember_exchange(self, user: str, assistant: str, workspace: str | None = None) -> list[Saved]:
+        """Learn from one successful (user, assistant) exchange: the
+        memories the write-back patterns find, as saved."""
+        saved = self._call(
+            MEMORY,
+            "remember-exchange",
+            user,
+            assistant,
+            record(workspace=workspace, gop_id=None, succeeded=True),
+        )
+        return [_saved(item) for item in saved]
+
+    def status(self) -> list[MindStatus]:
+        """Every mind's counts, personal first."""
+        return [_status(status) for status in self._call(ADMIN, "status")]
+
+    def close(self) -> None:
+        """Release the engine and close its databases (idempotent)."""
+        with self._lock:
+            if self._host is not None:
+                self._host.close()
+                self._host = None
+
+    def __enter__(self) -> HiveMind:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
