@@ -175,13 +175,14 @@ fn the_v1_fixture_migrates_to_the_current_version() {
     drop(fresh);
     assert_eq!(schema_of(&path), schema_of(&personal_file(fresh_dir.path())));
     let schema = full_schema_of(&path);
-    let vector_objects: Vec<&str> = schema
+    let mut vector_objects: Vec<&str> = schema
         .iter()
         .filter_map(|object| object.split(' ').nth(1))
         .filter(|name| {
             name.starts_with("memory_frames_vec") || name.starts_with("memory_frame_chunks_vec")
         })
         .collect();
+    vector_objects.sort_unstable();
     assert_eq!(
         vector_objects,
         [

@@ -771,3 +771,189 @@ fn the_index_stays_exact_through_compaction() {
         [kept[0]]
     );
 }
+
+/// An embedder that fails on its `fail_on`-th call (counting from 1) and
+/// otherwise answers as `inner`.
+struct FailingSource {
+    inner: FakeHashVectorSource,
+    calls: std::cell::Cell<u32>,
+    fail_on: u32,
+}
+
+impl VectorSource for FailingSource {
+    fn fingerprint(&self) -> hive_mind_store::EmbedderFingerprint {
+        self.inner.fingerprint()
+    }
+
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, hive_mind_store::vectors::EmbedError> {
+        let call = self.calls.get() + 1;
+        self.calls.set(call);
+        if call == self.fail_on {
+            return Err("the embedder fell over".into());
+        }
+        self.inner.embed(texts)
+    }
+}
+
+/// Five frames in the personal mind, one long (with chunks); their ids.
+fn seed_for_reindex(minds: &mut Minds) -> Vec<u64> {
+    ["one", &long_text("reindex"), "two", "three", "four"]
+        .iter()
+        .map(|text| {
+            minds
+                .save_frame(frame(&Mind::Personal, text))
+                .unwrap()
+                .frame
+                .frame_ref
+                .id
+        })
+        .collect()
+}
+
+/// Every frame vector and chunk vector of a mind, by table and id.
+fn stored_vectors(store: &hive_mind_store::MindStore) -> Vec<(&'static str, u64, Vec<u8>)> {
+    let mut all = Vec::new();
+    for table in ["memory_frames_vec", "memory_frame_chunks_vec"] {
+        let rows: Vec<(u64, Vec<u8>)> = store
+            .connection()
+            .query_all(
+                &format!("SELECT id, embedding FROM {table} ORDER BY id"),
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap();
+        all.extend(rows.into_iter().map(|(id, bytes)| (table, id, bytes)));
+    }
+    all
+}
+
+#[test]
+fn reindex_steps_count_their_progress_and_commit_at_the_end() {
+    let (dir, mut minds) = minds();
+    let ids = seed_for_reindex(&mut minds);
+    let chunks = plan_chunks_of(&long_text("reindex"));
+    let bigger = FakeHashVectorSource::new(DIM * 2);
+    // A second connection, to see what is committed.
+    let mut reader = open_minds(dir.path(), StoreConfig::default()).unwrap();
+
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let mut steps = Vec::new();
+    loop {
+        let step = store.reindex_step(&bigger, 2).unwrap();
+        steps.push((step.done, step.total, step.finished));
+        if step.finished {
+            break;
+        }
+        assert!(steps.len() < 10, "{steps:?}");
+        // Half-way, the other connection still sees the old vectors.
+        let other = reader.mind(&Mind::Personal).unwrap();
+        let status = other.status().unwrap();
+        assert_eq!(status.embedder, Some(fake().fingerprint()));
+        assert_eq!((status.frame_vectors, status.chunk_vectors), (5, chunks));
+        let hits = other
+            .search_vector(&fake().vector("one"), &Default::default(), 1)
+            .unwrap();
+        assert_eq!(hits[0].frame_ref.id, ids[0]);
+    }
+    assert_eq!(steps, [(2, 5, false), (4, 5, false), (5, 5, true)]);
+
+    // Committed: the new dimension and fingerprint, every frame and chunk.
+    assert_eq!(store.vector_state(), VectorState::Ready { dim: DIM * 2 });
+    let report = store.check().unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    assert_eq!(report.status.embedder, Some(bigger.fingerprint()));
+    assert_eq!(
+        (report.status.frame_vectors, report.status.chunk_vectors),
+        (5, chunks)
+    );
+    assert!(
+        stored_vectors(store)
+            .iter()
+            .all(|(_, _, bytes)| bytes.len() == DIM as usize * 2 * 4)
+    );
+    let hits = store
+        .search_vector(&bigger.vector("three"), &Default::default(), 1)
+        .unwrap();
+    assert_eq!(hits[0].frame_ref.id, ids[3]);
+    let status = reader.mind(&Mind::Personal).unwrap().status().unwrap();
+    assert_eq!(status.embedder, Some(bigger.fingerprint()));
+
+    // A mind without frames finishes in one step.
+    let acme = Mind::workspace("acme").unwrap();
+    let empty = minds.mind_or_create(&acme).unwrap();
+    let step = empty.reindex_step(&bigger, 2).unwrap();
+    assert_eq!((step.done, step.total, step.finished), (0, 0, true));
+    assert_eq!(empty.vector_state(), VectorState::Ready { dim: DIM * 2 });
+    assert_eq!(
+        empty.status().unwrap().embedder,
+        Some(bigger.fingerprint())
+    );
+}
+
+/// How many chunks a content is stored with.
+fn plan_chunks_of(content: &str) -> u64 {
+    hive_mind_store::plan_chunks(content).len() as u64
+}
+
+#[test]
+fn a_reindex_that_fails_half_way_leaves_the_old_vectors_and_fingerprint() {
+    let (dir, mut minds) = minds();
+    let ids = seed_for_reindex(&mut minds);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let before = stored_vectors(store);
+    let status_before = store.status().unwrap();
+    assert_eq!(before.len() as u64, 5 + plan_chunks_of(&long_text("reindex")));
+
+    let failing = FailingSource {
+        inner: FakeHashVectorSource::new(DIM * 2),
+        calls: std::cell::Cell::new(0),
+        fail_on: 2,
+    };
+    let first = store.reindex_step(&failing, 2).unwrap();
+    assert_eq!((first.done, first.total, first.finished), (2, 5, false));
+    let error = store.reindex_step(&failing, 2).unwrap_err();
+    assert!(
+        matches!(&error, StoreError::Embedder(message) if message.contains("fell over")),
+        "{error}"
+    );
+
+    // On this connection: the old vectors, chunks and fingerprint.
+    let intact = |store: &hive_mind_store::MindStore| {
+        assert_eq!(store.vector_state(), VectorState::Ready { dim: DIM });
+        assert_eq!(stored_vectors(store), before);
+        let report = store.check().unwrap();
+        assert!(report.ok(), "{:?}", report.problems);
+        assert_eq!(report.status, status_before);
+        let hits = store
+            .search_vector(&fake().vector("two"), &Default::default(), 1)
+            .unwrap();
+        assert_eq!(hits[0].frame_ref.id, ids[2]);
+    };
+    intact(store);
+    // The connection is usable again: a write commits on its own.
+    let saved = minds
+        .save_frame(frame(&Mind::Personal, "written after the failed reindex"))
+        .unwrap()
+        .frame
+        .frame_ref
+        .id;
+    let store = minds.mind(&Mind::Personal).unwrap();
+    store.delete_frame(saved).unwrap();
+    drop(minds);
+
+    // On a new connection too: the rollback is durable.
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let report = store.check().unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    assert_eq!(report.status.embedder, Some(fake().fingerprint()));
+    assert_eq!(stored_vectors(store), before);
+
+    // A new reindex starts over from the first frame, and completes.
+    let bigger = FakeHashVectorSource::new(DIM * 2);
+    let step = store.reindex_step(&bigger, 2).unwrap();
+    assert_eq!((step.done, step.total, step.finished), (2, 5, false));
+    assert_eq!(store.reindex(&bigger, &mut |_, _| {}).unwrap(), 5);
+    assert_eq!(store.vector_state(), VectorState::Ready { dim: DIM * 2 });
+    assert!(store.check().unwrap().ok());
+}

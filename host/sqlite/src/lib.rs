@@ -26,6 +26,9 @@
 //! registered with every connection, only so that minds written before the
 //! engine owned its vectors (schema v3, `vec0` tables) can be migrated.
 
+#[cfg(feature = "store")]
+pub mod store_capability;
+
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::Duration;

@@ -25,8 +25,9 @@
 //!    fraction of the evidence turns are among the first k frames?).
 //! 4. **Report** ([`run::EvalReport`], printed by [`cli`]): overall and per
 //!    category, with the ingest rate, recall latency and where recall spends
-//!    its time (the guest's stages, and the host imports' split of `search`
-//!    into full text, vectors and listings).
+//!    its time: the guest's stages, and the recall time split between the
+//!    engine's own work in the component and the host's imports (SQLite,
+//!    the embedder, the reranker), from the host's import timings.
 //!
 //! The temporary minds are deleted when each sample is done. Nothing here
 //! changes the pipeline's constants: an evaluation measures, it does not
@@ -43,7 +44,6 @@ use std::sync::Arc;
 use crate::HostError;
 use crate::embedder::Embedder;
 use crate::engine::{Capabilities, EngineRuntime};
-use crate::store::{EmbedderFingerprint, Minds, StoreConfig, StoreError};
 
 /// Why an evaluation (or a measurement built on the same plumbing) could not
 /// run.
@@ -83,38 +83,33 @@ pub enum EvalError {
     /// A temporary data directory could not be made.
     #[error("could not create a temporary data directory: {0}")]
     TempDir(std::io::Error),
-    /// A mind could not be opened.
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    /// The data directory could not be created.
+    #[error("could not create the data directory {}: {source}", path.display())]
+    DataDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The engine component could not be loaded.
     #[error(transparent)]
     Host(#[from] HostError),
 }
 
-/// The embedder lock for `embedder`'s vectors.
-pub fn fingerprint(embedder: &dyn Embedder) -> EmbedderFingerprint {
-    let info = embedder.info();
-    EmbedderFingerprint {
-        provider: info.provider,
-        model: info.model,
-        dim: info.dimensions,
-    }
-}
-
-/// The engine over the data directory `dir` with `embedder`, no reranker,
-/// and the on-disk compile cache.
+/// The engine over the data directory `dir` (created if missing) with
+/// `embedder`, no reranker, and the on-disk compile cache. The engine opens
+/// the minds itself, through the `sqlite` import, on the first call that
+/// needs them, and locks them to the embedder's fingerprint.
 pub fn open_engine(dir: &Path, embedder: Arc<dyn Embedder>) -> Result<EngineRuntime, EvalError> {
-    let minds = Minds::open(
-        dir,
-        StoreConfig {
-            embedder: Some(fingerprint(embedder.as_ref())),
-        },
-    )?;
+    std::fs::create_dir_all(dir).map_err(|source| EvalError::DataDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     Ok(EngineRuntime::from_component_bytes(
         crate::artifacts::ENGINE_COMPONENT,
         crate::cache::cache_dir().as_deref(),
         Capabilities {
-            minds,
+            data_dir: hive_mind_sqlite::DataDir::new(dir),
             embedder: Ok(embedder),
             reranker: Arc::new(crate::reranker::Unconfigured),
         },

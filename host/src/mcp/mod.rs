@@ -30,7 +30,7 @@
 
 pub mod params;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -40,21 +40,26 @@ use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router
 use serde_json::{Value as Json, json};
 
 use crate::engine::cli::{recall_json, saved_json};
-use crate::engine::convert::{importance_out, mind_out, profile_in, scope_in, source_out};
+use crate::engine::convert::{
+    cleanup_reason_name, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
+};
+use crate::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
 use crate::engine::wit_memory::{MemoryInput, RecallOptions};
-use crate::engine::{EngineError, EngineRuntime, MemoryError, wit_memory};
-use crate::store::{Mind, MindStore, StoreError};
+use crate::engine::wit_types::{Mind, StorageError};
+use crate::engine::{
+    AdminError, EngineError, EngineRuntime, MemoryError, describe_storage_error, wit_admin,
+    wit_memory,
+};
 use params::*;
 
 /// The largest memory `save_memory` accepts, in bytes (larger texts belong
 /// in a harvest import, which chunks them).
 pub const MAX_CONTENT_BYTES: usize = 100_000;
 
-/// The MCP server over one data directory.
+/// The MCP server over one engine (and so one data directory).
 #[derive(Clone)]
 pub struct MemoryServer {
     engine: Arc<Mutex<EngineRuntime>>,
-    data_dir: PathBuf,
     tool_router: ToolRouter<Self>,
 }
 
@@ -66,29 +71,115 @@ fn internal(message: impl Into<String>) -> McpError {
     McpError::internal_error(message.into(), None)
 }
 
-/// A store error as an MCP error: the caller's fault or ours.
-fn store_error(error: StoreError) -> McpError {
+/// Whether a storage failure is the caller's doing (a mind, item or frame
+/// that does not exist, a malformed value, a full awareness list, a frame
+/// still referenced) rather than the server's (SQL, a lock, a damaged or
+/// newer database, the embedder, the disk).
+fn caller_storage_error(error: &StorageError) -> bool {
     match error {
-        StoreError::MindNotFound(_)
-        | StoreError::NotFound(_)
-        | StoreError::InvalidInput(_)
-        | StoreError::AwarenessFull(_)
-        | StoreError::Referenced { .. } => invalid(error.to_string()),
-        other => internal(other.to_string()),
+        StorageError::MindNotFound(_)
+        | StorageError::NotFound(_)
+        | StorageError::InvalidInput(_)
+        | StorageError::AwarenessFull(_)
+        | StorageError::Referenced(_) => true,
+        StorageError::DimensionMismatch(_)
+        | StorageError::NewerSchema(_)
+        | StorageError::Corrupt(_)
+        | StorageError::NoEmbedder
+        | StorageError::Embedder(_)
+        | StorageError::Busy
+        | StorageError::AccessDenied
+        | StorageError::Full
+        | StorageError::Sql(_) => false,
     }
 }
 
-/// An engine error as an MCP error.
+/// An engine error as an MCP error, by its typed case: the caller's fault
+/// (`invalid_params`, which [`MemoryServer::call_tool`] turns into a tool
+/// result with `isError: true`) or ours (an internal error).
 fn engine_error(error: EngineError) -> McpError {
-    match error {
-        EngineError::Memory(MemoryError(wit_memory::Error::InvalidArgument(why))) => invalid(why),
-        EngineError::Memory(MemoryError(wit_memory::Error::Store(why)))
-            if why.starts_with("invalid input") || why.starts_with("not found") =>
-        {
-            invalid(why)
+    let storage = |error: &StorageError| {
+        let message = describe_storage_error(error);
+        if caller_storage_error(error) {
+            invalid(message)
+        } else {
+            internal(message)
         }
-        other => internal(other.to_string()),
+    };
+    match &error {
+        EngineError::Memory(MemoryError(wit_memory::Error::InvalidArgument(why)))
+        | EngineError::Admin(AdminError(wit_admin::Error::InvalidArgument(why))) => {
+            invalid(why.clone())
+        }
+        EngineError::Memory(MemoryError(wit_memory::Error::Storage(error)))
+        | EngineError::Admin(AdminError(wit_admin::Error::Storage(error))) => storage(error),
+        EngineError::Memory(MemoryError(
+            wit_memory::Error::Unsupported(_)
+            | wit_memory::Error::Embedder(_)
+            | wit_memory::Error::Llm(_),
+        ))
+        | EngineError::Admin(AdminError(wit_admin::Error::Embedder(_)))
+        | EngineError::Host(_) => internal(error.to_string()),
     }
+}
+
+/// The awareness categories, by name.
+const AWARENESS_CATEGORIES: [(&str, AwarenessCategory); 4] = [
+    ("task", AwarenessCategory::Task),
+    ("action", AwarenessCategory::Action),
+    ("pending", AwarenessCategory::Pending),
+    ("flag", AwarenessCategory::Flag),
+];
+
+/// An awareness category by name; the error names the allowed values.
+fn category_in(name: &str) -> Result<AwarenessCategory, McpError> {
+    AWARENESS_CATEGORIES
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, category)| *category)
+        .ok_or_else(|| {
+            invalid(format!(
+                "unknown awareness category {name:?}; expected one of: {}",
+                AWARENESS_CATEGORIES.map(|(known, _)| known).join(", ")
+            ))
+        })
+}
+
+/// An awareness category's name.
+fn category_name(category: AwarenessCategory) -> &'static str {
+    match category {
+        AwarenessCategory::Task => "task",
+        AwarenessCategory::Action => "action",
+        AwarenessCategory::Pending => "pending",
+        AwarenessCategory::Flag => "flag",
+    }
+}
+
+/// An awareness item as the tools show it.
+fn awareness_json(item: &AwarenessItem) -> Json {
+    json!({
+        "id": item.id,
+        "category": category_name(item.category),
+        "content": item.content,
+        "priority": item.priority,
+        "metadata": item.metadata,
+        "created_at": item.created_at,
+        "expires_at": item.expires_at,
+    })
+}
+
+/// An identity as the tools show it (null when never set).
+fn identity_json(identity: Option<&Identity>) -> Json {
+    identity.map_or(Json::Null, |identity| {
+        json!({
+            "name": identity.name,
+            "role": identity.role,
+            "personality": identity.personality,
+            "capabilities": identity.capabilities,
+            "system_prompt": identity.system_prompt,
+            "updated_at": identity.updated_at,
+        })
+    })
 }
 
 /// An entity as the tools show it.
@@ -105,12 +196,27 @@ fn json_result(value: Json) -> CallToolResult {
     CallToolResult::structured(value)
 }
 
+/// The workspace ids that have a mind, sorted.
+fn workspace_ids(engine: &mut EngineRuntime) -> Result<Vec<String>, McpError> {
+    let minds = engine.admin().list_minds().map_err(engine_error)?;
+    let mut ids: Vec<String> = minds
+        .into_iter()
+        .filter_map(|mind| match mind {
+            Mind::Workspace(id) => Some(id),
+            Mind::Personal => None,
+        })
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
 impl MemoryServer {
-    /// A server over an engine opened on `data_dir`.
-    pub fn new(engine: EngineRuntime, data_dir: &Path) -> Self {
+    /// A server over an engine opened on a data directory. The minds are
+    /// reached through the engine alone; `_data_dir` is kept for the
+    /// callers' sake.
+    pub fn new(engine: EngineRuntime, _data_dir: &Path) -> Self {
         MemoryServer {
             engine: Arc::new(Mutex::new(engine)),
-            data_dir: data_dir.to_path_buf(),
             tool_router: Self::tool_router(),
         }
     }
@@ -132,48 +238,18 @@ impl MemoryServer {
         .map_err(|error| internal(format!("the tool's worker failed: {error}")))?
     }
 
-    /// Run a store operation on one mind (created first when `create`), on
-    /// the engine's thread; store errors become MCP errors.
-    async fn with_store<T, F>(&self, mind: Mind, create: bool, work: F) -> Result<T, McpError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut MindStore) -> Result<T, StoreError> + Send + 'static,
-    {
-        self.with_engine(move |engine| {
-            let minds = &mut engine.capabilities().minds;
-            let store = if create {
-                minds.mind_or_create(&mind)
-            } else {
-                minds.mind(&mind)
-            }
-            .map_err(store_error)?;
-            work(store).map_err(store_error)
-        })
-        .await
-    }
-
-    /// The workspace ids that exist in the data directory.
-    fn workspaces(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::fs::read_dir(self.data_dir.join("workspaces"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|entry| {
-                let name = entry.file_name();
-                name.to_str()?.strip_suffix(".sqlite").map(str::to_string)
-            })
-            .collect();
-        ids.sort();
-        ids
+    /// The workspace ids that have a mind (the engine's `list-minds`).
+    async fn workspaces(&self) -> Result<Vec<String>, McpError> {
+        self.with_engine(workspace_ids).await
     }
 
     /// A workspace that must already exist.
-    fn existing_workspace(&self, id: &str) -> Result<Mind, McpError> {
-        let mind = Mind::workspace(id).map_err(store_error)?;
-        if self.workspaces().iter().any(|known| known == id) {
+    async fn existing_workspace(&self, id: &str) -> Result<Mind, McpError> {
+        let mind = crate::engine::convert::workspace(id).map_err(invalid)?;
+        let known = self.workspaces().await?;
+        if known.iter().any(|known| known == id) {
             Ok(mind)
         } else {
-            let known = self.workspaces();
             Err(invalid(format!(
                 "unknown workspace {id:?} (known: {}); create it with create_workspace",
                 if known.is_empty() {
@@ -186,11 +262,15 @@ impl MemoryServer {
     }
 
     /// The mind a tool acts on (see the module docs).
-    fn target_mind(&self, mind: Option<&str>, workspace: Option<&str>) -> Result<Mind, McpError> {
+    async fn target_mind(
+        &self,
+        mind: Option<&str>,
+        workspace: Option<&str>,
+    ) -> Result<Mind, McpError> {
         let workspace = workspace.map(str::trim).filter(|w| !w.is_empty());
         match (mind.map(str::trim), workspace) {
             (None | Some("personal"), None) => Ok(Mind::Personal),
-            (None | Some("workspace"), Some(id)) => self.existing_workspace(id),
+            (None | Some("workspace"), Some(id)) => self.existing_workspace(id).await,
             (Some("personal"), Some(id)) => Err(invalid(format!(
                 "ambiguous mind: mind is \"personal\" but workspace {id:?} is given; drop one"
             ))),
@@ -224,19 +304,21 @@ impl MemoryServer {
             )));
         }
         let importance = match &args.importance {
-            Some(name) => Some(crate::store::types::parse_importance(name).map_err(store_error)?),
+            Some(name) => Some(importance_in(name).map_err(invalid)?),
             None => None,
         };
         let source = match &args.source {
-            Some(name) => Some(crate::store::types::parse_source(name).map_err(store_error)?),
+            Some(name) => Some(source_in(name).map_err(invalid)?),
             None => None,
         };
-        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let mind = self
+            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
+            .await?;
         let input = MemoryInput {
             content: args.content,
-            importance: importance.map(importance_out),
-            source: source.map(source_out),
-            mind: mind_out(&mind),
+            importance,
+            source,
+            mind,
             created_at: args.created_at,
         };
         let saved = self
@@ -258,7 +340,7 @@ impl MemoryServer {
         }
         let workspace = match &args.workspace {
             Some(id) => {
-                self.existing_workspace(id)?;
+                self.existing_workspace(id).await?;
                 Some(id.clone())
             }
             None => None,
@@ -306,7 +388,7 @@ impl MemoryServer {
         Parameters(args): Parameters<RememberExchangeArgs>,
     ) -> Result<CallToolResult, McpError> {
         if let Some(id) = &args.workspace {
-            self.existing_workspace(id)?;
+            self.existing_workspace(id).await?;
         }
         let options = wit_memory::ExchangeOptions {
             workspace: args.workspace,
@@ -333,7 +415,7 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SearchEntitiesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = mind_out(&self.target_mind(None, args.workspace.as_deref())?);
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
         let limit = args.limit.unwrap_or(20).clamp(1, 200);
         let entities = self
             .with_engine(move |engine| {
@@ -354,7 +436,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SaveEntityArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = mind_out(&self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?);
+        let mind = self
+            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
+            .await?;
         let entity = self
             .with_engine(move |engine| {
                 engine
@@ -373,7 +457,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CreateRelationArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = mind_out(&self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?);
+        let mind = self
+            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
+            .await?;
         let relation = self
             .with_engine(move |engine| {
                 engine

@@ -1,0 +1,42 @@
+"""hive-mind for Python: the memory engine component, hosted by wasmtime-py.
+
+The engine (recall, save, the knowledge graph, the minds' schema) is one
+WebAssembly component shared by every host; this package supplies what it
+imports — SQLite databases over :mod:`sqlite3`, the all-MiniLM-L6-v2
+embedder over onnxruntime — and wraps its exports in :class:`HiveMind`.
+
+Modules: :mod:`~hive_mind.mind` (the API), :mod:`~hive_mind.engine` (the
+wasmtime wiring), :mod:`~hive_mind.sqlite`, :mod:`~hive_mind.embedder` and
+:mod:`~hive_mind.capabilities` (the imports), :mod:`~hive_mind.errors`.
+"""
+
+from .embedder import EmbedderInfo, ModelError
+from .errors import (
+    EmbedderError,
+    EngineTrap,
+    HiveMindError,
+    InvalidArgumentError,
+    LlmError,
+    NotFoundError,
+    StorageError,
+    UnsupportedError,
+)
+from .mind import HiveMind, Memory, MindStatus, Recall, Saved
+
+__all__ = [
+    "EmbedderError",
+    "EmbedderInfo",
+    "EngineTrap",
+    "HiveMind",
+    "HiveMindError",
+    "InvalidArgumentError",
+    "LlmError",
+    "Memory",
+    "MindStatus",
+    "ModelError",
+    "NotFoundError",
+    "Recall",
+    "Saved",
+    "StorageError",
+    "UnsupportedError",
+]

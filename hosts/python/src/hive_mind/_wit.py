@@ -53,7 +53,7 @@ from typing import Any
 
 from wasmtime.component import Record, Variant
 
-__all__ = ["Record", "Variant", "record", "field", "split_result", "mind_value", "mind_name"]
+__all__ = ["Record", "Variant", "record", "field", "split_result"]
 
 
 def record(**fields: Any) -> Record:
@@ -76,12 +76,3 @@ def split_result(value: Any) -> tuple[bool, Any]:
         return False, value
     return True, value
 
-
-def mind_value(workspace: str | None) -> str | None:
-    """The WIT ``mind`` for an optional workspace id (``None``: personal)."""
-    return workspace
-
-
-def mind_name(mind: str | None) -> str:
-    """A mind as text: ``personal`` or ``workspace:<id>``."""
-    return "personal" if mind is None else f"workspace:{mind}"
