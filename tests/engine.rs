@@ -1,44 +1,37 @@
 //! The engine component end to end: `memory.save-memory` runs in the
-//! component, calls the host's `embedder` and `store` imports across the
-//! component boundary, and leaves a frame that every index can see.
+//! component, calls the host's `embedder` and `sqlite` imports across the
+//! component boundary, and leaves a frame that every index can see (checked
+//! with the store's own queries over the same files, opened natively).
 
 use std::sync::Arc;
 
 use hive_mind_host::embedder::{Embedder, MockEmbedder};
+use hive_mind_host::engine::wit_admin::MindStatus;
 use hive_mind_host::engine::wit_memory::{Error, MemoryInput};
-use hive_mind_host::engine::wit_types::{FrameType, Importance, Mind as WitMind, Source};
-use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime, MemoryError};
-use hive_mind_host::reranker::Unconfigured;
-use hive_mind_host::store::{EmbedderFingerprint, Mind, Minds, SearchFilter, StoreConfig};
+use hive_mind_host::engine::wit_types::{
+    DimensionMismatch, FrameType, Importance, Mind as WitMind, Source, StorageError,
+};
+use hive_mind_host::engine::{EngineError, EngineRuntime, MemoryError};
+use hive_mind_store::{EmbedderFingerprint, Mind, SearchFilter};
 
-fn fingerprint(embedder: &dyn Embedder) -> EmbedderFingerprint {
-    let info = embedder.info();
-    EmbedderFingerprint {
-        provider: info.provider,
-        model: info.model,
-        dim: info.dimensions,
-    }
-}
+use crate::support::native_minds;
 
-/// An engine over a fresh data directory, with `embedder` (or none) and the
-/// minds locked to `lock` (default: the embedder's fingerprint).
+/// An engine over a data directory, with `embedder` (or none). With `lock`,
+/// the minds are first locked natively to that fingerprint (recorded in the
+/// database, as an earlier embedder would have left it); otherwise the
+/// engine locks them to its embedder's fingerprint on first use.
 fn engine_with(
     dir: &std::path::Path,
     embedder: Option<Arc<dyn Embedder>>,
     lock: Option<EmbedderFingerprint>,
 ) -> EngineRuntime {
-    let lock = lock.or_else(|| embedder.as_deref().map(fingerprint));
-    let minds = Minds::open(dir, StoreConfig { embedder: lock }).unwrap();
-    EngineRuntime::from_component_bytes(
-        hive_mind_host::artifacts::ENGINE_COMPONENT,
-        Some(&crate::support::cache_dir()),
-        Capabilities {
-            minds,
-            embedder: embedder.ok_or_else(|| "nothing configured (test)".to_string()),
-            reranker: Arc::new(Unconfigured),
-        },
+    if let Some(lock) = lock {
+        drop(native_minds(dir, Some(lock)));
+    }
+    crate::support::engine(
+        dir,
+        embedder.ok_or_else(|| "nothing configured (test)".to_string()),
     )
-    .unwrap()
 }
 
 fn mock(dim: u32) -> Option<Arc<dyn Embedder>> {
@@ -55,14 +48,14 @@ fn input(content: &str, mind: WitMind) -> MemoryInput {
     }
 }
 
-/// The personal mind's counts.
-fn personal_status(engine: &mut EngineRuntime) -> hive_mind_host::store::check::MindStatus {
+/// The personal mind's counts (`admin.status`).
+fn personal_status(engine: &mut EngineRuntime) -> MindStatus {
     engine
-        .capabilities()
-        .minds
-        .mind(&Mind::Personal)
-        .unwrap()
+        .admin()
         .status()
+        .unwrap()
+        .into_iter()
+        .find(|status| matches!(status.mind, WitMind::Personal))
         .unwrap()
 }
 
@@ -89,7 +82,7 @@ fn a_saved_memory_is_visible_to_every_index() {
     assert_eq!(saved.frame.source, Source::UserStated);
     assert_eq!(saved.frame.content, "The ledger service uses Postgres.");
 
-    let minds = &mut engine.capabilities().minds;
+    let mut minds = native_minds(dir.path(), None);
     let filter = SearchFilter::default();
     let text_hits = minds.search_text("ledger postgres", &filter, 5).unwrap();
     assert_eq!(text_hits.len(), 1);
@@ -149,7 +142,7 @@ fn a_long_memory_is_stored_with_its_chunks() {
         saved.frame.ref_.mind
     );
 
-    let minds = &mut engine.capabilities().minds;
+    let mut minds = native_minds(dir.path(), None);
     let report = minds
         .mind(&Mind::Workspace("acme".into()))
         .unwrap()
@@ -178,14 +171,14 @@ fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
     dated.created_at = Some("last Tuesday-ish".into());
     let error = memory_error(engine.save_memory(&dated));
     assert!(
-        matches!(&error, Error::Store(m) if m.contains("invalid input")),
+        matches!(&error, Error::Storage(StorageError::InvalidInput(_))),
         "{error:?}"
     );
 
     let error =
         memory_error(engine.save_memory(&input("x", WitMind::Workspace("../escape".into()))));
     assert!(
-        matches!(&error, Error::Store(m) if m.contains("bad workspace id")),
+        matches!(&error, Error::Storage(StorageError::InvalidInput(m)) if m.contains("bad workspace id")),
         "{error:?}"
     );
 
@@ -222,9 +215,18 @@ fn a_dimension_mismatch_is_refused_and_names_the_remedy() {
     let mut engine = engine_with(dir.path(), mock(8), locked);
     let error = memory_error(engine.save_memory(&input("made with 8", WitMind::Personal)));
     assert!(
-        matches!(&error, Error::Store(m) if m.contains("384") && m.contains("reindex")),
+        matches!(
+            &error,
+            Error::Storage(StorageError::DimensionMismatch(DimensionMismatch {
+                expected: 384,
+                actual: 8
+            }))
+        ),
         "{error:?}"
     );
+    // Said for a person, it names the remedy.
+    let message = MemoryError(error).to_string();
+    assert!(message.contains("reindex"), "{message}");
     let status = personal_status(&mut engine);
     assert_eq!(status.frames, 1);
 }
@@ -304,7 +306,7 @@ fn imported_conversations_become_dated_raw_turn_frames() {
         .unwrap();
     assert_eq!((again.written, again.duplicates), (0, 2));
 
-    let minds = &mut engine.capabilities().minds;
+    let mut minds = native_minds(dir.path(), None);
     let filter = SearchFilter {
         content_prefix: Some("[mind-rawturn".into()),
         ..SearchFilter::default()
@@ -331,6 +333,7 @@ fn imported_conversations_become_dated_raw_turn_frames() {
         .search_vector(&vector, &SearchFilter::default(), 1)
         .unwrap();
     assert!(hit[0].score > 0.999);
+    drop(minds);
 
     // A bad key or a missing date is refused before anything is written.
     let error = memory_error(engine.import_conversations(
@@ -376,7 +379,8 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
     assert_eq!(decision.importance, Importance::Important);
     let acme = Mind::Workspace("acme".into());
     {
-        let store = engine.capabilities().minds.mind(&acme).unwrap();
+        let mut minds = native_minds(dir.path(), None);
+        let store = minds.mind(&acme).unwrap();
         let mysql = store.find_entities("mysql").unwrap().remove(0);
         let postgres = store.find_entities("Postgres").unwrap().remove(0);
         assert_eq!(postgres.entity_type, "technology");
@@ -458,7 +462,8 @@ fn cognify_links_a_new_frame_to_related_frames_of_its_mind() {
     let related = remember("We decided to move the ledger database to Postgres instead of MySQL.");
 
     let ledger = Mind::Workspace("ledger".into());
-    let store = engine.capabilities().minds.mind(&ledger).unwrap();
+    let mut minds = native_minds(dir.path(), None);
+    let store = minds.mind(&ledger).unwrap();
     let links = store.related_frames(related, 10).unwrap();
     let linked: Vec<u64> = links.iter().map(|(id, _)| *id).collect();
     assert!(linked.contains(&first), "{links:?}");
@@ -498,7 +503,8 @@ fn the_mock_embedder_makes_no_similarity_links() {
             .unwrap();
         ids.push(saved[0].frame.ref_.id);
     }
-    let store = engine.capabilities().minds.mind(&Mind::Personal).unwrap();
+    let mut minds = native_minds(dir.path(), None);
+    let store = minds.mind(&Mind::Personal).unwrap();
     assert!(store.related_frames(ids[1], 10).unwrap().is_empty());
 }
 

@@ -7,10 +7,10 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use hive_mind_host::embedder::{Embedder, MockEmbedder};
+use hive_mind_host::engine::wit_types::{FrameRef, Importance, Mind};
 use hive_mind_host::engine::{Capabilities, EngineRuntime};
 use hive_mind_host::mcp::MemoryServer;
 use hive_mind_host::reranker::Unconfigured;
-use hive_mind_host::store::{EmbedderFingerprint, Mind, Minds, StoreConfig};
 use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::ServiceError;
 use rmcp::{ClientHandler, ServiceExt};
@@ -25,31 +25,24 @@ impl ClientHandler for TestClient {
     }
 }
 
-fn server(dir: &std::path::Path) -> MemoryServer {
-    let embedder = MockEmbedder::new(384);
-    let info = embedder.info();
-    let minds = Minds::open(
-        dir,
-        StoreConfig {
-            embedder: Some(EmbedderFingerprint {
-                provider: info.provider,
-                model: info.model,
-                dim: info.dimensions,
-            }),
-        },
-    )
-    .unwrap();
-    let engine = EngineRuntime::from_component_bytes(
+/// An engine over `dir` with `embedder` (or none: the minds are then read
+/// without locking them to a fingerprint).
+fn engine(dir: &std::path::Path, embedder: Option<Arc<dyn Embedder>>) -> EngineRuntime {
+    EngineRuntime::from_component_bytes(
         hive_mind_host::artifacts::ENGINE_COMPONENT,
         Some(&crate::support::cache_dir()),
         Capabilities {
-            minds,
-            embedder: Ok(Arc::new(embedder)),
+            data_dir: hive_mind_sqlite::DataDir::new(dir),
+            embedder: embedder.ok_or_else(|| "nothing configured (test)".to_string()),
             reranker: Arc::new(Unconfigured),
         },
     )
-    .unwrap();
-    MemoryServer::new(engine, dir)
+    .unwrap()
+}
+
+fn server(dir: &std::path::Path) -> MemoryServer {
+    let embedder: Arc<dyn Embedder> = Arc::new(MockEmbedder::new(384));
+    MemoryServer::new(engine(dir, Some(embedder)), dir)
 }
 
 fn call(name: &str, arguments: Json) -> CallToolRequestParams {
@@ -465,7 +458,7 @@ fn the_binary_speaks_mcp_over_stdio() {
 fn two_servers_on_one_data_directory_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     // Create the personal mind first, so both processes open an existing file.
-    drop(Minds::open(dir.path(), StoreConfig::default()).unwrap());
+    engine(dir.path(), None).admin().list_minds().unwrap();
     let path = dir.path().to_path_buf();
     let writers: Vec<_> = (0..2)
         .map(|writer| {
@@ -485,9 +478,12 @@ fn two_servers_on_one_data_directory_lose_nothing() {
     for writer in writers {
         writer.join().unwrap();
     }
-    let mut minds = Minds::open(dir.path(), StoreConfig::default()).unwrap();
-    let report = minds.mind(&Mind::Personal).unwrap().check().unwrap();
-    assert!(report.ok(), "{:?}", report.problems);
+    let reports = engine(dir.path(), None).admin().check().unwrap();
+    let report = reports
+        .iter()
+        .find(|report| matches!(report.status.mind, Mind::Personal))
+        .unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
     assert_eq!(report.status.frames, 30);
     assert_eq!(report.status.fts_rows, 30);
     assert_eq!(report.status.frame_vectors, 30);
@@ -676,22 +672,29 @@ async fn cleanup_frames_reports_then_retires_duplicates_and_keeps_the_rest() {
     );
     assert_eq!(after["scanned"], 5, "{after}");
     assert_eq!(after["candidates"], json!([]), "{after}");
-    let mut minds = Minds::open(dir.path(), StoreConfig::default()).unwrap();
-    let personal = minds.mind(&Mind::Personal).unwrap();
+    let refs: Vec<FrameRef> = ids
+        .iter()
+        .map(|&id| FrameRef {
+            mind: Mind::Personal,
+            id,
+        })
+        .collect();
+    let frames = engine(dir.path(), None)
+        .admin()
+        .get_frames(&refs)
+        .unwrap();
+    assert_eq!(frames.len(), ids.len(), "nothing is deleted");
     let importance = |id: u64| {
-        personal
-            .connection()
-            .query_row(
-                "SELECT importance FROM memory_frames WHERE id = ?1",
-                [id],
-                |row| row.get::<_, String>(0),
-            )
+        frames
+            .iter()
+            .find(|frame| frame.ref_.id == id)
             .unwrap()
+            .importance
     };
-    assert_eq!(importance(ids[0]), "deprecated");
-    assert_eq!(importance(ids[3]), "deprecated");
-    assert_eq!(importance(ids[1]), "important");
-    assert_eq!(importance(ids[4]), "normal");
+    assert_eq!(importance(ids[0]), Importance::Deprecated);
+    assert_eq!(importance(ids[3]), Importance::Deprecated);
+    assert_eq!(importance(ids[1]), Importance::Important);
+    assert_eq!(importance(ids[4]), Importance::Normal);
 
     // An unknown workspace is an error a person can act on.
     let error = mcp_error(

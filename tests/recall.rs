@@ -4,43 +4,23 @@
 
 use std::sync::Arc;
 
-use crate::support::minilm;
+use crate::support::{minilm, native_minds};
 use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_host::engine::wit_admin::{AwarenessCategory, Identity};
 use hive_mind_host::engine::wit_memory::{
-    Error, MemoryInput, Recall, RecallOptions, RecallScope, RelevanceFloor,
+    Error, Lane, MemoryInput, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
 use hive_mind_host::engine::wit_types::Mind as WitMind;
-use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime, MemoryError};
-use hive_mind_host::reranker::Unconfigured;
-use hive_mind_host::store::{EmbedderFingerprint, Mind, Minds, StoreConfig};
+use hive_mind_host::engine::{EngineError, EngineRuntime, MemoryError};
+use hive_mind_store::Mind;
 
 const NOW: &str = "2026-06-15T12:00:00Z";
 
+/// An engine over `dir` with `embedder` (the engine locks the minds to its
+/// fingerprint on first use).
 fn engine(dir: &std::path::Path, embedder: Arc<dyn Embedder>) -> EngineRuntime {
-    let info = embedder.info();
-    let lock = EmbedderFingerprint {
-        provider: info.provider,
-        model: info.model,
-        dim: info.dimensions,
-    };
-    let minds = Minds::open(
-        dir,
-        StoreConfig {
-            embedder: Some(lock),
-        },
-    )
-    .unwrap();
-    EngineRuntime::from_component_bytes(
-        hive_mind_host::artifacts::ENGINE_COMPONENT,
-        Some(&crate::support::cache_dir()),
-        Capabilities {
-            minds,
-            embedder: Ok(embedder),
-            reranker: Arc::new(Unconfigured),
-        },
-    )
-    .unwrap()
+    crate::support::engine(dir, Ok(embedder))
 }
 
 fn save(engine: &mut EngineRuntime, mind: WitMind, content: &str, created_at: &str) -> u64 {
@@ -122,7 +102,7 @@ fn recall_finds_the_memory_that_answers_the_question() {
     let found = contents(&result);
     assert!(!found.is_empty());
     assert!(found[0].contains("PostgreSQL"), "{found:?}");
-    assert_eq!(result.memories[0].lane, "semantic");
+    assert_eq!(result.memories[0].lane, Lane::Semantic);
     assert!(result.text.contains("PostgreSQL 16"), "{}", result.text);
     assert!(result.withheld.is_none());
     assert!(
@@ -302,7 +282,7 @@ fn a_named_period_brings_its_events() {
         result
             .memories
             .iter()
-            .any(|m| m.lane == "date-window" && m.frame.content.contains("billing")),
+            .any(|m| m.lane == Lane::DateWindow && m.frame.content.contains("billing")),
         "{:?}",
         result.memories.iter().map(|m| &m.lane).collect::<Vec<_>>()
     );
@@ -332,15 +312,20 @@ fn the_knowledge_graph_changes_the_ranking() {
     let before = recall(&mut engine, query, &connected);
     assert_eq!(before.memories.len(), 2);
 
-    // The payments team's entity is linked to the second frame only.
-    let store = engine.capabilities().minds.mind(&Mind::Personal).unwrap();
-    let payments = store
-        .upsert_entity("payments", "project", &[linked])
-        .unwrap();
-    let team = store
-        .upsert_entity("Payments Team", "organization", &[])
-        .unwrap();
-    store.relate(team.id, "owns", payments.id, 0.9).unwrap();
+    // The payments team's entity is linked to the second frame only
+    // (written natively between the engine's calls: the memory API's
+    // `save-entity` links no frames).
+    {
+        let mut minds = native_minds(dir.path(), None);
+        let store = minds.mind(&Mind::Personal).unwrap();
+        let payments = store
+            .upsert_entity("payments", "project", &[linked])
+            .unwrap();
+        let team = store
+            .upsert_entity("Payments Team", "organization", &[])
+            .unwrap();
+        store.relate(team.id, "owns", payments.id, 0.9).unwrap();
+    }
 
     let after = recall(&mut engine, query, &connected);
     let why_of = |recall: &Recall, id: u64| {
@@ -374,28 +359,30 @@ fn the_knowledge_graph_changes_the_ranking() {
 fn identity_and_awareness_come_with_the_recall() {
     let dir = tempfile::tempdir().unwrap();
     let mut engine = seeded(dir.path());
-    {
-        let store = engine.capabilities().minds.mind(&Mind::Personal).unwrap();
-        store
-            .set_identity(&hive_mind_host::store::identity::Identity {
+    let mut admin = engine.admin();
+    admin
+        .set_identity(
+            &WitMind::Personal,
+            &Identity {
                 name: "Ada".into(),
                 role: "release engineer".into(),
-                ..Default::default()
-            })
-            .unwrap();
-        store
-            .add_awareness(
-                &hive_mind_host::store::awareness::NewAwareness {
-                    category: "task".into(),
-                    content: "ship 2.3 on Friday".into(),
-                    priority: 5,
-                    expires_at: None,
-                    metadata: None,
-                },
-                hive_mind_host::store::awareness::WhenFull::Refuse,
-            )
-            .unwrap();
-    }
+                personality: String::new(),
+                capabilities: String::new(),
+                system_prompt: String::new(),
+                updated_at: String::new(),
+            },
+        )
+        .unwrap();
+    admin
+        .add_awareness(
+            &WitMind::Personal,
+            AwarenessCategory::Task,
+            "ship 2.3 on Friday",
+            5,
+            None,
+            false,
+        )
+        .unwrap();
     let result = recall(
         &mut engine,
         "ledger database",

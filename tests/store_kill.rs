@@ -1,14 +1,16 @@
 //! Crash safety: SIGKILL the `hive-mind` process in the middle of a bulk save
-//! of thousands of frames, reopen, and check that the file is intact, every
-//! committed frame is there, and frames = FTS rows = vectors with no orphan
-//! chunks. Then `hive-mind check` agrees, and a later save works.
+//! of thousands of frames (through the engine, with the mock embedder),
+//! reopen the file natively with the store's own code, and check that it is
+//! intact, every committed frame is there, and frames = FTS rows = vectors
+//! with no orphan chunks. Then `hive-mind check` agrees, and a later save
+//! works.
 
 // Helpers outside #[test] functions unwrap too: this is test code.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use hive_mind_host::store::{FrameRef, Mind, Minds, StoreConfig};
+use hive_mind_store::{FrameRef, Mind};
 
 const BIN: &str = env!("CARGO_BIN_EXE_hive-mind");
 
@@ -49,7 +51,7 @@ fn killing_a_bulk_save_loses_nothing_committed_and_leaves_no_half_frame() {
     );
     assert!(committed.len() >= 2000);
 
-    let mut minds = Minds::open(dir.path(), StoreConfig::default()).unwrap();
+    let mut minds = crate::support::native_minds(dir.path(), None);
     let store = minds.mind(&Mind::Personal).unwrap();
     let report = store.check().unwrap();
     assert!(report.ok(), "{:?}", report.problems);

@@ -39,6 +39,52 @@ pub fn minilm() -> std::sync::Arc<dyn hive_mind_host::embedder::Embedder> {
     .unwrap()
 }
 
+/// The fingerprint `embedder` locks a mind to (what the engine records
+/// from `embedder.info`).
+pub fn fingerprint(
+    embedder: &dyn hive_mind_host::embedder::Embedder,
+) -> hive_mind_store::EmbedderFingerprint {
+    let info = embedder.info();
+    hive_mind_store::EmbedderFingerprint {
+        provider: info.provider,
+        model: info.model,
+        dim: info.dimensions,
+    }
+}
+
+/// The minds of a data directory opened natively (the store's own code over
+/// the files the engine writes), locked to `lock` when given. Open one only
+/// while no engine is writing (between calls, or after); drop it before the
+/// engine writes again.
+pub fn native_minds(
+    dir: &Path,
+    lock: Option<hive_mind_store::EmbedderFingerprint>,
+) -> hive_mind_store::Minds {
+    hive_mind_store::Minds::open(
+        Box::new(hive_mind_sqlite::DataDir::new(dir)),
+        hive_mind_store::StoreConfig { embedder: lock },
+    )
+    .unwrap()
+}
+
+/// An engine over a data directory with `embedder` (or none: the reason
+/// given) and no reranker, through the tests' compile cache.
+pub fn engine(
+    dir: &Path,
+    embedder: Result<std::sync::Arc<dyn hive_mind_host::embedder::Embedder>, String>,
+) -> hive_mind_host::engine::EngineRuntime {
+    hive_mind_host::engine::EngineRuntime::from_component_bytes(
+        hive_mind_host::artifacts::ENGINE_COMPONENT,
+        Some(&cache_dir()),
+        hive_mind_host::engine::Capabilities {
+            data_dir: hive_mind_sqlite::DataDir::new(dir),
+            embedder,
+            reranker: std::sync::Arc::new(hive_mind_host::reranker::Unconfigured),
+        },
+    )
+    .unwrap()
+}
+
 /// The environment variable naming the `wasmtime` CLI to use.
 pub const WASMTIME_ENV: &str = "HIVE_MIND_WASMTIME";
 /// Set (by `cargo xtask test` and CI) to make a missing `wasmtime` CLI an error.

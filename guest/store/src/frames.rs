@@ -22,8 +22,8 @@
 //! [`MindStore::set_importance`]. [`MindStore::delete_frame`] refuses a frame
 //! that other frames are based on.
 
-use hive_mind_core::{Importance, content_hash};
 use crate::sql::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use hive_mind_core::{Importance, content_hash};
 
 use super::error::{StoreError, StoreResult};
 use super::meta::{check_vector, vector_bytes};
@@ -531,7 +531,9 @@ impl MindStore {
         batch: usize,
     ) -> StoreResult<ReindexProgress> {
         let Some(job) = self.reindex.as_mut() else {
-            return Err(StoreError::InvalidInput("no reindex in progress".to_string()));
+            return Err(StoreError::InvalidInput(
+                "no reindex in progress".to_string(),
+            ));
         };
         let dim = job.fingerprint.dim;
         let end = (job.next + batch).min(job.frames.len());

@@ -21,8 +21,8 @@
 
 use std::collections::BTreeMap;
 
-use hive_mind_core::normalize_entity_name;
 use crate::sql::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use hive_mind_core::normalize_entity_name;
 use serde::Serialize;
 
 use super::MindStore;

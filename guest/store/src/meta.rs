@@ -13,9 +13,9 @@
 //! | other dimension | every vector operation fails with [`StoreError::DimensionMismatch`] until `reindex` |
 //!
 //! The dimension is the embedder's native one (384 for the default model);
-//! vectors are never padded. `reindex` writes the new vectors aside and swaps
-//! them in with the new fingerprint in one transaction: a reindex that stops
-//! mid-way leaves the old vectors in place.
+//! vectors are never padded. `reindex` recreates the vector tables and
+//! re-embeds every frame inside one transaction that also records the new
+//! fingerprint: a reindex that stops mid-way rolls back to the old vectors.
 
 use crate::sql::{Connection, OptionalExtension};
 

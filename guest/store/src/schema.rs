@@ -403,8 +403,17 @@ fn v2(conn: &Connection) -> StoreResult<()> {
             [],
             |row| {
                 Ok((
-                    [row.get::<_, sql::Value>(0)?, row.get(1)?, row.get(2)?, row.get(3)?,
-                     row.get(4)?, row.get(5)?, row.get(6)?, row.get(7)?, row.get(8)?],
+                    [
+                        row.get::<_, sql::Value>(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                        row.get(6)?,
+                        row.get(7)?,
+                        row.get(8)?,
+                    ],
                     row.get::<_, Option<String>>(9)?,
                     row.get::<_, Option<String>>(10)?,
                     row.get::<_, String>(5)?,
@@ -413,7 +422,9 @@ fn v2(conn: &Connection) -> StoreResult<()> {
             },
         )?;
         for (columns, created_at, last_accessed, content, metadata) in old {
-            let event = created_at.as_deref().and_then(|text| parse_event_time(text).ok());
+            let event = created_at
+                .as_deref()
+                .and_then(|text| parse_event_time(text).ok());
             let (created, date) = match event {
                 Some((time, date)) => (time, date),
                 None => (now.clone(), now.get(..10).unwrap_or_default().to_string()),
@@ -421,9 +432,8 @@ fn v2(conn: &Connection) -> StoreResult<()> {
             let mut values: Vec<sql::Value> = columns.to_vec();
             values.push(sql::Value::Text(created));
             values.push(sql::Value::Text(date));
-            values.push(
-                time_of(last_accessed.as_deref()).map_or(sql::Value::Null, sql::Value::Text),
-            );
+            values
+                .push(time_of(last_accessed.as_deref()).map_or(sql::Value::Null, sql::Value::Text));
             values.push(sql::Value::Text(hive_mind_core::content_hash(&content)));
             values.push(metadata);
             insert.execute(values)?;

@@ -27,9 +27,9 @@
 //! - **Filters.** Event date window (inclusive days), content prefix (a
 //!   lane such as `[mind-fact]`), minimum importance.
 
-use hive_mind_core::Importance;
 use crate::sql::OptionalExtension;
 use crate::sql::Value;
+use hive_mind_core::Importance;
 
 use super::MindStore;
 use super::error::{StoreError, StoreResult};
@@ -540,14 +540,16 @@ impl MindStore {
                 row_norm += value * value;
             }
             let denominator = row_norm.sqrt() * query_norm;
-            if denominator == 0.0 { 0.0 } else { dot / denominator }
+            if denominator == 0.0 {
+                0.0
+            } else {
+                dot / denominator
+            }
         };
-        let mut found: Vec<Candidate> =
-            self.conn
-                .query_all(&frame_sql, values.clone(), |row| {
-                    let bytes: Vec<u8> = row.get(1)?;
-                    Ok((row.get::<_, u64>(0)?, cosine(&bytes), None))
-                })?;
+        let mut found: Vec<Candidate> = self.conn.query_all(&frame_sql, values.clone(), |row| {
+            let bytes: Vec<u8> = row.get(1)?;
+            Ok((row.get::<_, u64>(0)?, cosine(&bytes), None))
+        })?;
         found.extend(self.conn.query_all(&chunk_sql, values, |row| {
             let bytes: Vec<u8> = row.get(1)?;
             Ok((

@@ -656,10 +656,13 @@ impl<'c> Transaction<'c> {
         Ok(Transaction { conn, open: true })
     }
 
-    /// Make its writes durable.
+    /// Make its writes durable. A `COMMIT` that fails (a lock it could not
+    /// get, a full disk) leaves the transaction open in SQLite, so it is
+    /// rolled back on the way out, as rusqlite does: the writes are gone and
+    /// the connection takes the next transaction.
     pub fn commit(mut self) -> Result<()> {
-        self.open = false;
         self.conn.run("COMMIT", ())?;
+        self.open = false;
         Ok(())
     }
 
@@ -754,25 +757,22 @@ pub fn split_statements(script: &str) -> Vec<&str> {
 }
 
 /// Whether `statement` is a `CREATE TRIGGER` whose body has not reached its
-/// `END` yet.
+/// `END` yet: its last word is not `END`, or every `END` so far closes a
+/// `CASE` of the body.
 fn is_open_trigger(statement: &str) -> bool {
     let upper = statement.trim_start().to_ascii_uppercase();
-    let words: Vec<&str> = upper.split_whitespace().take(4).collect();
+    let words: Vec<&str> = upper
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|word| !word.is_empty())
+        .collect();
     let is_trigger = words.first() == Some(&"CREATE")
-        && words
-            .iter()
-            .skip(1)
-            .take(2)
-            .any(|word| *word == "TRIGGER");
+        && words.iter().skip(1).take(2).any(|word| *word == "TRIGGER");
     if !is_trigger {
         return false;
     }
-    let last = upper
-        .trim_end()
-        .rsplit(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .next()
-        .unwrap_or_default();
-    last != "END"
+    let cases = words.iter().filter(|word| **word == "CASE").count();
+    let ends = words.iter().filter(|word| **word == "END").count();
+    words.last() != Some(&"END") || ends <= cases
 }
 
 #[cfg(test)]
@@ -795,6 +795,20 @@ mod tests {
         assert!(statements[2].starts_with("CREATE TRIGGER t"));
         assert!(statements[2].ends_with("END"));
         assert!(statements[3].ends_with("SELECT 1"));
+    }
+
+    #[test]
+    fn a_case_expression_inside_a_trigger_does_not_end_it() {
+        let statements = split_statements(
+            "CREATE TRIGGER t AFTER INSERT ON a BEGIN
+                 UPDATE a SET x = CASE WHEN new.x > 0 THEN 1 ELSE 0 END;
+                 DELETE FROM a WHERE x = 2;
+             END;
+             SELECT 3",
+        );
+        assert_eq!(statements.len(), 2, "{statements:#?}");
+        assert!(statements[0].ends_with("END"));
+        assert!(statements[0].contains("DELETE FROM a"));
     }
 
     #[test]

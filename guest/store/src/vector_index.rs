@@ -49,8 +49,8 @@
 
 use std::collections::HashMap;
 
-use hive_mind_core::Importance;
 use crate::sql::{Connection, OptionalExtension, params};
+use hive_mind_core::Importance;
 
 use super::error::{StoreError, StoreResult};
 use super::types::SearchFilter;

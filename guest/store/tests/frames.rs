@@ -6,9 +6,13 @@
 
 use crate::support::*;
 use hive_mind_core::{Importance, Source, content_hash};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use hive_mind_store::frames::NewBranch;
+use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 use hive_mind_store::{
-    BranchContent, FrameRef, FrameType, Mind, Minds, StoreError, plan_chunks,
+    BranchContent, FrameRef, FrameType, Mind, Minds, SearchFilter, StoreError, plan_chunks,
 };
 
 fn frames_count(minds: &mut Minds, mind: &Mind) -> u64 {
@@ -420,4 +424,87 @@ fn ids_name_their_mind_and_workspaces_open_lazily() {
             .len(),
         1
     );
+}
+
+/// The native capability, but the next `COMMIT` after `fail_next` is set
+/// fails with `Busy` and leaves the transaction open, as SQLite does when a
+/// commit cannot get its lock.
+struct FailingCommits {
+    inner: Box<dyn Databases>,
+    fail_next: Arc<AtomicBool>,
+}
+
+struct FailingCommit {
+    inner: Box<dyn Database>,
+    fail_next: Arc<AtomicBool>,
+}
+
+impl Database for FailingCommit {
+    fn execute(&self, statement: &str, parameters: &[Value]) -> Result<QueryResult, SqlError> {
+        if statement.trim().eq_ignore_ascii_case("COMMIT")
+            && self.fail_next.swap(false, Ordering::SeqCst)
+        {
+            return Err(SqlError::Busy);
+        }
+        self.inner.execute(statement, parameters)
+    }
+
+    fn last_insert_rowid(&self) -> i64 {
+        self.inner.last_insert_rowid()
+    }
+
+    fn changes(&self) -> u64 {
+        self.inner.changes()
+    }
+}
+
+impl Databases for FailingCommits {
+    fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError> {
+        Ok(Box::new(FailingCommit {
+            inner: self.inner.open(name, create)?,
+            fail_next: Arc::clone(&self.fail_next),
+        }))
+    }
+
+    fn list(&self) -> Result<Vec<String>, SqlError> {
+        self.inner.list()
+    }
+}
+
+#[test]
+fn a_failed_commit_writes_nothing_and_the_mind_stays_writable() {
+    let dir = tempfile::tempdir().unwrap();
+    let fail_next = Arc::new(AtomicBool::new(false));
+    let databases = FailingCommits {
+        inner: databases(dir.path()),
+        fail_next: Arc::clone(&fail_next),
+    };
+    let mut minds = Minds::open(Box::new(databases), config()).unwrap();
+    minds
+        .save_frame(frame(&Mind::Personal, "Saved before the failure."))
+        .unwrap();
+
+    fail_next.store(true, Ordering::SeqCst);
+    let error = minds
+        .save_frame(frame(&Mind::Personal, "Lost to a failed commit."))
+        .unwrap_err();
+    assert!(
+        !fail_next.load(Ordering::SeqCst),
+        "the commit was attempted"
+    );
+    assert_eq!(error.sql_error(), Some(&SqlError::Busy), "{error}");
+
+    // The transaction was rolled back: the connection takes the next write,
+    // and the failed one is nowhere.
+    minds
+        .save_frame(frame(&Mind::Personal, "Saved after the failure."))
+        .unwrap();
+    let all = SearchFilter::default();
+    assert_eq!(frames_count(&mut minds, &Mind::Personal), 2);
+    assert!(minds.search_text("lost", &all, 10).unwrap().is_empty());
+    assert_in_sync(&mut minds, &Mind::Personal);
+    drop(minds);
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    assert_eq!(frames_count(&mut minds, &Mind::Personal), 2);
+    assert!(minds.search_text("lost", &all, 10).unwrap().is_empty());
 }

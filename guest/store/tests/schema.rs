@@ -33,7 +33,11 @@ fn workspace_file(dir: &Path, id: &str) -> PathBuf {
 /// connections can read and write `vec0` tables.
 fn register_sqlite_vec() {
     let scratch = tempfile::tempdir().unwrap();
-    drop(hive_mind_sqlite::DataDir::new(scratch.path()).create("personal").unwrap());
+    drop(
+        hive_mind_sqlite::DataDir::new(scratch.path())
+            .create("personal")
+            .unwrap(),
+    );
 }
 
 /// Build the v1 fixture database at `path`.
@@ -173,7 +177,10 @@ fn the_v1_fixture_migrates_to_the_current_version() {
     let fresh_dir = tempfile::tempdir().unwrap();
     let fresh = open_minds(fresh_dir.path(), StoreConfig::default()).unwrap();
     drop(fresh);
-    assert_eq!(schema_of(&path), schema_of(&personal_file(fresh_dir.path())));
+    assert_eq!(
+        schema_of(&path),
+        schema_of(&personal_file(fresh_dir.path()))
+    );
     let schema = full_schema_of(&path);
     let mut vector_objects: Vec<&str> = schema
         .iter()
@@ -262,9 +269,7 @@ fn file_bytes(path: &Path) -> Vec<u8> {
 fn foreign_corrupt_and_newer_files_are_typed_errors_and_untouched() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("workspaces")).unwrap();
-    let is_corrupt_database = |error: &StoreError, name: &str| {
-        matches!(error, StoreError::Corrupt { database, .. } if database == name)
-    };
+    let is_corrupt_database = |error: &StoreError, name: &str| matches!(error, StoreError::Corrupt { database, .. } if database == name);
 
     // Not SQLite at all.
     let garbage = workspace_file(dir.path(), "garbage");
@@ -277,7 +282,10 @@ fn foreign_corrupt_and_newer_files_are_typed_errors_and_untouched() {
     let mind = Mind::workspace("garbage").unwrap();
     let error = open_mind(dir.path(), mind, false, &config()).unwrap_err();
     assert!(is_corrupt_database(&error, "workspace/garbage"), "{error}");
-    assert!(error.to_string().starts_with("workspace/garbage: "), "{error}");
+    assert!(
+        error.to_string().starts_with("workspace/garbage: "),
+        "{error}"
+    );
     assert_eq!(file_bytes(&garbage), before);
 
     // SQLite, but someone else's.
@@ -587,7 +595,10 @@ fn a_v3_mind_on_an_sqlite_without_sqlite_vec_is_corrupt_naming_the_cli_and_untou
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("1 passed"), "the child ran no test: {stdout}");
+    assert!(
+        stdout.contains("1 passed"),
+        "the child ran no test: {stdout}"
+    );
     let error = std::fs::read_to_string(&report).unwrap();
     assert!(error.starts_with("personal: "), "{error}");
     assert!(error.contains("sqlite-vec"), "{error}");
@@ -609,8 +620,10 @@ fn a_v3_mind_on_an_sqlite_without_sqlite_vec_is_corrupt_naming_the_cli_and_untou
 #[test]
 #[ignore = "the child process of a_v3_mind_on_an_sqlite_without_sqlite_vec_is_corrupt_naming_the_cli_and_untouched"]
 fn child_opens_a_v3_mind_without_sqlite_vec() {
-    let (Some(dir), Some(report)) = (std::env::var_os(NO_VEC_DIR), std::env::var_os(NO_VEC_REPORT))
-    else {
+    let (Some(dir), Some(report)) = (
+        std::env::var_os(NO_VEC_DIR),
+        std::env::var_os(NO_VEC_REPORT),
+    ) else {
         return;
     };
     // This process has opened no database through the native capability,
@@ -624,8 +637,8 @@ fn child_opens_a_v3_mind_without_sqlite_vec() {
         "{refused}"
     );
     let databases = PlainDatabases(PathBuf::from(dir));
-    let error = hive_mind_store::MindStore::open(&databases, Mind::Personal, false, &config())
-        .unwrap_err();
+    let error =
+        hive_mind_store::MindStore::open(&databases, Mind::Personal, false, &config()).unwrap_err();
     assert!(
         matches!(&error, StoreError::Corrupt { database, .. } if database == "personal"),
         "{error:?}"
@@ -666,11 +679,7 @@ impl Database for PlainDatabase {
                 Value::Null => Raw::Null,
             })
             .collect();
-        let columns: Vec<String> = prepared
-            .column_names()
-            .into_iter()
-            .map(str::to_string)
-            .collect();
+        let columns: Vec<String> = prepared.column_names().map(str::to_string).collect();
         let mut rows = prepared
             .query(rusqlite::params_from_iter(parameters))
             .map_err(plain_error)?;

@@ -785,7 +785,10 @@ impl VectorSource for FailingSource {
         self.inner.fingerprint()
     }
 
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, hive_mind_store::vectors::EmbedError> {
+    fn embed(
+        &self,
+        texts: &[String],
+    ) -> Result<Vec<Vec<f32>>, hive_mind_store::vectors::EmbedError> {
         let call = self.calls.get() + 1;
         self.calls.set(call);
         if call == self.fail_on {
@@ -884,10 +887,7 @@ fn reindex_steps_count_their_progress_and_commit_at_the_end() {
     let step = empty.reindex_step(&bigger, 2).unwrap();
     assert_eq!((step.done, step.total, step.finished), (0, 0, true));
     assert_eq!(empty.vector_state(), VectorState::Ready { dim: DIM * 2 });
-    assert_eq!(
-        empty.status().unwrap().embedder,
-        Some(bigger.fingerprint())
-    );
+    assert_eq!(empty.status().unwrap().embedder, Some(bigger.fingerprint()));
 }
 
 /// How many chunks a content is stored with.
@@ -902,7 +902,15 @@ fn a_reindex_that_fails_half_way_leaves_the_old_vectors_and_fingerprint() {
     let store = minds.mind(&Mind::Personal).unwrap();
     let before = stored_vectors(store);
     let status_before = store.status().unwrap();
-    assert_eq!(before.len() as u64, 5 + plan_chunks_of(&long_text("reindex")));
+    assert_eq!(
+        before.len() as u64,
+        5 + plan_chunks_of(&long_text("reindex"))
+    );
+    // Load the in-memory index first: it must still agree after the rollback.
+    let hits = store
+        .search_vector(&fake().vector("two"), &Default::default(), 1)
+        .unwrap();
+    assert_eq!(hits[0].frame_ref.id, ids[2]);
 
     let failing = FailingSource {
         inner: FakeHashVectorSource::new(DIM * 2),

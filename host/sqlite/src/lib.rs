@@ -246,7 +246,6 @@ impl SqliteConnection {
         }
         let columns: Vec<String> = statement
             .column_names()
-            .into_iter()
             .map(str::to_string)
             .collect();
         let width = columns.len();

@@ -9,8 +9,10 @@
 //!   years, mixed importances and lanes) and of queries with known answers.
 //! - [`recall`] — builds a corpus of N memories once (reused on later runs),
 //!   then times Q recalls: latency percentiles, the share of each pipeline
-//!   stage, peak memory, and the pipeline's overhead over a bare sqlite-vec
-//!   KNN query on the same vectors.
+//!   stage, the split between the engine (in the component) and the host's
+//!   imports, peak memory, and the pipeline's overhead over a bare exact KNN
+//!   (sqlite-vec's cosine distance over the frame vectors) on the same
+//!   vectors.
 //!
 //! Figures are only meaningful from a release build: a debug build of the
 //! host (and of tract, the ONNX runtime) is many times slower.

@@ -19,15 +19,22 @@
 //!    floor, "now" just after the corpus's last day). One untimed warm-up
 //!    query goes first.
 //! 3. **Figures**: recall latency p50/p95/mean (overall and per kind of
-//!    query), where the time goes (the guest's stages, with `search` split by
-//!    the host's import timings into full text, KNN and listings), peak RSS,
-//!    and the **bare sqlite-vec KNN** time for the same query vectors — one
-//!    `SELECT rowid, distance FROM memory_frames_vec WHERE embedding MATCH ?
-//!    AND k = ?` with the semantic lane's fetch size — so the pipeline's
-//!    overhead is one ratio: pipeline p50 / bare KNN p50. Beside it, the
-//!    same queries through the store's in-memory int8 index (what recall's
-//!    vector search runs on) and the share of the bare KNN's top k the
-//!    index agrees on — the recall cost of quantisation.
+//!    query), where the time goes (the guest's stages, and the recall time
+//!    split by the host's import timings into the engine's own work inside
+//!    the component and the host's SQLite, embedder and reranker time; see
+//!    [`crate::eval::run::split_parts`]), peak RSS, and the **bare exact
+//!    KNN** time for the same query vectors — sqlite-vec's
+//!    `vec_distance_cosine` over the mind's plain frame-vector table
+//!    (`SELECT id, vec_distance_cosine(embedding, ?1) AS distance FROM
+//!    memory_frames_vec ORDER BY distance LIMIT ?2`, a full float scan, with
+//!    the semantic lane's fetch size), run natively by the host on its own
+//!    connection — so the pipeline's overhead is one ratio: pipeline p50 /
+//!    bare KNN p50.
+//!
+//! Recall's own vector search runs on the in-memory int8 index inside the
+//! component, which the host cannot call; how closely that index agrees
+//! with the exact search is measured by the store's own tests
+//! (`guest/store/tests/search.rs`), not here.
 //!
 //! Recall writes too (it touches the frames it returns: access counts), so
 //! a reused corpus is not bit-identical to a fresh one; the popularity
@@ -38,6 +45,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use hive_mind_sqlite::{DataDir, SqliteError, Value};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::{
@@ -46,18 +54,36 @@ use super::corpus::{
 };
 use crate::embedder::{EmbedError, Embedder};
 use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use crate::engine::convert::stage_name;
 use crate::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
 use crate::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
 use crate::eval::metrics::{mean, percentile};
+use crate::eval::run::{SPLIT_NOTE, add_timings, split_label, split_rows};
 use crate::eval::{EvalError, open_engine};
 use crate::progress::Progress;
-use crate::store::{Mind, StoreError};
+
+/// One part of recall's time: a guest stage, or a part of the split
+/// between the engine and the host's imports (the evaluation's rows).
+pub use crate::eval::run::StageShare as Stage;
 
 /// Memories per `memory.save-memories` call while building the corpus.
 pub const INGEST_BATCH: usize = 256;
 
 /// The recall limit the queries ask for.
 pub const RECALL_LIMIT: u32 = 10;
+
+/// The `k` of the bare KNN reference query. It mirrors the engine's fetch
+/// depth for the semantic lane — `limit × SEARCH_FETCH_MULTIPLIER` (2, in
+/// `hive-mind-core`'s recall plan), so [`RECALL_LIMIT`] × 2 — which the host
+/// cannot read (it links none of the engine's crates); it only sizes the
+/// reference figure, and nothing in recall depends on it.
+pub const BARE_KNN_K: u32 = RECALL_LIMIT * 2;
+
+/// The bare KNN reference query: sqlite-vec's exact cosine distance over
+/// every frame vector of the mind (schema v4: `memory_frames_vec(id INTEGER
+/// PRIMARY KEY, embedding BLOB)`, little-endian `f32`s), nearest first.
+pub const BARE_KNN_SQL: &str = "SELECT id, vec_distance_cosine(embedding, ?1) AS distance \
+     FROM memory_frames_vec ORDER BY distance LIMIT ?2";
 
 /// The manifest's file name in the corpus directory.
 pub const MANIFEST: &str = "bench-corpus.json";
@@ -111,12 +137,9 @@ pub enum BenchError {
     /// The engine failed.
     #[error(transparent)]
     Engine(#[from] EngineError),
-    /// The store failed (the bare KNN query).
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The bare KNN query failed.
+    /// The bare KNN query failed (or the corpus could not be opened for it).
     #[error("the bare KNN query failed: {0}")]
-    Sql(#[from] rusqlite::Error),
+    Sql(#[from] SqliteError),
     /// Embedding the queries failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
@@ -189,19 +212,6 @@ impl Latency {
     }
 }
 
-/// One part of recall's time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Stage {
-    /// A guest stage (`embed-query`, `search`, …) or a host import inside
-    /// one (`search:full-text`, `search:knn`, `search:listing`,
-    /// `embed-query:model`).
-    pub stage: String,
-    /// Mean milliseconds per recall.
-    pub mean_ms: f64,
-    /// Share of the guest stages' total.
-    pub share: f64,
-}
-
 /// The benchmark's results.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecallBenchReport {
@@ -223,18 +233,16 @@ pub struct RecallBenchReport {
     pub recall: Latency,
     /// Recall latency per kind of query (`topic`, `dated`, `catch-up`).
     pub recall_by_kind: std::collections::BTreeMap<String, Latency>,
-    /// Where recall's time goes.
+    /// Where recall's time goes, by the guest's stages.
     pub stages: Vec<Stage>,
-    /// The `k` of the bare KNN query (the semantic lane's fetch size).
+    /// Where recall's time goes, between the engine in the component and the
+    /// host's imports ([`crate::eval::run::split_parts`]).
+    pub split: Vec<Stage>,
+    /// The `k` of the bare KNN query ([`BARE_KNN_K`]).
     pub knn_k: u32,
-    /// The bare sqlite-vec KNN over the frame vectors, same query vectors.
+    /// The bare exact KNN (sqlite-vec's `vec_distance_cosine` over the frame
+    /// vectors, run by the host), same query vectors.
     pub bare_knn: Latency,
-    /// The same query through the store's in-memory int8 index (what
-    /// recall's vector search runs on), frame and chunk vectors.
-    pub index_knn: Latency,
-    /// Mean share of the bare KNN's top `knn_k` frames the index also
-    /// returned: what int8 quantisation costs in recall.
-    pub index_agreement: f64,
     /// Pipeline p50 / bare KNN p50.
     pub overhead_ratio: f64,
     /// Topic queries whose source memory came back in the top
@@ -459,6 +467,7 @@ pub fn run(
     }
     engine.take_timings();
     let mut latencies = Vec::with_capacity(queries.len());
+    let mut recall_time = std::time::Duration::ZERO;
     let mut by_kind: Vec<(QueryKind, Vec<f64>)> = Vec::new();
     let mut stage_micros: Vec<(String, u64)> = Vec::new();
     let mut imports = ImportTimings::default();
@@ -467,27 +476,23 @@ pub fn run(
     for query in &queries {
         let started = Instant::now();
         let recall = engine.recall_memory(&query.text, RECALL_LIMIT, &recall_options)?;
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let elapsed = started.elapsed();
+        let ms = elapsed.as_secs_f64() * 1000.0;
         let timings = engine.take_timings();
+        recall_time += elapsed;
         latencies.push(ms);
         match by_kind.iter_mut().find(|(kind, _)| *kind == query.kind) {
             Some((_, list)) => list.push(ms),
             None => by_kind.push((query.kind, vec![ms])),
         }
         for stage in &recall.stages {
-            match stage_micros
-                .iter_mut()
-                .find(|(name, _)| *name == stage.stage)
-            {
+            let name = stage_name(stage.stage);
+            match stage_micros.iter_mut().find(|(known, _)| known == name) {
                 Some((_, micros)) => *micros += stage.micros,
-                None => stage_micros.push((stage.stage.clone(), stage.micros)),
+                None => stage_micros.push((name.to_string(), stage.micros)),
             }
         }
-        imports.search_text += timings.search_text;
-        imports.search_vector += timings.search_vector;
-        imports.list_frames += timings.list_frames;
-        imports.embed += timings.embed;
-        imports.rerank += timings.rerank;
+        add_timings(&mut imports, &timings);
         returned.push(recall.memories.len() as f64);
         if let Some(target) = query.target.and_then(|t| frames.get(t))
             && recall
@@ -499,13 +504,14 @@ pub fn run(
         }
     }
 
-    let knn_k = RECALL_LIMIT * hive_mind_core::recall::SEARCH_FETCH_MULTIPLIER;
-    let knn = bare_knn(&mut engine, embedder.as_ref(), &queries, knn_k)?;
+    let knn_k = BARE_KNN_K;
+    let data_dir = DataDir::new(dir);
+    let bare_ms = bare_knn(&data_dir, embedder.as_ref(), &queries, knn_k)?;
     let recall = Latency::of(&latencies);
-    let bare_knn = Latency::of(&knn.exact_ms);
-    let index_knn = Latency::of(&knn.index_ms);
-    let stages = stage_table(&stage_micros, &imports, queries.len());
-    let path = engine.capabilities().minds.path_of(&Mind::Personal);
+    let bare_knn = Latency::of(&bare_ms);
+    let stages = stage_table(&stage_micros, queries.len());
+    let split = split_rows(recall_time, &imports, queries.len());
+    let path = data_dir.path_of("personal")?;
     let wal = PathBuf::from(format!("{}-wal", path.display()));
     Ok(RecallBenchReport {
         embedder: embedder_name,
@@ -522,10 +528,9 @@ pub fn run(
             .map(|(kind, ms)| (kind.as_str().to_string(), Latency::of(ms)))
             .collect(),
         stages,
+        split,
         knn_k,
         bare_knn,
-        index_knn,
-        index_agreement: knn.agreement,
         answered,
         topic_queries: queries
             .iter()
@@ -536,113 +541,75 @@ pub fn run(
     })
 }
 
-/// The bare KNN figures: sqlite-vec's exact float KNN and the store's
-/// in-memory int8 index, on the same query vectors.
-struct KnnFigures {
-    /// sqlite-vec, milliseconds per query.
-    exact_ms: Vec<f64>,
-    /// The in-memory index, milliseconds per query.
-    index_ms: Vec<f64>,
-    /// Mean share of sqlite-vec's top k that the index also returned.
-    agreement: f64,
+/// A vector as the vector tables (and sqlite-vec) store it: little-endian
+/// `f32`s.
+fn vector_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|value| value.to_le_bytes()).collect()
 }
 
-/// Time the bare KNN for each query's vector (embedded first, outside the
-/// timing), by sqlite-vec and by the store's index, and how often the two
-/// agree.
+/// Time the bare exact KNN ([`BARE_KNN_SQL`]) for each query's vector
+/// (embedded first, outside the timing) on the host's own connection to the
+/// corpus's personal mind: milliseconds per query. Each query's rows are
+/// read back (ids and distances), as a caller of the KNN would.
 fn bare_knn(
-    engine: &mut EngineRuntime,
+    data_dir: &DataDir,
     embedder: &dyn Embedder,
     queries: &[BenchQuery],
     k: u32,
-) -> Result<KnnFigures, BenchError> {
+) -> Result<Vec<f64>, BenchError> {
     let texts: Vec<String> = queries.iter().map(|q| q.text.clone()).collect();
     let vectors = embedder.embed(&texts)?;
-    let store = engine.capabilities().minds.mind(&Mind::Personal)?;
-    let conn = store.connection();
-    let mut statement = conn.prepare(
-        "SELECT rowid, distance FROM memory_frames_vec
-         WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance",
-    )?;
-    let mut exact = |vector: &[f32]| -> Result<Vec<u64>, rusqlite::Error> {
-        let bytes = crate::store::meta::vector_bytes(vector);
-        statement
-            .query_map(rusqlite::params![bytes, k], |row| row.get::<_, u64>(0))?
+    let conn = data_dir.open("personal")?;
+    let exact = |vector: &[f32]| -> Result<Vec<(i64, f64)>, BenchError> {
+        let result = conn.execute(
+            BARE_KNN_SQL,
+            &[
+                Value::Blob(vector_bytes(vector)),
+                Value::Integer(i64::from(k)),
+            ],
+        )?;
+        result
+            .rows
+            .iter()
+            .map(|row| match row.as_slice() {
+                [Value::Integer(id), Value::Real(distance)] => Ok((*id, *distance)),
+                // A degenerate (zero) vector has no cosine: SQL NULL.
+                [Value::Integer(id), Value::Null] => Ok((*id, f64::NAN)),
+                other => Err(BenchError::Sql(SqliteError::Io(format!(
+                    "unexpected row from the bare KNN query: {other:?}"
+                )))),
+            })
             .collect()
     };
-    let filter = crate::store::SearchFilter::default();
-    let index = |vector: &[f32]| -> Result<Vec<u64>, StoreError> {
-        Ok(store
-            .search_vector(vector, &filter, k)?
-            .into_iter()
-            .map(|hit| hit.frame_ref.id)
-            .collect())
-    };
+    // Warm-up: the first query prepares the statement and reads the table
+    // into the page cache.
     if let Some(first) = vectors.first() {
         exact(first)?;
-        index(first)?;
     }
-    let mut figures = KnnFigures {
-        exact_ms: Vec::with_capacity(vectors.len()),
-        index_ms: Vec::with_capacity(vectors.len()),
-        agreement: 0.0,
-    };
-    let mut agreement = Vec::with_capacity(vectors.len());
+    let mut ms = Vec::with_capacity(vectors.len());
     for vector in &vectors {
         let started = Instant::now();
-        exact(vector)?;
-        figures
-            .exact_ms
-            .push(started.elapsed().as_secs_f64() * 1000.0);
-        // The truth: exact float distances over frame and chunk vectors,
-        // best per frame — what the index approximates.
-        let truth: Vec<u64> = store
-            .search_vector_exact(vector, &filter, k)?
-            .into_iter()
-            .map(|hit| hit.frame_ref.id)
-            .collect();
-        let started = Instant::now();
-        let found = index(vector)?;
-        figures
-            .index_ms
-            .push(started.elapsed().as_secs_f64() * 1000.0);
-        if !truth.is_empty() {
-            let shared = truth.iter().filter(|id| found.contains(id)).count();
-            agreement.push(shared as f64 / truth.len() as f64);
-        }
+        let hits = exact(vector)?;
+        ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        std::hint::black_box(hits);
     }
-    figures.agreement = mean(&agreement);
-    Ok(figures)
+    Ok(ms)
 }
 
-fn stage_table(
-    stage_micros: &[(String, u64)],
-    imports: &ImportTimings,
-    recalls: usize,
-) -> Vec<Stage> {
+fn stage_table(stage_micros: &[(String, u64)], recalls: usize) -> Vec<Stage> {
     let total: u64 = stage_micros.iter().map(|(_, m)| m).sum();
-    let row = |stage: &str, micros: f64| Stage {
-        stage: stage.to_string(),
-        mean_ms: micros / 1000.0 / recalls.max(1) as f64,
-        share: if total > 0 {
-            micros / total as f64
-        } else {
-            0.0
-        },
-    };
-    let mut rows: Vec<Stage> = stage_micros
+    stage_micros
         .iter()
-        .map(|(stage, micros)| row(stage, *micros as f64))
-        .collect();
-    for (stage, duration) in [
-        ("embed-query:model", imports.embed),
-        ("search:full-text", imports.search_text),
-        ("search:knn", imports.search_vector),
-        ("search:listing", imports.list_frames),
-    ] {
-        rows.push(row(stage, duration.as_secs_f64() * 1e6));
-    }
-    rows
+        .map(|(stage, micros)| Stage {
+            stage: stage.clone(),
+            mean_ms: *micros as f64 / 1000.0 / recalls.max(1) as f64,
+            share: if total > 0 {
+                *micros as f64 / total as f64
+            } else {
+                0.0
+            },
+        })
+        .collect()
 }
 
 fn kib(kib: Option<u64>) -> String {
@@ -700,17 +667,9 @@ pub fn render(report: &RecallBenchReport) -> String {
     );
     let _ = writeln!(
         text,
-        "{}",
-        line(
-            &format!("index KNN (k={})", report.knn_k),
-            &report.index_knn
-        )
-    );
-    let _ = writeln!(
-        text,
-        "index agreement with the bare KNN's top {}: {:.1} %",
-        report.knn_k,
-        report.index_agreement * 100.0
+        "  (exact float KNN by sqlite-vec over the frame vectors, run by the host; recall's own \
+         vector search is the int8 index inside the component, whose agreement with the exact \
+         search is measured by the store's own tests in guest/store, not here)"
     );
     let _ = writeln!(
         text,
@@ -722,19 +681,28 @@ pub fn render(report: &RecallBenchReport) -> String {
         "\nwhere recall's time goes (mean per recall, share of the stages' total):"
     );
     for stage in &report.stages {
-        let indent = if stage.stage.contains(':') {
-            "    "
-        } else {
-            "  "
-        };
         let _ = writeln!(
             text,
-            "{indent}{:<22}{:>9.2} ms {:>6.1}%",
+            "  {:<26}{:>9.2} ms {:>6.1}%",
             stage.stage,
             stage.mean_ms,
             stage.share * 100.0
         );
     }
+    let _ = writeln!(
+        text,
+        "the recall latency, between the engine and the host's imports (mean per recall, share):"
+    );
+    for part in &report.split {
+        let _ = writeln!(
+            text,
+            "  {:<26}{:>9.2} ms {:>6.1}%",
+            split_label(&part.stage),
+            part.mean_ms,
+            part.share * 100.0
+        );
+    }
+    let _ = writeln!(text, "{SPLIT_NOTE}");
     let _ = writeln!(
         text,
         "\nmemories per recall: {:.1} mean; topic queries whose source memory was recalled: {}/{}",

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use super::EvalError;
 use super::locomo::Dataset;
-use super::run::{EvalOptions, EvalReport, Scores, evaluate};
+use super::run::{EvalOptions, EvalReport, SPLIT_NOTE, Scores, evaluate, split_label};
 use crate::embedder::EmbedError;
 use crate::embedder::config::{Config, ConfigError};
 use crate::progress::Progress;
@@ -216,19 +216,28 @@ pub fn render(report: &EvalReport, source: &str) -> String {
         "where recall's time goes (mean per recall, share of the stages' total):"
     );
     for stage in &report.stages {
-        let indent = if stage.stage.contains(':') {
-            "    "
-        } else {
-            "  "
-        };
         let _ = writeln!(
             text,
-            "{indent}{:<22}{:>9.2} ms {:>6}%",
+            "  {:<26}{:>9.2} ms {:>6}%",
             stage.stage,
             stage.mean_ms,
             percent(stage.share)
         );
     }
+    let _ = writeln!(
+        text,
+        "the recall latency, between the engine and the host's imports (mean per recall, share):"
+    );
+    for part in &report.split {
+        let _ = writeln!(
+            text,
+            "  {:<26}{:>9.2} ms {:>6}%",
+            split_label(&part.stage),
+            part.mean_ms,
+            percent(part.share)
+        );
+    }
+    let _ = writeln!(text, "{SPLIT_NOTE}");
     let lanes = |map: &std::collections::BTreeMap<String, u64>| {
         map.iter()
             .map(|(lane, count)| format!("{lane} {count}"))

@@ -10,9 +10,15 @@
 //!   (embedding every turn and writing the frames), summed over samples;
 //! - **recall latency**: the wall time of each `memory.recall-memory` call,
 //!   as a caller sees it;
-//! - **stages**: the guest's own per-stage times (`recall.stages`), summed,
-//!   and the host imports' times (`EngineRuntime::take_timings`), which split
-//!   the guest's `search` stage into full text, vectors and listings.
+//! - **stages**: the guest's own per-stage times (`recall.stages`), summed;
+//! - **the split** ([`split_parts`]): the recall latency divided between the
+//!   engine's own work inside the component and the host's imports — SQLite
+//!   statements, the embedder, the reranker — from the host's import timings
+//!   (`EngineRuntime::take_timings`). The host only sees its imports, so the
+//!   split does not follow the stages: the guest's `search` stage holds both
+//!   the KNN scan over the in-memory vector index (engine time) and the SQL
+//!   of the full-text search and listings (sqlite time), and SQL also runs
+//!   in `graph`, `touch` and `context`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -28,6 +34,7 @@ use super::metrics::{
 use super::{EvalError, open_engine};
 use crate::embedder::Embedder;
 use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use crate::engine::convert::{lane_name, stage_name};
 use crate::engine::wit_memory::{
     ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
@@ -144,15 +151,71 @@ pub struct Latency {
 /// One part of recall's time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StageShare {
-    /// The guest stage (`embed-query`, `search`, …) or, for the host
-    /// imports, `search:full-text`, `search:vector`, `search:listing`,
-    /// `embed-query:model`.
+    /// A guest stage (`embed-query`, `search`, …), or in the split one of
+    /// [`split_parts`]'s parts (`engine`, `sqlite`, `embed`, `rerank`).
     pub stage: String,
     /// Mean milliseconds per recall.
     pub mean_ms: f64,
-    /// Share of the guest stages' total (for host parts: of the same total,
-    /// so `search:*` add up to at most `search`'s share).
+    /// For a stage: its share of the guest stages' total. For a part of the
+    /// split: its share of the recall latency (the parts add up to 1).
     pub share: f64,
+}
+
+/// The recall time `wall` (as the caller measured it) split by the host's
+/// import timings `imports` over the same recalls: `engine` — the
+/// component's own work (the KNN scan over its in-memory vector index,
+/// fusion, the floor, scoring, formatting) and the calls across the
+/// boundary, i.e. whatever is not an import —, then `sqlite` (every
+/// statement of every stage), `embed` (the query's embedding) and `rerank`
+/// (the cross-encoder).
+pub fn split_parts(wall: Duration, imports: &ImportTimings) -> [(&'static str, Duration); 4] {
+    let hosted = imports.sql + imports.embed + imports.rerank;
+    [
+        ("engine", wall.saturating_sub(hosted)),
+        ("sqlite", imports.sql),
+        ("embed", imports.embed),
+        ("rerank", imports.rerank),
+    ]
+}
+
+/// The words a report prints for a part of [`split_parts`].
+pub fn split_label(part: &str) -> &str {
+    match part {
+        "engine" => "engine (in the component)",
+        "sqlite" => "sqlite (host)",
+        "embed" => "embed (host)",
+        "rerank" => "rerank (host)",
+        other => other,
+    }
+}
+
+/// What a report says under the split, so nobody reads it as a stage split.
+pub const SPLIT_NOTE: &str = "(the host times its imports only: the guest's `search` stage is the KNN scan over \
+     the in-memory vector index, inside the component, plus the host's SQL for full text and listings; \
+     SQL runs in graph, touch and context too)";
+
+/// Add `more` to `total`.
+pub fn add_timings(total: &mut ImportTimings, more: &ImportTimings) {
+    total.sql += more.sql;
+    total.embed += more.embed;
+    total.rerank += more.rerank;
+}
+
+/// The split's rows: mean milliseconds per recall and share of `wall`.
+pub fn split_rows(wall: Duration, imports: &ImportTimings, recalls: usize) -> Vec<StageShare> {
+    let total = wall.as_secs_f64();
+    split_parts(wall, imports)
+        .into_iter()
+        .map(|(part, duration)| StageShare {
+            stage: part.to_string(),
+            mean_ms: duration.as_secs_f64() * 1000.0 / recalls.max(1) as f64,
+            share: if total > 0.0 {
+                duration.as_secs_f64() / total
+            } else {
+                0.0
+            },
+        })
+        .collect()
 }
 
 /// Counts that say how the questions went, beyond the scores.
@@ -200,8 +263,11 @@ pub struct EvalReport {
     pub per_category: Vec<Scores>,
     /// Recall latency.
     pub latency: Latency,
-    /// Where recall's time goes.
+    /// Where recall's time goes, by the guest's stages.
     pub stages: Vec<StageShare>,
+    /// Where recall's time goes, between the engine in the component and the
+    /// host's imports ([`split_parts`]).
+    pub split: Vec<StageShare>,
     /// For each lane, how many evidence turns it placed in the top
     /// `max(ks)` (which lane finds what the questions need).
     pub evidence_lanes: BTreeMap<String, u64>,
@@ -226,6 +292,7 @@ struct Tally {
     no_evidence: BTreeMap<u32, usize>,
     counts: Counts,
     latencies_ms: Vec<f64>,
+    recall_time: Duration,
     stage_micros: Vec<(String, u64)>,
     imports: ImportTimings,
     evidence_lanes: BTreeMap<String, u64>,
@@ -516,21 +583,19 @@ fn evaluate_sample(
 
 fn record_timing(tally: &mut Tally, recall: &Recall, elapsed: Duration, imports: ImportTimings) {
     tally.latencies_ms.push(elapsed.as_secs_f64() * 1000.0);
+    tally.recall_time += elapsed;
     for stage in &recall.stages {
+        let name = stage_name(stage.stage);
         match tally
             .stage_micros
             .iter_mut()
-            .find(|(name, _)| *name == stage.stage)
+            .find(|(known, _)| known == name)
         {
             Some((_, micros)) => *micros += stage.micros,
-            None => tally.stage_micros.push((stage.stage.clone(), stage.micros)),
+            None => tally.stage_micros.push((name.to_string(), stage.micros)),
         }
     }
-    tally.imports.search_text += imports.search_text;
-    tally.imports.search_vector += imports.search_vector;
-    tally.imports.list_frames += imports.list_frames;
-    tally.imports.embed += imports.embed;
-    tally.imports.rerank += imports.rerank;
+    add_timings(&mut tally.imports, &imports);
     if recall.memories.is_empty() {
         if recall.withheld.is_some() {
             tally.counts.withheld += 1;
@@ -563,11 +628,17 @@ fn ranked_turns(
             .copied()
             .flatten();
         if ranked.len() < usize::try_from(limit).unwrap_or(usize::MAX) {
-            *tally.returned_lanes.entry(memory.lane.clone()).or_default() += 1;
+            *tally
+                .returned_lanes
+                .entry(lane_name(memory.lane).to_string())
+                .or_default() += 1;
             if id.is_some_and(|id| evidence.contains(&id))
                 && !ranked.iter().any(|turn: &RetrievedTurn| turn.id == id)
             {
-                *tally.evidence_lanes.entry(memory.lane.clone()).or_default() += 1;
+                *tally
+                    .evidence_lanes
+                    .entry(lane_name(memory.lane).to_string())
+                    .or_default() += 1;
             }
         }
         ranked.push(RetrievedTurn {
@@ -641,7 +712,7 @@ fn summarise(
             0.0
         }
     };
-    let mut stages: Vec<StageShare> = tally
+    let stages: Vec<StageShare> = tally
         .stage_micros
         .iter()
         .map(|(stage, micros)| StageShare {
@@ -650,19 +721,7 @@ fn summarise(
             share: share(*micros as f64),
         })
         .collect();
-    for (stage, duration) in [
-        ("embed-query:model", tally.imports.embed),
-        ("search:full-text", tally.imports.search_text),
-        ("search:vector", tally.imports.search_vector),
-        ("search:listing", tally.imports.list_frames),
-    ] {
-        let micros = duration.as_secs_f64() * 1e6;
-        stages.push(StageShare {
-            stage: stage.to_string(),
-            mean_ms: per_recall_ms(micros),
-            share: share(micros),
-        });
-    }
+    let split = split_rows(tally.recall_time, &tally.imports, recalls);
     EvalReport {
         embedder,
         floor: if options.no_floor { "off" } else { "default" }.to_string(),
@@ -698,6 +757,7 @@ fn summarise(
             mean_ms: mean(&tally.latencies_ms),
         },
         stages,
+        split,
         evidence_lanes: tally.evidence_lanes,
         returned_lanes: tally.returned_lanes,
         problems,

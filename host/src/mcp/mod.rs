@@ -11,13 +11,19 @@
 //! `save_memory`, `recall_memory`, `remember_exchange`, `cleanup_frames` and
 //! the graph tools (`save_entity`, `create_relation`, `search_entities`:
 //! the noise filter, the relation spelling, name resolution). The identity,
-//! awareness, workspace and `cleanup_entities` tools are plain store
-//! operations with nothing to decide. Bad input — an unknown workspace, a
-//! bad importance, a content too large, a mind named ambiguously, a missing
+//! awareness, workspace and `cleanup_entities` tools and the resources call
+//! the component's `admin` export ([`EngineRuntime::admin`]); the host
+//! never opens a mind itself. Bad input — an unknown workspace, a bad
+//! importance, a content too large, a mind named ambiguously, a missing
 //! argument — is a tool result with `isError: true` and a message the model
 //! can act on (MCP 2025-11-25: input validation errors are tool execution
 //! errors, so the model sees them and corrects its call); an unknown tool is
-//! a JSON-RPC error. The server keeps serving either way.
+//! a JSON-RPC error. The server keeps serving either way. Which is which is
+//! decided by the engine error's typed case, never by its message (see
+//! `engine_error`): invalid arguments and the storage cases that are the
+//! caller's doing (a missing mind or item, invalid input, a full awareness
+//! list, a referenced frame) are refused input; everything else (a trap,
+//! SQL, a lock, a damaged database, the embedder) is a server fault.
 //!
 //! Mutations never widen silently: a tool that writes goes to the personal
 //! mind unless `workspace` names one, and a `mind` that says `personal`
@@ -491,9 +497,16 @@ impl MemoryServer {
     )]
     async fn get_identity(&self) -> Result<CallToolResult, McpError> {
         let identity = self
-            .with_store(Mind::Personal, false, move |store| store.identity())
+            .with_engine(|engine| {
+                engine
+                    .admin()
+                    .get_identity(&Mind::Personal)
+                    .map_err(engine_error)
+            })
             .await?;
-        Ok(json_result(json!({ "identity": identity })))
+        Ok(json_result(
+            json!({ "identity": identity_json(identity.as_ref()) }),
+        ))
     }
 
     /// Set who the agent is.
@@ -503,8 +516,19 @@ impl MemoryServer {
         Parameters(args): Parameters<SetIdentityArgs>,
     ) -> Result<CallToolResult, McpError> {
         let identity = self
-            .with_store(Mind::Personal, false, move |store| {
-                let mut identity = store.identity()?.unwrap_or_default();
+            .with_engine(move |engine| {
+                let mut admin = engine.admin();
+                let mut identity = admin
+                    .get_identity(&Mind::Personal)
+                    .map_err(engine_error)?
+                    .unwrap_or_else(|| Identity {
+                        name: String::new(),
+                        role: String::new(),
+                        personality: String::new(),
+                        capabilities: String::new(),
+                        system_prompt: String::new(),
+                        updated_at: String::new(),
+                    });
                 let fields = [
                     (&mut identity.name, args.name),
                     (&mut identity.role, args.role),
@@ -517,10 +541,16 @@ impl MemoryServer {
                         *field = value;
                     }
                 }
-                store.set_identity(&identity)
+                // Set anew by the engine.
+                identity.updated_at = String::new();
+                admin
+                    .set_identity(&Mind::Personal, &identity)
+                    .map_err(engine_error)
             })
             .await?;
-        Ok(json_result(json!({ "identity": identity })))
+        Ok(json_result(
+            json!({ "identity": identity_json(Some(&identity)) }),
+        ))
     }
 
     /// What the agent is working on.
@@ -531,10 +561,11 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<WorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
         let items = self
-            .with_store(mind, false, move |store| store.awareness())
+            .with_engine(move |engine| engine.admin().list_awareness(&mind).map_err(engine_error))
             .await?;
+        let items: Vec<Json> = items.iter().map(awareness_json).collect();
         Ok(json_result(json!({ "items": items })))
     }
 
@@ -546,28 +577,31 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SetAwarenessArgs>,
     ) -> Result<CallToolResult, McpError> {
-        use crate::store::awareness::{NewAwareness, WhenFull};
-        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let new = NewAwareness {
-            category: args.category,
-            content: args.content,
-            priority: args.priority.unwrap_or(0),
-            expires_at: args.expires_at,
-            metadata: None,
-        };
-        let when_full = if args.evict.unwrap_or(false) {
-            WhenFull::EvictLowest
-        } else {
-            WhenFull::Refuse
-        };
+        let category = category_in(args.category.trim())?;
+        let mind = self
+            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
+            .await?;
+        let priority = args.priority.unwrap_or(0);
+        let evict = args.evict.unwrap_or(false);
         let added = self
-            .with_store(mind, true, move |store| {
-                store.add_awareness(&new, when_full)
+            .with_engine(move |engine| {
+                engine
+                    .admin()
+                    .add_awareness(
+                        &mind,
+                        category,
+                        &args.content,
+                        priority,
+                        args.expires_at.as_deref(),
+                        evict,
+                    )
+                    .map_err(engine_error)
             })
             .await?;
-        Ok(json_result(
-            json!({ "added": added.item, "evicted": added.evicted }),
-        ))
+        Ok(json_result(json!({
+            "added": awareness_json(&added.item),
+            "evicted": added.evicted.as_ref().map(awareness_json),
+        })))
     }
 
     /// Remove awareness items.
@@ -576,21 +610,32 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<ClearAwarenessArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let mind = self
+            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
+            .await?;
         let (id, all) = (args.id, args.all.unwrap_or(false));
         if id.is_none() && !all {
             return Err(invalid("name the item to remove (id), or pass all=true"));
         }
         let removed = self
-            .with_store(mind, false, move |store| {
+            .with_engine(move |engine| {
+                let mut admin = engine.admin();
                 let ids: Vec<u64> = match id {
                     Some(id) => vec![id],
-                    None => store.awareness()?.iter().map(|item| item.id).collect(),
+                    None => admin
+                        .list_awareness(&mind)
+                        .map_err(engine_error)?
+                        .iter()
+                        .map(|item| item.id)
+                        .collect(),
                 };
-                for id in &ids {
-                    store.remove_awareness(*id)?;
+                let count = admin.remove_awareness(&mind, &ids).map_err(engine_error)?;
+                match id {
+                    Some(id) if count == 0 => Err(invalid(describe_storage_error(
+                        &StorageError::NotFound(format!("awareness item {id}")),
+                    ))),
+                    _ => Ok(ids),
                 }
-                Ok(ids)
             })
             .await?;
         Ok(json_result(json!({ "removed": removed })))
@@ -599,7 +644,8 @@ impl MemoryServer {
     /// The workspaces.
     #[tool(description = "The workspaces that have a mind in the data directory.")]
     async fn list_workspaces(&self) -> Result<CallToolResult, McpError> {
-        Ok(json_result(json!({ "workspaces": self.workspaces() })))
+        let workspaces = self.workspaces().await?;
+        Ok(json_result(json!({ "workspaces": workspaces })))
     }
 
     /// Create a workspace.
@@ -610,12 +656,19 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CreateWorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = Mind::workspace(&args.id).map_err(store_error)?;
-        let existed = self.workspaces().contains(&args.id);
-        self.with_store(mind, true, |_| Ok(())).await?;
-        Ok(json_result(
-            json!({ "workspace": args.id, "created": !existed }),
-        ))
+        crate::engine::convert::workspace(&args.id).map_err(invalid)?;
+        let id = args.id;
+        let (id, existed) = self
+            .with_engine(move |engine| {
+                let existed = workspace_ids(engine)?.contains(&id);
+                engine
+                    .admin()
+                    .create_workspace(&id)
+                    .map_err(engine_error)?;
+                Ok((id, existed))
+            })
+            .await?;
+        Ok(json_result(json!({ "workspace": id, "created": !existed })))
     }
 
     /// Find (and retire) dead-weight frames.
@@ -626,9 +679,10 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CleanupFramesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let name = mind_name(&mind);
         let options = wit_memory::CleanupOptions {
-            mind: mind_out(&mind),
+            mind,
             apply: args.apply,
         };
         let report = self
@@ -640,7 +694,7 @@ impl MemoryServer {
             .map(|candidate| {
                 json!({
                     "id": candidate.frame.id,
-                    "reason": candidate.reason,
+                    "reason": cleanup_reason_name(candidate.reason),
                     "kept": candidate.kept,
                     "similarity": candidate.similarity,
                     "content": candidate.content,
@@ -648,7 +702,7 @@ impl MemoryServer {
             })
             .collect();
         Ok(json_result(json!({
-            "mind": mind.to_string(),
+            "mind": name,
             "scanned": report.scanned,
             "applied": args.apply,
             "retired": report.retired,
@@ -665,13 +719,16 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<WorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref())?;
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
         let retired = self
-            .with_store(mind, false, move |store| store.dedupe_entities())
+            .with_engine(move |engine| engine.admin().dedupe_entities(&mind).map_err(engine_error))
             .await?;
         Ok(json_result(json!({ "retired": retired })))
     }
 }
+
+/// How many memories the recent-memories resource shows.
+const RECENT_MEMORIES: u32 = 20;
 
 /// The resources: URI, name, description.
 pub const RESOURCES: [(&str, &str, &str); 3] = [
@@ -698,22 +755,37 @@ impl MemoryServer {
         match uri {
             "hive-mind://identity" => {
                 let identity = self
-                    .with_store(Mind::Personal, false, |store| store.identity())
+                    .with_engine(|engine| {
+                        engine
+                            .admin()
+                            .get_identity(&Mind::Personal)
+                            .map_err(engine_error)
+                    })
                     .await?;
-                Ok(json!({ "identity": identity }))
+                Ok(json!({ "identity": identity_json(identity.as_ref()) }))
             }
             "hive-mind://awareness" => {
                 let items = self
-                    .with_store(Mind::Personal, false, |store| store.awareness())
+                    .with_engine(|engine| {
+                        engine
+                            .admin()
+                            .list_awareness(&Mind::Personal)
+                            .map_err(engine_error)
+                    })
                     .await?;
+                let items: Vec<Json> = items.iter().map(awareness_json).collect();
                 Ok(json!({ "items": items }))
             }
             "hive-mind://memories/recent" => {
                 let frames = self
-                    .with_store(Mind::Personal, false, |store| {
-                        store.list_frames(&crate::store::SearchFilter::default(), false, 20)
+                    .with_engine(|engine| {
+                        engine
+                            .admin()
+                            .recent_frames(&Mind::Personal, RECENT_MEMORIES)
+                            .map_err(engine_error)
                     })
                     .await?;
+                let frames: Vec<Json> = frames.iter().map(frame_json).collect();
                 Ok(json!({ "memories": frames }))
             }
             other => Err(McpError::resource_not_found(

@@ -9,8 +9,8 @@ use std::path::Path;
 use hive_mind_sqlite::{DataDir, SqliteConnection, SqliteError};
 use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 use hive_mind_store::{
-    FakeHashVectorSource, Mind, MindStore, Minds, NewFrame, StoreConfig, StoreResult,
-    VectorSource, vectors::embed_frame,
+    FakeHashVectorSource, Mind, MindStore, Minds, NewFrame, StoreConfig, StoreResult, VectorSource,
+    vectors::embed_frame,
 };
 
 /// The store's capability over a native data directory.
@@ -114,7 +114,12 @@ pub fn open_minds(dir: &Path, config: StoreConfig) -> StoreResult<Minds> {
 }
 
 /// Open one mind of `dir`.
-pub fn open_mind(dir: &Path, mind: Mind, create: bool, config: &StoreConfig) -> StoreResult<MindStore> {
+pub fn open_mind(
+    dir: &Path,
+    mind: Mind,
+    create: bool,
+    config: &StoreConfig,
+) -> StoreResult<MindStore> {
     MindStore::open(databases(dir).as_ref(), mind, create, config)
 }
 

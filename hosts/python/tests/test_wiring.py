@@ -1,0 +1,149 @@
+"""The imports through a real component boundary.
+
+``fixtures/echo.wat`` imports the engine world's four hive:mind interfaces
+with their exact types and re-exports each function unchanged, so these
+calls reach the Python host as the engine's would: lowered and lifted by
+wasmtime, the ``connection`` resource owned and borrowed by the guest.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+from conftest import ECHO_WAT, REPOSITORY
+from wasmtime.component import ResourceAny
+
+from hive_mind import capabilities, errors
+from hive_mind._wit import Variant, field, record, split_result
+from hive_mind.embedder import EmbedderInfo, EmbedError, InProcessEmbedder
+from hive_mind.engine import ComponentHost
+
+
+class FakeEmbedder:
+    """Vectors that say which text they are for; fails on ``"boom"``."""
+
+    def info(self) -> EmbedderInfo:
+        return EmbedderInfo("fake", "counting", 3)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if "boom" in texts:
+            raise EmbedError("failed", "boom is not embeddable")
+        return [[float(len(text)), 0.5, -1.0] for text in texts]
+
+
+@pytest.fixture
+def echo(tmp_path: Path) -> ComponentHost:
+    host = ComponentHost(ECHO_WAT, tmp_path, FakeEmbedder())
+    yield host
+    host.close()
+
+
+def test_the_echo_imports_what_the_engine_world_imports(echo: ComponentHost) -> None:
+    world = (REPOSITORY / "wit" / "worlds.wit").read_text()
+    imported = set(re.findall(r"^\s*import (\w+);", world, re.MULTILINE))
+    assert {f"hive:mind/{name}@0.1.0" for name in imported} == set(echo.imports())
+
+
+def test_open_create_and_errors_cross_as_variants(echo: ComponentHost, tmp_path: Path) -> None:
+    assert echo.call("open", "personal") == Variant("no-such-database")
+    assert echo.call("open", "workspace/../x") == Variant("access-denied")
+    assert echo.call("databases") == []
+    conn = echo.call("create", "personal")
+    assert isinstance(conn, ResourceAny) and conn.owned
+    assert echo.sqlite.open_connections == 1
+    echo.call("create", "workspace/acme")
+    assert echo.call("databases") == ["personal", "workspace/acme"]
+    assert (tmp_path / "workspaces" / "acme.sqlite").is_file()
+
+
+def test_values_rows_and_errors_through_the_boundary(echo: ComponentHost) -> None:
+    conn = echo.call("create", "personal")
+    created = echo.call("execute", conn, "CREATE TABLE t (id INTEGER PRIMARY KEY, v, u UNIQUE)", [])
+    assert (created.columns, created.rows) == ([], [])
+    vector_blob = bytes(range(256)) * 6
+    values = [2**63 - 1, -(2**63), 0.1, "é ✓ 🚀", b"", vector_blob, None]
+    for value in values:
+        echo.call("execute", conn, "INSERT INTO t (v) VALUES (?1)", [value])
+    assert (echo.call("last-insert-rowid", conn), echo.call("changes", conn)) == (len(values), 1)
+    result = echo.call("execute", conn, "SELECT id, v FROM t ORDER BY id", [])
+    assert result.columns == ["id", "v"]
+    assert [row.values for row in result.rows] == [[i + 1, v] for i, v in enumerate(values)]
+    assert [type(row.values[1]) for row in result.rows] == [int, int, float, str, bytes, bytes, type(None)]
+    echo.call("execute", conn, "INSERT INTO t (u) VALUES (?1)", ["x"])
+    assert echo.call("execute", conn, "INSERT INTO t (u) VALUES (?1)", ["x"]) == Variant(
+        "constraint", "UNIQUE constraint failed: t.u"
+    )
+    failed = echo.call("execute", conn, "SELECT ?1, ?2", [1])
+    assert isinstance(failed, Variant) and failed.tag == "io" and "2 parameter(s), 1 given" in failed.payload
+
+
+def test_the_guest_dropping_a_connection_closes_it(echo: ComponentHost) -> None:
+    first = echo.call("create", "personal")
+    second = echo.call("open", "personal")
+    assert echo.sqlite.open_connections == 2
+    echo.call("release", first)
+    assert echo.sqlite.open_connections == 1
+    second.drop(echo.store)
+    assert echo.sqlite.open_connections == 0
+
+
+def test_embedder_info_and_vectors(echo: ComponentHost) -> None:
+    info = echo.call("info")
+    assert (info.provider, info.model, info.dimensions) == ("fake", "counting", 3)
+    assert echo.call("embed", ["ab", "", "abcd"]) == [[2.0, 0.5, -1.0], [0.0, 0.5, -1.0], [4.0, 0.5, -1.0]]
+    assert echo.call("embed", []) == []
+    assert echo.call("embed", ["boom"]) == Variant("failed", "boom is not embeddable")
+
+
+def test_no_embedder_is_unavailable(tmp_path: Path) -> None:
+    host = ComponentHost(ECHO_WAT, tmp_path, None, "no model: tried in-process")
+    try:
+        assert host.call("info") == Variant("unavailable", "no model: tried in-process")
+        assert host.call("embed", ["x"]) == Variant("unavailable", "no model: tried in-process")
+    finally:
+        host.close()
+
+
+def test_the_real_embedder_through_the_boundary(tmp_path: Path, embedder: InProcessEmbedder) -> None:
+    host = ComponentHost(ECHO_WAT, tmp_path, embedder)
+    try:
+        info = host.call("info")
+        assert (info.provider, info.model, info.dimensions) == ("in-process", "all-MiniLM-L6-v2", 384)
+        (vector,) = host.call("embed", ["The deploy key lives in the vault."])
+        assert vector == pytest.approx(embedder.embed(["The deploy key lives in the vault."])[0], abs=1e-7)
+    finally:
+        host.close()
+
+
+def test_reranker_and_llm_are_unavailable(echo: ComponentHost) -> None:
+    assert echo.call("score", "query", ["a", "b"]) == Variant("unavailable", capabilities.NO_RERANKER)
+    request = record(tier="capable", system="be brief", prompt="hi", max_tokens=16, json=True)
+    assert echo.call("complete", request) == Variant("unavailable", capabilities.NO_LLM)
+
+
+def test_record_helpers_use_kebab_case_names() -> None:
+    value = record(created_at="2026-05-01", max_tokens=3)
+    assert vars(value) == {"created-at": "2026-05-01", "max-tokens": 3}
+    assert field(value, "created_at") == "2026-05-01"
+
+
+def test_results_and_engine_errors() -> None:
+    assert split_result([1]) == (True, [1])
+    assert split_result(None) == (True, None)
+    assert split_result(Variant("store", "disk")) == (False, Variant("store", "disk"))
+    error = errors.from_variant(Variant("invalid-argument", "limit must be positive"))
+    assert isinstance(error, errors.InvalidArgumentError)
+    assert (error.case, error.detail) == ("invalid-argument", "limit must be positive")
+    assert isinstance(errors.from_variant(Variant("not-found", "workspace x")), errors.NotFoundError)
+    assert isinstance(errors.from_variant(Variant("llm", "down")), errors.LlmError)
+    busy = errors.from_variant(Variant("storage", Variant("busy")))
+    assert isinstance(busy, errors.StorageError) and (busy.storage_case, busy.detail) == ("busy", "busy")
+    sql = errors.from_variant(Variant("storage", Variant("sql", "no such table: x")))
+    assert sql.detail == "sql: no such table: x"
+    mismatch = errors.from_variant(
+        Variant("storage", Variant("dimension-mismatch", record(expected=384, actual=768)))
+    )
+    assert mismatch.storage_case == "dimension-mismatch" and "768" in mismatch.detail
