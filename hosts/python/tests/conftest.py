@@ -1,24 +1,24 @@
-"""Shared fixtures: the echo component, the embedder, the engine and CLI.
+"""Shared fixtures: the embedder, the engine component, the CLI.
 
 Tests that need the engine component skip (with the reason) until a build
 of it that imports ``hive:mind/sqlite`` exists at
 :func:`hive_mind.engine.default_component_path`; the cross-host tests also
 need the ``hive-mind`` CLI (``$HIVE_MIND_BIN``, else ``target/debug`` or
-``target/release`` of this source tree).
+``target/release`` of this source tree). Compiled components are cached in
+a temporary directory for the session, never in the user's cache.
 """
 
 from __future__ import annotations
 
-import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from wasmtime import Engine
-from wasmtime.component import Component
 
 from hive_mind.embedder import InProcessEmbedder
-from hive_mind.engine import default_component_path
+from hive_mind.engine import default_component_path, load_component
 from hive_mind.sqlite import INTERFACE as SQLITE
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -26,31 +26,38 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 ECHO_WAT = FIXTURES / "echo.wat"
 
 
-@functools.cache
-def engine_component_problem() -> str | None:
-    """Why the engine component cannot be tested, or ``None``."""
+@pytest.fixture(scope="session", autouse=True)
+def component_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """``$HIVE_MIND_CACHE_DIR`` for the session."""
+    directory = tmp_path_factory.mktemp("components")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HIVE_MIND_CACHE_DIR", str(directory))
+    yield directory
+    patch.undo()
+
+
+@pytest.fixture(scope="session")
+def engine_component(component_cache: Path) -> Path:
+    """The engine component of the sqlite world; skips the test without one."""
     path = default_component_path()
     if not path.is_file():
-        return f"no engine component at {path} (build it, or set HIVE_MIND_COMPONENT)"
+        pytest.skip(f"no engine component at {path} (build it, or set HIVE_MIND_COMPONENT)")
     engine = Engine()
-    imports = Component.from_file(engine, path).type.imports(engine)
-    if SQLITE not in imports:
-        return f"the engine component at {path} predates the sqlite world (it imports no {SQLITE})"
-    return None
+    if SQLITE not in load_component(engine, path).type.imports(engine):
+        pytest.skip(f"the engine component at {path} predates the sqlite world (no {SQLITE} import)")
+    return path
 
 
-@functools.cache
-def cli_binary() -> Path | None:
-    """The ``hive-mind`` CLI to compare with, if there is one."""
+@pytest.fixture(scope="session")
+def cli_binary() -> Path:
+    """The ``hive-mind`` CLI to compare with; skips the test without one."""
     configured = os.environ.get("HIVE_MIND_BIN")
     candidates = [Path(configured)] if configured else []
     candidates += [REPOSITORY / "target" / profile / "hive-mind" for profile in ("debug", "release")]
-    return next((path for path in candidates if path.is_file()), None)
-
-
-needs_engine = pytest.mark.skipif(
-    engine_component_problem() is not None, reason=engine_component_problem() or ""
-)
+    found = next((path for path in candidates if path.is_file()), None)
+    if found is None:
+        pytest.skip("no hive-mind CLI (set HIVE_MIND_BIN, or build target/debug/hive-mind)")
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -44,8 +44,8 @@ def test_vectors_match_the_rust_host(embedder: InProcessEmbedder) -> None:
     fixture = json.loads((FIXTURES / "rust_vectors.json").read_text(encoding="utf-8"))
     texts = [case["text"] for case in fixture["cases"]]
     vectors = embedder.embed(texts)
-    cosines = [cosine(case["vector"], vector) for case, vector in zip(fixture["cases"], vectors)]
-    assert min(cosines) >= MIN_COSINE, list(zip(texts, cosines))
+    cosines = [cosine(case["vector"], vector) for case, vector in zip(fixture["cases"], vectors, strict=True)]
+    assert min(cosines) >= MIN_COSINE, list(zip(texts, cosines, strict=True))
     assert all(len(vector) == 384 for vector in vectors)
     assert all(abs(np.linalg.norm(vector) - 1.0) < 1e-5 for vector in vectors)
 
@@ -57,14 +57,14 @@ def test_vectors_and_tokens_match_the_onnxruntime_references(embedder: InProcess
     cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
     texts = [case["text"] for case in cases]
     assert embedder.tokenize(texts) == [case["token_ids"] for case in cases]
-    for case, vector in zip(cases, embedder.embed(texts)):
+    for case, vector in zip(cases, embedder.embed(texts), strict=True):
         assert cosine(case["embedding"], vector) >= MIN_COSINE, case["text"]
 
 
 def test_a_batch_gives_each_text_its_own_vector(embedder: InProcessEmbedder) -> None:
     texts = ["short", "a somewhat longer sentence about the ledger and Postgres", "", "short"]
     batched = embedder.embed(texts)
-    for text, vector in zip(texts, batched):
+    for text, vector in zip(texts, batched, strict=True):
         assert cosine(embedder.embed([text])[0], vector) > 0.99999
     assert batched[0] == batched[3]
     assert embedder.embed([]) == []

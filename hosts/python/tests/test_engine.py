@@ -13,16 +13,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import cli_binary, needs_engine
 
-from hive_mind import HiveMind, HiveMindError, MindStatus, Recall, Saved
-from hive_mind.embedder import EmbedderInfo
+from hive_mind import Fingerprint, HiveMind, HiveMindError, MindStatus, Recall, Saved
 
-pytestmark = needs_engine
+pytestmark = pytest.mark.usefixtures("engine_component")
 
 NOW = "2026-06-01T12:00:00Z"
 
@@ -54,37 +53,65 @@ QUERIES = [
 ]
 
 
-def cli(*args: str, home: Path) -> str:
-    binary = cli_binary()
-    if binary is None:
-        pytest.skip("no hive-mind CLI (set HIVE_MIND_BIN, or build target/debug/hive-mind)")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("HIVE_MIND_")}
-    env["HIVE_MIND_HOME"] = str(home)
-    done = subprocess.run([str(binary), *args], capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+class Cli:
+    """The ``hive-mind`` CLI with a home of its own (no user configuration)."""
+
+    def __init__(self, binary: Path, home: Path) -> None:
+        self.binary = binary
+        self.env = {key: value for key, value in os.environ.items() if not key.startswith("HIVE_MIND_")}
+        self.env["HIVE_MIND_HOME"] = str(home)
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(
+            [str(self.binary), *args], capture_output=True, text=True, env=self.env, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def save(
+        self, data: Path, content: str, importance: str | None, workspace: str | None, created_at: str
+    ) -> dict:
+        args = ["save", "--data-dir", str(data), "--created-at", created_at]
+        if importance:
+            args += ["--importance", importance]
+        if workspace:
+            args += ["--workspace", workspace]
+        return json.loads(self.run(*args, content))
+
+    def recall_refs(self, data: Path, query: str, workspace: str | None, scope: str) -> list[str]:
+        args = ["recall", "--data-dir", str(data), "--json", "--limit", "10", "--scope", scope, "--now", NOW]
+        if workspace:
+            args += ["--workspace", workspace]
+        return [memory["ref"] for memory in json.loads(self.run(*args, query))["memories"]]
 
 
-def cli_save(data: Path, home: Path, content: str, importance: str | None, workspace: str | None, created_at: str) -> dict:
-    args = ["save", "--data-dir", str(data), "--created-at", created_at]
-    if importance:
-        args += ["--importance", importance]
-    if workspace:
-        args += ["--workspace", workspace]
-    return json.loads(cli(*args, content, home=home))
+def uses_sqlite_vec(data: Path) -> bool:
+    """Whether a mind has sqlite-vec tables (schema 3, before the engine
+    owned its vectors): this host has no sqlite-vec."""
+    with sqlite3.connect(data / "personal.sqlite") as conn:
+        return (
+            conn.execute("SELECT count(*) FROM sqlite_master WHERE sql LIKE '%USING vec0%'").fetchone()[0] > 0
+        )
 
 
-def cli_recall_refs(data: Path, home: Path, query: str, workspace: str | None, scope: str) -> list[str]:
-    args = ["recall", "--data-dir", str(data), "--json", "--limit", "10", "--scope", scope, "--now", NOW]
-    if workspace:
-        args += ["--workspace", workspace]
-    return [memory["ref"] for memory in json.loads(cli(*args, query, home=home))["memories"]]
+@pytest.fixture(scope="session")
+def cli(cli_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    """The CLI, once it is known to write this engine's minds."""
+    scratch = tmp_path_factory.mktemp("cli")
+    cli = Cli(cli_binary, scratch / "home")
+    cli.save(scratch / "data", "probe", None, None, NOW)
+    if uses_sqlite_vec(scratch / "data"):
+        pytest.skip(f"the CLI at {cli_binary} predates the sqlite world (it writes sqlite-vec tables)")
+    return cli
 
 
 def python_recall_refs(data: Path) -> list[list[str]]:
     with HiveMind(data) as mind:
         return [
-            [memory.ref for memory in mind.recall(query, limit=10, workspace=workspace, scope=scope, now=NOW).memories]
+            [
+                memory.ref
+                for memory in mind.recall(query, limit=10, workspace=workspace, scope=scope, now=NOW).memories
+            ]
             for query, workspace, scope in QUERIES
         ]
 
@@ -98,7 +125,10 @@ def twin_copies(data: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 def test_save_recall_and_status(tmp_path: Path) -> None:
     with HiveMind(tmp_path / "data") as mind:
-        saved = [mind.save(content, importance, workspace, created_at) for content, importance, workspace, created_at in MEMORIES]
+        saved = [
+            mind.save(content, importance, workspace, created_at)
+            for content, importance, workspace, created_at in MEMORIES
+        ]
         assert all(isinstance(item, Saved) and not item.duplicate for item in saved)
         assert saved[0].ref == "personal:1" and saved[0].importance == "important"
         assert saved[4].ref == "workspace:acme:1"
@@ -108,14 +138,17 @@ def test_save_recall_and_status(tmp_path: Path) -> None:
         assert isinstance(recall, Recall)
         assert recall.memories[0].ref == "personal:1"
         assert "Postgres" in recall.memories[0].content and "Postgres" in recall.text
-        assert recall.memories[0].lane and recall.memories[0].why
+        assert recall.memories[0].lane == "semantic" and recall.memories[0].why
+        assert mind.recall("which database does the ledger use?", now=NOW).memories[0].ref == "personal:1"
+        in_acme = mind.recall("billing rewrite", workspace="acme", scope="current", now=NOW)
+        assert in_acme.memories and all(m.ref.startswith("workspace:acme:") for m in in_acme.memories)
 
         statuses = mind.status()
         assert [status.mind for status in statuses] == ["personal", "workspace:acme"]
         personal = statuses[0]
         assert isinstance(personal, MindStatus) and personal.database == "personal"
         assert personal.frames == 4
-        assert personal.embedder == EmbedderInfo("in-process", "all-MiniLM-L6-v2", 384)
+        assert personal.embedder == Fingerprint("in-process", "all-MiniLM-L6-v2", 384)
 
 
 def test_remember_exchange_keeps_what_matters(tmp_path: Path) -> None:
@@ -141,23 +174,23 @@ def test_errors_and_closing(tmp_path: Path) -> None:
     assert closed.value.case == "closed"
 
 
-def test_python_recalls_what_the_cli_wrote_as_the_cli_does(tmp_path: Path) -> None:
-    home, data = tmp_path / "home", tmp_path / "data"
+def test_python_recalls_what_the_cli_wrote_as_the_cli_does(cli: Cli, tmp_path: Path) -> None:
+    data = tmp_path / "data"
     for content, importance, workspace, created_at in MEMORIES:
-        cli_save(data, home, content, importance, workspace, created_at)
+        cli.save(data, content, importance, workspace, created_at)
     for_cli, for_python = twin_copies(data, tmp_path)
-    expected = [cli_recall_refs(for_cli, home, *query) for query in QUERIES]
+    expected = [cli.recall_refs(for_cli, *query) for query in QUERIES]
     assert any(expected), "the CLI recalled nothing"
     assert python_recall_refs(for_python) == expected
 
 
-def test_the_cli_recalls_what_python_wrote_as_python_does(tmp_path: Path) -> None:
-    home, data = tmp_path / "home", tmp_path / "data"
+def test_the_cli_recalls_what_python_wrote_as_python_does(cli: Cli, tmp_path: Path) -> None:
+    data = tmp_path / "data"
     with HiveMind(data) as mind:
         for content, importance, workspace, created_at in MEMORIES:
             mind.save(content, importance, workspace, created_at)
-    assert cli_save(data, home, MEMORIES[0][0], None, None, NOW)["duplicate"]
+    assert cli.save(data, MEMORIES[0][0], None, None, NOW)["duplicate"]
     for_cli, for_python = twin_copies(data, tmp_path)
     expected = python_recall_refs(for_python)
     assert any(expected), "Python recalled nothing"
-    assert [cli_recall_refs(for_cli, home, *query) for query in QUERIES] == expected
+    assert [cli.recall_refs(for_cli, *query) for query in QUERIES] == expected

@@ -154,9 +154,7 @@ def test_fts5_is_available(tmp_path: Path) -> None:
     conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize = 'porter unicode61')", [])
     for text in ["the ledger runs on Postgres", "Sam prefers short answers", "ledgers and journals"]:
         conn.execute("INSERT INTO f (content) VALUES (?1)", [text])
-    columns, rows = conn.execute(
-        "SELECT rowid, bm25(f) FROM f WHERE f MATCH ?1 ORDER BY bm25(f)", ["ledger"]
-    )
+    columns, rows = conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?1 ORDER BY bm25(f)", ["ledger"])
     assert columns == ["rowid", "bm25(f)"]
     assert sorted(row[0] for row in rows) == [1, 3]
     assert all(isinstance(row[1], float) for row in rows)

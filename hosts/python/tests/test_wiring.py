@@ -9,10 +9,12 @@ wasmtime, the ``connection`` resource owned and borrowed by the guest.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 import pytest
+import wasmtime.component as types
 from conftest import ECHO_WAT, REPOSITORY
 from wasmtime.component import ResourceAny
 
@@ -26,7 +28,7 @@ class FakeEmbedder:
     """Vectors that say which text they are for; fails on ``"boom"``."""
 
     def info(self) -> EmbedderInfo:
-        return EmbedderInfo("fake", "counting", 3)
+        return EmbedderInfo("fake", "counting", 3, meaningful=False)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if "boom" in texts:
@@ -45,6 +47,55 @@ def test_the_echo_imports_what_the_engine_world_imports(echo: ComponentHost) -> 
     world = (REPOSITORY / "wit" / "worlds.wit").read_text()
     imported = set(re.findall(r"^\s*import (\w+);", world, re.MULTILINE))
     assert {f"hive:mind/{name}@0.1.0" for name in imported} == set(echo.imports())
+
+
+def describe(ty: Any) -> str:
+    """A component value type written out, WIT-like, for comparisons."""
+    if isinstance(ty, types.ListType):
+        return f"list<{describe(ty.element)}>"
+    if isinstance(ty, types.RecordType):
+        return "record{" + ", ".join(f"{name}: {describe(item)}" for name, item in ty.fields) + "}"
+    if isinstance(ty, types.VariantType):
+        cases = (name if item is None else f"{name}({describe(item)})" for name, item in ty.cases)
+        return "variant{" + ", ".join(cases) + "}"
+    if isinstance(ty, types.EnumType):
+        return "enum{" + ", ".join(ty.names) + "}"
+    if isinstance(ty, types.OptionType):
+        return f"option<{describe(ty.payload)}>"
+    if isinstance(ty, types.ResultType):
+        ok = "_" if ty.ok is None else describe(ty.ok)
+        err = "_" if ty.err is None else describe(ty.err)
+        return f"result<{ok}, {err}>"
+    if isinstance(ty, (types.OwnType, types.BorrowType)):
+        return type(ty).__name__.removesuffix("Type").lower()
+    return type(ty).__name__.lower()
+
+
+def import_signatures(host: ComponentHost, interface: str) -> dict[str, str]:
+    """Each function the component imports from ``interface``, written out."""
+    instance = host.component.type.imports(host.engine)[interface].ty
+    signatures = {}
+    for name, item in instance.exports(host.engine).items():
+        func = item.ty
+        if isinstance(func, types.FuncType):
+            params = ", ".join(f"{param}: {describe(ty)}" for param, ty in func.params)
+            result = "()" if func.result is None else describe(func.result)
+            signatures[name] = f"({params}) -> {result}"
+    return signatures
+
+
+def test_the_echo_imports_what_the_engine_imports(
+    echo: ComponentHost, engine_component: Path, tmp_path: Path
+) -> None:
+    engine = ComponentHost(engine_component, tmp_path / "engine", FakeEmbedder())
+    try:
+        for interface in engine.imports():
+            if interface.startswith("hive:mind/") and interface != "hive:mind/types@0.1.0":
+                expected = import_signatures(engine, interface)
+                assert expected, interface
+                assert import_signatures(echo, interface) == expected, interface
+    finally:
+        engine.close()
 
 
 def test_open_create_and_errors_cross_as_variants(echo: ComponentHost, tmp_path: Path) -> None:
@@ -92,7 +143,7 @@ def test_the_guest_dropping_a_connection_closes_it(echo: ComponentHost) -> None:
 
 def test_embedder_info_and_vectors(echo: ComponentHost) -> None:
     info = echo.call("info")
-    assert (info.provider, info.model, info.dimensions) == ("fake", "counting", 3)
+    assert (info.provider, info.model, info.dimensions, info.meaningful) == ("fake", "counting", 3, False)
     assert echo.call("embed", ["ab", "", "abcd"]) == [[2.0, 0.5, -1.0], [0.0, 0.5, -1.0], [4.0, 0.5, -1.0]]
     assert echo.call("embed", []) == []
     assert echo.call("embed", ["boom"]) == Variant("failed", "boom is not embeddable")
@@ -111,7 +162,12 @@ def test_the_real_embedder_through_the_boundary(tmp_path: Path, embedder: InProc
     host = ComponentHost(ECHO_WAT, tmp_path, embedder)
     try:
         info = host.call("info")
-        assert (info.provider, info.model, info.dimensions) == ("in-process", "all-MiniLM-L6-v2", 384)
+        assert (info.provider, info.model, info.dimensions, info.meaningful) == (
+            "in-process",
+            "all-MiniLM-L6-v2",
+            384,
+            True,
+        )
         (vector,) = host.call("embed", ["The deploy key lives in the vault."])
         assert vector == pytest.approx(embedder.embed(["The deploy key lives in the vault."])[0], abs=1e-7)
     finally:
@@ -133,14 +189,17 @@ def test_record_helpers_use_kebab_case_names() -> None:
 def test_results_and_engine_errors() -> None:
     assert split_result([1]) == (True, [1])
     assert split_result(None) == (True, None)
-    assert split_result(Variant("store", "disk")) == (False, Variant("store", "disk"))
+    assert split_result(Variant("embedder", "down")) == (False, Variant("embedder", "down"))
     error = errors.from_variant(Variant("invalid-argument", "limit must be positive"))
     assert isinstance(error, errors.InvalidArgumentError)
     assert (error.case, error.detail) == ("invalid-argument", "limit must be positive")
-    assert isinstance(errors.from_variant(Variant("not-found", "workspace x")), errors.NotFoundError)
     assert isinstance(errors.from_variant(Variant("llm", "down")), errors.LlmError)
+    assert isinstance(errors.from_variant(Variant("unsupported", "x")), errors.UnsupportedError)
     busy = errors.from_variant(Variant("storage", Variant("busy")))
-    assert isinstance(busy, errors.StorageError) and (busy.storage_case, busy.detail) == ("busy", "busy")
+    assert type(busy) is errors.StorageError
+    assert (busy.case, busy.storage_case, busy.detail) == ("storage", "busy", "busy")
+    missing = errors.from_variant(Variant("storage", Variant("mind-not-found", "workspace acme")))
+    assert isinstance(missing, errors.NotFoundError) and missing.detail == "mind-not-found: workspace acme"
     sql = errors.from_variant(Variant("storage", Variant("sql", "no such table: x")))
     assert sql.detail == "sql: no such table: x"
     mismatch = errors.from_variant(

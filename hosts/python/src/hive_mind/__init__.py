@@ -21,12 +21,13 @@ from .errors import (
     StorageError,
     UnsupportedError,
 )
-from .mind import HiveMind, Memory, MindStatus, Recall, Saved
+from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, Saved
 
 __all__ = [
     "EmbedderError",
     "EmbedderInfo",
     "EngineTrap",
+    "Fingerprint",
     "HiveMind",
     "HiveMindError",
     "InvalidArgumentError",

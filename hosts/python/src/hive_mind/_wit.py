@@ -31,12 +31,14 @@ WIT type                                           Python value
 ``sqlite.value`` (s64/f64/string/list<u8>/none)    ``int | float | str | bytes
                                                    | None`` (untagged)
 ``types.mind`` (personal / workspace(string))      ``None`` or ``"acme"``
-``option<T>``                                      ``None`` or the value
-an error variant with several cases                ``Variant("io", "msg")``
-an error variant with ONE case (``logic.error``)   just its payload (a ``str``)
-``result<T, E>``, ``E`` a tagged variant, ``T``    the ok value itself, or the
-not one                                            ``Variant`` of the error
-``result<_, E>``                                   ``None`` or the ``Variant``
+``option<T>`` (``T`` not an option)                ``None`` or the value
+hive-mind's error variants (two cases or more      ``Variant("io", "msg")``,
+share a payload class)                             ``Variant("busy")``
+``logic.error`` (one case)                         just its payload (a ``str``)
+``result<T, E>``, ``E`` tagged, ``T`` not          the ok value itself, or the
+                                                   ``Variant`` of the error
+``result<_, E>``, ``E`` tagged                     ``None`` or the ``Variant``
+``result`` (no payloads, ``wasi:cli/run``)         ``Variant("ok")``
 =================================================  ==========================
 
 So a host function returning ``result<connection, error>`` returns either a
@@ -75,4 +77,3 @@ def split_result(value: Any) -> tuple[bool, Any]:
     if isinstance(value, Variant):
         return False, value
     return True, value
-

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import onnxruntime
@@ -99,11 +100,14 @@ class EmbedError(Exception):
 
 @dataclass(frozen=True)
 class EmbedderInfo:
-    """The identity of an embedder: the fingerprint a mind's vectors carry."""
+    """The identity of an embedder (the fingerprint a mind's vectors carry:
+    provider, model, dimensions), and whether its vectors carry meaning
+    (false only for a test embedder whose cosines say nothing)."""
 
     provider: str
     model: str
     dimensions: int
+    meaningful: bool = True
 
 
 class Embedder(Protocol):
@@ -207,7 +211,7 @@ class InProcessEmbedder:
 
     def info(self) -> EmbedderInfo:
         """Provider ``in-process``, model ``all-MiniLM-L6-v2``, 384
-        dimensions."""
+        dimensions, meaningful."""
         return self._info
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
@@ -232,7 +236,7 @@ class InProcessEmbedder:
         vectors: list[list[float]] = [[] for _ in encodings]
         for group in _budget_groups(order, lengths, BATCH_SIZE):
             pooled = self._run([encodings[index] for index in group])
-            for index, vector in zip(group, pooled):
+            for index, vector in zip(group, pooled, strict=True):
                 vectors[index] = vector.tolist()
         return vectors
 
@@ -245,17 +249,20 @@ class InProcessEmbedder:
             batch["attention_mask"][row, :width] = encoding.attention_mask
             batch["token_type_ids"][row, :width] = encoding.type_ids
         try:
-            (hidden, *_) = self._session.run(None, {name: batch[name] for name in self._inputs})
+            hidden: np.ndarray = self._session.run(None, {name: batch[name] for name in self._inputs})[0]
         except Exception as exception:
             raise EmbedError("failed", f"the model failed: {exception}") from exception
         expected = (len(group), sequence, self._info.dimensions)
         if hidden.shape != expected:
-            raise EmbedError("failed", f"the model returned shape {list(hidden.shape)}, expected {list(expected)}")
+            raise EmbedError(
+                "failed", f"the model returned shape {list(hidden.shape)}, expected {list(expected)}"
+            )
         mask = batch["attention_mask"].astype(np.float32)[:, :, None]
         pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         # As `l2_normalize`: a (near-)zero vector is left as it is.
-        return (pooled / np.where(norms > np.finfo(np.float32).eps, norms, 1.0)).astype(np.float32)
+        normalised: np.ndarray = pooled / np.where(norms > np.finfo(np.float32).eps, norms, 1.0)
+        return normalised.astype(np.float32)
 
 
 class EmbedderImports:
@@ -279,7 +286,12 @@ class EmbedderImports:
             info = self.embedder.info()
         except EmbedError as error:
             return Variant(error.case, error.message)
-        return record(provider=info.provider, model=info.model, dimensions=info.dimensions)
+        return record(
+            provider=info.provider,
+            model=info.model,
+            dimensions=info.dimensions,
+            meaningful=info.meaningful,
+        )
 
     def _embed(self, _store: StoreContext, texts: list[str]) -> Any:
         if self.embedder is None:

@@ -18,6 +18,13 @@ in a :class:`~wasmtime.Store`, and calls its exports:
 
 ``hive:mind/types`` declares types only and needs no definition.
 
+Compiling the engine takes seconds; the compiled artefact is cached on disk
+as the Rust host caches its own (``host/src/cache.rs``): in
+``$HIVE_MIND_CACHE_DIR``, else ``~/.cache/hive-mind/components``, named by
+the SHA-256 of the component and the wasmtime-py version, written to a
+temporary name and renamed into place. wasmtime refuses an artefact from
+another engine configuration, and an unusable one is simply recompiled.
+
 A :class:`ComponentHost` is one store with one instance: not thread-safe
 (:class:`hive_mind.HiveMind` serialises calls). A host function that raises
 traps the call, and the exception comes out of the export call that made
@@ -26,20 +33,22 @@ it.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import wasmtime
 from wasmtime.component import Component, Func, Linker
 
-from . import _fastlists
+from . import _speedups
 from .capabilities import add_unconfigured
 from .embedder import Embedder, EmbedderImports
 from .sqlite import DataDir, SqliteImports
 
-#: The engine's exported interfaces.
-LOGIC = "hive:mind/logic@0.1.0"
+#: The engine's exported interfaces the API calls.
 MEMORY = "hive:mind/memory@0.1.0"
 ADMIN = "hive:mind/admin@0.1.0"
 
@@ -55,6 +64,51 @@ def default_component_path() -> Path:
         return Path(configured)
     repository = Path(__file__).resolve().parents[4]
     return repository / "target" / "guest" / "wasm32-wasip2" / "guest" / COMPONENT_FILE
+
+
+def cache_dir() -> Path:
+    """Where compiled components are cached: ``$HIVE_MIND_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/hive-mind/components`` (``~/.cache`` when unset)."""
+    configured = os.environ.get("HIVE_MIND_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "hive-mind" / "components"
+
+
+def load_component(engine: wasmtime.Engine, path: Path) -> Component:
+    """The component at ``path`` (a ``.wasm`` file or ``.wat`` text),
+    compiled, or loaded from the cache when compiled before."""
+    source = path.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()[:32]
+    version = importlib.metadata.version("wasmtime")
+    cached = cache_dir() / f"{path.stem}-python-wasmtime{version}-{digest}.cwasm"
+    if cached.is_file():
+        try:
+            return Component.deserialize(engine, cached.read_bytes())
+        except (OSError, wasmtime.WasmtimeError):
+            pass
+    component = Component(engine, source)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(component.serialize())
+            os.replace(temporary, cached)
+        finally:
+            Path(temporary).unlink(missing_ok=True)
+    except OSError:
+        pass  # No cache: the next load compiles again.
+    return component
+
+
+def sandbox_wasi() -> wasmtime.WasiConfig:
+    """The engine's WASI context: no arguments, no environment, no
+    preopened directory, no stdio (``tests/test_sandbox.py`` runs the
+    repository's sandbox probe under it: the probe gets nothing, network
+    included)."""
+    return wasmtime.WasiConfig()
 
 
 def build_linker(engine: wasmtime.Engine, sqlite: SqliteImports, embedder: EmbedderImports) -> Linker:
@@ -82,20 +136,16 @@ class ComponentHost:
         instantiate it over ``data_dir``; ``embedder`` ``None`` makes the
         embedder import answer ``unavailable`` with ``embedder_unavailable``.
         """
-        _fastlists.install()
+        _speedups.install()
         self.engine = wasmtime.Engine()
-        self.component = Component.from_file(self.engine, component)
+        self.component = load_component(self.engine, Path(component))
         self.sqlite = SqliteImports(DataDir(data_dir))
         self.embedder = EmbedderImports(embedder, embedder_unavailable)
         linker = build_linker(self.engine, self.sqlite, self.embedder)
         self.store = wasmtime.Store(self.engine)
-        self.store.set_wasi(wasmtime.WasiConfig())
+        self.store.set_wasi(sandbox_wasi())
         self.instance = linker.instantiate(self.store, self.component)
         self._funcs: dict[tuple[str | None, str], Func] = {}
-
-    def exports(self) -> list[str]:
-        """The names the component exports (interfaces and functions)."""
-        return list(self.component.type.exports(self.engine))
 
     def imports(self) -> list[str]:
         """The names the component imports."""

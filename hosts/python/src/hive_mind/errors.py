@@ -5,22 +5,22 @@ The engine's ``memory`` and ``admin`` interfaces answer failures with their
 to a subclass of :class:`HiveMindError`, whose ``case`` is the WIT case
 name and ``detail`` its message:
 
-===================================  =========================
-WIT case                             exception
-===================================  =========================
-``invalid-argument``                 :class:`InvalidArgumentError`
-``not-found`` (admin)                :class:`NotFoundError`
-``unsupported`` (memory)             :class:`UnsupportedError`
-``store`` (memory), ``storage``      :class:`StorageError`
-(admin)
-``embedder``                         :class:`EmbedderError`
-``llm`` (memory)                     :class:`LlmError`
-===================================  =========================
+========================  ==========================================
+WIT case                  exception
+========================  ==========================================
+``invalid-argument``      :class:`InvalidArgumentError`
+``unsupported``           :class:`UnsupportedError`
+``storage``               :class:`StorageError`, or its subclass
+                          :class:`NotFoundError` for the storage cases
+                          ``mind-not-found`` and ``not-found``
+``embedder``              :class:`EmbedderError`
+``llm``                   :class:`LlmError`
+========================  ==========================================
 
-``admin``'s ``storage`` case carries a nested ``storage-error`` variant; its
-case name is :attr:`StorageError.storage_case` (``busy``, ``sql``, …) and
-``detail`` reads like the Rust host's message. A trap inside the engine
-(a bug, or a host function that raised) is :class:`EngineTrap`: the
+The ``storage`` case carries a ``types.storage-error`` variant; its case
+name is :attr:`StorageError.storage_case` (``busy``, ``sql``,
+``newer-schema``, …) and ``detail`` says what happened. A trap inside the
+engine (a bug, or a host function that raised) is :class:`EngineTrap`: the
 instance cannot be used after it.
 """
 
@@ -44,24 +44,24 @@ class InvalidArgumentError(HiveMindError):
     """An argument was malformed; ``detail`` says which and why."""
 
 
-class NotFoundError(HiveMindError):
-    """The named workspace mind, frame or item does not exist."""
-
-
 class UnsupportedError(HiveMindError):
     """The engine does not implement the operation (yet)."""
 
 
 class StorageError(HiveMindError):
-    """A mind's storage failed."""
+    """A mind's storage failed; ``storage_case`` says how."""
 
-    def __init__(self, case: str, detail: str, storage_case: str | None = None) -> None:
+    def __init__(self, case: str, detail: str, storage_case: str) -> None:
         super().__init__(case, detail)
         self.storage_case = storage_case
 
 
+class NotFoundError(StorageError):
+    """The workspace mind, frame, entity or item does not exist."""
+
+
 class EmbedderError(HiveMindError):
-    """The embedder failed."""
+    """The embedder failed or is not configured."""
 
 
 class LlmError(HiveMindError):
@@ -74,13 +74,12 @@ class EngineTrap(HiveMindError):
 
 _CLASSES: dict[str, type[HiveMindError]] = {
     "invalid-argument": InvalidArgumentError,
-    "not-found": NotFoundError,
     "unsupported": UnsupportedError,
-    "store": StorageError,
-    "storage": StorageError,
     "embedder": EmbedderError,
     "llm": LlmError,
 }
+
+_NOT_FOUND = ("mind-not-found", "not-found")
 
 
 def _storage_detail(error: Variant) -> str:
@@ -90,6 +89,8 @@ def _storage_detail(error: Variant) -> str:
             f"vectors of dimension {field(payload, 'actual')} offered to a mind of "
             f"dimension {field(payload, 'expected')}; run reindex"
         )
+    if error.tag == "newer-schema":
+        return f"the database has schema version {payload}, newer than this engine knows"
     if payload is None:
         return error.tag
     return f"{error.tag}: {payload}"
@@ -98,6 +99,7 @@ def _storage_detail(error: Variant) -> str:
 def from_variant(error: Variant) -> HiveMindError:
     """The exception for a ``memory`` or ``admin`` error value."""
     if error.tag == "storage" and isinstance(error.payload, Variant):
-        return StorageError("storage", _storage_detail(error.payload), error.payload.tag)
-    cls = _CLASSES.get(error.tag, HiveMindError)
-    return cls(error.tag, "" if error.payload is None else str(error.payload))
+        storage = NotFoundError if error.payload.tag in _NOT_FOUND else StorageError
+        return storage("storage", _storage_detail(error.payload), error.payload.tag)
+    other = _CLASSES.get(error.tag, HiveMindError)
+    return other(error.tag, "" if error.payload is None else str(error.payload))

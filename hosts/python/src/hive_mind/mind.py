@@ -32,7 +32,7 @@ from typing import Any
 import wasmtime
 
 from ._wit import field, record, split_result
-from .embedder import EmbedderInfo, InProcessEmbedder
+from .embedder import InProcessEmbedder
 from .engine import ADMIN, MEMORY, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
 
@@ -92,6 +92,15 @@ class Recall:
 
 
 @dataclass(frozen=True)
+class Fingerprint:
+    """The embedder a mind's vectors were made with."""
+
+    provider: str
+    model: str
+    dimensions: int
+
+
+@dataclass(frozen=True)
 class MindStatus:
     """A mind's counts."""
 
@@ -101,7 +110,7 @@ class MindStatus:
     database: str
     schema_version: int
     #: The embedder its vectors were made with, if any yet.
-    embedder: EmbedderInfo | None
+    embedder: Fingerprint | None
     frames: int
     fts_rows: int
     frame_vectors: int
@@ -170,7 +179,7 @@ def _status(status: Any) -> MindStatus:
         schema_version=field(status, "schema_version"),
         embedder=None
         if fingerprint is None
-        else EmbedderInfo(
+        else Fingerprint(
             field(fingerprint, "provider"), field(fingerprint, "model"), field(fingerprint, "dimensions")
         ),
         **{name: field(status, name) for name in counts},
@@ -250,15 +259,18 @@ class HiveMind:
         query: str,
         limit: int = 10,
         workspace: str | None = None,
-        scope: str = "current",
+        scope: str = "all",
         now: str | None = None,
         profile: str = "balanced",
     ) -> Recall:
         """Recall the memories most relevant to ``query``.
 
         ``workspace`` is the active workspace; ``scope`` which minds to
-        search (:data:`SCOPES`); ``now`` the time recency is scored against
-        (ISO-8601; default now); ``profile`` one of :data:`PROFILES`.
+        search (:data:`SCOPES`): ``all`` (the default, as the CLI's) is the
+        workspace's and the personal mind, ``current`` the workspace's only
+        (it needs a workspace), ``personal`` the personal mind only. ``now``
+        is the time recency is scored against (ISO-8601; default now);
+        ``profile`` one of :data:`PROFILES`.
         """
         result = self._call(
             MEMORY,

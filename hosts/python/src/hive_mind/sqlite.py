@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance, ResourceAny, ResourceHost, ResourceType
@@ -47,7 +47,7 @@ INTERFACE = "hive:mind/sqlite@0.1.0"
 CONNECTION_TYPE = 1
 
 #: A parameter or column value: the WIT ``value`` variant, untagged.
-Value = Union[int, float, str, bytes, None]
+Value = int | float | str | bytes | None
 
 #: How long a statement waits for another connection's lock, in seconds.
 BUSY_TIMEOUT = 5.0
@@ -141,10 +141,10 @@ class SqliteConnection:
                 raise error_from(exception) from exception
             raise SqliteError(
                 "io",
-                f"the statement takes {counts.group(1)} parameter(s), "
-                f"{counts.group(2)} given: {statement}",
+                f"the statement takes {counts.group(1)} parameter(s), {counts.group(2)} given: {statement}",
             ) from exception
-        except (sqlite3.Error, ValueError, OverflowError) as exception:
+        except (sqlite3.Error, sqlite3.Warning, ValueError, OverflowError) as exception:
+            # Python 3.10 reports a second statement as sqlite3.Warning.
             raise error_from(exception) from exception
         try:
             columns = [column[0] for column in cursor.description or ()]
@@ -191,7 +191,7 @@ class DataDir:
             return self.directory / "personal.sqlite"
         prefix = "workspace/"
         if name.startswith(prefix) and valid_workspace_id(name[len(prefix) :]):
-            return self.directory / "workspaces" / f"{name[len(prefix):]}.sqlite"
+            return self.directory / "workspaces" / f"{name[len(prefix) :]}.sqlite"
         raise SqliteError("access-denied")
 
     def open(self, name: str) -> SqliteConnection:

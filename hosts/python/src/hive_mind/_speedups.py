@@ -1,25 +1,36 @@
-"""Bulk conversion of ``list<u8>`` and ``list<f32>`` for wasmtime-py.
+"""Two speed-ups of wasmtime-py's value conversion (same values, less time).
 
-wasmtime-py converts a list element by element through ctypes, about a
-microsecond per element. The engine moves vectors as SQLite blobs
-(``list<u8>``, 1,536 bytes for a 384-d vector) and embeddings as
-``list<f32>``: loading a mind's vector index of 10,000 frames would spend
-some 15 s in those loops alone. This module replaces the two conversions of
-:class:`wasmtime.component.ListType` with bulk copies, for these two element
-types only; every other list keeps wasmtime-py's own code.
+wasmtime-py converts every value by walking its type through the C API, and
+the engine's SQLite traffic makes that walk the Python host's main cost.
+:func:`install` patches :mod:`wasmtime.component` (pinned: 50.0.1) twice:
 
-Each element of a C-API list is a ``wasmtime_component_val_t``: a one-byte
-kind, then a union at offset 8, 32 bytes in all. A ``u8``/``f32`` list is
-written and read as one strided numpy array over that memory. The layout is
-checked at install time against the ctypes declarations of the installed
-wasmtime-py; when it differs, nothing is patched (conversions stay correct,
-only slower).
+1. **Type facts are remembered per type object.** A record's fields, a
+   variant's cases (and whether it is tagged), a list's element type, an
+   option's or result's payloads are read through the C API afresh on every
+   access, so a query result of 100 rows re-reads the ``value`` variant's
+   five cases for each of its values, twice. Types are immutable: the
+   patched accessors read them once per type object (a call's types are
+   built anew per call, so nothing outlives it).
+2. **Bulk ``list<u8>`` and ``list<f32>``.** A list is converted element by
+   element through ctypes, about a microsecond per element; the engine
+   moves vectors as SQLite blobs (1,536 bytes for a 384-d vector) and
+   embeddings as ``list<f32>``, so loading the vector index of a mind of
+   10,000 frames would spend some 15 s in that loop. These two element
+   types are copied in bulk instead: each element of a C-API list is a
+   ``wasmtime_component_val_t`` (a one-byte kind, then a union at offset 8,
+   32 bytes in all), written and read as one strided numpy array. Every
+   other list keeps wasmtime-py's own code.
+
+The value layout is checked against the installed wasmtime-py's ctypes
+declarations first; when it differs, nothing is patched (conversions stay
+correct, only slower).
 """
 
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from wasmtime import _ffi as ffi
@@ -103,12 +114,56 @@ def _convert_from_c(self: Any, c: Any) -> Any:
         ffi.wasmtime_component_vallist_delete(ctypes.byref(c.of.list))
 
 
+def _remember_property(cls: type, name: str) -> None:
+    read = getattr(cls, name).fget
+    slot = f"_hive_mind_{name}"
+
+    def remembered(self: Any) -> Any:
+        try:
+            return self.__dict__[slot]
+        except KeyError:
+            value = self.__dict__[slot] = read(self)
+            return value
+
+    setattr(cls, name, property(remembered, doc=read.__doc__))
+
+
+def _remember_method(cls: type, name: str) -> None:
+    compute = getattr(cls, name)
+    slot = f"_hive_mind_{name}"
+
+    def remembered(self: Any) -> Any:
+        try:
+            return self.__dict__[slot]
+        except KeyError:
+            value = self.__dict__[slot] = compute(self)
+            return value
+
+    setattr(cls, name, remembered)
+
+
+_REMEMBERED_PROPERTIES = {
+    "ListType": ("element",),
+    "RecordType": ("fields",),
+    "TupleType": ("elements",),
+    "VariantType": ("cases",),
+    "EnumType": ("names",),
+    "OptionType": ("payload",),
+    "ResultType": ("ok", "err"),
+    "FlagsType": ("names",),
+}
+
+
 def install() -> bool:
-    """Patch :class:`wasmtime.component.ListType` (once); whether it is."""
+    """Patch :mod:`wasmtime.component` (once); whether it is patched."""
     if _ORIGINAL:
         return True
     if not _layout_is_known():
         return False
+    for cls_name, names in _REMEMBERED_PROPERTIES.items():
+        for name in names:
+            _remember_property(getattr(component_types, cls_name), name)
+    _remember_method(component_types.VariantLikeType, "_tagged")
     list_type = component_types.ListType
     _ORIGINAL["convert_to_c"] = list_type.convert_to_c
     _ORIGINAL["convert_from_c"] = list_type.convert_from_c
