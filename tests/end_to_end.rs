@@ -2,12 +2,13 @@
 //! binary with a module per behaviour, so the suite links wasmtime, tract and
 //! SQLite once instead of once per file (the test targets of the host
 //! package, so they get the `hive-mind` binary as `CARGO_BIN_EXE_hive-mind`).
+//! The store's own tests (frames, graph, layers, schema, search) live with
+//! it, in `guest/store/tests/`.
 
 // Test code: a failed unwrap is a failed test. (clippy.toml's allow-in-tests
 // covers #[test] functions only, not their helpers.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod store_support;
 mod support;
 
 /// The `hive-mind` CLI: listing, calling, clear errors for bad input; the demo.
@@ -28,17 +29,7 @@ mod recall;
 mod reranker;
 /// The guest gets no ambient authority.
 mod sandbox;
-/// The store: frames and dedup.
-mod store_frames;
-/// The store: the knowledge graph.
-mod store_graph;
-/// The store: SIGKILL during a bulk save loses whole batches only.
+/// Crash safety: SIGKILL during a bulk save loses whole batches only.
 mod store_kill;
-/// The store: identity, awareness, sessions, audit.
-mod store_layers;
-/// The store: schema versions and migrations.
-mod store_schema;
-/// The store: full-text and vector search, listings, reindex.
-mod store_search;
 /// The built components import and export what the worlds say.
 mod worlds;

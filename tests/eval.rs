@@ -123,7 +123,10 @@ fn assert_split(split: &[StageShare]) {
     assert_eq!(parts, ["engine", "sqlite", "embed", "rerank"], "{split:?}");
     let total: f64 = split.iter().map(|row| row.share).sum();
     assert!((total - 1.0).abs() < 1e-6, "{split:?}");
-    assert!(split[0].mean_ms > 0.0 && split[1].mean_ms > 0.0, "{split:?}");
+    assert!(
+        split[0].mean_ms > 0.0 && split[1].mean_ms > 0.0,
+        "{split:?}"
+    );
     assert!(split.iter().all(|row| row.mean_ms >= 0.0), "{split:?}");
 }
 

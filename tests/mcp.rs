@@ -679,10 +679,7 @@ async fn cleanup_frames_reports_then_retires_duplicates_and_keeps_the_rest() {
             id,
         })
         .collect();
-    let frames = engine(dir.path(), None)
-        .admin()
-        .get_frames(&refs)
-        .unwrap();
+    let frames = engine(dir.path(), None).admin().get_frames(&refs).unwrap();
     assert_eq!(frames.len(), ids.len(), "nothing is deleted");
     let importance = |id: u64| {
         frames

@@ -181,8 +181,8 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
         (vec!["save", "x", "--source", "team_sync"], "unknown source"),
         (vec!["save", "x", "--created-at", "yesterday"], "createdAt"),
         (vec!["get", "workspace:nope:1"], "no such mind"),
-        (vec!["get", "personal:999"], "not found"),
-        (vec!["get", "bogus"], "bad frame reference"),
+        (vec!["get", "personal:999"], "no frame personal:999"),
+        (vec!["get", "bogus"], "invalid frame reference"),
     ] {
         let output = run(&args, true);
         assert!(!output.status.success(), "{args:?}");

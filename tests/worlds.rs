@@ -1,6 +1,7 @@
 //! The built components have the shapes the WIT worlds promise: the logic
 //! component imports nothing of hive-mind's beyond types, the engine imports
-//! the four capabilities and exports logic and memory.
+//! the four capabilities (`sqlite`, `embedder`, `reranker`, `llm`) and
+//! exports logic, memory and admin.
 
 use hive_mind_host::{artifacts, runtime};
 use wasmtime::component::Component;
@@ -65,19 +66,26 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
         "hive:mind/embedder@0.1.0",
         "hive:mind/llm@0.1.0",
         "hive:mind/reranker@0.1.0",
-        "hive:mind/store@0.1.0",
+        "hive:mind/sqlite@0.1.0",
         "hive:mind/types@0.1.0",
     ];
     for import in &imports {
         assert!(capabilities.contains(&import.as_str()), "{import}");
     }
-    // save-memory embeds and stores.
-    for needed in ["hive:mind/embedder@0.1.0", "hive:mind/store@0.1.0"] {
+    // save-memory embeds and stores (the required capabilities).
+    for needed in ["hive:mind/embedder@0.1.0", "hive:mind/sqlite@0.1.0"] {
         assert!(imports.iter().any(|i| i == needed), "{imports:?}");
     }
     let mut exports = names(&component, &engine, false);
     exports.sort();
-    assert_eq!(exports, ["hive:mind/logic@0.1.0", "hive:mind/memory@0.1.0"]);
+    assert_eq!(
+        exports,
+        [
+            "hive:mind/admin@0.1.0",
+            "hive:mind/logic@0.1.0",
+            "hive:mind/memory@0.1.0"
+        ]
+    );
     // Every WASI import is one the host's sandbox links, and the host's
     // linker supplies all four capabilities: instantiation succeeds.
     for (name, _) in component.component_type().imports(&engine) {

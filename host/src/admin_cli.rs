@@ -89,7 +89,6 @@ pub enum AdminCommand {
     },
 }
 
-
 fn print(value: &Json) {
     let mut stdout = std::io::stdout();
     let _ = writeln!(
@@ -260,10 +259,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
                     });
                 }
                 let saved = engine.save_memories(&inputs)?;
-                let ids: Vec<String> = saved
-                    .iter()
-                    .map(|s| s.frame.ref_.id.to_string())
-                    .collect();
+                let ids: Vec<String> = saved.iter().map(|s| s.frame.ref_.id.to_string()).collect();
                 // One line per committed batch: the ids that are durable now.
                 let _ = writeln!(stdout, "committed {}", ids.join(","));
                 let _ = stdout.flush();

@@ -36,9 +36,9 @@ use crate::engine::wit_memory::{
     ExchangeOptions, ImportedConversation, ImportedTurn, MemoryInput, Recall, RecallOptions,
     RecallScope,
 };
+use crate::engine::wit_types::Mind;
 use crate::engine::wit_types::{self, Importance};
 use crate::engine::{EngineError, EngineRuntime, OpenError};
-use crate::engine::wit_types::Mind;
 use crate::{HostError, LogicRuntime};
 
 /// How the demo runs.
@@ -533,10 +533,9 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
 /// way.
 fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
     let holding = |lane: Option<&str>, text: &str| {
-        recall
-            .memories
-            .iter()
-            .find(|m| lane.is_none_or(|lane| lane_name(m.lane) == lane) && m.frame.content.contains(text))
+        recall.memories.iter().find(|m| {
+            lane.is_none_or(|lane| lane_name(m.lane) == lane) && m.frame.content.contains(text)
+        })
     };
     match expect {
         Expect::VectorOnly(text) => {

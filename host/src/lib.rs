@@ -40,6 +40,7 @@
 //! Retrieval logic never lives here: the host supplies capabilities (storage,
 //! models, network) and user surfaces (the `hive-mind` CLI).
 
+pub mod admin_cli;
 pub mod artifacts;
 pub mod bench;
 pub mod cache;
@@ -53,7 +54,6 @@ pub mod mcp;
 pub mod progress;
 pub mod reranker;
 pub mod runtime;
-pub mod admin_cli;
 pub mod values;
 
 pub use error::HostError;

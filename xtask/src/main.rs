@@ -321,10 +321,43 @@ fn test(root: &Path) -> Result<()> {
             &env,
         )?;
         // nextest does not run doc tests.
-        cargo(root, &["test", "--locked", "--doc"], &env)
+        cargo(root, &["test", "--locked", "--doc"], &env)?;
     } else {
-        cargo(root, &["test", "--locked"], &env)
+        cargo(root, &["test", "--locked"], &env)?;
     }
+    python_tests(root, &target, &hive_mind)
+}
+
+/// The Python host's suite: its virtual environment (created from PyPI by
+/// `hosts/python/setup-venv.sh`, pinned, reused while the requirements are
+/// unchanged), then pytest against the engine component and the `hive-mind`
+/// binary this build made (the cross-host tests compare their rankings).
+fn python_tests(root: &Path, target: &Path, hive_mind: &Path) -> Result<()> {
+    let python_dir = root.join("hosts").join("python");
+    let status = Command::new("bash")
+        .arg(python_dir.join("setup-venv.sh"))
+        .status()
+        .context("could not run hosts/python/setup-venv.sh")?;
+    if !status.success() {
+        bail!("setting up the Python host's virtual environment failed ({status})");
+    }
+    let component = target
+        .join("guest")
+        .join("wasm32-wasip2")
+        .join("guest")
+        .join("hive_mind_engine_component.wasm");
+    let status = Command::new(python_dir.join(".venv").join("bin").join("python"))
+        .args(["-m", "pytest", "-q", "hosts/python/tests"])
+        .current_dir(root)
+        .env("HIVE_MIND_COMPONENT", &component)
+        .env("HIVE_MIND_BIN", hive_mind)
+        .env("HIVE_MIND_REQUIRE_CROSS_HOST", "1")
+        .status()
+        .context("could not run pytest")?;
+    if !status.success() {
+        bail!("the Python host's tests failed ({status})");
+    }
+    Ok(())
 }
 
 fn lint(root: &Path) -> Result<()> {

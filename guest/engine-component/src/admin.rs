@@ -147,7 +147,10 @@ impl VectorSource for ImportedEmbedder {
         self.fingerprint.clone()
     }
 
-    fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, native::vectors::EmbedError> {
+    fn embed(
+        &self,
+        texts: &[String],
+    ) -> std::result::Result<Vec<Vec<f32>>, native::vectors::EmbedError> {
         embedder::embed(texts).map_err(|error| {
             let message = match error {
                 embedder::Error::Unavailable(why) => format!("no embedder is available: {why}"),
@@ -159,7 +162,10 @@ impl VectorSource for ImportedEmbedder {
 }
 
 /// One step of a mind's reindex.
-pub fn reindex_step(mind: Mind, batch: u32) -> Result<crate::exports::hive::mind::admin::ReindexProgress> {
+pub fn reindex_step(
+    mind: Mind,
+    batch: u32,
+) -> Result<crate::exports::hive::mind::admin::ReindexProgress> {
     let Some(fingerprint) = store::active_fingerprint() else {
         return Err(Error::Embedder(
             "no embedder is available to reindex with".to_string(),
@@ -167,8 +173,8 @@ pub fn reindex_step(mind: Mind, batch: u32) -> Result<crate::exports::hive::mind
     };
     let source = ImportedEmbedder { fingerprint };
     let batch = usize::try_from(batch.max(1)).unwrap_or(usize::MAX);
-    let progress: ReindexProgress = store::read(&mind, |store| store.reindex_step(&source, batch))
-        .map_err(storage)?;
+    let progress: ReindexProgress =
+        store::read(&mind, |store| store.reindex_step(&source, batch)).map_err(storage)?;
     Ok(crate::exports::hive::mind::admin::ReindexProgress {
         mind,
         done: progress.done,
@@ -243,7 +249,8 @@ pub fn add_awareness(
     } else {
         WhenFull::Refuse
     };
-    let added = store::write(&mind, |store| store.add_awareness(&new, when_full)).map_err(storage)?;
+    let added =
+        store::write(&mind, |store| store.add_awareness(&new, when_full)).map_err(storage)?;
     Ok(AwarenessAdded {
         item: item_out(&added.item)?,
         evicted: added.evicted.as_ref().map(item_out).transpose()?,

@@ -12,10 +12,10 @@ use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};
 use crate::exports::hive::mind::memory::{
     CleanupCandidate, CleanupOptions, CleanupReason as WitReason, CleanupReport, Error,
 };
-use crate::store;
 use crate::hive::mind::types::{FrameRef, Importance};
 use crate::logic_exports::importance_from_wit;
 use crate::save::{store_error, whole_mind};
+use crate::store;
 
 /// Find (and with `apply`, retire) the mind's dead-weight frames.
 pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {

@@ -30,11 +30,11 @@ use hive_mind_core::cognify::{accept_entity_name, plan_cognify};
 use hive_mind_core::recall::MindKey;
 
 use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
-use crate::hive::mind::types::{FrameRef, Mind};
 use crate::hive::mind::embedder;
-use crate::store;
+use crate::hive::mind::types::{FrameRef, Mind};
 use crate::logic_exports::importance_to_wit;
 use crate::save::{Draft, embed_drafts, same_mind, store_error, whole_mind};
+use crate::store;
 
 fn wit_mind(mind: &MindKey) -> Mind {
     match mind {

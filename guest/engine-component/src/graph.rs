@@ -10,9 +10,9 @@
 use hive_mind_core::cognify::{explicit_entity_name, explicit_strength, graph_label};
 
 use crate::exports::hive::mind::memory::{Error, KnownEntity, KnownRelation};
-use crate::store;
 use crate::hive::mind::types::Mind;
 use crate::save::store_error;
+use crate::store;
 
 /// The most entities one search returns.
 const MAX_SEARCH_LIMIT: u32 = 200;

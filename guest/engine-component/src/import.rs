@@ -18,9 +18,9 @@
 use hive_mind_core::{ScanContext, scan_for_injection};
 
 use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation};
-use crate::store;
 use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::save::{Draft, embed_drafts, store_error};
+use crate::store;
 
 /// The raw-turn tag of one turn.
 pub fn raw_turn_content(key: &str, turn: usize, speaker: &str, text: &str) -> String {

@@ -36,14 +36,14 @@ mod recall;
 mod save;
 mod store;
 
+use exports::hive::mind::admin::{
+    AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, Guest as AdminGuest,
+    Identity, MindCheck, MindStatus, ReindexProgress,
+};
 use exports::hive::mind::memory::{
     CleanupOptions, CleanupReport, Error, ExchangeOptions, Guest as MemoryGuest, ImportReport,
     ImportedConversation, KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions,
     SavedMemory,
-};
-use exports::hive::mind::admin::{
-    AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, Guest as AdminGuest,
-    Identity, MindCheck, MindStatus, ReindexProgress,
 };
 use hive::mind::types::{Frame, FrameRef, Mind};
 

@@ -29,12 +29,14 @@ use hive_mind_core::recall::{
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 
 use crate::exports::hive::mind::logic::ScoringProfile;
-use crate::exports::hive::mind::memory::{Lane as WitLane, RecallStage, Error, Recall, RecallOptions, RecallScope, Recalled, StageTime,};
+use crate::exports::hive::mind::memory::{
+    Error, Lane as WitLane, Recall, RecallOptions, RecallScope, RecallStage, Recalled, StageTime,
+};
 use crate::hive::mind::types::{Frame, FrameRef, Mind};
 use crate::hive::mind::{embedder, reranker};
-use crate::store;
 use crate::logic_exports::importance_from_wit;
 use crate::save::{embedder_error, store_error};
+use crate::store;
 
 /// How far the graph is searched from the query's entities (the contextual
 /// signal scores distances 0–3).
@@ -176,10 +178,7 @@ impl Stopwatch {
         let now = std::time::Instant::now();
         let micros =
             u64::try_from(now.duration_since(self.started).as_micros()).unwrap_or(u64::MAX);
-        self.stages.push(StageTime {
-            stage,
-            micros,
-        });
+        self.stages.push(StageTime { stage, micros });
         self.started = now;
     }
 }
@@ -222,12 +221,10 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             if floor.min_cosine.is_finite() {
                 floor.min_cosine = f64::INFINITY;
             }
-            notes.push(
-                format!(
-                    "the {} embedder's vectors carry no meaning: only keyword matches count",
-                    info.provider
-                ),
-            );
+            notes.push(format!(
+                "the {} embedder's vectors carry no meaning: only keyword matches count",
+                info.provider
+            ));
         }
         let mut vectors = embedder::embed(std::slice::from_ref(&query)).map_err(embedder_error)?;
         vectors.pop()

@@ -15,8 +15,8 @@
 use hive_mind_core::recall::embedding_text;
 
 use crate::exports::hive::mind::memory::{Error, MemoryInput, SavedMemory};
-use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::hive::mind::embedder;
+use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::store;
 
 /// Texts per `embedder.embed` call: large enough to amortise the model's
@@ -188,9 +188,13 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
     }
     results
         .into_iter()
-        .map(|result| result.ok_or_else(|| Error::Storage(crate::hive::mind::types::StorageError::Sql(
-                "a memory was not saved".to_string(),
-            ))))
+        .map(|result| {
+            result.ok_or_else(|| {
+                Error::Storage(crate::hive::mind::types::StorageError::Sql(
+                    "a memory was not saved".to_string(),
+                ))
+            })
+        })
         .collect()
 }
 

@@ -21,8 +21,8 @@
 
 use std::cell::RefCell;
 
-use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 pub use hive_mind_store::StoreError;
+use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 use hive_mind_store::{self as native, Minds, StoreConfig};
 
 use crate::hive::mind::sqlite;
@@ -146,7 +146,10 @@ pub fn with_minds<T>(operation: impl FnOnce(&mut Minds) -> Result<T>) -> Result<
 }
 
 /// An existing mind (reads).
-pub fn read<T>(mind: &Mind, operation: impl FnOnce(&mut native::MindStore) -> Result<T>) -> Result<T> {
+pub fn read<T>(
+    mind: &Mind,
+    operation: impl FnOnce(&mut native::MindStore) -> Result<T>,
+) -> Result<T> {
     let mind = mind_in(mind)?;
     with_minds(|minds| operation(minds.mind(&mind)?))
 }
@@ -565,7 +568,11 @@ pub fn list_frames(filter: &SearchFilter, oldest_first: bool, limit: u32) -> Res
 /// Upsert an entity by canonical name and type, linked to frames.
 pub fn upsert_entity(mind: &Mind, name: &str, entity_type: &str, frames: &[u64]) -> Result<Entity> {
     write(mind, |store| {
-        Ok(entity_out(&store.upsert_entity(name, entity_type, frames)?))
+        Ok(entity_out(&store.upsert_entity(
+            name,
+            entity_type,
+            frames,
+        )?))
     })
 }
 

@@ -244,10 +244,7 @@ impl SqliteConnection {
             };
             statement.raw_bind_parameter(index + 1, value)?;
         }
-        let columns: Vec<String> = statement
-            .column_names()
-            .map(str::to_string)
-            .collect();
+        let columns: Vec<String> = statement.column_names().map(str::to_string).collect();
         let width = columns.len();
         let mut rows = Vec::new();
         let mut cursor = statement.raw_query();

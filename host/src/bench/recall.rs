@@ -544,7 +544,10 @@ pub fn run(
 /// A vector as the vector tables (and sqlite-vec) store it: little-endian
 /// `f32`s.
 fn vector_bytes(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|value| value.to_le_bytes()).collect()
+    vector
+        .iter()
+        .flat_map(|value| value.to_le_bytes())
+        .collect()
 }
 
 /// Time the bare exact KNN ([`BARE_KNN_SQL`]) for each query's vector

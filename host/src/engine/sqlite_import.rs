@@ -76,7 +76,9 @@ impl HostConnection for EngineState {
                 Value::Null => NativeValue::Null,
             })
             .collect();
-        let result = connection.execute(&statement, &parameters).map_err(error_out);
+        let result = connection
+            .execute(&statement, &parameters)
+            .map_err(error_out);
         self.timings.sql += started.elapsed();
         let result = result?;
         Ok(QueryResult {

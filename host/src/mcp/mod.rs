@@ -661,10 +661,7 @@ impl MemoryServer {
         let (id, existed) = self
             .with_engine(move |engine| {
                 let existed = workspace_ids(engine)?.contains(&id);
-                engine
-                    .admin()
-                    .create_workspace(&id)
-                    .map_err(engine_error)?;
+                engine.admin().create_workspace(&id).map_err(engine_error)?;
                 Ok((id, existed))
             })
             .await?;

@@ -36,15 +36,23 @@ def component_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     patch.undo()
 
 
+def unavailable(reason: str) -> None:
+    """Skip a test whose engine or CLI is missing — or fail it, in CI
+    (``HIVE_MIND_REQUIRE_CROSS_HOST=1``), where both must be there."""
+    if os.environ.get("HIVE_MIND_REQUIRE_CROSS_HOST"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def engine_component(component_cache: Path) -> Path:
     """The engine component of the sqlite world; skips the test without one."""
     path = default_component_path()
     if not path.is_file():
-        pytest.skip(f"no engine component at {path} (build it, or set HIVE_MIND_COMPONENT)")
+        unavailable(f"no engine component at {path} (build it, or set HIVE_MIND_COMPONENT)")
     engine = Engine()
     if SQLITE not in load_component(engine, path).type.imports(engine):
-        pytest.skip(f"the engine component at {path} predates the sqlite world (no {SQLITE} import)")
+        unavailable(f"the engine component at {path} predates the sqlite world (no {SQLITE} import)")
     return path
 
 
@@ -56,7 +64,7 @@ def cli_binary() -> Path:
     candidates += [REPOSITORY / "target" / profile / "hive-mind" for profile in ("debug", "release")]
     found = next((path for path in candidates if path.is_file()), None)
     if found is None:
-        pytest.skip("no hive-mind CLI (set HIVE_MIND_BIN, or build target/debug/hive-mind)")
+        unavailable("no hive-mind CLI (set HIVE_MIND_BIN, or build target/debug/hive-mind)")
     return found
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import unavailable
 from hive_mind import Fingerprint, HiveMind, HiveMindError, MindStatus, Recall, Saved
 
 pytestmark = pytest.mark.usefixtures("engine_component")
@@ -101,7 +102,7 @@ def cli(cli_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Cli:
     cli = Cli(cli_binary, scratch / "home")
     cli.save(scratch / "data", "probe", None, None, NOW)
     if uses_sqlite_vec(scratch / "data"):
-        pytest.skip(f"the CLI at {cli_binary} predates the sqlite world (it writes sqlite-vec tables)")
+        unavailable(f"the CLI at {cli_binary} predates the sqlite world (it writes sqlite-vec tables)")
     return cli
 
 
