@@ -174,14 +174,27 @@ fn get_in(conn: &Connection, mind: &super::Mind, id: u64) -> StoreResult<Option<
 }
 
 fn touch_in(conn: &Connection, ids: &[u64]) -> StoreResult<()> {
+    // One statement per mention round (a recall touches each frame once, so
+    // one round; from a component, each statement crosses the boundary).
     let now = now();
-    let mut statement = conn.prepare_cached(
-        "UPDATE memory_frames SET access_count = access_count + 1, last_accessed = ?2 WHERE id = ?1",
-    )?;
-    for id in ids {
-        statement.execute(params![id, now])?;
+    let mut rest: Vec<u64> = ids.to_vec();
+    while !rest.is_empty() {
+        let mut seen = std::collections::HashSet::new();
+        let (round, again): (Vec<u64>, Vec<u64>) = rest.into_iter().partition(|id| seen.insert(*id));
+        conn.execute(
+            "UPDATE memory_frames SET access_count = access_count + 1, last_accessed = ?2
+             WHERE id IN (SELECT value FROM json_each(?1))",
+            params![id_list(&round), now],
+        )?;
+        rest = again;
     }
     Ok(())
+}
+
+/// Ids as a JSON array, for `json_each` (one statement for a whole list).
+pub(crate) fn id_list(ids: &[u64]) -> String {
+    let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
+    format!("[{}]", ids.join(","))
 }
 
 /// Write a frame's vector and its chunks with their vectors.
@@ -323,11 +336,21 @@ impl MindStore {
 
     /// Frames by id, in the order asked; missing ids are left out.
     pub fn get_frames(&self, ids: &[u64]) -> StoreResult<Vec<Frame>> {
-        let mut frames = Vec::with_capacity(ids.len());
-        for id in ids {
-            frames.extend(get_in(&self.conn, &self.mind, *id)?);
-        }
-        Ok(frames)
+        // One statement for the lot (a recall fetches a hundred frames; from
+        // a component, each statement is a call across the boundary).
+        let found = self.conn.query_all(
+            &format!(
+                "SELECT {FRAME_COLUMNS} FROM memory_frames f
+                 WHERE f.id IN (SELECT value FROM json_each(?1))"
+            ),
+            [id_list(ids)],
+            |row| frame_from_row(&self.mind, row),
+        )?;
+        let mut by_id: std::collections::HashMap<u64, Frame> = found
+            .into_iter()
+            .map(|frame| (frame.frame_ref.id, frame))
+            .collect();
+        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
     }
 
     /// The frame with this content hash, if any (the dedup lookup).

@@ -295,12 +295,20 @@ impl Minds {
     /// Fetch frames by reference, across minds; missing ones are left out, in
     /// the order asked.
     pub fn get_frames(&mut self, refs: &[FrameRef]) -> StoreResult<Vec<Frame>> {
-        let mut frames = Vec::with_capacity(refs.len());
+        let mut by_mind: BTreeMap<Mind, Vec<u64>> = BTreeMap::new();
         for frame_ref in refs {
-            let store = self.mind(&frame_ref.mind)?;
-            frames.extend(store.get_frames(&[frame_ref.id])?);
+            by_mind
+                .entry(frame_ref.mind.clone())
+                .or_default()
+                .push(frame_ref.id);
         }
-        Ok(frames)
+        let mut found: std::collections::HashMap<FrameRef, Frame> = std::collections::HashMap::new();
+        for (mind, ids) in by_mind {
+            for frame in self.mind(&mind)?.get_frames(&ids)? {
+                found.insert(frame.frame_ref.clone(), frame);
+            }
+        }
+        Ok(refs.iter().filter_map(|r| found.remove(r)).collect())
     }
 
     /// Record that recall returned these frames.
