@@ -180,7 +180,8 @@ fn touch_in(conn: &Connection, ids: &[u64]) -> StoreResult<()> {
     let mut rest: Vec<u64> = ids.to_vec();
     while !rest.is_empty() {
         let mut seen = std::collections::HashSet::new();
-        let (round, again): (Vec<u64>, Vec<u64>) = rest.into_iter().partition(|id| seen.insert(*id));
+        let (round, again): (Vec<u64>, Vec<u64>) =
+            rest.into_iter().partition(|id| seen.insert(*id));
         conn.execute(
             "UPDATE memory_frames SET access_count = access_count + 1, last_accessed = ?2
              WHERE id IN (SELECT value FROM json_each(?1))",

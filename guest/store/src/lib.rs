@@ -302,7 +302,8 @@ impl Minds {
                 .or_default()
                 .push(frame_ref.id);
         }
-        let mut found: std::collections::HashMap<FrameRef, Frame> = std::collections::HashMap::new();
+        let mut found: std::collections::HashMap<FrameRef, Frame> =
+            std::collections::HashMap::new();
         for (mind, ids) in by_mind {
             for frame in self.mind(&mind)?.get_frames(&ids)? {
                 found.insert(frame.frame_ref.clone(), frame);

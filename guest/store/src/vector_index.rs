@@ -234,7 +234,10 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 }
 
 /// The portable integer dot product (the compiler vectorises it natively).
-#[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), allow(dead_code))]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    allow(dead_code)
+)]
 fn dot_i8_scalar(a: &[i8], b: &[i8]) -> i32 {
     a.iter()
         .zip(b)
