@@ -54,3 +54,10 @@ wit: build-guest
 # Build and run the demo.
 demo:
     cargo xtask demo
+
+# The Python host's tests alone (its venv from PyPI, the engine component
+# built by `just build-guest`, the CLI of `cargo build`).
+test-python:
+    bash hosts/python/setup-venv.sh
+    HIVE_MIND_COMPONENT=target/guest/wasm32-wasip2/guest/hive_mind_engine_component.wasm \
+        hosts/python/.venv/bin/python -m pytest -q hosts/python/tests
