@@ -42,7 +42,7 @@ fn engine(dir: &std::path::Path, embedder: Option<Arc<dyn Embedder>>) -> EngineR
 
 fn server(dir: &std::path::Path) -> MemoryServer {
     let embedder: Arc<dyn Embedder> = Arc::new(MockEmbedder::new(384));
-    MemoryServer::new(engine(dir, Some(embedder)), dir)
+    MemoryServer::new(engine(dir, Some(embedder)))
 }
 
 fn call(name: &str, arguments: Json) -> CallToolRequestParams {

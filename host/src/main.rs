@@ -205,7 +205,7 @@ fn run(cli: Cli) -> Result<()> {
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let engine = hive_mind_host::engine::open(&dir)?;
-            let server = hive_mind_host::mcp::MemoryServer::new(engine, &dir);
+            let server = hive_mind_host::mcp::MemoryServer::new(engine);
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()

@@ -36,7 +36,6 @@
 
 pub mod params;
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -217,10 +216,9 @@ fn workspace_ids(engine: &mut EngineRuntime) -> Result<Vec<String>, McpError> {
 }
 
 impl MemoryServer {
-    /// A server over an engine opened on a data directory. The minds are
-    /// reached through the engine alone; `_data_dir` is kept for the
-    /// callers' sake.
-    pub fn new(engine: EngineRuntime, _data_dir: &Path) -> Self {
+    /// A server over an engine opened on a data directory (the minds are
+    /// reached through the engine alone).
+    pub fn new(engine: EngineRuntime) -> Self {
         MemoryServer {
             engine: Arc::new(Mutex::new(engine)),
             tool_router: Self::tool_router(),
