@@ -4,7 +4,7 @@
 //! The rules are [`hive_mind_core::cleanup::plan_cleanup`]'s (pure,
 //! unit-tested); this module lists the mind's frames (oldest first), runs
 //! the plan, and — only when asked — marks each frame found `deprecated`
-//! through `store.set-importance` (the store keeps it; recall ranks it
+//! through the store's `set_importance` (the store keeps it; recall ranks it
 //! down).
 
 use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};

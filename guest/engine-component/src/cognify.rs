@@ -17,7 +17,7 @@
 //! 3. create its relations: all-pairs `co-occurs-with` (0.8) and the stated
 //!    ones (`led-by`, `reports-to`, `depends-on`, …) with their strengths;
 //! 4. link it to the most similar frames already in its mind
-//!    (`store.link-frames`, kept both ways): the vector search with the
+//!    (the store's `link_frames`, kept both ways): the vector search with the
 //!    frame's own embedding, at most [`RELATED_LINKS_MAX`] frames of cosine
 //!    ≥ [`RELATED_MIN_COSINE`] (not when the embedder says its vectors
 //!    carry no meaning).

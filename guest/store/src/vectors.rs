@@ -1,17 +1,17 @@
 //! Where vectors come from when the store itself must ask for them.
 //!
-//! The store never embeds on a save: the caller (the guest, through the WIT
-//! `store` import) hands it the frame's vector and its chunks' vectors. Two
-//! host-side operations do need an embedder, though: `reindex` (re-embed every
-//! frame for a new model) and the CLI's `save`. They take a [`VectorSource`],
-//! which the real embedder implements through a thin adapter.
+//! The store never embeds on a save: the caller (the engine's pipelines)
+//! hands it the frame's vector and its chunks' vectors. `reindex` (re-embed
+//! every frame for a new model) does need an embedder: it takes a
+//! [`VectorSource`], which the engine implements over the `embedder` import
+//! and tests implement with [`FakeHashVectorSource`].
 //!
 //! [`FakeHashVectorSource`] is a deterministic stand-in with **no semantic
 //! value** beyond shared words: each word is hashed to a pseudo-random unit
 //! vector and a text is the normalised sum of its words' vectors, so texts
-//! that share words are close. Tests use it; the CLI uses it only when
-//! `HIVE_MIND_EMBEDDER=mock` is set, and then records `mock` as the provider
-//! so it can never pass for a real embedder.
+//! that share words are close. The store's tests use it, and it records
+//! `mock` as its provider so a mind it wrote can never pass for one a real
+//! embedder wrote.
 
 use sha2::{Digest, Sha256};
 
