@@ -110,6 +110,121 @@ pub fn dedup_check(candidate: &str, importance: Importance, existing: &[String])
     }
 }
 
+/// [`dedup_check`] for many candidates against a growing set of texts, as
+/// harvest needs it: each text's normalised form and sorted trigrams are
+/// computed once, exact matches are a hash lookup, and only texts whose
+/// trigram count could reach the threshold are compared (similarity is at
+/// most `min(|A|, |B|) / max(|A|, |B|)`, so a text with fewer than 0.75× or
+/// more than 1/0.75× the candidate's trigrams can never be its near
+/// duplicate; 0.4 for an important candidate's contradictions). The verdict
+/// is exactly [`dedup_check`]'s against the texts in insertion order: a
+/// skipped text's similarity is below the threshold, so it can neither be
+/// the deciding best nor change the verdict's kind.
+#[derive(Debug, Clone, Default)]
+pub struct DedupIndex {
+    exact: std::collections::HashMap<String, u32>,
+    trigrams: Vec<Vec<[char; 3]>>,
+    by_size: std::collections::BTreeMap<usize, Vec<u32>>,
+}
+
+impl DedupIndex {
+    /// An empty index.
+    pub fn new() -> DedupIndex {
+        DedupIndex::default()
+    }
+
+    /// How many texts it holds.
+    pub fn len(&self) -> usize {
+        self.trigrams.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.trigrams.is_empty()
+    }
+
+    /// Add a text; returns its index (the index verdicts name).
+    pub fn insert(&mut self, text: &str) -> u32 {
+        let index = u32::try_from(self.trigrams.len()).unwrap_or(u32::MAX);
+        let normalised = normalise(text);
+        let mut grams: Vec<[char; 3]> = trigrams(&normalised).into_iter().collect();
+        grams.sort_unstable();
+        self.exact.entry(normalised).or_insert(index);
+        self.by_size.entry(grams.len()).or_default().push(index);
+        self.trigrams.push(grams);
+        index
+    }
+
+    /// [`dedup_check`]'s verdict for `candidate` against the texts inserted.
+    pub fn judge(&self, candidate: &str, importance: Importance) -> DedupVerdict {
+        let normalised = normalise(candidate);
+        if let Some(index) = self.exact.get(&normalised) {
+            return DedupVerdict::Exact(*index);
+        }
+        let mut grams: Vec<[char; 3]> = trigrams(&normalised).into_iter().collect();
+        if grams.is_empty() {
+            return DedupVerdict::New;
+        }
+        grams.sort_unstable();
+        let important = matches!(importance, Importance::Important | Importance::Critical);
+        let threshold = if important {
+            CONTRADICTION_THRESHOLD
+        } else {
+            NEAR_DUPLICATE_THRESHOLD
+        };
+        let size = grams.len() as f64;
+        let low = (size * threshold).ceil() as usize;
+        let high = (size / threshold).floor() as usize;
+        let mut best: Option<SimilarContent> = None;
+        for indexes in self.by_size.range(low.max(1)..=high).map(|(_, ids)| ids) {
+            for &index in indexes {
+                let Some(other) = self.trigrams.get(index as usize) else {
+                    continue;
+                };
+                let similarity = sorted_similarity(&grams, other);
+                let better = match best {
+                    None => true,
+                    Some(b) => {
+                        similarity > b.similarity || (similarity == b.similarity && index < b.index)
+                    }
+                };
+                if better {
+                    best = Some(SimilarContent { index, similarity });
+                }
+            }
+        }
+        match best {
+            Some(best) if best.similarity >= NEAR_DUPLICATE_THRESHOLD => {
+                DedupVerdict::NearDuplicate(best)
+            }
+            Some(best) if best.similarity >= CONTRADICTION_THRESHOLD && important => {
+                DedupVerdict::PossibleContradiction(best)
+            }
+            _ => DedupVerdict::New,
+        }
+    }
+}
+
+/// [`set_similarity`] over sorted, duplicate-free trigram lists.
+fn sorted_similarity(a: &[[char; 3]], b: &[[char; 3]]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (mut i, mut j, mut shared) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared as f64 / a.len().max(b.len()) as f64
+}
+
 /// Lower-cased, white-space runs collapsed to one space, trimmed.
 pub(crate) fn normalise(text: &str) -> String {
     text.split_whitespace()

@@ -53,7 +53,7 @@ pub use cognify::{
     accept_entity_name, extract_entities, extract_relations, plan_cognify,
 };
 pub use dates::{ResolvedDate, parse_date_window, resolve_relative_date};
-pub use dedup::{DedupVerdict, SimilarContent, dedup_check, trigram_similarity};
+pub use dedup::{DedupIndex, DedupVerdict, SimilarContent, dedup_check, trigram_similarity};
 pub use entity::{is_noise_name, normalize_entity_name};
 pub use fusion::{RRF_K, rrf_fuse};
 pub use hash::{content_hash, strip_hm_prefix};

@@ -8,7 +8,7 @@ use hive_mind_core::{
     ChunkOptions, Importance, ScoredId, chunk_text, content_hash, dedup_check, rrf_fuse,
     trigram_similarity,
 };
-use hive_mind_core::{DedupVerdict, relevance::temporal_signal};
+use hive_mind_core::{DedupIndex, DedupVerdict, relevance::temporal_signal};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------
@@ -303,6 +303,23 @@ proptest! {
             DedupVerdict::Exact(found) => prop_assert!(found as usize <= i),
             other => prop_assert!(false, "{:?}", other),
         }
+    }
+
+    /// The incremental index harvest uses gives exactly `dedup_check`'s
+    /// verdicts (texts drawn from a small alphabet so near duplicates and
+    /// contradictions actually occur).
+    #[test]
+    fn the_dedup_index_agrees_with_dedup_check(
+        existing in prop::collection::vec("[ab c]{0,24}", 0..12),
+        candidate in "[ab c]{0,24}",
+        important in any::<bool>(),
+    ) {
+        let importance = if important { Importance::Important } else { Importance::Normal };
+        let mut index = DedupIndex::new();
+        for text in &existing {
+            index.insert(text);
+        }
+        prop_assert_eq!(index.judge(&candidate, importance), dedup_check(&candidate, importance, &existing));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! itself refuse UPDATE and DELETE on both tables; the store only appends
 //! and reads.
 
-use crate::sql::params;
+use crate::sql::{Connection, params};
 use serde::Serialize;
 
 use super::MindStore;
@@ -50,6 +50,28 @@ fn json_object(text: &str) -> StoreResult<String> {
     }
 }
 
+/// Append to `ai_interactions` on `conn` (inside the caller's transaction).
+pub(crate) fn append_ai_interaction_in(
+    conn: &Connection,
+    interaction: &AiInteraction,
+) -> StoreResult<u64> {
+    let detail = json_object(&interaction.detail)?;
+    conn.execute(
+        "INSERT INTO ai_interactions (timestamp, provider, model, purpose, input_tokens, output_tokens, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            now(),
+            interaction.provider,
+            interaction.model,
+            interaction.purpose,
+            interaction.input_tokens,
+            interaction.output_tokens,
+            detail
+        ],
+    )?;
+    Ok(u64::try_from(conn.last_insert_rowid()).unwrap_or(0))
+}
+
 impl MindStore {
     /// Append to `install_audit`; returns the row id.
     pub fn append_install_audit(&mut self, action: &str, detail: &str) -> StoreResult<u64> {
@@ -80,21 +102,7 @@ impl MindStore {
 
     /// Append to `ai_interactions`; returns the row id.
     pub fn append_ai_interaction(&mut self, interaction: &AiInteraction) -> StoreResult<u64> {
-        let detail = json_object(&interaction.detail)?;
-        self.conn.execute(
-            "INSERT INTO ai_interactions (timestamp, provider, model, purpose, input_tokens, output_tokens, detail)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                now(),
-                interaction.provider,
-                interaction.model,
-                interaction.purpose,
-                interaction.input_tokens,
-                interaction.output_tokens,
-                detail
-            ],
-        )?;
-        Ok(u64::try_from(self.conn.last_insert_rowid()).unwrap_or(0))
+        append_ai_interaction_in(&self.conn, interaction)
     }
 
     /// How many model calls are recorded.

@@ -237,6 +237,70 @@ fn clear_vectors(conn: &Connection, id: u64) -> StoreResult<()> {
     Ok(())
 }
 
+/// Check and insert `frames` on `conn` (inside the caller's transaction):
+/// all are validated before the first is written. Later frames see earlier
+/// ones (a repeated content is a duplicate).
+pub(crate) fn save_frames_in(
+    conn: &Connection,
+    mind: &super::Mind,
+    dim: u32,
+    frames: &[NewFrame],
+) -> StoreResult<Vec<SavedFrame>> {
+    let mut checked = Vec::with_capacity(frames.len());
+    for frame in frames {
+        if frame.mind != *mind {
+            return Err(StoreError::InvalidInput(format!(
+                "a frame for {} was sent to {mind}",
+                frame.mind
+            )));
+        }
+        checked.push(check(
+            &frame.content,
+            frame.created_at.as_deref(),
+            frame.metadata.as_deref(),
+            &frame.embedding,
+            &frame.chunks,
+            dim,
+        )?);
+    }
+    let mut saved = Vec::with_capacity(frames.len());
+    for (frame, checked) in frames.iter().zip(checked) {
+        saved.push(insert(
+            conn,
+            mind,
+            Kind::Log,
+            frame.gop_id.as_deref(),
+            &checked,
+            frame.importance,
+            frame.source,
+            &frame.embedding,
+            &frame.chunks,
+        )?);
+    }
+    Ok(saved)
+}
+
+/// Delete a frame on `conn` (inside the caller's transaction); see
+/// [`MindStore::delete_frame`].
+pub(crate) fn delete_frame_in(conn: &Connection, mind: &super::Mind, id: u64) -> StoreResult<()> {
+    if get_in(conn, mind, id)?.is_none() {
+        return Err(StoreError::NotFound(format!("frame {mind}:{id}")));
+    }
+    let dependents: u64 = conn.query_row(
+        "SELECT count(*) FROM memory_frames WHERE base_frame_id = ?1",
+        [id],
+        |row| row.get(0),
+    )?;
+    if dependents > 0 {
+        return Err(StoreError::Referenced { id, dependents });
+    }
+    if super::meta::has_vector_tables(conn)? {
+        clear_vectors(conn, id)?;
+    }
+    conn.execute("DELETE FROM memory_frames WHERE id = ?1", [id])?;
+    Ok(())
+}
+
 /// What kind of frame to insert.
 enum Kind {
     /// I or P, decided by the session.
@@ -258,41 +322,11 @@ impl MindStore {
     /// earlier ones (a repeated content in the batch is a duplicate).
     pub fn save_frames(&mut self, frames: Vec<NewFrame>) -> StoreResult<Vec<SavedFrame>> {
         let dim = self.vectors.require()?;
-        let mut checked = Vec::with_capacity(frames.len());
-        for frame in &frames {
-            if frame.mind != self.mind {
-                return Err(StoreError::InvalidInput(format!(
-                    "a frame for {} was sent to {}",
-                    frame.mind, self.mind
-                )));
-            }
-            checked.push(check(
-                &frame.content,
-                frame.created_at.as_deref(),
-                frame.metadata.as_deref(),
-                &frame.embedding,
-                &frame.chunks,
-                dim,
-            )?);
-        }
         let mind = self.mind.clone();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut saved = Vec::with_capacity(frames.len());
-        for (frame, checked) in frames.iter().zip(checked) {
-            saved.push(insert(
-                &tx,
-                &mind,
-                Kind::Log,
-                frame.gop_id.as_deref(),
-                &checked,
-                frame.importance,
-                frame.source,
-                &frame.embedding,
-                &frame.chunks,
-            )?);
-        }
+        let saved = save_frames_in(&tx, &mind, dim, &frames)?;
         tx.commit()?;
         Ok(saved)
     }
@@ -464,21 +498,7 @@ impl MindStore {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if get_in(&tx, &mind, id)?.is_none() {
-            return Err(StoreError::NotFound(format!("frame {mind}:{id}")));
-        }
-        let dependents: u64 = tx.query_row(
-            "SELECT count(*) FROM memory_frames WHERE base_frame_id = ?1",
-            [id],
-            |row| row.get(0),
-        )?;
-        if dependents > 0 {
-            return Err(StoreError::Referenced { id, dependents });
-        }
-        if super::meta::has_vector_tables(&tx)? {
-            clear_vectors(&tx, id)?;
-        }
-        tx.execute("DELETE FROM memory_frames WHERE id = ?1", [id])?;
+        delete_frame_in(&tx, &mind, id)?;
         tx.commit()?;
         Ok(())
     }

@@ -231,6 +231,111 @@ pub fn merge_duplicate_relations(conn: &Connection, now: &str) -> StoreResult<u6
     Ok(retired)
 }
 
+/// Create or strengthen an entity on `conn` (inside the caller's
+/// transaction); see [`MindStore::upsert_entity`]. The flag says whether it
+/// was created.
+pub(crate) fn upsert_entity_in(
+    conn: &Connection,
+    mind: &crate::Mind,
+    name: &str,
+    entity_type: &str,
+    frames: &[u64],
+) -> StoreResult<(Entity, bool)> {
+    let normalized = normalize_entity_name(name);
+    if normalized.is_empty() || entity_type.trim().is_empty() {
+        return Err(StoreError::InvalidInput(format!(
+            "an entity needs a name and a type (got {name:?}, {entity_type:?})"
+        )));
+    }
+    let now = now();
+    let existing: Option<u64> = conn
+        .query_row(
+            "SELECT id FROM knowledge_entities
+             WHERE valid_to IS NULL AND normalized_name = ?1 AND lower(entity_type) = lower(?2)",
+            params![normalized, entity_type.trim()],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let created = existing.is_none();
+    let id = match existing {
+        Some(id) => {
+            conn.execute(
+                "UPDATE knowledge_entities SET seen_count = seen_count + 1 WHERE id = ?1",
+                [id],
+            )?;
+            id
+        }
+        None => {
+            conn.execute(
+                "INSERT INTO knowledge_entities (entity_type, name, normalized_name, valid_from, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?4)",
+                params![entity_type.trim(), name.trim(), normalized, now],
+            )?;
+            u64::try_from(conn.last_insert_rowid()).unwrap_or(0)
+        }
+    };
+    for frame in frames {
+        let exists: i64 = conn.query_row(
+            "SELECT count(*) FROM memory_frames WHERE id = ?1",
+            [frame],
+            |row| row.get(0),
+        )?;
+        if exists == 0 {
+            return Err(StoreError::NotFound(format!("frame {mind}:{frame}")));
+        }
+        conn.execute(
+            "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id) VALUES (?1, ?2)",
+            params![id, frame],
+        )?;
+    }
+    Ok((active_entity(conn, id)?, created))
+}
+
+/// Create or strengthen a relation on `conn` (inside the caller's
+/// transaction); see [`MindStore::relate`].
+pub(crate) fn relate_in(
+    conn: &Connection,
+    subject: u64,
+    relation: &str,
+    object: u64,
+    strength: f64,
+) -> StoreResult<Relation> {
+    let relation = relation.trim();
+    if relation.is_empty() {
+        return Err(StoreError::InvalidInput(
+            "an empty relation type".to_string(),
+        ));
+    }
+    if !(0.0..=1.0).contains(&strength) {
+        return Err(StoreError::InvalidInput(format!(
+            "strength {strength} is outside 0..=1"
+        )));
+    }
+    if subject == object {
+        return Err(StoreError::InvalidInput(format!(
+            "entity {subject} cannot relate to itself"
+        )));
+    }
+    let now = now();
+    active_entity(conn, subject)?;
+    active_entity(conn, object)?;
+    conn.execute(
+        "INSERT INTO knowledge_relations (source_id, target_id, relation_type, confidence, valid_from, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+         ON CONFLICT (source_id, target_id, relation_type) WHERE valid_to IS NULL DO UPDATE SET
+             seen_count = seen_count + 1, confidence = max(confidence, excluded.confidence)",
+        params![subject, object, relation, strength, now],
+    )?;
+    Ok(conn.query_row(
+        &format!(
+            "SELECT {RELATION_COLUMNS} FROM knowledge_relations
+             WHERE source_id = ?1 AND target_id = ?2 AND relation_type = ?3 AND valid_to IS NULL"
+        ),
+        params![subject, object, relation],
+        relation_from_row,
+    )?)
+}
+
 impl MindStore {
     /// Create an entity, or strengthen the active one with the same canonical
     /// name and type (`seen_count` + 1); link it to `frames` (ids in this
@@ -241,56 +346,11 @@ impl MindStore {
         entity_type: &str,
         frames: &[u64],
     ) -> StoreResult<Entity> {
-        let normalized = normalize_entity_name(name);
-        if normalized.is_empty() || entity_type.trim().is_empty() {
-            return Err(StoreError::InvalidInput(format!(
-                "an entity needs a name and a type (got {name:?}, {entity_type:?})"
-            )));
-        }
-        let now = now();
+        let mind = self.mind.clone();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let existing: Option<u64> = tx
-            .query_row(
-                "SELECT id FROM knowledge_entities
-                 WHERE valid_to IS NULL AND normalized_name = ?1 AND lower(entity_type) = lower(?2)",
-                params![normalized, entity_type.trim()],
-                |row| row.get(0),
-            )
-            .optional()?;
-        let id = match existing {
-            Some(id) => {
-                tx.execute(
-                    "UPDATE knowledge_entities SET seen_count = seen_count + 1 WHERE id = ?1",
-                    [id],
-                )?;
-                id
-            }
-            None => {
-                tx.execute(
-                    "INSERT INTO knowledge_entities (entity_type, name, normalized_name, valid_from, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?4)",
-                    params![entity_type.trim(), name.trim(), normalized, now],
-                )?;
-                u64::try_from(tx.last_insert_rowid()).unwrap_or(0)
-            }
-        };
-        for frame in frames {
-            let exists: i64 = tx.query_row(
-                "SELECT count(*) FROM memory_frames WHERE id = ?1",
-                [frame],
-                |row| row.get(0),
-            )?;
-            if exists == 0 {
-                return Err(StoreError::NotFound(format!("frame {}:{frame}", self.mind)));
-            }
-            tx.execute(
-                "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id) VALUES (?1, ?2)",
-                params![id, frame],
-            )?;
-        }
-        let entity = active_entity(&tx, id)?;
+        let (entity, _) = upsert_entity_in(&tx, &mind, name, entity_type, frames)?;
         tx.commit()?;
         Ok(entity)
     }
@@ -366,43 +426,10 @@ impl MindStore {
         object: u64,
         strength: f64,
     ) -> StoreResult<Relation> {
-        let relation = relation.trim();
-        if relation.is_empty() {
-            return Err(StoreError::InvalidInput(
-                "an empty relation type".to_string(),
-            ));
-        }
-        if !(0.0..=1.0).contains(&strength) {
-            return Err(StoreError::InvalidInput(format!(
-                "strength {strength} is outside 0..=1"
-            )));
-        }
-        if subject == object {
-            return Err(StoreError::InvalidInput(format!(
-                "entity {subject} cannot relate to itself"
-            )));
-        }
-        let now = now();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        active_entity(&tx, subject)?;
-        active_entity(&tx, object)?;
-        tx.execute(
-            "INSERT INTO knowledge_relations (source_id, target_id, relation_type, confidence, valid_from, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?5)
-             ON CONFLICT (source_id, target_id, relation_type) WHERE valid_to IS NULL DO UPDATE SET
-                 seen_count = seen_count + 1, confidence = max(confidence, excluded.confidence)",
-            params![subject, object, relation, strength, now],
-        )?;
-        let stored = tx.query_row(
-            &format!(
-                "SELECT {RELATION_COLUMNS} FROM knowledge_relations
-                 WHERE source_id = ?1 AND target_id = ?2 AND relation_type = ?3 AND valid_to IS NULL"
-            ),
-            params![subject, object, relation],
-            relation_from_row,
-        )?;
+        let stored = relate_in(&tx, subject, relation, object, strength)?;
         tx.commit()?;
         Ok(stored)
     }

@@ -46,7 +46,8 @@
 //! (I/P/B writes, dedup, update, deprecate, delete, reindex) · [`search`]
 //! (BM25, KNN, listings) · [`vector_index`] (the in-memory int8 KNN index
 //! that vector search runs on) · [`graph`] (entities, relations, BFS,
-//! dedupe) · [`links`] (related frames) · [`identity`], [`awareness`],
+//! dedupe) · [`harvest`] (imported sources and items, one transaction per
+//! item) · [`links`] (related frames) · [`identity`], [`awareness`],
 //! [`sessions`], [`audit`] · [`check`] (status and consistency).
 
 pub mod audit;
@@ -55,6 +56,7 @@ pub mod check;
 pub mod error;
 pub mod frames;
 pub mod graph;
+pub mod harvest;
 pub mod identity;
 pub mod links;
 pub mod meta;

@@ -25,12 +25,17 @@
 //!   one active session per project; awareness capped by a trigger.
 //! - **v3** — the vector change log, the indexed `head_token`, lane-listing
 //!   indexes, related-frame links.
-//! - **v4** — the current layout: the vectors move out of sqlite-vec's
+//! - **v4** — the vectors move out of sqlite-vec's
 //!   `vec0` tables into plain tables (`id`, `embedding` BLOB), so the engine
 //!   needs nothing from SQLite but FTS5 and any host's SQLite can hold a
 //!   mind. Reading the old tables needs sqlite-vec once: a host without it
 //!   gets [`StoreError::Corrupt`] naming the remedy (open the mind once with
 //!   the `hive-mind` CLI, which migrates it).
+//! - **v5** — the current layout: harvest remembers its sources
+//!   (`harvest_sources`: format, name, the set hash of its items) and every
+//!   item it processed (`harvest_items`: format, item id, item hash,
+//!   outcome), so an import run again skips what is done and an unchanged
+//!   export writes nothing ([`super::harvest`]).
 //!
 //! # Crash safety and idempotence
 //!
@@ -66,7 +71,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -222,7 +227,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 4] = [v1, v2, v3, v4];
+pub const MIGRATIONS: [Step; 5] = [v1, v2, v3, v4, v5];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -672,6 +677,34 @@ fn v4(conn: &Connection) -> StoreResult<()> {
          INSERT INTO memory_frame_chunks_vec (id, embedding) SELECT id, embedding FROM temp.v4_chunk_vectors;
          DROP TABLE temp.v4_frame_vectors;
          DROP TABLE temp.v4_chunk_vectors;",
+    )?;
+    Ok(())
+}
+
+/// v5: harvest's memory of its sources and items (see the module docs).
+fn v5(conn: &Connection) -> StoreResult<()> {
+    conn.execute_batch(
+        "CREATE TABLE harvest_sources (
+             id INTEGER PRIMARY KEY AUTOINCREMENT,
+             format TEXT NOT NULL,
+             name TEXT NOT NULL,
+             set_hash TEXT NOT NULL,
+             items INTEGER NOT NULL DEFAULT 0,
+             first_imported TEXT NOT NULL,
+             last_imported TEXT NOT NULL,
+             UNIQUE (format, name)
+         );
+         CREATE TABLE harvest_items (
+             format TEXT NOT NULL,
+             item_id TEXT NOT NULL,
+             item_hash TEXT NOT NULL,
+             source_id INTEGER REFERENCES harvest_sources(id) ON DELETE SET NULL,
+             outcome TEXT NOT NULL CHECK (outcome IN ('imported', 'skipped', 'hostile', 'failed')),
+             frames INTEGER NOT NULL DEFAULT 0,
+             imported_at TEXT NOT NULL,
+             PRIMARY KEY (format, item_id, item_hash)
+         );
+         CREATE INDEX harvest_items_hash ON harvest_items(item_hash);",
     )?;
     Ok(())
 }

@@ -398,9 +398,9 @@ fn vectors_of(path: &Path) -> (BTreeMap<i64, Vec<u8>>, BTreeMap<i64, Vec<u8>>) {
     (read("memory_frames_vec"), read("memory_frame_chunks_vec"))
 }
 
-/// Rewrite the file of a v4 mind at `path` into the v3 shape: the vectors
-/// in sqlite-vec `vec0` tables (with v3's delete triggers), `user_version`
-/// 3.
+/// Rewrite the file of a current mind at `path` into the v3 shape: the
+/// vectors in sqlite-vec `vec0` tables (with v3's delete triggers), no
+/// harvest tables (v5), `user_version` 3.
 fn rewrite_as_v3(path: &Path) {
     register_sqlite_vec();
     let conn = rusqlite::Connection::open(path).unwrap();
@@ -422,6 +422,8 @@ fn rewrite_as_v3(path: &Path) {
          CREATE TRIGGER memory_frame_chunks_vec_delete AFTER DELETE ON memory_frame_chunks BEGIN
              DELETE FROM memory_frame_chunks_vec WHERE rowid = old.id;
          END;
+         DROP TABLE harvest_items;
+         DROP TABLE harvest_sources;
          PRAGMA user_version = 3;
          COMMIT;"
     ))

@@ -7,6 +7,7 @@ mod support;
 
 mod frames;
 mod graph;
+mod harvest;
 mod layers;
 mod schema;
 mod search;
