@@ -31,11 +31,11 @@ fn engine(dir: &std::path::Path, embedder: Option<Arc<dyn Embedder>>) -> EngineR
     EngineRuntime::from_component_bytes(
         hive_mind_host::artifacts::ENGINE_COMPONENT,
         Some(&crate::support::cache_dir()),
-        Capabilities {
-            data_dir: hive_mind_sqlite::DataDir::new(dir),
-            embedder: embedder.ok_or_else(|| "nothing configured (test)".to_string()),
-            reranker: Arc::new(Unconfigured),
-        },
+        Capabilities::new(
+            hive_mind_sqlite::DataDir::new(dir),
+            embedder.ok_or_else(|| "nothing configured (test)".to_string()),
+            Arc::new(Unconfigured),
+        ),
     )
     .unwrap()
 }

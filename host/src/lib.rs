@@ -17,13 +17,14 @@
 //! - [`embedder`] — text embeddings: the in-process all-MiniLM-L6-v2 model
 //!   (tract-onnx), Ollama, Voyage and OpenAI-compatible providers behind one
 //!   `Embedder` trait, the provider chain, and the embedder-lock fingerprint.
-//! - [`engine`] — the engine component: the host side of its four imports
-//!   (`store`, `embedder`, `reranker`, `llm`) and calls into its `memory`
-//!   API.
-//! - [`store`] — one SQLite file per mind: frames, FTS5, sqlite-vec, the
-//!   knowledge graph, identity, awareness, sessions.
-//! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine and
-//!   the store.
+//! - [`engine`] — the engine component: the host side of its imports
+//!   (`sqlite` over `hive-mind-sqlite`, `embedder`, `reranker`, `llm` and
+//!   `fetch` over `hive-mind-outbound`) and calls into its `memory`,
+//!   `admin` and `harvest` exports.
+//! - [`harvest_cli`] — `hive-mind import` and `hive-mind sources`: bytes
+//!   and URLs handed to the engine's harvest, a progress bar, the report.
+//! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine's
+//!   exports.
 //! - [`progress`] — progress bars on stderr for long work (eval, bench,
 //!   reindex), hidden when stderr is not a terminal or with `--quiet`.
 //! - [`reranker`] — the optional cross-encoder that scores query/passage
@@ -49,6 +50,7 @@ pub mod embedder;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod harvest_cli;
 pub mod logic;
 pub mod mcp;
 pub mod progress;

@@ -67,6 +67,16 @@ enum Command {
     /// Recall the memories most relevant to a query (the recall block, the
     /// identity/awareness context, and notes on how it ran).
     Recall(hive_mind_host::engine::cli::RecallArgs),
+    /// Import a history: ChatGPT, Claude, Gemini, Perplexity or Claude Code
+    /// exports (JSON or the export zip), Markdown, text, PDF, web pages
+    /// (http(s) URLs) or universal JSON/JSONL, detected by content.
+    Import(hive_mind_host::harvest_cli::ImportArgs),
+    /// List the sources imported into a mind.
+    Sources {
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+    },
     /// Serve the Model Context Protocol on stdin/stdout (for Claude Code,
     /// Claude Desktop, Codex and any stdio MCP client).
     Mcp,
@@ -199,6 +209,50 @@ fn run(cli: Cli) -> Result<()> {
                     println!("{}", recall.text);
                 }
             }
+        }
+        Command::Import(args) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let mut engine = hive_mind_host::engine::open(&dir)?;
+            let (report, complete) = hive_mind_host::harvest_cli::import(&mut engine, &args)?;
+            if args.json {
+                print_json(&hive_mind_host::harvest_cli::report_json(&report), false)?;
+            } else {
+                let mind = hive_mind_host::harvest_cli::options(&args)?.mind;
+                print!(
+                    "{}",
+                    hive_mind_host::harvest_cli::report_text(&report, &mind)
+                );
+            }
+            if !complete {
+                anyhow::bail!("some inputs could not be imported (see the report above)");
+            }
+        }
+        Command::Sources { workspace } => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let mut engine = hive_mind_host::engine::open(&dir)?;
+            let mind = match workspace {
+                Some(id) => hive_mind_host::engine::wit_types::Mind::Workspace(id),
+                None => hive_mind_host::engine::wit_types::Mind::Personal,
+            };
+            let sources = engine.harvest_sources(&mind)?;
+            let sources: Vec<Json> = sources
+                .iter()
+                .map(|source| {
+                    serde_json::json!({
+                        "format": hive_mind_host::harvest_cli::format_name(source.format),
+                        "name": source.name,
+                        "items": source.items,
+                        "set_hash": source.set_hash,
+                        "first_imported": source.first_imported,
+                        "last_imported": source.last_imported,
+                    })
+                })
+                .collect();
+            print_json(&Json::Array(sources), false)?;
         }
         Command::Mcp => {
             let dir = cli

@@ -76,11 +76,11 @@ pub fn engine(
     hive_mind_host::engine::EngineRuntime::from_component_bytes(
         hive_mind_host::artifacts::ENGINE_COMPONENT,
         Some(&cache_dir()),
-        hive_mind_host::engine::Capabilities {
-            data_dir: hive_mind_sqlite::DataDir::new(dir),
+        hive_mind_host::engine::Capabilities::new(
+            hive_mind_sqlite::DataDir::new(dir),
             embedder,
-            reranker: std::sync::Arc::new(hive_mind_host::reranker::Unconfigured),
-        },
+            std::sync::Arc::new(hive_mind_host::reranker::Unconfigured),
+        ),
     )
     .unwrap()
 }

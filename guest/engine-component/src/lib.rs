@@ -1,9 +1,10 @@
 //! The `hive:mind` **engine** world as a WebAssembly component.
 //!
 //! It imports the capabilities a host supplies (`sqlite` and `embedder`,
-//! required; `reranker` and `llm`, which may answer `unavailable`) and
+//! required; `reranker`, `llm` and `fetch`, which may answer `unavailable`) and
 //! exports the pure functions (`logic`), the memory API (`memory`) and the
-//! administration of the minds (`admin`). The data model — schema,
+//! administration of the minds (`admin`), and `harvest` (importing a
+//! person's history: [`harvest`]). The data model — schema,
 //! migrations, queries, the vector index — is `hive-mind-store`, running
 //! here over the `sqlite` import ([`store`]). The logic export is the same translation layer the logic
 //! component uses, compiled here against this world's bindings.
@@ -11,7 +12,8 @@
 //! The memory API is implemented operation by operation, each as a pipeline
 //! over the imports: [`save`] (chunk, embed, store), [`recall`] (the
 //! multi-lane pipeline), [`cognify`] (learning from an exchange),
-//! [`import`] (raw conversation turns), [`cleanup`] (retiring
+//! [`import`] (raw conversation turns), [`harvest`] (whole exports,
+//! distilled), [`cleanup`] (retiring
 //! dead-weight frames) and [`graph`] (entities and relations an agent
 //! names explicitly).
 
@@ -29,6 +31,7 @@ mod admin;
 mod cleanup;
 mod cognify;
 mod graph;
+mod harvest;
 mod import;
 #[path = "../../logic-component/src/logic_exports.rs"]
 mod logic_exports;
@@ -40,6 +43,10 @@ use exports::hive::mind::admin::{
     AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, Guest as AdminGuest,
     Identity, MindCheck, MindStatus, ReindexProgress,
 };
+use exports::hive::mind::harvest::{
+    Error as HarvestError, Guest as HarvestGuest, GuestImportJob, HarvestSource, ImportJob,
+    ImportOptions, ImportReport as HarvestReport, Input, Progress,
+};
 use exports::hive::mind::memory::{
     CleanupOptions, CleanupReport, Error, ExchangeOptions, Guest as MemoryGuest, ImportReport,
     ImportedConversation, KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions,
@@ -47,7 +54,8 @@ use exports::hive::mind::memory::{
 };
 use hive::mind::types::{Frame, FrameRef, Mind};
 
-/// The component: `logic` in [`logic_exports`], `memory` and `admin` below.
+/// The component: `logic` in [`logic_exports`], `memory`, `admin` and
+/// `harvest` below.
 pub struct Component;
 
 export!(Component);
@@ -169,5 +177,27 @@ impl AdminGuest for Component {
 
     fn retire_entity(mind: Mind, entity: u64) -> Result<(), AdminError> {
         admin::retire_entity(mind, entity)
+    }
+}
+
+impl HarvestGuest for Component {
+    type ImportJob = harvest::Job;
+
+    fn sources(mind: Mind) -> Result<Vec<HarvestSource>, HarvestError> {
+        harvest::sources(mind)
+    }
+}
+
+impl GuestImportJob for harvest::Job {
+    fn start(inputs: Vec<Input>, options: ImportOptions) -> Result<ImportJob, HarvestError> {
+        harvest::Job::start(inputs, options).map(ImportJob::new)
+    }
+
+    fn step(&self, max_items: u32) -> Result<Progress, HarvestError> {
+        harvest::Job::step(self, max_items)
+    }
+
+    fn report(&self) -> HarvestReport {
+        harvest::Job::report(self)
     }
 }

@@ -391,7 +391,7 @@ fn saved_out(saved: &native::SavedFrame) -> SavedFrame {
     }
 }
 
-fn new_frame_in(frame: &NewFrame) -> Result<native::NewFrame> {
+pub fn new_frame_in(frame: &NewFrame) -> Result<native::NewFrame> {
     Ok(native::NewFrame {
         mind: mind_in(&frame.mind)?,
         gop_id: frame.gop_id.clone(),

@@ -1,4 +1,4 @@
-//! # Benchmarks of the whole engine (`hive-mind bench recall`)
+//! # Benchmarks of the whole engine (`hive-mind bench recall`, `bench harvest`)
 //!
 //! `hive-mind bench embed` measures one capability (the embedder) in
 //! isolation; the benchmarks here measure the engine as an agent uses it:
@@ -14,8 +14,13 @@
 //!   (sqlite-vec's cosine distance over the frame vectors) on the same
 //!   vectors.
 //!
+//! - [`harvest`] — imports a synthetic ChatGPT export through the engine's
+//!   harvest and compares its time with the bare embedder's on the same
+//!   texts; optionally the pipeline's own cost per call of a loopback LLM.
+//!
 //! Figures are only meaningful from a release build: a debug build of the
 //! host (and of tract, the ONNX runtime) is many times slower.
 
 pub mod corpus;
+pub mod harvest;
 pub mod recall;

@@ -43,6 +43,10 @@ pub enum BenchTarget {
     /// latency percentiles, stage shares, peak RSS, and the overhead over a
     /// bare sqlite-vec KNN query.
     Recall(crate::bench::recall::BenchRecallArgs),
+    /// Harvest on a synthetic ChatGPT export: items/s, frames/s, and the
+    /// import's time against the bare embedder's on the same texts; the
+    /// pipeline's cost per call of a loopback LLM.
+    Harvest(crate::bench::harvest::BenchHarvestArgs),
 }
 
 /// `hive-mind bench embed`'s arguments.
@@ -71,6 +75,9 @@ pub enum CliError {
     /// The recall benchmark failed.
     #[error(transparent)]
     RecallBench(#[from] crate::bench::recall::BenchError),
+    /// The harvest benchmark failed.
+    #[error(transparent)]
+    HarvestBench(#[from] crate::bench::harvest::BenchError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -155,6 +162,7 @@ pub fn bench(
             write!(out, "{report}")?;
         }
         BenchTarget::Recall(args) => crate::bench::recall::command(args, data_dir, out)?,
+        BenchTarget::Harvest(args) => crate::bench::harvest::command(args, data_dir, out)?,
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The `embedder`, `reranker` and `llm` imports.
+//! The `embedder`, `reranker`, `llm` and `fetch` imports.
 //!
 //! - `embedder` is the active [`crate::embedder::Embedder`] chosen by the
 //!   provider chain; when the chain found none, every call answers
@@ -7,11 +7,19 @@
 //! - `reranker` is the configured cross-encoder, or
 //!   [`crate::reranker::Unconfigured`], which answers `unavailable`: recall
 //!   then keeps the fused order.
-//! - `llm` answers `unavailable` until an outbound language-model provider
-//!   is configured (harvest distillation brings one); recall never needs it.
+//! - `llm` is the configured provider of [`hive_mind_outbound::llm`]
+//!   (OpenAI-compatible, Anthropic, Ollama: timeouts, retries with backoff,
+//!   a concurrency limit for `complete-many`), or `unavailable` when none is
+//!   configured; recall never needs it.
+//! - `fetch` is [`hive_mind_outbound::fetch::Fetcher`] under the configured
+//!   policy (http(s) only, private and loopback addresses refused unless
+//!   allowed, a timeout and a size cap), for harvest's URL sources.
 
 use super::EngineState;
-use super::bindings::hive::mind::{embedder, llm, reranker};
+use hive_mind_outbound::fetch::FetchError;
+use hive_mind_outbound::llm as outbound;
+
+use super::bindings::hive::mind::{embedder, fetch, llm, reranker};
 use crate::embedder::EmbedError;
 use crate::reranker::RerankError;
 
@@ -80,13 +88,108 @@ impl reranker::Host for EngineState {
 }
 
 /// What the `llm` import says while no provider is configured.
-pub const NO_LLM: &str = "no language model is configured; recall and save do not need one";
+pub const NO_LLM: &str = "no language model is configured ([llm] in config.toml or HIVE_MIND_LLM_PROVIDER); recall and save do not need one";
+
+/// What the `fetch` import says when the host offers no web access.
+pub const NO_FETCH: &str = "this host offers no web access";
+
+fn tier_in(tier: llm::ModelTier) -> outbound::ModelTier {
+    match tier {
+        llm::ModelTier::Fast => outbound::ModelTier::Fast,
+        llm::ModelTier::Capable => outbound::ModelTier::Capable,
+    }
+}
+
+fn request_in(request: &llm::CompletionRequest) -> outbound::CompletionRequest {
+    outbound::CompletionRequest {
+        tier: tier_in(request.tier),
+        system: request.system.clone(),
+        prompt: request.prompt.clone(),
+        max_tokens: request.max_tokens,
+        json: request.json,
+    }
+}
+
+fn completion_out(
+    result: Result<outbound::Completion, outbound::LlmError>,
+    provider: &str,
+) -> Result<llm::Completion, llm::Error> {
+    match result {
+        Ok(completion) => Ok(llm::Completion {
+            text: completion.text,
+            provider: provider.to_string(),
+            model: completion.model,
+            usage: llm::TokenUsage {
+                input_tokens: completion.usage.input_tokens,
+                output_tokens: completion.usage.output_tokens,
+            },
+        }),
+        Err(error) => Err(match error {
+            outbound::LlmError::Unavailable(m) => llm::Error::Unavailable(m),
+            outbound::LlmError::Failed(m) => llm::Error::Failed(m),
+            outbound::LlmError::RateLimited(m) => llm::Error::RateLimited(m),
+            outbound::LlmError::Timeout(m) => llm::Error::Timeout(m),
+        }),
+    }
+}
 
 impl llm::Host for EngineState {
-    fn complete(
+    fn complete(&mut self, request: llm::CompletionRequest) -> Result<llm::Completion, llm::Error> {
+        let (model, provider) = match &self.capabilities.llm {
+            Ok(llm) => llm,
+            Err(why) => return Err(llm::Error::Unavailable(why.clone())),
+        };
+        let started = std::time::Instant::now();
+        let result = model.complete(&request_in(&request));
+        self.timings.llm += started.elapsed();
+        completion_out(result, provider)
+    }
+
+    fn complete_many(
         &mut self,
-        _request: llm::CompletionRequest,
-    ) -> Result<llm::Completion, llm::Error> {
-        Err(llm::Error::Unavailable(NO_LLM.to_string()))
+        requests: Vec<llm::CompletionRequest>,
+    ) -> Vec<Result<llm::Completion, llm::Error>> {
+        let (model, provider) = match &self.capabilities.llm {
+            Ok(llm) => llm,
+            Err(why) => {
+                return requests
+                    .iter()
+                    .map(|_| Err(llm::Error::Unavailable(why.clone())))
+                    .collect();
+            }
+        };
+        let requests: Vec<outbound::CompletionRequest> = requests.iter().map(request_in).collect();
+        let started = std::time::Instant::now();
+        let results = model.complete_many(&requests);
+        self.timings.llm += started.elapsed();
+        results
+            .into_iter()
+            .map(|result| completion_out(result, provider))
+            .collect()
+    }
+}
+
+impl fetch::Host for EngineState {
+    fn get(&mut self, url: String) -> Result<fetch::Response, fetch::Error> {
+        let fetcher = match &self.capabilities.fetch {
+            Ok(fetcher) => fetcher,
+            Err(why) => return Err(fetch::Error::Unavailable(why.clone())),
+        };
+        match fetcher.get(&url) {
+            Ok(response) => Ok(fetch::Response {
+                url: response.url,
+                content_type: response.content_type,
+                body: response.body,
+            }),
+            Err(error) => Err(match error {
+                FetchError::Unavailable(m) => fetch::Error::Unavailable(m),
+                FetchError::Refused(m) => fetch::Error::Refused(m),
+                FetchError::InvalidUrl(m) => fetch::Error::InvalidUrl(m),
+                FetchError::Timeout(m) => fetch::Error::Timeout(m),
+                FetchError::TooLarge(cap) => fetch::Error::TooLarge(cap),
+                FetchError::Status(code) => fetch::Error::Status(code),
+                FetchError::Failed(m) => fetch::Error::Failed(m),
+            }),
+        }
     }
 }

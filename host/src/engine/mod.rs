@@ -1,8 +1,9 @@
 //! # The engine component, and the capabilities the host lends it
 //!
-//! The `hive:mind` **engine** world imports four capabilities — `sqlite`
-//! and `embedder` (required), `reranker` and `llm` (which may answer
-//! `unavailable`) — and exports `logic`, `memory` and `admin`. All of
+//! The `hive:mind` **engine** world imports five capabilities — `sqlite`
+//! and `embedder` (required), `reranker`, `llm` and `fetch` (which may
+//! answer `unavailable`) — and exports `logic`, `memory`, `admin` and
+//! `harvest`. All of
 //! hive-mind's logic and its data model (schema, migrations, queries, the
 //! vector index) live in the component; this module only:
 //!
@@ -11,8 +12,9 @@
 //! 2. implements each import over a native backend — the data directory's
 //!    SQLite databases for `sqlite` ([`sqlite_import`], over
 //!    [`hive_mind_sqlite`]), the active [`crate::embedder::Embedder`], the
-//!    configured [`crate::reranker::Reranker`], and an `llm` that says
-//!    "unavailable" until a provider is configured ([`capabilities`]),
+//!    configured [`crate::reranker::Reranker`], the configured language
+//!    model and the guarded fetch of [`hive_mind_outbound`]
+//!    ([`capabilities`]),
 //! 3. instantiates the component in the same empty WASI sandbox as the logic
 //!    component ([`crate::runtime::sandbox_builder`]) and calls its
 //!    `memory` and `admin` exports ([`EngineRuntime`]).
@@ -30,6 +32,9 @@ use std::sync::Arc;
 use wasmtime::Store;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use hive_mind_outbound::fetch::Fetcher;
+use hive_mind_outbound::llm::LanguageModel;
 
 use crate::HostError;
 use crate::embedder::Embedder;
@@ -49,6 +54,7 @@ pub mod bindings {
 }
 
 pub use bindings::exports::hive::mind::admin as wit_admin;
+pub use bindings::exports::hive::mind::harvest as wit_harvest;
 pub use bindings::exports::hive::mind::memory as wit_memory;
 pub use bindings::hive::mind::types as wit_types;
 
@@ -60,6 +66,42 @@ pub struct Capabilities {
     pub embedder: Result<Arc<dyn Embedder>, String>,
     /// The reranker; [`crate::reranker::Unconfigured`] when none is set up.
     pub reranker: Arc<dyn Reranker>,
+    /// The language model and its provider's name, or why there is none
+    /// (the `llm` import).
+    pub llm: Result<(Arc<dyn LanguageModel>, String), String>,
+    /// The guarded HTTP client, or why there is none (the `fetch` import).
+    pub fetch: Result<Arc<Fetcher>, String>,
+}
+
+impl Capabilities {
+    /// Storage, an embedder and a reranker; no language model and no web
+    /// access (add them with [`Capabilities::with_llm`] and
+    /// [`Capabilities::with_fetch`]).
+    pub fn new(
+        data_dir: hive_mind_sqlite::DataDir,
+        embedder: Result<Arc<dyn Embedder>, String>,
+        reranker: Arc<dyn Reranker>,
+    ) -> Capabilities {
+        Capabilities {
+            data_dir,
+            embedder,
+            reranker,
+            llm: Err(capabilities::NO_LLM.to_string()),
+            fetch: Err(capabilities::NO_FETCH.to_string()),
+        }
+    }
+
+    /// With a language model (`provider` names it in the audit of calls).
+    pub fn with_llm(mut self, model: Arc<dyn LanguageModel>, provider: &str) -> Capabilities {
+        self.llm = Ok((model, provider.to_string()));
+        self
+    }
+
+    /// With guarded web access.
+    pub fn with_fetch(mut self, fetcher: Fetcher) -> Capabilities {
+        self.fetch = Ok(Arc::new(fetcher));
+        self
+    }
 }
 
 /// Time spent inside the host's imports, accumulated across calls (the
@@ -73,6 +115,8 @@ pub struct ImportTimings {
     pub embed: std::time::Duration,
     /// `reranker.score`.
     pub rerank: std::time::Duration,
+    /// `llm.complete` and `llm.complete-many`.
+    pub llm: std::time::Duration,
 }
 
 /// The state of a [`Store`] running the engine component.
@@ -127,6 +171,9 @@ pub enum EngineError {
     /// An `admin` export answered with an error.
     #[error("{0}")]
     Admin(#[from] AdminError),
+    /// A `harvest` export answered with an error.
+    #[error("{0}")]
+    Harvest(#[from] HarvestError),
     /// The component could not be loaded, or trapped.
     #[error(transparent)]
     Host(#[from] HostError),
@@ -189,6 +236,25 @@ fn describe_admin_error(error: &wit_admin::Error) -> String {
         wit_admin::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
         wit_admin::Error::Storage(e) => describe_storage_error(e),
         wit_admin::Error::Embedder(m) => format!("embedder: {m}"),
+    }
+}
+
+/// A `harvest` export's typed error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe_harvest_error(.0))]
+pub struct HarvestError(pub wit_harvest::Error);
+
+/// A harvest error case in words (for people; programs match the case).
+pub fn describe_harvest_error(error: &wit_harvest::Error) -> String {
+    use wit_harvest::Error as E;
+    match error {
+        E::InvalidInput(m) => format!("invalid input: {m}"),
+        E::Unrecognised(m) => format!("unrecognised format: {m}"),
+        E::Malformed(m) => format!("malformed: {m}"),
+        E::TooLarge(m) => format!("too large: {m}"),
+        E::Fetch(m) => format!("fetch: {m}"),
+        E::Embedder(m) => format!("embedder: {m}"),
+        E::Storage(e) => format!("storage: {}", describe_storage_error(e)),
     }
 }
 
@@ -388,6 +454,74 @@ impl EngineRuntime {
     pub fn admin(&mut self) -> Admin<'_> {
         Admin { runtime: self }
     }
+
+    /// `harvest.import-job.start`: parse and plan an import. The job is a
+    /// resource of this runtime: step it with [`EngineRuntime::harvest_step`]
+    /// and drop it with [`EngineRuntime::harvest_drop`].
+    pub fn harvest_start(
+        &mut self,
+        inputs: &[wit_harvest::Input],
+        options: &wit_harvest::ImportOptions,
+    ) -> Result<wasmtime::component::ResourceAny, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_harvest()
+            .import_job()
+            .call_start(&mut self.store, inputs, options)
+            .map_err(Self::trapped("import-job.start"))?;
+        Ok(result.map_err(HarvestError)?)
+    }
+
+    /// `harvest.import-job.step`: process up to `max_items` more items.
+    pub fn harvest_step(
+        &mut self,
+        job: wasmtime::component::ResourceAny,
+        max_items: u32,
+    ) -> Result<wit_harvest::Progress, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_harvest()
+            .import_job()
+            .call_step(&mut self.store, job, max_items)
+            .map_err(Self::trapped("import-job.step"))?;
+        Ok(result.map_err(HarvestError)?)
+    }
+
+    /// `harvest.import-job.report`: the import's account so far.
+    pub fn harvest_report(
+        &mut self,
+        job: wasmtime::component::ResourceAny,
+    ) -> Result<wit_harvest::ImportReport, EngineError> {
+        Ok(self
+            .bindings
+            .hive_mind_harvest()
+            .import_job()
+            .call_report(&mut self.store, job)
+            .map_err(Self::trapped("import-job.report"))?)
+    }
+
+    /// Drop an import job (its parsed items are freed in the component).
+    pub fn harvest_drop(
+        &mut self,
+        job: wasmtime::component::ResourceAny,
+    ) -> Result<(), EngineError> {
+        job.resource_drop(&mut self.store)
+            .map_err(Self::trapped("import-job.drop"))?;
+        Ok(())
+    }
+
+    /// `harvest.sources`: the sources imported into a mind.
+    pub fn harvest_sources(
+        &mut self,
+        mind: &wit_types::Mind,
+    ) -> Result<Vec<wit_harvest::HarvestSource>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_harvest()
+            .call_sources(&mut self.store, mind)
+            .map_err(Self::trapped("harvest.sources"))?;
+        Ok(result.map_err(HarvestError)?)
+    }
 }
 
 /// Why the engine could not be set up for a data directory.
@@ -396,6 +530,9 @@ pub enum OpenError {
     /// The configuration is unusable.
     #[error(transparent)]
     Config(#[from] crate::embedder::config::ConfigError),
+    /// The `[llm]` or `[fetch]` configuration is unusable.
+    #[error(transparent)]
+    Outbound(#[from] hive_mind_outbound::config::ConfigError),
     /// The configured reranker could not be loaded.
     #[error("the reranker: {0}")]
     Reranker(#[from] crate::embedder::onnx::ModelError),
@@ -440,11 +577,18 @@ pub fn capabilities_with(
         path: dir.to_path_buf(),
         source,
     })?;
-    Ok(Capabilities {
-        data_dir: hive_mind_sqlite::DataDir::new(dir),
-        embedder,
-        reranker,
-    })
+    let outbound = hive_mind_outbound::config::OutboundConfig::load_in(dir)?;
+    let mut capabilities =
+        Capabilities::new(hive_mind_sqlite::DataDir::new(dir), embedder, reranker)
+            .with_fetch(Fetcher::new(outbound.fetch));
+    match hive_mind_outbound::llm::LlmClient::new(&outbound.llm) {
+        Ok(client) => {
+            let provider = client.provider().name().to_string();
+            capabilities = capabilities.with_llm(Arc::new(client), &provider);
+        }
+        Err(why) => capabilities.llm = Err(why.message().to_string()),
+    }
+    Ok(capabilities)
 }
 
 /// The engine over a data directory (see [`capabilities_for`]).

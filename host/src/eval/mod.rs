@@ -108,10 +108,10 @@ pub fn open_engine(dir: &Path, embedder: Arc<dyn Embedder>) -> Result<EngineRunt
     Ok(EngineRuntime::from_component_bytes(
         crate::artifacts::ENGINE_COMPONENT,
         crate::cache::cache_dir().as_deref(),
-        Capabilities {
-            data_dir: hive_mind_sqlite::DataDir::new(dir),
-            embedder: Ok(embedder),
-            reranker: Arc::new(crate::reranker::Unconfigured),
-        },
+        Capabilities::new(
+            hive_mind_sqlite::DataDir::new(dir),
+            Ok(embedder),
+            Arc::new(crate::reranker::Unconfigured),
+        ),
     )?)
 }

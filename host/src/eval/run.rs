@@ -199,6 +199,7 @@ pub fn add_timings(total: &mut ImportTimings, more: &ImportTimings) {
     total.sql += more.sql;
     total.embed += more.embed;
     total.rerank += more.rerank;
+    total.llm += more.llm;
 }
 
 /// The split's rows: mean milliseconds per recall and share of `wall`.

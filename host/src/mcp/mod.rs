@@ -8,8 +8,10 @@
 //!
 //! The tools keep the names and arguments hive-mind users know (design
 //! §5.8, §7). Everything with logic in it runs in the engine component:
-//! `save_memory`, `recall_memory`, `remember_exchange`, `cleanup_frames` and
-//! the graph tools (`save_entity`, `create_relation`, `search_entities`:
+//! `save_memory`, `recall_memory`, `remember_exchange`, `cleanup_frames`,
+//! harvest (`harvest_import`, `harvest_sources`, `ingest_source`: paths
+//! with a hidden component are refused, URLs go through the host's guarded
+//! fetch) and the graph tools (`save_entity`, `create_relation`, `search_entities`:
 //! the noise filter, the relation spelling, name resolution). The identity,
 //! awareness, workspace and `cleanup_entities` tools and the resources call
 //! the component's `admin` export ([`EngineRuntime::admin`]); the host
@@ -52,14 +54,50 @@ use crate::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
 use crate::engine::wit_memory::{MemoryInput, RecallOptions};
 use crate::engine::wit_types::{Mind, StorageError};
 use crate::engine::{
-    AdminError, EngineError, EngineRuntime, MemoryError, describe_storage_error, wit_admin,
-    wit_memory,
+    AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, describe_storage_error,
+    wit_admin, wit_harvest, wit_memory,
 };
 use params::*;
 
 /// The largest memory `save_memory` accepts, in bytes (larger texts belong
 /// in a harvest import, which chunks them).
 pub const MAX_CONTENT_BYTES: usize = 100_000;
+
+/// The largest inline `data` `harvest_import` accepts, in bytes (larger
+/// exports are passed by path).
+pub const MAX_INLINE_IMPORT_BYTES: usize = 16 * 1024 * 1024;
+
+/// A URL to import, checked for its scheme here (the host's `fetch` checks
+/// the addresses it resolves to).
+fn url_input(url: &str) -> Result<wit_harvest::Input, McpError> {
+    if !crate::harvest_cli::is_url(url) {
+        return Err(invalid(format!("{url:?} is not an http(s) URL")));
+    }
+    Ok(wit_harvest::Input::Url(url.trim().to_string()))
+}
+
+/// The files a tool may import from `path`: an existing file or folder whose
+/// path has no hidden component (`~/.ssh`, `.env`, `.git`, …: an agent
+/// asked to "import" a secret must not be able to put it in memory), read
+/// through the CLI's size caps.
+fn path_inputs(path: &str) -> Result<Vec<wit_harvest::Input>, McpError> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Err(invalid("path is empty"));
+    }
+    let canonical =
+        std::fs::canonicalize(path).map_err(|error| invalid(format!("{path}: {error}")))?;
+    let hidden = canonical
+        .components()
+        .any(|component| component.as_os_str().to_string_lossy().starts_with('.'));
+    if hidden {
+        return Err(invalid(format!(
+            "{path}: hidden files and folders (a path component starting with '.') are not imported"
+        )));
+    }
+    let name = canonical.display().to_string();
+    crate::harvest_cli::collect_inputs(&[name]).map_err(|error| invalid(error.to_string()))
+}
 
 /// The MCP server over one engine (and so one data directory).
 #[derive(Clone)]
@@ -117,7 +155,18 @@ fn engine_error(error: EngineError) -> McpError {
             invalid(why.clone())
         }
         EngineError::Memory(MemoryError(wit_memory::Error::Storage(error)))
-        | EngineError::Admin(AdminError(wit_admin::Error::Storage(error))) => storage(error),
+        | EngineError::Admin(AdminError(wit_admin::Error::Storage(error)))
+        | EngineError::Harvest(HarvestError(wit_harvest::Error::Storage(error))) => storage(error),
+        EngineError::Harvest(HarvestError(
+            wit_harvest::Error::InvalidInput(_)
+            | wit_harvest::Error::Unrecognised(_)
+            | wit_harvest::Error::Malformed(_)
+            | wit_harvest::Error::TooLarge(_)
+            | wit_harvest::Error::Fetch(_),
+        )) => invalid(error.to_string()),
+        EngineError::Harvest(HarvestError(wit_harvest::Error::Embedder(_))) => {
+            internal(error.to_string())
+        }
         EngineError::Memory(MemoryError(
             wit_memory::Error::Unsupported(_)
             | wit_memory::Error::Embedder(_)
@@ -263,6 +312,31 @@ impl MemoryServer {
                 }
             )))
         }
+    }
+
+    /// Run an import job to the end; its report as the tool's result.
+    async fn harvest(
+        &self,
+        inputs: Vec<wit_harvest::Input>,
+        options: wit_harvest::ImportOptions,
+    ) -> Result<CallToolResult, McpError> {
+        let name = mind_name(&options.mind);
+        let report = self
+            .with_engine(move |engine| {
+                crate::harvest_cli::run_job(
+                    engine,
+                    &inputs,
+                    &options,
+                    &crate::progress::Progress::hidden(),
+                )
+                .map_err(engine_error)
+            })
+            .await?;
+        let mut value = crate::harvest_cli::report_json(&report);
+        if let Some(object) = value.as_object_mut() {
+            object.insert("mind".to_string(), json!(name));
+        }
+        Ok(json_result(value))
     }
 
     /// The mind a tool acts on (see the module docs).
@@ -664,6 +738,117 @@ impl MemoryServer {
             })
             .await?;
         Ok(json_result(json!({ "workspace": id, "created": !existed })))
+    }
+
+    /// Import a history or a document.
+    #[tool(
+        description = "Import a history into memory: a ChatGPT, Claude, Gemini, Perplexity or Claude Code export (JSON, JSONL or the export zip), Markdown, plain text, PDF, a web page, or universal JSON messages. Give exactly one of path (a file or folder on this machine), data (the content itself) or url. The format is detected by content (override with source). Every message becomes a raw-turn memory; facts, events and profiles are distilled (by the configured language model, else heuristically); hostile items are dropped; importing the same export again writes nothing. Returns the import's report."
+    )]
+    async fn harvest_import(
+        &self,
+        Parameters(args): Parameters<HarvestImportArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let given = [args.path.is_some(), args.data.is_some(), args.url.is_some()]
+            .iter()
+            .filter(|given| **given)
+            .count();
+        if given != 1 {
+            return Err(invalid(
+                "give exactly one of path, data or url (the thing to import)",
+            ));
+        }
+        let source = match args.source.as_deref().map(str::trim) {
+            None | Some("") | Some("auto") => None,
+            Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
+                invalid(format!(
+                    "unknown source {name:?}: use auto, chatgpt, claude, gemini, perplexity, claude-code, markdown, plain-text, pdf, html or universal"
+                ))
+            })?),
+        };
+        let inputs = if let Some(url) = args.url {
+            vec![url_input(&url)?]
+        } else if let Some(data) = args.data {
+            if data.len() > MAX_INLINE_IMPORT_BYTES {
+                return Err(invalid(format!(
+                    "data is too large ({} bytes; the limit is {MAX_INLINE_IMPORT_BYTES}): pass a path instead",
+                    data.len()
+                )));
+            }
+            vec![wit_harvest::Input::Document(wit_harvest::Document {
+                name: "data".to_string(),
+                bytes: data.into_bytes(),
+            })]
+        } else {
+            path_inputs(args.path.as_deref().unwrap_or_default())?
+        };
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let options = wit_harvest::ImportOptions {
+            source,
+            mind,
+            distillation: if args.no_llm.unwrap_or(false) {
+                wit_harvest::Distillation::Heuristic
+            } else {
+                wit_harvest::Distillation::Auto
+            },
+            dry_run: args.dry_run.unwrap_or(false),
+        };
+        self.harvest(inputs, options).await
+    }
+
+    /// The sources imported before.
+    #[tool(
+        description = "List the sources imported into the personal mind (or a workspace's): format, name, item count, the set hash that makes a re-import of the same export a no-op, and when each was first and last imported."
+    )]
+    async fn harvest_sources(
+        &self,
+        Parameters(args): Parameters<HarvestSourcesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let name = mind_name(&mind);
+        let sources = self
+            .with_engine(move |engine| engine.harvest_sources(&mind).map_err(engine_error))
+            .await?;
+        let sources: Vec<Json> = sources
+            .iter()
+            .map(|source| {
+                json!({
+                    "format": crate::harvest_cli::format_name(source.format),
+                    "name": source.name,
+                    "items": source.items,
+                    "set_hash": source.set_hash,
+                    "first_imported": source.first_imported,
+                    "last_imported": source.last_imported,
+                })
+            })
+            .collect();
+        Ok(json_result(json!({ "mind": name, "sources": sources })))
+    }
+
+    /// Ingest one document by URL or path.
+    #[tool(
+        description = "Ingest one source into memory: an http(s) URL (fetched by the host: private, loopback and link-local addresses are refused, with a timeout and a size cap) or a path to a file on this machine (hidden paths such as ~/.ssh are refused). Detected by content, parsed, scanned for prompt injection, distilled and stored like harvest_import."
+    )]
+    async fn ingest_source(
+        &self,
+        Parameters(args): Parameters<IngestSourceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let source = args.source.trim();
+        if source.is_empty() {
+            return Err(invalid("source is empty: give a URL or a path"));
+        }
+        let inputs = if crate::harvest_cli::is_url(source) {
+            vec![url_input(source)?]
+        } else {
+            path_inputs(source)?
+        };
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let options = wit_harvest::ImportOptions {
+            source: None,
+            mind,
+            distillation: wit_harvest::Distillation::Auto,
+            dry_run: false,
+        };
+        self.harvest(inputs, options).await
     }
 
     /// Find (and retire) dead-weight frames.

@@ -162,3 +162,41 @@ pub struct CreateWorkspaceArgs {
     /// The workspace id.
     pub id: String,
 }
+
+/// `harvest_import`'s arguments: exactly one of `path`, `data` and `url`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct HarvestImportArgs {
+    /// The format, overriding detection by content: chatgpt, claude, gemini,
+    /// perplexity, claude-code, markdown, plain-text, pdf, html, universal
+    /// (or "auto", the default).
+    pub source: Option<String>,
+    /// A file or folder on this machine (an export's conversations.json,
+    /// its zip, a folder of Markdown notes, a PDF, …).
+    pub path: Option<String>,
+    /// The content itself (a pasted export, a Markdown note).
+    pub data: Option<String>,
+    /// An http(s) URL (private and loopback addresses are refused).
+    pub url: Option<String>,
+    /// Import into this workspace's mind (it must exist) instead of the personal mind.
+    pub workspace: Option<String>,
+    /// Parse, scan and distill, but write nothing.
+    pub dry_run: Option<bool>,
+    /// Distill heuristically even if a language model is configured.
+    pub no_llm: Option<bool>,
+}
+
+/// `harvest_sources`' arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct HarvestSourcesArgs {
+    /// The workspace whose imports to list (default: the personal mind).
+    pub workspace: Option<String>,
+}
+
+/// `ingest_source`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IngestSourceArgs {
+    /// An http(s) URL or a path to a file on this machine.
+    pub source: String,
+    /// Import into this workspace's mind (it must exist) instead of the personal mind.
+    pub workspace: Option<String>,
+}

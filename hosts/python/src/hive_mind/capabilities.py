@@ -1,8 +1,10 @@
-"""The optional capabilities: ``hive:mind/reranker`` and ``hive:mind/llm``.
+"""The optional capabilities: ``hive:mind/reranker``, ``hive:mind/llm`` and
+``hive:mind/fetch``.
 
-The engine world imports both, and either may answer ``unavailable``; the
-engine then degrades (recall keeps the fused order; harvest distillation is
-off). This host configures neither, so both answer ``unavailable``.
+The engine world imports all three, and each may answer ``unavailable``;
+the engine then degrades (recall keeps the fused order; harvest distills
+heuristically; URL sources cannot be imported). This host configures none
+of them, so all answer ``unavailable``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from ._wit import Variant
 RERANKER = "hive:mind/reranker@0.1.0"
 #: The llm interface's name in the engine world.
 LLM = "hive:mind/llm@0.1.0"
+
+#: The fetch interface's name in the engine world.
+FETCH = "hive:mind/fetch@0.1.0"
 
 #: What the reranker import answers while no cross-encoder is configured.
 NO_RERANKER = "no cross-encoder is configured in the Python host; recall keeps the fused order"
@@ -31,9 +36,24 @@ def _complete(_store: StoreContext, request: Record) -> Variant:
     return Variant("unavailable", NO_LLM)
 
 
+#: What the fetch import answers: this host offers no web access.
+NO_FETCH = "the Python host offers no web access; import the page's file instead"
+
+
+def _complete_many(_store: StoreContext, requests: list[Record]) -> list[Variant]:
+    return [Variant("unavailable", NO_LLM) for _ in requests]
+
+
+def _get(_store: StoreContext, url: str) -> Variant:
+    return Variant("unavailable", NO_FETCH)
+
+
 def add_unconfigured(root: LinkerInstance) -> None:
-    """Define ``reranker`` and ``llm`` in ``root``, both ``unavailable``."""
+    """Define ``reranker``, ``llm`` and ``fetch`` in ``root``, all ``unavailable``."""
     with root.add_instance(RERANKER) as reranker:
         reranker.add_func("score", _score)
     with root.add_instance(LLM) as llm:
         llm.add_func("complete", _complete)
+        llm.add_func("complete-many", _complete_many)
+    with root.add_instance(FETCH) as fetch:
+        fetch.add_func("get", _get)

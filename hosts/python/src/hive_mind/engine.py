@@ -9,8 +9,9 @@ in a :class:`~wasmtime.Store`, and calls its exports:
   a data directory;
 - ``hive:mind/embedder@0.1.0``: :class:`hive_mind.embedder.EmbedderImports`
   over an embedder (the in-process model by default);
-- ``hive:mind/reranker@0.1.0`` and ``hive:mind/llm@0.1.0``: both
-  ``unavailable`` (:mod:`hive_mind.capabilities`);
+- ``hive:mind/reranker@0.1.0``, ``hive:mind/llm@0.1.0`` and
+  ``hive:mind/fetch@0.1.0``: all ``unavailable``
+  (:mod:`hive_mind.capabilities`);
 - WASI 0.2 (``add_wasip2``), as a sandbox: no arguments, no environment
   variables, no preopened directory, no inherited stdio. The engine reads
   the clocks and the random seed through it and nothing else; its storage

@@ -1,0 +1,22 @@
+//! # hive-mind-harvest: what an export means
+//!
+//! The pure half of harvest (the design's §3b), compiled into the engine
+//! component and tested natively. Nothing here does I/O: the engine feeds it
+//! bytes and LLM answers and writes what it returns.
+//!
+//! - [`adapters`] turn bytes into [`item::Item`]s: format detection by
+//!   content (never by file name), one adapter per export format, zip
+//!   archives opened in the sandbox, size caps.
+//! - [`distill`] turns an item into knowledge: pass 1 (classify), passes 2–3
+//!   (extract, synthesize) either as LLM prompts and the validation of their
+//!   JSON answers, or as the heuristic distillation that needs no model.
+//! - [`sources`] identifies items and sources across exports (item hashes,
+//!   the source set hash).
+
+pub mod adapters;
+pub mod distill;
+pub mod item;
+pub mod sources;
+
+pub use adapters::{ParseError, detect_format, parse_input};
+pub use item::{Item, ItemKind, Message, Parsed, Role, Section, SourceFormat};

@@ -1,0 +1,118 @@
+//! # Which addresses a fetch may not reach
+//!
+//! A fetch the agent drives must not become a way into the user's own
+//! network: the router's admin page, a cloud metadata service at
+//! `169.254.169.254`, a database listening on `localhost`. So, unless the
+//! user allowed it, every address a URL's host resolves to is checked
+//! against the ranges below, and one match refuses the fetch.
+//!
+//! | range | what it is |
+//! |---|---|
+//! | `0.0.0.0/8` | "this network"; `0.0.0.0` itself reaches this machine on Linux |
+//! | `127.0.0.0/8`, `::1` | loopback |
+//! | `10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16` | private networks (RFC 1918) |
+//! | `100.64.0.0/10` | shared address space: carrier-grade NAT, also Tailscale |
+//! | `169.254.0.0/16`, `fe80::/10` | link-local, cloud metadata services |
+//! | `192.0.0.0/24` | IETF protocol assignments |
+//! | `198.18.0.0/15` | benchmarking networks |
+//! | `224.0.0.0/4`, `ff00::/8` | multicast |
+//! | `240.0.0.0/4`, `255.255.255.255` | reserved, broadcast |
+//! | `::` | unspecified |
+//! | `fc00::/7` | unique local (the IPv6 private networks) |
+//! | `fec0::/10` | site-local (deprecated, still private) |
+//! | `100::/64` | discard-only |
+//! | `::/96` | IPv4-compatible (deprecated; never public) |
+//! | `::ffff:0:0/96` | IPv4-mapped: judged by the IPv4 address inside |
+//! | `64:ff9b::/96` | NAT64: judged by the IPv4 address inside |
+//! | `2002::/16` | 6to4: judged by the IPv4 address inside |
+//!
+//! The IPv4-in-IPv6 forms are unwrapped because they reach the IPv4 address
+//! they carry: `::ffff:127.0.0.1` is loopback wherever dual-stack sockets
+//! are on.
+//!
+//! Names are refused before any lookup when they are `localhost` or end in
+//! `.localhost` (RFC 6761 reserves them for loopback), or are the
+//! `ip6-localhost` / `ip6-loopback` names of Debian's `/etc/hosts`.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// The refused range an address falls in, named for a message
+/// (`"loopback (127.0.0.0/8)"`), or `None` when it may be fetched.
+pub fn refused_range(ip: IpAddr) -> Option<String> {
+    match ip {
+        IpAddr::V4(v4) => refused_v4(v4).map(str::to_string),
+        IpAddr::V6(v6) => refused_v6(v6),
+    }
+}
+
+fn refused_v4(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = ip.octets();
+    let rule = match (a, b, c) {
+        _ if ip.is_unspecified() => "unspecified (0.0.0.0)",
+        (0, _, _) => "\"this network\" (0.0.0.0/8)",
+        (127, _, _) => "loopback (127.0.0.0/8)",
+        (10, _, _) => "private (10.0.0.0/8)",
+        (172, 16..=31, _) => "private (172.16.0.0/12)",
+        (192, 168, _) => "private (192.168.0.0/16)",
+        (169, 254, _) => "link-local (169.254.0.0/16)",
+        (100, 64..=127, _) => "shared address space, carrier-grade NAT (100.64.0.0/10)",
+        (192, 0, 0) => "IETF protocol assignments (192.0.0.0/24)",
+        (198, 18..=19, _) => "benchmarking (198.18.0.0/15)",
+        (224..=239, _, _) => "multicast (224.0.0.0/4)",
+        _ if ip.is_broadcast() => "broadcast (255.255.255.255)",
+        (240..=255, _, _) => "reserved (240.0.0.0/4)",
+        _ => return None,
+    };
+    Some(rule)
+}
+
+fn refused_v6(ip: Ipv6Addr) -> Option<String> {
+    let s = ip.segments();
+    let embedded = |form: &str, v4: Ipv4Addr| {
+        refused_v4(v4).map(|rule| format!("{form} form of {v4}, which is {rule}"))
+    };
+    if ip.is_unspecified() {
+        return Some("unspecified (::)".into());
+    }
+    if ip.is_loopback() {
+        return Some("loopback (::1)".into());
+    }
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return embedded("an IPv4-mapped (::ffff:0:0/96)", v4);
+    }
+    if s[..6] == [0; 6] {
+        return Some("IPv4-compatible (::/96, deprecated)".into());
+    }
+    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        return embedded("a NAT64 (64:ff9b::/96)", v4_from(s[6], s[7]));
+    }
+    if s[0] == 0x2002 {
+        return embedded("a 6to4 (2002::/16)", v4_from(s[1], s[2]));
+    }
+    let rule = match s[0] {
+        0xfe80..=0xfebf => "link-local (fe80::/10)",
+        0xfec0..=0xfeff => "site-local (fec0::/10, deprecated)",
+        0xfc00..=0xfdff => "unique local (fc00::/7)",
+        0xff00..=0xffff => "multicast (ff00::/8)",
+        0x0100 if s[1..4] == [0, 0, 0] => "discard-only (100::/64)",
+        _ => return None,
+    };
+    Some(rule.into())
+}
+
+fn v4_from(high: u16, low: u16) -> Ipv4Addr {
+    let [a, b] = high.to_be_bytes();
+    let [c, d] = low.to_be_bytes();
+    Ipv4Addr::new(a, b, c, d)
+}
+
+/// Whether a host name is one of the loopback names refused without a
+/// lookup (any case, with or without a trailing dot).
+pub fn is_localhost_name(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "localhost.localdomain"
+        || host == "ip6-localhost"
+        || host == "ip6-loopback"
+}

@@ -1,0 +1,385 @@
+//! `hive-mind import`: harvest files, folders, zips and URLs into a mind.
+//!
+//! Glue over the engine's `harvest` export: the host only reads bytes
+//! (files, each file of a folder) or passes URLs on (the engine fetches them
+//! through the host's guarded `fetch` import), then steps the engine's
+//! import job with a progress bar and prints its report. Format detection,
+//! parsing, the passes and the writes are all the engine's.
+//!
+//! Files larger than [`MAX_FILE_BYTES`] are refused before they are read (a
+//! clear error rather than a process that runs out of memory); the engine
+//! has its own, tighter caps per format.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value as Json, json};
+
+use crate::engine::convert::mind_name;
+use crate::engine::wit_harvest::{
+    Distillation, Document, ImportOptions, ImportReport, Input, SourceFormat, SourceReport,
+};
+use crate::engine::wit_types::Mind;
+use crate::engine::{EngineError, EngineRuntime, describe_harvest_error};
+use crate::progress::Progress;
+
+/// Items per `import-job.step`: one classification batch, so an LLM
+/// import sends full batches, and the bar moves every few seconds.
+pub const STEP_ITEMS: u32 = 20;
+
+/// The largest file the host reads into memory for the engine.
+pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The most files a folder import reads (a folder of a million files is a
+/// mistake, not a history).
+pub const MAX_FOLDER_FILES: usize = 10_000;
+
+/// `hive-mind import`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// Files, folders (read recursively), zip archives or http(s) URLs.
+    #[arg(required = true)]
+    pub inputs: Vec<String>,
+    /// The format, overriding detection by content: chatgpt, claude, gemini,
+    /// perplexity, claude-code, markdown, plain-text, pdf, html, universal.
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Import into this workspace's mind (default: the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// Distill without a language model (heuristic), even if one is configured.
+    #[arg(long)]
+    pub no_llm: bool,
+    /// Parse, scan and distill, but write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Why an import could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// A bad argument or an unreadable input.
+    #[error("{0}")]
+    Input(String),
+    /// The engine refused or failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// A format by its CLI/WIT name.
+pub fn parse_format(name: &str) -> Option<SourceFormat> {
+    Some(match name.trim().to_ascii_lowercase().as_str() {
+        "chatgpt" | "openai" => SourceFormat::Chatgpt,
+        "claude" => SourceFormat::Claude,
+        "gemini" | "bard" => SourceFormat::Gemini,
+        "perplexity" => SourceFormat::Perplexity,
+        "claude-code" | "claude_code" => SourceFormat::ClaudeCode,
+        "markdown" | "md" => SourceFormat::Markdown,
+        "plain-text" | "text" | "txt" => SourceFormat::PlainText,
+        "pdf" => SourceFormat::Pdf,
+        "html" | "url" | "web" => SourceFormat::Html,
+        "universal" | "json" | "jsonl" => SourceFormat::Universal,
+        _ => return None,
+    })
+}
+
+/// A format's name.
+pub fn format_name(format: SourceFormat) -> &'static str {
+    match format {
+        SourceFormat::Chatgpt => "chatgpt",
+        SourceFormat::Claude => "claude",
+        SourceFormat::Gemini => "gemini",
+        SourceFormat::Perplexity => "perplexity",
+        SourceFormat::ClaudeCode => "claude-code",
+        SourceFormat::Markdown => "markdown",
+        SourceFormat::PlainText => "plain-text",
+        SourceFormat::Pdf => "pdf",
+        SourceFormat::Html => "html",
+        SourceFormat::Universal => "universal",
+    }
+}
+
+fn distillation_name(distillation: Distillation) -> &'static str {
+    match distillation {
+        Distillation::Auto => "auto",
+        Distillation::Heuristic => "heuristic",
+        Distillation::Llm => "llm",
+    }
+}
+
+/// Whether `text` names a URL (the engine fetches it).
+pub fn is_url(text: &str) -> bool {
+    let lower = text.trim_start().to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// Read one file for the engine, refusing what is too large to hold.
+pub fn read_document(path: &Path) -> Result<Document, ImportError> {
+    let metadata = std::fs::metadata(path)
+        .map_err(|error| ImportError::Input(format!("{}: {error}", path.display())))?;
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(ImportError::Input(format!(
+            "{}: {} bytes is more than the {MAX_FILE_BYTES} bytes an import reads; split the export",
+            path.display(),
+            metadata.len()
+        )));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|error| ImportError::Input(format!("{}: {error}", path.display())))?;
+    Ok(Document {
+        name: path.display().to_string(),
+        bytes,
+    })
+}
+
+/// The files under a folder, sorted, hidden entries skipped.
+fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(next) = stack.pop() {
+        let entries = std::fs::read_dir(&next)
+            .map_err(|error| ImportError::Input(format!("{}: {error}", next.display())))?;
+        for entry in entries {
+            let entry = entry
+                .map_err(|error| ImportError::Input(format!("{}: {error}", next.display())))?;
+            let path = entry.path();
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let kind = entry
+                .file_type()
+                .map_err(|error| ImportError::Input(format!("{}: {error}", path.display())))?;
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() {
+                files.push(path);
+                if files.len() > MAX_FOLDER_FILES {
+                    return Err(ImportError::Input(format!(
+                        "{}: more than {MAX_FOLDER_FILES} files; import its subfolders one by one",
+                        dir.display()
+                    )));
+                }
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The engine's inputs for the command line's (files, folders, URLs).
+pub fn collect_inputs(inputs: &[String]) -> Result<Vec<Input>, ImportError> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if is_url(input) {
+            out.push(Input::Url(input.trim().to_string()));
+            continue;
+        }
+        let path = Path::new(input);
+        if path.is_dir() {
+            let files = folder_files(path)?;
+            if files.is_empty() {
+                return Err(ImportError::Input(format!(
+                    "{input}: the folder has no files"
+                )));
+            }
+            for file in files {
+                out.push(Input::Document(read_document(&file)?));
+            }
+        } else {
+            out.push(Input::Document(read_document(path)?));
+        }
+    }
+    Ok(out)
+}
+
+/// The import options for the command line's flags.
+pub fn options(args: &ImportArgs) -> Result<ImportOptions, ImportError> {
+    let source = match args.source.as_deref() {
+        Some(name) => Some(parse_format(name).ok_or_else(|| {
+            ImportError::Input(format!(
+                "--source {name:?}: use chatgpt, claude, gemini, perplexity, claude-code, markdown, plain-text, pdf, html or universal"
+            ))
+        })?),
+        None => None,
+    };
+    let mind = match args.workspace.as_deref().map(str::trim) {
+        Some("") => return Err(ImportError::Input("--workspace: an empty id".into())),
+        Some(id) => Mind::Workspace(id.to_string()),
+        None => Mind::Personal,
+    };
+    Ok(ImportOptions {
+        source,
+        mind,
+        distillation: if args.no_llm {
+            Distillation::Heuristic
+        } else {
+            Distillation::Auto
+        },
+        dry_run: args.dry_run,
+    })
+}
+
+/// Run an import job to the end, moving `progress`; the final report.
+pub fn run_job(
+    engine: &mut EngineRuntime,
+    inputs: &[Input],
+    options: &ImportOptions,
+    progress: &Progress,
+) -> Result<ImportReport, EngineError> {
+    let job = engine.harvest_start(inputs, options)?;
+    let result = (|| {
+        loop {
+            let step = engine.harvest_step(job, STEP_ITEMS)?;
+            progress.set_total(u64::from(step.items_total));
+            progress.set_done(u64::from(step.items_done));
+            progress.working_on(format!("{} frames, {} dropped", step.frames, step.dropped));
+            if step.finished {
+                break;
+            }
+        }
+        engine.harvest_report(job)
+    })();
+    let dropped = engine.harvest_drop(job);
+    let report = result?;
+    dropped?;
+    Ok(report)
+}
+
+/// `hive-mind import`: the report (printed by the caller); whether every
+/// input imported.
+pub fn import(
+    engine: &mut EngineRuntime,
+    args: &ImportArgs,
+) -> Result<(ImportReport, bool), ImportError> {
+    let options = options(args)?;
+    let inputs = collect_inputs(&args.inputs)?;
+    let progress = Progress::new(0, "items", args.quiet || args.json);
+    let report = run_job(engine, &inputs, &options, &progress)?;
+    progress.finish();
+    let complete = report.sources.iter().all(|source| source.error.is_none());
+    Ok((report, complete))
+}
+
+fn source_json(source: &SourceReport) -> Json {
+    json!({
+        "name": source.name,
+        "format": source.format.map(format_name),
+        "items": source.items,
+        "known": source.known,
+        "unchanged": source.unchanged,
+        "error": source.error.as_ref().map(describe_harvest_error),
+        "notes": source.notes,
+    })
+}
+
+/// The report as JSON (stable keys, for scripts and tests).
+pub fn report_json(report: &ImportReport) -> Json {
+    json!({
+        "sources": report.sources.iter().map(source_json).collect::<Vec<_>>(),
+        "distillation": distillation_name(report.distillation),
+        "dry_run": report.dry_run,
+        "items": report.items,
+        "dropped_hostile": report.dropped_hostile,
+        "skipped_low_value": report.skipped_low_value,
+        "imported": report.imported,
+        "failed": report.failed,
+        "extracted": report.extracted,
+        "duplicates_exact": report.duplicates_exact,
+        "duplicates_near": report.duplicates_near,
+        "contradictions": report.contradictions,
+        "dropped_extractions": report.dropped_extractions,
+        "frames": {
+            "raw_turns": report.frames.raw_turns,
+            "facts": report.frames.facts,
+            "events": report.frames.events,
+            "profiles": report.frames.profiles,
+            "documents": report.frames.documents,
+        },
+        "entities_new": report.entities_new,
+        "entities_seen": report.entities_seen,
+        "relations": report.relations,
+        "llm": {
+            "calls": report.llm_calls,
+            "input_tokens": report.llm_input_tokens,
+            "output_tokens": report.llm_output_tokens,
+        },
+        "notes": report.notes,
+    })
+}
+
+/// The report for people.
+pub fn report_text(report: &ImportReport, mind: &Mind) -> String {
+    let mut out = String::new();
+    let verb = if report.dry_run {
+        "would import"
+    } else {
+        "imported"
+    };
+    for source in &report.sources {
+        let format = source.format.map_or("?", format_name);
+        match &source.error {
+            Some(error) => out.push_str(&format!(
+                "✗ {} ({format}): {}\n",
+                source.name,
+                describe_harvest_error(error)
+            )),
+            None if source.unchanged => out.push_str(&format!(
+                "= {} ({format}): {} items, imported before and unchanged — nothing to do\n",
+                source.name, source.items
+            )),
+            None => out.push_str(&format!(
+                "✓ {} ({format}): {} items ({} already imported)\n",
+                source.name, source.items, source.known
+            )),
+        }
+        for note in &source.notes {
+            out.push_str(&format!("    · {note}\n"));
+        }
+    }
+    let frames = &report.frames;
+    out.push_str(&format!(
+        "\n{verb} into {} — distillation: {}\n",
+        mind_name(mind),
+        distillation_name(report.distillation)
+    ));
+    out.push_str(&format!(
+        "  pass 0  scan        {} items in, {} hostile dropped\n",
+        report.items, report.dropped_hostile
+    ));
+    out.push_str(&format!(
+        "  pass 1  classify    {} skipped as low value\n",
+        report.skipped_low_value
+    ));
+    out.push_str(&format!(
+        "  pass 2–3 distill    {} items distilled, {} extractions, {} failed\n",
+        report.imported, report.extracted, report.failed
+    ));
+    out.push_str(&format!(
+        "  pass 4  dedup       {} exact, {} near duplicates dropped; {} possible contradictions; {} extractions dropped by the second scan\n",
+        report.duplicates_exact, report.duplicates_near, report.contradictions, report.dropped_extractions
+    ));
+    out.push_str(&format!(
+        "  frames              {} raw turns, {} facts, {} events, {} profiles, {} document sections\n",
+        frames.raw_turns, frames.facts, frames.events, frames.profiles, frames.documents
+    ));
+    out.push_str(&format!(
+        "  graph               {} new entities, {} seen again, {} relations\n",
+        report.entities_new, report.entities_seen, report.relations
+    ));
+    out.push_str(&format!(
+        "  llm                 {} calls, {} input + {} output tokens\n",
+        report.llm_calls, report.llm_input_tokens, report.llm_output_tokens
+    ));
+    if !report.notes.is_empty() {
+        out.push_str("notes:\n");
+        for note in &report.notes {
+            out.push_str(&format!("  · {note}\n"));
+        }
+    }
+    out
+}
