@@ -1,7 +1,7 @@
 //! The built components have the shapes the WIT worlds promise: the logic
 //! component imports nothing of hive-mind's beyond types, the engine imports
-//! the four capabilities (`sqlite`, `embedder`, `reranker`, `llm`) and
-//! exports logic, memory and admin.
+//! the five capabilities (`sqlite`, `embedder`, `reranker`, `llm`, `fetch`)
+//! and exports logic, memory, admin and harvest.
 
 use hive_mind_host::{artifacts, runtime};
 use wasmtime::component::Component;
@@ -61,9 +61,10 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
     imports.sort();
     // A component imports only the interfaces its code calls (wit-component
     // drops the unused ones), so the engine's imports grow with its
-    // pipelines; they must always be among the world's four capabilities.
+    // pipelines; they must always be among the world's five capabilities.
     let capabilities = [
         "hive:mind/embedder@0.1.0",
+        "hive:mind/fetch@0.1.0",
         "hive:mind/llm@0.1.0",
         "hive:mind/reranker@0.1.0",
         "hive:mind/sqlite@0.1.0",
@@ -72,8 +73,14 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
     for import in &imports {
         assert!(capabilities.contains(&import.as_str()), "{import}");
     }
-    // save-memory embeds and stores (the required capabilities).
-    for needed in ["hive:mind/embedder@0.1.0", "hive:mind/sqlite@0.1.0"] {
+    // save-memory embeds and stores (the required capabilities); harvest
+    // asks the language model and fetches URLs.
+    for needed in [
+        "hive:mind/embedder@0.1.0",
+        "hive:mind/sqlite@0.1.0",
+        "hive:mind/llm@0.1.0",
+        "hive:mind/fetch@0.1.0",
+    ] {
         assert!(imports.iter().any(|i| i == needed), "{imports:?}");
     }
     let mut exports = names(&component, &engine, false);
@@ -82,12 +89,13 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
         exports,
         [
             "hive:mind/admin@0.1.0",
+            "hive:mind/harvest@0.1.0",
             "hive:mind/logic@0.1.0",
             "hive:mind/memory@0.1.0"
         ]
     );
     // Every WASI import is one the host's sandbox links, and the host's
-    // linker supplies all four capabilities: instantiation succeeds.
+    // linker supplies all five capabilities: instantiation succeeds.
     for (name, _) in component.component_type().imports(&engine) {
         assert!(
             name.starts_with("hive:mind/") || name.starts_with("wasi:"),
