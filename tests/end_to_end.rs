@@ -19,6 +19,11 @@ mod embedder;
 mod engine;
 /// The evaluation and the recall benchmark on tiny inputs.
 mod eval;
+/// Harvest through the CLI and the engine: every adapter's fixtures, hostile
+/// items, malformed files, re-import, kill -9 and rerun, URLs over loopback.
+mod harvest;
+/// Harvest with each LLM provider over loopback, and the MCP harvest tools.
+mod harvest_llm;
 /// Native functions, `hive-mind logic` and the plain `wasmtime` CLI agree.
 mod logic_agreement;
 /// The MCP server: in process (rmcp client), over stdio, two servers at once.

@@ -123,6 +123,8 @@ pub fn dedup_check(candidate: &str, importance: Importance, existing: &[String])
 #[derive(Debug, Clone, Default)]
 pub struct DedupIndex {
     exact: std::collections::HashMap<String, u32>,
+    /// Each text's content words (see [`DedupIndex::adds_words`]).
+    words: Vec<HashSet<String>>,
     trigrams: Vec<Vec<[char; 3]>>,
     by_size: std::collections::BTreeMap<usize, Vec<u32>>,
 }
@@ -149,6 +151,7 @@ impl DedupIndex {
         let normalised = normalise(text);
         let mut grams: Vec<[char; 3]> = trigrams(&normalised).into_iter().collect();
         grams.sort_unstable();
+        self.words.push(content_words(&normalised));
         self.exact.entry(normalised).or_insert(index);
         self.by_size.entry(grams.len()).or_default().push(index);
         self.trigrams.push(grams);
@@ -205,6 +208,41 @@ impl DedupIndex {
     }
 }
 
+impl DedupIndex {
+    /// Whether `candidate` says something the text at `index` does not: a
+    /// content word (three letters or more, not a function word) that the
+    /// text lacks. A near duplicate by trigrams that changes a word —
+    /// "I prefer dark mode" after "I prefer light mode" (0.79) — is an
+    /// update of what was known, not a repeat of it: harvest writes it as a
+    /// possible contradiction instead of dropping the newer statement.
+    pub fn adds_words(&self, candidate: &str, index: u32) -> bool {
+        let Some(known) = self.words.get(index as usize) else {
+            return true;
+        };
+        content_words(&normalise(candidate))
+            .iter()
+            .any(|word| !known.contains(word))
+    }
+}
+
+/// Words that carry no content of their own.
+const FUNCTION_WORDS: [&str; 40] = [
+    "the", "and", "but", "for", "nor", "yet", "with", "from", "into", "onto", "that", "this",
+    "these", "those", "are", "was", "were", "been", "being", "have", "has", "had", "will", "would",
+    "shall", "should", "can", "could", "may", "might", "must", "its", "our", "your", "their",
+    "his", "her", "they", "them", "you",
+];
+
+/// The content words of a normalised text: alphanumeric runs of three
+/// characters or more, function words left out.
+fn content_words(normalised: &str) -> HashSet<String> {
+    normalised
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= 3 && !FUNCTION_WORDS.contains(word))
+        .map(str::to_string)
+        .collect()
+}
+
 /// [`set_similarity`] over sorted, duplicate-free trigram lists.
 fn sorted_similarity(a: &[[char; 3]], b: &[[char; 3]]) -> f64 {
     if a.is_empty() || b.is_empty() {
@@ -255,6 +293,23 @@ pub(crate) fn set_similarity(a: &HashSet<[char; 3]>, b: &HashSet<[char; 3]>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_near_duplicate_that_changes_a_word_adds_words() {
+        let mut index = DedupIndex::new();
+        let light = index.insert("[mind-fact] I prefer light mode in my code editor.");
+        let dark = "[mind-fact] I prefer dark mode in my code editor.";
+        assert!(matches!(
+            index.judge(dark, Importance::Normal),
+            DedupVerdict::NearDuplicate(similar) if similar.index == light
+        ));
+        assert!(index.adds_words(dark, light));
+        // Case, spacing, punctuation and function words add nothing.
+        assert!(!index.adds_words(
+            "[MIND-FACT]  i prefer LIGHT mode in the code editor!",
+            light
+        ));
+    }
 
     fn texts(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()

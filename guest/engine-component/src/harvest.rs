@@ -77,7 +77,12 @@ struct Pending {
 /// An input as the job keeps it.
 struct SourceState {
     report: SourceReport,
+    /// Its `harvest_sources` row, once its first item is committed.
     id: Option<u64>,
+    /// What that row records (format, name, set hash, items), written with
+    /// the first commit: an import that fails before writing anything
+    /// leaves no trace of the source.
+    record: Option<(SourceFormat, String, String, u32)>,
 }
 
 /// How the job distills right now (`auto` resolves on the first LLM call).
@@ -172,7 +177,8 @@ fn read_input(
 ) -> (String, Result<hive_mind_harvest::Parsed, Error>) {
     match input {
         Input::Document(document) => {
-            let parsed = parse_input(&document.name, &document.bytes, hint).map_err(parse_error);
+            let parsed = parse_input(&document.name, &document.bytes, hint)
+                .map_err(|error| named(&document.name, parse_error(error)));
             (document.name, parsed)
         }
         Input::Url(url) => match fetch::get(&url) {
@@ -195,11 +201,29 @@ fn read_input(
                         }
                         parsed
                     })
-                    .map_err(parse_error);
+                    .map_err(|error| named(&url, parse_error(error)));
                 (url, parsed)
             }
             Err(error) => (url.clone(), Err(Error::Fetch(fetch_error(&url, error)))),
         },
+    }
+}
+
+/// An input's error, its message starting with the input's name (so a
+/// report of many files says which one failed).
+fn named(name: &str, error: Error) -> Error {
+    let name_it = |message: String| {
+        if message.contains(name) {
+            message
+        } else {
+            format!("{name}: {message}")
+        }
+    };
+    match error {
+        Error::Unrecognised(m) => Error::Unrecognised(name_it(m)),
+        Error::Malformed(m) => Error::Malformed(name_it(m)),
+        Error::TooLarge(m) => Error::TooLarge(name_it(m)),
+        other => other,
     }
 }
 
@@ -215,9 +239,18 @@ fn fetch_error(url: &str, error: fetch::Error) -> String {
     }
 }
 
-/// The text pass 0 scans: the title and the first [`SCAN_PREFIX_BYTES`].
+/// The text pass 0 scans: the title, then the messages' or sections'
+/// texts, cut at [`SCAN_PREFIX_BYTES`]. The texts go in bare, without
+/// `role:` labels: a line `system: You are …` reads as a system-prompt
+/// injection, and most real system prompts start "You are".
 fn scan_probe(item: &Item) -> String {
-    let text = item.full_text();
+    let mut parts: Vec<&str> = Vec::new();
+    if let Some(title) = &item.title {
+        parts.push(title);
+    }
+    parts.extend(item.messages.iter().map(|message| message.text.as_str()));
+    parts.extend(item.sections.iter().map(|section| section.text.as_str()));
+    let text = parts.join("\n\n");
     let mut end = text.len().min(SCAN_PREFIX_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -280,7 +313,12 @@ fn conversation_key(item: &Item) -> String {
     } else {
         id
     };
-    format!("{}-{id}", item.source.name())
+    let prefix = format!("{}-", item.source.name());
+    if id.starts_with(&prefix) {
+        id
+    } else {
+        format!("{prefix}{id}")
+    }
 }
 
 /// The text of a lane frame.
@@ -387,6 +425,7 @@ impl Job {
                             notes: Vec::new(),
                         },
                         id: None,
+                        record: None,
                     });
                     first_error.get_or_insert(error);
                 }
@@ -485,17 +524,10 @@ impl State {
             .unwrap_or(u32::MAX);
         let unchanged = items > 0 && known == items;
         let source = self.sources.len();
-        let id = if self.dry_run || unchanged {
-            None
-        } else {
+        let record = (!self.dry_run && !unchanged).then(|| {
             let set = set_hash(hashes.iter().map(String::as_str));
-            Some(
-                store::write(&self.mind, |store| {
-                    store.harvest_source_upsert(format.name(), &name, &set, items)
-                })
-                .map_err(storage)?,
-            )
-        };
+            (format, name.clone(), set, items)
+        });
         let mut notes = parsed.notes;
         if unchanged {
             notes.push("imported before, unchanged: nothing to do".to_string());
@@ -524,9 +556,30 @@ impl State {
                 error: None,
                 notes,
             },
-            id,
+            id: None,
+            record,
         });
         Ok(())
+    }
+
+    /// The `harvest_sources` row of input `source`, written now if this is
+    /// its first commit.
+    fn source_id(&mut self, source: usize) -> Result<Option<u64>, Error> {
+        let mind = self.mind.clone();
+        let Some(state) = self.sources.get_mut(source) else {
+            return Ok(None);
+        };
+        if state.id.is_none()
+            && let Some((format, name, set, items)) = state.record.take()
+        {
+            state.id = Some(
+                store::write(&mind, |store| {
+                    store.harvest_source_upsert(format.name(), &name, &set, items)
+                })
+                .map_err(storage)?,
+            );
+        }
+        Ok(state.id)
     }
 
     /// Passes 1–4 and the writes for a batch of items.
@@ -631,10 +684,7 @@ impl State {
                 native.push(store::new_frame_in(&frame).map_err(storage)?);
             }
             let commit = ItemCommit {
-                source_id: self
-                    .sources
-                    .get(pending.source)
-                    .and_then(|source| source.id),
+                source_id: self.source_id(pending.source)?,
                 format: pending.item.source.name().to_string(),
                 item_id: pending.item.id.clone(),
                 item_hash: pending.hash.clone(),
@@ -713,10 +763,7 @@ impl State {
             return Ok(());
         }
         let commit = ItemCommit {
-            source_id: self
-                .sources
-                .get(pending.source)
-                .and_then(|source| source.id),
+            source_id: self.source_id(pending.source)?,
             format: pending.item.source.name().to_string(),
             item_id: pending.item.id.clone(),
             item_hash: pending.hash.clone(),
@@ -1160,11 +1207,14 @@ impl State {
                     self.report.duplicates_exact += 1;
                     continue;
                 }
-                DedupVerdict::NearDuplicate(_) => {
+                DedupVerdict::NearDuplicate(similar)
+                    if !self.lanes.dedup.adds_words(&content, similar.index) =>
+                {
                     self.report.duplicates_near += 1;
                     continue;
                 }
-                DedupVerdict::PossibleContradiction(similar) => {
+                DedupVerdict::NearDuplicate(similar)
+                | DedupVerdict::PossibleContradiction(similar) => {
                     self.report.contradictions += 1;
                     self.note(format!(
                         "possible contradiction (similarity {:.2}): {:?}",
@@ -1177,7 +1227,10 @@ impl State {
             self.lanes.dedup.insert(&content);
             let (kind, created_at) = match &knowledge.target {
                 Target::Event { date: day } => (FrameKind::Event, Some(format!("{day}T00:00:00Z"))),
-                _ => (FrameKind::Fact, date.clone()),
+                _ => (
+                    FrameKind::Fact,
+                    said_at(item, &knowledge.provenance).or_else(|| date.clone()),
+                ),
             };
             plan.drafts.push(Draft {
                 mind: self.mind.clone(),
@@ -1291,6 +1344,13 @@ impl State {
         }
         plan
     }
+}
+
+/// When the part a piece of knowledge came from was said: the timestamp
+/// of message N for a provenance `turn N`.
+fn said_at(item: &Item, provenance: &str) -> Option<String> {
+    let number: usize = provenance.strip_prefix("turn ")?.trim().parse().ok()?;
+    item.messages.get(number.checked_sub(1)?)?.timestamp.clone()
 }
 
 /// What one item will write.

@@ -166,13 +166,13 @@ pub struct EngineRuntime {
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     /// The component answered with an error.
-    #[error("{0}")]
+    #[error(transparent)]
     Memory(#[from] MemoryError),
     /// An `admin` export answered with an error.
-    #[error("{0}")]
+    #[error(transparent)]
     Admin(#[from] AdminError),
     /// A `harvest` export answered with an error.
-    #[error("{0}")]
+    #[error(transparent)]
     Harvest(#[from] HarvestError),
     /// The component could not be loaded, or trapped.
     #[error(transparent)]

@@ -174,10 +174,12 @@ def test_the_real_embedder_through_the_boundary(tmp_path: Path, embedder: InProc
         host.close()
 
 
-def test_reranker_and_llm_are_unavailable(echo: ComponentHost) -> None:
+def test_reranker_llm_and_fetch_are_unavailable(echo: ComponentHost) -> None:
     assert echo.call("score", "query", ["a", "b"]) == Variant("unavailable", capabilities.NO_RERANKER)
     request = record(tier="capable", system="be brief", prompt="hi", max_tokens=16, json=True)
     assert echo.call("complete", request) == Variant("unavailable", capabilities.NO_LLM)
+    assert echo.call("complete-many", [request, request]) == [Variant("unavailable", capabilities.NO_LLM)] * 2
+    assert echo.call("get", "https://example.com/") == Variant("unavailable", capabilities.NO_FETCH)
 
 
 def test_record_helpers_use_kebab_case_names() -> None:

@@ -52,6 +52,7 @@ from .sqlite import DataDir, SqliteImports
 #: The engine's exported interfaces the API calls.
 MEMORY = "hive:mind/memory@0.1.0"
 ADMIN = "hive:mind/admin@0.1.0"
+HARVEST = "hive:mind/harvest@0.1.0"
 
 #: The engine component's file name in a guest build.
 COMPONENT_FILE = "hive_mind_engine_component.wasm"

@@ -11,8 +11,9 @@
         for memory in recall.memories:
             print(memory.ref, memory.lane, round(memory.score, 4), memory.content)
 
-Every method is one call of the engine's ``memory`` or ``admin`` export
-(``wit/memory.wit``, ``wit/admin.wit``); the data directory holds the same
+Every method is one call of the engine's ``memory``, ``admin`` or
+``harvest`` export (``wit/memory.wit``, ``wit/admin.wit``,
+``wit/harvest.wit``; :meth:`HiveMind.import_file` steps an import job); the data directory holds the same
 files the ``hive-mind`` CLI and MCP server use (``personal.sqlite``,
 ``workspaces/<id>.sqlite``), so they share minds. Frame references are
 written as the CLI writes them: ``personal:42``, ``workspace:acme:42``.
@@ -31,9 +32,9 @@ from typing import Any
 
 import wasmtime
 
-from ._wit import field, record, split_result
+from ._wit import Variant, field, record, split_result
 from .embedder import InProcessEmbedder
-from .engine import ADMIN, MEMORY, ComponentHost, default_component_path
+from .engine import ADMIN, HARVEST, MEMORY, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
 
 #: The importance levels, most important first (``types.importance``).
@@ -42,6 +43,23 @@ IMPORTANCE = ("critical", "important", "normal", "temporary", "deprecated")
 SOURCES = ("user-stated", "tool-verified", "agent-inferred", "import", "system")
 #: Which minds a recall searches (``memory.recall-scope``).
 SCOPES = ("personal", "current", "all")
+#: The formats harvest reads (``harvest.source-format``).
+FORMATS = (
+    "chatgpt",
+    "claude",
+    "gemini",
+    "perplexity",
+    "claude-code",
+    "markdown",
+    "plain-text",
+    "pdf",
+    "html",
+    "universal",
+)
+#: How harvest distills (``harvest.distillation``).
+DISTILLATIONS = ("auto", "heuristic", "llm")
+#: Items per ``import-job.step`` (the CLI's step: one classification batch).
+IMPORT_STEP = 20
 #: How recall weighs its relevance signals (``logic.scoring-profile``).
 PROFILES = ("balanced", "recent", "important", "connected")
 
@@ -186,6 +204,26 @@ def _status(status: Any) -> MindStatus:
     )
 
 
+def _plain(value: Any) -> Any:
+    """A lifted WIT value as plain Python: records as dicts (snake_case)."""
+    if isinstance(value, Variant):
+        return value
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if hasattr(value, "__dict__") and not isinstance(value, (str, bytes, int, float)):
+        return {name.replace("-", "_"): _plain(item) for name, item in vars(value).items()}
+    return value
+
+
+def _report(report: Any) -> dict[str, Any]:
+    plain = _plain(report)
+    for source in plain.get("sources", []):
+        error = source.get("error")
+        if error is not None:
+            source["error"] = str(from_variant(error))
+    return plain
+
+
 class HiveMind:
     """The memory engine over one data directory."""
 
@@ -304,6 +342,54 @@ class HiveMind:
             record(workspace=workspace, gop_id=None, succeeded=True),
         )
         return [_saved(item) for item in saved]
+
+    def import_file(
+        self,
+        path: str | Path,
+        source: str | None = None,
+        workspace: str | None = None,
+        distillation: str = "auto",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Harvest one file (an export, its zip, Markdown, PDF, …) into the
+        personal mind or ``workspace``'s: the engine detects the format by
+        content (``source``, one of :data:`FORMATS`, overrides it), parses
+        it in the sandbox and runs the passes; ``distillation`` is one of
+        :data:`DISTILLATIONS` (this host has no language model, so ``auto``
+        is heuristic). Returns the import's report as a dict (the WIT
+        ``import-report``'s fields, snake_case, with ``frames`` a dict).
+        Importing the same file again writes nothing."""
+        document = record(name=str(path), bytes=Path(path).read_bytes())
+        options = record(
+            source=None if source is None else _choice("source", source, FORMATS),
+            mind=workspace,
+            distillation=_choice("distillation", distillation, DISTILLATIONS),
+            dry_run=dry_run,
+        )
+        with self._lock:
+            if self._host is None:
+                raise HiveMindError("closed", "this HiveMind is closed")
+            host = self._host
+            try:
+                started = host.call("[static]import-job.start", [document], options, interface=HARVEST)
+                ok, job = split_result(started)
+                if not ok:
+                    raise from_variant(job)
+                try:
+                    while True:
+                        ok, progress = split_result(
+                            host.call("[method]import-job.step", job, IMPORT_STEP, interface=HARVEST)
+                        )
+                        if not ok:
+                            raise from_variant(progress)
+                        if field(progress, "finished"):
+                            break
+                    report = host.call("[method]import-job.report", job, interface=HARVEST)
+                finally:
+                    job.drop(host.store)
+            except wasmtime.WasmtimeError as trap:
+                raise EngineTrap("trap", str(trap)) from trap
+        return _report(report)
 
     def status(self) -> list[MindStatus]:
         """Every mind's counts, personal first."""
