@@ -16,7 +16,8 @@ use serde_json::{Value as Json, json};
 
 use crate::engine::convert::mind_name;
 use crate::engine::wit_harvest::{
-    Distillation, Document, ImportOptions, ImportReport, Input, SourceFormat, SourceReport,
+    Distillation, Document, HarvestSource, ImportOptions, ImportReport, Input, SourceFormat,
+    SourceReport,
 };
 use crate::engine::wit_types::Mind;
 use crate::engine::{EngineError, EngineRuntime, describe_harvest_error};
@@ -263,6 +264,18 @@ pub fn import(
     progress.finish();
     let complete = report.sources.iter().all(|source| source.error.is_none());
     Ok((report, complete))
+}
+
+/// A source imported before (`hive-mind sources`, MCP `harvest_sources`).
+pub fn harvest_source_json(source: &HarvestSource) -> Json {
+    json!({
+        "format": format_name(source.format),
+        "name": source.name,
+        "items": source.items,
+        "set_hash": source.set_hash,
+        "first_imported": source.first_imported,
+        "last_imported": source.last_imported,
+    })
 }
 
 fn source_json(source: &SourceReport) -> Json {

@@ -241,16 +241,7 @@ fn run(cli: Cli) -> Result<()> {
             let sources = engine.harvest_sources(&mind)?;
             let sources: Vec<Json> = sources
                 .iter()
-                .map(|source| {
-                    serde_json::json!({
-                        "format": hive_mind_host::harvest_cli::format_name(source.format),
-                        "name": source.name,
-                        "items": source.items,
-                        "set_hash": source.set_hash,
-                        "first_imported": source.first_imported,
-                        "last_imported": source.last_imported,
-                    })
-                })
+                .map(hive_mind_host::harvest_cli::harvest_source_json)
                 .collect();
             print_json(&Json::Array(sources), false)?;
         }

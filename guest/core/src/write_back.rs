@@ -787,8 +787,11 @@ const ABBREVIATIONS: &[&str] = &[
     "ltd", "jr", "sr", "st", "no", "nr", "z.b", "d.h", "bzw", "ca",
 ];
 
-/// Split a turn into cleaned sentences (see the module docs).
-fn split_sentences(text: &str) -> Vec<String> {
+/// Split a turn into cleaned sentences (see the module docs): fenced code
+/// and quoted lines left out, list markers dropped, sentence ends found
+/// with abbreviations and numbered lists in mind. Harvest's distillation
+/// reads texts through the same splitter.
+pub fn split_sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_fence = false;
     for line in text.lines() {

@@ -810,16 +810,7 @@ impl MemoryServer {
             .await?;
         let sources: Vec<Json> = sources
             .iter()
-            .map(|source| {
-                json!({
-                    "format": crate::harvest_cli::format_name(source.format),
-                    "name": source.name,
-                    "items": source.items,
-                    "set_hash": source.set_hash,
-                    "first_imported": source.first_imported,
-                    "last_imported": source.last_imported,
-                })
-            })
+            .map(crate::harvest_cli::harvest_source_json)
             .collect();
         Ok(json_result(json!({ "mind": name, "sources": sources })))
     }

@@ -48,8 +48,8 @@ use serde::Deserialize;
 
 use super::ParseError;
 use super::common::{
-    RawTime, Tally, clean_text, collapse, content_id, conversation, element_error, lax_bool,
-    lax_string, lax_vec, malformed, no_dialogue_note, raw_elements,
+    RawTime, Tally, clean_text, collapse, content_id, conversation, lax_bool, lax_string, lax_vec,
+    no_dialogue_note, parse_conversations,
 };
 use crate::item::{Item, Message, Parsed, Role, SourceFormat};
 
@@ -184,52 +184,19 @@ impl<'de> Deserialize<'de> for Part {
 
 /// Parse a ChatGPT export.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, ParseError> {
-    let elements = raw_elements(bytes, FORMAT, "ChatGPT conversations")?;
-    let mut parsed = Parsed {
-        format: FORMAT,
-        items: Vec::new(),
-        notes: Vec::new(),
-    };
-    let mut first_error: Option<String> = None;
-    let mut read = 0usize;
-    for (index, raw) in elements.iter().enumerate() {
-        let outcome = serde_json::from_str::<Conversation>(raw.get())
-            .map_err(|e| element_error(&e))
-            .and_then(|c| {
-                if c.mapping.is_some() {
-                    Ok(c)
-                } else {
-                    Err("no `mapping`".into())
-                }
-            });
-        match outcome {
-            Ok(conversation) => {
-                read += 1;
-                match to_item(conversation) {
-                    Ok(item) => parsed.items.push(item),
-                    Err(note) => parsed.notes.push(note),
-                }
+    parse_conversations(
+        bytes,
+        FORMAT,
+        "ChatGPT conversations",
+        |conversation: &Conversation| {
+            if conversation.mapping.is_some() {
+                Ok(())
+            } else {
+                Err("no `mapping`".into())
             }
-            Err(why) => {
-                parsed
-                    .notes
-                    .push(format!("conversation #{index} skipped: {why}"));
-                first_error.get_or_insert(format!("conversation #{index}: {why}"));
-            }
-        }
-    }
-    if read == 0 {
-        if let Some(why) = first_error {
-            return Err(malformed(
-                FORMAT,
-                format!("no ChatGPT conversation could be read ({why})"),
-            ));
-        }
-        parsed
-            .notes
-            .push("the export holds no conversations".into());
-    }
-    Ok(parsed)
+        },
+        to_item,
+    )
 }
 
 /// The path the person last saw: `current_node` up to the root, reversed.

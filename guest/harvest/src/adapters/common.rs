@@ -17,7 +17,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use sha2::{Digest, Sha256};
 
 use super::{ParseError, time};
-use crate::item::{Item, ItemKind, Message, Section, SourceFormat};
+use crate::item::{Item, ItemKind, Message, Parsed, Section, SourceFormat};
 
 /// Counted notes: "3 image(s) left out" rather than three notes, in the
 /// order each kind was first seen.
@@ -231,6 +231,64 @@ pub(crate) fn raw_elements<'a>(
             format!("expected a JSON array of {what}"),
         )),
     }
+}
+
+/// Read an export that is a JSON array of conversations, one element at a
+/// time: each element is parsed as `T`, checked by `accept` (which names
+/// the field a conversation of this format must have), and turned into an
+/// item by `to_item` (or a note saying why it holds nothing). An element
+/// that fails is skipped with a note; the export fails only when no element
+/// could be read (`what`: "ChatGPT conversations", for messages).
+pub(crate) fn parse_conversations<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    format: SourceFormat,
+    what: &str,
+    accept: impl Fn(&T) -> Result<(), String>,
+    to_item: impl Fn(T) -> Result<Item, String>,
+) -> Result<Parsed, ParseError> {
+    let elements = raw_elements(bytes, format, what)?;
+    let mut parsed = Parsed {
+        format,
+        items: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut first_error: Option<String> = None;
+    let mut read = 0usize;
+    for (index, raw) in elements.iter().enumerate() {
+        let outcome = serde_json::from_str::<T>(raw.get())
+            .map_err(|e| element_error(&e))
+            .and_then(|conversation| accept(&conversation).map(|()| conversation));
+        match outcome {
+            Ok(conversation) => {
+                read += 1;
+                match to_item(conversation) {
+                    Ok(item) => parsed.items.push(item),
+                    Err(note) => parsed.notes.push(note),
+                }
+            }
+            Err(why) => {
+                parsed
+                    .notes
+                    .push(format!("conversation #{index} skipped: {why}"));
+                first_error.get_or_insert(format!("conversation #{index}: {why}"));
+            }
+        }
+    }
+    if read == 0 {
+        if let Some(why) = first_error {
+            return Err(malformed(
+                format,
+                format!(
+                    "no {} could be read ({why})",
+                    what.strip_suffix('s').unwrap_or(what)
+                ),
+            ));
+        }
+        parsed
+            .notes
+            .push("the export holds no conversations".into());
+    }
+    Ok(parsed)
 }
 
 /// A time field in whatever form the export wrote it.

@@ -17,90 +17,11 @@ use regex::Regex;
 
 use crate::item::{Item, ItemKind, Section};
 
-/// Abbreviations after which a full stop does not end a sentence
-/// (lower-case, without the final dot).
-const ABBREVIATIONS: &[&str] = &[
-    "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "approx", "cf", "fig", "inc",
-    "ltd", "jr", "sr", "st", "no", "nr", "ca",
-];
-
-/// A leading list marker: `-`, `*`, `+`, `•`, `1.`, `1)`.
-static LIST_MARKER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+)").ok());
-
-/// The cleaned sentences of a text, in order.
+/// The cleaned sentences of a text, in order: the write-back patterns'
+/// splitter ([`hive_mind_core::write_back::split_sentences`]), so a
+/// harvested sentence is cut exactly as a live one.
 pub(crate) fn sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut in_fence = false;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence || trimmed.starts_with('>') || trimmed.is_empty() {
-            continue;
-        }
-        let body = match LIST_MARKER.as_ref().and_then(|re| re.find(trimmed)) {
-            Some(marker) => &trimmed[marker.end()..],
-            None => trimmed,
-        };
-        split_line(body, &mut out);
-    }
-    out
-}
-
-/// Whether a character ends a sentence.
-fn is_terminator(c: char) -> bool {
-    matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？')
-}
-
-/// Split one line at sentence ends, keeping the terminators.
-fn split_line(line: &str, out: &mut Vec<String>) {
-    let chars: Vec<(usize, char)> = line.char_indices().collect();
-    let mut start = 0usize;
-    let mut i = 0usize;
-    while i < chars.len() {
-        let (at, c) = chars[i];
-        if !is_terminator(c) {
-            i += 1;
-            continue;
-        }
-        // Take the whole run of terminators and closing quotes.
-        let mut j = i + 1;
-        while j < chars.len()
-            && (is_terminator(chars[j].1) || matches!(chars[j].1, '"' | '\'' | '”' | '’' | ')'))
-        {
-            j += 1;
-        }
-        let end = chars.get(j).map_or(line.len(), |(offset, _)| *offset);
-        let at_break = j >= chars.len() || chars[j].1.is_whitespace();
-        if at_break && !(c == '.' && j == i + 1 && is_abbreviation(&line[start..at])) {
-            push_sentence(&line[start..end], out);
-            start = end;
-        }
-        i = j;
-    }
-    push_sentence(&line[start..], out);
-}
-
-/// Whether the word before a full stop is an abbreviation or an initial.
-fn is_abbreviation(before: &str) -> bool {
-    let word = before
-        .rsplit(char::is_whitespace)
-        .next()
-        .unwrap_or("")
-        .trim_start_matches(['(', '"', '\'']);
-    let lower = word.to_lowercase();
-    ABBREVIATIONS.contains(&lower.as_str())
-        || (word.chars().count() == 1 && word.chars().all(char::is_uppercase))
-}
-
-fn push_sentence(text: &str, out: &mut Vec<String>) {
-    let trimmed = text.trim();
-    if !trimmed.is_empty() {
-        out.push(trimmed.to_string());
-    }
+    hive_mind_core::write_back::split_sentences(text)
 }
 
 /// Lower-case, typographic apostrophes unified, white space collapsed: the
@@ -276,7 +197,6 @@ mod tests {
 
     #[test]
     fn regexes_compile() {
-        assert!(LIST_MARKER.is_some());
         assert!(CONDITIONAL.is_some());
         assert!(REQUEST.is_some());
     }
