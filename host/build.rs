@@ -89,17 +89,6 @@ fn build_components() -> Result<(), String> {
     for (package, _, _) in COMPONENTS {
         command.args(["--package", package]);
     }
-    // A debug or test build of the host gets the components without
-    // link-time optimisation and with 16 codegen units: the same code,
-    // built in about half the time on two cores (the tests and CI build
-    // them from scratch), about 17 % larger. A release host embeds the
-    // `guest` profile as written (LTO, one codegen unit): the speed the
-    // benchmarks measure.
-    if env::var("PROFILE").as_deref() != Ok("release") {
-        command
-            .env("CARGO_PROFILE_GUEST_LTO", "false")
-            .env("CARGO_PROFILE_GUEST_CODEGEN_UNITS", "16");
-    }
     // The outer build's flags, wrappers and lint settings are for the host
     // target; the guest build gets none of them.
     for var in [
