@@ -164,10 +164,6 @@ fn format_out(format: SourceFormat) -> crate::exports::hive::mind::harvest::Sour
     }
 }
 
-fn importance_out(importance: hive_mind_core::Importance) -> Importance {
-    store::importance_out(importance)
-}
-
 /// Read one input: fetch a URL (through the host's guarded `fetch`), then
 /// parse. A URL's content type may say HTML or PDF when the content does
 /// not (detection by content still decides everything else).
@@ -1236,7 +1232,7 @@ impl State {
                 mind: self.mind.clone(),
                 gop_id: Some(format!("harvest:{}", item.source.name())),
                 content,
-                importance: importance_out(knowledge.importance),
+                importance: store::importance_out(knowledge.importance),
                 source: Source::Import,
                 created_at,
                 metadata: metadata(serde_json::json!({

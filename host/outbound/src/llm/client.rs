@@ -76,6 +76,19 @@ pub(crate) enum ParseError {
     Provider(String),
 }
 
+/// The `messages` of a chat request in the OpenAI and Ollama shapes: the
+/// system text (with the JSON instruction where it is needed), when there
+/// is one, then the prompt as the user's message.
+pub(crate) fn chat_messages(request: &CompletionRequest) -> Vec<serde_json::Value> {
+    let system = json_instruction(&request.system, &request.prompt, request.json, false);
+    let mut messages = Vec::with_capacity(2);
+    if !system.is_empty() {
+        messages.push(serde_json::json!({"role": "system", "content": system}));
+    }
+    messages.push(serde_json::json!({"role": "user", "content": request.prompt}));
+    messages
+}
+
 /// The system text to send: `system`, plus a JSON instruction for a json
 /// request (always when `always`, else only when neither text mentions JSON).
 pub(crate) fn json_instruction(system: &str, prompt: &str, json: bool, always: bool) -> String {

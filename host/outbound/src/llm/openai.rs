@@ -27,7 +27,7 @@
 
 use serde_json::{Value as Json, json};
 
-use super::client::{ParseError, WireAnswer, WireRequest, json_instruction, tokens};
+use super::client::{ParseError, WireAnswer, WireRequest, chat_messages, tokens};
 use super::{ApiKey, CompletionRequest, TokenUsage};
 
 pub(crate) fn request(
@@ -36,12 +36,7 @@ pub(crate) fn request(
     key: Option<&ApiKey>,
     request: &CompletionRequest,
 ) -> WireRequest {
-    let system = json_instruction(&request.system, &request.prompt, request.json, false);
-    let mut messages = Vec::with_capacity(2);
-    if !system.is_empty() {
-        messages.push(json!({"role": "system", "content": system}));
-    }
-    messages.push(json!({"role": "user", "content": request.prompt}));
+    let messages = chat_messages(request);
     let mut body = json!({
         "model": model,
         "messages": messages,
