@@ -127,7 +127,8 @@ pub enum ConfigError {
     },
 }
 
-/// `$HIVE_MIND_HOME`, or `~/.hive-mind` (the same rule as the host's).
+/// `$HIVE_MIND_HOME`, or `~/.hive-mind` (the host's embedder configuration
+/// uses this one too).
 pub fn hive_mind_home(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
     match env("HIVE_MIND_HOME").filter(|value| !value.is_empty()) {
         Some(home) => PathBuf::from(home),

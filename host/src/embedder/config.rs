@@ -318,20 +318,10 @@ pub enum ConfigError {
     },
 }
 
-/// `$HIVE_MIND_HOME`, or `~/.hive-mind`.
-pub fn hive_mind_home(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
-    match env("HIVE_MIND_HOME").filter(|value| !value.is_empty()) {
-        Some(home) => PathBuf::from(home),
-        None => dirs::home_dir()
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join(".hive-mind"),
-    }
-}
-
-/// Read a real environment variable (empty counts as unset).
-pub fn process_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.is_empty())
-}
+// `$HIVE_MIND_HOME` (else `~/.hive-mind`) and the environment lookup are
+// the same for every table of the file: one definition, the outbound
+// crate's.
+pub use hive_mind_outbound::config::{hive_mind_home, process_env};
 
 impl Config {
     /// The configuration of this process: `$HIVE_MIND_HOME/config.toml` (when
@@ -438,25 +428,8 @@ impl Config {
     }
 }
 
-/// Accept `OLLAMA_HOST`'s forms (`host`, `host:port`, `0.0.0.0`, with or
-/// without a scheme) and return a URL a client can call.
-pub fn normalize_ollama_host(host: &str) -> String {
-    let host = host
-        .trim()
-        .trim_end_matches('/')
-        .replacen("0.0.0.0", "127.0.0.1", 1);
-    if host.contains("://") {
-        return host;
-    }
-    let has_port = host
-        .rsplit_once(':')
-        .is_some_and(|(_, port)| !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()));
-    if has_port {
-        format!("http://{host}")
-    } else {
-        format!("http://{host}:11434")
-    }
-}
+// `OLLAMA_HOST`'s forms, read the same way for the embedder and the LLM.
+pub use hive_mind_outbound::llm::config::normalize_ollama_host;
 
 #[cfg(test)]
 mod tests {

@@ -397,8 +397,8 @@ fn host_of(url: &str) -> &str {
 }
 
 /// Accept `OLLAMA_HOST`'s forms (`host`, `host:port`, `0.0.0.0`, with or
-/// without a scheme) and return a URL a client can call (the same rule as
-/// the host's embedder).
+/// without a scheme) and return a URL a client can call (the host's
+/// embedder configuration reads `OLLAMA_HOST` through this too).
 pub fn normalize_ollama_host(host: &str) -> String {
     let host = host
         .trim()
