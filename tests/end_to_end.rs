@@ -11,6 +11,8 @@
 
 mod support;
 
+/// The guest's token estimate and chunk plan against the real tokenizer.
+mod chunk_tokens;
 /// The `hive-mind` CLI: listing, calling, clear errors for bad input; the demo.
 mod cli;
 /// The in-process model against reference vectors; HTTP providers over loopback.

@@ -128,8 +128,17 @@ fn a_long_memory_is_stored_with_its_chunks() {
     let mut engine = engine_with(dir.path(), mock(384), None);
     let paragraph = "The migration plan moves every table in small steps. ".repeat(20);
     let content = format!("{paragraph}\n\n{paragraph}\n\n{paragraph}");
-    let expected = hive_mind_core::frame_chunks(&content).len() as u64;
-    assert!(expected > 1);
+    // Planned for the mock's window (256 tokens, the default model's): the
+    // 3,200-character text is some 640 estimated tokens, so at least three
+    // chunks where the 2,000-character plan made two.
+    let plan = hive_mind_core::ChunkPlan::Tokens(256);
+    let expected = plan.chunks(&content).len() as u64;
+    assert!(expected >= 3, "{expected}");
+    assert!(
+        plan.chunks(&content)
+            .iter()
+            .all(|chunk| hive_mind_core::estimate_tokens(&chunk.text) <= 229)
+    );
     let mut long = input(&content, WitMind::Workspace("acme".into()));
     long.importance = Some(Importance::Important);
     long.source = Some(Source::ToolVerified);

@@ -66,7 +66,8 @@ pub enum AdminCommand {
     },
     /// Show every mind: frame counts per index, schema version, embedder.
     Status,
-    /// Re-embed every frame and chunk of every mind with the active embedder.
+    /// Re-embed every frame of every mind with the active embedder, its chunks
+    /// re-planned for the embedder's token window.
     Reindex {
         /// No progress bar (it is drawn only when stderr is a terminal anyway).
         #[arg(long)]
@@ -111,6 +112,9 @@ fn status_json(status: &MindStatus) -> Json {
         "frame_vectors": status.frame_vectors,
         "chunks": status.chunks,
         "chunk_vectors": status.chunk_vectors,
+        "chunk_plan": status.chunk_plan,
+        "chunk_window": status.chunk_window,
+        "notes": status.notes,
         "entities": status.entities,
         "relations": status.relations,
         "sessions": status.sessions,
@@ -153,7 +157,14 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
         }
         AdminCommand::Status => {
             let mut engine = crate::engine::open(&dir)?;
-            let statuses: Vec<Json> = engine.admin().status()?.iter().map(status_json).collect();
+            let statuses = engine.admin().status()?;
+            // A mind whose chunks do not fit the embedder, loudly too.
+            for status in &statuses {
+                for note in &status.notes {
+                    eprintln!("{}: {note}", mind_name(&status.mind));
+                }
+            }
+            let statuses: Vec<Json> = statuses.iter().map(status_json).collect();
             // The active embedder, loudly: recall must never rank at random
             // without the user knowing.
             let config = Config::load_in(&dir)?;
@@ -197,10 +208,18 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
                     });
                     shown.set_done(step.done);
                     if !shown.is_visible() {
-                        shown.note(&format!("reindex {name}: {}/{}", step.done, step.total));
+                        shown.note(&format!(
+                            "reindex {name}: {}/{} frames, {} chunks for {} tokens",
+                            step.done, step.total, step.chunks, step.chunk_window
+                        ));
                     }
                     if step.finished {
-                        done.push(json!({"mind": name, "frames": step.total}));
+                        done.push(json!({
+                            "mind": name,
+                            "frames": step.total,
+                            "chunks": step.chunks,
+                            "chunk_window": step.chunk_window,
+                        }));
                         break;
                     }
                 }

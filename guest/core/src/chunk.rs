@@ -3,14 +3,30 @@
 //! A long frame embeds badly as one vector: its meaning is averaged away. So
 //! long texts are also stored as chunks, each embedded on its own, and a chunk
 //! hit leads back to its frame. A chunk should be a coherent stretch of text
-//! (whole paragraphs where possible) of a size the embedder handles well, and
+//! (whole paragraphs where possible) that the embedder reads whole, and
 //! neighbouring chunks repeat a little of each other so that a phrase
 //! straddling a boundary is still found whole in one of them.
 //!
-//! The knobs ([`ChunkOptions`], all in characters, i.e. Unicode scalar
-//! values) default to the reference engine's: `max_chars` 2000 (about 500
-//! tokens of dense English, well inside an embedder's context), `overlap` 200
-//! (about 50 tokens) and `min_chars` 1500.
+//! # Sizes: tokens, or characters
+//!
+//! An embedder reads a fixed window of tokens (256 for all-MiniLM-L6-v2) and
+//! silently drops the rest, so a frame's chunks are planned in tokens
+//! ([`ChunkPlan::Tokens`], [`chunk_tokens`]): the sizes of a
+//! [`TokenBudget`] are measured with the estimate of [`crate::tokens`],
+//! which prices every character, and the rules below run unchanged on those
+//! prices. A dense text (code, numbers, hashes, another script) gets shorter
+//! chunks than English prose, each about as long as the window allows. How
+//! the budget follows from the window is [`TokenBudget::for_window`].
+//!
+//! The same rules measured in characters are [`chunk_text`] with
+//! [`ChunkOptions`] (the `logic` export `chunk-text`), whose defaults are the
+//! reference engine's: `max_chars` 2000, `overlap` 200 and `min_chars` 1500.
+//! That was the frame plan before the token plan ([`ChunkPlan::LegacyChars`]);
+//! at about 500 tokens of English it ran far past MiniLM's window, so the
+//! second half of most long chunks was never embedded. Minds planned that
+//! way keep it until `reindex` re-plans them.
+//!
+//! Below, "characters" stands for whichever measure the plan uses.
 //!
 //! # How a text is cut
 //!
@@ -63,7 +79,10 @@
 //! [`ChunkOptions::clamped`] makes any options workable: `max_chars` is at
 //! least 1; `overlap` is at most half of `max_chars`, so every chunk has room
 //! for at least as much new text as it repeats (and chunking always
-//! progresses); `min_chars` is at most `max_chars`.
+//! progresses); `min_chars` is at most `max_chars`. A token budget is
+//! clamped the same way, and a chunk always takes at least one character of
+//! new text, even one that alone outweighs the budget (a Hangul syllable in
+//! a budget of two tokens).
 
 use serde::{Deserialize, Serialize};
 
@@ -120,18 +139,148 @@ impl ChunkOptions {
     }
 }
 
-/// The chunks a stored frame carries beside its own vector: those of
-/// [`chunk_text`] with the default options, or none when the content is a
-/// single chunk (the frame's vector already covers it). The engine embeds
-/// exactly these on a save and the store re-embeds exactly these on a
-/// reindex, so the two can never disagree about a frame's chunks.
-pub fn frame_chunks(content: &str) -> Vec<Chunk> {
-    let chunks = chunk_text(content, &ChunkOptions::default());
-    if chunks.len() <= 1 {
-        Vec::new()
-    } else {
-        chunks
+/// The token window planned for when the embedder does not say how much it
+/// reads (a remote provider reports 0). 512 is the window of BERT-family
+/// encoders (bge, e5, gte) and the least that the usual remote models read
+/// (OpenAI's and Voyage's read thousands), so chunks planned for it fit
+/// nearly every embedder; longer chunks would not help anyway, because one
+/// vector averages the meaning of everything it covers. It is also about
+/// the size of the old 2,000-character plan (500 tokens of English prose),
+/// so minds on a remote provider keep chunks of the size they had.
+pub const UNKNOWN_WINDOW: u32 = 512;
+
+/// The special tokens a BERT-family encoder adds to every input (`[CLS]`
+/// and `[SEP]`), which the window includes.
+pub const SPECIAL_TOKENS: u32 = 2;
+
+/// The smallest budget a plan uses, whatever the window: below a few tokens
+/// a chunk is no longer a stretch of text but a word.
+const MIN_BUDGET: u32 = 8;
+
+/// A token plan's limits, in estimated tokens ([`crate::tokens`]): the
+/// token version of [`ChunkOptions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct TokenBudget {
+    /// Largest chunk, overlap included.
+    pub max_tokens: u32,
+    /// Tokens repeated from the previous chunk.
+    pub overlap: u32,
+    /// A chunk absorbs whole paragraphs until it has at least this many.
+    pub min_tokens: u32,
+}
+
+impl TokenBudget {
+    /// The budget for an embedder that reads `window` tokens, special tokens
+    /// included (0: unknown, planned as [`UNKNOWN_WINDOW`]):
+    ///
+    /// - `max_tokens` = the window less the [`SPECIAL_TOKENS`], less 10 % of
+    ///   that as a safety margin: the estimate leans high, but runs down to
+    ///   about 0.92× the real count on some text (code dense with rare
+    ///   identifiers, random letters: [`crate::tokens`]), and the margin
+    ///   keeps those chunks inside the window too (229 for a 256-token
+    ///   window, 459 for 512);
+    /// - `overlap` = a tenth of the window (25 and 51 tokens), the
+    ///   reference's ratio (200 of 2,000 characters): enough to repeat a
+    ///   sentence or two across a boundary, so a fact that straddles it is
+    ///   whole in one chunk, without spending much of each chunk on text the
+    ///   chunk before already embedded;
+    /// - `min_tokens` = three quarters of `max_tokens`, the reference's ratio
+    ///   (1,500 of 2,000): a chunk keeps taking whole paragraphs until it is
+    ///   that full.
+    pub fn for_window(window: u32) -> TokenBudget {
+        let window = if window == 0 { UNKNOWN_WINDOW } else { window };
+        let usable = window.saturating_sub(SPECIAL_TOKENS);
+        let max_tokens = (usable - usable / 10).max(MIN_BUDGET);
+        TokenBudget {
+            max_tokens,
+            overlap: (window / 10).min(max_tokens / 2),
+            min_tokens: max_tokens / 4 * 3,
+        }
     }
+}
+
+/// Which plan a frame's chunks follow. A mind records the plan its chunks
+/// were made with (the store's `meta`), so a save and a `check` always use
+/// the mind's plan, and a mind planned for another window than the active
+/// embedder's is re-planned by `reindex`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChunkPlan {
+    /// The plan before chunks were sized by tokens: [`ChunkOptions::default`]
+    /// (2,000 characters). Minds written then record no plan, and are read
+    /// as this one.
+    LegacyChars,
+    /// Planned for an embedder that reads this many tokens, special tokens
+    /// included ([`TokenBudget::for_window`]).
+    Tokens(u32),
+}
+
+impl ChunkPlan {
+    /// The plan for an embedder that reads `max_tokens` tokens (0: unknown,
+    /// planned as [`UNKNOWN_WINDOW`]).
+    pub fn for_window(max_tokens: u32) -> ChunkPlan {
+        ChunkPlan::Tokens(if max_tokens == 0 {
+            UNKNOWN_WINDOW
+        } else {
+            max_tokens
+        })
+    }
+
+    /// The chunks a stored frame with this content carries beside its own
+    /// vector: those of [`chunk_text`] (legacy) or [`chunk_tokens`], or none
+    /// when the content is a single chunk (the frame's vector already covers
+    /// it). The engine embeds exactly these on a save and the store checks
+    /// and re-embeds exactly these, so the two never disagree.
+    pub fn chunks(&self, content: &str) -> Vec<Chunk> {
+        let chunks = match self {
+            ChunkPlan::LegacyChars => chunk_text(content, &ChunkOptions::default()),
+            ChunkPlan::Tokens(window) => chunk_tokens(content, &TokenBudget::for_window(*window)),
+        };
+        if chunks.len() <= 1 {
+            Vec::new()
+        } else {
+            chunks
+        }
+    }
+
+    /// How the plan is recorded in a mind's `meta`: `tokens:256`, or
+    /// `chars:2000` for the legacy plan.
+    pub fn to_record(&self) -> String {
+        match self {
+            ChunkPlan::LegacyChars => format!("chars:{DEFAULT_MAX_CHARS}"),
+            ChunkPlan::Tokens(window) => format!("tokens:{window}"),
+        }
+    }
+
+    /// The plan a record names; `None` when it names none this build knows.
+    pub fn from_record(record: &str) -> Option<ChunkPlan> {
+        match record.split_once(':')? {
+            ("chars", size) if size.parse::<u32>().ok()? == DEFAULT_MAX_CHARS => {
+                Some(ChunkPlan::LegacyChars)
+            }
+            ("tokens", window) => match window.parse::<u32>().ok()? {
+                0 => None,
+                window => Some(ChunkPlan::Tokens(window)),
+            },
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ChunkPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChunkPlan::LegacyChars => write!(f, "{DEFAULT_MAX_CHARS} characters"),
+            ChunkPlan::Tokens(window) => write!(f, "{window} tokens"),
+        }
+    }
+}
+
+/// The chunks a stored frame carries under the legacy plan
+/// ([`ChunkPlan::LegacyChars`]); see [`ChunkPlan::chunks`] for the plan a
+/// mind records.
+pub fn frame_chunks(content: &str, plan: ChunkPlan) -> Vec<Chunk> {
+    plan.chunks(content)
 }
 
 /// Split `text` into overlapping paragraph chunks (see the module docs for
@@ -141,14 +290,32 @@ pub fn frame_chunks(content: &str) -> Vec<Chunk> {
 /// the offsets can express.
 pub fn chunk_text(text: &str, options: &ChunkOptions) -> Vec<Chunk> {
     let options = options.clamped();
-    let (Ok(max), Ok(overlap), Ok(min)) = (
-        usize::try_from(options.max_chars),
-        usize::try_from(options.overlap),
-        usize::try_from(options.min_chars),
-    ) else {
-        return Vec::new();
-    };
-    let source = Source::new(text);
+    let source = Source::new(text, vec![1; text.chars().count()]);
+    chunk_weighted(
+        &source,
+        u64::from(options.max_chars),
+        u64::from(options.overlap),
+        u64::from(options.min_chars),
+    )
+}
+
+/// Split `text` into overlapping paragraph chunks by estimated tokens: the
+/// rules of [`chunk_text`], with every size measured in the tokens of
+/// [`crate::tokens::token_weights`] instead of characters. A chunk that
+/// starts and ends on word boundaries (every chunk but those cut inside a
+/// single word longer than the budget) estimates at most `max_tokens`.
+pub fn chunk_tokens(text: &str, budget: &TokenBudget) -> Vec<Chunk> {
+    let unit = crate::tokens::UNIT;
+    let max = u64::from(budget.max_tokens.max(1)) * unit;
+    let overlap = (u64::from(budget.overlap) * unit).min(max / 2);
+    let min = (u64::from(budget.min_tokens) * unit).min(max);
+    let source = Source::new(text, crate::tokens::token_weights(text));
+    chunk_weighted(&source, max, overlap, min)
+}
+
+/// The chunking loop, with sizes in the source's weights (`overlap` at most
+/// `max / 2`, `min` at most `max`).
+fn chunk_weighted(source: &Source<'_>, max: u64, overlap: u64, min: u64) -> Vec<Chunk> {
     let paragraphs = source.paragraphs();
     let (Some(first), Some(last)) = (paragraphs.first(), paragraphs.last()) else {
         return Vec::new();
@@ -163,7 +330,7 @@ pub fn chunk_text(text: &str, options: &ChunkOptions) -> Vec<Chunk> {
     let mut core = first.start;
     let mut paragraph = 0;
     loop {
-        let end = if content_end <= start + max {
+        let end = if source.cost(start, content_end) <= max {
             content_end
         } else {
             source.chunk_end(&paragraphs, paragraph, start, core, max, min)
@@ -197,7 +364,9 @@ pub fn chunk_text(text: &str, options: &ChunkOptions) -> Vec<Chunk> {
             paragraph += 1;
         }
         // Let the overlap give way if that keeps the paragraph whole.
-        let rest_of_paragraph = paragraphs.get(paragraph).map_or(0, |p| p.end - next_core);
+        let rest_of_paragraph = paragraphs
+            .get(paragraph)
+            .map_or(0, |p| source.cost(next_core, p.end));
         let budget = if rest_of_paragraph <= max {
             overlap.min(max - rest_of_paragraph)
         } else {
@@ -216,18 +385,60 @@ struct Span {
     end: usize,
 }
 
-/// The text as characters with their byte offsets.
+/// The text as characters with their byte offsets, and what each character
+/// weighs (1 when sizes are characters; its share of the token estimate when
+/// they are tokens) as prefix sums.
 struct Source<'a> {
     text: &'a str,
     chars: Vec<(usize, char)>,
+    /// `prefix[i]` = the weight of the first `i` characters.
+    prefix: Vec<u64>,
 }
 
 impl<'a> Source<'a> {
-    fn new(text: &'a str) -> Self {
+    /// `weights` has one entry per character (missing ones weigh 0).
+    fn new(text: &'a str, weights: Vec<u64>) -> Self {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let mut prefix = Vec::with_capacity(chars.len() + 1);
+        let mut sum = 0u64;
+        prefix.push(0);
+        for i in 0..chars.len() {
+            sum = sum.saturating_add(weights.get(i).copied().unwrap_or(0));
+            prefix.push(sum);
+        }
         Source {
             text,
-            chars: text.char_indices().collect(),
+            chars,
+            prefix,
         }
+    }
+
+    fn prefix(&self, i: usize) -> u64 {
+        self.prefix
+            .get(i.min(self.chars.len()))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The weight of the characters `start..end`.
+    fn cost(&self, start: usize, end: usize) -> u64 {
+        self.prefix(end).saturating_sub(self.prefix(start))
+    }
+
+    /// The furthest position `end` (at most the text's length) such that
+    /// `start..end` weighs at most `max`.
+    fn reach(&self, start: usize, max: u64) -> usize {
+        let bound = self.prefix(start).saturating_add(max);
+        // The prefix sums never decrease: the first index past the bound.
+        let past = self.prefix.partition_point(|&sum| sum <= bound);
+        past.saturating_sub(1).max(start)
+    }
+
+    /// The earliest position `begin` (at most `end`) such that `begin..end`
+    /// weighs at most `budget`.
+    fn reach_back(&self, end: usize, budget: u64) -> usize {
+        let bound = self.prefix(end).saturating_sub(budget);
+        self.prefix.partition_point(|&sum| sum < bound).min(end)
     }
 
     /// The byte offset of char index `i` (the text's length at the end).
@@ -291,18 +502,21 @@ impl<'a> Source<'a> {
 
     /// Where a chunk that starts at `start`, with new text from `core` (in
     /// `paragraphs[paragraph]`), ends when the rest of the text does not fit
-    /// in it: rules 2 and 3 of the module docs. Always in `core + 1 ..=
-    /// start + max`, after a non-white-space character.
+    /// in it: rules 2 and 3 of the module docs. Always after `core` and no
+    /// further than the chunk's reach (`max` from `start`) unless a single
+    /// character outweighs it, after a non-white-space character.
     fn chunk_end(
         &self,
         paragraphs: &[Span],
         paragraph: usize,
         start: usize,
         core: usize,
-        max: usize,
-        min: usize,
+        max: u64,
+        min: u64,
     ) -> usize {
-        let limit = start + max;
+        // At least one character of new text, whatever it weighs, so
+        // chunking always progresses.
+        let limit = self.reach(start, max).max(core + 1);
 
         // Rule 2: whole paragraphs. The last paragraph ends at the end of
         // the content, beyond `limit`, so each one that fits has a successor.
@@ -311,14 +525,16 @@ impl<'a> Source<'a> {
             if p.end > limit {
                 break;
             }
-            if p.end - start >= min {
+            if self.cost(start, p.end) >= min {
                 return p.end;
             }
             last_fitting = Some(i);
         }
         if let Some(i) = last_fitting {
             let end = paragraphs.get(i).map_or(core + 1, |p| p.end);
-            let next_is_oversized = paragraphs.get(i + 1).is_some_and(|p| p.end - p.start > max);
+            let next_is_oversized = paragraphs
+                .get(i + 1)
+                .is_some_and(|p| self.cost(p.start, p.end) > max);
             if next_is_oversized {
                 return self.last_break(end, limit, Break::Sentence).unwrap_or(end);
             }
@@ -368,10 +584,10 @@ impl<'a> Source<'a> {
         previous_core: usize,
         previous_end: usize,
         core: usize,
-        budget: usize,
+        budget: u64,
     ) -> usize {
-        let earliest = core
-            .saturating_sub(budget)
+        let earliest = self
+            .reach_back(core, budget)
             .max(previous_core)
             .max(previous_start + 1);
         if earliest >= previous_end {
@@ -406,11 +622,16 @@ mod tests {
 
     #[test]
     fn a_frame_carries_chunks_only_when_its_content_has_several() {
-        assert!(frame_chunks("one short memory").is_empty());
+        for plan in [ChunkPlan::LegacyChars, ChunkPlan::Tokens(256)] {
+            assert!(frame_chunks("one short memory", plan).is_empty());
+        }
         let long = "A paragraph of some length that says something. ".repeat(30);
         let text = format!("{long}\n\n{long}\n\n{long}");
-        let chunks = frame_chunks(&text);
+        let chunks = frame_chunks(&text, ChunkPlan::LegacyChars);
         assert_eq!(chunks, chunk_text(&text, &ChunkOptions::default()));
+        assert!(chunks.len() > 1, "{}", chunks.len());
+        let chunks = frame_chunks(&text, ChunkPlan::Tokens(256));
+        assert_eq!(chunks, chunk_tokens(&text, &TokenBudget::for_window(256)));
         assert!(chunks.len() > 1, "{}", chunks.len());
     }
 
@@ -697,5 +918,88 @@ mod tests {
             assert!(chunk.text.chars().count() >= 1500);
             assert!(text[chunk.char_end as usize..].starts_with("\n\n"));
         }
+    }
+
+    #[test]
+    fn token_budgets_follow_the_window() {
+        let minilm = TokenBudget::for_window(256);
+        assert_eq!(
+            (minilm.max_tokens, minilm.overlap, minilm.min_tokens),
+            (229, 25, 171)
+        );
+        let bge = TokenBudget::for_window(512);
+        assert_eq!(
+            (bge.max_tokens, bge.overlap, bge.min_tokens),
+            (459, 51, 342)
+        );
+        // Unknown is planned as 512; a tiny window still leaves a budget.
+        assert_eq!(TokenBudget::for_window(0), bge);
+        assert_eq!(ChunkPlan::for_window(0), ChunkPlan::Tokens(UNKNOWN_WINDOW));
+        assert_eq!(TokenBudget::for_window(3).max_tokens, MIN_BUDGET);
+    }
+
+    #[test]
+    fn plans_are_recorded_and_read_back() {
+        for plan in [
+            ChunkPlan::LegacyChars,
+            ChunkPlan::Tokens(256),
+            ChunkPlan::Tokens(512),
+        ] {
+            assert_eq!(ChunkPlan::from_record(&plan.to_record()), Some(plan));
+        }
+        assert_eq!(ChunkPlan::LegacyChars.to_record(), "chars:2000");
+        assert_eq!(ChunkPlan::Tokens(256).to_string(), "256 tokens");
+        for unknown in ["", "tokens:0", "tokens:x", "chars:1000", "words:5"] {
+            assert_eq!(ChunkPlan::from_record(unknown), None, "{unknown}");
+        }
+    }
+
+    #[test]
+    fn token_chunks_of_a_long_document_fit_the_window() {
+        let paragraph = "The quick brown fox jumps over the lazy dog. ".repeat(9);
+        let text = vec![paragraph.trim(); 40].join("\n\n");
+        let budget = TokenBudget::for_window(256);
+        let chunks = chunk_tokens(&text, &budget);
+        assert!(chunks.len() > 1);
+        for chunk in &chunks {
+            let tokens = crate::tokens::estimate_tokens(&chunk.text);
+            assert!(tokens <= u64::from(budget.max_tokens), "{tokens}");
+        }
+        // Every chunk but the last reached min_tokens, ending at a paragraph.
+        for chunk in &chunks[..chunks.len() - 1] {
+            let tokens = crate::tokens::estimate_tokens(&chunk.text);
+            assert!(tokens >= u64::from(budget.min_tokens), "{tokens}");
+            assert!(text[chunk.char_end as usize..].starts_with("\n\n"));
+        }
+        // The legacy plan made chunks of up to 2,000 characters of this
+        // text, about 440 estimated tokens: past MiniLM's window.
+        let legacy = chunk_text(&text, &ChunkOptions::default());
+        let longest = legacy
+            .iter()
+            .map(|c| crate::tokens::estimate_tokens(&c.text))
+            .max()
+            .unwrap_or(0);
+        assert!(longest > 256, "{longest}");
+    }
+
+    #[test]
+    fn dense_text_gets_shorter_chunks_than_prose() {
+        // Hex digests cost about a token per character; prose about a
+        // quarter of one.
+        let hashes = (0..200)
+            .map(|i| format!("{:016x}", (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let prose = "We walked along the river and talked about the garden. ".repeat(60);
+        let budget = TokenBudget::for_window(256);
+        let longest = |text: &str| {
+            chunk_tokens(text, &budget)
+                .iter()
+                .map(|c| c.text.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        assert!(longest(&hashes) < 300, "{}", longest(&hashes));
+        assert!(longest(&prose) > 800, "{}", longest(&prose));
     }
 }

@@ -43,11 +43,12 @@ pub mod hash;
 pub mod injection;
 pub mod recall;
 pub mod relevance;
+pub mod tokens;
 pub mod types;
 pub mod write_back;
 
 pub use catch_up::detect_catch_up;
-pub use chunk::{ChunkOptions, chunk_text, frame_chunks};
+pub use chunk::{ChunkOptions, ChunkPlan, TokenBudget, chunk_text, chunk_tokens, frame_chunks};
 pub use cognify::{
     CognifyPlan, EntityType, ExtractedEntity, ExtractedRelation, PlannedFrame, RelationType,
     accept_entity_name, extract_entities, extract_relations, plan_cognify,
@@ -63,5 +64,6 @@ pub use recall::{
     RecallPlan, RelevanceFloor, assemble_recall, plan_recall, rank_candidates,
 };
 pub use relevance::{Relevance, RelevanceInput, ScoringProfile, compute_relevance};
+pub use tokens::estimate_tokens;
 pub use types::{Chunk, DateWindow, Importance, LogicError, ScoredId, Source};
 pub use write_back::{TargetMind, WriteBackCandidate, WriteBackKind, pattern_write_back};

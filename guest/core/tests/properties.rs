@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use hive_mind_core::{
-    ChunkOptions, Importance, ScoredId, chunk_text, content_hash, dedup_check, rrf_fuse,
-    trigram_similarity,
+    ChunkOptions, ChunkPlan, Importance, ScoredId, TokenBudget, chunk_text, chunk_tokens,
+    content_hash, dedup_check, estimate_tokens, rrf_fuse, trigram_similarity,
 };
 use hive_mind_core::{DedupIndex, DedupVerdict, relevance::temporal_signal};
 use proptest::prelude::*;
@@ -248,6 +248,90 @@ proptest! {
         let chunks = chunk_text(&text, &options);
         prop_assert_eq!(chunks.len(), 1);
         prop_assert_eq!(chunks[0].text.as_str(), trimmed);
+    }
+}
+
+/// Token budgets: the plans of small and real windows, and arbitrary ones.
+fn token_budgets() -> impl Strategy<Value = TokenBudget> {
+    prop_oneof![
+        (0u32..600).prop_map(TokenBudget::for_window),
+        (1u32..120, 0u32..80, 0u32..150).prop_map(|(max_tokens, overlap, min_tokens)| {
+            TokenBudget {
+                max_tokens,
+                overlap: overlap.min(max_tokens / 2),
+                min_tokens: min_tokens.min(max_tokens),
+            }
+        }),
+    ]
+}
+
+/// Whether the chunk `text[start..end]` begins and ends on word boundaries
+/// (so its estimate is exactly the planner's weight of it).
+fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    before.is_none_or(char::is_whitespace) && after.is_none_or(char::is_whitespace)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn token_chunks_fit_the_budget_and_cover_the_text(
+        text in chunkable_text(),
+        budget in token_budgets(),
+    ) {
+        let chunks = chunk_tokens(&text, &budget);
+        let mut covered = vec![0u8; text.len()];
+        for (i, chunk) in chunks.iter().enumerate() {
+            let (start, end) = (chunk.char_start as usize, chunk.char_end as usize);
+            prop_assert_eq!(chunk.index as usize, i);
+            prop_assert!(start < end && end <= text.len());
+            prop_assert!(text.is_char_boundary(start) && text.is_char_boundary(end));
+            prop_assert_eq!(&text[start..end], chunk.text.as_str());
+            prop_assert!(!chunk.text.starts_with(char::is_whitespace));
+            prop_assert!(!chunk.text.ends_with(char::is_whitespace));
+            // Within the budget by the estimator, except a chunk of a single
+            // character that alone outweighs it (a Hangul syllable in a tiny
+            // budget) or one cut inside a word longer than the budget.
+            let estimate = estimate_tokens(&chunk.text);
+            if on_word_boundaries(&text, start, end) && chunk.text.chars().count() > 1 {
+                prop_assert!(estimate <= u64::from(budget.max_tokens.max(1)),
+                    "{} tokens > {} in {:?}", estimate, budget.max_tokens, chunk.text);
+            }
+            covered[start..end].iter_mut().for_each(|c| *c += 1);
+            if i > 0 {
+                let previous = &chunks[i - 1];
+                prop_assert!(chunk.char_start > previous.char_start);
+                prop_assert!(chunk.char_end > previous.char_end);
+                // The repeated part stays within the overlap budget (by the
+                // estimator, when it is whole words: a previous chunk cut
+                // inside an over-long word repeats part of that word).
+                let previous_end = previous.char_end as usize;
+                if start < previous_end && on_word_boundaries(&text, start, previous_end) {
+                    let repeated = estimate_tokens(&text[start..previous_end]);
+                    prop_assert!(repeated <= u64::from(budget.overlap),
+                        "{} repeated tokens > {}", repeated, budget.overlap);
+                }
+            }
+        }
+        for (byte, c) in text.char_indices() {
+            prop_assert!(c.is_whitespace() || covered[byte] > 0, "{:?} at {} not covered", c, byte);
+            prop_assert!(covered[byte] <= 2, "{:?} at {} in {} chunks", c, byte, covered[byte]);
+        }
+        prop_assert_eq!(chunks.is_empty(), text.trim().is_empty());
+    }
+
+    #[test]
+    fn a_frame_that_fits_its_window_has_no_chunks(text in chunkable_text(), window in 0u32..600) {
+        let plan = ChunkPlan::for_window(window);
+        let budget = TokenBudget::for_window(window);
+        let chunks = plan.chunks(&text);
+        if estimate_tokens(&text) <= u64::from(budget.max_tokens) {
+            prop_assert!(chunks.is_empty());
+        } else {
+            prop_assert!(chunks.len() >= 2 || text.trim().chars().count() <= 1);
+        }
     }
 }
 

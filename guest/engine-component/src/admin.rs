@@ -84,6 +84,9 @@ fn status_out(status: native::check::MindStatus, mind: &native::Mind) -> MindSta
         frame_vectors: status.frame_vectors,
         chunks: status.chunks,
         chunk_vectors: status.chunk_vectors,
+        chunk_plan: status.chunk_plan,
+        chunk_window: status.chunk_window,
+        notes: status.notes,
         entities: status.entities,
         relations: status.relations,
         sessions: status.sessions,
@@ -140,6 +143,7 @@ pub fn check() -> Result<Vec<MindCheck>> {
 /// The `embedder` import as the store's vector source.
 struct ImportedEmbedder {
     fingerprint: EmbedderFingerprint,
+    max_tokens: u32,
 }
 
 impl VectorSource for ImportedEmbedder {
@@ -147,11 +151,16 @@ impl VectorSource for ImportedEmbedder {
         self.fingerprint.clone()
     }
 
+    fn max_tokens(&self) -> u32 {
+        self.max_tokens
+    }
+
     fn embed(
         &self,
         texts: &[String],
     ) -> std::result::Result<Vec<Vec<f32>>, native::vectors::EmbedError> {
-        embedder::embed(texts).map_err(|error| {
+        // Reindex re-embeds stored frames and chunks: documents.
+        embedder::embed(texts, embedder::InputKind::Document).map_err(|error| {
             let message = match error {
                 embedder::Error::Unavailable(why) => format!("no embedder is available: {why}"),
                 embedder::Error::Failed(why) => why,
@@ -166,12 +175,16 @@ pub fn reindex_step(
     mind: Mind,
     batch: u32,
 ) -> Result<crate::exports::hive::mind::admin::ReindexProgress> {
-    let Some(fingerprint) = store::active_fingerprint() else {
+    let config = store::active_config();
+    let Some(fingerprint) = config.embedder else {
         return Err(Error::Embedder(
             "no embedder is available to reindex with".to_string(),
         ));
     };
-    let source = ImportedEmbedder { fingerprint };
+    let source = ImportedEmbedder {
+        fingerprint,
+        max_tokens: config.max_tokens,
+    };
     let batch = usize::try_from(batch.max(1)).unwrap_or(usize::MAX);
     let progress: ReindexProgress =
         store::read(&mind, |store| store.reindex_step(&source, batch)).map_err(storage)?;
@@ -179,6 +192,11 @@ pub fn reindex_step(
         mind,
         done: progress.done,
         total: progress.total,
+        chunks: progress.chunks,
+        chunk_window: match progress.plan {
+            native::ChunkPlan::Tokens(window) => window,
+            native::ChunkPlan::LegacyChars => 0,
+        },
         finished: progress.finished,
     })
 }

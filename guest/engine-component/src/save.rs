@@ -2,9 +2,11 @@
 //! chunked, embedded and stored.
 //!
 //! 1. Refuse an empty content (nothing to remember, nothing to embed).
-//! 2. Plan the chunks with [`hive_mind_core::frame_chunks`] — the plan the
-//!    store's `reindex` uses too — and the frame's own vector text with
-//!    [`embedding_text`] (the body without storage prefixes).
+//! 2. Plan the chunks with the mind's chunk plan
+//!    ([`hive_mind_core::ChunkPlan::chunks`]: sized for the token window of
+//!    the embedder the mind's chunks are planned for; the store checks the
+//!    same plan and `reindex` re-plans with it) and the frame's own vector
+//!    text with [`embedding_text`] (the body without storage prefixes).
 //! 3. Embed the texts in batches through the `embedder` import (one model
 //!    call per [`EMBED_BATCH`] texts, not one per chunk).
 //! 4. Hand the frames with their vectors to the store ([`crate::store`]), which writes
@@ -57,10 +59,13 @@ pub struct Draft {
 /// Embed drafts (the frame's text and every chunk, in batches) into frames
 /// the store can write.
 pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
-    let plans: Vec<_> = drafts
+    let plans = drafts
         .iter()
-        .map(|draft| hive_mind_core::frame_chunks(&draft.content))
-        .collect();
+        .map(|draft| {
+            let plan = store::chunk_plan(&draft.mind).map_err(store_error)?;
+            Ok(plan.chunks(&draft.content))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
     let mut texts = Vec::new();
     for (draft, chunks) in drafts.iter().zip(&plans) {
         texts.push(embedding_text(&draft.content));
@@ -68,7 +73,8 @@ pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
     }
     let mut vectors = Vec::with_capacity(texts.len());
     for batch in texts.chunks(EMBED_BATCH) {
-        let embedded = embedder::embed(batch).map_err(embedder_error)?;
+        let embedded =
+            embedder::embed(batch, embedder::InputKind::Document).map_err(embedder_error)?;
         if embedded.len() != batch.len() {
             return Err(Error::Embedder(format!(
                 "asked for {} vectors, got {}",

@@ -117,15 +117,26 @@ thread_local! {
     static MINDS: RefCell<Option<Minds>> = const { RefCell::new(None) };
 }
 
-/// The active embedder's fingerprint, if one answers.
-pub fn active_fingerprint() -> Option<native::EmbedderFingerprint> {
-    crate::hive::mind::embedder::info()
-        .ok()
-        .map(|info| native::EmbedderFingerprint {
-            provider: info.provider,
-            model: info.model,
-            dim: info.dimensions,
-        })
+/// The store's configuration from the active embedder: its fingerprint (the
+/// lock) and the token window it reads (the chunk plan).
+pub fn active_config() -> StoreConfig {
+    match crate::hive::mind::embedder::info() {
+        Ok(info) => StoreConfig {
+            embedder: Some(native::EmbedderFingerprint {
+                provider: info.provider,
+                model: info.model,
+                dim: info.dimensions,
+            }),
+            max_tokens: info.max_tokens,
+        },
+        Err(_) => StoreConfig::default(),
+    }
+}
+
+/// The chunk plan a save to `mind` follows (the mind's recorded plan).
+pub fn chunk_plan(mind: &Mind) -> Result<native::ChunkPlan> {
+    let mind = mind_in(mind)?;
+    with_minds(|minds| minds.chunk_plan(&mind))
 }
 
 /// Run `operation` on the minds, opening them first if needed.
@@ -133,9 +144,7 @@ pub fn with_minds<T>(operation: impl FnOnce(&mut Minds) -> Result<T>) -> Result<
     MINDS.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
-            let config = StoreConfig {
-                embedder: active_fingerprint(),
-            };
+            let config = active_config();
             *slot = Some(Minds::open(Box::new(HostDatabases), config)?);
         }
         match slot.as_mut() {

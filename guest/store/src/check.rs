@@ -5,8 +5,12 @@
 //! `integrity_check` and `foreign_key_check`, FTS5's own `integrity-check`,
 //! and the counts that must agree — frames = FTS rows = frame vectors, and
 //! chunk rows = chunk vectors = the chunks [`super::plan_chunks`] expects for
-//! the stored contents — with no orphan vectors or chunks, and the frame
-//! table's CHECK constraints still the ones generated from the vocabulary.
+//! the stored contents under the mind's recorded chunk plan — with no orphan
+//! vectors or chunks, the frame table's CHECK constraints still the ones
+//! generated from the vocabulary, and chunks planned for the window the
+//! active embedder reads (a mind planned for another one is told to
+//! `reindex`: its chunks are consistent, but not all of each is embedded, or
+//! they are shorter than they need be).
 
 use serde::Serialize;
 
@@ -37,6 +41,15 @@ pub struct MindStatus {
     pub chunks: u64,
     /// Rows of `memory_frame_chunks_vec`.
     pub chunk_vectors: u64,
+    /// The plan its chunks follow (`256 tokens`, or `2000 characters` for
+    /// a mind chunked before plans were sized by tokens).
+    pub chunk_plan: String,
+    /// The token window its chunks are planned for; `None` for the legacy
+    /// character plan.
+    pub chunk_window: Option<u32>,
+    /// What the operator should hear (a chunk plan that does not match the
+    /// active embedder's window, with the remedy).
+    pub notes: Vec<String>,
     /// Active entities.
     pub entities: u64,
     /// Active relations.
@@ -94,6 +107,12 @@ impl MindStore {
             relations: self
                 .count("SELECT count(*) FROM knowledge_relations WHERE valid_to IS NULL")?,
             sessions: self.count("SELECT count(*) FROM sessions")?,
+            chunk_plan: self.chunk_plan.to_string(),
+            chunk_window: match self.chunk_plan {
+                hive_mind_core::ChunkPlan::LegacyChars => None,
+                hive_mind_core::ChunkPlan::Tokens(window) => Some(window),
+            },
+            notes: self.notes(),
         })
     }
 
@@ -131,9 +150,11 @@ impl MindStore {
             let mut rows = statement.query([])?;
             while let Some(row) = rows.next()? {
                 let content: String = row.get(0)?;
-                expected_chunks += u64::try_from(plan_chunks(&content).len()).unwrap_or(0);
+                expected_chunks +=
+                    u64::try_from(plan_chunks(&content, self.chunk_plan).len()).unwrap_or(0);
             }
         }
+        problems.extend(status.notes.iter().cloned());
         if status.chunks != expected_chunks {
             problems.push(format!(
                 "{} chunk rows but the contents call for {expected_chunks}",

@@ -11,7 +11,8 @@
 //! 1. validates everything first — non-empty content, the event time
 //!    (ISO-8601, see [`super::schema::parse_event_time`]), metadata as a JSON
 //!    object, the vector's dimension, the chunks against
-//!    [`super::plan_chunks`] — so a bad save writes nothing;
+//!    [`super::plan_chunks`] under the mind's chunk plan
+//!    ([`MindStore::chunk_plan`]) — so a bad save writes nothing;
 //! 2. hashes the content with [`hive_mind_core::content_hash`]; when a frame
 //!    with that hash exists, touches it and returns it flagged `duplicate`;
 //! 3. otherwise inserts the frame (FTS follows by trigger), its vector and
@@ -23,7 +24,7 @@
 //! that other frames are based on.
 
 use crate::sql::{Connection, OptionalExtension, Row, TransactionBehavior, params};
-use hive_mind_core::{Importance, content_hash};
+use hive_mind_core::{ChunkPlan, Importance, content_hash};
 
 use super::error::{StoreError, StoreResult};
 use super::meta::{check_vector, vector_bytes};
@@ -72,7 +73,8 @@ struct Checked {
 }
 
 /// Validate the parts every write shares. `dim` is the mind's vector
-/// dimension.
+/// dimension and `plan` its chunk plan.
+#[allow(clippy::too_many_arguments)]
 fn check(
     content: &str,
     created_at: Option<&str>,
@@ -80,6 +82,7 @@ fn check(
     embedding: &[f32],
     chunks: &[ChunkVector],
     dim: u32,
+    plan: ChunkPlan,
 ) -> StoreResult<Checked> {
     if content.trim().is_empty() {
         return Err(StoreError::InvalidInput("the content is empty".to_string()));
@@ -106,7 +109,7 @@ fn check(
         },
     };
     check_vector(embedding, dim, "the frame's embedding")?;
-    check_chunks(content, chunks, dim)?;
+    check_chunks(content, chunks, dim, plan)?;
     Ok(Checked {
         content: content.to_string(),
         hash: content_hash(content),
@@ -116,15 +119,22 @@ fn check(
     })
 }
 
-/// The chunks offered must be exactly [`plan_chunks`]`(content)`, each with a
-/// vector of the mind's dimension.
-fn check_chunks(content: &str, chunks: &[ChunkVector], dim: u32) -> StoreResult<()> {
-    let plan = plan_chunks(content);
+/// The chunks offered must be exactly [`plan_chunks`]`(content, plan)`, each
+/// with a vector of the mind's dimension.
+fn check_chunks(
+    content: &str,
+    chunks: &[ChunkVector],
+    dim: u32,
+    plan: ChunkPlan,
+) -> StoreResult<()> {
+    let plan_name = plan;
+    let plan = plan_chunks(content, plan);
     let offered: Vec<(u32, u32)> = chunks.iter().map(|c| (c.char_start, c.char_end)).collect();
     let expected: Vec<(u32, u32)> = plan.iter().map(|c| (c.char_start, c.char_end)).collect();
     if offered != expected {
         return Err(StoreError::InvalidInput(format!(
-            "the chunks do not match the content's chunking: expected {} chunk(s) at {expected:?}, got {offered:?}",
+            "the chunks do not match the content's chunking (the mind's plan: {}): expected {} chunk(s) at {expected:?}, got {offered:?}",
+            plan_name,
             expected.len()
         )));
     }
@@ -198,23 +208,25 @@ pub(crate) fn id_list(ids: &[u64]) -> String {
     format!("[{}]", ids.join(","))
 }
 
-/// Write a frame's vector and its chunks with their vectors.
+/// Write a frame's vector and its chunks with their vectors (the chunks
+/// already checked against the mind's plan, in order).
 fn write_vectors(
     conn: &Connection,
     id: u64,
     embedding: &[f32],
-    content: &str,
     chunks: &[ChunkVector],
 ) -> StoreResult<()> {
     conn.prepare_cached("INSERT INTO memory_frames_vec (rowid, embedding) VALUES (?1, ?2)")?
         .execute(params![id, vector_bytes(embedding)])?;
-    let plan = plan_chunks(content);
-    for (chunk, vector) in plan.iter().zip(chunks) {
+    for (index, vector) in chunks.iter().enumerate() {
+        let index = u32::try_from(index).map_err(|_| {
+            StoreError::InvalidInput("more chunks than a frame can hold".to_string())
+        })?;
         conn.prepare_cached(
             "INSERT INTO memory_frame_chunks (frame_id, chunk_index, char_start, char_end)
              VALUES (?1, ?2, ?3, ?4)",
         )?
-        .execute(params![id, chunk.index, chunk.char_start, chunk.char_end])?;
+        .execute(params![id, index, vector.char_start, vector.char_end])?;
         let chunk_id = conn.last_insert_rowid();
         conn.prepare_cached(
             "INSERT INTO memory_frame_chunks_vec (rowid, embedding) VALUES (?1, ?2)",
@@ -244,6 +256,7 @@ pub(crate) fn save_frames_in(
     conn: &Connection,
     mind: &super::Mind,
     dim: u32,
+    plan: ChunkPlan,
     frames: &[NewFrame],
 ) -> StoreResult<Vec<SavedFrame>> {
     let mut checked = Vec::with_capacity(frames.len());
@@ -261,6 +274,7 @@ pub(crate) fn save_frames_in(
             &frame.embedding,
             &frame.chunks,
             dim,
+            plan,
         )?);
     }
     let mut saved = Vec::with_capacity(frames.len());
@@ -326,7 +340,7 @@ impl MindStore {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let saved = save_frames_in(&tx, &mind, dim, &frames)?;
+        let saved = save_frames_in(&tx, &mind, dim, self.chunk_plan, &frames)?;
         tx.commit()?;
         Ok(saved)
     }
@@ -342,6 +356,7 @@ impl MindStore {
             &branch.embedding,
             &branch.chunks,
             dim,
+            self.chunk_plan,
         )?;
         let mind = self.mind.clone();
         let tx = self
@@ -424,7 +439,7 @@ impl MindStore {
         chunks: &[ChunkVector],
     ) -> StoreResult<Frame> {
         let dim = self.vectors.require()?;
-        let checked = check(content, None, None, embedding, chunks, dim)?;
+        let checked = check(content, None, None, embedding, chunks, dim, self.chunk_plan)?;
         let mind = self.mind.clone();
         let tx = self
             .conn
@@ -449,7 +464,7 @@ impl MindStore {
             params![id, checked.content, checked.hash],
         )?;
         clear_vectors(&tx, id)?;
-        write_vectors(&tx, id, embedding, content, chunks)?;
+        write_vectors(&tx, id, embedding, chunks)?;
         let frame = get_in(&tx, &mind, id)?
             .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
         tx.commit()?;
@@ -504,7 +519,8 @@ impl MindStore {
     }
 
     /// Re-embed every frame and chunk with `source`, recreating the vector
-    /// tables at its dimension and recording its fingerprint, in one
+    /// tables at its dimension, re-planning every frame's chunks for its
+    /// window and recording its fingerprint and chunk plan, in one
     /// transaction. `progress(done, total)` is called after each batch.
     /// Returns the number of frames re-embedded.
     pub fn reindex(
@@ -524,8 +540,9 @@ impl MindStore {
     /// One step of a reindex: the first call starts it (an `IMMEDIATE`
     /// transaction that recreates the vector tables at `source`'s dimension
     /// and drops the chunks), each call re-embeds up to `batch` more frames
-    /// with their chunks, and the call that finishes records the new
-    /// fingerprint and commits. Any failure rolls everything back, leaving
+    /// with their chunks re-planned for `source`'s window
+    /// ([`ChunkPlan::for_window`] of its `max_tokens`), and the call that
+    /// finishes records the new fingerprint and chunk plan and commits. Any failure rolls everything back, leaving
     /// the old vectors; so does a process that stops half-way.
     pub fn reindex_step(
         &mut self,
@@ -549,6 +566,8 @@ impl MindStore {
                     self.reindex = Some(ReindexJob {
                         frames,
                         next: 0,
+                        chunks: 0,
+                        plan: ChunkPlan::for_window(source.max_tokens()),
                         fingerprint,
                     });
                 }
@@ -586,7 +605,7 @@ impl MindStore {
         let mut plans = Vec::new();
         for (_, content) in frames {
             texts.push(hive_mind_core::recall::embedding_text(content));
-            let plan = plan_chunks(content);
+            let plan = plan_chunks(content, job.plan);
             texts.extend(plan.iter().map(|chunk| chunk.text.clone()));
             plans.push(plan);
         }
@@ -602,7 +621,7 @@ impl MindStore {
                 )));
             }
             let mut vectors = vectors.into_iter();
-            for ((id, content), plan) in frames.iter().zip(&plans) {
+            for ((id, _), plan) in frames.iter().zip(&plans) {
                 let frame_vector = vectors.next().unwrap_or_default();
                 check_vector(&frame_vector, dim, "an embedder vector")?;
                 let mut chunks = Vec::with_capacity(plan.len());
@@ -615,29 +634,38 @@ impl MindStore {
                         embedding,
                     });
                 }
-                write_vectors(&self.conn, *id, &frame_vector, content, &chunks)?;
+                job.chunks += u64::try_from(chunks.len()).unwrap_or(u64::MAX);
+                write_vectors(&self.conn, *id, &frame_vector, &chunks)?;
             }
         }
         job.next = end;
         let total = u64::try_from(job.frames.len()).unwrap_or(u64::MAX);
         let done = u64::try_from(job.next).unwrap_or(u64::MAX);
+        let (chunks, plan) = (job.chunks, job.plan);
         if job.next < job.frames.len() {
             return Ok(ReindexProgress {
                 done,
                 total,
+                chunks,
+                plan,
                 finished: false,
             });
         }
         let fingerprint = job.fingerprint.clone();
         super::meta::write_fingerprint(&self.conn, &fingerprint)?;
+        super::meta::write_chunk_plan(&self.conn, plan)?;
         self.conn.run("COMMIT", ())?;
         self.reindex = None;
         self.vectors = super::VectorState::Ready {
             dim: fingerprint.dim,
         };
+        self.chunk_plan = plan;
+        self.active_plan = Some(plan);
         Ok(ReindexProgress {
             done,
             total,
+            chunks,
+            plan,
             finished: true,
         })
     }
@@ -653,6 +681,10 @@ pub struct ReindexProgress {
     pub done: u64,
     /// Frames the mind holds.
     pub total: u64,
+    /// Chunks re-planned and embedded so far.
+    pub chunks: u64,
+    /// The plan the chunks are re-planned with (recorded when finished).
+    pub plan: ChunkPlan,
     /// Whether the new vectors are committed.
     pub finished: bool,
 }
@@ -662,6 +694,10 @@ pub struct ReindexProgress {
 pub struct ReindexJob {
     frames: Vec<(u64, String)>,
     next: usize,
+    /// Chunks written so far.
+    chunks: u64,
+    /// The plan the chunks are re-planned with.
+    plan: ChunkPlan,
     fingerprint: super::EmbedderFingerprint,
 }
 
@@ -732,7 +768,7 @@ fn insert(
     ])?;
     let id = u64::try_from(conn.last_insert_rowid())
         .map_err(|_| StoreError::InvalidInput("negative rowid".to_string()))?;
-    write_vectors(conn, id, embedding, &checked.content, chunks)?;
+    write_vectors(conn, id, embedding, chunks)?;
     let frame = get_in(conn, mind, id)?
         .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
     Ok(SavedFrame {

@@ -281,7 +281,7 @@ impl MindStore {
                 Err(other) => return Err(other),
             }
         }
-        let saved = save_frames_in(&tx, &mind, dim, &commit.frames)?;
+        let saved = save_frames_in(&tx, &mind, dim, self.chunk_plan, &commit.frames)?;
         let mut entity_ids = Vec::with_capacity(commit.entities.len());
         let (mut entities_new, mut entities_seen) = (0, 0);
         for entity in &commit.entities {

@@ -75,6 +75,7 @@ use hive_mind_core::Chunk;
 use sql::{Connection, Databases, SqlError};
 
 pub use error::{StoreError, StoreResult};
+pub use hive_mind_core::ChunkPlan;
 pub use meta::VectorState;
 pub use types::{
     BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameType, Hit, Mind,
@@ -82,11 +83,11 @@ pub use types::{
 };
 pub use vectors::{FakeHashVectorSource, VectorSource};
 
-/// The chunks a frame's content must be stored with:
-/// [`hive_mind_core::frame_chunks`], the same plan the engine embeds on a
-/// save.
-pub fn plan_chunks(content: &str) -> Vec<Chunk> {
-    hive_mind_core::frame_chunks(content)
+/// The chunks a frame's content must be stored with under `plan` (a mind's
+/// is [`MindStore::chunk_plan`]): [`ChunkPlan::chunks`], the same plan the
+/// engine embeds on a save.
+pub fn plan_chunks(content: &str, plan: ChunkPlan) -> Vec<Chunk> {
+    plan.chunks(content)
 }
 
 /// The database a mind lives in: `personal` or `workspace/<id>`.
@@ -114,6 +115,17 @@ pub struct StoreConfig {
     /// it when opened (see [`meta`]). Without one, a mind keeps whatever
     /// dimension it has, and a mind with no vectors yet cannot take saves.
     pub embedder: Option<EmbedderFingerprint>,
+    /// The token window the active embedder reads (its `max-tokens`; 0 when
+    /// unknown): the chunk plan of new minds, and the one a mind planned
+    /// otherwise is told to `reindex` to ([`meta`]).
+    pub max_tokens: u32,
+}
+
+impl StoreConfig {
+    /// The chunk plan for the active embedder's window.
+    pub fn chunk_plan(&self) -> ChunkPlan {
+        ChunkPlan::for_window(self.max_tokens)
+    }
 }
 
 /// One open mind: a connection to its database.
@@ -122,6 +134,10 @@ pub struct MindStore {
     conn: Connection,
     mind: Mind,
     vectors: VectorState,
+    /// The plan the mind's chunks follow (recorded in its `meta`).
+    chunk_plan: ChunkPlan,
+    /// The plan of the active embedder, when one is configured.
+    active_plan: Option<ChunkPlan>,
     /// The in-memory nearest-neighbour index, loaded by the first vector
     /// search and kept up to date with the database ([`vector_index`]).
     index: std::sync::Mutex<Option<vector_index::VectorIndex>>,
@@ -148,10 +164,15 @@ impl MindStore {
         })?;
         let conn = schema::open(Connection::new(db, name))?;
         let vectors = meta::reconcile(&conn, config.embedder.as_ref())?;
+        let active_plan = config.embedder.as_ref().map(|_| config.chunk_plan());
+        let chunk_plan =
+            meta::reconcile_chunk_plan(&conn, active_plan, config.chunk_plan(), vectors)?;
         Ok(MindStore {
             conn,
             mind,
             vectors,
+            chunk_plan,
+            active_plan,
             index: std::sync::Mutex::new(None),
             document_counts: std::sync::Mutex::new((-1, std::collections::HashMap::new())),
             reindex: None,
@@ -171,6 +192,24 @@ impl MindStore {
     /// Where the mind stands with vectors.
     pub fn vector_state(&self) -> VectorState {
         self.vectors
+    }
+
+    /// The plan the mind's chunks follow: every save must offer exactly
+    /// [`plan_chunks`] under it, and `check` expects it.
+    pub fn chunk_plan(&self) -> ChunkPlan {
+        self.chunk_plan
+    }
+
+    /// What the mind's operator should hear about it: its chunks planned
+    /// for another window than the active embedder reads (run `reindex`).
+    pub fn notes(&self) -> Vec<String> {
+        match self.active_plan {
+            Some(active) if active != self.chunk_plan => vec![format!(
+                "chunks planned for {}, the embedder reads {active}: run `hive-mind reindex`",
+                self.chunk_plan
+            )],
+            _ => Vec::new(),
+        }
     }
 
     /// A frame reference in this mind.
@@ -276,6 +315,16 @@ impl Minds {
             vec![Mind::Personal]
         } else {
             filter.minds.clone()
+        }
+    }
+
+    /// The chunk plan a save to `mind` must follow: the mind's own, or, for
+    /// a workspace mind not created yet, the one it will be created with.
+    pub fn chunk_plan(&mut self, mind: &Mind) -> StoreResult<ChunkPlan> {
+        match self.mind(mind) {
+            Ok(store) => Ok(store.chunk_plan()),
+            Err(StoreError::MindNotFound(_)) => Ok(self.config.chunk_plan()),
+            Err(error) => Err(error),
         }
     }
 
@@ -461,6 +510,7 @@ impl Minds {
             done.push((mind, count));
         }
         self.config.embedder = Some(source.fingerprint());
+        self.config.max_tokens = source.max_tokens();
         Ok(done)
     }
 }

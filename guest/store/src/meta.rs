@@ -16,6 +16,20 @@
 //! vectors are never padded. `reindex` recreates the vector tables and
 //! re-embeds every frame inside one transaction that also records the new
 //! fingerprint: a reindex that stops mid-way rolls back to the old vectors.
+//!
+//! # The chunk plan
+//!
+//! `meta` also records which [`ChunkPlan`] the mind's chunks were made for
+//! (`chunks.plan`: `tokens:256`, or `chars:2000` for the plan before chunks
+//! were sized by tokens, which the v6 migration records for every mind that
+//! already held frames). Saves and `check` follow the recorded plan, so the
+//! mind stays consistent whatever embedder is active; when the active
+//! embedder reads another window, the mind says so
+//! ([`super::MindStore::notes`]) until `reindex` re-plans every frame's
+//! chunks for it and records the new plan. A mind with no frames has nothing
+//! to re-plan: it simply takes the active embedder's plan.
+
+use hive_mind_core::ChunkPlan;
 
 use crate::sql::{Connection, OptionalExtension};
 
@@ -58,6 +72,8 @@ impl VectorState {
 const PROVIDER: &str = "embedder.provider";
 const MODEL: &str = "embedder.model";
 const DIM: &str = "embedder.dim";
+/// The `meta` key of the chunk plan.
+pub const CHUNK_PLAN: &str = "chunks.plan";
 
 fn get(conn: &Connection, key: &str) -> StoreResult<Option<String>> {
     Ok(conn
@@ -100,6 +116,64 @@ pub fn write_fingerprint(conn: &Connection, fingerprint: &EmbedderFingerprint) -
     set(conn, PROVIDER, &fingerprint.provider)?;
     set(conn, MODEL, &fingerprint.model)?;
     set(conn, DIM, &fingerprint.dim.to_string())
+}
+
+/// The chunk plan recorded in a mind, if any; a record this build cannot
+/// read is [`StoreError::Corrupt`].
+pub fn read_chunk_plan(conn: &Connection) -> StoreResult<Option<ChunkPlan>> {
+    let Some(record) = get(conn, CHUNK_PLAN)? else {
+        return Ok(None);
+    };
+    ChunkPlan::from_record(&record)
+        .map(Some)
+        .ok_or_else(|| StoreError::Corrupt {
+            database: conn.name().to_string(),
+            reason: format!("the recorded chunk plan {record:?} is not one this build knows"),
+        })
+}
+
+/// Record the chunk plan.
+pub fn write_chunk_plan(conn: &Connection, plan: ChunkPlan) -> StoreResult<()> {
+    set(conn, CHUNK_PLAN, &plan.to_record())
+}
+
+/// The plan a mind's chunks follow, recording one where none is (see the
+/// module docs): the recorded plan; the active one (`active`, when an
+/// embedder is configured) for a mind with no record or no frames; else
+/// `fallback`, recorded only once the mind can take saves (`vectors` ready).
+pub fn reconcile_chunk_plan(
+    conn: &Connection,
+    active: Option<ChunkPlan>,
+    fallback: ChunkPlan,
+    vectors: super::VectorState,
+) -> StoreResult<ChunkPlan> {
+    let recorded = read_chunk_plan(conn)?;
+    match (recorded, active) {
+        (Some(recorded), Some(active)) if recorded != active => {
+            let empty: bool = conn.query_row(
+                "SELECT NOT EXISTS (SELECT 1 FROM memory_frames)",
+                [],
+                |row| row.get(0),
+            )?;
+            if empty {
+                write_chunk_plan(conn, active)?;
+                Ok(active)
+            } else {
+                Ok(recorded)
+            }
+        }
+        (Some(recorded), _) => Ok(recorded),
+        (None, Some(active)) => {
+            write_chunk_plan(conn, active)?;
+            Ok(active)
+        }
+        (None, None) => {
+            if matches!(vectors, super::VectorState::Ready { .. }) {
+                write_chunk_plan(conn, fallback)?;
+            }
+            Ok(fallback)
+        }
+    }
 }
 
 /// Drop and create both vector tables at `dim` (empties them), with the

@@ -31,11 +31,18 @@
 //!   mind. Reading the old tables needs sqlite-vec once: a host without it
 //!   gets [`StoreError::Corrupt`] naming the remedy (open the mind once with
 //!   the `hive-mind` CLI, which migrates it).
-//! - **v5** — the current layout: harvest remembers its sources
+//! - **v5** — harvest remembers its sources
 //!   (`harvest_sources`: format, name, the set hash of its items) and every
 //!   item it processed (`harvest_items`: format, item id, item hash,
 //!   outcome), so an import run again skips what is done and an unchanged
 //!   export writes nothing ([`super::harvest`]).
+//! - **v6** — the current layout: chunks are planned by the embedder's
+//!   token window, and a mind records the plan its chunks follow in `meta`
+//!   ([`super::meta`]). No table changes; the step records `chars:2000`,
+//!   the plan every earlier build chunked with, in each mind that already
+//!   holds frames, so its chunks stay consistent with what `check` expects
+//!   until `reindex` re-plans them. A mind without frames records nothing
+//!   here and takes the active embedder's plan.
 //!
 //! # Crash safety and idempotence
 //!
@@ -71,7 +78,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -227,7 +234,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 5] = [v1, v2, v3, v4, v5];
+pub const MIGRATIONS: [Step; 6] = [v1, v2, v3, v4, v5, v6];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -706,6 +713,19 @@ fn v5(conn: &Connection) -> StoreResult<()> {
          );
          CREATE INDEX harvest_items_hash ON harvest_items(item_hash);",
     )?;
+    Ok(())
+}
+
+/// v6: the chunk plan of minds chunked before plans were sized by tokens
+/// (see the module docs).
+fn v6(conn: &Connection) -> StoreResult<()> {
+    let has_frames: bool =
+        conn.query_row("SELECT EXISTS (SELECT 1 FROM memory_frames)", [], |row| {
+            row.get(0)
+        })?;
+    if has_frames && super::meta::read_chunk_plan(conn)?.is_none() {
+        super::meta::write_chunk_plan(conn, hive_mind_core::ChunkPlan::LegacyChars)?;
+    }
     Ok(())
 }
 

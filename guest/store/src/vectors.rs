@@ -24,6 +24,9 @@ pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 pub trait VectorSource {
     /// Which embedder this is.
     fn fingerprint(&self) -> EmbedderFingerprint;
+    /// The token window it reads, special tokens included (0: unknown):
+    /// what `reindex` re-plans chunks for.
+    fn max_tokens(&self) -> u32;
     /// One vector of `fingerprint().dim` values per text, in order.
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
@@ -36,17 +39,25 @@ pub struct FakeHashVectorSource {
     pub dim: u32,
     /// The model name it reports (so tests can simulate a model change).
     pub model: String,
+    /// The token window it reports (so tests can simulate a window change).
+    pub max_tokens: u32,
 }
 
 impl FakeHashVectorSource {
     /// The provider name it reports: `mock`.
     pub const PROVIDER: &'static str = "mock";
 
-    /// A fake source of `dim` dimensions, model `hash-words-v1`.
+    /// The window it reports unless told otherwise: the default model's
+    /// (all-MiniLM-L6-v2), so tests plan the chunks a real install plans.
+    pub const MAX_TOKENS: u32 = 256;
+
+    /// A fake source of `dim` dimensions, model `hash-words-v1`, reading
+    /// [`Self::MAX_TOKENS`].
     pub fn new(dim: u32) -> Self {
         FakeHashVectorSource {
             dim,
             model: "hash-words-v1".to_string(),
+            max_tokens: Self::MAX_TOKENS,
         }
     }
 
@@ -105,17 +116,25 @@ impl VectorSource for FakeHashVectorSource {
         }
     }
 
+    fn max_tokens(&self) -> u32 {
+        self.max_tokens
+    }
+
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         Ok(texts.iter().map(|text| self.vector(text)).collect())
     }
 }
 
-/// A frame with its vectors (and its chunks' vectors) from `source`.
+/// A frame with its vectors (and its chunks' vectors, planned for
+/// `source`'s window) from `source`.
 pub fn embed_frame(
     source: &dyn VectorSource,
     mut frame: super::NewFrame,
 ) -> super::StoreResult<super::NewFrame> {
-    let plan = super::plan_chunks(&frame.content);
+    let plan = super::plan_chunks(
+        &frame.content,
+        hive_mind_core::ChunkPlan::for_window(source.max_tokens()),
+    );
     let mut texts = vec![frame.content.clone()];
     texts.extend(plan.iter().map(|chunk| chunk.text.clone()));
     let mut vectors = source

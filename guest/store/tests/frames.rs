@@ -207,7 +207,7 @@ fn bad_input_is_a_typed_error_and_writes_nothing() {
 fn long_frames_are_stored_with_their_chunks() {
     let (_dir, mut minds) = minds();
     let text = long_text("ledger");
-    let plan = plan_chunks(&text);
+    let plan = plan_chunks(&text, fake_plan());
     assert!(plan.len() >= 2);
     let saved = minds.save_frame(frame(&Mind::Personal, &text)).unwrap();
     let status = minds.mind(&Mind::Personal).unwrap().status().unwrap();

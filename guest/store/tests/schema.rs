@@ -215,6 +215,7 @@ fn the_v1_fixture_migrates_to_the_current_version() {
             model: "fixture-v1".into(),
             dim: 4,
         }),
+        max_tokens: 256,
     };
     let mut minds = open_minds(dir.path(), config).unwrap();
     let mut new =
@@ -488,7 +489,10 @@ fn a_v3_mind_with_sqlite_vec_tables_migrates_with_every_vector_kept() {
         frames.keys().map(|id| *id as u64).collect::<Vec<_>>(),
         saved
     );
-    assert_eq!(chunks.len(), plan_chunks(&long_text("migration")).len());
+    assert_eq!(
+        chunks.len(),
+        plan_chunks(&long_text("migration"), fake_plan()).len()
+    );
     assert!(chunks.len() >= 2);
     assert!(
         frames
@@ -537,7 +541,7 @@ fn a_v3_mind_with_sqlite_vec_tables_migrates_with_every_vector_kept() {
         assert!((exact[0].score - 1.0).abs() < 1e-6, "{exact:?}");
     }
     let long_id = ids[&long_text("migration")];
-    let plan = plan_chunks(&long_text("migration"));
+    let plan = plan_chunks(&long_text("migration"), fake_plan());
     let hits = store
         .search_vector(&fake().vector(&plan[1].text), &all, 1)
         .unwrap();
@@ -735,4 +739,179 @@ impl Databases for PlainDatabases {
     fn list(&self) -> Result<Vec<String>, SqlError> {
         Ok(vec!["personal".to_string()])
     }
+}
+
+/// A frame with chunks planned the way builds before v6 planned them (2,000
+/// characters), embedded with the fake.
+fn legacy_frame(mind: &Mind, content: &str) -> hive_mind_store::NewFrame {
+    let fake = fake();
+    let mut frame = hive_mind_store::NewFrame::new(mind.clone(), content, fake.vector(content));
+    frame.chunks = plan_chunks(content, hive_mind_store::ChunkPlan::LegacyChars)
+        .iter()
+        .map(|chunk| hive_mind_store::ChunkVector {
+            char_start: chunk.char_start,
+            char_end: chunk.char_end,
+            embedding: fake.vector(&chunk.text),
+        })
+        .collect();
+    frame
+}
+
+/// Take a mind back to v5 as builds before v6 left it: no chunk plan
+/// recorded.
+fn back_to_v5(dir: &Path) {
+    let conn = rusqlite::Connection::open(personal_file(dir)).unwrap();
+    conn.execute_batch("DELETE FROM meta WHERE key = 'chunks.plan'; PRAGMA user_version = 5;")
+        .unwrap();
+}
+
+/// Every stored chunk of the personal mind, as text.
+fn stored_chunks(dir: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(personal_file(dir)).unwrap();
+    let mut statement = conn
+        .prepare(
+            "SELECT f.content, c.char_start, c.char_end FROM memory_frame_chunks c
+             JOIN memory_frames f ON f.id = c.frame_id ORDER BY c.id",
+        )
+        .unwrap();
+    statement
+        .query_map([], |row| {
+            let content: String = row.get(0)?;
+            let (start, end): (usize, usize) = (row.get(1)?, row.get(2)?);
+            Ok(content[start..end].to_string())
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn a_v5_mind_keeps_its_2000_character_chunks_until_reindex_re_plans_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = long_text("migration");
+    let legacy_chunks = plan_chunks(&long, hive_mind_store::ChunkPlan::LegacyChars).len();
+    let token_chunks = plan_chunks(&long, fake_plan()).len();
+    assert!(legacy_chunks >= 2 && token_chunks > legacy_chunks);
+
+    // A v5 mind with a frame: the v6 step records the legacy plan.
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    minds
+        .save_frame(frame(&Mind::Personal, "a short memory"))
+        .unwrap();
+    drop(minds);
+    back_to_v5(dir.path());
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    assert_eq!(user_version(&personal_file(dir.path())), SCHEMA_VERSION);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(store.chunk_plan(), hive_mind_store::ChunkPlan::LegacyChars);
+
+    // Saves follow the recorded plan: legacy chunks are taken, token chunks
+    // refused with the plan named.
+    let refused = minds.save_frame(frame(&Mind::Personal, &long)).unwrap_err();
+    assert!(
+        matches!(&refused, StoreError::InvalidInput(why) if why.contains("2000 characters")),
+        "{refused}"
+    );
+    minds
+        .save_frame(legacy_frame(&Mind::Personal, &long))
+        .unwrap();
+
+    // Status and check say the chunks do not fit the embedder, and nothing
+    // else is wrong.
+    let note = "chunks planned for 2000 characters, the embedder reads 256 tokens: run `hive-mind reindex`";
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let status = store.status().unwrap();
+    assert_eq!(status.chunk_plan, "2000 characters");
+    assert_eq!(status.chunk_window, None);
+    assert_eq!(status.notes, [note]);
+    assert_eq!(status.chunks, legacy_chunks as u64);
+    let report = store.check().unwrap();
+    assert_eq!(report.problems, [note]);
+    assert_eq!(report.expected_chunks, legacy_chunks as u64);
+    // Without an active embedder there is no window to compare with.
+    drop(minds);
+    let mut bare = open_minds(dir.path(), StoreConfig::default()).unwrap();
+    assert!(bare.mind(&Mind::Personal).unwrap().check().unwrap().ok());
+    drop(bare);
+
+    // Reindex re-plans every frame's chunks for the window, with progress.
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let mut steps = Vec::new();
+    loop {
+        let step = store.reindex_step(&fake(), 1).unwrap();
+        steps.push((step.done, step.total, step.chunks, step.plan));
+        if step.finished {
+            break;
+        }
+    }
+    assert_eq!(
+        steps,
+        [
+            (1, 2, 0, fake_plan()),
+            (2, 2, token_chunks as u64, fake_plan())
+        ]
+    );
+    assert_eq!(store.chunk_plan(), fake_plan());
+    let report = store.check().unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    assert_eq!(report.status.chunks, token_chunks as u64);
+    assert_eq!(report.status.chunk_window, Some(256));
+    assert!(report.status.notes.is_empty());
+    drop(minds);
+
+    // Recorded: a new connection reads the new plan, and every chunk fits
+    // the window by the estimate.
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(store.chunk_plan(), fake_plan());
+    assert!(store.check().unwrap().ok());
+    let budget = hive_mind_core::TokenBudget::for_window(256).max_tokens;
+    let chunks = stored_chunks(dir.path());
+    assert_eq!(chunks.len(), token_chunks);
+    for chunk in chunks {
+        assert!(hive_mind_core::estimate_tokens(&chunk) <= u64::from(budget));
+    }
+}
+
+#[test]
+fn a_mind_without_frames_takes_the_active_window_and_one_with_frames_keeps_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_window = |max_tokens| StoreConfig {
+        max_tokens,
+        ..config()
+    };
+    // A v5 mind without frames records nothing in the v6 step: it takes the
+    // active embedder's plan (0, unknown, is planned as 512).
+    drop(open_minds(dir.path(), config()).unwrap());
+    back_to_v5(dir.path());
+    let mut minds = open_minds(dir.path(), with_window(0)).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(store.chunk_plan(), hive_mind_store::ChunkPlan::Tokens(512));
+    drop(minds);
+
+    // Empty, it simply follows a new window.
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(store.chunk_plan(), fake_plan());
+    assert!(store.notes().is_empty());
+    let long = long_text("window");
+    minds.save_frame(frame(&Mind::Personal, &long)).unwrap();
+    drop(minds);
+
+    // With frames, it keeps its plan and says so.
+    let mut minds = open_minds(dir.path(), with_window(512)).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(store.chunk_plan(), fake_plan());
+    assert_eq!(
+        store.notes(),
+        ["chunks planned for 256 tokens, the embedder reads 512 tokens: run `hive-mind reindex`"]
+    );
+    // A workspace mind not created yet is planned for the active window.
+    let acme = Mind::workspace("acme").unwrap();
+    assert_eq!(
+        minds.chunk_plan(&acme).unwrap(),
+        hive_mind_store::ChunkPlan::Tokens(512)
+    );
+    assert_eq!(minds.chunk_plan(&Mind::Personal).unwrap(), fake_plan());
 }

@@ -161,7 +161,7 @@ fn vector_search_finds_frames_and_chunks_with_filters() {
     assert_eq!(seen.len(), hits.len());
 
     // A chunk's own text hits its frame, with the chunk's offsets.
-    let plan = hive_mind_store::plan_chunks(&long.content);
+    let plan = hive_mind_store::plan_chunks(&long.content, fake_plan());
     let query = fake.vector(&plan[1].text);
     let hits = minds.search_vector(&query, &all, 2).unwrap();
     assert_eq!(hits[0].frame_ref.id, long.frame_ref.id);
@@ -282,6 +282,7 @@ fn embedder_fingerprint_rules_and_reindex() {
     renamed.model = "hash-words-v2".into();
     let same_dim = StoreConfig {
         embedder: Some(renamed.fingerprint()),
+        max_tokens: renamed.max_tokens,
     };
     let mut minds = open_minds(dir.path(), same_dim).unwrap();
     let status = minds.mind(&Mind::Personal).unwrap().status().unwrap();
@@ -292,6 +293,7 @@ fn embedder_fingerprint_rules_and_reindex() {
     let bigger = FakeHashVectorSource::new(DIM * 2);
     let other_dim = StoreConfig {
         embedder: Some(bigger.fingerprint()),
+        max_tokens: bigger.max_tokens,
     };
     let mut minds = open_minds(dir.path(), other_dim).unwrap();
     let store = minds.mind(&Mind::Personal).unwrap();
@@ -352,6 +354,7 @@ fn embedder_fingerprint_rules_and_reindex() {
 fn other_dim_config(source: &FakeHashVectorSource) -> StoreConfig {
     StoreConfig {
         embedder: Some(source.fingerprint()),
+        max_tokens: source.max_tokens,
     }
 }
 
@@ -785,6 +788,10 @@ impl VectorSource for FailingSource {
         self.inner.fingerprint()
     }
 
+    fn max_tokens(&self) -> u32 {
+        self.inner.max_tokens()
+    }
+
     fn embed(
         &self,
         texts: &[String],
@@ -892,7 +899,7 @@ fn reindex_steps_count_their_progress_and_commit_at_the_end() {
 
 /// How many chunks a content is stored with.
 fn plan_chunks_of(content: &str) -> u64 {
-    hive_mind_store::plan_chunks(content).len() as u64
+    hive_mind_store::plan_chunks(content, fake_plan()).len() as u64
 }
 
 #[test]

@@ -140,6 +140,10 @@ impl Embedder for Recording {
         self.inner.info()
     }
 
+    fn token_window(&self) -> u32 {
+        self.inner.token_window()
+    }
+
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
         if let Ok(mut recorded) = self.texts.lock() {
             recorded.extend(texts.iter().cloned());

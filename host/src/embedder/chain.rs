@@ -26,7 +26,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::config::{EmbedderConfig, InProcessConfig, ProviderChoice};
-use super::in_process::{self, InProcessEmbedder, LoadOptions, MODEL_FILE, MODEL_HINT, ModelSpec};
+use super::in_process::{self, InProcessEmbedder, LoadOptions, MODEL_HINT, ModelSpec};
+use super::model_folder::TOKENIZER_FILE;
 use super::onnx::ModelError;
 use super::{EmbedError, Embedder, EmbedderInfo, MockEmbedder, ollama, openai, voyage};
 
@@ -112,29 +113,41 @@ impl ActiveEmbedder {
     }
 }
 
-/// The in-process model folder: the configured one, else the first search
-/// folder that holds the model file.
+/// The in-process model folder: `model_dir` when configured, else the
+/// first of the search folders (the `models/` folders) that holds a folder
+/// named `model` (default [`in_process::DEFAULT_MODEL`]) with a tokenizer.
 pub fn in_process_spec(config: &InProcessConfig) -> Result<ModelSpec, ModelError> {
     if let Some(dir) = &config.model_dir {
-        return Ok(ModelSpec::minilm(dir));
+        return ModelSpec::from_dir(dir);
     }
-    let mut candidates = config.search_dirs.clone();
+    let name = config.model.as_deref().unwrap_or(in_process::DEFAULT_MODEL);
+    let mut candidates: Vec<PathBuf> = config
+        .search_dirs
+        .iter()
+        .map(|dir| dir.join(name))
+        .collect();
     if candidates.is_empty() {
-        candidates.push(in_process::repository_models_dir().join(in_process::DEFAULT_MODEL));
+        candidates.push(in_process::repository_models_dir().join(name));
     }
-    if let Some(dir) = candidates.iter().find(|dir| dir.join(MODEL_FILE).is_file()) {
-        return Ok(ModelSpec::minilm(dir));
+    if let Some(dir) = candidates
+        .iter()
+        .find(|dir| dir.join(TOKENIZER_FILE).is_file())
+    {
+        return ModelSpec::from_dir(dir);
     }
     let looked: Vec<String> = candidates
         .iter()
-        .map(|dir| dir.join(MODEL_FILE).display().to_string())
+        .map(|dir| dir.display().to_string())
         .collect();
     Err(ModelError::Missing {
         path: candidates
             .first()
-            .map(|dir| dir.join(MODEL_FILE))
-            .unwrap_or_else(|| PathBuf::from(MODEL_FILE)),
-        hint: format!("Looked in: {}. {MODEL_HINT}", looked.join(", ")),
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from(name)),
+        hint: format!(
+            "No model folder {name:?} (with a {TOKENIZER_FILE}) in: {}. {MODEL_HINT}",
+            looked.join(", ")
+        ),
     })
 }
 

@@ -5,7 +5,9 @@
 //!
 //! - `hive-mind embed "some text" "another"` embeds with the active embedder
 //!   and prints, per text, its dimension, norm and whether it was truncated,
-//!   after the provider status (`--json` prints the vectors).
+//!   after the provider status (`--json` prints the vectors). The texts are
+//!   embedded as documents; `--query` embeds them as queries (with the
+//!   model's query prompt, when it has one).
 //! - `hive-mind embed --status` (or no texts) shows the provider chain: which
 //!   providers were tried, why each was passed over, which is active.
 //! - `hive-mind bench embed [--quick]` runs [`super::bench`].
@@ -18,7 +20,7 @@ use super::bench::{self, BenchError, BenchOptions};
 use super::chain::{self, ActiveEmbedder};
 use super::config::{Config, ConfigError};
 use super::onnx::ModelError;
-use super::{EmbedError, Embedder, cap_chars};
+use super::{EmbedError, Embedder, InputKind, cap_chars};
 
 /// `hive-mind embed`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -31,6 +33,10 @@ pub struct EmbedArgs {
     /// Print the vectors as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Embed the texts as search queries (the model's query prompt
+    /// prepended, when it has one) instead of as documents.
+    #[arg(long)]
+    pub query: bool,
 }
 
 /// `hive-mind bench`'s targets.
@@ -100,8 +106,13 @@ pub fn embed_with(
     args: &EmbedArgs,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let kind = if args.query {
+        InputKind::Query
+    } else {
+        InputKind::Document
+    };
     if args.json {
-        let embedded = active.embedder.embed_marked(&args.texts)?;
+        let embedded = active.embedder.embed_marked_as(&args.texts, kind)?;
         let value = json!({
             "provider": active.info.provider,
             "model": active.info.model,
@@ -119,7 +130,7 @@ pub fn embed_with(
     if args.texts.is_empty() {
         return Ok(());
     }
-    let embedded = active.embedder.embed_marked(&args.texts)?;
+    let embedded = active.embedder.embed_marked_as(&args.texts, kind)?;
     writeln!(out)?;
     for (index, (text, vector)) in args.texts.iter().zip(&embedded.vectors).enumerate() {
         let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();

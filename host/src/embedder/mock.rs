@@ -70,6 +70,12 @@ impl Embedder for MockEmbedder {
         }
     }
 
+    /// The window of the default model (all-MiniLM-L6-v2), so an engine on
+    /// the mock plans the chunks a real install plans.
+    fn token_window(&self) -> u32 {
+        256
+    }
+
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
         Ok(Embedded {
             vectors: texts

@@ -47,6 +47,7 @@ pub mod config;
 pub mod http;
 pub mod in_process;
 pub mod mock;
+pub mod model_folder;
 pub mod ollama;
 pub mod onnx;
 pub mod openai;
@@ -129,6 +130,23 @@ pub struct Degraded {
     pub reason: String,
 }
 
+/// What a batch of texts is: a search query or a stored document. Mirrors
+/// the WIT enum `embedder.input-kind`.
+///
+/// Asymmetric models (bge, e5, …) were trained with an instruction prefix on
+/// queries and none on passages; the in-process embedder prepends whatever
+/// its model folder's `config_sentence_transformers.json` says for the kind.
+/// Providers that know nothing of kinds (the HTTP ones, the mock) ignore it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum InputKind {
+    /// A search query (recall's question).
+    Query,
+    /// A text to store and search (a memory, a chunk, a turn). The default:
+    /// every write and reindex path embeds documents.
+    #[default]
+    Document,
+}
+
 /// A text embedding provider.
 ///
 /// Implementations are loaded once per process and shared (`Send + Sync`);
@@ -137,8 +155,24 @@ pub trait Embedder: Send + Sync {
     /// The fingerprint of the vectors this embedder makes.
     fn info(&self) -> EmbedderInfo;
 
-    /// Embed a batch, reporting degraded and truncated inputs.
+    /// The token window the model reads, special tokens included (the WIT
+    /// `embedder-info.max-tokens`); 0 when unknown, the default, right for
+    /// the HTTP providers, whose servers do not say. The engine plans
+    /// chunks to fit it.
+    fn token_window(&self) -> u32 {
+        0
+    }
+
+    /// Embed a batch of documents, reporting degraded and truncated inputs.
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError>;
+
+    /// [`Embedder::embed_marked`] for texts of a given kind. The default
+    /// ignores the kind (right for every provider whose model has no query
+    /// instruction); the in-process embedder applies its model's prompt.
+    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
+        let _ = kind;
+        self.embed_marked(texts)
+    }
 
     /// Embed a batch: one L2-normalised vector per text, in order.
     ///
@@ -161,8 +195,14 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     fn info(&self) -> EmbedderInfo {
         (**self).info()
     }
+    fn token_window(&self) -> u32 {
+        (**self).token_window()
+    }
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
         (**self).embed_marked(texts)
+    }
+    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked_as(texts, kind)
     }
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)
@@ -173,8 +213,14 @@ impl<E: Embedder + ?Sized> Embedder for std::sync::Arc<E> {
     fn info(&self) -> EmbedderInfo {
         (**self).info()
     }
+    fn token_window(&self) -> u32 {
+        (**self).token_window()
+    }
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
         (**self).embed_marked(texts)
+    }
+    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked_as(texts, kind)
     }
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)

@@ -20,7 +20,7 @@ use hive_mind_outbound::fetch::FetchError;
 use hive_mind_outbound::llm as outbound;
 
 use super::bindings::hive::mind::{embedder, fetch, llm, reranker};
-use crate::embedder::EmbedError;
+use crate::embedder::{EmbedError, InputKind};
 use crate::reranker::RerankError;
 
 fn embed_error(error: EmbedError) -> embedder::Error {
@@ -45,17 +45,26 @@ impl embedder::Host for EngineState {
             model: info.model,
             dimensions: info.dimensions,
             meaningful,
+            max_tokens: active.token_window(),
         })
     }
 
-    fn embed(&mut self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, embedder::Error> {
+    fn embed(
+        &mut self,
+        texts: Vec<String>,
+        kind: embedder::InputKind,
+    ) -> Result<Vec<Vec<f32>>, embedder::Error> {
         let active = self
             .capabilities
             .embedder
             .as_ref()
             .map_err(|why| embedder::Error::Unavailable(why.clone()))?;
         let started = std::time::Instant::now();
-        let result = active.embed_marked(&texts).map_err(embed_error);
+        let kind = match kind {
+            embedder::InputKind::Query => InputKind::Query,
+            embedder::InputKind::Document => InputKind::Document,
+        };
+        let result = active.embed_marked_as(&texts, kind).map_err(embed_error);
         self.timings.embed += started.elapsed();
         let embedded = result?;
         for degraded in &embedded.degraded {

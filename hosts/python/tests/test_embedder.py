@@ -78,9 +78,7 @@ def test_long_texts_are_cut_at_256_tokens(embedder: InProcessEmbedder) -> None:
 
 def copy_model(tmp_path: Path) -> Path:
     folder = tmp_path / DEFAULT_MODEL
-    folder.mkdir()
-    for name in (MODEL_FILE, TOKENIZER_FILE):
-        shutil.copyfile(default_model_dir() / name, folder / name)
+    shutil.copytree(default_model_dir(DEFAULT_MODEL), folder)
     return folder
 
 

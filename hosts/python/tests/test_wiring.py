@@ -30,10 +30,11 @@ class FakeEmbedder:
     def info(self) -> EmbedderInfo:
         return EmbedderInfo("fake", "counting", 3, meaningful=False)
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(self, texts: Sequence[str], kind: str = "document") -> list[list[float]]:
         if "boom" in texts:
             raise EmbedError("failed", "boom is not embeddable")
-        return [[float(len(text)), 0.5, -1.0] for text in texts]
+        # The kind crosses the boundary: queries get -1, documents +1.
+        return [[float(len(text)), 0.5, -1.0 if kind == "query" else 1.0] for text in texts]
 
 
 @pytest.fixture
@@ -144,16 +145,17 @@ def test_the_guest_dropping_a_connection_closes_it(echo: ComponentHost) -> None:
 def test_embedder_info_and_vectors(echo: ComponentHost) -> None:
     info = echo.call("info")
     assert (info.provider, info.model, info.dimensions, info.meaningful) == ("fake", "counting", 3, False)
-    assert echo.call("embed", ["ab", "", "abcd"]) == [[2.0, 0.5, -1.0], [0.0, 0.5, -1.0], [4.0, 0.5, -1.0]]
-    assert echo.call("embed", []) == []
-    assert echo.call("embed", ["boom"]) == Variant("failed", "boom is not embeddable")
+    assert echo.call("embed", ["ab", "", "abcd"], "document") == [[2.0, 0.5, 1.0], [0.0, 0.5, 1.0], [4.0, 0.5, 1.0]]
+    assert echo.call("embed", ["ab"], "query") == [[2.0, 0.5, -1.0]]
+    assert echo.call("embed", [], "document") == []
+    assert echo.call("embed", ["boom"], "document") == Variant("failed", "boom is not embeddable")
 
 
 def test_no_embedder_is_unavailable(tmp_path: Path) -> None:
     host = ComponentHost(ECHO_WAT, tmp_path, None, "no model: tried in-process")
     try:
         assert host.call("info") == Variant("unavailable", "no model: tried in-process")
-        assert host.call("embed", ["x"]) == Variant("unavailable", "no model: tried in-process")
+        assert host.call("embed", ["x"], "document") == Variant("unavailable", "no model: tried in-process")
     finally:
         host.close()
 
@@ -168,7 +170,7 @@ def test_the_real_embedder_through_the_boundary(tmp_path: Path, embedder: InProc
             384,
             True,
         )
-        (vector,) = host.call("embed", ["The deploy key lives in the vault."])
+        (vector,) = host.call("embed", ["The deploy key lives in the vault."], "document")
         assert vector == pytest.approx(embedder.embed(["The deploy key lives in the vault."])[0], abs=1e-7)
     finally:
         host.close()

@@ -105,7 +105,13 @@ pub fn fake() -> FakeHashVectorSource {
 pub fn config() -> StoreConfig {
     StoreConfig {
         embedder: Some(fake().fingerprint()),
+        max_tokens: fake().max_tokens,
     }
+}
+
+/// The chunk plan of a mind written with the fake (its window).
+pub fn fake_plan() -> hive_mind_store::ChunkPlan {
+    hive_mind_store::ChunkPlan::for_window(fake().max_tokens)
 }
 
 /// Open the minds of `dir` with `config`.
