@@ -25,6 +25,30 @@
 //!
 //! All constants are the reference engine's (`reference-constants.md`)
 //! except the continuous temporal curve and the unknown-age value above.
+//!
+//! # How recall uses them: a bounded multiplier
+//!
+//! The reference ranks by `fused × score`. But `score` spans a factor of
+//! five (0.26 for a deprecated, long-forgotten frame to 1.4 for a fresh,
+//! critical one) while RRF's fused values are flat: with `k = 60`, the first
+//! and the thirteenth of a list differ by only 22 %. So recency and
+//! importance, not the evidence, decided the order, and fetching deeper made
+//! the top worse: every extra weak-but-recent candidate could jump over an
+//! old strong match (measured on LoCoMo: with 50 memories fetched, S@1 fell
+//! from 36 % to 24 % while S@10 rose).
+//!
+//! Recall therefore uses [`relevance_multiplier`]: each signal is first put
+//! on 0–1 ([`normalized_signals`]), the profile's weights average them, and
+//! the average moves the evidence by at most ± [`RELEVANCE_SWAY`] (10 %):
+//! `multiplier = 1 − sway + 2 · sway · average`. The signals re-order
+//! memories whose evidence is within about 20 % of each other (near-ties: a
+//! few places apart in one search's list, or passages the reranker scores
+//! alike) and never overturn a clear difference in evidence (a memory both
+//! searches rank first has twice the fused score of one only one search
+//! found; a reranker's confident match scores many times an unconfirmed
+//! one). The profiles keep their meaning inside that band: under `recent`
+//! the newer of two equal matches wins, under `important` the more important,
+//! under `connected` the one nearer the query's entities.
 
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +73,16 @@ pub const POPULARITY_PER_DECADE: f64 = 0.1;
 pub const CONTEXTUAL_BY_DISTANCE: [f64; 4] = [1.0, 0.7, 0.4, 0.2];
 
 const SECONDS_PER_DAY: f64 = 86_400.0;
+
+/// The most the relevance signals move a memory's evidence, either way: the
+/// multiplier lies in `[1 − sway, 1 + sway]`. 10 % lets them decide between
+/// memories whose evidence is within about a fifth of each other (ratio
+/// 1.1 / 0.9) — a near-tie — and no further (see the module docs).
+pub const RELEVANCE_SWAY: f64 = 0.1;
+
+/// The popularity signal's excess over 1 that counts as full popularity:
+/// 0.3, a thousand recalls (`0.1 · log10(1001)`).
+const FULL_POPULARITY_EXCESS: f64 = 0.3;
 
 /// How the four signals are weighted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -184,6 +218,48 @@ pub fn compute_relevance(
         importance,
         score,
     })
+}
+
+/// The four signals of `relevance`, each put on 0–1 so that the profile's
+/// weights compare like with like: temporal and contextual as they are;
+/// popularity's excess over 1 against a thousand recalls (capped at 1);
+/// importance linearly from deprecated (0) to critical (1), so normal is
+/// 0.41.
+pub fn normalized_signals(relevance: &Relevance) -> SignalWeights {
+    let lowest = Importance::Deprecated.weight();
+    let highest = Importance::Critical.weight();
+    SignalWeights {
+        temporal: relevance.temporal.clamp(0.0, 1.0),
+        popularity: ((relevance.popularity - 1.0) / FULL_POPULARITY_EXCESS).clamp(0.0, 1.0),
+        contextual: relevance.contextual.clamp(0.0, 1.0),
+        importance: ((relevance.importance - lowest) / (highest - lowest)).clamp(0.0, 1.0),
+    }
+}
+
+/// The factor recall multiplies a memory's evidence by: the profile's
+/// weighted average of the [`normalized_signals`], mapped onto
+/// `[1 − RELEVANCE_SWAY, 1 + RELEVANCE_SWAY]` (see the module docs). A
+/// signal that is not a number counts as 0.
+pub fn relevance_multiplier(relevance: &Relevance, profile: ScoringProfile) -> f64 {
+    let signals = normalized_signals(relevance);
+    let weights = profile.weights();
+    let average = [
+        (signals.temporal, weights.temporal),
+        (signals.popularity, weights.popularity),
+        (signals.contextual, weights.contextual),
+        (signals.importance, weights.importance),
+    ]
+    .iter()
+    .map(|(signal, weight)| {
+        if signal.is_nan() {
+            0.0
+        } else {
+            signal * weight
+        }
+    })
+    .sum::<f64>()
+    .clamp(0.0, 1.0);
+    1.0 - RELEVANCE_SWAY + 2.0 * RELEVANCE_SWAY * average
 }
 
 /// The recency signal for a frame `age_days` old: 1.0 up to

@@ -226,7 +226,9 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
                 info.provider
             ));
         }
-        let mut vectors = embedder::embed(std::slice::from_ref(&query)).map_err(embedder_error)?;
+        // A query: a model with a query instruction (bge) gets it here.
+        let mut vectors = embedder::embed(std::slice::from_ref(&query), embedder::InputKind::Query)
+            .map_err(embedder_error)?;
         vectors.pop()
     } else {
         None
@@ -307,6 +309,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
     let rank_options = RankOptions {
         profile: core_profile(options.profile),
         floor,
+        rerank_pool: options.rerank_pool,
     };
     let mut reranker_note = None;
     let ranked = rank_candidates(&plan, candidates, &rank_options, |_, passages| {

@@ -31,9 +31,25 @@ pub const SEARCH_FETCH_MULTIPLIER: u32 = 2;
 /// the window lane looks deeper (reference engine).
 pub const DATE_WINDOW_FETCH_MULTIPLIER: u32 = 10;
 
-/// How many of a reranked lane's best fused results the cross-encoder
-/// reorders (reference engine: rerank pool 30).
+/// How many of a reranked lane's best fused results the cross-encoder reads,
+/// at most (reference engine: 30). Fewer when [`RERANK_TOKEN_BUDGET`] runs
+/// out first.
 pub const RERANK_POOL: usize = 30;
+
+/// The pair tokens (query + passage + 3 special tokens, each pair counted at
+/// most [`RERANK_PAIR_TOKENS`]) one rerank may read: the pool is the best
+/// fused results that fit. A cross-encoder's cost is linear in pair tokens
+/// (the shipped 12-layer MiniLM: ~42 MFLOP per token, so 512 tokens are ~22
+/// GFLOP, about half a second on two laptop cores at tract's ~20 GFLOP/s
+/// per core, measured). That keeps the rerank inside half a second whatever
+/// the memories' lengths: about eleven chat turns of ~45 tokens with their
+/// question, or four long notes cut to 128. The engine does not know the
+/// host's machine; half a second is what an interactive turn can spend.
+pub const RERANK_TOKEN_BUDGET: u64 = 512;
+
+/// The most tokens a pair counts for against [`RERANK_TOKEN_BUDGET`]: the
+/// host's cross-encoder cuts pairs there (its `DEFAULT_MAX_TOKENS`).
+pub const RERANK_PAIR_TOKENS: u64 = 128;
 
 /// The importance lane's K: the most recent critical and important frames
 /// surface on every query, this many of them (design §4, step 2).

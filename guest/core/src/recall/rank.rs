@@ -18,18 +18,39 @@
 //!    recall ([`RelevanceFloor`]). This happens before reranking, so the
 //!    reranker's pool holds no noise.
 //! 3. **Rerank** (optional, soft-fail). For each lane the plan reranks, the
-//!    [`RERANK_POOL`] best fused results (all minds together) go to the
-//!    caller's reranker. Its scores decide the order inside the pool; the
-//!    pool's fused scores are handed out again in that order, so the lane
-//!    keeps its RRF scale and stays comparable with the other lanes (the
-//!    reference engine lets the reranker's score replace the final score in
-//!    the pool; reusing the fused values is the same reordering without
-//!    mixing a cross-encoder's logits into `fused × relevance`). When the
-//!    reranker gives nothing, the wrong number of scores or a non-finite
-//!    score, the fused order stands.
-//! 4. **Score.** `final = fused × relevance`, with [`compute_relevance`]'s
-//!    four signals under the chosen [`ScoringProfile`], against the plan's
-//!    `now`. A frame timestamp that cannot be read counts as unknown (the
+//!    [`RankOptions::rerank_pool`] best fused results (all minds together)
+//!    that fit in [`RERANK_TOKEN_BUDGET`] pair tokens (estimated, each pair
+//!    at most [`RERANK_PAIR_TOKENS`])
+//!    go to the caller's reranker, and its logits become the main term of
+//!    the lane's *strength* (the evidence a memory matches the query):
+//!
+//!    `strength = w · top · 2σ(logit − best) + (1 − w) · fused`
+//!
+//!    with `w` = [`RERANKER_WEIGHT`] = 0.75, `top` the lane's best fused
+//!    score, `best` the pool's highest logit and `σ` the logistic function.
+//!    A cross-encoder trained with a binary loss (the ms-marco ones) outputs
+//!    a log-odds of relevance, but only its differences are to be trusted
+//!    (the WIT says scores compare within one call only): trained on web
+//!    search, it gives the right chat turn a probability of 0.04 where a web
+//!    passage would get 0.99. So each passage is scored against the pool's
+//!    best: `2σ(logit − best)` is 1 for the best, ½ for a passage with a
+//!    third of its odds, near 0 for one it rejects. The lane keeps its RRF
+//!    scale (its best reranked memory scores about the lane's best fused
+//!    value), so it stays comparable with the other lanes, which are not
+//!    reranked; lane members outside the pool count as unconfirmed (0). The
+//!    first stage keeps a quarter: between passages the reranker scores
+//!    alike, the one both searches ranked high goes first. (The reference engine replaced the final score in the pool
+//!    by the reranker's; the earlier version of this engine only reordered
+//!    the pool and handed the fused values out again in that order, throwing
+//!    away how sure the reranker was.) When the reranker gives nothing, the
+//!    wrong number of scores or a non-finite score, strength is the fused
+//!    score.
+//! 4. **Score.** `final = strength × multiplier`, the multiplier from
+//!    [`compute_relevance`]'s four signals under the chosen
+//!    [`ScoringProfile`], against the plan's `now`, bounded to ±10 % by
+//!    [`relevance_multiplier`] (see [`crate::relevance`] for why: the
+//!    signals re-order memories of similar evidence instead of overriding
+//!    it). A frame timestamp that cannot be read counts as unknown (the
 //!    `why` says so) rather than failing the whole recall.
 //! 5. **Cap each lane** to its [`LaneSpec::keep`], best final score first.
 //! 6. **Keep each frame once**, by `(mind, id)`: the lane where it scored
@@ -40,7 +61,6 @@
 //! The result is sorted by final score, best first (ties: lane, mind, id),
 //! each memory with a `why` naming its lane, its evidence and its signals.
 //!
-//! [`RERANK_POOL`]: super::RERANK_POOL
 //! [`LaneSpec::keep`]: super::LaneSpec::keep
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -50,11 +70,13 @@ use serde::{Deserialize, Serialize};
 
 use super::floor::{LaneRole, RelevanceFloor};
 use super::format::display_text;
-use super::plan::{RERANK_POOL, RecallPlan};
+use super::plan::{RERANK_PAIR_TOKENS, RERANK_POOL, RERANK_TOKEN_BUDGET, RecallPlan};
 use super::{Lane, MindKey};
 use crate::calendar::parse_instant;
 use crate::fusion::{RRF_K, rrf_fuse};
+use crate::relevance::relevance_multiplier;
 use crate::relevance::{Relevance, RelevanceInput, ScoringProfile, compute_relevance};
+use crate::tokens::estimate_tokens;
 use crate::types::{Importance, LogicError};
 
 /// What ranking and rendering need to know about a frame.
@@ -133,6 +155,10 @@ pub struct Candidate {
     pub frame: FrameInfo,
 }
 
+/// The reranker's share of a reranked memory's strength (see the module
+/// docs): the main term, with a quarter left to the first-stage evidence.
+pub const RERANKER_WEIGHT: f64 = 0.75;
+
 /// Options of [`rank_candidates`].
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -141,6 +167,18 @@ pub struct RankOptions {
     pub profile: ScoringProfile,
     /// What a frame must show to be recalled.
     pub floor: RelevanceFloor,
+    /// How many of a reranked lane's best fused results the reranker reads;
+    /// `None`: [`RERANK_POOL`]; `Some(0)`: no reranking.
+    pub rerank_pool: Option<u32>,
+}
+
+impl RankOptions {
+    /// The rerank pool these options ask for.
+    pub fn pool(&self) -> usize {
+        self.rerank_pool.map_or(RERANK_POOL, |pool| {
+            usize::try_from(pool).unwrap_or(usize::MAX)
+        })
+    }
 }
 
 /// Everything the winning lane knew about a frame.
@@ -159,6 +197,8 @@ pub struct Evidence {
     pub list_rank: Option<u32>,
     /// Position the reranker gave it within the rerank pool.
     pub rerank_position: Option<u32>,
+    /// The reranker's probability that it answers the query, `σ(logit)`.
+    pub rerank_probability: Option<f64>,
 }
 
 /// A recalled memory, ranked.
@@ -177,11 +217,16 @@ pub struct RankedMemory {
     pub evidence: Evidence,
     /// The matching chunk's byte offsets, when a chunk matched.
     pub chunk: Option<(u32, u32)>,
-    /// The lane's fused (RRF) score, after reranking.
+    /// The lane's fused (RRF) score.
     pub fused: f64,
-    /// The relevance signals and their weighted sum.
+    /// The evidence it matches: `fused`, or with the reranker's probability
+    /// as the main term (see the module docs).
+    pub strength: f64,
+    /// The relevance signals and their (reference) weighted sum.
     pub relevance: Relevance,
-    /// `fused × relevance.score`: the ranking key.
+    /// The bounded factor the signals give ([`relevance_multiplier`]).
+    pub multiplier: f64,
+    /// `strength × multiplier`: the ranking key.
     pub score: f64,
     /// Why it was recalled: lane, evidence, signals.
     pub why: String,
@@ -195,6 +240,7 @@ struct Entry {
     mind: MindKey,
     id: u64,
     fused: f64,
+    strength: f64,
     evidence: Evidence,
     chunk: Option<(u32, u32)>,
     frame: FrameInfo,
@@ -268,8 +314,11 @@ where
     }
 
     // 3. Rerank.
-    for spec in plan.lanes.iter().filter(|spec| spec.rerank) {
-        rerank_lane(spec.lane, &mut entries, &mut rerank);
+    let pool = options.pool();
+    if pool > 0 {
+        for spec in plan.lanes.iter().filter(|spec| spec.rerank) {
+            rerank_lane(spec.lane, &plan.query, pool, &mut entries, &mut rerank);
+        }
     }
 
     // 4. Score.
@@ -388,6 +437,7 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry>
                 mind: mind.clone(),
                 id: fused.id,
                 fused: fused.score,
+                strength: fused.score,
                 evidence: found.evidence,
                 chunk: found.vector_chunk.or(found.text_chunk),
                 frame: found.frame,
@@ -396,9 +446,10 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry>
         .collect()
 }
 
-/// Let the reranker reorder the top of one lane (see the module
-/// documentation); on any failure the fused order stands.
-fn rerank_lane<R>(lane: Lane, entries: &mut [Entry], rerank: &mut R)
+/// Let the reranker score the top `pool` of one lane and set the lane's
+/// strengths (see the module documentation); on any failure strength stays
+/// the fused score.
+fn rerank_lane<R>(lane: Lane, query: &str, pool_size: usize, entries: &mut [Entry], rerank: &mut R)
 where
     R: FnMut(Lane, &[&str]) -> Option<Vec<f32>>,
 {
@@ -415,11 +466,26 @@ where
             .then_with(|| entries[a].mind.cmp(&entries[b].mind))
             .then(entries[a].id.cmp(&entries[b].id))
     });
-    pool.truncate(RERANK_POOL);
-    let passages: Vec<String> = pool
+    let top = entries[pool[0]].fused;
+    pool.truncate(pool_size);
+    let mut passages: Vec<String> = pool
         .iter()
         .map(|&i| display_text(&entries[i].frame.content, entries[i].chunk))
         .collect();
+    // The token budget: the best fused results whose pairs fit (at least
+    // one, whatever its length).
+    let query_tokens = estimate_tokens(query);
+    let mut spent = 0;
+    let fit = passages
+        .iter()
+        .take_while(|passage| {
+            spent += (query_tokens + estimate_tokens(passage) + 3).min(RERANK_PAIR_TOKENS);
+            spent <= RERANK_TOKEN_BUDGET
+        })
+        .count()
+        .max(1);
+    pool.truncate(fit);
+    passages.truncate(fit);
     let passage_refs: Vec<&str> = passages.iter().map(String::as_str).collect();
     let Some(scores) = rerank(lane, &passage_refs) else {
         return;
@@ -427,16 +493,29 @@ where
     if scores.len() != pool.len() || scores.iter().any(|score| !score.is_finite()) {
         return;
     }
+    // The lane's members outside the pool are unconfirmed: σ = 0.
+    for entry in entries.iter_mut().filter(|entry| entry.lane == lane) {
+        entry.strength = (1.0 - RERANKER_WEIGHT) * entry.fused;
+    }
     // Pool positions ordered by the reranker; stable, so ties keep the fused
     // order.
     let mut order: Vec<usize> = (0..pool.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-    let fused_by_position: Vec<f64> = pool.iter().map(|&i| entries[i].fused).collect();
-    for (position, (&slot, &fused)) in order.iter().zip(&fused_by_position).enumerate() {
+    let best = order.first().map_or(0.0, |&slot| f64::from(scores[slot]));
+    for (position, &slot) in order.iter().enumerate() {
+        let logit = f64::from(scores[slot]);
+        let probability = logistic(logit);
+        let relative = 2.0 * logistic(logit - best);
         let entry = &mut entries[pool[slot]];
-        entry.fused = fused;
+        entry.strength = RERANKER_WEIGHT * top * relative + (1.0 - RERANKER_WEIGHT) * entry.fused;
         entry.evidence.rerank_position = u32::try_from(position).ok();
+        entry.evidence.rerank_probability = Some(probability);
     }
+}
+
+/// `1 / (1 + e^−x)`: a log-odds as a probability.
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
 }
 
 /// Score one entry: relevance, final score and the `why`.
@@ -470,8 +549,9 @@ fn score_entry(
         },
         profile,
     )?;
-    let score = entry.fused * relevance.score;
-    let why = why_text(&entry, plan, &relevance, score, &unreadable);
+    let multiplier = relevance_multiplier(&relevance, profile);
+    let score = entry.strength * multiplier;
+    let why = why_text(&entry, plan, &relevance, multiplier, score, &unreadable);
     Ok(RankedMemory {
         mind: entry.mind,
         frame_id: entry.id,
@@ -480,19 +560,23 @@ fn score_entry(
         evidence: entry.evidence,
         chunk: entry.chunk,
         fused: entry.fused,
+        strength: entry.strength,
         relevance,
+        multiplier,
         score,
         why,
         frame: entry.frame,
     })
 }
 
-/// "semantic: bm25 #1, vector #3 (cosine 0.62), reranked #1; fused 0.0331 ×
-/// relevance 1.040 (temporal 1.00, …) = 0.0344". Positions are shown 1-based.
+/// "semantic: bm25 #1, vector #3 (cosine 0.62), reranked #1 (p 0.93);
+/// strength 0.0310 (fused 0.0331) × relevance 1.040 (temporal 1.00, …) =
+/// 0.0322". Positions are shown 1-based.
 fn why_text(
     entry: &Entry,
     plan: &RecallPlan,
     relevance: &Relevance,
+    multiplier: f64,
     score: f64,
     unreadable: &[&str],
 ) -> String {
@@ -519,14 +603,24 @@ fn why_text(
         found.push(format!("listed #{}", u64::from(rank) + 1));
     }
     if let Some(position) = e.rerank_position {
-        found.push(format!("reranked #{}", u64::from(position) + 1));
+        let probability = e
+            .rerank_probability
+            .map_or(String::new(), |p| format!(" (p {p:.2})"));
+        found.push(format!(
+            "reranked #{}{probability}",
+            u64::from(position) + 1
+        ));
     }
+    let strength = if entry.strength == entry.fused {
+        format!("fused {:.4}", entry.fused)
+    } else {
+        format!("strength {:.4} (fused {:.4})", entry.strength, entry.fused)
+    };
     let _ = write!(
         why,
-        ": {}; fused {:.4} × relevance {:.3} (temporal {:.2}, popularity {:.2}, contextual {:.2}, importance {:.2}) = {:.4}",
+        ": {}; {strength} × relevance {:.3} (temporal {:.2}, popularity {:.2}, contextual {:.2}, importance {:.2}) = {:.4}",
         found.join(", "),
-        entry.fused,
-        relevance.score,
+        multiplier,
         relevance.temporal,
         relevance.popularity,
         relevance.contextual,

@@ -20,6 +20,7 @@ fn memory(
         evidence: Evidence::default(),
         chunk: None,
         fused: 1.0 / 60.0,
+        strength: 1.0 / 60.0,
         relevance: Relevance {
             temporal: 1.0,
             popularity: 1.0,
@@ -27,6 +28,7 @@ fn memory(
             importance: 1.0,
             score: 0.8,
         },
+        multiplier: 0.8,
         score: 0.8 / 60.0,
         why: String::new(),
         frame: FrameInfo {

@@ -3,7 +3,9 @@ use std::cell::RefCell;
 use proptest::prelude::*;
 
 use super::*;
-use crate::recall::{RelevanceFloor, StandingLanes, plan_recall};
+use crate::recall::{
+    RERANK_PAIR_TOKENS, RERANK_TOKEN_BUDGET, RelevanceFloor, StandingLanes, plan_recall,
+};
 
 const NOW: &str = "2026-05-08T12:00:00Z";
 
@@ -115,7 +117,11 @@ fn text_and_vector_lists_are_fused_by_rrf() {
     assert_eq!(ranked[2].fused, 1.0 / 61.0);
     for memory in &ranked {
         assert!(close(memory.relevance.score, 0.8));
-        assert_eq!(memory.score, memory.fused * memory.relevance.score);
+        assert_eq!(
+            memory.strength, memory.fused,
+            "no reranker: strength is fused"
+        );
+        assert_eq!(memory.score, memory.strength * memory.multiplier);
     }
     let e = ranked[0].evidence;
     assert_eq!(
@@ -201,17 +207,109 @@ fn a_frame_found_by_two_lanes_is_kept_once_by_the_better_lane() {
 }
 
 #[test]
-fn final_score_is_fused_times_relevance() {
+fn final_score_is_strength_times_the_bounded_multiplier() {
     // A: first in the listing but old and normal; B: second, fresh and critical.
     let mut a = listed(&P, 10, Lane::Facts, 0);
     a.frame.created_at = Some("2026-04-01T12:00:00Z".into()); // 37 days: temporal 0.5
     let mut b = listed(&P, 11, Lane::Facts, 1);
     b.frame.importance = Importance::Critical;
     let ranked = rank(&ordinary_plan(), vec![a, b], RelevanceFloor::OFF);
+    // Adjacent places are a near-tie: the fresh critical one goes first.
     assert_eq!(keys(&ranked), [(P, 11, Lane::Facts), (P, 10, Lane::Facts)]);
-    // B: 1/61 × (0.4 + 0.2 + 0.2·2.0); A: 1/60 × (0.4·0.5 + 0.2 + 0.2·1.0).
-    assert!(close(ranked[0].score, 1.0 / 61.0));
-    assert!(close(ranked[1].score, 0.6 / 60.0));
+    // Balanced, normalized: B = 0.4·1 + 0.2·1 (critical) = 0.6 → 0.9 + 0.2·0.6;
+    // A = 0.4·0.5 + 0.2·(0.7/1.7) → 0.9 + 0.2·(0.2 + 0.14/1.7).
+    assert!(close(ranked[0].multiplier, 1.02));
+    assert!(close(ranked[0].score, 1.02 / 61.0));
+    let a_multiplier = 0.9 + 0.2 * (0.2 + 0.2 * 0.7 / 1.7);
+    assert!(close(ranked[1].multiplier, a_multiplier));
+    assert!(close(ranked[1].score, a_multiplier / 60.0));
+}
+
+/// Three facts-lane memories with the same evidence (first in the listing
+/// of three minds), each better than a plain three-month-old, normal one in
+/// one signal: fresh, critical, or the query's own entity. Their order under
+/// `profile`, with each one's multiplier.
+fn order_of_equals(profile: ScoringProfile) -> Vec<(u64, f64)> {
+    let equal = |mind: MindKey, id: u64, better: &dyn Fn(&mut FrameInfo)| {
+        let mut candidate = listed(&mind, id, Lane::Facts, 0);
+        candidate.frame.created_at = Some("2026-02-01T12:00:00Z".into());
+        better(&mut candidate.frame);
+        candidate
+    };
+    let candidates = vec![
+        equal(P, 1, &|f| {
+            f.created_at = Some("2026-05-07T12:00:00Z".into())
+        }),
+        equal(MindKey::Workspace("a".into()), 2, &|f| {
+            f.importance = Importance::Critical
+        }),
+        equal(MindKey::Workspace("b".into()), 3, &|f| {
+            f.graph_distance = Some(0)
+        }),
+    ];
+    let options = RankOptions {
+        profile,
+        floor: RelevanceFloor::OFF,
+        rerank_pool: None,
+    };
+    rank_candidates(&ordinary_plan(), candidates, &options, no_rerank)
+        .unwrap()
+        .iter()
+        .map(|m| (m.frame_id, m.multiplier))
+        .collect()
+}
+
+#[test]
+fn each_profile_orders_equal_evidence_by_its_own_signal() {
+    let ids = |order: &[(u64, f64)]| order.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    let balanced = order_of_equals(ScoringProfile::Balanced);
+    let recent = order_of_equals(ScoringProfile::Recent);
+    // Balanced and recent: the fresh one first (recency weighs 0.4 and 0.6);
+    // recent puts it further ahead.
+    assert_eq!(ids(&balanced)[0], 1);
+    assert_eq!(ids(&recent)[0], 1);
+    let lead = |order: &[(u64, f64)]| order[0].1 - order[1].1;
+    assert!(lead(&recent) > lead(&balanced));
+    // Important: the critical one; connected: the query's entity.
+    assert_eq!(ids(&order_of_equals(ScoringProfile::Important))[0], 2);
+    assert_eq!(ids(&order_of_equals(ScoringProfile::Connected))[0], 3);
+}
+
+#[test]
+fn relevance_never_overturns_clear_evidence_however_deep_the_fetch() {
+    // An old frame both searches rank first, against 49 fresh, critical,
+    // popular, graph-adjacent frames that only the vector search found
+    // (the deep end of a 50-memory fetch).
+    let mut strong = text(&P, 1, Lane::Semantic, 0);
+    strong.frame.created_at = Some("2023-05-08T12:00:00Z".into());
+    let mut strong_vector = vector(&P, 1, Lane::Semantic, 0, 0.7);
+    strong_vector.frame = strong.frame.clone();
+    let mut candidates = vec![strong, strong_vector];
+    for i in 1..50 {
+        let mut weak = vector(&P, 100 + u64::from(i), Lane::Semantic, i, 0.4);
+        weak.frame.importance = Importance::Critical;
+        weak.frame.access_count = 1000;
+        weak.frame.graph_distance = Some(0);
+        candidates.push(weak);
+    }
+    let plan = plan_recall("which database did we pick for the ledger", NOW, 50).unwrap();
+    for profile in ScoringProfile::ALL {
+        let options = RankOptions {
+            profile,
+            floor: RelevanceFloor::OFF,
+            rerank_pool: None,
+        };
+        let ranked = rank_candidates(&plan, candidates.clone(), &options, no_rerank).unwrap();
+        assert_eq!(ranked[0].frame_id, 1, "{profile:?}");
+        // The multiplier stays within its band.
+        for memory in &ranked {
+            assert!(
+                (0.9..=1.1).contains(&memory.multiplier),
+                "{}",
+                memory.multiplier
+            );
+        }
+    }
 }
 
 #[test]
@@ -231,6 +329,7 @@ fn the_profile_changes_the_weights() {
         let options = RankOptions {
             profile,
             floor: RelevanceFloor::OFF,
+            rerank_pool: None,
         };
         rank_candidates(&ordinary_plan(), candidates.clone(), &options, no_rerank).unwrap()[0]
             .frame_id
@@ -240,7 +339,7 @@ fn the_profile_changes_the_weights() {
 }
 
 #[test]
-fn the_reranker_reorders_the_pool_on_the_fused_scale() {
+fn the_reranker_is_the_main_term_of_the_pool_strength() {
     let plan = ordinary_plan();
     let calls = RefCell::new(Vec::new());
     let mut candidates: Vec<Candidate> = (0..3)
@@ -276,10 +375,25 @@ fn the_reranker_reorders_the_pool_on_the_fused_scale() {
         semantic.iter().map(|m| m.frame_id).collect::<Vec<_>>(),
         [102, 101, 100]
     );
+    // Each keeps its own fused score; strength is 0.75 · top · 2σ(logit −
+    // best) + 0.25 · fused, with top = 1/60, logits 2, 1, 0 and best 2.
     assert_eq!(
         semantic.iter().map(|m| m.fused).collect::<Vec<_>>(),
-        [1.0 / 60.0, 1.0 / 61.0, 1.0 / 62.0]
+        [1.0 / 62.0, 1.0 / 61.0, 1.0 / 60.0]
     );
+    let sigma = |x: f64| 1.0 / (1.0 + (-x).exp());
+    for (memory, logit) in semantic.iter().zip([2.0, 1.0, 0.0]) {
+        let expected = 0.75 * 2.0 * sigma(logit - 2.0) / 60.0 + 0.25 * memory.fused;
+        assert!(
+            close(memory.strength, expected),
+            "{} vs {expected}",
+            memory.strength
+        );
+        assert!(close(
+            memory.evidence.rerank_probability.unwrap(),
+            sigma(logit)
+        ));
+    }
     assert_eq!(
         semantic
             .iter()
@@ -288,7 +402,9 @@ fn the_reranker_reorders_the_pool_on_the_fused_scale() {
         [Some(0), Some(1), Some(2)]
     );
     assert!(
-        semantic[0].why.contains("bm25 #3, reranked #1"),
+        semantic[0]
+            .why
+            .contains("bm25 #3, reranked #1 (p 0.88); strength 0.0"),
         "{}",
         semantic[0].why
     );
@@ -315,6 +431,51 @@ fn the_rerank_pool_is_capped() {
     )
     .unwrap();
     assert_eq!(sizes.into_inner(), [RERANK_POOL]);
+    // The pool follows the options; 0 turns reranking off.
+    for (pool, expected) in [(Some(7), vec![7]), (Some(0), vec![]), (Some(100), vec![45])] {
+        let sizes = RefCell::new(Vec::new());
+        let candidates = (0..45)
+            .map(|i| text(&P, u64::from(i), Lane::Semantic, i))
+            .collect();
+        let options = RankOptions {
+            rerank_pool: pool,
+            ..RankOptions::default()
+        };
+        rank_candidates(&plan, candidates, &options, |_, passages: &[&str]| {
+            sizes.borrow_mut().push(passages.len());
+            None
+        })
+        .unwrap();
+        assert_eq!(sizes.into_inner(), expected, "pool {pool:?}");
+    }
+}
+
+#[test]
+fn unpooled_members_of_a_reranked_lane_count_as_unconfirmed() {
+    let plan = plan_recall("ledger database", NOW, 50).unwrap();
+    let candidates: Vec<Candidate> = (0..6)
+        .map(|i| text(&P, u64::from(i), Lane::Semantic, i))
+        .collect();
+    let options = RankOptions {
+        rerank_pool: Some(3),
+        floor: RelevanceFloor::OFF,
+        ..RankOptions::default()
+    };
+    // The reranker is sure of the pool's last member and rejects the others.
+    let ranked = rank_candidates(&plan, candidates, &options, |_, passages: &[&str]| {
+        Some(
+            (0..passages.len())
+                .map(|i| if i == 2 { 8.0 } else { -8.0 })
+                .collect(),
+        )
+    })
+    .unwrap();
+    let order: Vec<u64> = ranked.iter().map(|m| m.frame_id).collect();
+    assert_eq!(order[0], 2, "the confirmed one leads: {order:?}");
+    for memory in ranked.iter().filter(|m| m.frame_id >= 3) {
+        assert!(close(memory.strength, 0.25 * memory.fused));
+        assert_eq!(memory.evidence.rerank_probability, None);
+    }
 }
 
 #[test]
@@ -504,8 +665,8 @@ fn why_names_the_lane_the_evidence_and_the_signals() {
     );
     assert_eq!(
         ranked[0].why,
-        "semantic: bm25 #1, vector #3 (cosine 0.62); fused 0.0328 × relevance 0.800 \
-         (temporal 1.00, popularity 1.00, contextual 0.00, importance 1.00) = 0.0262"
+        "semantic: bm25 #1, vector #3 (cosine 0.62); fused 0.0328 × relevance 0.996 \
+         (temporal 1.00, popularity 1.00, contextual 0.00, importance 1.00) = 0.0327"
     );
 }
 
@@ -609,7 +770,8 @@ proptest! {
         for memory in &ranked {
             prop_assert!(seen.insert((memory.mind.clone(), memory.frame_id)));
             prop_assert!(!memory.also_in.contains(&memory.lane));
-            prop_assert_eq!(memory.score, memory.fused * memory.relevance.score);
+            prop_assert_eq!(memory.score, memory.strength * memory.multiplier);
+            prop_assert!((0.9..=1.1).contains(&memory.multiplier));
         }
         prop_assert!(ranked.windows(2).all(|w| w[0].score >= w[1].score));
         for lane in Lane::ALL {
@@ -652,4 +814,66 @@ proptest! {
         let off = ids(RelevanceFloor::OFF);
         prop_assert!(loose.is_subset(&off));
     }
+}
+
+#[test]
+fn the_rerank_pool_stops_at_the_token_budget() {
+    let plan = plan_recall("ledger database", NOW, 50).unwrap();
+    let sizes = RefCell::new(Vec::new());
+    // Each passage is long enough that its pair counts the full
+    // RERANK_PAIR_TOKENS, so the budget holds 512 / 128 = 4 of them.
+    let candidates = (0..20)
+        .map(|i| {
+            let mut c = text(&P, u64::from(i), Lane::Semantic, i);
+            c.frame.content = "the ledger database decision was long and careful ".repeat(30);
+            c
+        })
+        .collect();
+    rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions::default(),
+        |_, passages: &[&str]| {
+            sizes.borrow_mut().push(passages.len());
+            None
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        sizes.into_inner(),
+        [(RERANK_TOKEN_BUDGET / RERANK_PAIR_TOKENS) as usize]
+    );
+}
+
+#[test]
+fn a_reranked_lane_keeps_its_scale_however_unsure_the_reranker_is() {
+    // The reranker gives the right answer only p = 0.04 (a chat turn, for a
+    // model trained on web search): it must still outrank an unrelated
+    // standing memory that no search found.
+    let plan = ordinary_plan();
+    // Found by both searches, as a semantic match is.
+    let mut candidates: Vec<Candidate> = (0..3)
+        .flat_map(|i| {
+            [
+                text(&P, 100 + u64::from(i), Lane::Semantic, i),
+                vector(&P, 100 + u64::from(i), Lane::Semantic, i, 0.5),
+            ]
+        })
+        .collect();
+    candidates.push(listed(&P, 9, Lane::Facts, 0));
+    let ranked = rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions::default(),
+        |_, p: &[&str]| {
+            Some(
+                (0..p.len())
+                    .map(|i| if i == 1 { -3.2 } else { -4.6 })
+                    .collect(),
+            )
+        },
+    )
+    .unwrap();
+    assert_eq!(ranked[0].frame_id, 101);
+    assert!(ranked[0].strength > 0.9 * ranked[0].fused);
 }
