@@ -9,7 +9,7 @@ use std::sync::Arc;
 use hive_mind_host::bench::recall::{self, BenchError, RecallBenchOptions};
 use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::eval::locomo::Dataset;
-use hive_mind_host::eval::run::{EvalOptions, StageShare, evaluate};
+use hive_mind_host::eval::run::{EvalOptions, Reranking, StageShare, evaluate};
 use hive_mind_host::progress::Progress;
 use serde_json::json;
 
@@ -35,6 +35,7 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
         queries: 5,
         corpus_dir: root.path().join("corpus"),
         seed: 3,
+        rerank: None,
     };
     let progress = Progress::recording();
     let first = recall::run(&options, mock(), &progress).unwrap();
@@ -139,6 +140,7 @@ fn the_recall_benchmark_never_deletes_a_foreign_directory() {
         queries: 1,
         corpus_dir: root.path().to_path_buf(),
         seed: 1,
+        rerank: None,
     };
     let error = recall::run(&options, mock(), &Progress::hidden()).unwrap_err();
     assert!(matches!(error, BenchError::Corpus { .. }), "{error}");
@@ -186,7 +188,17 @@ fn the_evaluation_scores_a_tiny_sample_end_to_end() {
     let dataset = Dataset::from_json(&tiny_locomo()).unwrap();
     assert!(dataset.problems.is_empty(), "{:?}", dataset.problems);
     let progress = Progress::recording();
-    let report = evaluate(&dataset, mock(), &EvalOptions::default(), &progress).unwrap();
+    let reports = evaluate(
+        &dataset,
+        mock(),
+        Reranking::none(),
+        &EvalOptions::default(),
+        &progress,
+    )
+    .unwrap();
+    assert_eq!(reports.len(), 1);
+    let report = &reports[0];
+    assert_eq!(report.reranker, "off");
     let lines = progress.notes();
     assert_eq!(report.samples, 1);
     assert_eq!(report.ingest.turns, 5);
@@ -235,7 +247,7 @@ fn the_evaluation_scores_a_tiny_sample_end_to_end() {
         "{lines:?}"
     );
 
-    let text = hive_mind_host::eval::cli::render(&report, "tiny.json");
+    let text = hive_mind_host::eval::cli::render(report, "tiny.json");
     for expected in [
         "S@10",
         "T@10",
@@ -247,7 +259,7 @@ fn the_evaluation_scores_a_tiny_sample_end_to_end() {
     ] {
         assert!(text.contains(expected), "{expected} in\n{text}");
     }
-    let json = serde_json::to_value(&report).unwrap();
+    let json = serde_json::to_value(report).unwrap();
     assert_eq!(json["overall"]["n"], 2);
     assert_eq!(json["questions"]["no_valid_evidence"], 1);
 }
@@ -261,8 +273,17 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
         samples: Some(1),
         no_floor: true,
         fetch: None,
+        rerank: vec![Some(0)],
     };
-    let report = evaluate(&dataset, mock(), &options, &Progress::hidden()).unwrap();
+    let report = evaluate(
+        &dataset,
+        mock(),
+        Reranking::none(),
+        &options,
+        &Progress::hidden(),
+    )
+    .unwrap()
+    .remove(0);
     assert_eq!(report.questions.asked, 1);
     assert_eq!(report.overall.n, 1);
     assert_eq!(report.floor, "off");
@@ -273,8 +294,70 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
         ks: vec![0],
         ..EvalOptions::default()
     };
-    let error = evaluate(&dataset, mock(), &bad, &Progress::hidden()).unwrap_err();
+    let error = evaluate(
+        &dataset,
+        mock(),
+        Reranking::none(),
+        &bad,
+        &Progress::hidden(),
+    )
+    .unwrap_err();
     assert!(error.to_string().contains("between 1 and 1000"), "{error}");
+}
+
+/// A reranker that knows one answer: passages about kayaks score high.
+struct KayakReranker;
+
+impl hive_mind_host::reranker::Reranker for KayakReranker {
+    fn score(
+        &self,
+        _query: &str,
+        passages: &[String],
+    ) -> Result<Vec<f32>, hive_mind_host::reranker::RerankError> {
+        Ok(passages
+            .iter()
+            .map(|p| if p.contains("kayak") { 6.0 } else { -6.0 })
+            .collect())
+    }
+}
+
+#[test]
+fn the_evaluation_reports_each_rerank_run_from_one_import() {
+    let dataset = Dataset::from_json(&tiny_locomo()).unwrap();
+    let options = EvalOptions {
+        rerank: vec![Some(0), None, Some(2)],
+        ..EvalOptions::default()
+    };
+    let reranking = Reranking {
+        reranker: std::sync::Arc::new(KayakReranker),
+        name: Some("kayak".into()),
+    };
+    let reports = evaluate(&dataset, mock(), reranking, &options, &Progress::hidden()).unwrap();
+    let names: Vec<&str> = reports.iter().map(|r| r.reranker.as_str()).collect();
+    assert_eq!(
+        names,
+        ["off", "kayak, the engine's default pool", "kayak, pool 2"]
+    );
+    // One import for all three runs; each run asks every question.
+    for report in &reports {
+        assert_eq!(report.ingest.written, 5);
+        assert_eq!(report.latency.recalls, 2);
+    }
+    let rerank_ms = |report: &hive_mind_host::eval::run::EvalReport| {
+        report
+            .split
+            .iter()
+            .find(|part| part.stage == "rerank")
+            .unwrap()
+            .mean_ms
+    };
+    assert_eq!(rerank_ms(&reports[0]), 0.0, "the off run never reranks");
+    assert!(rerank_ms(&reports[1]) > 0.0);
+    let table = hive_mind_host::eval::cli::compare(&reports);
+    assert!(
+        table.contains("kayak, pool 2") && table.contains("rerank ms"),
+        "{table}"
+    );
 }
 
 fn hive_mind(args: &[&str]) -> std::process::Output {
@@ -283,6 +366,7 @@ fn hive_mind(args: &[&str]) -> std::process::Output {
         .args(args)
         .env("HIVE_MIND_HOME", home.path())
         .env("HIVE_MIND_EMBEDDER", "mock")
+        .env("HIVE_MIND_RERANKER", "off")
         .output()
         .unwrap()
 }
@@ -335,6 +419,10 @@ fn the_commands_run_from_the_cli_with_json_output() {
         "--json",
         "--k",
         "1,2",
+        // One run, one report (several runs print `{"runs": [...]}`, see
+        // the_evaluation_reports_each_rerank_run_from_one_import).
+        "--rerank",
+        "off",
     ]);
     assert!(
         output.status.success(),

@@ -350,6 +350,7 @@ impl Child {
             .arg(dir)
             .arg("mcp")
             .env("HIVE_MIND_EMBEDDER", "mock")
+            .env("HIVE_MIND_RERANKER", "off")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -45,6 +45,7 @@ fn options(workspace: Option<&str>, scope: RecallScope) -> RecallOptions {
         profile: ScoringProfile::Balanced,
         now: Some(NOW.into()),
         floor: None,
+        rerank_pool: None,
     }
 }
 
@@ -409,6 +410,7 @@ fn the_cli_prints_the_recall_block_and_json() {
             .arg(dir.path())
             .args(args)
             .env("HIVE_MIND_EMBEDDER", "mock")
+            .env("HIVE_MIND_RERANKER", "off")
             .output()
             .unwrap()
     };

@@ -219,10 +219,33 @@ fn edge_inputs_do_not_panic() {
 fn no_reranker_configured_is_unavailable() {
     let error = Unconfigured.score("q", &strings(&["p"])).unwrap_err();
     assert!(matches!(error, RerankError::Unavailable(_)));
+    // Nothing installed in the (empty) search folders: unavailable, saying
+    // how to install it, on first use.
     let configured = reranker::from_config(&RerankerConfig::default()).unwrap();
     let error = configured.score("q", &strings(&["p"])).unwrap_err();
     assert!(
-        matches!(&error, RerankError::Unavailable(m) if m.contains("fused order")),
+        matches!(&error, RerankError::Unavailable(m) if m.contains("cargo xtask models")),
+        "{error}"
+    );
+    // A configured file that is not there is an error when the engine opens.
+    let missing = RerankerConfig {
+        model: Some(PathBuf::from("/nonexistent/model.onnx")),
+        ..RerankerConfig::default()
+    };
+    assert!(reranker::from_config(&missing).is_err());
+    // One that is there but not a model fails the rerank, not the engine.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("model.onnx"), b"not a model").unwrap();
+    let broken = RerankerConfig {
+        model: Some(dir.path().join("model.onnx")),
+        ..RerankerConfig::default()
+    };
+    let error = reranker::from_config(&broken)
+        .unwrap()
+        .score("q", &strings(&["p"]))
+        .unwrap_err();
+    assert!(
+        matches!(&error, RerankError::Failed(m) if m.contains("could not be loaded")),
         "{error}"
     );
 }
@@ -275,4 +298,73 @@ fn bad_models_are_clear_errors() {
         error.contains("model.onnx") && error.contains("not usable"),
         "{error}"
     );
+}
+
+/// The shipped cross-encoder's folder; installed by `cargo xtask models`
+/// (which `cargo xtask test` runs first).
+fn shipped_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+    assert!(
+        reranker::shipped_model(std::slice::from_ref(&dir)).is_some(),
+        "the shipped cross-encoder is not installed in {}: run `cargo xtask models`",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn the_shipped_cross_encoder_scores_as_onnxruntime_does() {
+    let config = RerankerConfig {
+        search_dirs: vec![shipped_dir()],
+        ..RerankerConfig::default()
+    };
+    let loaded = reranker::load(&config).unwrap();
+    assert_eq!(loaded.name.as_deref(), Some(reranker::DEFAULT_MODEL));
+    assert!(loaded.missing.is_none());
+    let passages = strings(&[
+        "We decided to use Postgres for the ledger because it supports serializable transactions.",
+        "Lunch on Friday was pizza at the corner place.",
+        "The deploy key lives in the vault, not in the repository.",
+        "Postgres was considered for the analytics warehouse but rejected.",
+    ]);
+    let scores = loaded
+        .reranker
+        .score("Which database did we choose for the ledger?", &passages)
+        .unwrap();
+    // onnxruntime's logits for the same pairs (hosts/python's CrossEncoder,
+    // which runs the int8 matmuls with quantized activations; tract runs
+    // them in f32 after `dequantize_dynamic_matmuls`): the two agree to
+    // well within the gaps between the passages.
+    let onnxruntime = [5.1358, -10.9782, -10.9769, -9.3846];
+    for (tract, reference) in scores.iter().zip(onnxruntime) {
+        assert!(
+            (tract - reference).abs() < 0.5,
+            "tract {scores:?} vs onnxruntime {onnxruntime:?}"
+        );
+    }
+}
+
+#[test]
+fn reranking_can_be_turned_off_and_a_missing_model_says_how_to_get_it() {
+    let off = RerankerConfig {
+        enabled: false,
+        search_dirs: vec![shipped_dir()],
+        ..RerankerConfig::default()
+    };
+    let loaded = reranker::load(&off).unwrap();
+    assert!(loaded.name.is_none());
+    assert!(loaded.missing.unwrap().contains("turned off"));
+    let empty = tempfile::tempdir().unwrap();
+    let absent = RerankerConfig {
+        search_dirs: vec![empty.path().to_path_buf()],
+        ..RerankerConfig::default()
+    };
+    let loaded = reranker::load(&absent).unwrap();
+    assert!(loaded.name.is_none());
+    let why = loaded.missing.unwrap();
+    assert!(why.contains("cargo xtask models"), "{why}");
+    assert!(matches!(
+        loaded.reranker.score("q", &strings(&["p"])),
+        Err(RerankError::Unavailable(_))
+    ));
 }

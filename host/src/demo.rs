@@ -466,6 +466,7 @@ fn recall_showcases(
             profile: ScoringProfile::Balanced,
             now: None,
             floor: None,
+            rerank_pool: None,
         };
         let recall = engine.recall_memory(showcase.query, 5, &options)?;
         writeln!(

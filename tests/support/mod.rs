@@ -19,6 +19,10 @@ pub fn hive_mind() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hive-mind"));
     // Keep the compile cache inside the target directory, not the user's home.
     command.env("HIVE_MIND_CACHE_DIR", cache_dir());
+    // The shipped cross-encoder is slow in a debug build (its 12 layers
+    // under an unoptimised tract-core): the CLI's tests check recall's own
+    // behaviour with it off; tests/reranker.rs and the demo use it.
+    command.env("HIVE_MIND_RERANKER", "off");
     command
 }
 
@@ -33,7 +37,7 @@ pub fn cache_dir() -> PathBuf {
 /// The shipped in-process model (all-MiniLM-L6-v2), loaded once per process.
 pub fn minilm() -> std::sync::Arc<dyn hive_mind_host::embedder::Embedder> {
     hive_mind_host::embedder::chain::shared_in_process(
-        &hive_mind_host::embedder::in_process::ModelSpec::repository_default(),
+        &hive_mind_host::embedder::in_process::ModelSpec::repository_default().unwrap(),
         None,
     )
     .unwrap()
@@ -62,7 +66,12 @@ pub fn native_minds(
 ) -> hive_mind_store::Minds {
     hive_mind_store::Minds::open(
         Box::new(hive_mind_sqlite::DataDir::new(dir)),
-        hive_mind_store::StoreConfig { embedder: lock },
+        // No window: a mind keeps the chunk plan it recorded (a mind without
+        // frames takes the engine's when the engine opens it).
+        hive_mind_store::StoreConfig {
+            embedder: lock,
+            max_tokens: 0,
+        },
     )
     .unwrap()
 }

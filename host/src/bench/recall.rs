@@ -113,10 +113,18 @@ pub struct BenchRecallArgs {
     /// No progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
     pub quiet: bool,
+    /// Time recall with the configured reranker (default: the shipped
+    /// cross-encoder) at the engine's default pool; without it, the
+    /// benchmark measures the pipeline alone.
+    #[arg(long)]
+    pub rerank: bool,
+    /// With `--rerank`: the rerank pool (default: the engine's).
+    #[arg(long)]
+    pub rerank_pool: Option<u32>,
 }
 
 /// What to run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct RecallBenchOptions {
     /// Memories in the corpus.
     pub frames: usize,
@@ -126,6 +134,9 @@ pub struct RecallBenchOptions {
     pub corpus_dir: PathBuf,
     /// The generator's seed.
     pub seed: u64,
+    /// The reranker, if recall should rerank, and the pool
+    /// (`None`: the engine's default).
+    pub rerank: Option<(Arc<dyn crate::reranker::Reranker>, Option<u32>)>,
 }
 
 /// Why the benchmark could not run.
@@ -157,6 +168,9 @@ pub enum BenchError {
     /// The configuration is unusable.
     #[error(transparent)]
     Config(#[from] crate::embedder::config::ConfigError),
+    /// The reranker could not be loaded.
+    #[error("the reranker: {0}")]
+    Reranker(#[from] crate::embedder::onnx::ModelError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -419,7 +433,11 @@ pub fn run(
         clear_corpus_dir(dir)?;
     }
     let frames = generate_frames(options.frames, options.seed);
-    let mut engine = open_engine(dir, Arc::clone(&embedder))?;
+    let reranker = options.rerank.as_ref().map_or_else(
+        || -> Arc<dyn crate::reranker::Reranker> { Arc::new(crate::reranker::Unconfigured) },
+        |(r, _)| Arc::clone(r),
+    );
+    let mut engine = open_engine(dir, Arc::clone(&embedder), reranker)?;
     let build = match existing {
         Some(manifest) => {
             progress.note(&format!(
@@ -459,6 +477,12 @@ pub fn run(
         profile: ScoringProfile::Balanced,
         now: Some(NOW.to_string()),
         floor: None,
+        // Off unless asked for: the pipeline's own figures stay comparable
+        // with earlier runs.
+        rerank_pool: match &options.rerank {
+            Some((_, pool)) => *pool,
+            None => Some(0),
+        },
     };
     // Warm-up: the first recall pays for cold caches and prepared
     // statements.
@@ -734,7 +758,16 @@ pub fn command(
             .clone()
             .unwrap_or_else(|| default_corpus_dir(args.frames, &active.info.model)),
         seed: args.seed,
+        rerank: None,
     };
+    let mut options = options;
+    if args.rerank {
+        let loaded = crate::reranker::load(&config.reranker)?;
+        match loaded.missing {
+            Some(why) => return Err(BenchError::Option(format!("--rerank: no reranker: {why}"))),
+            None => options.rerank = Some((loaded.reranker, args.rerank_pool)),
+        }
+    }
     let progress = Progress::new(0, "memories", args.quiet);
     let report = run(&options, active.embedder, &progress);
     progress.finish();

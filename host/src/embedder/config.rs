@@ -11,7 +11,8 @@
 //! batch_size = 64            # texts per HTTP request
 //!
 //! [embedder.in_process]
-//! model_dir = "/path/to/all-MiniLM-L6-v2"   # holds model_int8.onnx + tokenizer.json
+//! model = "bge-small-en-v1.5"  # a folder under the models folders (default all-MiniLM-L6-v2)
+//! # model_dir = "/path/to/a/model"  # or a folder given outright (wins over `model`)
 //!
 //! [embedder.ollama]
 //! host = "http://localhost:11434"
@@ -32,18 +33,22 @@
 //! dimensions = 384
 //!
 //! [reranker]
-//! model = "/path/to/ms-marco-MiniLM-L-6-v2/model.onnx"
+//! # enabled = true                    # default: on, with the shipped cross-encoder
+//! # model = "/path/to/cross-encoder/model.onnx"   # default: models/ms-marco-MiniLM-L-12-v2
 //! # tokenizer = "…/tokenizer.json"   # default: next to the model
+//! # max_tokens = 128                  # query + passage
 //! ```
 //!
 //! | environment variable | overrides |
 //! |---|---|
 //! | `HIVE_MIND_HOME` | where `config.toml` (and `models/`) live |
 //! | `HIVE_MIND_EMBEDDER` | `embedder.provider` |
-//! | `HIVE_MIND_MODELS_DIR` | a `models/` folder holding `all-MiniLM-L6-v2/` |
+//! | `HIVE_MIND_MODELS_DIR` | a `models/` folder, searched first for the model's folder |
+//! | `HIVE_MIND_IN_PROCESS_MODEL` | `embedder.in_process.model` (and clears `model_dir`) |
 //! | `OLLAMA_HOST`, `HIVE_MIND_OLLAMA_MODEL` | `embedder.ollama.host`, `.model` |
 //! | `VOYAGE_API_KEY`, `HIVE_MIND_VOYAGE_MODEL`, `HIVE_MIND_VOYAGE_BASE_URL` | `embedder.voyage.*` |
 //! | `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `HIVE_MIND_OPENAI_MODEL`, `HIVE_MIND_OPENAI_DIMENSIONS` | `embedder.openai.*` |
+//! | `HIVE_MIND_RERANKER` (`on`/`off`) | `reranker.enabled` |
 //! | `HIVE_MIND_RERANKER_MODEL`, `HIVE_MIND_RERANKER_TOKENIZER` | `reranker.model`, `.tokenizer` |
 //!
 //! Keys unknown inside `[embedder]` or `[reranker]` are errors (a typo must
@@ -94,15 +99,19 @@ impl ProviderChoice {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct InProcessConfig {
-    /// The model folder (`model_int8.onnx` + `tokenizer.json`). When unset,
-    /// [`InProcessConfig::search_dirs`] are tried in order.
+    /// The model, by folder name (`all-MiniLM-L6-v2`, `bge-small-en-v1.5`):
+    /// looked for in [`InProcessConfig::search_dirs`]. Unset: the default
+    /// ([`super::in_process::DEFAULT_MODEL`]).
+    pub model: Option<String>,
+    /// The model folder given outright (ONNX file, `tokenizer.json` and the
+    /// sentence-transformers files); wins over `model`. Its name is the
+    /// model's name.
     pub model_dir: Option<PathBuf>,
     /// Texts per model run.
     pub batch_size: Option<usize>,
-    /// Folders tried for the default model when `model_dir` is unset:
-    /// `$HIVE_MIND_MODELS_DIR/all-MiniLM-L6-v2`,
-    /// `$HIVE_MIND_HOME/models/all-MiniLM-L6-v2`, then the repository's
-    /// `models/all-MiniLM-L6-v2`. Filled in by [`Config::from_sources`].
+    /// The `models/` folders searched for `model`, in order:
+    /// `$HIVE_MIND_MODELS_DIR`, `$HIVE_MIND_HOME/models`, then the
+    /// repository's `models/`. Filled in by [`Config::from_sources`].
     #[serde(skip)]
     pub search_dirs: Vec<PathBuf>,
 }
@@ -255,23 +264,36 @@ impl Default for EmbedderConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RerankerConfig {
-    /// A cross-encoder ONNX file; unset: no reranker ("unavailable").
+    /// Whether recall reranks at all (`HIVE_MIND_RERANKER=off` turns it off).
+    pub enabled: bool,
+    /// A cross-encoder ONNX file; unset: the shipped one
+    /// ([`crate::reranker::DEFAULT_MODEL`]) from the `models/` folders, and
+    /// no reranker when it is not installed.
     pub model: Option<PathBuf>,
     /// Its `tokenizer.json`; default: next to the model.
     pub tokenizer: Option<PathBuf>,
-    /// Truncate query + passage to this many tokens.
+    /// Truncate query + passage to this many tokens (see
+    /// [`crate::reranker::DEFAULT_MAX_TOKENS`] for why the default is what
+    /// it is).
     pub max_tokens: usize,
     /// Pairs per model run.
     pub batch_size: usize,
+    /// The `models/` folders searched for the shipped model (those of
+    /// [`InProcessConfig::search_dirs`]). Filled in by
+    /// [`Config::from_sources`].
+    #[serde(skip)]
+    pub search_dirs: Vec<PathBuf>,
 }
 
 impl Default for RerankerConfig {
     fn default() -> Self {
         RerankerConfig {
+            enabled: true,
             model: None,
             tokenizer: None,
-            max_tokens: 512,
-            batch_size: 16,
+            max_tokens: crate::reranker::DEFAULT_MAX_TOKENS,
+            batch_size: crate::reranker::DEFAULT_BATCH_SIZE,
+            search_dirs: Vec::new(),
         }
     }
 }
@@ -364,14 +386,30 @@ impl Config {
                 message: "expected auto, in-process, ollama, voyage, openai or mock".into(),
             })?;
         }
-        let default_model = super::in_process::DEFAULT_MODEL;
         let mut search = Vec::new();
         if let Some(dir) = env("HIVE_MIND_MODELS_DIR") {
-            search.push(PathBuf::from(dir).join(default_model));
+            search.push(PathBuf::from(dir));
         }
-        search.push(hive_mind_home(env).join("models").join(default_model));
-        search.push(super::in_process::repository_models_dir().join(default_model));
+        search.push(hive_mind_home(env).join("models"));
+        search.push(super::in_process::repository_models_dir());
         embedder.in_process.search_dirs = search;
+        if let Some(model) = env("HIVE_MIND_IN_PROCESS_MODEL") {
+            let name = model.trim();
+            if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+                return Err(ConfigError::Env {
+                    name: "HIVE_MIND_IN_PROCESS_MODEL".into(),
+                    value: model.clone(),
+                    message: "expected a model folder's name (all-MiniLM-L6-v2, \
+                              bge-small-en-v1.5), not a path; give a path as \
+                              [embedder.in_process] model_dir"
+                        .into(),
+                });
+            }
+            // The environment wins over the file: a folder named there
+            // would otherwise shadow the model asked for.
+            embedder.in_process.model = Some(name.to_string());
+            embedder.in_process.model_dir = None;
+        }
 
         if let Some(host) = env("OLLAMA_HOST") {
             embedder.ollama.host = host;
@@ -424,6 +462,20 @@ impl Config {
         if let Some(tokenizer) = env("HIVE_MIND_RERANKER_TOKENIZER") {
             config.reranker.tokenizer = Some(PathBuf::from(tokenizer));
         }
+        if let Some(value) = env("HIVE_MIND_RERANKER") {
+            config.reranker.enabled = match value.trim().to_ascii_lowercase().as_str() {
+                "on" | "1" | "true" | "yes" => true,
+                "off" | "0" | "false" | "no" | "none" => false,
+                _ => {
+                    return Err(ConfigError::Env {
+                        name: "HIVE_MIND_RERANKER".into(),
+                        value,
+                        message: "expected on or off".into(),
+                    });
+                }
+            };
+        }
+        config.reranker.search_dirs = config.embedder.in_process.search_dirs.clone();
         Ok(config)
     }
 }
@@ -479,9 +531,33 @@ mod tests {
         assert_eq!(embedder.ollama.host, "http://127.0.0.1:1234");
         assert!(embedder.openai.base_url_configured);
         assert_eq!(embedder.openai.api_key.as_deref(), Some("sk-test"));
+        assert_eq!(embedder.in_process.search_dirs[0], PathBuf::from("/m"));
+    }
+
+    #[test]
+    fn in_process_model_by_name() {
+        let file = "[embedder.in_process]\nmodel = \"bge-small-en-v1.5\"\n";
+        let config = Config::from_sources(Some(file), Path::new("c.toml"), &env_of(&[])).unwrap();
         assert_eq!(
-            embedder.in_process.search_dirs[0],
-            PathBuf::from("/m/all-MiniLM-L6-v2")
+            config.embedder.in_process.model.as_deref(),
+            Some("bge-small-en-v1.5")
+        );
+        // The environment names another model and clears a file's model_dir.
+        let file = "[embedder.in_process]\nmodel_dir = \"/x/y\"\n";
+        let env = env_of(&[("HIVE_MIND_IN_PROCESS_MODEL", "all-MiniLM-L6-v2")]);
+        let config = Config::from_sources(Some(file), Path::new("c.toml"), &env).unwrap();
+        assert_eq!(
+            config.embedder.in_process.model.as_deref(),
+            Some("all-MiniLM-L6-v2")
+        );
+        assert!(config.embedder.in_process.model_dir.is_none());
+        let env = env_of(&[("HIVE_MIND_IN_PROCESS_MODEL", "../elsewhere")]);
+        let error = Config::from_sources(None, Path::new("c.toml"), &env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("HIVE_MIND_IN_PROCESS_MODEL") && error.contains("model_dir"),
+            "{error}"
         );
     }
 

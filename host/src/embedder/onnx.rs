@@ -19,10 +19,16 @@
 //!    first, then dequantize only those (gathering the per-row scale along;
 //!    a scalar or per-column scale is used as is). Same numbers, a fraction
 //!    of the work: one short sentence goes from ~36 ms to single-digit ms.
+//!    Dynamically quantized files (`DynamicQuantizeLinear` +
+//!    `MatMulInteger`: the cross-encoder, bge-small) get their matmuls turned
+//!    back into f32 ones ([`dequantize_dynamic_matmuls`], in
+//!    [`dynamic_quant`]), which tract runs hundreds of times faster.
 //! 4. **Plan** ([`OnnxPlan::new`]): parse with tract (keeping the file's own
 //!    `batch`/`sequence` shape symbols — declaring our own makes tract fail to
 //!    unify them), optimise, and make a runnable plan. A plan is immutable
 //!    and shared; each `run` gets its own state, so it is `Send + Sync`.
+
+mod dynamic_quant;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -33,6 +39,8 @@ use tract_onnx::pb::{self, AttributeProto, GraphProto, ModelProto, NodeProto, Te
 use tract_onnx::prelude::*;
 use tract_onnx::tract_hir::infer::Factoid;
 use tract_onnx::tract_hir::internal::DimLike;
+
+pub use dynamic_quant::dequantize_dynamic_matmuls;
 
 /// ONNX `TensorProto.DataType.FLOAT`.
 const ONNX_FLOAT: i64 = 1;

@@ -111,6 +111,10 @@ pub struct RecallArgs {
     /// Turn the relevance floor off: always return the top memories.
     #[arg(long)]
     pub no_floor: bool,
+    /// How many of the best candidates the reranker reads (default: the
+    /// engine's); 0 turns reranking off.
+    #[arg(long)]
+    pub rerank_pool: Option<u32>,
     /// Print the structured result as JSON instead of the text.
     #[arg(long)]
     pub json: bool,
@@ -145,6 +149,7 @@ pub fn recall_options(args: &RecallArgs) -> Result<super::wit_memory::RecallOpti
         profile,
         now: args.now.clone(),
         floor,
+        rerank_pool: args.rerank_pool,
     })
 }
 

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use super::EvalError;
 use super::locomo::Dataset;
-use super::run::{EvalOptions, EvalReport, SPLIT_NOTE, Scores, evaluate, split_label};
+use super::run::{EvalOptions, EvalReport, Reranking, SPLIT_NOTE, Scores, evaluate, split_label};
 use crate::embedder::EmbedError;
 use crate::embedder::config::{Config, ConfigError};
 use crate::progress::Progress;
@@ -53,9 +53,45 @@ pub struct LocomoArgs {
     /// reads the top k.
     #[arg(long)]
     pub fetch: Option<u32>,
+    /// Which runs to make with the reranker: `both` (off, then on), `off`
+    /// or `on`. Each question is asked once per run; the mind is imported
+    /// once. Without a reranker available, only the `off` run is made.
+    #[arg(long, value_enum, default_value = "both")]
+    pub rerank: RerankRuns,
+    /// The rerank pools of the `on` runs, comma-separated (one run each;
+    /// default: the engine's own pool): `--rerank-pool 5,10,20,40` draws the
+    /// quality/latency curve.
+    #[arg(long, value_delimiter = ',')]
+    pub rerank_pool: Vec<u32>,
     /// No progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `--rerank`: which runs to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RerankRuns {
+    /// The reranker off, then on.
+    Both,
+    /// The reranker off only.
+    Off,
+    /// The reranker on only.
+    On,
+}
+
+/// The rerank pools of the runs `runs` asks for (`Some(0)`: off; `None`: the
+/// engine's default pool), given whether a reranker is available.
+pub fn rerank_runs(runs: RerankRuns, pools: &[u32], available: bool) -> Vec<Option<u32>> {
+    let on: Vec<Option<u32>> = if pools.is_empty() {
+        vec![None]
+    } else {
+        pools.iter().map(|&pool| Some(pool)).collect()
+    };
+    match (runs, available) {
+        (RerankRuns::Off, _) | (_, false) => vec![Some(0)],
+        (RerankRuns::On, true) => on,
+        (RerankRuns::Both, true) => std::iter::once(Some(0)).chain(on).collect(),
+    }
 }
 
 /// What can go wrong in `hive-mind eval`.
@@ -70,6 +106,9 @@ pub enum EvalCliError {
     /// No embedder.
     #[error(transparent)]
     Embed(#[from] EmbedError),
+    /// The configured reranker could not be loaded.
+    #[error("the reranker: {0}")]
+    Reranker(#[from] crate::embedder::onnx::ModelError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -94,22 +133,45 @@ pub fn run(
                     "warning: the MOCK embedder is active; vector similarity means nothing"
                 )?;
             }
+            let reranking = if args.rerank == RerankRuns::Off {
+                Reranking::none()
+            } else {
+                let loaded = crate::reranker::load(&config.reranker)?;
+                if let Some(why) = &loaded.missing {
+                    writeln!(log, "note: no reranker: {why}")?;
+                }
+                Reranking {
+                    reranker: loaded.reranker,
+                    name: loaded.name,
+                }
+            };
             let options = EvalOptions {
                 ks: args.k.clone(),
                 categories: args.categories.iter().copied().collect(),
                 samples: args.samples,
                 no_floor: args.no_floor,
                 fetch: args.fetch,
+                rerank: rerank_runs(args.rerank, &args.rerank_pool, reranking.name.is_some()),
             };
             // The total is set by `evaluate`, which knows the samples chosen.
             let progress = Progress::new(0, "turns + questions", args.quiet);
-            let report = evaluate(&dataset, active.embedder, &options, &progress)?;
+            let reports = evaluate(&dataset, active.embedder, reranking, &options, &progress)?;
+            let source = args.path.display().to_string();
             if args.json {
-                let mut value = serde_json::to_value(&report)
-                    .map_err(|e| std::io::Error::other(e.to_string()))?;
-                if let Some(object) = value.as_object_mut() {
-                    object.insert("dataset".into(), args.path.display().to_string().into());
+                let mut runs = Vec::new();
+                for report in &reports {
+                    let mut value = serde_json::to_value(report)
+                        .map_err(|e| std::io::Error::other(e.to_string()))?;
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("dataset".into(), source.clone().into());
+                    }
+                    runs.push(value);
                 }
+                // One run: its report; several: `{"runs": [...]}`.
+                let value = match <[serde_json::Value; 1]>::try_from(runs) {
+                    Ok([one]) => one,
+                    Err(runs) => serde_json::json!({ "runs": runs }),
+                };
                 writeln!(
                     out,
                     "{}",
@@ -117,10 +179,18 @@ pub fn run(
                         .map_err(|e| std::io::Error::other(e.to_string()))?
                 )?;
             } else {
-                for problem in &report.problems {
-                    writeln!(log, "note: {problem}")?;
+                if let Some(report) = reports.first() {
+                    for problem in &report.problems {
+                        writeln!(log, "note: {problem}")?;
+                    }
                 }
-                write!(out, "{}", render(&report, &args.path.display().to_string()))?;
+                for report in &reports {
+                    write!(out, "{}", render(report, &source))?;
+                    writeln!(out)?;
+                }
+                if reports.len() > 1 {
+                    write!(out, "{}", compare(&reports))?;
+                }
             }
         }
     }
@@ -152,8 +222,9 @@ pub fn render(report: &EvalReport, source: &str) -> String {
     let _ = writeln!(text, "LoCoMo-style retrieval evaluation: {source}");
     let _ = writeln!(
         text,
-        "embedder {}, relevance floor {}, categories {}, {} samples",
+        "embedder {}, reranker {}, relevance floor {}, categories {}, {} samples",
         report.embedder,
+        report.reranker,
         report.floor,
         report
             .categories
@@ -255,5 +326,41 @@ pub fn render(report: &EvalReport, source: &str) -> String {
         "lanes of the evidence turns found in the top {top}: {}",
         lanes(&report.evidence_lanes)
     );
+    text
+}
+
+/// The runs side by side: overall recall at each k, latency, and the
+/// reranker's own time per question.
+pub fn compare(reports: &[EvalReport]) -> String {
+    let mut text = String::from("the runs side by side (all categories):\n");
+    let _ = write!(text, "{:<44}", "reranker");
+    if let Some(first) = reports.first() {
+        for k in &first.ks {
+            let _ = write!(text, "{:>7}", format!("S@{k}"));
+        }
+        for k in &first.ks {
+            let _ = write!(text, "{:>7}", format!("T@{k}"));
+        }
+    }
+    let _ = writeln!(text, "{:>9}{:>9}{:>12}", "p50 ms", "p95 ms", "rerank ms");
+    for report in reports {
+        let _ = write!(text, "{:<44}", report.reranker);
+        for at in &report.overall.at {
+            let _ = write!(text, "{:>7}", percent(at.session));
+        }
+        for at in &report.overall.at {
+            let _ = write!(text, "{:>7}", percent(at.turn));
+        }
+        let rerank_ms = report
+            .split
+            .iter()
+            .find(|part| part.stage == "rerank")
+            .map_or(0.0, |part| part.mean_ms);
+        let _ = writeln!(
+            text,
+            "{:>9.1}{:>9.1}{:>12.1}",
+            report.latency.p50_ms, report.latency.p95_ms, rerank_ms
+        );
+    }
     text
 }

@@ -97,10 +97,15 @@ pub enum EvalError {
 }
 
 /// The engine over the data directory `dir` (created if missing) with
-/// `embedder`, no reranker, and the on-disk compile cache. The engine opens
-/// the minds itself, through the `sqlite` import, on the first call that
-/// needs them, and locks them to the embedder's fingerprint.
-pub fn open_engine(dir: &Path, embedder: Arc<dyn Embedder>) -> Result<EngineRuntime, EvalError> {
+/// `embedder`, `reranker` (or [`crate::reranker::Unconfigured`]), and the
+/// on-disk compile cache. The engine opens the minds itself, through the
+/// `sqlite` import, on the first call that needs them, and locks them to the
+/// embedder's fingerprint.
+pub fn open_engine(
+    dir: &Path,
+    embedder: Arc<dyn Embedder>,
+    reranker: Arc<dyn crate::reranker::Reranker>,
+) -> Result<EngineRuntime, EvalError> {
     std::fs::create_dir_all(dir).map_err(|source| EvalError::DataDir {
         path: dir.to_path_buf(),
         source,
@@ -108,10 +113,6 @@ pub fn open_engine(dir: &Path, embedder: Arc<dyn Embedder>) -> Result<EngineRunt
     Ok(EngineRuntime::from_component_bytes(
         crate::artifacts::ENGINE_COMPONENT,
         crate::cache::cache_dir().as_deref(),
-        Capabilities::new(
-            hive_mind_sqlite::DataDir::new(dir),
-            Ok(embedder),
-            Arc::new(crate::reranker::Unconfigured),
-        ),
+        Capabilities::new(hive_mind_sqlite::DataDir::new(dir), Ok(embedder), reranker),
     )?)
 }

@@ -40,6 +40,7 @@ use crate::engine::wit_memory::{
 };
 use crate::engine::{ImportTimings, wit_types};
 use crate::progress::Progress;
+use crate::reranker::Reranker;
 
 /// The categories LoCoMo defines, by number.
 pub fn category_name(category: u32) -> &'static str {
@@ -72,6 +73,10 @@ pub struct EvalOptions {
     /// frames cluster in a few; turn-level recall@k always reads the top k
     /// frames.
     pub fetch: Option<u32>,
+    /// The runs: each question is asked once per entry, with that rerank
+    /// pool (`None`: the engine's default; `Some(0)`: the reranker off), and
+    /// each run gets its own report. The mind is imported once for all.
+    pub rerank: Vec<Option<u32>>,
 }
 
 impl Default for EvalOptions {
@@ -82,6 +87,7 @@ impl Default for EvalOptions {
             samples: None,
             no_floor: false,
             fetch: None,
+            rerank: vec![None],
         }
     }
 }
@@ -246,6 +252,8 @@ pub struct QuestionCounts {
 pub struct EvalReport {
     /// The embedder, as `provider/model (dim-d)`.
     pub embedder: String,
+    /// The reranker of this run: `off`, or its model and pool.
+    pub reranker: String,
     /// `default` or `off`.
     pub floor: String,
     /// The cut-offs.
@@ -322,15 +330,22 @@ struct Counts {
 /// turns' dialogue ids.
 type TurnMap = HashMap<String, (u32, Vec<Option<TurnId>>)>;
 
-/// Evaluate `dataset` with `embedder` (see the [module overview](super)).
+/// Evaluate `dataset` with `embedder` and `reranker` (see the [module
+/// overview](super)): one report per run of `options.rerank`, in order.
 /// `progress` counts the turns imported and the questions asked, and gets a
 /// note per sample (and one for texts longer than the embedder's window).
 pub fn evaluate(
     dataset: &Dataset,
     embedder: Arc<dyn Embedder>,
+    reranker: Reranking,
     options: &EvalOptions,
     progress: &Progress,
-) -> Result<EvalReport, EvalError> {
+) -> Result<Vec<EvalReport>, EvalError> {
+    let runs: Vec<Option<u32>> = if options.rerank.is_empty() {
+        vec![None]
+    } else {
+        options.rerank.clone()
+    };
     let mut ks = options.ks.clone();
     ks.sort_unstable();
     ks.dedup();
@@ -358,21 +373,24 @@ pub fn evaluate(
     progress.set_total(
         samples
             .iter()
-            .map(|sample| (sample.turn_count() + sample.questions_in(&options.categories)) as u64)
+            .map(|sample| {
+                (sample.turn_count() + sample.questions_in(&options.categories) * runs.len()) as u64
+            })
             .sum(),
     );
     let mut problems = dataset.problems.clone();
-    let mut tally = Tally::default();
+    let mut tallies: Vec<Tally> = runs.iter().map(|_| Tally::default()).collect();
     let mut evaluated_samples = 0;
     for sample in samples {
         match evaluate_sample(
             sample,
             Arc::clone(&embedder),
+            &reranker,
             options,
             &ks,
             limit,
             floor,
-            &mut tally,
+            (&runs, &mut tallies),
             &mut problems,
             progress,
         ) {
@@ -388,26 +406,61 @@ pub fn evaluate(
         }
     }
     progress.finish();
-    if tally.truncated_texts > 0 {
+    let truncated: u64 = tallies.iter().map(|tally| tally.truncated_texts).sum();
+    if truncated > 0 {
         problems.push(format!(
-            "{} texts were longer than the embedder's window; only their beginning was embedded",
-            tally.truncated_texts
+            "{truncated} texts were longer than the embedder's window; only their beginning was embedded"
         ));
     }
-    if tally.scored.is_empty() {
+    if tallies.iter().all(|tally| tally.scored.is_empty()) {
         return Err(EvalError::Empty(match problems.last() {
             Some(last) => format!("no question was scored (last problem: {last})"),
             None => "no question of the chosen categories has valid evidence".into(),
         }));
     }
-    Ok(summarise(
-        tally,
-        embedder.info().to_string(),
-        options,
-        ks,
-        evaluated_samples,
-        problems,
-    ))
+    Ok(runs
+        .iter()
+        .zip(tallies)
+        .map(|(&pool, tally)| {
+            summarise(
+                tally,
+                embedder.info().to_string(),
+                reranker.describe(pool),
+                options,
+                ks.clone(),
+                evaluated_samples,
+                problems.clone(),
+            )
+        })
+        .collect())
+}
+
+/// The reranker an evaluation runs with, and what to call it in a report.
+#[derive(Clone)]
+pub struct Reranking {
+    /// The cross-encoder (or [`crate::reranker::Unconfigured`]).
+    pub reranker: Arc<dyn Reranker>,
+    /// Its name; `None` when there is none.
+    pub name: Option<String>,
+}
+
+impl Reranking {
+    /// No reranker.
+    pub fn none() -> Reranking {
+        Reranking {
+            reranker: Arc::new(crate::reranker::Unconfigured),
+            name: None,
+        }
+    }
+
+    /// How a run with rerank pool `pool` is described.
+    pub fn describe(&self, pool: Option<u32>) -> String {
+        match (&self.name, pool) {
+            (None, _) | (_, Some(0)) => "off".to_string(),
+            (Some(name), None) => format!("{name}, the engine's default pool"),
+            (Some(name), Some(pool)) => format!("{name}, pool {pool}"),
+        }
+    }
 }
 
 /// Build the sample's mind, ask its questions; a progress line, or why the
@@ -416,11 +469,12 @@ pub fn evaluate(
 fn evaluate_sample(
     sample: &Sample,
     embedder: Arc<dyn Embedder>,
+    reranker: &Reranking,
     options: &EvalOptions,
     ks: &[usize],
     limit: u32,
     floor: Option<RelevanceFloor>,
-    tally: &mut Tally,
+    (runs, tallies): (&[Option<u32>], &mut [Tally]),
     problems: &mut Vec<String>,
     progress: &Progress,
 ) -> Result<String, String> {
@@ -435,7 +489,8 @@ fn evaluate_sample(
         .and_then(|&k| u32::try_from(k).ok())
         .unwrap_or(limit)
         .min(limit);
-    let mut engine = open_engine(dir.path(), embedder).map_err(|e| e.to_string())?;
+    let mut engine = open_engine(dir.path(), embedder, Arc::clone(&reranker.reranker))
+        .map_err(|e| e.to_string())?;
 
     let mut turn_map: TurnMap = HashMap::new();
     let conversations: Vec<ImportedConversation> = sample
@@ -472,13 +527,15 @@ fn evaluate_sample(
     let ingest = started.elapsed().as_secs_f64();
     progress.advance(turns as u64);
     progress.working_on(format!("{}: recall", sample.id));
-    tally.ingest_seconds += ingest;
-    tally.turns += turns;
-    tally.sessions += conversations.len();
-    tally.written += u64::from(report.written);
-    tally.duplicates += u64::from(report.duplicates);
-    tally.rejected += u64::from(report.rejected);
-    tally.skipped += u64::from(report.skipped);
+    for tally in tallies.iter_mut() {
+        tally.ingest_seconds += ingest;
+        tally.turns += turns;
+        tally.sessions += conversations.len();
+        tally.written += u64::from(report.written);
+        tally.duplicates += u64::from(report.duplicates);
+        tally.rejected += u64::from(report.rejected);
+        tally.skipped += u64::from(report.skipped);
+    }
     if report.rejected > 0 {
         problems.push(format!(
             "sample {}: the injection scan refused {} turn(s); they are not in the mind",
@@ -489,12 +546,13 @@ fn evaluate_sample(
     engine.take_timings();
 
     let now = sample.asked_at().map(|t| iso(&t));
-    let recall_options = RecallOptions {
+    let recall_options = |rerank_pool: Option<u32>| RecallOptions {
         workspace: None,
         scope: RecallScope::Personal,
         profile: ScoringProfile::Balanced,
-        now,
+        now: now.clone(),
         floor,
+        rerank_pool,
     };
     let turn_ids = sample.turn_ids();
     let mut asked = 0;
@@ -504,11 +562,12 @@ fn evaluate_sample(
             continue;
         }
         asked += 1;
-        tally.counts.asked += 1;
-        progress.advance(1);
         let evidence = Sample::evidence(question, &turn_ids);
-        tally.counts.malformed += evidence.malformed.len();
-        tally.counts.missing += evidence.missing.len();
+        for tally in tallies.iter_mut() {
+            tally.counts.asked += 1;
+            tally.counts.malformed += evidence.malformed.len();
+            tally.counts.missing += evidence.missing.len();
+        }
         if !evidence.malformed.is_empty() || !evidence.missing.is_empty() {
             problems.push(format!(
                 "sample {}, question #{}: evidence {:?}: {}{}",
@@ -535,43 +594,53 @@ fn evaluate_sample(
             ));
         }
         if evidence.valid.is_empty() {
-            *tally.no_evidence.entry(question.category).or_default() += 1;
+            for tally in tallies.iter_mut() {
+                *tally.no_evidence.entry(question.category).or_default() += 1;
+            }
+            progress.advance(runs.len() as u64);
             continue;
         }
-        let started = Instant::now();
-        let recall = engine.recall_memory(&question.question, limit, &recall_options);
-        let elapsed = started.elapsed();
-        let imports = engine.take_timings();
-        let recall = match recall {
-            Ok(recall) => recall,
-            Err(error) => {
-                tally.counts.failed += 1;
-                problems.push(format!(
-                    "sample {}, question #{}: recall failed: {error}",
-                    sample.id,
-                    question.index + 1
-                ));
-                continue;
+        for (&pool, tally) in runs.iter().zip(tallies.iter_mut()) {
+            progress.advance(1);
+            let started = Instant::now();
+            let recall = engine.recall_memory(&question.question, limit, &recall_options(pool));
+            let elapsed = started.elapsed();
+            let imports = engine.take_timings();
+            let recall = match recall {
+                Ok(recall) => recall,
+                Err(error) => {
+                    tally.counts.failed += 1;
+                    problems.push(format!(
+                        "sample {}, question #{}: recall failed: {error}",
+                        sample.id,
+                        question.index + 1
+                    ));
+                    continue;
+                }
+            };
+            if pool == runs[0] {
+                recall_ms += elapsed.as_secs_f64() * 1000.0;
             }
-        };
-        recall_ms += elapsed.as_secs_f64() * 1000.0;
-        record_timing(tally, &recall, elapsed, imports);
-        let ranked = ranked_turns(&recall, &turn_map, top, &evidence.valid, tally);
-        let sessions = session_ranking(&ranked);
-        let gold = gold_sessions(&evidence.valid);
-        tally.scored.push(Scored {
-            category: question.category,
-            session_hits: ks
-                .iter()
-                .map(|&k| session_hit_at_k(&sessions, &gold, k))
-                .collect(),
-            turn_recalls: ks
-                .iter()
-                .map(|&k| turn_recall_at_k(&ranked, &evidence.valid, k))
-                .collect(),
-        });
+            record_timing(tally, &recall, elapsed, imports);
+            let ranked = ranked_turns(&recall, &turn_map, top, &evidence.valid, tally);
+            let sessions = session_ranking(&ranked);
+            let gold = gold_sessions(&evidence.valid);
+            tally.scored.push(Scored {
+                category: question.category,
+                session_hits: ks
+                    .iter()
+                    .map(|&k| session_hit_at_k(&sessions, &gold, k))
+                    .collect(),
+                turn_recalls: ks
+                    .iter()
+                    .map(|&k| turn_recall_at_k(&ranked, &evidence.valid, k))
+                    .collect(),
+            });
+        }
     }
-    tally.truncated_texts += engine.truncated_texts();
+    if let Some(tally) = tallies.first_mut() {
+        tally.truncated_texts += engine.truncated_texts();
+    }
     Ok(format!(
         "sample {}: {} sessions, {turns} turns imported in {ingest:.1} s ({:.0} turns/s); \
          {asked} questions asked, mean recall {:.1} ms",
@@ -682,6 +751,7 @@ fn scores(category: Option<u32>, scored: &[&Scored], no_evidence: usize, ks: &[u
 fn summarise(
     tally: Tally,
     embedder: String,
+    reranker: String,
     options: &EvalOptions,
     ks: Vec<usize>,
     samples: usize,
@@ -725,6 +795,7 @@ fn summarise(
     let split = split_rows(tally.recall_time, &tally.imports, recalls);
     EvalReport {
         embedder,
+        reranker,
         floor: if options.no_floor { "off" } else { "default" }.to_string(),
         ks,
         categories: options.categories.iter().copied().collect(),

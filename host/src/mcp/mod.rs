@@ -431,6 +431,7 @@ impl MemoryServer {
             profile,
             now: None,
             floor: None,
+            rerank_pool: None,
         };
         let limit = args.limit.unwrap_or(10).clamp(1, 100);
         let query = args.query;

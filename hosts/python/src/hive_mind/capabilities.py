@@ -4,7 +4,8 @@
 The engine world imports all three, and each may answer ``unavailable``;
 the engine then degrades (recall keeps the fused order; harvest distills
 heuristically; URL sources cannot be imported). This host configures none
-of them, so all answer ``unavailable``.
+of the last two, so they answer ``unavailable``; the reranker is
+:mod:`hive_mind.reranker`'s cross-encoder when it is installed.
 """
 
 from __future__ import annotations
@@ -48,10 +49,12 @@ def _get(_store: StoreContext, url: str) -> Variant:
     return Variant("unavailable", NO_FETCH)
 
 
-def add_unconfigured(root: LinkerInstance) -> None:
-    """Define ``reranker``, ``llm`` and ``fetch`` in ``root``, all ``unavailable``."""
-    with root.add_instance(RERANKER) as reranker:
-        reranker.add_func("score", _score)
+def add_unconfigured(root: LinkerInstance, reranker: bool = True) -> None:
+    """Define ``llm`` and ``fetch`` in ``root``, and ``reranker`` unless
+    ``reranker`` is false (the host defines its own), all ``unavailable``."""
+    if reranker:
+        with root.add_instance(RERANKER) as instance:
+            instance.add_func("score", _score)
     with root.add_instance(LLM) as llm:
         llm.add_func("complete", _complete)
         llm.add_func("complete-many", _complete_many)

@@ -47,6 +47,7 @@ from wasmtime.component import Component, Func, Linker
 from . import _speedups
 from .capabilities import add_unconfigured
 from .embedder import Embedder, EmbedderImports
+from .reranker import RerankerImports
 from .sqlite import DataDir, SqliteImports
 
 #: The engine's exported interfaces the API calls.
@@ -113,14 +114,22 @@ def sandbox_wasi() -> wasmtime.WasiConfig:
     return wasmtime.WasiConfig()
 
 
-def build_linker(engine: wasmtime.Engine, sqlite: SqliteImports, embedder: EmbedderImports) -> Linker:
-    """A linker defining every import of the engine world, and WASI."""
+def build_linker(
+    engine: wasmtime.Engine,
+    sqlite: SqliteImports,
+    embedder: EmbedderImports,
+    reranker: RerankerImports | None = None,
+) -> Linker:
+    """A linker defining every import of the engine world, and WASI
+    (``reranker`` ``None``: the reranker answers ``unavailable``)."""
     linker = Linker(engine)
     linker.add_wasip2()
     with linker.root() as root:
         sqlite.add_to(root)
         embedder.add_to(root)
-        add_unconfigured(root)
+        if reranker is not None:
+            reranker.add_to(root)
+        add_unconfigured(root, reranker=reranker is None)
     return linker
 
 
@@ -133,6 +142,7 @@ class ComponentHost:
         data_dir: str | Path,
         embedder: Embedder | None,
         embedder_unavailable: str = "no embedder is configured",
+        reranker: RerankerImports | None = None,
     ) -> None:
         """Compile ``component`` (a ``.wasm`` file, or ``.wat`` text) and
         instantiate it over ``data_dir``; ``embedder`` ``None`` makes the
@@ -143,7 +153,7 @@ class ComponentHost:
         self.component = load_component(self.engine, Path(component))
         self.sqlite = SqliteImports(DataDir(data_dir))
         self.embedder = EmbedderImports(embedder, embedder_unavailable)
-        linker = build_linker(self.engine, self.sqlite, self.embedder)
+        linker = build_linker(self.engine, self.sqlite, self.embedder, reranker)
         self.store = wasmtime.Store(self.engine)
         self.store.set_wasi(sandbox_wasi())
         self.instance = linker.instantiate(self.store, self.component)

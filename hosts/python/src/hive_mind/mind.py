@@ -36,6 +36,7 @@ from ._wit import Variant, field, record, split_result
 from .embedder import InProcessEmbedder
 from .engine import ADMIN, HARVEST, MEMORY, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
+from .reranker import RerankerImports, default_reranker
 
 #: The importance levels, most important first (``types.importance``).
 IMPORTANCE = ("critical", "important", "normal", "temporary", "deprecated")
@@ -137,6 +138,14 @@ class MindStatus:
     entities: int
     relations: int
     sessions: int
+    #: The plan its chunks follow (``256 tokens``, or ``2000 characters`` for a
+    #: mind chunked before plans were sized by the embedder's window).
+    chunk_plan: str = ""
+    #: The token window its chunks are planned for; None for the legacy plan.
+    chunk_window: int | None = None
+    #: What the operator should hear (chunks planned for another window than
+    #: the embedder reads: run reindex).
+    notes: tuple[str, ...] = ()
 
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
@@ -201,6 +210,9 @@ def _status(status: Any) -> MindStatus:
             field(fingerprint, "provider"), field(fingerprint, "model"), field(fingerprint, "dimensions")
         ),
         **{name: field(status, name) for name in counts},
+        chunk_plan=field(status, "chunk_plan"),
+        chunk_window=field(status, "chunk_window"),
+        notes=tuple(field(status, "notes")),
     )
 
 
@@ -232,13 +244,16 @@ class HiveMind:
         data_dir: str | Path,
         component: str | Path | None = None,
         model_dir: str | Path | None = None,
+        model: str | None = None,
     ) -> None:
         """Open the minds in ``data_dir`` (created on the first save).
 
         ``component`` is the engine ``.wasm`` (default:
         :func:`hive_mind.engine.default_component_path`); ``model_dir`` the
-        all-MiniLM-L6-v2 folder (default:
-        :func:`hive_mind.embedder.default_model_dir`). Raises
+        embedding model's folder, else ``model`` its name (``all-MiniLM-L6-v2``,
+        ``bge-small-en-v1.5``; default ``$HIVE_MIND_IN_PROCESS_MODEL``, else
+        all-MiniLM-L6-v2), looked for by
+        :func:`hive_mind.embedder.default_model_dir`. Raises
         :class:`hive_mind.embedder.ModelError` when the model files are
         missing or not the shipped ones.
         """
@@ -247,8 +262,12 @@ class HiveMind:
             raise FileNotFoundError(
                 f"{path}: no engine component; build it (`just build-guest`) or set HIVE_MIND_COMPONENT"
             )
+        cross_encoder, why = default_reranker()
         self._host: ComponentHost | None = ComponentHost(
-            path, Path(data_dir).expanduser(), InProcessEmbedder(model_dir)
+            path,
+            Path(data_dir).expanduser(),
+            InProcessEmbedder(model_dir, model),
+            reranker=RerankerImports(cross_encoder, why),
         )
         self._lock = threading.Lock()
 
@@ -300,6 +319,7 @@ class HiveMind:
         scope: str = "all",
         now: str | None = None,
         profile: str = "balanced",
+        rerank_pool: int | None = None,
     ) -> Recall:
         """Recall the memories most relevant to ``query``.
 
@@ -308,7 +328,8 @@ class HiveMind:
         workspace's and the personal mind, ``current`` the workspace's only
         (it needs a workspace), ``personal`` the personal mind only. ``now``
         is the time recency is scored against (ISO-8601; default now);
-        ``profile`` one of :data:`PROFILES`.
+        ``profile`` one of :data:`PROFILES`; ``rerank_pool`` how many of the
+        best candidates the reranker reads (default: the engine's; 0: none).
         """
         result = self._call(
             MEMORY,
@@ -321,6 +342,7 @@ class HiveMind:
                 profile=_choice("profile", profile, PROFILES),
                 now=now,
                 floor=None,
+                rerank_pool=rerank_pool,
             ),
         )
         return Recall(
