@@ -37,15 +37,19 @@ pub const DATE_WINDOW_FETCH_MULTIPLIER: u32 = 10;
 pub const RERANK_POOL: usize = 30;
 
 /// The pair tokens (query + passage + 3 special tokens, each pair counted at
-/// most [`RERANK_PAIR_TOKENS`]) one rerank may read: the pool is the best
-/// fused results that fit. A cross-encoder's cost is linear in pair tokens
-/// (the shipped 12-layer MiniLM: ~42 MFLOP per token, so 512 tokens are ~22
-/// GFLOP, about half a second on two laptop cores at tract's ~20 GFLOP/s
-/// per core, measured). That keeps the rerank inside half a second whatever
-/// the memories' lengths: about eleven chat turns of ~45 tokens with their
-/// question, or four long notes cut to 128. The engine does not know the
-/// host's machine; half a second is what an interactive turn can spend.
-pub const RERANK_TOKEN_BUDGET: u64 = 512;
+/// most [`RERANK_PAIR_TOKENS`]) one recall's reranking may read, all its
+/// reranked lanes together: each lane's pool is its best fused results that
+/// fit in what is left. A cross-encoder's cost is linear in pair tokens: the
+/// shipped 12-layer MiniLM does ~42 MFLOP per token, and measured on this
+/// project's 2-core machine (`hive-mind bench recall --rerank`, 10k
+/// memories) a recall spent ~1.5 ms per pair token (a budget of 512 per lane
+/// gave p50 774 ms, p95 1,231 ms, and twice that for dated queries, which
+/// rerank two lanes). 448 keeps recall's p95 under a second there: about ten
+/// chat turns of ~45 tokens with their question (where LoCoMo's S@1 stops
+/// improving, measured at pools of 10, 20 and 40), or three long notes cut
+/// to 128. The engine does not know the host's machine; a second is what an
+/// interactive turn can spend, and `rerank-pool` trades it per recall.
+pub const RERANK_TOKEN_BUDGET: u64 = 448;
 
 /// The most tokens a pair counts for against [`RERANK_TOKEN_BUDGET`]: the
 /// host's cross-encoder cuts pairs there (its `DEFAULT_MAX_TOKENS`).

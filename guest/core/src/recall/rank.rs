@@ -316,8 +316,21 @@ where
     // 3. Rerank.
     let pool = options.pool();
     if pool > 0 {
+        // One budget for the whole recall, spent lane by lane in precedence
+        // order.
+        let mut budget = RERANK_TOKEN_BUDGET;
         for spec in plan.lanes.iter().filter(|spec| spec.rerank) {
-            rerank_lane(spec.lane, &plan.query, pool, &mut entries, &mut rerank);
+            if budget == 0 {
+                break;
+            }
+            let spent = rerank_lane(
+                spec.lane,
+                &plan.query,
+                (pool, budget),
+                &mut entries,
+                &mut rerank,
+            );
+            budget = budget.saturating_sub(spent);
         }
     }
 
@@ -446,10 +459,17 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry>
         .collect()
 }
 
-/// Let the reranker score the top `pool` of one lane and set the lane's
-/// strengths (see the module documentation); on any failure strength stays
-/// the fused score.
-fn rerank_lane<R>(lane: Lane, query: &str, pool_size: usize, entries: &mut [Entry], rerank: &mut R)
+/// Let the reranker score the top `pool_size` of one lane that fit in
+/// `budget` pair tokens and set the lane's strengths (see the module
+/// documentation); on any failure strength stays the fused score. Returns
+/// the pair tokens it spent.
+fn rerank_lane<R>(
+    lane: Lane,
+    query: &str,
+    (pool_size, budget): (usize, u64),
+    entries: &mut [Entry],
+    rerank: &mut R,
+) -> u64
 where
     R: FnMut(Lane, &[&str]) -> Option<Vec<f32>>,
 {
@@ -457,7 +477,7 @@ where
         .filter(|&i| entries[i].lane == lane)
         .collect();
     if pool.is_empty() {
-        return;
+        return 0;
     }
     pool.sort_by(|&a, &b| {
         entries[b]
@@ -472,26 +492,36 @@ where
         .iter()
         .map(|&i| display_text(&entries[i].frame.content, entries[i].chunk))
         .collect();
-    // The token budget: the best fused results whose pairs fit (at least
-    // one, whatever its length).
+    // The token budget: the best fused results whose pairs fit (the first
+    // lane at least one, whatever its length; a lane left nothing keeps its
+    // fused strengths).
     let query_tokens = estimate_tokens(query);
-    let mut spent = 0;
-    let fit = passages
+    let costs: Vec<u64> = passages
         .iter()
-        .take_while(|passage| {
-            spent += (query_tokens + estimate_tokens(passage) + 3).min(RERANK_PAIR_TOKENS);
-            spent <= RERANK_TOKEN_BUDGET
+        .map(|passage| (query_tokens + estimate_tokens(passage) + 3).min(RERANK_PAIR_TOKENS))
+        .collect();
+    let mut running = 0;
+    let fit = costs
+        .iter()
+        .take_while(|&&cost| {
+            running += cost;
+            running <= budget
         })
         .count()
-        .max(1);
+        // The whole budget always buys one pair, however long.
+        .max(usize::from(budget == RERANK_TOKEN_BUDGET));
+    if fit == 0 {
+        return 0;
+    }
     pool.truncate(fit);
     passages.truncate(fit);
+    let spent: u64 = costs.iter().take(fit).sum();
     let passage_refs: Vec<&str> = passages.iter().map(String::as_str).collect();
     let Some(scores) = rerank(lane, &passage_refs) else {
-        return;
+        return spent;
     };
     if scores.len() != pool.len() || scores.iter().any(|score| !score.is_finite()) {
-        return;
+        return spent;
     }
     // The lane's members outside the pool are unconfirmed: σ = 0.
     for entry in entries.iter_mut().filter(|entry| entry.lane == lane) {
@@ -511,6 +541,7 @@ where
         entry.evidence.rerank_position = u32::try_from(position).ok();
         entry.evidence.rerank_probability = Some(probability);
     }
+    spent
 }
 
 /// `1 / (1 + e^−x)`: a log-odds as a probability.

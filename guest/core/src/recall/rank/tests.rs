@@ -877,3 +877,42 @@ fn a_reranked_lane_keeps_its_scale_however_unsure_the_reranker_is() {
     assert_eq!(ranked[0].frame_id, 101);
     assert!(ranked[0].strength > 0.9 * ranked[0].fused);
 }
+
+#[test]
+fn the_token_budget_is_shared_by_every_reranked_lane() {
+    // A dated query reranks the semantic and the date-window lanes: their
+    // pools together stay within one budget.
+    let plan = plan_recall("the ledger database in May 2026", NOW, 50).unwrap();
+    let reranked: Vec<Lane> = plan
+        .lanes
+        .iter()
+        .filter(|s| s.rerank)
+        .map(|s| s.lane)
+        .collect();
+    assert!(reranked.len() >= 2, "{reranked:?}");
+    let long = "the ledger database decision was long and careful ".repeat(30);
+    let candidates = reranked
+        .iter()
+        .flat_map(|&lane| {
+            let long = long.clone();
+            (0..10).map(move |i| {
+                let mut c = text(&P, 1000 * (lane as u64 + 1) + u64::from(i), lane, i);
+                c.frame.content = long.clone();
+                c
+            })
+        })
+        .collect();
+    let sizes = RefCell::new(Vec::new());
+    rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions::default(),
+        |_, passages: &[&str]| {
+            sizes.borrow_mut().push(passages.len());
+            None
+        },
+    )
+    .unwrap();
+    let total: usize = sizes.into_inner().iter().sum();
+    assert_eq!(total, (RERANK_TOKEN_BUDGET / RERANK_PAIR_TOKENS) as usize);
+}
