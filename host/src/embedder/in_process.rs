@@ -421,11 +421,8 @@ impl InProcessEmbedder {
     }
 }
 
-/// A text's index in its batch and its vector.
-type Pooled = (usize, Vec<f32>);
-
 /// The most threads one `embed` call runs the model on.
-pub const MAX_EMBED_THREADS: usize = 8;
+pub const MAX_EMBED_THREADS: usize = onnx::MAX_RUN_THREADS;
 
 /// Split `order` (indices sorted longest first) into runs of at most
 /// `max_texts` texts whose padded size — count × the first (longest) member's
@@ -477,47 +474,23 @@ impl Embedder for InProcessEmbedder {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&index| std::cmp::Reverse(encodings[index].len()));
         let mut vectors = vec![Vec::new(); encodings.len()];
-        // Model runs are independent: spread them over the cores, each
-        // worker taking every `workers`-th group (groups are longest first,
-        // so the work interleaves evenly). Groups are cut small enough that
-        // every worker gets one: a bigger batch barely beats one text at a
-        // time (matmul-bound, measured), a second core doubles throughput.
-        let cores = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(MAX_EMBED_THREADS);
+        // Model runs are independent: spread them over the cores
+        // (`onnx::run_on_cores`). Groups are cut small enough that every
+        // worker gets one.
+        let cores = onnx::run_cores();
         let per_group = self.batch_size.min(encodings.len().div_ceil(cores)).max(1);
         let groups = token_budget_groups(&order, |index| encodings[index].len(), per_group);
-        let workers = cores.min(groups.len()).max(1);
-        let run = |worker: usize| -> Result<Vec<Pooled>, EmbedError> {
-            let mut done = Vec::new();
-            for group in groups.iter().skip(worker).step_by(workers) {
+        let pooled = onnx::run_on_cores(
+            &groups,
+            |group| {
                 let members: Vec<&Encoding> =
                     group.iter().map(|&index| &encodings[index]).collect();
-                done.extend(group.iter().copied().zip(self.run_group(&members)?));
-            }
-            Ok(done)
-        };
-        let results: Vec<Result<Vec<Pooled>, EmbedError>> = if workers > 1 {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..workers)
-                    .map(|worker| scope.spawn(move || run(worker)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| {
-                        handle.join().unwrap_or_else(|_| {
-                            Err(EmbedError::Failed("an embedding worker panicked".into()))
-                        })
-                    })
-                    .collect()
-            })
-        } else {
-            vec![run(0)]
-        };
-        for result in results {
-            for (index, vector) in result? {
-                vectors[index] = vector;
-            }
+                self.run_group(&members)
+            },
+            EmbedError::Failed("an embedding worker panicked".into()),
+        )?;
+        for (index, vector) in pooled {
+            vectors[index] = vector;
         }
         let truncated: Vec<usize> = truncated
             .iter()

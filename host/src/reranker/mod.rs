@@ -46,7 +46,7 @@ use tokenizers::{EncodeInput, Encoding, Tokenizer};
 
 use crate::embedder::cap_chars;
 use crate::embedder::config::RerankerConfig;
-use crate::embedder::in_process::{MAX_EMBED_THREADS, load_tokenizer};
+use crate::embedder::in_process::load_tokenizer;
 use crate::embedder::onnx::{self, ModelError, OnnxPlan, TokenBatch};
 
 /// Why reranking failed. Mirrors the WIT `reranker.error` variant.
@@ -233,48 +233,25 @@ impl Reranker for CrossEncoder {
         let encodings = self.encode(query, passages)?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&index| std::cmp::Reverse(encodings[index].len()));
-        // As the embedder does: a model run is single-threaded and
-        // matmul-bound, so the groups go to every core (at most
-        // MAX_EMBED_THREADS), each group small enough that every core gets
-        // one, and each worker takes every `workers`-th group (longest
-        // first, so the work interleaves evenly).
-        let cores = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(MAX_EMBED_THREADS);
-        let per_group = self.batch_size.min(encodings.len().div_ceil(cores)).max(1);
+        // As the embedder does: the groups go to every core
+        // (`onnx::run_on_cores`), each small enough that every core gets one.
+        let per_group = self
+            .batch_size
+            .min(encodings.len().div_ceil(onnx::run_cores()))
+            .max(1);
         let groups: Vec<&[usize]> = order.chunks(per_group).collect();
-        let workers = cores.min(groups.len()).max(1);
-        let run = |worker: usize| -> Result<Vec<(usize, f32)>, RerankError> {
-            let mut done = Vec::new();
-            for group in groups.iter().skip(worker).step_by(workers) {
+        let scored = onnx::run_on_cores(
+            &groups,
+            |group| {
                 let members: Vec<&Encoding> =
                     group.iter().map(|&index| &encodings[index]).collect();
-                done.extend(group.iter().copied().zip(self.run_group(&members)?));
-            }
-            Ok(done)
-        };
-        let results: Vec<Result<Vec<(usize, f32)>, RerankError>> = if workers > 1 {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..workers)
-                    .map(|worker| scope.spawn(move || run(worker)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| {
-                        handle.join().unwrap_or_else(|_| {
-                            Err(RerankError::Failed("a reranking worker panicked".into()))
-                        })
-                    })
-                    .collect()
-            })
-        } else {
-            vec![run(0)]
-        };
+                self.run_group(&members)
+            },
+            RerankError::Failed("a reranking worker panicked".into()),
+        )?;
         let mut scores = vec![0.0f32; encodings.len()];
-        for result in results {
-            for (index, score) in result? {
-                scores[index] = score;
-            }
+        for (index, score) in scored {
+            scores[index] = score;
         }
         Ok(scores)
     }
