@@ -656,9 +656,10 @@ fn the_model_is_chosen_by_name_through_config_and_environment() {
     assert!(cosine(&query, &document) < 0.99);
 }
 
-/// Switching the in-process model moves a mind to the new fingerprint (the
-/// same 384 dimensions: the lock's `ModelChanged` case), and `reindex`
-/// re-embeds its frames with the new model.
+/// Switching the in-process model to another of the same 384 dimensions:
+/// the mind keeps the fingerprint of the model that made its vectors, says
+/// on status and recall that vector search is off until `reindex`, and
+/// `reindex` re-embeds its frames with the new model.
 #[test]
 fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
     bge_dir();
@@ -688,7 +689,20 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
         status["minds"][0]["embedder"].clone()
     };
     assert_eq!(recorded("all-MiniLM-L6-v2")["model"], "all-MiniLM-L6-v2");
-    assert_eq!(recorded("bge-small-en-v1.5")["model"], "bge-small-en-v1.5");
+    assert_eq!(recorded("bge-small-en-v1.5")["model"], "all-MiniLM-L6-v2");
+    let before: Json = serde_json::from_slice(
+        &run(
+            "bge-small-en-v1.5",
+            &["recall", "where is the deploy key kept?", "--json"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let notes = before["notes"].to_string();
+    assert!(
+        notes.contains("all-MiniLM-L6-v2") && notes.contains("hive-mind reindex"),
+        "{notes}"
+    );
     let reindex = run("bge-small-en-v1.5", &["reindex"]);
     let stderr = String::from_utf8_lossy(&reindex.stderr);
     assert!(stderr.contains("reindex personal: 1/1"), "{stderr}");
@@ -702,6 +716,8 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
         stdout.contains("The deploy key lives in the vault."),
         "{stdout}"
     );
+    assert!(!stdout.contains("vector search is off"), "{stdout}");
+    assert_eq!(recorded("bge-small-en-v1.5")["model"], "bge-small-en-v1.5");
 }
 
 // -------------------------------------------------- HTTP wire formats

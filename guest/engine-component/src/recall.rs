@@ -248,7 +248,12 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             &mut frames,
             &mut pending,
         ) {
-            Ok(()) => searched.push(mind.clone()),
+            Ok(()) => {
+                // What the mind says of itself (another model's vectors, a
+                // stale chunk plan), so the caller hears why recall is weaker.
+                notes.extend(store::read(mind, |store| Ok(store.notes()?)).map_err(store_error)?);
+                searched.push(mind.clone());
+            }
             Err(store::StoreError::MindNotFound(_)) if matches!(mind, Mind::Workspace(_)) => {
                 notes.push(format!(
                     "workspace `{}` has no memories yet",
@@ -312,7 +317,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
         rerank_pool: options.rerank_pool,
     };
     let mut reranker_note = None;
-    let ranked = rank_candidates(&plan, candidates, &rank_options, |_, passages| {
+    let ranked = rank_candidates(&plan, candidates, &rank_options, |passages| {
         let passages: Vec<String> = passages.iter().map(|p| p.to_string()).collect();
         match reranker::score(&query, &passages) {
             Ok(scores) => Some(scores),

@@ -112,7 +112,7 @@ impl MindStore {
                 hive_mind_core::ChunkPlan::LegacyChars => None,
                 hive_mind_core::ChunkPlan::Tokens(window) => Some(window),
             },
-            notes: self.notes(),
+            notes: self.notes()?,
         })
     }
 

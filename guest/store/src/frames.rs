@@ -661,6 +661,7 @@ impl MindStore {
         };
         self.chunk_plan = plan;
         self.active_plan = Some(plan);
+        self.active_embedder = Some(fingerprint);
         Ok(ReindexProgress {
             done,
             total,

@@ -138,6 +138,8 @@ pub struct MindStore {
     chunk_plan: ChunkPlan,
     /// The plan of the active embedder, when one is configured.
     active_plan: Option<ChunkPlan>,
+    /// The active embedder, when one is configured.
+    active_embedder: Option<EmbedderFingerprint>,
     /// The in-memory nearest-neighbour index, loaded by the first vector
     /// search and kept up to date with the database ([`vector_index`]).
     index: std::sync::Mutex<Option<vector_index::VectorIndex>>,
@@ -173,6 +175,7 @@ impl MindStore {
             vectors,
             chunk_plan,
             active_plan,
+            active_embedder: config.embedder.clone(),
             index: std::sync::Mutex::new(None),
             document_counts: std::sync::Mutex::new((-1, std::collections::HashMap::new())),
             reindex: None,
@@ -200,16 +203,29 @@ impl MindStore {
         self.chunk_plan
     }
 
-    /// What the mind's operator should hear about it: its chunks planned
-    /// for another window than the active embedder reads (run `reindex`).
-    pub fn notes(&self) -> Vec<String> {
+    /// What the mind's operator should hear about it, each ending in what
+    /// to run: its vectors made by another model than the active embedder
+    /// (vector search is off meanwhile, see [`meta`]), its chunks planned
+    /// for another window than the active embedder reads.
+    pub fn notes(&self) -> StoreResult<Vec<String>> {
+        let mut notes = Vec::new();
+        if let (VectorState::Foreign { .. }, Some(active)) = (self.vectors, &self.active_embedder) {
+            let made_by = meta::read_fingerprint(&self.conn)?
+                .map_or_else(|| "another model".to_string(), |stored| stored.to_string());
+            notes.push(format!(
+                "{}: its vectors were made by {made_by}, the embedder is {active}; vector \
+                 search is off (keywords only) until you run `hive-mind reindex`",
+                self.mind
+            ));
+        }
         match self.active_plan {
-            Some(active) if active != self.chunk_plan => vec![format!(
+            Some(active) if active != self.chunk_plan => notes.push(format!(
                 "chunks planned for {}, the embedder reads {active}: run `hive-mind reindex`",
                 self.chunk_plan
-            )],
-            _ => Vec::new(),
+            )),
+            _ => {}
         }
+        Ok(notes)
     }
 
     /// A frame reference in this mind.

@@ -9,8 +9,18 @@
 //! |---|---|
 //! | none recorded | the vector tables are created at the active dimension and the fingerprint recorded |
 //! | same | ok |
-//! | same dimension, other provider or model | a warning, and the new fingerprint is recorded (vectors stay numerically valid; cross-model similarity degrades) |
+//! | same dimension, other provider or model, no frames yet | the new fingerprint is recorded |
+//! | same dimension, other provider or model, frames held | [`VectorState::Foreign`]: the stored fingerprint is kept, vector search answers nothing (recall runs on keywords, and says why) until `reindex`; saves still store vectors |
 //! | other dimension | every vector operation fails with [`StoreError::DimensionMismatch`] until `reindex` |
+//!
+//! The reference engine recorded the new fingerprint of a same-dimension
+//! switch with a warning and went on comparing the new model's query
+//! vectors with the old model's frame vectors (design §8: "cross-model
+//! similarity is degraded"). Two models' vectors share no geometry, so those
+//! cosines rank at random while looking like evidence: here a mind's vectors
+//! are searched only by the model that made them, and the switch is named
+//! (in [`super::MindStore::notes`]: status, check and every recall) until
+//! `reindex` re-embeds the mind.
 //!
 //! The dimension is the embedder's native one (384 for the default model);
 //! vectors are never padded. `reindex` recreates the vector tables and
@@ -47,6 +57,13 @@ pub enum VectorState {
     },
     /// No embedder has met this mind yet, so it has no vector tables.
     Unset,
+    /// The active embedder has the mind's dimension but is another model
+    /// than the one its vectors were made with: saves store vectors, vector
+    /// search finds nothing, until `reindex`.
+    Foreign {
+        /// The dimension of the mind's vectors.
+        dim: u32,
+    },
     /// The active embedder's dimension differs from the mind's.
     Mismatch {
         /// The mind's dimension.
@@ -57,10 +74,16 @@ pub enum VectorState {
 }
 
 impl VectorState {
+    /// Whether the mind's vectors may be compared with the active embedder's
+    /// query vectors.
+    pub fn searchable(self) -> bool {
+        matches!(self, VectorState::Ready { .. })
+    }
+
     /// The dimension vectors must have, or the error a vector operation gets.
     pub fn require(self) -> StoreResult<u32> {
         match self {
-            VectorState::Ready { dim } => Ok(dim),
+            VectorState::Ready { dim } | VectorState::Foreign { dim } => Ok(dim),
             VectorState::Unset => Err(StoreError::NoEmbedder),
             VectorState::Mismatch { expected, actual } => {
                 Err(StoreError::DimensionMismatch { expected, actual })
@@ -264,11 +287,18 @@ fn reconcile_known(
             actual: active.dim,
         });
     }
-    if stored != active {
-        write_fingerprint(conn, active)?;
-    }
     if !has_vector_tables(conn)? {
         create_vector_tables(conn, active.dim)?;
+    }
+    if stored != active {
+        let has_frames: bool =
+            conn.query_row("SELECT EXISTS (SELECT 1 FROM memory_frames)", [], |row| {
+                row.get(0)
+            })?;
+        if has_frames {
+            return Ok(VectorState::Foreign { dim: active.dim });
+        }
+        write_fingerprint(conn, active)?;
     }
     Ok(VectorState::Ready { dim: active.dim })
 }

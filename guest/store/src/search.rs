@@ -243,7 +243,13 @@ impl MindStore {
             .iter()
             .map(|(filter, _)| IndexFilter::compile(filter))
             .collect::<StoreResult<Option<Vec<_>>>>()?;
-        let dim = self.vectors.require().ok();
+        // The in-memory index holds the mind's vectors; another model's
+        // (see `meta`) are not searched.
+        let dim = self
+            .vectors
+            .require()
+            .ok()
+            .filter(|_| self.vectors.searchable());
         let (Some(compiled), Some(dim)) = (compiled, dim) else {
             return searches
                 .iter()
@@ -461,6 +467,10 @@ impl MindStore {
     ) -> StoreResult<Vec<Vec<Hit>>> {
         let dim = self.vectors.require()?;
         check_vector(embedding, dim, "the query embedding")?;
+        if !self.vectors.searchable() {
+            // Another model made the mind's vectors (see `meta`).
+            return Ok(vec![Vec::new(); searches.len()]);
+        }
         let compiled: Vec<Option<IndexFilter>> = searches
             .iter()
             .map(|(filter, _)| IndexFilter::compile(filter))
@@ -514,7 +524,7 @@ impl MindStore {
     ) -> StoreResult<Vec<Hit>> {
         let dim = self.vectors.require()?;
         check_vector(embedding, dim, "the query embedding")?;
-        if limit == 0 {
+        if limit == 0 || !self.vectors.searchable() {
             return Ok(Vec::new());
         }
         let (conditions, values) = filter_sql(filter, 1)?;

@@ -894,7 +894,7 @@ fn a_mind_without_frames_takes_the_active_window_and_one_with_frames_keeps_its_o
     let mut minds = open_minds(dir.path(), config()).unwrap();
     let store = minds.mind(&Mind::Personal).unwrap();
     assert_eq!(store.chunk_plan(), fake_plan());
-    assert!(store.notes().is_empty());
+    assert!(store.notes().unwrap().is_empty());
     let long = long_text("window");
     minds.save_frame(frame(&Mind::Personal, &long)).unwrap();
     drop(minds);
@@ -904,7 +904,7 @@ fn a_mind_without_frames_takes_the_active_window_and_one_with_frames_keeps_its_o
     let store = minds.mind(&Mind::Personal).unwrap();
     assert_eq!(store.chunk_plan(), fake_plan());
     assert_eq!(
-        store.notes(),
+        store.notes().unwrap(),
         ["chunks planned for 256 tokens, the embedder reads 512 tokens: run `hive-mind reindex`"]
     );
     // A workspace mind not created yet is planned for the active window.

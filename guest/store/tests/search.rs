@@ -277,16 +277,66 @@ fn embedder_fingerprint_rules_and_reindex() {
         .unwrap();
     drop(minds);
 
-    // Same model: ok. Same dimension, other model: recorded (and warned).
+    // Same dimension, other model: the mind keeps the fingerprint of the
+    // model that made its vectors, searches them no more (another model's
+    // query vectors share no geometry with them), says so, and still saves;
+    // `reindex` with the new model puts it right.
     let mut renamed = fake();
     renamed.model = "hash-words-v2".into();
     let same_dim = StoreConfig {
         embedder: Some(renamed.fingerprint()),
         max_tokens: renamed.max_tokens,
     };
+    let mut minds = open_minds(dir.path(), same_dim.clone()).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(store.vector_state(), VectorState::Foreign { dim: DIM });
+    let status = store.status().unwrap();
+    assert_eq!(status.embedder.unwrap().model, "hash-words-v1");
+    assert!(
+        status
+            .notes
+            .iter()
+            .any(|note| note.contains("hash-words-v1") && note.contains("hive-mind reindex")),
+        "{:?}",
+        status.notes
+    );
+    assert!(
+        store
+            .search_vector(&renamed.vector("one"), &Default::default(), 5)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        minds
+            .search_text("one", &Default::default(), 1)
+            .unwrap()
+            .len(),
+        1
+    );
+    let saved = hive_mind_store::vectors::embed_frame(
+        &renamed,
+        hive_mind_store::NewFrame::new(Mind::Personal, "four", Vec::new()),
+    )
+    .unwrap();
+    minds.save_frame(saved).unwrap();
+    minds.reindex(&renamed, &mut |_, _, _| {}).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert_eq!(store.vector_state(), VectorState::Ready { dim: DIM });
+    assert!(store.notes().unwrap().is_empty());
+    assert_eq!(
+        store
+            .search_vector(&renamed.vector("four"), &Default::default(), 1)
+            .unwrap()
+            .len(),
+        1
+    );
+    drop(minds);
+    // A mind reopened with the model its vectors now come from is ready.
     let mut minds = open_minds(dir.path(), same_dim).unwrap();
-    let status = minds.mind(&Mind::Personal).unwrap().status().unwrap();
-    assert_eq!(status.embedder.unwrap().model, "hash-words-v2");
+    assert_eq!(
+        minds.mind(&Mind::Personal).unwrap().vector_state(),
+        VectorState::Ready { dim: DIM }
+    );
     drop(minds);
 
     // Other dimension: a typed error on every vector operation, text still works.
@@ -333,7 +383,7 @@ fn embedder_fingerprint_rules_and_reindex() {
         })
         .unwrap();
     assert_eq!(done.len(), 2);
-    assert!(calls.contains(&(Mind::Personal, 2, 2)));
+    assert!(calls.contains(&(Mind::Personal, 3, 3)));
     drop(minds);
     let mut minds = open_minds(dir.path(), other_dim_config(&bigger)).unwrap();
     for mind in minds.list().unwrap() {

@@ -23,22 +23,12 @@
 //!   halting at the first that works. It reports every attempt, so
 //!   `hive-mind embed --status` can say loudly what is active.
 //! - [`config`] — `$HIVE_MIND_HOME/config.toml` and environment variables.
-//! - The *embedder lock*: a store records the [`EmbedderInfo`] its vectors
-//!   were made with and calls [`fingerprint_check`] before every vector
-//!   operation (see below).
+//! - The *embedder lock* is not here: the engine records in each mind the
+//!   [`EmbedderInfo`] its vectors were made with and compares it with the
+//!   active embedder's whenever it opens the mind (`guest/store`'s `meta`
+//!   module: another dimension refuses vector operations, another model of
+//!   the same dimension turns vector search off, until `reindex`).
 //! - [`bench`] and [`cli`] — `hive-mind bench embed` and `hive-mind embed`.
-//!
-//! ## The embedder lock
-//!
-//! Vectors from two models are not comparable, and a vector index cannot
-//! change its dimension. So every vector operation compares the fingerprint
-//! recorded with the store against the active embedder's:
-//!
-//! | recorded vs. active | [`FingerprintCheck`] | what the store does |
-//! |---|---|---|
-//! | same dimension, same provider and model | `Match` | proceed |
-//! | same dimension, other provider or model | `ModelChanged` | proceed, record the new fingerprint, warn: old vectors are valid numbers but similarity across models is degraded |
-//! | other dimension | `DimensionMismatch` | refuse with a typed error; the remedy is a `reindex` (recreate the vector tables, re-embed every frame) |
 
 pub mod bench;
 pub mod chain;
@@ -227,46 +217,6 @@ impl<E: Embedder + ?Sized> Embedder for std::sync::Arc<E> {
     }
 }
 
-/// The outcome of comparing a store's recorded fingerprint with the active
-/// embedder's. See the module docs for what the store does with each.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FingerprintCheck {
-    /// Same provider, model and dimension.
-    Match,
-    /// Same dimension, but another provider or model: vectors stay
-    /// numerically valid, similarity across the two models is degraded.
-    ModelChanged {
-        /// What the store recorded.
-        recorded: EmbedderInfo,
-        /// What is active now.
-        active: EmbedderInfo,
-    },
-    /// The dimension changed: the vector index cannot be used; re-embed.
-    DimensionMismatch {
-        /// The dimension the store's vectors have.
-        expected: u32,
-        /// The dimension the active embedder produces.
-        actual: u32,
-    },
-}
-
-/// Compare the fingerprint a store recorded with the active embedder's.
-pub fn fingerprint_check(recorded: &EmbedderInfo, active: &EmbedderInfo) -> FingerprintCheck {
-    if recorded.dimensions != active.dimensions {
-        FingerprintCheck::DimensionMismatch {
-            expected: recorded.dimensions,
-            actual: active.dimensions,
-        }
-    } else if recorded.provider != active.provider || recorded.model != active.model {
-        FingerprintCheck::ModelChanged {
-            recorded: recorded.clone(),
-            active: active.clone(),
-        }
-    } else {
-        FingerprintCheck::Match
-    }
-}
-
 /// Scale `vector` to unit length in place. A zero vector is left as is.
 pub fn l2_normalize(vector: &mut [f32]) {
     let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -289,39 +239,6 @@ pub fn cap_chars(text: &str, max_chars: usize) -> (&str, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn info(provider: &str, model: &str, dimensions: u32) -> EmbedderInfo {
-        EmbedderInfo {
-            provider: provider.into(),
-            model: model.into(),
-            dimensions,
-        }
-    }
-
-    #[test]
-    fn fingerprint_outcomes() {
-        let minilm = info("in-process", "all-MiniLM-L6-v2", 384);
-        assert_eq!(
-            fingerprint_check(&minilm, &minilm.clone()),
-            FingerprintCheck::Match
-        );
-        let other = info("ollama", "all-minilm", 384);
-        assert_eq!(
-            fingerprint_check(&minilm, &other),
-            FingerprintCheck::ModelChanged {
-                recorded: minilm.clone(),
-                active: other
-            }
-        );
-        let nomic = info("ollama", "nomic-embed-text", 768);
-        assert_eq!(
-            fingerprint_check(&minilm, &nomic),
-            FingerprintCheck::DimensionMismatch {
-                expected: 384,
-                actual: 768
-            }
-        );
-    }
 
     #[test]
     fn cap_chars_respects_char_boundaries() {
