@@ -17,12 +17,13 @@
 //!    dropped, and the standing lanes are dropped when nothing anchored the
 //!    recall ([`RelevanceFloor`]). This happens before reranking, so the
 //!    reranker's pool holds no noise.
-//! 3. **Rerank** (optional, soft-fail). For each lane the plan reranks, the
-//!    [`RankOptions::rerank_pool`] best fused results (all minds together)
-//!    that fit in [`RERANK_TOKEN_BUDGET`] pair tokens (estimated, each pair
-//!    at most [`RERANK_PAIR_TOKENS`])
-//!    go to the caller's reranker, and its logits become the main term of
-//!    the lane's *strength* (the evidence a memory matches the query):
+//! 3. **Rerank** (optional, soft-fail). The best fused results of every
+//!    lane the plan reranks, at most [`RankOptions::rerank_pool`] per lane
+//!    and [`RERANK_TOKEN_BUDGET`] pair tokens in all (estimated, each pair
+//!    at most [`RERANK_PAIR_TOKENS`]; the lanes take turns, and a passage
+//!    two lanes share is read once), go to the caller's reranker in one
+//!    call, and its logits become the main term of each reranked lane's
+//!    *strength* (the evidence a memory matches the query):
 //!
 //!    `strength = w · top · 2σ(logit − best) + (1 − w) · fused`
 //!
@@ -256,10 +257,10 @@ struct Gathered {
 
 /// Rank the gathered hits of a recall (see the module documentation).
 ///
-/// `rerank` is the caller's cross-encoder: given a lane and the passages of
-/// its rerank pool, best fused first, it returns one score per passage
-/// (higher is more relevant) or `None` when no reranker is available or it
-/// failed; it is called once per reranked lane that has anything to rerank.
+/// `rerank` is the caller's cross-encoder: given the passages of the
+/// reranked lanes' pools, it returns one score per passage (higher is more
+/// relevant) or `None` when no reranker is available or it failed; it is
+/// called at most once, when a reranked lane has anything to rerank.
 /// Candidates of lanes the plan does not run are ignored.
 ///
 /// Fails with [`LogicError::InvalidArgument`] only when the plan's `now`
@@ -271,7 +272,7 @@ pub fn rank_candidates<R>(
     mut rerank: R,
 ) -> Result<Vec<RankedMemory>, LogicError>
 where
-    R: FnMut(Lane, &[&str]) -> Option<Vec<f32>>,
+    R: FnMut(&[&str]) -> Option<Vec<f32>>,
 {
     parse_instant(&plan.now).map_err(|LogicError::InvalidArgument(why)| {
         LogicError::InvalidArgument(format!("now: {why}"))
@@ -313,25 +314,10 @@ where
         entries.retain(|entry| role(entry.lane) != LaneRole::Standing);
     }
 
-    // 3. Rerank.
+    // 3. Rerank: one call for every reranked lane.
     let pool = options.pool();
     if pool > 0 {
-        // One budget for the whole recall, spent lane by lane in precedence
-        // order.
-        let mut budget = RERANK_TOKEN_BUDGET;
-        for spec in plan.lanes.iter().filter(|spec| spec.rerank) {
-            if budget == 0 {
-                break;
-            }
-            let spent = rerank_lane(
-                spec.lane,
-                &plan.query,
-                (pool, budget),
-                &mut entries,
-                &mut rerank,
-            );
-            budget = budget.saturating_sub(spent);
-        }
+        rerank_lanes(plan, pool, &mut entries, &mut rerank);
     }
 
     // 4. Score.
@@ -459,89 +445,132 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry>
         .collect()
 }
 
-/// Let the reranker score the top `pool_size` of one lane that fit in
-/// `budget` pair tokens and set the lane's strengths (see the module
-/// documentation); on any failure strength stays the fused score. Returns
-/// the pair tokens it spent.
-fn rerank_lane<R>(
-    lane: Lane,
-    query: &str,
-    (pool_size, budget): (usize, u64),
-    entries: &mut [Entry],
-    rerank: &mut R,
-) -> u64
+/// Let the reranker score the best fused results of every lane the plan
+/// reranks, in one call, and set those lanes' strengths (see the module
+/// documentation); on any failure strengths stay the fused scores.
+///
+/// Each lane's pool is a prefix of its fused order, at most `pool_size`
+/// long. The pools grow in turns, one position per lane in precedence
+/// order, until the next passage of a lane no longer fits in what is left
+/// of [`RERANK_TOKEN_BUDGET`] (that lane's pool stops there; the first pair
+/// always fits, however long). A passage two lanes share (the same chunk of
+/// the same frame) is read once and costs once: on a mind of chat turns the
+/// semantic and raw-detail lanes rank much the same turns, and scoring them
+/// twice spent half the budget on repeats. The turns matter because a lane
+/// left out would compete at its full fused strength against lanes whose
+/// strengths the reranker had re-scaled, and its best fused result would
+/// win on that alone.
+fn rerank_lanes<R>(plan: &RecallPlan, pool_size: usize, entries: &mut [Entry], rerank: &mut R)
 where
-    R: FnMut(Lane, &[&str]) -> Option<Vec<f32>>,
+    R: FnMut(&[&str]) -> Option<Vec<f32>>,
 {
-    let mut pool: Vec<usize> = (0..entries.len())
-        .filter(|&i| entries[i].lane == lane)
-        .collect();
-    if pool.is_empty() {
-        return 0;
-    }
-    pool.sort_by(|&a, &b| {
-        entries[b]
-            .fused
-            .total_cmp(&entries[a].fused)
-            .then_with(|| entries[a].mind.cmp(&entries[b].mind))
-            .then(entries[a].id.cmp(&entries[b].id))
-    });
-    let top = entries[pool[0]].fused;
-    pool.truncate(pool_size);
-    let mut passages: Vec<String> = pool
+    // Each reranked lane's members, best fused first.
+    let mut lanes: Vec<(Lane, Vec<usize>)> = plan
+        .lanes
         .iter()
-        .map(|&i| display_text(&entries[i].frame.content, entries[i].chunk))
-        .collect();
-    // The token budget: the best fused results whose pairs fit (the first
-    // lane at least one, whatever its length; a lane left nothing keeps its
-    // fused strengths).
-    let query_tokens = estimate_tokens(query);
-    let costs: Vec<u64> = passages
-        .iter()
-        .map(|passage| (query_tokens + estimate_tokens(passage) + 3).min(RERANK_PAIR_TOKENS))
-        .collect();
-    let mut running = 0;
-    let fit = costs
-        .iter()
-        .take_while(|&&cost| {
-            running += cost;
-            running <= budget
+        .filter(|spec| spec.rerank)
+        .map(|spec| {
+            let mut members: Vec<usize> = (0..entries.len())
+                .filter(|&i| entries[i].lane == spec.lane)
+                .collect();
+            members.sort_by(|&a, &b| {
+                entries[b]
+                    .fused
+                    .total_cmp(&entries[a].fused)
+                    .then_with(|| entries[a].mind.cmp(&entries[b].mind))
+                    .then(entries[a].id.cmp(&entries[b].id))
+            });
+            (spec.lane, members)
         })
-        .count()
-        // The whole budget always buys one pair, however long.
-        .max(usize::from(budget == RERANK_TOKEN_BUDGET));
-    if fit == 0 {
-        return 0;
+        .filter(|(_, members)| !members.is_empty())
+        .collect();
+    if lanes.is_empty() {
+        return;
     }
-    pool.truncate(fit);
-    passages.truncate(fit);
-    let spent: u64 = costs.iter().take(fit).sum();
+
+    // Grow the pools in turns within the budget.
+    let query_tokens = estimate_tokens(&plan.query);
+    let mut passages: Vec<String> = Vec::new();
+    let mut slots: HashMap<(MindKey, u64, Option<(u32, u32)>), usize> = HashMap::new();
+    // Per lane: the passage slot of each pool member, in fused order.
+    let mut pools: Vec<Vec<usize>> = vec![Vec::new(); lanes.len()];
+    let mut open: Vec<bool> = vec![true; lanes.len()];
+    let mut spent = 0;
+    for position in 0..pool_size {
+        for (lane, (_, members)) in lanes.iter().enumerate() {
+            if !open[lane] {
+                continue;
+            }
+            let Some(&member) = members.get(position) else {
+                open[lane] = false;
+                continue;
+            };
+            let entry = &entries[member];
+            let key = (entry.mind.clone(), entry.id, entry.chunk);
+            if let Some(&slot) = slots.get(&key) {
+                pools[lane].push(slot);
+                continue;
+            }
+            let passage = display_text(&entry.frame.content, entry.chunk);
+            let cost = (query_tokens + estimate_tokens(&passage) + 3).min(RERANK_PAIR_TOKENS);
+            if spent + cost > RERANK_TOKEN_BUDGET && !passages.is_empty() {
+                open[lane] = false;
+                continue;
+            }
+            spent += cost;
+            slots.insert(key, passages.len());
+            pools[lane].push(passages.len());
+            passages.push(passage);
+        }
+        if !open.contains(&true) {
+            break;
+        }
+    }
+
     let passage_refs: Vec<&str> = passages.iter().map(String::as_str).collect();
-    let Some(scores) = rerank(lane, &passage_refs) else {
-        return spent;
+    let Some(scores) = rerank(&passage_refs) else {
+        return;
     };
-    if scores.len() != pool.len() || scores.iter().any(|score| !score.is_finite()) {
-        return spent;
+    if scores.len() != passages.len() || scores.iter().any(|score| !score.is_finite()) {
+        return;
     }
+    for ((lane, members), pool) in lanes.iter_mut().zip(&pools) {
+        apply_rerank(*lane, &members[..pool.len()], pool, &scores, entries);
+    }
+}
+
+/// Set one reranked lane's strengths from the scores of its pool: `members`
+/// are the pool's entries in fused order, `pool` their passages' slots in
+/// `scores`.
+fn apply_rerank(
+    lane: Lane,
+    members: &[usize],
+    pool: &[usize],
+    scores: &[f32],
+    entries: &mut [Entry],
+) {
+    let Some(&first) = members.first() else {
+        return;
+    };
+    let top = entries[first].fused;
     // The lane's members outside the pool are unconfirmed: σ = 0.
     for entry in entries.iter_mut().filter(|entry| entry.lane == lane) {
         entry.strength = (1.0 - RERANKER_WEIGHT) * entry.fused;
     }
+    let logits: Vec<f64> = pool.iter().map(|&slot| f64::from(scores[slot])).collect();
     // Pool positions ordered by the reranker; stable, so ties keep the fused
     // order.
-    let mut order: Vec<usize> = (0..pool.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-    let best = order.first().map_or(0.0, |&slot| f64::from(scores[slot]));
-    for (position, &slot) in order.iter().enumerate() {
-        let logit = f64::from(scores[slot]);
-        let probability = logistic(logit);
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]));
+    let best = order.first().map_or(0.0, |&at| logits[at]);
+    for (position, &at) in order.iter().enumerate() {
+        let logit = logits[at];
         let relative = 2.0 * logistic(logit - best);
-        let entry = &mut entries[pool[slot]];
+        let entry = &mut entries[members[at]];
         entry.strength = RERANKER_WEIGHT * top * relative + (1.0 - RERANKER_WEIGHT) * entry.fused;
         entry.evidence.rerank_position = u32::try_from(position).ok();
-        entry.evidence.rerank_probability = Some(probability);
+        entry.evidence.rerank_probability = Some(logistic(logit));
     }
-    spent
 }
 
 /// `1 / (1 + e^−x)`: a log-odds as a probability.

@@ -63,7 +63,7 @@ fn listed(mind: &MindKey, id: u64, lane: Lane, rank: u32) -> Candidate {
 /// A reranker's answer for a pool of the given size.
 type FakeReranker = fn(usize) -> Option<Vec<f32>>;
 
-fn no_rerank(_: Lane, _: &[&str]) -> Option<Vec<f32>> {
+fn no_rerank(_: &[&str]) -> Option<Vec<f32>> {
     None
 }
 
@@ -354,11 +354,10 @@ fn the_reranker_is_the_main_term_of_the_pool_strength() {
         &plan,
         candidates,
         &RankOptions::default(),
-        |lane, passages: &[&str]| {
-            calls.borrow_mut().push((
-                lane,
-                passages.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
-            ));
+        |passages: &[&str]| {
+            calls
+                .borrow_mut()
+                .push(passages.iter().map(|p| p.to_string()).collect::<Vec<_>>());
             // Reverse the fused order.
             Some((0..passages.len()).map(|i| i as f32).collect())
         },
@@ -366,9 +365,8 @@ fn the_reranker_is_the_main_term_of_the_pool_strength() {
     .unwrap();
 
     let calls = calls.into_inner();
-    assert_eq!(calls.len(), 1, "only the lane with hits is reranked");
-    assert_eq!(calls[0].0, Lane::Semantic);
-    assert_eq!(calls[0].1, ["passage 0", "passage 1", "passage 2"]);
+    assert_eq!(calls.len(), 1, "one call per recall");
+    assert_eq!(calls[0], ["passage 0", "passage 1", "passage 2"]);
 
     let semantic: Vec<&RankedMemory> = ranked.iter().filter(|m| m.lane == Lane::Semantic).collect();
     assert_eq!(
@@ -424,7 +422,7 @@ fn the_rerank_pool_is_capped() {
         &plan,
         candidates,
         &RankOptions::default(),
-        |_, passages: &[&str]| {
+        |passages: &[&str]| {
             sizes.borrow_mut().push(passages.len());
             None
         },
@@ -441,7 +439,7 @@ fn the_rerank_pool_is_capped() {
             rerank_pool: pool,
             ..RankOptions::default()
         };
-        rank_candidates(&plan, candidates, &options, |_, passages: &[&str]| {
+        rank_candidates(&plan, candidates, &options, |passages: &[&str]| {
             sizes.borrow_mut().push(passages.len());
             None
         })
@@ -462,7 +460,7 @@ fn unpooled_members_of_a_reranked_lane_count_as_unconfirmed() {
         ..RankOptions::default()
     };
     // The reranker is sure of the pool's last member and rejects the others.
-    let ranked = rank_candidates(&plan, candidates, &options, |_, passages: &[&str]| {
+    let ranked = rank_candidates(&plan, candidates, &options, |passages: &[&str]| {
         Some(
             (0..passages.len())
                 .map(|i| if i == 2 { 8.0 } else { -8.0 })
@@ -501,7 +499,7 @@ fn a_failing_reranker_keeps_the_fused_order() {
             &plan,
             candidates.clone(),
             &RankOptions::default(),
-            |_, p: &[&str]| failure(p.len()),
+            |p: &[&str]| failure(p.len()),
         )
         .unwrap();
         assert_eq!(ranked, baseline);
@@ -523,7 +521,7 @@ fn a_catch_up_never_calls_the_reranker_and_ignores_lanes_it_does_not_run() {
         &plan,
         candidates,
         &RankOptions::default(),
-        |_, _: &[&str]| panic!("catch-up must not rerank"),
+        |_: &[&str]| panic!("catch-up must not rerank"),
     )
     .unwrap();
     assert_eq!(keys(&ranked), [(P, 1, Lane::CatchUp)]);
@@ -762,7 +760,7 @@ proptest! {
     ) {
         let plan = ordinary_plan();
         let options = RankOptions { floor, ..RankOptions::default() };
-        let ranked = rank_candidates(&plan, candidates, &options, |_, p: &[&str]| {
+        let ranked = rank_candidates(&plan, candidates, &options, |p: &[&str]| {
             reverse.then(|| (0..p.len()).map(|i| i as f32).collect())
         })
         .unwrap();
@@ -833,7 +831,7 @@ fn the_rerank_pool_stops_at_the_token_budget() {
         &plan,
         candidates,
         &RankOptions::default(),
-        |_, passages: &[&str]| {
+        |passages: &[&str]| {
             sizes.borrow_mut().push(passages.len());
             None
         },
@@ -865,7 +863,7 @@ fn a_reranked_lane_keeps_its_scale_however_unsure_the_reranker_is() {
         &plan,
         candidates,
         &RankOptions::default(),
-        |_, p: &[&str]| {
+        |p: &[&str]| {
             Some(
                 (0..p.len())
                     .map(|i| if i == 1 { -3.2 } else { -4.6 })
@@ -907,7 +905,7 @@ fn the_token_budget_is_shared_by_every_reranked_lane() {
         &plan,
         candidates,
         &RankOptions::default(),
-        |_, passages: &[&str]| {
+        |passages: &[&str]| {
             sizes.borrow_mut().push(passages.len());
             None
         },
@@ -915,4 +913,87 @@ fn the_token_budget_is_shared_by_every_reranked_lane() {
     .unwrap();
     let total: usize = sizes.into_inner().iter().sum();
     assert_eq!(total, (RERANK_TOKEN_BUDGET / RERANK_PAIR_TOKENS) as usize);
+}
+
+#[test]
+fn a_passage_two_lanes_share_is_scored_once_and_counts_in_both() {
+    // On a mind of chat turns the semantic and raw-detail lanes find the
+    // same turns: one call reads each once, and both lanes are reranked by
+    // it (an unreranked lane's best fused turn would otherwise outrank the
+    // reranker's pick on its unscaled strength).
+    let plan = plan_recall("ledger database", NOW, 50).unwrap();
+    assert!(plan.lane(Lane::RawDetail).is_some_and(|spec| spec.rerank));
+    let turn = |i: u32| format!("[mind-rawturn conv:c turn:{i} speaker:A] ledger turn {i}");
+    let candidates: Vec<Candidate> = (0..4)
+        .flat_map(|i| {
+            [Lane::Semantic, Lane::RawDetail].map(|lane| {
+                let mut c = text(&P, u64::from(i), lane, i);
+                c.frame.content = turn(i);
+                c
+            })
+        })
+        .collect();
+    let calls = RefCell::new(Vec::new());
+    let ranked = rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions::default(),
+        |passages: &[&str]| {
+            calls.borrow_mut().push(passages.len());
+            // The reranker prefers the last turn.
+            Some((0..passages.len()).map(|i| i as f32).collect())
+        },
+    )
+    .unwrap();
+    assert_eq!(calls.into_inner(), [4], "four distinct passages, one call");
+    assert_eq!(ranked[0].frame_id, 3, "the reranker's pick leads");
+    assert_eq!(ranked.len(), 4, "each frame once");
+    let leader = &ranked[0];
+    assert_eq!(leader.evidence.rerank_position, Some(0));
+    assert!(leader.also_in.contains(&Lane::RawDetail) || leader.lane == Lane::RawDetail);
+}
+
+#[test]
+fn the_reranked_lanes_take_turns_with_the_budget() {
+    // Two lanes with different passages, each pair the full 128 tokens: the
+    // 448-token budget buys three pairs, and the second lane gets one of
+    // them instead of none.
+    let plan = plan_recall("ledger database", NOW, 50).unwrap();
+    let long = |i: u32| {
+        format!("[mind-rawturn conv:c turn:{i} speaker:A] ")
+            + &"the ledger database decision was long and careful ".repeat(30)
+    };
+    let candidates: Vec<Candidate> = (0..6)
+        .flat_map(|i| {
+            [(Lane::Semantic, 0u64), (Lane::RawDetail, 100)].map(|(lane, base)| {
+                let mut c = text(&P, base + u64::from(i), lane, i);
+                c.frame.content = long(i + base as u32);
+                c
+            })
+        })
+        .collect();
+    let ranked = rank_candidates(
+        &plan,
+        candidates,
+        &RankOptions {
+            floor: RelevanceFloor::OFF,
+            ..RankOptions::default()
+        },
+        |passages: &[&str]| {
+            assert_eq!(
+                passages.len(),
+                (RERANK_TOKEN_BUDGET / RERANK_PAIR_TOKENS) as usize
+            );
+            Some(vec![0.0; passages.len()])
+        },
+    )
+    .unwrap();
+    let reranked = |lane: Lane| {
+        ranked
+            .iter()
+            .filter(|m| m.lane == lane && m.evidence.rerank_position.is_some())
+            .count()
+    };
+    assert_eq!(reranked(Lane::Semantic), 2);
+    assert_eq!(reranked(Lane::RawDetail), 1);
 }
