@@ -251,7 +251,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             Ok(()) => {
                 // What the mind says of itself (another model's vectors, a
                 // stale chunk plan), so the caller hears why recall is weaker.
-                notes.extend(store::read(mind, |store| Ok(store.notes()?)).map_err(store_error)?);
+                notes.extend(store::read(mind, |store| store.notes()).map_err(store_error)?);
                 searched.push(mind.clone());
             }
             Err(store::StoreError::MindNotFound(_)) if matches!(mind, Mind::Workspace(_)) => {

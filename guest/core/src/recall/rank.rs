@@ -491,7 +491,7 @@ where
     // Grow the pools in turns within the budget.
     let query_tokens = estimate_tokens(&plan.query);
     let mut passages: Vec<String> = Vec::new();
-    let mut slots: HashMap<(MindKey, u64, Option<(u32, u32)>), usize> = HashMap::new();
+    let mut slots: HashMap<PassageKey, usize> = HashMap::new();
     // Per lane: the passage slot of each pool member, in fused order.
     let mut pools: Vec<Vec<usize>> = vec![Vec::new(); lanes.len()];
     let mut open: Vec<bool> = vec![true; lanes.len()];
@@ -538,6 +538,10 @@ where
         apply_rerank(*lane, &members[..pool.len()], pool, &scores, entries);
     }
 }
+
+/// A passage of the rerank call: which chunk (or the whole frame, `None`) of
+/// which frame of which mind.
+type PassageKey = (MindKey, u64, Option<(u32, u32)>);
 
 /// Set one reranked lane's strengths from the scores of its pool: `members`
 /// are the pool's entries in fused order, `pool` their passages' slots in
