@@ -703,6 +703,24 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
         notes.contains("all-MiniLM-L6-v2") && notes.contains("hive-mind reindex"),
         "{notes}"
     );
+    // `check` counts a mind whose vectors another model made as a problem:
+    // its vector lane is off until the reindex.
+    let check = hive_mind(home.path())
+        .env("HIVE_MIND_IN_PROCESS_MODEL", "bge-small-en-v1.5")
+        .env("HIVE_MIND_CACHE_DIR", workspace().join("target/test-cache"))
+        .args(["--data-dir"])
+        .arg(home.path())
+        .arg("check")
+        .output()
+        .unwrap();
+    assert!(!check.status.success());
+    let report: Json = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(report["ok"], false);
+    let problems = report["minds"][0]["report"]["problems"].to_string();
+    assert!(
+        problems.contains("all-MiniLM-L6-v2") && problems.contains("vector search is off"),
+        "{problems}"
+    );
     let reindex = run("bge-small-en-v1.5", &["reindex"]);
     let stderr = String::from_utf8_lossy(&reindex.stderr);
     assert!(stderr.contains("reindex personal: 1/1"), "{stderr}");
