@@ -664,15 +664,18 @@ fn the_model_is_chosen_by_name_through_config_and_environment() {
 fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
     bge_dir();
     let home = tempfile::tempdir().unwrap();
-    let run = |model: &str, args: &[&str]| {
-        let output = hive_mind(home.path())
+    let call = |model: &str, args: &[&str]| {
+        hive_mind(home.path())
             .env("HIVE_MIND_IN_PROCESS_MODEL", model)
             .env("HIVE_MIND_CACHE_DIR", workspace().join("target/test-cache"))
             .args(["--data-dir"])
             .arg(home.path())
             .args(args)
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    let run = |model: &str, args: &[&str]| {
+        let output = call(model, args);
         assert!(
             output.status.success(),
             "{args:?}: {}",
@@ -705,14 +708,7 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
     );
     // `check` counts a mind whose vectors another model made as a problem:
     // its vector lane is off until the reindex.
-    let check = hive_mind(home.path())
-        .env("HIVE_MIND_IN_PROCESS_MODEL", "bge-small-en-v1.5")
-        .env("HIVE_MIND_CACHE_DIR", workspace().join("target/test-cache"))
-        .args(["--data-dir"])
-        .arg(home.path())
-        .arg("check")
-        .output()
-        .unwrap();
+    let check = call("bge-small-en-v1.5", &["check"]);
     assert!(!check.status.success());
     let report: Json = serde_json::from_slice(&check.stdout).unwrap();
     assert_eq!(report["ok"], false);
