@@ -1,4 +1,31 @@
-//! Reciprocal rank fusion.
+//! Fusion: merging ranked lists into one.
+//!
+//! Two fusions live here: [`hybrid_fuse`], which merges one search's
+//! keyword (BM25) and vector hits by their normalised scores, and
+//! [`rrf_fuse`], reciprocal rank fusion of ranked id lists, which merges
+//! listings and is the logic export `rrf-fuse`.
+//!
+//! # Hybrid fusion: normalised scores, not ranks
+//!
+//! The reference engine fused keyword and vector hits by RRF. RRF keeps only
+//! the ranks, and that throws away what the two searches know about how
+//! *well* something matched: a turn that holds the query's two rare words
+//! (a BM25 score far above the rest) counts the same as one holding a
+//! common word, and a frame both searches rank lukewarm (10th and 12th)
+//! beats the best keyword match that the vector search missed (2/70 >
+//! 1/60). [`hybrid_fuse`] is a convex combination of the two normalised
+//! scores instead (Bruch, Gai & Ingber, "An Analysis of Fusion Functions
+//! for Hybrid Retrieval", 2023, found it better than RRF on every data set
+//! they tried): BM25 divided by the search's best BM25, the cosine min–max
+//! normalised over the vector hits, a hit a search did not return counting
+//! 0 for it, the two weighted equally ([`KEYWORD_WEIGHT`] = ½, trusting
+//! neither search more; a weight tuned to one benchmark would not carry
+//! over to another). The result is put on RRF's scale ([`HYBRID_SCALE`]),
+//! so a searched lane's scores stay comparable with the listing lanes'.
+//! Measured on LoCoMo (`hive-mind eval locomo`, reranker off): session R@1
+//! and turn R@10 rose by about two points each over RRF.
+//!
+//! # Reciprocal rank fusion
 //!
 //! Recall runs several searches (BM25 keyword search, vector search, …) that
 //! each return a ranked list of frame ids, with scores that are not
@@ -67,6 +94,95 @@ pub fn rrf_fuse(lists: &[Vec<u64>], k: u32) -> Vec<ScoredId> {
         })
         .collect();
 
+    fused.sort_unstable_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.best_rank.cmp(&b.best_rank))
+            .then(a.id.cmp(&b.id))
+    });
+    fused
+        .into_iter()
+        .map(|f| ScoredId {
+            id: f.id,
+            score: f.score,
+        })
+        .collect()
+}
+
+/// The keyword search's share of a hybrid score ([`hybrid_fuse`]); the
+/// vector search has the rest.
+pub const KEYWORD_WEIGHT: f64 = 0.5;
+
+/// The hybrid score of a frame that is the best hit of both searches:
+/// `2 / RRF_K`, the most RRF gives over two lists, so that hybrid scores and
+/// the listing lanes' RRF scores (`1 / (RRF_K + rank)`) share one scale.
+pub const HYBRID_SCALE: f64 = 2.0 / RRF_K as f64;
+
+/// Fuse one search's keyword hits `text` (`(id, bm25)`, best first, the
+/// BM25 score higher-is-better) and vector hits `vector` (`(id, cosine)`,
+/// best first) by their normalised scores (see the module docs):
+///
+/// `score = HYBRID_SCALE × (w · bm25 / best_bm25 + (1 − w) · (cos − min) / (max − min))`
+///
+/// with `w` = [`KEYWORD_WEIGHT`]; a search that did not return an id adds
+/// 0 for it. An id listed twice in one list counts at its first (best)
+/// occurrence. A search whose scores are all equal (one hit, or no spread)
+/// gives each of its hits 1; a score that is not a number counts as 0.
+/// Sorted by score descending, then by the best position in either list,
+/// then by id, so the order is total.
+pub fn hybrid_fuse(text: &[(u64, f64)], vector: &[(u64, f64)]) -> Vec<ScoredId> {
+    fn finite(score: f64) -> f64 {
+        if score.is_finite() { score } else { 0.0 }
+    }
+    /// Each id at its first (best) position, with its score.
+    fn first_occurrences(list: &[(u64, f64)]) -> Vec<(usize, u64, f64)> {
+        let mut seen = HashSet::new();
+        list.iter()
+            .enumerate()
+            .filter(|(_, (id, _))| seen.insert(*id))
+            .map(|(rank, &(id, score))| (rank, id, finite(score)))
+            .collect()
+    }
+    let text = first_occurrences(text);
+    let vector = first_occurrences(vector);
+    let best_text = text
+        .iter()
+        .map(|&(_, _, score)| score)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (low, high) = vector.iter().fold(
+        (f64::INFINITY, f64::NEG_INFINITY),
+        |(low, high), &(_, _, c)| (low.min(c), high.max(c)),
+    );
+    // Per id: normalised keyword score, normalised vector score, best rank.
+    let mut parts: HashMap<u64, (f64, f64, usize)> = HashMap::new();
+    for &(rank, id, score) in &text {
+        let normalised = if best_text > 0.0 {
+            (score / best_text).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let slot = parts.entry(id).or_insert((0.0, 0.0, rank));
+        slot.0 = normalised;
+        slot.2 = slot.2.min(rank);
+    }
+    for &(rank, id, cosine) in &vector {
+        let normalised = if high - low > f64::EPSILON {
+            ((cosine - low) / (high - low)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let slot = parts.entry(id).or_insert((0.0, 0.0, rank));
+        slot.1 = normalised;
+        slot.2 = slot.2.min(rank);
+    }
+    let mut fused: Vec<Fused> = parts
+        .into_iter()
+        .map(|(id, (keyword, semantic, best_rank))| Fused {
+            id,
+            score: HYBRID_SCALE * (KEYWORD_WEIGHT * keyword + (1.0 - KEYWORD_WEIGHT) * semantic),
+            best_rank,
+        })
+        .collect();
     fused.sort_unstable_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -156,6 +272,63 @@ mod tests {
         assert_eq!(fused[0].score, 1.0);
         assert_eq!(fused[1].score, 0.5);
         assert!(fused.iter().all(|s| s.score.is_finite()));
+    }
+
+    #[test]
+    fn hybrid_scores_weigh_how_well_each_search_matched() {
+        // 1: the best keyword match, not found by vectors; 2: the best
+        // vector match, a weak keyword match; 3: lukewarm in both.
+        let text = [(1, 10.0), (3, 4.0), (2, 2.0)];
+        let vector = [(2, 0.80), (3, 0.55), (4, 0.40)];
+        let fused = hybrid_fuse(&text, &vector);
+        let score = |id: u64| fused.iter().find(|s| s.id == id).map(|s| s.score);
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
+        assert!(close(score(1), HYBRID_SCALE * 0.5));
+        assert!(close(score(2), HYBRID_SCALE * (0.5 * 0.2 + 0.5)));
+        assert!(close(
+            score(3),
+            HYBRID_SCALE * (0.5 * 0.4 + 0.5 * (0.15 / 0.40))
+        ));
+        // The worst vector hit normalises to 0, as if not found.
+        assert!(close(score(4), 0.0));
+        assert_eq!(ids(&fused), [2, 1, 3, 4]);
+        // RRF would put the lukewarm 3 (found by both) above the best
+        // keyword match 1.
+        let rrf = rrf_fuse(&[vec![1, 3, 2], vec![2, 3, 4]], RRF_K);
+        assert_eq!(ids(&rrf), [2, 3, 1, 4]);
+    }
+
+    #[test]
+    fn hybrid_fusion_tops_out_at_the_rrf_scale() {
+        let fused = hybrid_fuse(&[(7, 3.0)], &[(7, 0.9)]);
+        assert_eq!(
+            fused,
+            [ScoredId {
+                id: 7,
+                score: HYBRID_SCALE
+            }]
+        );
+        assert_eq!(HYBRID_SCALE, 2.0 / 60.0);
+        // One search alone gives at most half.
+        let keyword_only = hybrid_fuse(&[(7, 3.0)], &[]);
+        assert_eq!(keyword_only[0].score, HYBRID_SCALE / 2.0);
+        let vector_only = hybrid_fuse(&[], &[(7, 0.3), (8, 0.1)]);
+        assert_eq!(ids(&vector_only), [7, 8]);
+        assert_eq!(vector_only[0].score, HYBRID_SCALE / 2.0);
+        assert_eq!(vector_only[1].score, 0.0);
+    }
+
+    #[test]
+    fn hybrid_fusion_survives_odd_scores() {
+        assert!(hybrid_fuse(&[], &[]).is_empty());
+        // Repeats count at their first occurrence; NaN counts as 0; equal
+        // scores give 1; the order stays total (best position, then id).
+        let fused = hybrid_fuse(&[(5, f64::NAN), (6, 2.0), (5, 9.0)], &[(9, 0.5), (8, 0.5)]);
+        assert!(fused.iter().all(|s| s.score.is_finite()));
+        assert_eq!(ids(&fused), [9, 6, 8, 5]);
+        let zero = hybrid_fuse(&[(1, 0.0), (2, 0.0)], &[]);
+        assert_eq!(ids(&zero), [1, 2]);
+        assert_eq!(zero[0].score, zero[1].score);
     }
 
     #[test]

@@ -15,8 +15,10 @@
 //!   [`write_back`] finds what is worth remembering in a live exchange;
 //!   [`entity`] canonicalises knowledge-graph names and filters noise;
 //!   [`cognify`] plans what a successful turn writes: frames, entities and
-//!   relations.
-//! - **Recalling.** [`fusion`] merges ranked lists by reciprocal rank fusion;
+//!   relations; [`raw_turn`] tags verbatim conversation turns and gives
+//!   each the end of the turn before it as its search context.
+//! - **Recalling.** [`fusion`] merges a search's keyword and vector hits by
+//!   their normalised scores, and ranked listings by reciprocal rank fusion;
 //!   [`relevance`] scores a frame by recency, popularity, graph distance and
 //!   importance; [`dates`] reads the calendar periods a query names and
 //!   resolves relative date cues; [`catch_up`] spots "bring me up to date"
@@ -41,6 +43,7 @@ pub mod entity;
 pub mod fusion;
 pub mod hash;
 pub mod injection;
+pub mod raw_turn;
 pub mod recall;
 pub mod relevance;
 pub mod tokens;
@@ -59,6 +62,7 @@ pub use entity::{is_noise_name, normalize_entity_name};
 pub use fusion::{RRF_K, rrf_fuse};
 pub use hash::{content_hash, strip_hm_prefix};
 pub use injection::{InjectionCategory, InjectionReport, ScanContext, scan_for_injection};
+pub use raw_turn::{RawTurnTag, raw_turn_content, reply_context, speaker_named_in};
 pub use recall::{
     Candidate, FrameInfo, Lane, LaneHit, MindKey, RankOptions, RankedMemory, RecallOutput,
     RecallPlan, RelevanceFloor, assemble_recall, plan_recall, rank_candidates,

@@ -86,6 +86,7 @@ pub fn remember_exchange(
                 })
                 .to_string(),
             ),
+            context: String::new(),
         })
         .collect();
     if let Some(gop_id) = &options.gop_id {

@@ -28,7 +28,9 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use hive_mind_core::cognify::accept_entity_name;
-use hive_mind_core::{DedupIndex, DedupVerdict, ScanContext, scan_for_injection};
+use hive_mind_core::{
+    DedupIndex, DedupVerdict, ScanContext, raw_turn_content, reply_context, scan_for_injection,
+};
 use hive_mind_harvest::distill::llm::{self as prompts, AnswerError, Prompt};
 use hive_mind_harvest::distill::{Classification, Distilled, Knowledge, Target, Value, heuristic};
 use hive_mind_harvest::sources::{item_hash, set_hash};
@@ -43,7 +45,6 @@ use crate::exports::hive::mind::harvest::{
 };
 use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::hive::mind::{fetch, llm};
-use crate::import::raw_turn_content;
 use crate::save::{Draft, embed_drafts};
 use crate::store;
 
@@ -1090,6 +1091,9 @@ impl State {
         match item.kind {
             ItemKind::Conversation => {
                 let mut hostile_turns = 0;
+                // The turn before, as a reply's search context: the
+                // previous turn written (a hostile one is never quoted).
+                let mut previous: Option<(&str, &str)> = None;
                 for (index, message) in item.messages.iter().enumerate() {
                     if message.role == Role::System || message.text.trim().is_empty() {
                         continue;
@@ -1112,7 +1116,11 @@ impl State {
                         metadata: metadata(serde_json::json!({
                             "conv": key, "turn": turn, "speaker": message.role.name(),
                         })),
+                        context: previous
+                            .map(|(speaker, text)| reply_context(speaker, text))
+                            .unwrap_or_default(),
                     });
+                    previous = Some((message.role.name(), &message.text));
                     plan.kinds.push(FrameKind::RawTurn);
                 }
                 if hostile_turns > 0 {
@@ -1158,6 +1166,7 @@ impl State {
                         source: Source::Import,
                         created_at: item.created_at.clone(),
                         metadata: metadata(serde_json::json!({ "doc": key })),
+                        context: String::new(),
                     });
                     plan.kinds.push(FrameKind::Document);
                 }
@@ -1239,6 +1248,7 @@ impl State {
                     "provenance": knowledge.provenance,
                     "confidence": knowledge.confidence,
                 })),
+                context: String::new(),
             });
             plan.kinds.push(kind);
         }
@@ -1290,6 +1300,7 @@ impl State {
                 source: Source::Import,
                 created_at: date.clone(),
                 metadata: metadata(serde_json::json!({ "profile": name })),
+                context: String::new(),
             });
             plan.kinds.push(FrameKind::Profile);
         }

@@ -15,36 +15,12 @@
 //! written. Duplicates (the same turn imported twice) are counted by the
 //! store's content-hash dedup.
 
-use hive_mind_core::{ScanContext, scan_for_injection};
+use hive_mind_core::{ScanContext, raw_turn_content, reply_context, scan_for_injection};
 
-use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation};
+use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation, ImportedTurn};
 use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::save::{Draft, embed_drafts, store_error};
 use crate::store;
-
-/// The raw-turn tag of one turn.
-pub fn raw_turn_content(key: &str, turn: usize, speaker: &str, text: &str) -> String {
-    let speaker: String = speaker
-        .trim()
-        .chars()
-        .map(|c| {
-            if c.is_whitespace() || c == ']' {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    let speaker = if speaker.is_empty() {
-        "unknown".to_string()
-    } else {
-        speaker
-    };
-    format!(
-        "[mind-rawturn conv:{key} turn:{turn} speaker:{speaker}] {}",
-        text.trim()
-    )
-}
 
 fn check_key(key: &str) -> Result<(), Error> {
     let ok = !key.is_empty()
@@ -84,6 +60,9 @@ pub fn import_conversations(
     };
     for conversation in conversations {
         let mut drafts = Vec::new();
+        // The turn before, as a reply's search context: the previous turn
+        // written (a skipped or hostile one is never quoted).
+        let mut previous: Option<&ImportedTurn> = None;
         for (index, turn) in conversation.turns.iter().enumerate() {
             let system = turn.speaker.trim().eq_ignore_ascii_case("system");
             if system || turn.text.trim().is_empty() {
@@ -108,7 +87,11 @@ pub fn import_conversations(
                 source: Source::Import,
                 created_at: Some(conversation.date.clone()),
                 metadata: Some(metadata.to_string()),
+                context: previous
+                    .map(|previous| reply_context(&previous.speaker, &previous.text))
+                    .unwrap_or_default(),
             });
+            previous = Some(turn);
         }
         if drafts.is_empty() {
             continue;

@@ -54,6 +54,9 @@ pub struct Draft {
     pub created_at: Option<String>,
     /// A JSON object.
     pub metadata: Option<String>,
+    /// Searched with the frame but not part of it (a raw turn's reply
+    /// context, [`hive_mind_core::reply_context`]); empty for none.
+    pub context: String,
 }
 
 /// Embed drafts (the frame's text and every chunk, in batches) into frames
@@ -105,6 +108,7 @@ pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
             source: draft.source,
             created_at: draft.created_at,
             metadata: draft.metadata,
+            context: draft.context,
             embedding,
             chunks,
         });
@@ -126,6 +130,7 @@ fn draft(input: MemoryInput) -> Result<Draft, Error> {
         source: input.source.unwrap_or(Source::UserStated),
         created_at: input.created_at,
         metadata: None,
+        context: String::new(),
     })
 }
 

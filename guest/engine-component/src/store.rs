@@ -202,6 +202,8 @@ pub struct NewFrame {
     pub created_at: Option<String>,
     /// A JSON object.
     pub metadata: Option<String>,
+    /// Searched with it, never shown (a raw turn's reply context).
+    pub context: String,
     /// The embedding of its text.
     pub embedding: Vec<f32>,
     /// Its chunks' embeddings.
@@ -409,6 +411,7 @@ pub fn new_frame_in(frame: &NewFrame) -> Result<native::NewFrame> {
         source: source_in(frame.source),
         created_at: frame.created_at.clone(),
         metadata: frame.metadata.clone(),
+        context: frame.context.clone(),
         embedding: frame.embedding.clone(),
         chunks: frame
             .chunks

@@ -70,6 +70,8 @@ struct Checked {
     created_at: String,
     event_date: String,
     metadata: String,
+    /// The search context ([`NewFrame::context`]), trimmed.
+    context: String,
 }
 
 /// Validate the parts every write shares. `dim` is the mind's vector
@@ -116,6 +118,7 @@ fn check(
         created_at,
         event_date,
         metadata,
+        context: String::new(),
     })
 }
 
@@ -267,15 +270,21 @@ pub(crate) fn save_frames_in(
                 frame.mind
             )));
         }
-        checked.push(check(
-            &frame.content,
-            frame.created_at.as_deref(),
-            frame.metadata.as_deref(),
-            &frame.embedding,
-            &frame.chunks,
-            dim,
-            plan,
-        )?);
+        checked.push(
+            check(
+                &frame.content,
+                frame.created_at.as_deref(),
+                frame.metadata.as_deref(),
+                &frame.embedding,
+                &frame.chunks,
+                dim,
+                plan,
+            )
+            .map(|checked| Checked {
+                context: frame.context.trim().to_string(),
+                ..checked
+            })?,
+        );
     }
     let mut saved = Vec::with_capacity(frames.len());
     for (frame, checked) in frames.iter().zip(checked) {
@@ -750,8 +759,8 @@ fn insert(
     };
     conn.prepare_cached(
         "INSERT INTO memory_frames (frame_type, gop_id, t, base_frame_id, content, importance, source,
-             created_at, event_date, inserted_at, content_hash, metadata)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             created_at, event_date, inserted_at, content_hash, metadata, context)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?
     .execute(params![
         frame_type.as_str(),
@@ -766,6 +775,7 @@ fn insert(
         now(),
         checked.hash,
         checked.metadata,
+        checked.context,
     ])?;
     let id = u64::try_from(conn.last_insert_rowid())
         .map_err(|_| StoreError::InvalidInput("negative rowid".to_string()))?;

@@ -36,13 +36,20 @@
 //!   item it processed (`harvest_items`: format, item id, item hash,
 //!   outcome), so an import run again skips what is done and an unchanged
 //!   export writes nothing ([`super::harvest`]).
-//! - **v6** — the current layout: chunks are planned by the embedder's
+//! - **v6** — chunks are planned by the embedder's
 //!   token window, and a mind records the plan its chunks follow in `meta`
 //!   ([`super::meta`]). No table changes; the step records `chars:2000`,
 //!   the plan every earlier build chunked with, in each mind that already
 //!   holds frames, so its chunks stay consistent with what `check` expects
 //!   until `reindex` re-plans them. A mind without frames records nothing
 //!   here and takes the active embedder's plan.
+//! - **v7** — the current layout: a frame has a search `context` (words it
+//!   is found by that are not part of it: a raw turn's reply context,
+//!   [`hive_mind_core::reply_context`]), and the full-text index has two
+//!   columns, `content` and `context`, the context weighted
+//!   [`CONTEXT_WEIGHT`] in BM25. The step fills the context of every raw
+//!   turn already stored from the turn before it in its conversation and
+//!   rebuilds the index.
 //!
 //! # Crash safety and idempotence
 //!
@@ -78,7 +85,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -234,7 +241,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 6] = [v1, v2, v3, v4, v5, v6];
+pub const MIGRATIONS: [Step; 7] = [v1, v2, v3, v4, v5, v6, v7];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -726,6 +733,105 @@ fn v6(conn: &Connection) -> StoreResult<()> {
     if has_frames && super::meta::read_chunk_plan(conn)?.is_none() {
         super::meta::write_chunk_plan(conn, hive_mind_core::ChunkPlan::LegacyChars)?;
     }
+    Ok(())
+}
+
+/// The BM25 weight of a frame's `context` column, against 1 for its own
+/// `content`: a word of the turn a reply answers is evidence that the
+/// reply is about it, but weaker than the reply's own words (the reply may
+/// have changed the subject). Half, so that a turn matching a query in its
+/// own words outranks its neighbour that matches only through it.
+pub const CONTEXT_WEIGHT: f64 = 0.5;
+
+/// The BM25 expression of a full-text search (`memory_frames_fts`'s columns
+/// weighted 1 and [`CONTEXT_WEIGHT`]).
+pub fn bm25() -> String {
+    format!("bm25(memory_frames_fts, 1.0, {CONTEXT_WEIGHT:?})")
+}
+
+/// The FTS triggers from v7 on: both columns.
+const FTS_TRIGGERS_V7: &str = r#"
+CREATE TRIGGER memory_frames_fts_insert AFTER INSERT ON memory_frames BEGIN
+    INSERT INTO memory_frames_fts(rowid, content, context) VALUES (new.id, new.content, new.context);
+END;
+CREATE TRIGGER memory_frames_fts_delete AFTER DELETE ON memory_frames BEGIN
+    INSERT INTO memory_frames_fts(memory_frames_fts, rowid, content, context)
+        VALUES ('delete', old.id, old.content, old.context);
+END;
+CREATE TRIGGER memory_frames_fts_update AFTER UPDATE OF content, context ON memory_frames BEGIN
+    INSERT INTO memory_frames_fts(memory_frames_fts, rowid, content, context)
+        VALUES ('delete', old.id, old.content, old.context);
+    INSERT INTO memory_frames_fts(rowid, content, context) VALUES (new.id, new.content, new.context);
+END;
+"#;
+
+/// v7: the search context and the two-column full-text index (see the
+/// module docs). Every raw turn stored gets the reply context of the turn
+/// before it in its conversation (the stored turn with the highest lower
+/// number: a turn the import skipped is not quoted).
+fn v7(conn: &Connection) -> StoreResult<()> {
+    // Idempotent: a file that already has the column (a test's mind taken
+    // back a version) is rebuilt the same way.
+    let has_context: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('memory_frames') WHERE name = 'context')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_context {
+        conn.execute(
+            "ALTER TABLE memory_frames ADD COLUMN context TEXT NOT NULL DEFAULT ''",
+            [],
+        )?;
+    }
+    conn.execute_batch(
+        "DROP TRIGGER IF EXISTS memory_frames_fts_insert;
+         DROP TRIGGER IF EXISTS memory_frames_fts_delete;
+         DROP TRIGGER IF EXISTS memory_frames_fts_update;
+         DROP TABLE IF EXISTS memory_frames_fts;",
+    )?;
+    let turns = conn.query_all(
+        "SELECT id, content FROM memory_frames
+         WHERE head_token = '[mind-rawturn' ORDER BY id",
+        [],
+        |row| Ok((row.get::<_, u64>(0)?, row.get::<_, String>(1)?)),
+    )?;
+    let mut by_conversation: std::collections::HashMap<String, Vec<(u64, u64, String, String)>> =
+        std::collections::HashMap::new();
+    for (id, content) in turns {
+        let Some(tag) = hive_mind_core::RawTurnTag::parse(&content) else {
+            continue;
+        };
+        let text = hive_mind_core::recall::display_text(&content, None);
+        by_conversation.entry(tag.conv.clone()).or_default().push((
+            tag.turn,
+            id,
+            tag.speaker,
+            text,
+        ));
+    }
+    let mut update = conn.prepare("UPDATE memory_frames SET context = ?1 WHERE id = ?2")?;
+    for turns in by_conversation.values_mut() {
+        turns.sort_by_key(|(turn, id, _, _)| (*turn, *id));
+        for pair in turns.windows(2) {
+            let [(before, _, speaker, text), (after, id, _, _)] = pair else {
+                continue;
+            };
+            if before < after {
+                let context = hive_mind_core::reply_context(speaker, text);
+                if !context.is_empty() {
+                    update.execute(params![context, id])?;
+                }
+            }
+        }
+    }
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE memory_frames_fts USING fts5(
+             content, context, content = 'memory_frames', content_rowid = 'id',
+             tokenize = 'porter unicode61 remove_diacritics 2'
+         );
+         {FTS_TRIGGERS_V7}
+         INSERT INTO memory_frames_fts(memory_frames_fts) VALUES ('rebuild');"
+    ))?;
     Ok(())
 }
 

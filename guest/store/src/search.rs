@@ -35,6 +35,7 @@ use super::MindStore;
 use super::error::{StoreError, StoreResult};
 use super::frames::{FRAME_COLUMNS, frame_from_row};
 use super::meta::check_vector;
+use super::schema::bm25;
 use super::types::{Frame, Hit, SearchFilter};
 use super::vector_index::{FrameMeta, HEAD_CHARS, IndexFilter, VectorIndex, frame_meta};
 
@@ -266,14 +267,20 @@ impl MindStore {
             // Every search takes the top: one ranked, limited query.
             let most = searches.iter().map(|(_, limit)| *limit).max().unwrap_or(0);
             (
-                "SELECT rowid, bm25(memory_frames_fts) AS r FROM memory_frames_fts
-                 WHERE memory_frames_fts MATCH ?1 ORDER BY r, rowid LIMIT ?2",
+                format!(
+                    "SELECT rowid, {} AS r FROM memory_frames_fts
+                     WHERE memory_frames_fts MATCH ?1 ORDER BY r, rowid LIMIT ?2",
+                    bm25()
+                ),
                 vec![Value::Text(expression), Value::Integer(i64::from(most))],
             )
         } else {
             (
-                "SELECT rowid, bm25(memory_frames_fts) AS r FROM memory_frames_fts
-                 WHERE memory_frames_fts MATCH ?1 ORDER BY r, rowid",
+                format!(
+                    "SELECT rowid, {} AS r FROM memory_frames_fts
+                     WHERE memory_frames_fts MATCH ?1 ORDER BY r, rowid",
+                    bm25()
+                ),
                 vec![Value::Text(expression)],
             )
         };
@@ -282,7 +289,7 @@ impl MindStore {
             VectorIndex::refresh(&mut slot, &self.conn, dim as usize)?;
         }
         let index = slot.as_ref();
-        let mut statement = self.conn.prepare_cached(sql)?;
+        let mut statement = self.conn.prepare_cached(&sql)?;
         let mut rows = statement.query(crate::sql::params_from_iter(values))?;
         while let Some(row) = rows.next()? {
             if out
@@ -386,12 +393,13 @@ impl MindStore {
     ) -> StoreResult<Vec<Hit>> {
         let (conditions, filter_values) = filter_sql(filter, 2)?;
         let sql = format!(
-            "SELECT f.id, bm25(memory_frames_fts) AS rank
+            "SELECT f.id, {bm25} AS rank
              FROM memory_frames_fts JOIN memory_frames f ON f.id = memory_frames_fts.rowid
              WHERE memory_frames_fts MATCH ?1{}
              ORDER BY rank, f.id LIMIT ?{}",
             and(&conditions),
-            filter_values.len() + 2
+            filter_values.len() + 2,
+            bm25 = bm25(),
         );
         let mut values = vec![Value::Text(expression.to_string())];
         values.extend(filter_values);

@@ -225,6 +225,10 @@ pub struct NewFrame {
     pub created_at: Option<String>,
     /// A JSON object; `None` means `{}`.
     pub metadata: Option<String>,
+    /// Words the frame is found by but that are not part of it (a raw
+    /// turn's reply context, [`hive_mind_core::reply_context`]): indexed
+    /// for full-text search, never shown, hashed or embedded. Empty: none.
+    pub context: String,
     /// The frame's embedding, of the mind's dimension.
     pub embedding: Vec<f32>,
     /// One embedding per chunk of [`super::plan_chunks`]`(content)`, in order
@@ -244,6 +248,7 @@ impl NewFrame {
             source: Source::UserStated,
             created_at: None,
             metadata: None,
+            context: String::new(),
             embedding,
             chunks: Vec::new(),
         }

@@ -915,3 +915,109 @@ fn a_mind_without_frames_takes_the_active_window_and_one_with_frames_keeps_its_o
     );
     assert_eq!(minds.chunk_plan(&Mind::Personal).unwrap(), fake_plan());
 }
+
+/// Take a mind back to v6: one-column full-text index, no `context`.
+fn back_to_v6(dir: &Path) {
+    let conn = rusqlite::Connection::open(personal_file(dir)).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER memory_frames_fts_insert;
+         DROP TRIGGER memory_frames_fts_delete;
+         DROP TRIGGER memory_frames_fts_update;
+         DROP TABLE memory_frames_fts;
+         ALTER TABLE memory_frames DROP COLUMN context;
+         CREATE VIRTUAL TABLE memory_frames_fts USING fts5(
+             content, content = 'memory_frames', content_rowid = 'id',
+             tokenize = 'porter unicode61 remove_diacritics 2'
+         );
+         CREATE TRIGGER memory_frames_fts_insert AFTER INSERT ON memory_frames BEGIN
+             INSERT INTO memory_frames_fts(rowid, content) VALUES (new.id, new.content);
+         END;
+         CREATE TRIGGER memory_frames_fts_delete AFTER DELETE ON memory_frames BEGIN
+             INSERT INTO memory_frames_fts(memory_frames_fts, rowid, content)
+                 VALUES ('delete', old.id, old.content);
+         END;
+         CREATE TRIGGER memory_frames_fts_update AFTER UPDATE OF content ON memory_frames BEGIN
+             INSERT INTO memory_frames_fts(memory_frames_fts, rowid, content)
+                 VALUES ('delete', old.id, old.content);
+             INSERT INTO memory_frames_fts(rowid, content) VALUES (new.id, new.content);
+         END;
+         INSERT INTO memory_frames_fts(memory_frames_fts) VALUES ('rebuild');
+         PRAGMA user_version = 6;",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_v6_mind_gets_its_raw_turns_reply_contexts_and_a_two_column_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    let turns = [
+        "[mind-rawturn conv:a turn:1 speaker:Melanie] How long have you been married?",
+        "[mind-rawturn conv:a turn:2 speaker:Caroline] Five years already!",
+        // Turn 3 was skipped by the import: turn 4 answers turn 2.
+        "[mind-rawturn conv:a turn:4 speaker:Melanie] Congratulations, truly.",
+        "[mind-rawturn conv:b turn:1 speaker:Ana] A different conversation.",
+        "A note that is not a turn.",
+    ];
+    let ids: Vec<u64> = turns
+        .iter()
+        .map(|content| {
+            minds
+                .save_frame(frame(&Mind::Personal, content))
+                .unwrap()
+                .frame
+                .frame_ref
+                .id
+        })
+        .collect();
+    drop(minds);
+    back_to_v6(dir.path());
+    assert_eq!(user_version(&personal_file(dir.path())), 6);
+
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    assert_eq!(user_version(&personal_file(dir.path())), SCHEMA_VERSION);
+    let conn = rusqlite::Connection::open(personal_file(dir.path())).unwrap();
+    let contexts: Vec<(u64, String)> = conn
+        .prepare("SELECT id, context FROM memory_frames ORDER BY id")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        contexts,
+        [
+            (ids[0], String::new()),
+            (
+                ids[1],
+                "Melanie: How long have you been married?".to_string()
+            ),
+            (ids[2], "Caroline: Five years already!".to_string()),
+            (ids[3], String::new()),
+            (ids[4], String::new()),
+        ]
+    );
+    // The reply is found by its question's words; nothing was lost.
+    let hits = minds
+        .search_text("married", &Default::default(), 10)
+        .unwrap();
+    let found: Vec<u64> = hits.iter().map(|hit| hit.frame_ref.id).collect();
+    assert_eq!(found, [ids[0], ids[1]]);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let report = store.check().unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    assert_eq!(report.status.frames, 5);
+    // New writes keep both columns in step (the triggers).
+    drop(minds);
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .delete_frame(ids[1])
+        .unwrap();
+    let hits = minds
+        .search_text("married", &Default::default(), 10)
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert!(minds.mind(&Mind::Personal).unwrap().check().unwrap().ok());
+}

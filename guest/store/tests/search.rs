@@ -1022,3 +1022,62 @@ fn a_reindex_that_fails_half_way_leaves_the_old_vectors_and_fingerprint() {
     assert_eq!(store.vector_state(), VectorState::Ready { dim: DIM * 2 });
     assert!(store.check().unwrap().ok());
 }
+
+#[test]
+fn a_reply_is_found_by_its_context_below_the_frame_that_says_it() {
+    let (_dir, mut minds) = minds();
+    let mut question = frame(
+        &Mind::Personal,
+        "[mind-rawturn conv:c turn:1 speaker:Melanie] How long have you been married?",
+    );
+    question.context = String::new();
+    let question = minds.save_frame(question).unwrap().frame.frame_ref.id;
+    let mut reply = frame(
+        &Mind::Personal,
+        "[mind-rawturn conv:c turn:2 speaker:Caroline] Five years already!",
+    );
+    reply.context = hive_mind_core::reply_context("Melanie", "How long have you been married?");
+    let reply = minds.save_frame(reply).unwrap().frame.frame_ref.id;
+    for filler in [
+        "The ledger service uses PostgreSQL.",
+        "Sam prefers green tea.",
+        "We shipped the billing rewrite.",
+        "Remember to water the plants.",
+    ] {
+        minds.save_frame(frame(&Mind::Personal, filler)).unwrap();
+    }
+
+    let all = SearchFilter::default();
+    let hits = minds.search_text("married long", &all, 10).unwrap();
+    let found: Vec<u64> = hits.iter().map(|hit| hit.frame_ref.id).collect();
+    assert_eq!(found, [question, reply], "{hits:?}");
+    // Half weight: the words in the frame's own text count more.
+    assert!(hits[0].score > hits[1].score);
+    // Filtered searches (the shared evaluation and SQL alone) agree.
+    let raw = SearchFilter {
+        content_prefix: Some("[mind-rawturn".to_string()),
+        ..SearchFilter::default()
+    };
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let shared = store.search_text("married long", &raw, 10).unwrap();
+    let exact = store.search_text_exact("married long", &raw, 10).unwrap();
+    assert_eq!(shared, exact);
+    assert_eq!(
+        shared
+            .iter()
+            .map(|hit| hit.frame_ref.id)
+            .collect::<Vec<_>>(),
+        [question, reply]
+    );
+    // The context is searched, never shown or hashed.
+    let stored = store.get_frames(&[reply]).unwrap();
+    assert_eq!(
+        stored[0].content,
+        "[mind-rawturn conv:c turn:2 speaker:Caroline] Five years already!"
+    );
+    assert_eq!(
+        stored[0].content_hash,
+        hive_mind_core::content_hash(&stored[0].content)
+    );
+    assert!(store.check().unwrap().ok());
+}

@@ -138,6 +138,21 @@ pub fn display_text(content: &str, chunk: Option<(u32, u32)>) -> String {
     body_of(content, chunk).to_string()
 }
 
+/// A memory's text as the reranker reads it: [`display_text`], except that
+/// a raw turn keeps its speaker (`Melanie: …`), as in its vector
+/// ([`embedding_text`]): "What did Melanie paint?" is answered by
+/// Melanie's turn, and the cross-encoder can only see that if it is told
+/// who spoke.
+pub fn passage_text(content: &str, chunk: Option<(u32, u32)>) -> String {
+    let body = display_text(content, chunk);
+    match tag_of(content) {
+        Some(Tag::RawTurn(Some(speaker))) if !body.is_empty() => {
+            format!("{}: {body}", speaker.replace('_', " "))
+        }
+        _ => body,
+    }
+}
+
 /// The text a frame's own vector is made from: its body without the storage
 /// prefixes (as [`display_text`] shows it), except that a raw turn keeps its
 /// speaker (`Caroline: …`), because who said something is part of what it

@@ -43,7 +43,7 @@ pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system
 pub use floor::{DEFAULT_MIN_COSINE, RelevanceFloor, StandingLanes};
 pub use format::{
     RAW_EXCERPT_MAX_CHARS, RecallOutput, TEMPORAL_GUIDANCE, assemble_recall, display_text,
-    embedding_text,
+    embedding_text, passage_text,
 };
 pub use plan::{
     CATCH_UP_MIN_IMPORTANCE, DATE_WINDOW_FETCH_MULTIPLIER, DEFAULT_RECALL_LIMIT, EVENT_PREFIX,
@@ -53,7 +53,8 @@ pub use plan::{
     SEARCH_FETCH_MULTIPLIER, plan_recall,
 };
 pub use rank::{
-    Candidate, Evidence, FrameInfo, LaneHit, RankOptions, RankedMemory, rank_candidates,
+    Candidate, Evidence, FrameInfo, LaneHit, NAMED_SPEAKER_BOOST, RankOptions, RankedMemory,
+    rank_candidates,
 };
 
 use serde::{Deserialize, Serialize};

@@ -3,16 +3,19 @@
 //! [`rank_candidates`] takes every hit the engine gathered, in any order, and
 //! does, in this order:
 //!
-//! 1. **Fuse per lane and mind.** A lane's hits in one mind form up to three
-//!    ranked lists: full-text hits, vector hits and listed frames, each in
-//!    the order of its hits' ranks. [`rrf_fuse`] merges them with
-//!    [`RRF_K`] = 60, so a semantic hit found by both searches beats one only
-//!    a single search ranked a little higher, and a listed frame at position
-//!    `r` scores `1/(60 + r)`, on the same scale. Chunk hits arrive with
-//!    their frame's id: a frame hit through several chunks counts once per
-//!    list, at its best position (the rest of the list keeps its positions),
-//!    and shows the best-ranked matching chunk. Minds are never fused
-//!    together: ids collide between minds.
+//! 1. **Fuse per lane and mind.** A searching lane's hits in one mind are
+//!    two ranked lists, full-text and vector hits: [`hybrid_fuse`] merges
+//!    them by their normalised scores (BM25 over the best BM25, the cosine
+//!    min–max normalised, weighed equally), on the scale where a frame that
+//!    is the best hit of both scores `2/60`. A listing lane's frames are one
+//!    ranked list, fused by [`rrf_fuse`] with [`RRF_K`] = 60: the frame at
+//!    position `r` scores `1/(60 + r)`, on the same scale. Chunk hits arrive
+//!    with their frame's id: a frame hit through several chunks counts once
+//!    per list, at its best position and score, and shows the best-ranked
+//!    matching chunk. A raw turn whose speaker the query names
+//!    ([`speaker_named_in`]) has its fused score raised by
+//!    [`NAMED_SPEAKER_BOOST`]. Minds are never fused together: ids collide
+//!    between minds.
 //! 2. **Floor.** Hits that show no evidence of matching the query are
 //!    dropped, and the standing lanes are dropped when nothing anchored the
 //!    recall ([`RelevanceFloor`]). This happens before reranking, so the
@@ -70,11 +73,12 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::floor::{LaneRole, RelevanceFloor};
-use super::format::display_text;
+use super::format::passage_text;
 use super::plan::{RERANK_PAIR_TOKENS, RERANK_POOL, RERANK_TOKEN_BUDGET, RecallPlan};
 use super::{Lane, MindKey};
 use crate::calendar::parse_instant;
-use crate::fusion::{RRF_K, rrf_fuse};
+use crate::fusion::{RRF_K, hybrid_fuse, rrf_fuse};
+use crate::raw_turn::{RawTurnTag, speaker_named_in};
 use crate::relevance::relevance_multiplier;
 use crate::relevance::{Relevance, RelevanceInput, ScoringProfile, compute_relevance};
 use crate::tokens::estimate_tokens;
@@ -155,6 +159,15 @@ pub struct Candidate {
     /// The frame itself.
     pub frame: FrameInfo,
 }
+
+/// How much a raw turn's fused score is raised when the query names its
+/// speaker: by a quarter. A question about a person is answered by what
+/// that person said (in LoCoMo, 96 % of the evidence turns of questions
+/// naming one speaker are that speaker's), so between two turns that match
+/// the query about as well, the named speaker's goes first; a quarter is
+/// less than the gap between a turn that matches and one that does not, so
+/// a named speaker's chatter does not outrank another's answer.
+pub const NAMED_SPEAKER_BOOST: f64 = 0.25;
 
 /// The reranker's share of a reranked memory's strength (see the module
 /// docs): the main term, with a quarter left to the first-stage evidence.
@@ -290,7 +303,7 @@ where
     }
     let mut entries: Vec<Entry> = groups
         .into_iter()
-        .flat_map(|((lane, mind), hits)| fuse_group(lane, mind, hits))
+        .flat_map(|((lane, mind), hits)| fuse_group(lane, mind, hits, &plan.query))
         .collect();
 
     // 2. Floor.
@@ -372,12 +385,14 @@ fn ranking_order(a: &RankedMemory, b: &RankedMemory) -> std::cmp::Ordering {
         .then(a.frame_id.cmp(&b.frame_id))
 }
 
-/// Fuse one lane's hits in one mind.
-fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry> {
+/// Fuse one lane's hits in one mind (a search's by [`hybrid_fuse`], a
+/// listing's by [`rrf_fuse`]), raising the raw turns whose speaker `query`
+/// names.
+fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>, query: &str) -> Vec<Entry> {
     // Stable: equal ranks keep the order they were given in.
     hits.sort_by_key(|candidate| candidate.hit.rank());
-    let mut text = Vec::new();
-    let mut vector = Vec::new();
+    let mut text: Vec<(u64, f64)> = Vec::new();
+    let mut vector: Vec<(u64, f64)> = Vec::new();
     let mut listed = Vec::new();
     let mut gathered: HashMap<u64, Gathered> = HashMap::new();
     for Candidate {
@@ -395,7 +410,7 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry>
         });
         match hit {
             LaneHit::Text { rank, bm25, chunk } => {
-                text.push(frame_id);
+                text.push((frame_id, bm25));
                 if slot.evidence.text_rank.is_none() {
                     slot.evidence.text_rank = Some(rank);
                     slot.evidence.bm25 = Some(bm25);
@@ -407,7 +422,7 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry>
                 cosine,
                 chunk,
             } => {
-                vector.push(frame_id);
+                vector.push((frame_id, cosine));
                 if slot.evidence.vector_rank.is_none() {
                     slot.evidence.vector_rank = Some(rank);
                     slot.vector_chunk = chunk;
@@ -423,20 +438,41 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>) -> Vec<Entry>
             }
         }
     }
-    let lists: Vec<Vec<u64>> = [text, vector, listed]
-        .into_iter()
-        .filter(|list| !list.is_empty())
-        .collect();
-    rrf_fuse(&lists, RRF_K)
+    // A lane either searches or lists (the plan's `Fetch`); were a group
+    // to hold both, the listing's RRF terms add to the search's scores.
+    let searched = hybrid_fuse(&text, &vector);
+    let ranked = rrf_fuse(&[listed], RRF_K);
+    let fused = if ranked.is_empty() || searched.is_empty() {
+        if ranked.is_empty() { searched } else { ranked }
+    } else {
+        let mut sums: HashMap<u64, f64> = HashMap::new();
+        for scored in searched.iter().chain(&ranked) {
+            *sums.entry(scored.id).or_insert(0.0) += scored.score;
+        }
+        let mut merged: Vec<crate::types::ScoredId> = sums
+            .into_iter()
+            .map(|(id, score)| crate::types::ScoredId { id, score })
+            .collect();
+        merged.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+        merged
+    };
+    fused
         .into_iter()
         .filter_map(|fused| {
             let found = gathered.remove(&fused.id)?;
+            let named = RawTurnTag::parse(&found.frame.content)
+                .is_some_and(|tag| speaker_named_in(query, &tag.speaker));
+            let score = if named {
+                fused.score * (1.0 + NAMED_SPEAKER_BOOST)
+            } else {
+                fused.score
+            };
             Some(Entry {
                 lane,
                 mind: mind.clone(),
                 id: fused.id,
-                fused: fused.score,
-                strength: fused.score,
+                fused: score,
+                strength: score,
                 evidence: found.evidence,
                 chunk: found.vector_chunk.or(found.text_chunk),
                 frame: found.frame,
@@ -511,7 +547,7 @@ where
                 pools[lane].push(slot);
                 continue;
             }
-            let passage = display_text(&entry.frame.content, entry.chunk);
+            let passage = passage_text(&entry.frame.content, entry.chunk);
             let cost = (query_tokens + estimate_tokens(&passage) + 3).min(RERANK_PAIR_TOKENS);
             if spent + cost > RERANK_TOKEN_BUDGET && !passages.is_empty() {
                 open[lane] = false;

@@ -385,3 +385,27 @@ fn embedding_text_drops_storage_prefixes_but_keeps_a_speaker() {
     assert_eq!(embedding_text("plain text"), "plain text");
     assert_eq!(embedding_text("[mind-fact]"), "[mind-fact]");
 }
+
+#[test]
+fn a_passage_names_its_speaker_and_shows_the_matched_chunk() {
+    let content = "[mind-rawturn conv:s1 turn:3 speaker:Mary_Ann] First part. Second part.";
+    assert_eq!(
+        passage_text(content, None),
+        "Mary Ann: First part. Second part."
+    );
+    let start = u32::try_from(content.find("Second").unwrap()).unwrap();
+    let end = u32::try_from(content.len()).unwrap();
+    assert_eq!(
+        passage_text(content, Some((start, end))),
+        "Mary Ann: Second part."
+    );
+    assert_eq!(
+        passage_text("[mind-fact] The ledger uses Postgres.", None),
+        "The ledger uses Postgres."
+    );
+    assert_eq!(passage_text("plain", None), "plain");
+    assert_eq!(
+        passage_text("[mind-rawturn conv:s1 turn:3 speaker:A] ", None),
+        ""
+    );
+}

@@ -93,7 +93,7 @@ fn close(a: f64, b: f64) -> bool {
 const P: MindKey = MindKey::Personal;
 
 #[test]
-fn text_and_vector_lists_are_fused_by_rrf() {
+fn text_and_vector_lists_are_fused_by_normalised_scores() {
     let ranked = rank(
         &ordinary_plan(),
         vec![
@@ -112,9 +112,11 @@ fn text_and_vector_lists_are_fused_by_rrf() {
             (P, 3, Lane::Semantic)
         ]
     );
-    assert_eq!(ranked[0].fused, 1.0 / 61.0 + 1.0 / 60.0);
-    assert_eq!(ranked[1].fused, 1.0 / 60.0);
-    assert_eq!(ranked[2].fused, 1.0 / 61.0);
+    // BM25 5 and 4 over the best 5; cosines 0.7 and 0.6 min-max
+    // normalised to 1 and 0; each search weighs half, on the 2/60 scale.
+    assert!(close(ranked[0].fused, (0.5 * 0.8 + 0.5) * 2.0 / 60.0));
+    assert!(close(ranked[1].fused, 0.5 * 2.0 / 60.0));
+    assert!(close(ranked[2].fused, 0.0));
     for memory in &ranked {
         assert!(close(memory.relevance.score, 0.8));
         assert_eq!(
@@ -175,12 +177,13 @@ fn chunk_hits_count_once_per_list_and_show_the_best_chunk() {
         keys(&ranked),
         [(P, 5, Lane::Semantic), (P, 6, Lane::Semantic)]
     );
-    assert_eq!(ranked[0].fused, 1.0 / 60.0);
+    // Frame 5 counts once, at its best position (cosine 0.8), the best
+    // vector hit; frame 6 (0.7) is the list's least.
+    assert!(close(ranked[0].fused, 0.5 * 2.0 / 60.0));
     assert_eq!(ranked[0].chunk, Some((0, 10)));
     assert_eq!(ranked[0].evidence.vector_rank, Some(0));
     assert_eq!(ranked[0].evidence.cosine, Some(0.81));
-    // Frame 6 keeps its position 1 in the list.
-    assert_eq!(ranked[1].fused, 1.0 / 61.0);
+    assert!(close(ranked[1].fused, 0.0));
 }
 
 #[test]
@@ -373,12 +376,12 @@ fn the_reranker_is_the_main_term_of_the_pool_strength() {
         semantic.iter().map(|m| m.frame_id).collect::<Vec<_>>(),
         [102, 101, 100]
     );
-    // Each keeps its own fused score; strength is 0.75 · top · 2σ(logit −
-    // best) + 0.25 · fused, with top = 1/60, logits 2, 1, 0 and best 2.
-    assert_eq!(
-        semantic.iter().map(|m| m.fused).collect::<Vec<_>>(),
-        [1.0 / 62.0, 1.0 / 61.0, 1.0 / 60.0]
-    );
+    // Each keeps its own fused score (BM25 3, 4, 5 over the best 5, half
+    // of 2/60); strength is 0.75 · top · 2σ(logit − best) + 0.25 · fused,
+    // with top = 1/60, logits 2, 1, 0 and best 2.
+    for (memory, share) in semantic.iter().zip([0.6, 0.8, 1.0]) {
+        assert!(close(memory.fused, share / 60.0), "{}", memory.fused);
+    }
     let sigma = |x: f64| 1.0 / (1.0 + (-x).exp());
     for (memory, logit) in semantic.iter().zip([2.0, 1.0, 0.0]) {
         let expected = 0.75 * 2.0 * sigma(logit - 2.0) / 60.0 + 0.25 * memory.fused;
@@ -663,8 +666,8 @@ fn why_names_the_lane_the_evidence_and_the_signals() {
     );
     assert_eq!(
         ranked[0].why,
-        "semantic: bm25 #1, vector #3 (cosine 0.62); fused 0.0328 × relevance 0.996 \
-         (temporal 1.00, popularity 1.00, contextual 0.00, importance 1.00) = 0.0327"
+        "semantic: bm25 #1, vector #3 (cosine 0.62); fused 0.0167 × relevance 0.996 \
+         (temporal 1.00, popularity 1.00, contextual 0.00, importance 1.00) = 0.0166"
     );
 }
 
@@ -996,4 +999,97 @@ fn the_reranked_lanes_take_turns_with_the_budget() {
     };
     assert_eq!(reranked(Lane::Semantic), 2);
     assert_eq!(reranked(Lane::RawDetail), 1);
+}
+
+/// A raw turn of `speaker`, found by the keyword search at `rank` with
+/// BM25 `bm25`.
+fn turn(id: u64, speaker: &str, rank: u32, bm25: f64) -> Candidate {
+    Candidate {
+        hit: LaneHit::Text {
+            rank,
+            bm25,
+            chunk: None,
+        },
+        frame: frame(&format!(
+            "[mind-rawturn conv:s1 turn:{id} speaker:{speaker}] I painted a lake at sunrise."
+        )),
+        ..text(&P, id, Lane::Semantic, rank)
+    }
+}
+
+#[test]
+fn a_turn_of_the_speaker_the_query_names_goes_first() {
+    let candidates = || {
+        vec![
+            turn(1, "Caroline", 0, 5.0),
+            turn(2, "Melanie", 1, 4.5),
+            turn(3, "Melanie", 2, 1.0),
+        ]
+    };
+    let ask = |query: &str| {
+        let plan = plan_recall(query, NOW, 0).unwrap();
+        rank(&plan, candidates(), RelevanceFloor::default())
+    };
+    // Nobody named: the evidence decides.
+    let plain = ask("what was painted at sunrise");
+    assert_eq!(
+        plain.iter().map(|m| m.frame_id).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    // Melanie named: her close second goes first, raised by a quarter…
+    let named = ask("What did Melanie paint at sunrise?");
+    assert_eq!(
+        named.iter().map(|m| m.frame_id).collect::<Vec<_>>(),
+        [2, 1, 3]
+    );
+    let fused = |ranked: &[RankedMemory], id: u64| {
+        ranked
+            .iter()
+            .find(|m| m.frame_id == id)
+            .map(|m| m.fused)
+            .unwrap()
+    };
+    assert!(close(
+        fused(&named, 2),
+        fused(&plain, 2) * (1.0 + NAMED_SPEAKER_BOOST)
+    ));
+    assert!(close(fused(&named, 1), fused(&plain, 1)));
+    // …but her weak match stays below Caroline's strong one.
+    assert!(fused(&named, 3) < fused(&named, 1));
+}
+
+#[test]
+fn a_role_is_not_a_name() {
+    let plan = plan_recall("what did the user paint at sunrise", NOW, 0).unwrap();
+    let ranked = rank(
+        &plan,
+        vec![turn(1, "assistant", 0, 5.0), turn(2, "user", 1, 4.5)],
+        RelevanceFloor::default(),
+    );
+    assert_eq!(
+        ranked.iter().map(|m| m.frame_id).collect::<Vec<_>>(),
+        [1, 2]
+    );
+}
+
+#[test]
+fn the_reranker_reads_who_spoke() {
+    let plan = plan_recall("What did Melanie paint?", NOW, 0).unwrap();
+    let passages = RefCell::new(Vec::new());
+    rank_candidates(
+        &plan,
+        vec![turn(7, "Mary_Ann", 0, 5.0)],
+        &RankOptions::default(),
+        |asked: &[&str]| {
+            passages
+                .borrow_mut()
+                .extend(asked.iter().map(|p| p.to_string()));
+            Some(vec![0.0; asked.len()])
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        passages.into_inner(),
+        ["Mary Ann: I painted a lake at sunrise."]
+    );
 }
