@@ -5,18 +5,25 @@
 //! [`hive_mind_core::recall`]; this module is the I/O between them:
 //!
 //! 1. **Plan** the query ([`plan_recall`]).
-//! 2. **Embed** the query once (only when a lane searches).
-//! 3. **Gather**: for every mind in scope, ask the store — the searching
-//!    lanes together (`search-text-many` + `search-vector-many`: one query
-//!    evaluation and one vector scan for all of them, each lane with its own
-//!    filter and fetch size), `list-frames` for each listing lane. A workspace mind that was never
-//!    written to has no memories: it is skipped with a note.
+//! 2. **Start embedding** the query (only when a lane searches):
+//!    `embedder.start-embed` hands it to the host, which embeds it while
+//!    the next two steps run their SQL, so the model's time and the
+//!    database's overlap instead of adding up.
+//! 3. **Gather by words**: for every mind in scope, ask the store — the
+//!    searching lanes' full-text searches together (`search-text-many`:
+//!    one query evaluation for all of them, each lane with its own filter
+//!    and fetch size), `list-frames` for each listing lane. A workspace
+//!    mind that was never written to has no memories: it is skipped with a
+//!    note.
 //! 4. **Connect**: words of the query that name known entities
 //!    (`find-entities`, exact canonical names) → `frame-distances` through
 //!    the entity → frame bridge, so the contextual signal is real.
-//! 5. **Rank** ([`rank_candidates`]) with the reranker import as the
+//! 5. **Gather by meaning**: wait for the query's vector (`finish`), then
+//!    one scan of each mind's vector index for all the searching lanes
+//!    (`search-vector-many`), and fetch the frames the searches hit.
+//! 6. **Rank** ([`rank_candidates`]) with the reranker import as the
 //!    cross-encoder (soft-fail: unavailable keeps the fused order).
-//! 6. **Assemble** ([`assemble_recall`]), touch what was recalled, and add
+//! 7. **Assemble** ([`assemble_recall`]), touch what was recalled, and add
 //!    the identity/awareness context ([`build_system_context`]).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -173,12 +180,16 @@ impl Stopwatch {
         }
     }
 
-    /// Close the current stage under `name` and start the next.
+    /// Close the current stage under `stage` and start the next. A stage
+    /// timed in parts (search: by words, then by meaning) is one entry.
     fn lap(&mut self, stage: RecallStage) {
         let now = std::time::Instant::now();
         let micros =
             u64::try_from(now.duration_since(self.started).as_micros()).unwrap_or(u64::MAX);
-        self.stages.push(StageTime { stage, micros });
+        match self.stages.iter_mut().find(|timed| timed.stage == stage) {
+            Some(timed) => timed.micros = timed.micros.saturating_add(micros),
+            None => self.stages.push(StageTime { stage, micros }),
+        }
         self.started = now;
     }
 }
@@ -213,7 +224,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
         },
         None => RelevanceFloor::default(),
     };
-    let query_vector = if searches {
+    let pending = if searches {
         let info = embedder::info().map_err(embedder_error)?;
         if !info.meaningful {
             // Vectors that carry no meaning: only keyword matches count
@@ -226,28 +237,22 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
                 info.provider
             ));
         }
-        // A query: a model with a query instruction (bge) gets it here.
-        let mut vectors = embedder::embed(std::slice::from_ref(&query), embedder::InputKind::Query)
-            .map_err(embedder_error)?;
-        vectors.pop()
+        // A query: a model with a query instruction (bge) gets it there.
+        Some(
+            embedder::start_embed(std::slice::from_ref(&query), embedder::InputKind::Query)
+                .map_err(embedder_error)?,
+        )
     } else {
         None
     };
     clock.lap(RecallStage::EmbedQuery);
 
-    // Gather.
+    // Gather by words, while the host embeds the query.
     let mut frames: BTreeMap<(MindKey, u64), Frame> = BTreeMap::new();
-    let mut pending: Vec<(Mind, u64, PendingHit)> = Vec::new();
+    let mut pending_hits: Vec<(Mind, u64, PendingHit)> = Vec::new();
     let mut searched = Vec::new();
     for mind in &minds {
-        match gather_mind(
-            &query,
-            query_vector.as_deref(),
-            &plan,
-            mind,
-            &mut frames,
-            &mut pending,
-        ) {
+        match gather_words(&query, &plan, mind, &mut frames, &mut pending_hits) {
             Ok(()) => {
                 // What the mind says of itself (another model's vectors, a
                 // stale chunk plan), so the caller hears why recall is weaker.
@@ -266,10 +271,30 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             Err(error) => return Err(store_error(error)),
         }
     }
+    clock.lap(RecallStage::Search);
+
+    // Connect.
+    let mut distances: BTreeMap<MindKey, BTreeMap<u64, u32>> = BTreeMap::new();
+    for mind in &searched {
+        distances.insert(mind_key(mind), graph_distances(&query, mind)?);
+    }
+    clock.lap(RecallStage::Graph);
+
+    // Gather by meaning: the query's vector, then one scan per mind.
+    let query_vector = match pending {
+        Some(pending) => pending.finish().map_err(embedder_error)?.pop(),
+        None => None,
+    };
+    clock.lap(RecallStage::EmbedQuery);
+    if let Some(vector) = &query_vector {
+        for mind in &searched {
+            gather_meaning(vector, &plan, mind, &mut pending_hits).map_err(store_error)?;
+        }
+    }
 
     // Fetch the frames the searches hit.
     let mut wanted = BTreeSet::new();
-    let missing: Vec<FrameRef> = pending
+    let missing: Vec<FrameRef> = pending_hits
         .iter()
         .filter(|(mind, id, _)| !frames.contains_key(&(mind_key(mind), *id)))
         .filter(|(mind, id, _)| wanted.insert((mind_key(mind), *id)))
@@ -283,18 +308,9 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
             frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
         }
     }
-
     clock.lap(RecallStage::Search);
 
-    // Connect.
-    let mut distances: BTreeMap<MindKey, BTreeMap<u64, u32>> = BTreeMap::new();
-    for mind in &searched {
-        distances.insert(mind_key(mind), graph_distances(&query, mind)?);
-    }
-
-    clock.lap(RecallStage::Graph);
-
-    let candidates: Vec<Candidate> = pending
+    let candidates: Vec<Candidate> = pending_hits
         .into_iter()
         .filter_map(|(mind, id, hit)| {
             let key = mind_key(&mind);
@@ -385,43 +401,52 @@ fn rank_of(rank: usize) -> u32 {
     u32::try_from(rank).unwrap_or(u32::MAX)
 }
 
-/// Run every lane against one mind, recording the hits (and the frames a
+/// A recall plan's lane, as the core names it.
+type CoreLane = hive_mind_core::recall::Lane;
+
+/// The searching lanes of `plan`, each with its store search over `mind`
+/// (its filter and fetch size).
+fn searches_of(
+    plan: &hive_mind_core::recall::RecallPlan,
+    mind: &Mind,
+) -> (Vec<CoreLane>, Vec<store::FilteredSearch>) {
+    plan.lanes
+        .iter()
+        .filter_map(|spec| match spec.fetch {
+            Fetch::Search { limit } => Some((
+                spec.lane,
+                store::FilteredSearch {
+                    filter: lane_filter(spec, mind),
+                    limit,
+                },
+            )),
+            Fetch::List { .. } => None,
+        })
+        .unzip()
+}
+
+/// The word half of one mind's lanes, recording the hits (and the frames a
 /// listing returns whole). The searching lanes differ only in their
-/// filters, so they go to the store together — one full-text evaluation
-/// and one vector scan for all of them (`search-text-many`,
-/// `search-vector-many`); each listing lane is one `list-frames`.
-fn gather_mind(
+/// filters, so their full-text searches go to the store together — one
+/// evaluation for all of them (`search-text-many`); each listing lane is
+/// one `list-frames`.
+fn gather_words(
     query: &str,
-    query_vector: Option<&[f32]>,
     plan: &hive_mind_core::recall::RecallPlan,
     mind: &Mind,
     frames: &mut BTreeMap<(MindKey, u64), Frame>,
     pending: &mut Vec<(Mind, u64, PendingHit)>,
 ) -> Result<(), store::StoreError> {
-    let searching: Vec<(&hive_mind_core::recall::LaneSpec, u32)> = plan
-        .lanes
-        .iter()
-        .filter_map(|spec| match spec.fetch {
-            Fetch::Search { limit } => Some((spec, limit)),
-            Fetch::List { .. } => None,
-        })
-        .collect();
-    if !searching.is_empty() {
-        let searches: Vec<store::FilteredSearch> = searching
-            .iter()
-            .map(|(spec, limit)| store::FilteredSearch {
-                filter: lane_filter(spec, mind),
-                limit: *limit,
-            })
-            .collect();
+    let (lanes, searches) = searches_of(plan, mind);
+    if !searches.is_empty() {
         let text = store::search_text_many(query, &searches)?;
-        for ((spec, _), hits) in searching.iter().zip(text) {
+        for (lane, hits) in lanes.iter().zip(text) {
             for (rank, hit) in hits.into_iter().enumerate() {
                 pending.push((
                     hit.ref_.mind.clone(),
                     hit.ref_.id,
                     PendingHit {
-                        lane: spec.lane,
+                        lane: *lane,
                         hit: LaneHit::Text {
                             rank: rank_of(rank),
                             bm25: hit.score,
@@ -429,25 +454,6 @@ fn gather_mind(
                         },
                     },
                 ));
-            }
-        }
-        if let Some(vector) = query_vector {
-            let nearest = store::search_vector_many(vector, &searches)?;
-            for ((spec, _), hits) in searching.iter().zip(nearest) {
-                for (rank, hit) in hits.into_iter().enumerate() {
-                    pending.push((
-                        hit.ref_.mind.clone(),
-                        hit.ref_.id,
-                        PendingHit {
-                            lane: spec.lane,
-                            hit: LaneHit::Vector {
-                                rank: rank_of(rank),
-                                cosine: hit.score,
-                                chunk: hit.chunk,
-                            },
-                        },
-                    ));
-                }
             }
         }
     }
@@ -472,6 +478,39 @@ fn gather_mind(
                 },
             ));
             frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
+        }
+    }
+    Ok(())
+}
+
+/// The meaning half of one mind's searching lanes: one scan of its vector
+/// index for all of them (`search-vector-many`), each with its own filter
+/// and fetch size.
+fn gather_meaning(
+    query_vector: &[f32],
+    plan: &hive_mind_core::recall::RecallPlan,
+    mind: &Mind,
+    pending: &mut Vec<(Mind, u64, PendingHit)>,
+) -> Result<(), store::StoreError> {
+    let (lanes, searches) = searches_of(plan, mind);
+    if searches.is_empty() {
+        return Ok(());
+    }
+    let nearest = store::search_vector_many(query_vector, &searches)?;
+    for (lane, hits) in lanes.iter().zip(nearest) {
+        for (rank, hit) in hits.into_iter().enumerate() {
+            pending.push((
+                hit.ref_.mind.clone(),
+                hit.ref_.id,
+                PendingHit {
+                    lane: *lane,
+                    hit: LaneHit::Vector {
+                        rank: rank_of(rank),
+                        cosine: hit.score,
+                        chunk: hit.chunk,
+                    },
+                },
+            ));
         }
     }
     Ok(())

@@ -3,7 +3,11 @@
 //! - `embedder` is the active [`crate::embedder::Embedder`] chosen by the
 //!   provider chain; when the chain found none, every call answers
 //!   `unavailable` with the chain's report (which providers were tried and
-//!   why each failed), so the component can say what to fix.
+//!   why each failed), so the component can say what to fix. A
+//!   `start-embed` batch runs on the engine's embedding thread
+//!   ([`EmbedWorker`], one per engine, started on first use: a thread per
+//!   batch would leave glibc a malloc arena per thread) while the engine
+//!   goes on with its SQL; `finish` waits for it ([`PendingEmbedding`]).
 //! - `reranker` is the configured cross-encoder, or
 //!   [`crate::reranker::Unconfigured`], which answers `unavailable`: recall
 //!   then keeps the fused order.
@@ -15,18 +19,129 @@
 //!   policy (http(s) only, private and loopback addresses refused unless
 //!   allowed, a timeout and a size cap), for harvest's URL sources.
 
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use wasmtime::component::Resource;
+
 use super::EngineState;
 use hive_mind_outbound::fetch::FetchError;
 use hive_mind_outbound::llm as outbound;
 
 use super::bindings::hive::mind::{embedder, fetch, llm, reranker};
-use crate::embedder::{EmbedError, InputKind};
+use crate::embedder::{EmbedError, Embedded, Embedder, InputKind};
 use crate::reranker::RerankError;
 
 fn embed_error(error: EmbedError) -> embedder::Error {
     match error {
         EmbedError::Unavailable(message) => embedder::Error::Unavailable(message),
         EmbedError::Failed(message) => embedder::Error::Failed(message),
+    }
+}
+
+/// A `pending-embedding`: a batch handed to the [`EmbedWorker`].
+pub enum PendingEmbedding {
+    /// Queued or running; `finish` waits for the answer.
+    Running(Receiver<Result<Embedded, EmbedError>>),
+    /// Handed over by `finish` already.
+    Finished,
+}
+
+/// One batch for the worker: the texts, their kind, where to answer.
+type EmbedJob = (Vec<String>, InputKind, Sender<Result<Embedded, EmbedError>>);
+
+/// The thread `start-embed` batches run on, one after the other. It ends
+/// when its engine is dropped (the job channel closes).
+pub struct EmbedWorker {
+    jobs: Sender<EmbedJob>,
+}
+
+impl EmbedWorker {
+    /// Start the thread over `embedder`.
+    fn start(embedder: Arc<dyn Embedder>) -> std::io::Result<EmbedWorker> {
+        let (jobs, queue) = channel::<EmbedJob>();
+        std::thread::Builder::new()
+            .name("hive-mind-embed".to_string())
+            .spawn(move || {
+                for (texts, kind, answer) in queue {
+                    // The receiver may be gone (a dropped pending): fine.
+                    let _ = answer.send(embedder.embed_marked_as(&texts, kind));
+                }
+            })?;
+        Ok(EmbedWorker { jobs })
+    }
+}
+
+fn kind_in(kind: embedder::InputKind) -> InputKind {
+    match kind {
+        embedder::InputKind::Query => InputKind::Query,
+        embedder::InputKind::Document => InputKind::Document,
+    }
+}
+
+impl EngineState {
+    /// The active embedder, or `unavailable` with why there is none.
+    fn active_embedder(&self) -> Result<&Arc<dyn Embedder>, embedder::Error> {
+        self.capabilities
+            .embedder
+            .as_ref()
+            .map_err(|why| embedder::Error::Unavailable(why.clone()))
+    }
+
+    /// An embedding's vectors for the component: degraded inputs logged,
+    /// truncated ones counted.
+    fn embedded_out(
+        &mut self,
+        result: Result<Embedded, EmbedError>,
+    ) -> Result<Vec<Vec<f32>>, embedder::Error> {
+        let embedded = result.map_err(embed_error)?;
+        for degraded in &embedded.degraded {
+            tracing::warn!(
+                index = degraded.index,
+                reason = %degraded.reason,
+                "text could not be embedded; it got a placeholder vector with no meaning"
+            );
+        }
+        // Counted, not logged per batch: long jobs report the total once.
+        self.truncated_texts += embedded.truncated.len() as u64;
+        Ok(embedded.vectors)
+    }
+}
+
+impl embedder::HostPendingEmbedding for EngineState {
+    fn finish(
+        &mut self,
+        pending: Resource<PendingEmbedding>,
+    ) -> Result<Vec<Vec<f32>>, embedder::Error> {
+        let started = std::time::Instant::now();
+        let state = self
+            .table
+            .get_mut(&pending)
+            .map(|slot| std::mem::replace(slot, PendingEmbedding::Finished))
+            .map_err(|error| {
+                embedder::Error::Failed(format!("no such pending embedding: {error}"))
+            })?;
+        let result = match state {
+            PendingEmbedding::Running(answer) => answer.recv().unwrap_or_else(|_| {
+                Err(EmbedError::Failed(
+                    "the embedding thread stopped before it answered".to_string(),
+                ))
+            }),
+            PendingEmbedding::Finished => {
+                return Err(embedder::Error::Failed(
+                    "this embedding was already finished".to_string(),
+                ));
+            }
+        };
+        // Only the time recall waited counts: the rest overlapped its SQL.
+        self.timings.embed += started.elapsed();
+        self.embedded_out(result)
+    }
+
+    fn drop(&mut self, pending: Resource<PendingEmbedding>) -> wasmtime::Result<()> {
+        // A queued batch still runs; its answer is discarded.
+        self.table.delete(pending)?;
+        Ok(())
     }
 }
 
@@ -54,29 +169,37 @@ impl embedder::Host for EngineState {
         texts: Vec<String>,
         kind: embedder::InputKind,
     ) -> Result<Vec<Vec<f32>>, embedder::Error> {
-        let active = self
-            .capabilities
-            .embedder
-            .as_ref()
-            .map_err(|why| embedder::Error::Unavailable(why.clone()))?;
+        let active = self.active_embedder()?;
         let started = std::time::Instant::now();
-        let kind = match kind {
-            embedder::InputKind::Query => InputKind::Query,
-            embedder::InputKind::Document => InputKind::Document,
-        };
-        let result = active.embed_marked_as(&texts, kind).map_err(embed_error);
+        let result = active.embed_marked_as(&texts, kind_in(kind));
         self.timings.embed += started.elapsed();
-        let embedded = result?;
-        for degraded in &embedded.degraded {
-            tracing::warn!(
-                index = degraded.index,
-                reason = %degraded.reason,
-                "text could not be embedded; it got a placeholder vector with no meaning"
-            );
+        self.embedded_out(result)
+    }
+
+    fn start_embed(
+        &mut self,
+        texts: Vec<String>,
+        kind: embedder::InputKind,
+    ) -> Result<Resource<PendingEmbedding>, embedder::Error> {
+        let started = std::time::Instant::now();
+        let active = Arc::clone(self.active_embedder()?);
+        let worker = match self.embed_worker.take() {
+            Some(worker) => worker,
+            None => EmbedWorker::start(active).map_err(|error| {
+                embedder::Error::Failed(format!("could not start the embedding thread: {error}"))
+            })?,
+        };
+        let (answer, receiver) = channel();
+        let sent = worker.jobs.send((texts, kind_in(kind), answer));
+        // A worker that stopped is replaced on the next call.
+        if sent.is_ok() {
+            self.embed_worker = Some(worker);
         }
-        // Counted, not logged per batch: long jobs report the total once.
-        self.truncated_texts += embedded.truncated.len() as u64;
-        Ok(embedded.vectors)
+        self.timings.embed += started.elapsed();
+        sent.map_err(|_| embedder::Error::Failed("the embedding thread has stopped".to_string()))?;
+        self.table
+            .push(PendingEmbedding::Running(receiver))
+            .map_err(|error| embedder::Error::Failed(format!("no room for the embedding: {error}")))
     }
 }
 

@@ -49,6 +49,7 @@ pub mod bindings {
         path: "../wit",
         with: {
             "hive:mind/sqlite.connection": hive_mind_sqlite::SqliteConnection,
+            "hive:mind/embedder.pending-embedding": super::capabilities::PendingEmbedding,
         },
     });
 }
@@ -129,6 +130,8 @@ pub struct EngineState {
     pub timings: ImportTimings,
     /// Texts the embedder cut to its window since the engine was opened.
     pub truncated_texts: u64,
+    /// The thread `start-embed` batches run on (started on first use).
+    embed_worker: Option<capabilities::EmbedWorker>,
 }
 
 impl WasiView for EngineState {
@@ -285,6 +288,7 @@ impl EngineRuntime {
             capabilities,
             timings: ImportTimings::default(),
             truncated_texts: 0,
+            embed_worker: None,
         };
         let mut store = Store::new(&engine, state);
         let bindings =

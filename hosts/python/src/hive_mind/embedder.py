@@ -44,6 +44,7 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -52,12 +53,15 @@ import numpy as np
 import onnxruntime
 from tokenizers import Encoding, Tokenizer
 from wasmtime import StoreContext
-from wasmtime.component import LinkerInstance
+from wasmtime.component import LinkerInstance, ResourceAny, ResourceHost, ResourceType
 
 from ._wit import Variant, record
 
 #: The interface's name in the engine world.
 INTERFACE = "hive:mind/embedder@0.1.0"
+#: The host resource type id of ``pending-embedding`` (``connection`` of the
+#: sqlite import is 1).
+PENDING_TYPE = 2
 
 #: The provider name in fingerprints.
 PROVIDER = "in-process"
@@ -455,17 +459,61 @@ class InProcessEmbedder:
 
 class EmbedderImports:
     """The ``hive:mind/embedder`` import over an :class:`Embedder`, or over
-    none: every call then answers ``unavailable`` with ``why``."""
+    none: every call then answers ``unavailable`` with ``why``.
+
+    ``start-embed`` runs the batch on a worker thread (onnxruntime releases
+    the GIL while the model runs, so recall's SQL, served by this thread,
+    goes on meanwhile); its ``pending-embedding`` resource keys a table of
+    futures that ``finish`` waits on.
+    """
 
     def __init__(self, embedder: Embedder | None, why: str = "no embedder is configured") -> None:
         self.embedder = embedder
         self.why = why
+        self._pending: dict[int, Future[list[list[float]]] | None] = {}
+        self._next_rep = 1
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hive-mind-embed")
 
     def add_to(self, root: LinkerInstance) -> None:
-        """Define the interface's functions in ``root``."""
+        """Define the interface's functions and its resource in ``root``."""
         with root.add_instance(INTERFACE) as instance:
             instance.add_func("info", self._info)
             instance.add_func("embed", self._embed)
+            instance.add_resource("pending-embedding", ResourceType.host(PENDING_TYPE), self._drop)
+            instance.add_func("start-embed", self._start_embed)
+            instance.add_func("[method]pending-embedding.finish", self._finish)
+
+    def close(self) -> None:
+        """Stop the worker thread (waiting for a batch it is running)."""
+        self._pending.clear()
+        self._worker.shutdown(wait=True)
+
+    def _start_embed(self, _store: StoreContext, texts: list[str], kind: str) -> Any:
+        if self.embedder is None:
+            return Variant("unavailable", self.why)
+        rep = self._next_rep
+        self._next_rep += 1
+        self._pending[rep] = self._worker.submit(self.embedder.embed, list(texts), kind)
+        return ResourceHost.own(rep, PENDING_TYPE)
+
+    def _finish(self, store: StoreContext, handle: ResourceAny) -> Any:
+        host = handle.to_host(store)
+        if host.type != PENDING_TYPE or host.rep not in self._pending:
+            return Variant("failed", "no such pending embedding")
+        future = self._pending[host.rep]
+        if future is None:
+            return Variant("failed", "this embedding was already finished")
+        self._pending[host.rep] = None
+        try:
+            return future.result()
+        except EmbedError as error:
+            return Variant(error.case, error.message)
+        except Exception as error:  # noqa: BLE001 - a model failure is the guest's `failed`
+            return Variant("failed", f"the embedding failed: {error}")
+
+    def _drop(self, _store: StoreContext, rep: int) -> None:
+        # A running batch finishes on the worker; its vectors are discarded.
+        self._pending.pop(rep, None)
 
     def _info(self, _store: StoreContext) -> Any:
         if self.embedder is None:

@@ -189,5 +189,7 @@ class ComponentHost:
         return result
 
     def close(self) -> None:
-        """Close the databases the component left open."""
+        """Close the databases the component left open and stop the
+        embedding worker."""
         self.sqlite.close()
+        self.embedder.close()
