@@ -146,7 +146,9 @@ fn the_logic_tour_calls_the_pure_functions() {
 #[test]
 fn the_demo_runs_the_main_job_in_a_temporary_data_directory() {
     let tmp = tempfile::tempdir().unwrap();
+    // The demo runs the default model, as a user's first run does.
     let output = support::hive_mind()
+        .env_remove(support::MODEL_ENV)
         .arg("demo")
         .env("TMPDIR", tmp.path())
         .output()

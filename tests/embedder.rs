@@ -52,7 +52,7 @@ fn workspace() -> PathBuf {
 fn model() -> Arc<InProcessEmbedder> {
     static MODEL: OnceLock<Arc<InProcessEmbedder>> = OnceLock::new();
     MODEL
-        .get_or_init(|| shared_in_process(&ModelSpec::repository_default().unwrap(), None).unwrap())
+        .get_or_init(|| shared_in_process(&ModelSpec::repository_committed().unwrap(), None).unwrap())
         .clone()
 }
 
@@ -391,7 +391,7 @@ fn bad_input_embeds_without_panics() {
 
 #[test]
 fn rewrite_changes_speed_not_results() {
-    let spec = ModelSpec::repository_default().unwrap();
+    let spec = ModelSpec::repository_committed().unwrap();
     let shipped = InProcessEmbedder::load_with(
         &spec,
         LoadOptions {
@@ -419,7 +419,7 @@ fn rewrite_changes_speed_not_results() {
 
 #[test]
 fn loads_once_per_process() {
-    let spec = ModelSpec::repository_default().unwrap();
+    let spec = ModelSpec::repository_committed().unwrap();
     let a = shared_in_process(&spec, None).unwrap();
     let b = shared_in_process(&spec, None).unwrap();
     assert!(Arc::ptr_eq(&a, &b));
@@ -498,7 +498,7 @@ fn bge() -> Arc<InProcessEmbedder> {
 
 #[test]
 fn each_model_folder_says_its_own_recipe() {
-    let minilm = ModelSpec::repository_default().unwrap();
+    let minilm = ModelSpec::repository_committed().unwrap();
     assert_eq!(minilm.name, "all-MiniLM-L6-v2");
     assert_eq!((minilm.pooling, minilm.max_tokens), (Pooling::Mean, 256));
     assert_eq!(minilm.prompts, Prompts::default());
@@ -897,12 +897,14 @@ fn auto_probe_prefers_in_process_and_halts_there() {
     let config = bare_config();
     let active = chain::resolve(&config).unwrap();
     assert_eq!(active.info.provider, "in-process");
-    assert_eq!(active.info.model, "all-MiniLM-L6-v2");
+    // The default model, bge-small-en-v1.5.
+    assert_eq!(active.info.model, in_process::DEFAULT_MODEL);
+    assert_eq!(active.info.model, "bge-small-en-v1.5");
     assert_eq!(active.info.dimensions, 384);
     assert_eq!(active.attempts.len(), 1);
     let status = active.status_lines().join("\n");
     assert!(
-        status.contains("in-process/all-MiniLM-L6-v2 (384-d)"),
+        status.contains("in-process/bge-small-en-v1.5 (384-d)"),
         "{status}"
     );
     assert!(status.contains("auto-probe"), "{status}");
@@ -1051,7 +1053,7 @@ fn embed_command_prints_provider_dims_and_norm() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(
-        stdout.contains("in-process/all-MiniLM-L6-v2 (384-d)"),
+        stdout.contains("in-process/bge-small-en-v1.5 (384-d)"),
         "{stdout}"
     );
     assert_eq!(

@@ -23,8 +23,19 @@ pub fn hive_mind() -> Command {
     // under an unoptimised tract-core): the CLI's tests check recall's own
     // behaviour with it off; tests/reranker.rs and the demo use it.
     command.env("HIVE_MIND_RERANKER", "off");
+    // The tests' embedder is the committed all-MiniLM-L6-v2: half the
+    // layers of the default bge-small-en-v1.5 (a debug build runs it twice
+    // as fast) and there on every checkout. The default model is exercised
+    // by the demo (`demo_command`), tests/embedder.rs and the Python host's
+    // cross-host tests.
+    command.env(MODEL_ENV, in_process::COMMITTED_MODEL);
     command
 }
+
+/// The environment variable that names the in-process model.
+pub const MODEL_ENV: &str = "HIVE_MIND_IN_PROCESS_MODEL";
+
+use hive_mind_host::embedder::in_process;
 
 /// A compile cache for tests, inside the target directory.
 pub fn cache_dir() -> PathBuf {
@@ -34,10 +45,11 @@ pub fn cache_dir() -> PathBuf {
         .join("hive-mind-test-cache")
 }
 
-/// The shipped in-process model (all-MiniLM-L6-v2), loaded once per process.
+/// The committed in-process model (all-MiniLM-L6-v2), loaded once per
+/// process: the tests' real embedder (see [`hive_mind`]).
 pub fn minilm() -> std::sync::Arc<dyn hive_mind_host::embedder::Embedder> {
     hive_mind_host::embedder::chain::shared_in_process(
-        &hive_mind_host::embedder::in_process::ModelSpec::repository_default().unwrap(),
+        &in_process::ModelSpec::repository_committed().unwrap(),
         None,
     )
     .unwrap()

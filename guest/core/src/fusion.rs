@@ -113,6 +113,14 @@ pub fn rrf_fuse(lists: &[Vec<u64>], k: u32) -> Vec<ScoredId> {
 /// vector search has the rest.
 pub const KEYWORD_WEIGHT: f64 = 0.5;
 
+/// The least spread of cosines that [`hybrid_fuse`] stretches to the
+/// whole 0–1 range. Min–max normalisation makes the best vector hit 1 and
+/// the least 0 however close they are; when a search's cosines differ by a
+/// few hundredths (a mock embedder, or a query every hit matches about
+/// equally) that would blow noise up to the whole vector weight. A tenth
+/// of cosine is about what separates a paraphrase from a related text.
+pub const MIN_COSINE_SPREAD: f64 = 0.1;
+
 /// The hybrid score of a frame that is the best hit of both searches:
 /// `2 / RRF_K`, the most RRF gives over two lists, so that hybrid scores and
 /// the listing lanes' RRF scores (`1 / (RRF_K + rank)`) share one scale.
@@ -122,9 +130,10 @@ pub const HYBRID_SCALE: f64 = 2.0 / RRF_K as f64;
 /// BM25 score higher-is-better) and vector hits `vector` (`(id, cosine)`,
 /// best first) by their normalised scores (see the module docs):
 ///
-/// `score = HYBRID_SCALE × (w · bm25 / best_bm25 + (1 − w) · (cos − min) / (max − min))`
+/// `score = HYBRID_SCALE × (w · bm25 / best_bm25 + (1 − w) · (1 − (max − cos) / spread))`
 ///
-/// with `w` = [`KEYWORD_WEIGHT`]; a search that did not return an id adds
+/// with `w` = [`KEYWORD_WEIGHT`] and `spread` the vector hits' `max − min`,
+/// at least [`MIN_COSINE_SPREAD`]; a search that did not return an id adds
 /// 0 for it. An id listed twice in one list counts at its first (best)
 /// occurrence. A search whose scores are all equal (one hit, or no spread)
 /// gives each of its hits 1; a score that is not a number counts as 0.
@@ -165,12 +174,11 @@ pub fn hybrid_fuse(text: &[(u64, f64)], vector: &[(u64, f64)]) -> Vec<ScoredId> 
         slot.0 = normalised;
         slot.2 = slot.2.min(rank);
     }
+    // The best hit 1, the list's least 0 — unless the list's cosines lie
+    // closer together than MIN_COSINE_SPREAD, which then spans 0 to 1.
+    let spread = (high - low).max(MIN_COSINE_SPREAD);
     for &(rank, id, cosine) in &vector {
-        let normalised = if high - low > f64::EPSILON {
-            ((cosine - low) / (high - low)).clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
+        let normalised = (1.0 - (high - cosine) / spread).clamp(0.0, 1.0);
         let slot = parts.entry(id).or_insert((0.0, 0.0, rank));
         slot.1 = normalised;
         slot.2 = slot.2.min(rank);
@@ -316,6 +324,16 @@ mod tests {
         assert_eq!(ids(&vector_only), [7, 8]);
         assert_eq!(vector_only[0].score, HYBRID_SCALE / 2.0);
         assert_eq!(vector_only[1].score, 0.0);
+    }
+
+    #[test]
+    fn cosines_that_barely_differ_stay_close() {
+        // A mock embedder: every cosine within a hundredth.
+        let fused = hybrid_fuse(&[], &[(1, -0.050), (2, -0.055), (3, -0.060)]);
+        let scores: Vec<f64> = fused.iter().map(|s| s.score / HYBRID_SCALE).collect();
+        assert_eq!(ids(&fused), [1, 2, 3]);
+        assert!((scores[0] - 0.5).abs() < 1e-12);
+        assert!((scores[2] - 0.5 * 0.9).abs() < 1e-9, "{scores:?}");
     }
 
     #[test]

@@ -28,6 +28,7 @@ wit_bindgen::generate!({
 });
 
 mod admin;
+mod calibration;
 mod cleanup;
 mod cognify;
 mod graph;

@@ -42,6 +42,7 @@ use crate::exports::hive::mind::memory::{
 use crate::hive::mind::types::{Frame, FrameRef, Mind};
 use crate::hive::mind::{embedder, reranker};
 use crate::logic_exports::importance_from_wit;
+use crate::calibration;
 use crate::save::{embedder_error, store_error};
 use crate::store;
 
@@ -236,6 +237,13 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
                 "the {} embedder's vectors carry no meaning: only keyword matches count",
                 info.provider
             ));
+        } else if options.floor.is_none() {
+            // The default floor: how similar unrelated texts look under
+            // this model, measured once (see `calibration`).
+            match calibration::min_cosine(&info) {
+                Ok(min_cosine) => floor.min_cosine = min_cosine,
+                Err(why) => notes.push(format!("{why}; the default relevance floor is used")),
+            }
         }
         // A query: a model with a query instruction (bge) gets it there.
         Some(

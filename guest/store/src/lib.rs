@@ -228,6 +228,24 @@ impl MindStore {
         Ok(notes)
     }
 
+    /// The relevance floor calibrated for the active embedder, if this
+    /// mind records one for it ([`meta::read_floor_calibration`]).
+    pub fn floor_calibration(&self) -> StoreResult<Option<f64>> {
+        match &self.active_embedder {
+            Some(active) => meta::read_floor_calibration(&self.conn, active),
+            None => Ok(None),
+        }
+    }
+
+    /// Record the relevance floor calibrated for the active embedder (a
+    /// mind opened without one records nothing).
+    pub fn record_floor_calibration(&self, value: f64) -> StoreResult<()> {
+        match &self.active_embedder {
+            Some(active) => meta::write_floor_calibration(&self.conn, active, value),
+            None => Ok(()),
+        }
+    }
+
     /// A frame reference in this mind.
     pub fn frame_ref(&self, id: u64) -> FrameRef {
         FrameRef {

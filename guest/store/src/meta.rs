@@ -141,6 +141,36 @@ pub fn write_fingerprint(conn: &Connection, fingerprint: &EmbedderFingerprint) -
     set(conn, DIM, &fingerprint.dim.to_string())
 }
 
+/// `meta` key of the relevance floor calibrated for an embedder
+/// ([`hive_mind_core::recall::calibrated_min_cosine`]): `FINGERPRINT=VALUE`.
+pub const FLOOR_CALIBRATION: &str = "floor.min_cosine";
+
+/// The floor calibrated for `fingerprint`, if this mind records one for it.
+pub fn read_floor_calibration(
+    conn: &Connection,
+    fingerprint: &EmbedderFingerprint,
+) -> StoreResult<Option<f64>> {
+    let Some(record) = get(conn, FLOOR_CALIBRATION)? else {
+        return Ok(None);
+    };
+    let wanted = fingerprint.to_string();
+    Ok(record
+        .rsplit_once('=')
+        .filter(|(made_by, _)| *made_by == wanted)
+        .and_then(|(_, value)| value.parse::<f64>().ok())
+        .filter(|value| value.is_finite()))
+}
+
+/// Record the floor calibrated for `fingerprint` (replacing another
+/// embedder's).
+pub fn write_floor_calibration(
+    conn: &Connection,
+    fingerprint: &EmbedderFingerprint,
+    value: f64,
+) -> StoreResult<()> {
+    set(conn, FLOOR_CALIBRATION, &format!("{fingerprint}={value}"))
+}
+
 /// The chunk plan recorded in a mind, if any; a record this build cannot
 /// read is [`StoreError::Corrupt`].
 pub fn read_chunk_plan(conn: &Connection) -> StoreResult<Option<ChunkPlan>> {

@@ -81,5 +81,16 @@ def cli_binary() -> Path:
 
 @pytest.fixture(scope="session")
 def embedder() -> InProcessEmbedder:
-    """The shipped model, loaded once."""
+    """The default model (bge-small-en-v1.5), loaded once."""
     return InProcessEmbedder()
+
+
+@pytest.fixture(scope="session")
+def minilm() -> InProcessEmbedder:
+    """The committed model (all-MiniLM-L6-v2), loaded once."""
+    return InProcessEmbedder(model=COMMITTED_MODEL)
+
+
+#: The model committed to the repository (the default is fetched by
+#: ``cargo xtask models``).
+COMMITTED_MODEL = "all-MiniLM-L6-v2"

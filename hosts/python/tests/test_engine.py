@@ -21,6 +21,7 @@ import pytest
 
 from conftest import unavailable
 from hive_mind import Fingerprint, HiveMind, HiveMindError, MindStatus, Recall, Saved
+from hive_mind.embedder import DEFAULT_MODEL
 
 pytestmark = pytest.mark.usefixtures("engine_component")
 
@@ -152,7 +153,7 @@ def test_save_recall_and_status(tmp_path: Path) -> None:
         personal = statuses[0]
         assert isinstance(personal, MindStatus) and personal.database == "personal"
         assert personal.frames == 4
-        assert personal.embedder == Fingerprint("in-process", "all-MiniLM-L6-v2", 384)
+        assert personal.embedder == Fingerprint("in-process", DEFAULT_MODEL, 384)
 
 
 def test_remember_exchange_keeps_what_matters(tmp_path: Path) -> None:

@@ -109,8 +109,19 @@ def test_bge_vectors_do_not_depend_on_the_batch(bge: InProcessEmbedder) -> None:
 
 
 def test_bge_matches_the_onnxruntime_references(bge: InProcessEmbedder) -> None:
+    # The references are onnxruntime's run of the model as shipped, which
+    # rounds activations to 8 bits in every layer; this host, like the Rust
+    # one, runs the int8 weights on f32 activations (hive_mind.dequantize).
+    # Twelve layers of that rounding leave them this close: the Rust tests'
+    # `BGE_MIN_COSINE`. Against the Rust host's own vectors, the hosts agree
+    # to 0.99999 (test_embedder.py).
     cases = json.loads((REPOSITORY / "tests" / "fixtures" / "embedder" / "bge_reference.json").read_text(encoding="utf-8"))["cases"]
     for case in cases:
         assert bge.tokenize([case["text"]], case["kind"])[0] == case["token_ids"], case
         vector = bge.embed([case["text"]], case["kind"])[0]
-        assert float(np.dot(vector, case["embedding"])) >= 0.999, case["text"]
+        assert float(np.dot(vector, case["embedding"])) >= BGE_MIN_COSINE, case["text"]
+
+
+#: The least cosine between a host's bge vectors and onnxruntime's run of
+#: the model as shipped (the Rust tests' constant of the same name).
+BGE_MIN_COSINE = 0.995

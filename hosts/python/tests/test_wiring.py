@@ -20,7 +20,7 @@ from wasmtime.component import ResourceAny
 
 from hive_mind import capabilities, errors
 from hive_mind._wit import Variant, field, record, split_result
-from hive_mind.embedder import EmbedderInfo, EmbedError, InProcessEmbedder
+from hive_mind.embedder import DEFAULT_MODEL, EmbedderInfo, EmbedError, InProcessEmbedder
 from hive_mind.engine import ComponentHost
 
 
@@ -151,11 +151,27 @@ def test_embedder_info_and_vectors(echo: ComponentHost) -> None:
     assert echo.call("embed", ["boom"], "document") == Variant("failed", "boom is not embeddable")
 
 
+def test_a_started_embedding_is_finished_once(echo: ComponentHost) -> None:
+    pending = echo.call("start-embed", ["ab", "abcd"], "query")
+    assert isinstance(pending, ResourceAny) and pending.owned
+    assert echo.call("finish", pending) == [[2.0, 0.5, -1.0], [4.0, 0.5, -1.0]]
+    assert echo.call("finish", pending) == Variant("failed", "this embedding was already finished")
+    echo.call("release-pending", pending)
+    # The model's failure comes from finish; a dropped pending is forgotten.
+    failing = echo.call("start-embed", ["boom"], "document")
+    assert echo.call("finish", failing) == Variant("failed", "boom is not embeddable")
+    echo.call("release-pending", failing)
+    dropped = echo.call("start-embed", ["ab"], "document")
+    echo.call("release-pending", dropped)
+    assert not echo.embedder._pending
+
+
 def test_no_embedder_is_unavailable(tmp_path: Path) -> None:
     host = ComponentHost(ECHO_WAT, tmp_path, None, "no model: tried in-process")
     try:
         assert host.call("info") == Variant("unavailable", "no model: tried in-process")
         assert host.call("embed", ["x"], "document") == Variant("unavailable", "no model: tried in-process")
+        assert host.call("start-embed", ["x"], "query") == Variant("unavailable", "no model: tried in-process")
     finally:
         host.close()
 
@@ -166,7 +182,7 @@ def test_the_real_embedder_through_the_boundary(tmp_path: Path, embedder: InProc
         info = host.call("info")
         assert (info.provider, info.model, info.dimensions, info.meaningful) == (
             "in-process",
-            "all-MiniLM-L6-v2",
+            DEFAULT_MODEL,
             384,
             True,
         )

@@ -44,32 +44,106 @@
 //!   remembers nothing about the topic. [`StandingLanes::Always`] restores
 //!   the reference engine's behaviour of showing them on every query.
 //!
-//! # The default threshold
+//! # The threshold, calibrated per embedder
 //!
-//! [`DEFAULT_MIN_COSINE`] = 0.25 is chosen for the shipped embedder,
-//! sentence-transformers `all-MiniLM-L6-v2`, from that family's usual
-//! similarity ranges, not from any benchmark: unrelated sentences score near
-//! zero (roughly −0.1 to 0.15), texts on the same topic upward of about 0.3,
-//! paraphrases 0.6 and more. 0.25 sits above the unrelated band with margin
-//! and leans towards keeping a weak true match, because a dropped memory
-//! costs more than one line of noise once something relevant *was* found.
+//! The threshold belongs to the embedding model. Under
+//! `all-MiniLM-L6-v2` unrelated sentences score near zero (roughly −0.1 to
+//! 0.15), texts on the same topic upward of about 0.3, paraphrases 0.6 and
+//! more; under `bge-small-en-v1.5`, whose similarity range is compressed,
+//! unrelated sentences score 0.3 to 0.5 and a paraphrase 0.65. One constant
+//! cannot serve both: 0.25 lets every bge hit through, and bge's 0.5 would
+//! drop MiniLM's true matches.
+//!
+//! So the engine measures the model it has ([`calibrated_min_cosine`]):
+//! it embeds [`CALIBRATION_SENTENCES`], sixteen sentences about mutually
+//! unrelated things, each as a query and as a document, and takes the 99th
+//! percentile of the cosines between a query and the *other* sentences:
+//! how similar two unrelated texts look under this model, at the high end.
+//! A hit must beat that. Measured: MiniLM 0.24 (the 0.25 this engine used
+//! for it before, which leans towards keeping a weak true match, since a
+//! dropped memory costs more than one line of noise), bge-small 0.50. The
+//! engine does this once per embedder and records it in the personal mind;
+//! [`DEFAULT_MIN_COSINE`] is the fallback when the calibration cannot run.
 //! A lexical hit passes regardless, so an exact name or rare word that the
-//! embedder scores low is still found.
-//!
-//! The threshold belongs to the embedding model: models with a compressed
-//! similarity range (the e5 and bge families score unrelated texts around
-//! 0.7) need their own value, and a mock embedder's cosines mean nothing (set
-//! `min_cosine` above 1, so that only lexical hits count). Known limit: one
-//! shared non-stop word is enough lexical evidence, so a frame that shares
-//! only an incidental word with the query passes.
+//! embedder scores low is still found. A mock embedder's cosines mean
+//! nothing (the engine sets `min_cosine` above 1, so that only lexical hits
+//! count). Known limit: one shared non-stop word is enough lexical
+//! evidence, so a frame that shares only an incidental word with the query
+//! passes.
 
 use serde::{Deserialize, Serialize};
 
 use super::Lane;
 
-/// The default [`RelevanceFloor::min_cosine`], for `all-MiniLM-L6-v2`
-/// (see the module documentation for the reasoning).
+/// The default [`RelevanceFloor::min_cosine`], for `all-MiniLM-L6-v2`,
+/// used when the embedder cannot be calibrated (see the module
+/// documentation for the reasoning).
 pub const DEFAULT_MIN_COSINE: f64 = 0.25;
+
+/// Sentences about mutually unrelated things: everyday life, work, nature,
+/// science, art. How similar they look to each other under a model is how
+/// similar unrelated texts look under it ([`calibrated_min_cosine`]).
+pub const CALIBRATION_SENTENCES: [&str; 16] = [
+    "The train to the airport leaves every twenty minutes.",
+    "She planted tomatoes and basil in the back garden.",
+    "Our quarterly revenue grew by eight percent.",
+    "The cat sleeps on the warm windowsill all afternoon.",
+    "He fixed the leaking kitchen tap with a new washer.",
+    "The museum's new exhibit covers ancient Egyptian pottery.",
+    "Remember to renew the passport before the summer trip.",
+    "The compiler reports an unused variable warning.",
+    "Heavy rain is expected along the coast tonight.",
+    "The violin concerto was written in three movements.",
+    "We need more folding chairs for the school fundraiser.",
+    "The marathon route passes the old stone bridge.",
+    "Add two cups of flour and a pinch of salt.",
+    "The dentist appointment moved to Thursday morning.",
+    "Satellites measure the thickness of polar ice.",
+    "The library extended its opening hours on weekends.",
+];
+
+/// The share of unrelated query–document cosines the floor sits above.
+pub const CALIBRATION_PERCENTILE: f64 = 0.99;
+
+/// The floor for a model, from its vectors of [`CALIBRATION_SENTENCES`]
+/// embedded as queries (`queries`) and as documents (`documents`), in that
+/// order: the [`CALIBRATION_PERCENTILE`] of the cosines between each query
+/// and every *other* document (see the module documentation). `None` when
+/// the vectors do not fit (other counts, empty or mismatched dimensions, a
+/// zero vector, a cosine that is not a number).
+pub fn calibrated_min_cosine(queries: &[Vec<f32>], documents: &[Vec<f32>]) -> Option<f64> {
+    let n = CALIBRATION_SENTENCES.len();
+    if queries.len() != n || documents.len() != n {
+        return None;
+    }
+    let dim = queries.first()?.len();
+    if dim == 0 || queries.iter().chain(documents).any(|v| v.len() != dim) {
+        return None;
+    }
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let mut cosines = Vec::with_capacity(n * (n - 1));
+    for (i, query) in queries.iter().enumerate() {
+        for (j, document) in documents.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let dot: f64 = query
+                .iter()
+                .zip(document)
+                .map(|(a, b)| f64::from(*a) * f64::from(*b))
+                .sum();
+            let cosine = dot / (norm(query) * norm(document));
+            if !cosine.is_finite() {
+                return None;
+            }
+            cosines.push(cosine);
+        }
+    }
+    cosines.sort_by(f64::total_cmp);
+    // The nearest-rank percentile.
+    let rank = (CALIBRATION_PERCENTILE * cosines.len() as f64).ceil() as usize;
+    cosines.get(rank.saturating_sub(1)).copied()
+}
 
 /// When the standing lanes (importance, profile, facts, unwindowed events)
 /// are shown.
@@ -157,6 +231,49 @@ impl LaneRole {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Unit vectors at the given angles (radians) in the plane.
+    fn at(angles: &[f64]) -> Vec<Vec<f32>> {
+        angles
+            .iter()
+            .map(|a| vec![a.cos() as f32, a.sin() as f32])
+            .collect()
+    }
+
+    #[test]
+    fn the_floor_sits_at_the_high_end_of_unrelated_cosines() {
+        let n = CALIBRATION_SENTENCES.len();
+        // Spread over a half circle: cosines between distinct vectors run
+        // from cos(π) = −1 up to cos(π/15), the neighbours'.
+        let angles: Vec<f64> = (0..n)
+            .map(|i| std::f64::consts::PI * i as f64 / (n - 1) as f64)
+            .collect();
+        let vectors = at(&angles);
+        let floor = calibrated_min_cosine(&vectors, &vectors).unwrap();
+        let neighbours = (std::f64::consts::PI / (n - 1) as f64).cos();
+        // 240 cross cosines, 30 of them between neighbours: the 99th
+        // percentile is a neighbour's.
+        assert!((floor - neighbours).abs() < 1e-6, "{floor} vs {neighbours}");
+        // A model that finds everything alike (a compressed range) gets a
+        // high floor; one that finds nothing alike, a low one.
+        let alike = at(&(0..n).map(|i| 0.1 * i as f64 / n as f64).collect::<Vec<_>>());
+        assert!(calibrated_min_cosine(&alike, &alike).unwrap() > 0.99);
+    }
+
+    #[test]
+    fn vectors_that_do_not_fit_give_no_floor() {
+        let n = CALIBRATION_SENTENCES.len();
+        let good = at(&vec![0.0; n]);
+        assert_eq!(calibrated_min_cosine(&good[1..], &good), None);
+        assert_eq!(calibrated_min_cosine(&good, &good[1..]), None);
+        let mut ragged = good.clone();
+        ragged[3] = vec![1.0, 0.0, 0.0];
+        assert_eq!(calibrated_min_cosine(&ragged, &good), None);
+        let mut zero = good.clone();
+        zero[5] = vec![0.0, 0.0];
+        assert_eq!(calibrated_min_cosine(&zero, &good), None);
+        assert_eq!(calibrated_min_cosine(&[], &[]), None);
+    }
 
     #[test]
     fn lexical_or_semantic_evidence_passes() {

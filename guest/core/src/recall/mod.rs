@@ -40,7 +40,9 @@ mod plan;
 mod rank;
 
 pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system_context};
-pub use floor::{DEFAULT_MIN_COSINE, RelevanceFloor, StandingLanes};
+pub use floor::{
+    CALIBRATION_SENTENCES, DEFAULT_MIN_COSINE, RelevanceFloor, StandingLanes, calibrated_min_cosine,
+};
 pub use format::{
     RAW_EXCERPT_MAX_CHARS, RecallOutput, TEMPORAL_GUIDANCE, assemble_recall, display_text,
     embedding_text, passage_text,

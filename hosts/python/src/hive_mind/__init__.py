@@ -2,7 +2,7 @@
 
 The engine (recall, save, the knowledge graph, the minds' schema) is one
 WebAssembly component shared by every host; this package supplies what it
-imports — SQLite databases over :mod:`sqlite3`, the all-MiniLM-L6-v2
+imports — SQLite databases over :mod:`sqlite3`, the bge-small-en-v1.5
 embedder over onnxruntime — and wraps its exports in :class:`HiveMind`.
 
 Modules: :mod:`~hive_mind.mind` (the API), :mod:`~hive_mind.engine` (the

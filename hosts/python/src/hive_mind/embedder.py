@@ -5,8 +5,9 @@ The same models and recipe as the Rust host's in-process embedder
 (``host/src/embedder/in_process.rs``), run by onnxruntime instead of tract,
 so that both hosts give a mind the same vectors (cosine >= 0.999, checked by
 ``tests/test_embedder.py`` against vectors the Rust host produced). The
-model is a folder under ``models/`` chosen by name (``all-MiniLM-L6-v2``, the
-default; ``bge-small-en-v1.5``): the ``model`` argument, else
+model is a folder under ``models/`` chosen by name (``bge-small-en-v1.5``, the
+default, fetched by ``cargo xtask models``; ``all-MiniLM-L6-v2``, committed):
+the ``model`` argument, else
 ``HIVE_MIND_IN_PROCESS_MODEL``, as the Rust host reads it. What differs
 between models is read from the folder's own sentence-transformers files
 (:func:`read_model_folder`, the port of ``host/src/embedder/model_folder.rs``):
@@ -56,6 +57,7 @@ from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance, ResourceAny, ResourceHost, ResourceType
 
 from ._wit import Variant, record
+from .dequantize import dequantized_model_bytes
 
 #: The interface's name in the engine world.
 INTERFACE = "hive:mind/embedder@0.1.0"
@@ -67,7 +69,7 @@ PENDING_TYPE = 2
 PROVIDER = "in-process"
 #: The default model (a folder under the models folders); the Rust host's
 #: ``DEFAULT_MODEL`` in ``host/src/embedder/in_process.rs`` must say the same.
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL = "bge-small-en-v1.5"
 #: The environment variable naming the model, as the Rust host reads it.
 MODEL_ENV = "HIVE_MIND_IN_PROCESS_MODEL"
 #: The ONNX file of the committed default model.
@@ -89,9 +91,9 @@ TOKEN_BUDGET = 1024
 
 #: How to get the model when it is missing or corrupt.
 MODEL_HINT = (
-    "The default embedding model ships in the repository's models/all-MiniLM-L6-v2/ "
-    "(see PROVENANCE.md there); the others (bge-small-en-v1.5) are fetched by "
-    "`cargo xtask models`. Pass model_dir, point HIVE_MIND_MODELS_DIR at the "
+    "The default embedding model, bge-small-en-v1.5, is fetched by `cargo xtask models`; "
+    "all-MiniLM-L6-v2 ships in the repository's models/all-MiniLM-L6-v2/ (see PROVENANCE.md "
+    "there). Pass model_dir, point HIVE_MIND_MODELS_DIR at the "
     "repository's models/ folder, or copy the model's folder into $HIVE_MIND_HOME/models/."
 )
 
@@ -355,6 +357,10 @@ class InProcessEmbedder:
         tokenizer.enable_truncation(max_length=spec.max_tokens)
         model_bytes = read_verified(model_path, spec.checksums.get(model_path.relative_to(folder).as_posix()))
         try:
+            # As the Rust host: dynamically quantized matmuls run as f32
+            # (see :mod:`hive_mind.dequantize`), so both hosts give a mind
+            # the same vectors.
+            model_bytes = dequantized_model_bytes(model_bytes)
             session = onnxruntime.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
         except Exception as exception:
             raise ModelError(model_path, f"not an ONNX model: {exception}") from exception

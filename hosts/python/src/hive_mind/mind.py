@@ -250,9 +250,9 @@ class HiveMind:
 
         ``component`` is the engine ``.wasm`` (default:
         :func:`hive_mind.engine.default_component_path`); ``model_dir`` the
-        embedding model's folder, else ``model`` its name (``all-MiniLM-L6-v2``,
-        ``bge-small-en-v1.5``; default ``$HIVE_MIND_IN_PROCESS_MODEL``, else
-        all-MiniLM-L6-v2), looked for by
+        embedding model's folder, else ``model`` its name (``bge-small-en-v1.5``,
+        ``all-MiniLM-L6-v2``; default ``$HIVE_MIND_IN_PROCESS_MODEL``, else
+        bge-small-en-v1.5), looked for by
         :func:`hive_mind.embedder.default_model_dir`. Raises
         :class:`hive_mind.embedder.ModelError` when the model files are
         missing or not the shipped ones.

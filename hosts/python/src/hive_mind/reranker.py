@@ -13,9 +13,9 @@ single logit per pair is the score. Reranking is on when the model is
 installed, unless ``HIVE_MIND_RERANKER=off``; without it, the import
 answers ``unavailable`` and recall keeps the fused order.
 
-The two hosts' logits differ in the last digits (onnxruntime runs the int8
-matmuls with quantized activations, tract in f32); the engine turns logits
-into probabilities, and rankings agree (``tests/test_engine.py``).
+Both hosts run the int8 matmuls as f32 (:mod:`hive_mind.dequantize`, the
+port of the Rust host's load-time rewrite), so their logits agree to float
+rounding, and so do rankings (``tests/test_engine.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance
 
 from ._wit import Variant
+from .dequantize import dequantized_model_bytes
 from .embedder import ModelError, read_verified
 
 #: The interface's name in the engine world.
@@ -63,8 +64,12 @@ class CrossEncoder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = min(os.cpu_count() or 1, 8)
         try:
+            # As the Rust host: the int8 matmuls run as f32 (see
+            # :mod:`hive_mind.dequantize`).
             self._session = onnxruntime.InferenceSession(
-                read_verified(model_path, None), options, providers=["CPUExecutionProvider"]
+                dequantized_model_bytes(read_verified(model_path, None)),
+                options,
+                providers=["CPUExecutionProvider"],
             )
         except Exception as error:  # onnxruntime raises its own types
             raise ModelError(model_path, f"not a usable ONNX model: {error}") from error

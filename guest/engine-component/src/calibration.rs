@@ -1,0 +1,69 @@
+//! The relevance floor of the active embedder, measured once.
+//!
+//! How similar two unrelated texts look depends on the model (see
+//! [`hive_mind_core::recall::calibrated_min_cosine`]): the floor a vector
+//! hit must beat is measured by embedding the core's calibration sentences
+//! as queries and as documents (two `embed` calls) and recorded in the
+//! personal mind's `meta`, keyed by the embedder's fingerprint, so that the
+//! next process and the other hosts of the same files read the same value
+//! instead of measuring again. Within an instance it is kept in memory.
+
+use std::cell::RefCell;
+
+use hive_mind_core::recall::{CALIBRATION_SENTENCES, calibrated_min_cosine};
+
+use crate::hive::mind::embedder::{self, EmbedderInfo};
+use crate::hive::mind::types::Mind;
+use crate::store;
+
+thread_local! {
+    /// The floor measured in this instance, with the fingerprint it is for.
+    static FLOOR: RefCell<Option<(String, f64)>> = const { RefCell::new(None) };
+}
+
+/// The fingerprint a floor is recorded under.
+fn fingerprint(info: &EmbedderInfo) -> String {
+    format!("{}/{}/{}", info.provider, info.model, info.dimensions)
+}
+
+/// The relevance floor's `min-cosine` for the embedder `info` describes:
+/// remembered, recorded in the personal mind, or measured now (and
+/// recorded). An error says why it could not be measured; the caller falls
+/// back to the default.
+pub fn min_cosine(info: &EmbedderInfo) -> Result<f64, String> {
+    let key = fingerprint(info);
+    if let Some(floor) = FLOOR.with(|cell| {
+        cell.borrow()
+            .as_ref()
+            .filter(|(made_for, _)| *made_for == key)
+            .map(|(_, floor)| *floor)
+    }) {
+        return Ok(floor);
+    }
+    // The personal mind's record (its lock is the active embedder, so the
+    // record it reads is this embedder's); a mind that cannot be read is
+    // measured for instead.
+    let recorded = store::read(&Mind::Personal, |mind| mind.floor_calibration())
+        .ok()
+        .flatten();
+    let floor = match recorded {
+        Some(floor) => floor,
+        None => {
+            let texts: Vec<String> = CALIBRATION_SENTENCES.iter().map(|s| s.to_string()).collect();
+            let embed = |kind| {
+                embedder::embed(&texts, kind)
+                    .map_err(|error| format!("calibrating the relevance floor: {error:?}"))
+            };
+            let queries = embed(embedder::InputKind::Query)?;
+            let documents = embed(embedder::InputKind::Document)?;
+            let floor = calibrated_min_cosine(&queries, &documents).ok_or_else(|| {
+                "calibrating the relevance floor: the embedder's vectors do not fit".to_string()
+            })?;
+            // Not recorded is not fatal: the next process measures again.
+            let _ = store::write(&Mind::Personal, |mind| mind.record_floor_calibration(floor));
+            floor
+        }
+    };
+    FLOOR.with(|cell| *cell.borrow_mut() = Some((key, floor)));
+    Ok(floor)
+}
