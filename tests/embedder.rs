@@ -52,7 +52,9 @@ fn workspace() -> PathBuf {
 fn model() -> Arc<InProcessEmbedder> {
     static MODEL: OnceLock<Arc<InProcessEmbedder>> = OnceLock::new();
     MODEL
-        .get_or_init(|| shared_in_process(&ModelSpec::repository_committed().unwrap(), None).unwrap())
+        .get_or_init(|| {
+            shared_in_process(&ModelSpec::repository_committed().unwrap(), None).unwrap()
+        })
         .clone()
 }
 

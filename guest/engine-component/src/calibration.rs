@@ -49,7 +49,10 @@ pub fn min_cosine(info: &EmbedderInfo) -> Result<f64, String> {
     let floor = match recorded {
         Some(floor) => floor,
         None => {
-            let texts: Vec<String> = CALIBRATION_SENTENCES.iter().map(|s| s.to_string()).collect();
+            let texts: Vec<String> = CALIBRATION_SENTENCES
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
             let embed = |kind| {
                 embedder::embed(&texts, kind)
                     .map_err(|error| format!("calibrating the relevance floor: {error:?}"))

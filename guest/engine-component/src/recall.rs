@@ -35,6 +35,7 @@ use hive_mind_core::recall::{
 };
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 
+use crate::calibration;
 use crate::exports::hive::mind::logic::ScoringProfile;
 use crate::exports::hive::mind::memory::{
     Error, Lane as WitLane, Recall, RecallOptions, RecallScope, RecallStage, Recalled, StageTime,
@@ -42,7 +43,6 @@ use crate::exports::hive::mind::memory::{
 use crate::hive::mind::types::{Frame, FrameRef, Mind};
 use crate::hive::mind::{embedder, reranker};
 use crate::logic_exports::importance_from_wit;
-use crate::calibration;
 use crate::save::{embedder_error, store_error};
 use crate::store;
 

@@ -256,7 +256,9 @@ mod tests {
         assert!((floor - neighbours).abs() < 1e-6, "{floor} vs {neighbours}");
         // A model that finds everything alike (a compressed range) gets a
         // high floor; one that finds nothing alike, a low one.
-        let alike = at(&(0..n).map(|i| 0.1 * i as f64 / n as f64).collect::<Vec<_>>());
+        let alike = at(&(0..n)
+            .map(|i| 0.1 * i as f64 / n as f64)
+            .collect::<Vec<_>>());
         assert!(calibrated_min_cosine(&alike, &alike).unwrap() > 0.99);
     }
 

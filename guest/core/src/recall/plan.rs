@@ -42,17 +42,23 @@ pub const RERANK_POOL: usize = 30;
 /// The pair tokens (query + passage + 3 special tokens, each pair counted at
 /// most [`RERANK_PAIR_TOKENS`]) one recall's reranking may read, all its
 /// reranked lanes together: each lane's pool is its best fused results that
-/// fit in what is left. A cross-encoder's cost is linear in pair tokens: the
-/// shipped 12-layer MiniLM does ~42 MFLOP per token, and measured on this
-/// project's 2-core machine (`hive-mind bench recall --rerank`, 10k
-/// memories) a recall spent ~1.5 ms per pair token (a budget of 512 per lane
-/// gave p50 774 ms, p95 1,231 ms, and twice that for dated queries, which
-/// rerank two lanes). 448 keeps recall's p95 under a second there: about ten
-/// chat turns of ~45 tokens with their question (where LoCoMo's S@1 stops
-/// improving, measured at pools of 10, 20 and 40), or three long notes cut
-/// to 128. The engine does not know the host's machine; a second is what an
-/// interactive turn can spend, and `rerank-pool` trades it per recall.
-pub const RERANK_TOKEN_BUDGET: u64 = 448;
+/// fit in what is left. A cross-encoder's cost is linear in pair tokens:
+/// the shipped 12-layer MiniLM does ~42 MFLOP per token, and measured on
+/// this project's 2-core machine a recall spends ~0.35 ms per pair token.
+///
+/// Why 896, about twenty chat turns of ~45 tokens with their question: the
+/// reranker can only promote what is in its pool. Members outside it count
+/// as unconfirmed, so a pool the size of the answer (ten memories) lets it
+/// reorder the first stage's top ten but never bring in an answer the first
+/// stage ranked eleventh; twice the answer's size lets it choose the best
+/// ten of twenty. Measured on LoCoMo (`hive-mind eval locomo`, bge-small):
+/// at 448 tokens turn R@10 74.9 % and session R@10 95.4 %, at 896 75.9 % and
+/// 96.1 %, S@1 unchanged (76.3 → 76.8). The price, at 10,000 memories
+/// (`hive-mind bench recall --rerank`): p50 374 ms, p95 525 ms, inside the
+/// second an interactive turn can spend (a machine half as fast would be at
+/// the second). The engine does not know the host's machine; `rerank-pool`
+/// trades it per recall.
+pub const RERANK_TOKEN_BUDGET: u64 = 896;
 
 /// The most tokens a pair counts for against [`RERANK_TOKEN_BUDGET`]: the
 /// host's cross-encoder cuts pairs there (its `DEFAULT_MAX_TOKENS`).
