@@ -269,10 +269,13 @@ fn serve(stream: TcpStream, state: &State, handler: &Handler) {
     if !reply.delay.is_zero() {
         std::thread::sleep(reply.delay);
     }
+    // Out of flight before the answer leaves: a client that has read it may
+    // send its next request before this thread runs again, and counting
+    // that one while this one still counts would see one request too many.
+    state.in_flight.fetch_sub(1, Ordering::SeqCst);
     let mut stream = stream;
     let _ = stream.write_all(&reply.to_bytes());
     let _ = stream.flush();
-    state.in_flight.fetch_sub(1, Ordering::SeqCst);
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
