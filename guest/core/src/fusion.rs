@@ -78,7 +78,7 @@ pub fn rrf_fuse(lists: &[Vec<u64>], k: u32) -> Vec<ScoredId> {
         }
     }
 
-    let mut fused: Vec<Fused> = ranks
+    let fused: Vec<Fused> = ranks
         .into_iter()
         .map(|(id, mut id_ranks)| {
             // Worst rank first: the smallest terms are added first, which is
@@ -94,19 +94,7 @@ pub fn rrf_fuse(lists: &[Vec<u64>], k: u32) -> Vec<ScoredId> {
         })
         .collect();
 
-    fused.sort_unstable_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.best_rank.cmp(&b.best_rank))
-            .then(a.id.cmp(&b.id))
-    });
-    fused
-        .into_iter()
-        .map(|f| ScoredId {
-            id: f.id,
-            score: f.score,
-        })
-        .collect()
+    ranked(fused)
 }
 
 /// The keyword search's share of a hybrid score ([`hybrid_fuse`]); the
@@ -183,7 +171,7 @@ pub fn hybrid_fuse(text: &[(u64, f64)], vector: &[(u64, f64)]) -> Vec<ScoredId> 
         slot.1 = normalised;
         slot.2 = slot.2.min(rank);
     }
-    let mut fused: Vec<Fused> = parts
+    let fused: Vec<Fused> = parts
         .into_iter()
         .map(|(id, (keyword, semantic, best_rank))| Fused {
             id,
@@ -191,6 +179,12 @@ pub fn hybrid_fuse(text: &[(u64, f64)], vector: &[(u64, f64)]) -> Vec<ScoredId> 
             best_rank,
         })
         .collect();
+    ranked(fused)
+}
+
+/// Sorted by score descending, then best rank ascending, then id
+/// ascending: a total order.
+fn ranked(mut fused: Vec<Fused>) -> Vec<ScoredId> {
     fused.sort_unstable_by(|a, b| {
         b.score
             .total_cmp(&a.score)

@@ -448,22 +448,11 @@ fn gather_words(
     let (lanes, searches) = searches_of(plan, mind);
     if !searches.is_empty() {
         let text = store::search_text_many(query, &searches)?;
-        for (lane, hits) in lanes.iter().zip(text) {
-            for (rank, hit) in hits.into_iter().enumerate() {
-                pending.push((
-                    hit.ref_.mind.clone(),
-                    hit.ref_.id,
-                    PendingHit {
-                        lane: *lane,
-                        hit: LaneHit::Text {
-                            rank: rank_of(rank),
-                            bm25: hit.score,
-                            chunk: hit.chunk,
-                        },
-                    },
-                ));
-            }
-        }
+        record_hits(&lanes, text, pending, |rank, hit| LaneHit::Text {
+            rank,
+            bm25: hit.score,
+            chunk: hit.chunk,
+        });
     }
     for spec in &plan.lanes {
         let Fetch::List {
@@ -505,23 +494,33 @@ fn gather_meaning(
         return Ok(());
     }
     let nearest = store::search_vector_many(query_vector, &searches)?;
-    for (lane, hits) in lanes.iter().zip(nearest) {
-        for (rank, hit) in hits.into_iter().enumerate() {
+    record_hits(&lanes, nearest, pending, |rank, hit| LaneHit::Vector {
+        rank,
+        cosine: hit.score,
+        chunk: hit.chunk,
+    });
+    Ok(())
+}
+
+/// Record each lane's search hits, in rank order, as `hit` describes them.
+fn record_hits(
+    lanes: &[CoreLane],
+    results: Vec<Vec<store::Hit>>,
+    pending: &mut Vec<(Mind, u64, PendingHit)>,
+    hit: impl Fn(u32, &store::Hit) -> LaneHit,
+) {
+    for (lane, hits) in lanes.iter().zip(results) {
+        for (rank, found) in hits.iter().enumerate() {
             pending.push((
-                hit.ref_.mind.clone(),
-                hit.ref_.id,
+                found.ref_.mind.clone(),
+                found.ref_.id,
                 PendingHit {
                     lane: *lane,
-                    hit: LaneHit::Vector {
-                        rank: rank_of(rank),
-                        cosine: hit.score,
-                        chunk: hit.chunk,
-                    },
+                    hit: hit(rank_of(rank), found),
                 },
             ));
         }
     }
-    Ok(())
 }
 
 /// The identity (personal mind) and awareness (every mind in scope)

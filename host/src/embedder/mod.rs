@@ -111,6 +111,19 @@ pub struct Embedded {
     pub truncated: Vec<usize>,
 }
 
+impl Embedded {
+    /// Log each degraded input as a warning.
+    pub fn warn_degraded(&self) {
+        for degraded in &self.degraded {
+            tracing::warn!(
+                index = degraded.index,
+                reason = %degraded.reason,
+                "text could not be embedded; it got a placeholder vector with no meaning"
+            );
+        }
+    }
+}
+
 /// One input that could not be embedded and got a placeholder vector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Degraded {
@@ -170,13 +183,7 @@ pub trait Embedder: Send + Sync {
     /// [`Embedder::embed_marked`] to learn which they were.
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let embedded = self.embed_marked(texts)?;
-        for degraded in &embedded.degraded {
-            tracing::warn!(
-                index = degraded.index,
-                reason = %degraded.reason,
-                "text could not be embedded; it got a placeholder vector with no meaning"
-            );
-        }
+        embedded.warn_degraded();
         Ok(embedded.vectors)
     }
 }

@@ -95,13 +95,7 @@ impl EngineState {
         result: Result<Embedded, EmbedError>,
     ) -> Result<Vec<Vec<f32>>, embedder::Error> {
         let embedded = result.map_err(embed_error)?;
-        for degraded in &embedded.degraded {
-            tracing::warn!(
-                index = degraded.index,
-                reason = %degraded.reason,
-                "text could not be embedded; it got a placeholder vector with no meaning"
-            );
-        }
+        embedded.warn_degraded();
         // Counted, not logged per batch: long jobs report the total once.
         self.truncated_texts += embedded.truncated.len() as u64;
         Ok(embedded.vectors)
