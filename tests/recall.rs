@@ -461,3 +461,60 @@ fn the_cli_prints_the_recall_block_and_json() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("workspace"));
 }
+
+/// An imported reply is found by the words of the question it answers (its
+/// reply context), and a question naming a speaker puts that speaker's turn
+/// first; the context never shows in what is recalled.
+#[test]
+fn a_reply_is_recalled_by_its_question_and_the_named_speaker_goes_first() {
+    use hive_mind_host::engine::wit_memory::{ImportedConversation, ImportedTurn};
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(dir.path(), minilm());
+    let turn = |speaker: &str, text: &str| ImportedTurn {
+        speaker: speaker.into(),
+        text: text.into(),
+    };
+    let conversations = vec![ImportedConversation {
+        key: "s1".into(),
+        date: "2026-05-08T13:56:00Z".into(),
+        turns: vec![
+            turn(
+                "Melanie",
+                "How long have you and your husband been married?",
+            ),
+            turn("Caroline", "Five years already! Time flies."),
+            turn("Melanie", "Wow. We just got a new puppy, by the way."),
+            turn("Caroline", "A puppy! What breed is it?"),
+            turn("Melanie", "A beagle named Luna."),
+        ],
+    }];
+    engine
+        .import_conversations(&WitMind::Personal, &conversations)
+        .unwrap();
+    let options = options(None, RecallScope::Personal);
+
+    // "married" and "husband" are only in the question turn: the answer
+    // (which names neither, nor its speaker) is found by keyword through
+    // its context, and comes back as the turn it is.
+    let married = recall(
+        &mut engine,
+        "How long has she been married to her husband?",
+        &options,
+    );
+    let answer = married
+        .memories
+        .iter()
+        .find(|m| m.frame.content.contains("Five years already"))
+        .unwrap_or_else(|| panic!("the answer was not recalled: {:#?}", contents(&married)));
+    assert!(answer.why.contains("bm25 #"), "{}", answer.why);
+    assert_eq!(
+        answer.frame.content,
+        "[mind-rawturn conv:s1 turn:2 speaker:Caroline] Five years already! Time flies."
+    );
+
+    // Both Melanie and Caroline spoke about the puppy; the question names
+    // Melanie, so her turn leads.
+    let puppy = recall(&mut engine, "What puppy did Melanie get?", &options);
+    let first = &puppy.memories[0].frame.content;
+    assert!(first.contains("speaker:Melanie"), "{:#?}", contents(&puppy));
+}
