@@ -5,9 +5,13 @@
 //! the facts lane's cap of 60 (oldest first), the events lane's cap of 40.
 //! Where the design is silent, the reference engine's constants
 //! (`reference-constants.md`, *Scoring*) are used: the default limit of 20,
-//! each search fetching `limit × 2` (`limit × 10` when a date window
-//! filters), a rerank pool of 30. The profile and raw-detail caps appear in
-//! neither; their values are this module's own and say why next to them.
+//! `limit × 10` hits when a date window filters, a rerank pool of 30. Two
+//! depart from it, measured, with the reasons next to them: each search
+//! fetches `limit × 4`, not × 2 ([`SEARCH_FETCH_MULTIPLIER`]: the normalised
+//! fusion gains from depth where RRF lost), and the reranker reads at most
+//! [`RERANK_TOKEN_BUDGET`] pair tokens per recall. The profile and
+//! raw-detail caps appear in neither; their values are this module's own
+//! and say why next to them.
 
 use serde::{Deserialize, Serialize};
 
