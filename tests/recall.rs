@@ -518,3 +518,48 @@ fn a_reply_is_recalled_by_its_question_and_the_named_speaker_goes_first() {
     let first = &puppy.memories[0].frame.content;
     assert!(first.contains("speaker:Melanie"), "{:#?}", contents(&puppy));
 }
+
+/// The default relevance floor is measured once per embedder and recorded
+/// in the personal mind, where the next process (or another host) reads it.
+#[test]
+fn the_floor_is_calibrated_for_the_embedder_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = seeded(dir.path());
+    let first = recall(
+        &mut engine,
+        "what is the boiling point of tungsten",
+        &options(None, RecallScope::Personal),
+    );
+    assert!(first.memories.is_empty(), "{:#?}", contents(&first));
+    drop(engine);
+    let embedder = minilm();
+    let mut minds = native_minds(
+        dir.path(),
+        Some(crate::support::fingerprint(embedder.as_ref())),
+    );
+    let floor = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .floor_calibration()
+        .unwrap()
+        .expect("recorded");
+    // MiniLM: unrelated sentences score near zero; the floor sits at the
+    // high end of that band.
+    assert!((0.15..0.35).contains(&floor), "{floor}");
+    // Another model's record is not this one's.
+    drop(minds);
+    let other = hive_mind_store::EmbedderFingerprint {
+        provider: "in-process".into(),
+        model: "bge-small-en-v1.5".into(),
+        dim: 384,
+    };
+    let mut minds = native_minds(dir.path(), Some(other));
+    assert_eq!(
+        minds
+            .mind(&Mind::Personal)
+            .unwrap()
+            .floor_calibration()
+            .unwrap(),
+        None
+    );
+}
