@@ -73,11 +73,11 @@ pub const INGEST_BATCH: usize = 256;
 pub const RECALL_LIMIT: u32 = 10;
 
 /// The `k` of the bare KNN reference query. It mirrors the engine's fetch
-/// depth for the semantic lane — `limit × SEARCH_FETCH_MULTIPLIER` (2, in
-/// `hive-mind-core`'s recall plan), so [`RECALL_LIMIT`] × 2 — which the host
+/// depth for the semantic lane — `limit × SEARCH_FETCH_MULTIPLIER` (4, in
+/// `hive-mind-core`'s recall plan), so [`RECALL_LIMIT`] × 4 — which the host
 /// cannot read (it links none of the engine's crates); it only sizes the
 /// reference figure, and nothing in recall depends on it.
-pub const BARE_KNN_K: u32 = RECALL_LIMIT * 2;
+pub const BARE_KNN_K: u32 = RECALL_LIMIT * 4;
 
 /// The bare KNN reference query: sqlite-vec's exact cosine distance over
 /// every frame vector of the mind (schema v4: `memory_frames_vec(id INTEGER
