@@ -56,7 +56,8 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
         "the pipeline does more than one KNN: {}",
         first.overhead_ratio
     );
-    assert_eq!(first.knn_k, 20);
+    // The semantic lane's fetch: limit 10 × the fetch multiplier 4.
+    assert_eq!(first.knn_k, 40);
     let stages: Vec<&str> = first.stages.iter().map(|s| s.stage.as_str()).collect();
     for stage in ["embed-query", "search", "rank"] {
         assert!(stages.contains(&stage), "{stage} in {stages:?}");
@@ -74,7 +75,7 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
     let text = recall::render(&first);
     for expected in [
         "recall (pipeline)",
-        "bare KNN (k=20)",
+        "bare KNN (k=40)",
         "guest/store",
         "pipeline overhead",
         "engine (in the component)",
