@@ -56,8 +56,12 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
         "the pipeline does more than one KNN: {}",
         first.overhead_ratio
     );
-    // The semantic lane's fetch: limit 10 × the fetch multiplier 4.
-    assert_eq!(first.knn_k, 40);
+    // The semantic lane's fetch, limit × the engine's fetch multiplier: the
+    // host keeps a copy of the multiplier (it links no engine crate), and this
+    // catches the copy going stale.
+    let semantic_fetch = recall::RECALL_LIMIT * hive_mind_core::recall::SEARCH_FETCH_MULTIPLIER;
+    assert_eq!(semantic_fetch, 40);
+    assert_eq!(first.knn_k, semantic_fetch);
     let stages: Vec<&str> = first.stages.iter().map(|s| s.stage.as_str()).collect();
     for stage in ["embed-query", "search", "rank"] {
         assert!(stages.contains(&stage), "{stage} in {stages:?}");
