@@ -455,6 +455,69 @@ fn the_binary_speaks_mcp_over_stdio() {
     assert!(again["result"].is_object(), "{again}");
 }
 
+impl Child {
+    /// Send raw bytes as one line and read the next message the server
+    /// writes.
+    fn raw(&mut self, bytes: &[u8]) -> Json {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "the server closed instead of answering"
+        );
+        serde_json::from_str(&line).unwrap()
+    }
+}
+
+/// Every line a client sends over stdio gets an answer, the JSON-RPC 2.0
+/// way, and the server keeps serving after each.
+#[test]
+fn every_line_over_stdio_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Child::spawn(dir.path());
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{{"name":"recall_memory","arguments":{{"query":{}"x"{}}}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    let parse_errors: [&[u8]; 5] = [
+        // A lone surrogate, as JavaScript writes a cut emoji.
+        br#"{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"save_memory","arguments":{"content":"cut \ud83d"}}}"#,
+        deep.as_bytes(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"ping\"",
+        b"this is not json",
+        b"{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"\xff\xfe ping\"}",
+    ];
+    for line in parse_errors {
+        let answer = child.raw(line);
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        assert!(answer["id"].is_null(), "{answer}");
+    }
+    // JSON of the wrong shape: -32600, with the request's id where it has one.
+    let answer = child.raw(br#"{"jsonrpc":"2.0","id":44,"method":"tools/call","params":"oops"}"#);
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert_eq!(answer["id"], 44, "{answer}");
+    let answer = child.raw(br#"{"id":"forty-five","method":"ping"}"#);
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert_eq!(answer["id"], "forty-five", "{answer}");
+    // A line over the limit: answered, not buffered, not fatal.
+    let huge = vec![b'a'; 16 * 1024 * 1024 + 10];
+    let answer = child.raw(&huge);
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than"),
+        "{answer}"
+    );
+    // Still serving.
+    let again = child.tool("list_workspaces", json!({}));
+    assert!(again["result"].is_object(), "{again}");
+}
+
 #[test]
 fn two_servers_on_one_data_directory_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -37,6 +37,7 @@
 //! busy timeout keep them consistent).
 
 pub mod params;
+pub mod transport;
 
 use std::sync::{Arc, Mutex};
 
@@ -1037,11 +1038,12 @@ impl ServerHandler for MemoryServer {
     }
 }
 
-/// Serve MCP on stdin/stdout until the client disconnects.
+/// Serve MCP on stdin/stdout until the client disconnects; every line the
+/// client sends is answered (see [`transport`]).
 pub async fn serve_stdio(server: MemoryServer) -> Result<(), McpError> {
     use rmcp::ServiceExt;
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport::stdio())
         .await
         .map_err(|error| internal(format!("could not start the MCP session: {error}")))?;
     running
