@@ -43,13 +43,20 @@
 //!   holds frames, so its chunks stay consistent with what `check` expects
 //!   until `reindex` re-plans them. A mind without frames records nothing
 //!   here and takes the active embedder's plan.
-//! - **v7** — the current layout: a frame has a search `context` (words it
+//! - **v7** — a frame has a search `context` (words it
 //!   is found by that are not part of it: a raw turn's reply context,
 //!   [`hive_mind_core::reply_context`]), and the full-text index has two
 //!   columns, `content` and `context`, the context weighted
 //!   [`CONTEXT_WEIGHT`] in BM25. The step fills the context of every raw
 //!   turn already stored from the turn before it in its conversation and
 //!   rebuilds the index.
+//! - **v8** — the current layout: the append-only tables
+//!   ([`APPEND_ONLY_GUARDS`]) also refuse an insert of an id they already
+//!   hold. v1's guards fire on UPDATE and DELETE, but `INSERT OR REPLACE`
+//!   (or `REPLACE INTO`) with an existing id deletes the old row by conflict
+//!   resolution, which fires no DELETE trigger, and so overwrote an audit
+//!   row unseen. A BEFORE INSERT trigger runs before the conflict is
+//!   resolved, so it refuses both. `check` reports a mind missing any guard.
 //!
 //! # Crash safety and idempotence
 //!
@@ -85,7 +92,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -241,7 +248,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 7] = [v1, v2, v3, v4, v5, v6, v7];
+pub const MIGRATIONS: [Step; 8] = [v1, v2, v3, v4, v5, v6, v7, v8];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -832,6 +839,46 @@ fn v7(conn: &Connection) -> StoreResult<()> {
          {FTS_TRIGGERS_V7}
          INSERT INTO memory_frames_fts(memory_frames_fts) VALUES ('rebuild');"
     ))?;
+    Ok(())
+}
+
+/// The append-only tables and the triggers that guard each: v1's UPDATE and
+/// DELETE guards and v8's replacement guard. `hive-mind check` reports a
+/// mind whose table lacks one of them.
+pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 2] = [
+    (
+        "install_audit",
+        [
+            "install_audit_no_update",
+            "install_audit_no_delete",
+            "install_audit_no_replace",
+        ],
+    ),
+    (
+        "ai_interactions",
+        [
+            "ai_interactions_no_update",
+            "ai_interactions_no_delete",
+            "ai_interactions_no_replace",
+        ],
+    ),
+];
+
+/// v8: the append-only tables refuse an insert of an existing id, so
+/// `INSERT OR REPLACE` and `REPLACE INTO` cannot overwrite a row (see the
+/// module docs). Frozen: never edit.
+const V8_SQL: &str = r#"
+CREATE TRIGGER IF NOT EXISTS install_audit_no_replace BEFORE INSERT ON install_audit
+WHEN EXISTS (SELECT 1 FROM install_audit WHERE id = new.id)
+BEGIN SELECT RAISE(ABORT, 'install_audit is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS ai_interactions_no_replace BEFORE INSERT ON ai_interactions
+WHEN EXISTS (SELECT 1 FROM ai_interactions WHERE id = new.id)
+BEGIN SELECT RAISE(ABORT, 'ai_interactions is append-only'); END;
+"#;
+
+/// v8: the replacement guards (see [`V8_SQL`]).
+fn v8(conn: &Connection) -> StoreResult<()> {
+    conn.execute_batch(V8_SQL)?;
     Ok(())
 }
 
