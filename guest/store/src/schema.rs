@@ -10,18 +10,26 @@
 //! one (the reference engine's boot crash on old files came from exactly that
 //! drift).
 //!
+//! A step is frozen once released: its SQL is written out literally, and
+//! the work SQL cannot do is code that lives with the step (v2's entity and
+//! relation merges, its content hash), so later changes to the graph, the
+//! vocabularies or the hash cannot change what migrating an old file does.
+//! A change to the layout is a new step.
+//!
 //! - **v1** — the first released layout, frozen as it was written: frames
 //!   with the reference engine's names (`I`/`P`/`B`, `user_stated`), FTS5,
 //!   chunks, the knowledge graph without a frame bridge, identity, awareness,
 //!   sessions, the append-only audit tables. `tests/fixtures/store/v1.sql`
 //!   is a database of this version.
 //! - **v2** — `memory_frames` is rebuilt with the one
-//!   vocabulary (the CHECK lists are generated from
-//!   [`hive_mind_core::Source::ALL`], [`hive_mind_core::Importance::ALL`] and
-//!   [`FrameType::ALL`]), `content_hash` (backfilled with
-//!   [`hive_mind_core::content_hash`]) and its index, insertion time and event
-//!   date; entities get their canonical name, duplicates are merged, and a
-//!   unique index stops new ones; `kg_entity_frames` links entities to frames;
+//!   vocabulary (the CHECK lists written out as they were then
+//!   generated from [`hive_mind_core::Source::ALL`],
+//!   [`hive_mind_core::Importance::ALL`] and [`FrameType::ALL`]),
+//!   `content_hash` (backfilled with the hash of the time, which
+//!   [`hive_mind_core::content_hash`] still computes) and its index,
+//!   insertion time and event date; entities get their canonical name,
+//!   duplicates are merged (by the step's own frozen code, not the graph's),
+//!   and a unique index stops new ones; `kg_entity_frames` links entities to frames;
 //!   one active session per project; awareness capped by a trigger.
 //! - **v3** — the vector change log, the indexed `head_token`, lane-listing
 //!   indexes, related-frame links.
@@ -83,7 +91,7 @@
 
 use hive_mind_core::{Importance, Source};
 
-use crate::sql::{self, Connection, SqlError, TransactionBehavior, params};
+use crate::sql::{self, Connection, OptionalExtension, SqlError, TransactionBehavior, params};
 
 use super::error::{StoreError, StoreResult};
 use super::types::FrameType;
@@ -386,7 +394,7 @@ fn v1(conn: &Connection) -> StoreResult<()> {
 /// v1 → v2: the one vocabulary, content hashes, event dates, canonical
 /// entity names, the entity–frame bridge, the session and awareness rules.
 fn v2(conn: &Connection) -> StoreResult<()> {
-    let [frame_type_check, importance_check, source_check] = vocabulary_checks();
+    let [frame_type_check, importance_check, source_check] = V2_VOCABULARY_CHECKS;
     let now = now();
     // 1. Rebuild memory_frames (SQLite's twelve-step table change).
     conn.execute_batch(
@@ -460,7 +468,7 @@ fn v2(conn: &Connection) -> StoreResult<()> {
             values.push(sql::Value::Text(date));
             values
                 .push(time_of(last_accessed.as_deref()).map_or(sql::Value::Null, sql::Value::Text));
-            values.push(sql::Value::Text(hive_mind_core::content_hash(&content)));
+            values.push(sql::Value::Text(v2_content_hash(&content)));
             values.push(metadata);
             insert.execute(values)?;
         }
@@ -516,8 +524,8 @@ fn v2(conn: &Connection) -> StoreResult<()> {
          ) WITHOUT ROWID;
          CREATE INDEX kg_entity_frames_frame ON kg_entity_frames(frame_id);",
     )?;
-    super::graph::dedupe_by_name_in(conn, &now)?;
-    super::graph::merge_duplicate_relations(conn, &now)?;
+    v2_merge_duplicate_entities(conn, &now)?;
+    v2_merge_duplicate_relations(conn, &now)?;
     conn.execute_batch(
         "CREATE UNIQUE INDEX knowledge_entities_active_name
              ON knowledge_entities(normalized_name, lower(entity_type)) WHERE valid_to IS NULL;
@@ -547,6 +555,130 @@ fn v2(conn: &Connection) -> StoreResult<()> {
                WHERE expires_at IS NULL OR expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) >= {AWARENESS_MAX}
          BEGIN SELECT RAISE(ABORT, 'awareness is full'); END;"
     ))?;
+    Ok(())
+}
+
+/// The CHECK constraints v2 wrote into `memory_frames`, as it wrote them.
+/// Frozen: a vocabulary change is a later step that rebuilds the table, and
+/// `check` holds a mind's table to today's [`vocabulary_checks`].
+const V2_VOCABULARY_CHECKS: [&str; 3] = [
+    "CHECK (frame_type IN ('i-frame', 'p-frame', 'b-frame'))",
+    "CHECK (importance IN ('critical', 'important', 'normal', 'temporary', 'deprecated'))",
+    "CHECK (source IN ('user-stated', 'tool-verified', 'agent-inferred', 'import', 'system'))",
+];
+
+/// The content hash v2 backfilled, frozen: SHA-256 (64 lower-case hex
+/// digits) of the content without one leading `[hm …]` provenance block
+/// and the white space after it, trimmed. The definition
+/// [`hive_mind_core::content_hash`] had then (and has now; a unit test
+/// compares them: if the live one changes, stored hashes need a step).
+fn v2_content_hash(content: &str) -> String {
+    use sha2::Digest as _;
+    let body = content
+        .strip_prefix("[hm ")
+        .and_then(|rest| rest.split_once(']'))
+        .map_or(content, |(_, body)| body.trim_start());
+    sha2::Sha256::digest(body.trim().as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// v2's merge of the duplicate entities old builds let in, frozen: among
+/// the active entities with the same canonical name and type, the survivor
+/// is the one with the most active relations (then the lowest id); the
+/// others' relations move to it, their `seen_count` is added to it, and they
+/// are retired at `now`. (`kg_entity_frames` is created empty by this same
+/// step, so there are no frame links to move.)
+fn v2_merge_duplicate_entities(conn: &Connection, now: &str) -> StoreResult<()> {
+    let groups = conn.query_all(
+        "SELECT normalized_name, lower(entity_type) FROM knowledge_entities
+         WHERE valid_to IS NULL GROUP BY normalized_name, lower(entity_type) HAVING count(*) > 1",
+        [],
+        |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+    )?;
+    for (name, entity_type) in groups {
+        let members = conn.query_all(
+            "SELECT e.id FROM knowledge_entities e
+             WHERE e.valid_to IS NULL AND e.normalized_name = ?1 AND lower(e.entity_type) = ?2
+             ORDER BY (SELECT count(*) FROM knowledge_relations r
+                       WHERE r.valid_to IS NULL AND (r.source_id = e.id OR r.target_id = e.id)) DESC,
+                      e.id ASC",
+            [&name, &entity_type],
+            |row| row.get::<_, i64>(0),
+        )?;
+        let Some((&survivor, duplicates)) = members.split_first() else {
+            continue;
+        };
+        for &duplicate in duplicates {
+            conn.execute(
+                "UPDATE knowledge_relations SET source_id = ?2 WHERE source_id = ?1 AND valid_to IS NULL",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_relations SET target_id = ?2 WHERE target_id = ?1 AND valid_to IS NULL",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_entities SET seen_count = seen_count +
+                     (SELECT seen_count FROM knowledge_entities WHERE id = ?1) WHERE id = ?2",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_entities SET valid_to = ?2 WHERE id = ?1",
+                params![duplicate, now],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// v2's merge of the duplicate relations [`v2_merge_duplicate_entities`]
+/// can create, frozen: self-loops it made are retired; among the active
+/// relations with the same subject, object and type, the lowest id survives
+/// with the summed `seen_count` and the highest confidence, and the others
+/// are retired at `now`.
+fn v2_merge_duplicate_relations(conn: &Connection, now: &str) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE knowledge_relations SET valid_to = ?1 WHERE valid_to IS NULL AND source_id = target_id",
+        [now],
+    )?;
+    let groups = conn.query_all(
+        "SELECT source_id, target_id, relation_type FROM knowledge_relations WHERE valid_to IS NULL
+         GROUP BY source_id, target_id, relation_type HAVING count(*) > 1",
+        [],
+        |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, String>(2)?,
+            ))
+        },
+    )?;
+    for (source, target, relation) in groups {
+        let ids = conn.query_all(
+            "SELECT id FROM knowledge_relations WHERE valid_to IS NULL
+             AND source_id = ?1 AND target_id = ?2 AND relation_type = ?3 ORDER BY id",
+            params![source, target, relation],
+            |row| row.get::<_, i64>(0),
+        )?;
+        let Some((&survivor, duplicates)) = ids.split_first() else {
+            continue;
+        };
+        for &duplicate in duplicates {
+            conn.execute(
+                "UPDATE knowledge_relations SET
+                     seen_count = seen_count + (SELECT seen_count FROM knowledge_relations WHERE id = ?1),
+                     confidence = max(confidence, (SELECT confidence FROM knowledge_relations WHERE id = ?1))
+                 WHERE id = ?2",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_relations SET valid_to = ?2 WHERE id = ?1",
+                params![duplicate, now],
+            )?;
+        }
+    }
     Ok(())
 }
 
@@ -651,6 +783,33 @@ fn v3(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
+/// The plain vector tables v4 creates, `{bytes}` the size of one vector
+/// (the layout [`super::meta::create_vector_tables`] had then), and the
+/// bump of the vector index's epoch (`vectors.epoch`) that tells an
+/// in-memory index the tables were rebuilt. Frozen: never edit.
+const V4_VECTOR_TABLES: &str = "
+DROP TRIGGER IF EXISTS memory_frames_vec_delete;
+DROP TRIGGER IF EXISTS memory_frame_chunks_vec_delete;
+DROP TABLE IF EXISTS memory_frames_vec;
+DROP TABLE IF EXISTS memory_frame_chunks_vec;
+CREATE TABLE memory_frames_vec (
+    id INTEGER PRIMARY KEY,
+    embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
+);
+CREATE TABLE memory_frame_chunks_vec (
+    id INTEGER PRIMARY KEY,
+    embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
+);
+CREATE TRIGGER memory_frames_vec_delete AFTER DELETE ON memory_frames BEGIN
+    DELETE FROM memory_frames_vec WHERE id = old.id;
+END;
+CREATE TRIGGER memory_frame_chunks_vec_delete AFTER DELETE ON memory_frame_chunks BEGIN
+    DELETE FROM memory_frame_chunks_vec WHERE id = old.id;
+END;
+INSERT INTO meta (key, value) VALUES ('vectors.epoch', '1')
+ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+";
+
 /// v4: the vectors leave sqlite-vec for plain tables (see the module docs).
 ///
 /// A mind that never met an embedder has no vector tables and nothing to
@@ -668,8 +827,26 @@ fn v4(conn: &Connection) -> StoreResult<()> {
     if vec0_tables == 0 {
         return Ok(());
     }
-    let dim = super::meta::read_fingerprint(conn)?
-        .map(|fingerprint| fingerprint.dim)
+    // The dimension recorded with the embedder's fingerprint (provider,
+    // model and dimension, all three recorded).
+    let recorded: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'embedder.dim'
+               AND EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.provider')
+               AND EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.model')",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let dim: u32 = recorded
+        .map(|dim| {
+            dim.parse().map_err(|_| {
+                StoreError::InvalidInput(format!(
+                    "the recorded embedder dimension {dim:?} is not a number"
+                ))
+            })
+        })
+        .transpose()?
         .ok_or_else(|| StoreError::Corrupt {
             database: conn.name().to_string(),
             reason: "vector tables without a recorded embedder dimension".to_string(),
@@ -692,7 +869,12 @@ fn v4(conn: &Connection) -> StoreResult<()> {
             other => StoreError::Sql(other),
         });
     }
-    super::meta::create_vector_tables(conn, dim)?;
+    if dim == 0 {
+        return Err(StoreError::InvalidInput(
+            "an embedder dimension of 0".to_string(),
+        ));
+    }
+    conn.execute_batch(&V4_VECTOR_TABLES.replace("{bytes}", &(u64::from(dim) * 4).to_string()))?;
     conn.execute_batch(
         "INSERT INTO memory_frames_vec (id, embedding) SELECT id, embedding FROM temp.v4_frame_vectors;
          INSERT INTO memory_frame_chunks_vec (id, embedding) SELECT id, embedding FROM temp.v4_chunk_vectors;
@@ -731,17 +913,20 @@ fn v5(conn: &Connection) -> StoreResult<()> {
 }
 
 /// v6: the chunk plan of minds chunked before plans were sized by tokens
-/// (see the module docs).
+/// (see the module docs). A record already there is left as it is (one
+/// this build cannot read is reported when the mind opens).
 fn v6(conn: &Connection) -> StoreResult<()> {
-    let has_frames: bool =
-        conn.query_row("SELECT EXISTS (SELECT 1 FROM memory_frames)", [], |row| {
-            row.get(0)
-        })?;
-    if has_frames && super::meta::read_chunk_plan(conn)?.is_none() {
-        super::meta::write_chunk_plan(conn, hive_mind_core::ChunkPlan::LegacyChars)?;
-    }
+    conn.execute_batch(V6_SQL)?;
     Ok(())
 }
+
+/// v6's record: the 2,000-character plan (`chars:2000`) in a mind that holds
+/// frames and records no plan. Frozen: never edit.
+const V6_SQL: &str = "
+INSERT INTO meta (key, value) SELECT 'chunks.plan', 'chars:2000'
+WHERE EXISTS (SELECT 1 FROM memory_frames)
+  AND NOT EXISTS (SELECT 1 FROM meta WHERE key = 'chunks.plan');
+";
 
 /// The BM25 weight of a frame's `context` column, against 1 for its own
 /// `content`: a word of the turn a reply answers is evidence that the
@@ -885,4 +1070,38 @@ fn v8(conn: &Connection) -> StoreResult<()> {
 /// The schema version of an open connection.
 pub fn version(conn: &Connection) -> StoreResult<u32> {
     Ok(conn.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No step since v2 changed the vocabularies, so the table v2 wrote is
+    /// the one `check` expects. A vocabulary change fails this test: it
+    /// needs a step that rebuilds the table, and this test then compares
+    /// that step's literal instead.
+    #[test]
+    fn the_checks_v2_wrote_are_todays_vocabulary() {
+        assert_eq!(V2_VOCABULARY_CHECKS, vocabulary_checks());
+    }
+
+    /// The hash v2 backfilled is the one frames are written with today. If
+    /// the live hash changes, stored hashes need a step, and this fails.
+    #[test]
+    fn v2s_content_hash_is_todays() {
+        for content in [
+            "The deploy key lives in the vault.",
+            "[hm session:42 src:claude-code]   body \n",
+            "[hm no close bracket",
+            "  [hm not at the start] body",
+            "",
+            "\u{3000}wide space\u{3000}",
+        ] {
+            assert_eq!(
+                v2_content_hash(content),
+                hive_mind_core::content_hash(content),
+                "{content:?}"
+            );
+        }
+    }
 }
