@@ -586,8 +586,11 @@ impl MindStore {
         let cosine = |bytes: &[u8]| -> f64 {
             let mut dot = 0f64;
             let mut row_norm = 0f64;
-            for (value, query) in bytes.chunks_exact(4).zip(embedding) {
-                let value = f64::from(f32::from_le_bytes([value[0], value[1], value[2], value[3]]));
+            let values = bytes
+                .chunks_exact(4)
+                .filter_map(|value| <[u8; 4]>::try_from(value).ok());
+            for (value, query) in values.zip(embedding) {
+                let value = f64::from(f32::from_le_bytes(value));
                 dot += value * f64::from(*query);
                 row_norm += value * value;
             }
@@ -679,7 +682,7 @@ impl MindStore {
                 .collect();
         }
         let limit_param = param(&mut values, Value::Integer(i64::from(limit)));
-        let sql = if branches.len() == 1 && branches[0].is_empty() {
+        let sql = if matches!(branches.as_slice(), [only] if only.is_empty()) {
             format!(
                 "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE 1{} {order} LIMIT {limit_param}",
                 and(&conditions)
