@@ -12,9 +12,15 @@
 //!
 //! A step is frozen once released: its SQL is written out literally, and
 //! the work SQL cannot do is code that lives with the step (v2's entity and
-//! relation merges, its content hash), so later changes to the graph, the
-//! vocabularies or the hash cannot change what migrating an old file does.
-//! A change to the layout is a new step.
+//! relation merges, content hash and timestamp reading, v7's reading of raw
+//! turns and their reply contexts), so later changes to the graph, the
+//! vocabularies, the hash or the raw-turn format cannot change what
+//! migrating an old file does. A change to the layout is a new step. (One
+//! deliberate exception: v2's canonical entity names are today's
+//! [`hive_mind_core::normalize_entity_name`], because they are the key
+//! entities are looked up by.) Unit tests hold each frozen copy to the live
+//! definition it was taken from, so a change to one fails until a step
+//! follows it.
 //!
 //! - **v1** — the first released layout, frozen as it was written: frames
 //!   with the reference engine's names (`I`/`P`/`B`, `user_stated`), FTS5,
@@ -395,7 +401,9 @@ fn v1(conn: &Connection) -> StoreResult<()> {
 /// entity names, the entity–frame bridge, the session and awareness rules.
 fn v2(conn: &Connection) -> StoreResult<()> {
     let [frame_type_check, importance_check, source_check] = V2_VOCABULARY_CHECKS;
-    let now = now();
+    let now = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now())
+        .format(V2_TIME_FORMAT)
+        .to_string();
     // 1. Rebuild memory_frames (SQLite's twelve-step table change).
     conn.execute_batch(
         "DROP TRIGGER IF EXISTS memory_frames_fts_insert;
@@ -456,9 +464,7 @@ fn v2(conn: &Connection) -> StoreResult<()> {
             },
         )?;
         for (columns, created_at, last_accessed, content, metadata) in old {
-            let event = created_at
-                .as_deref()
-                .and_then(|text| parse_event_time(text).ok());
+            let event = created_at.as_deref().and_then(v2_event_time);
             let (created, date) = match event {
                 Some((time, date)) => (time, date),
                 None => (now.clone(), now.get(..10).unwrap_or_default().to_string()),
@@ -508,6 +514,10 @@ fn v2(conn: &Connection) -> StoreResult<()> {
     for (id, name) in conn.query_all("SELECT id, name FROM knowledge_entities", [], |row| {
         Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
     })? {
+        // The live normalisation, deliberately: the canonical name is the
+        // key entities are looked up by today (`upsert_entity`), so a key
+        // written with an older alias table would be missed;
+        // `dedupe_entities` renormalises for the same reason.
         conn.execute(
             "UPDATE knowledge_entities SET normalized_name = ?2 WHERE id = ?1",
             params![id, hive_mind_core::normalize_entity_name(&name)],
@@ -682,9 +692,48 @@ fn v2_merge_duplicate_relations(conn: &Connection, now: &str) -> StoreResult<()>
     Ok(())
 }
 
-/// The stored UTC form of a timestamp, or `None` when it is not one.
+/// The timestamp format v2 wrote: UTC with milliseconds, `Z`.
+const V2_TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
+
+/// A timestamp as v2 read it, frozen: the UTC instant in
+/// [`V2_TIME_FORMAT`] and the calendar date as written
+/// (`2026-05-08T23:30:00-05:00` is the 8th of May); `None` when the text is
+/// not one. Accepted: RFC 3339, `YYYY-MM-DDTHH:MM:SS[.fff]`, the same with
+/// a space for the `T`, `YYYY-MM-DDTHH:MM` (these three taken as UTC), and
+/// `YYYY-MM-DD` (midnight UTC), surrounding white space ignored.
+fn v2_event_time(text: &str) -> Option<(String, String)> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime};
+    let text = text.trim();
+    let (instant, date) = if let Ok(with_zone) = DateTime::parse_from_rfc3339(text) {
+        (
+            with_zone.with_timezone(&chrono::Utc),
+            with_zone.date_naive(),
+        )
+    } else {
+        let naive = [
+            "%Y-%m-%dT%H:%M:%S%.f",
+            "%Y-%m-%d %H:%M:%S%.f",
+            "%Y-%m-%dT%H:%M",
+        ]
+        .into_iter()
+        .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
+        .or_else(|| {
+            NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .ok()
+                .map(|date| date.and_time(NaiveTime::MIN))
+        })?;
+        (naive.and_utc(), naive.date())
+    };
+    Some((
+        instant.format(V2_TIME_FORMAT).to_string(),
+        date.format("%Y-%m-%d").to_string(),
+    ))
+}
+
+/// The stored UTC form of a timestamp as v2 wrote it, or `None` when it is
+/// not one.
 fn time_of(text: Option<&str>) -> Option<String> {
-    text.and_then(|text| parse_event_time(text).ok().map(|(time, _)| time))
+    text.and_then(|text| v2_event_time(text).map(|(time, _)| time))
 }
 
 /// Rewrite a table's timestamps in the stored form: `kept` columns keep
@@ -990,15 +1039,14 @@ fn v7(conn: &Connection) -> StoreResult<()> {
     let mut by_conversation: std::collections::HashMap<String, Vec<(u64, u64, String, String)>> =
         std::collections::HashMap::new();
     for (id, content) in turns {
-        let Some(tag) = hive_mind_core::RawTurnTag::parse(&content) else {
+        let Some(turn) = v7_raw_turn(&content) else {
             continue;
         };
-        let text = hive_mind_core::recall::display_text(&content, None);
-        by_conversation.entry(tag.conv.clone()).or_default().push((
-            tag.turn,
+        by_conversation.entry(turn.conv).or_default().push((
+            turn.turn,
             id,
-            tag.speaker,
-            text,
+            turn.speaker,
+            turn.text,
         ));
     }
     let mut update = conn.prepare("UPDATE memory_frames SET context = ?1 WHERE id = ?2")?;
@@ -1009,7 +1057,7 @@ fn v7(conn: &Connection) -> StoreResult<()> {
                 continue;
             };
             if before < after {
-                let context = hive_mind_core::reply_context(speaker, text);
+                let context = v7_reply_context(speaker, text);
                 if !context.is_empty() {
                     update.execute(params![context, id])?;
                 }
@@ -1067,6 +1115,82 @@ fn v8(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
+/// A raw turn as v7 read it from a frame's content.
+#[derive(Debug, PartialEq, Eq)]
+struct V7RawTurn {
+    /// The conversation (`conv:`).
+    conv: String,
+    /// Its number in the conversation (`turn:`).
+    turn: u64,
+    /// Who spoke (`speaker:`), as written in the tag.
+    speaker: String,
+    /// What was said: the content after the tag, trimmed.
+    text: String,
+}
+
+/// A raw turn's tag and text as v7 read them, frozen: a content
+/// `[mind-rawturn conv:C turn:N speaker:S] text` (words of the tag in any
+/// order; `None` without a conversation or a turn number).
+fn v7_raw_turn(content: &str) -> Option<V7RawTurn> {
+    let (inside, text) = content.strip_prefix("[mind-rawturn")?.split_once(']')?;
+    let mut conv = None;
+    let mut turn = None;
+    let mut speaker = String::new();
+    for word in inside.split_whitespace() {
+        if let Some(value) = word.strip_prefix("conv:") {
+            conv = Some(value.to_string());
+        } else if let Some(value) = word.strip_prefix("turn:") {
+            turn = value.parse().ok();
+        } else if let Some(value) = word.strip_prefix("speaker:") {
+            speaker = value.to_string();
+        }
+    }
+    Some(V7RawTurn {
+        conv: conv.filter(|conv| !conv.is_empty())?,
+        turn: turn?,
+        speaker,
+        text: text.trim().to_string(),
+    })
+}
+
+/// The most characters of the turn before that v7 quoted.
+const V7_REPLY_CONTEXT_MAX_CHARS: usize = 400;
+
+/// The reply context v7 filled in, frozen: `Speaker: …` (the tag's `_`
+/// written as spaces) with the last [`V7_REPLY_CONTEXT_MAX_CHARS`]
+/// characters of what the turn before said, from its next word on (unless
+/// that leaves nothing); empty when it said nothing.
+fn v7_reply_context(previous_speaker: &str, previous_text: &str) -> String {
+    let text = previous_text.trim();
+    if text.is_empty() {
+        return String::new();
+    }
+    let count = text.chars().count();
+    let tail = if count <= V7_REPLY_CONTEXT_MAX_CHARS {
+        text
+    } else {
+        let cut = text
+            .char_indices()
+            .nth(count - V7_REPLY_CONTEXT_MAX_CHARS)
+            .map_or(0, |(at, _)| at);
+        let tail = text.get(cut..).unwrap_or(text);
+        // From the next word, unless the tail is a single word.
+        match tail
+            .find(char::is_whitespace)
+            .and_then(|space| tail.get(space..))
+        {
+            Some(rest) if !rest.trim().is_empty() => rest.trim_start(),
+            _ => tail,
+        }
+    };
+    let speaker = previous_speaker.trim().replace('_', " ");
+    if speaker.is_empty() {
+        tail.to_string()
+    } else {
+        format!("{speaker}: {tail}")
+    }
+}
+
 /// The schema version of an open connection.
 pub fn version(conn: &Connection) -> StoreResult<u32> {
     Ok(conn.query_row("PRAGMA user_version", [], |row| row.get(0))?)
@@ -1103,5 +1227,65 @@ mod tests {
                 "{content:?}"
             );
         }
+    }
+
+    /// v2 read timestamps as the store reads event times today.
+    #[test]
+    fn v2s_timestamps_are_todays() {
+        for text in [
+            "2026-05-08",
+            " 2026-05-08T13:56:00Z ",
+            "2026-05-08T23:30:00.250-05:00",
+            "2026-05-08T13:56:00",
+            "2026-05-08 13:56:00",
+            "2026-05-08 13:56:00.5",
+            "2026-05-08T13:56",
+            "",
+            "yesterday",
+            "2026-02-30",
+            "08/05/2026",
+        ] {
+            assert_eq!(v2_event_time(text), parse_event_time(text).ok(), "{text:?}");
+        }
+    }
+
+    /// v7 read raw turns and wrote reply contexts as the engine does today.
+    /// If either changes, the contexts v7 filled in differ from new ones,
+    /// and this fails.
+    #[test]
+    fn v7s_raw_turns_and_reply_contexts_are_todays() {
+        let long = "word ".repeat(120);
+        let one_long_word = "x".repeat(450);
+        for content in [
+            "[mind-rawturn conv:a turn:1 speaker:Mary_Ann] How long have you been married?",
+            "[mind-rawturn turn:2 speaker:Bo conv:b]   spaced out  ",
+            "[mind-rawturn conv:a turn:x speaker:Bo] no number",
+            "[mind-rawturn conv: turn:3] no conversation",
+            "[mind-rawturn conv:c turn:4] nobody",
+            "[mind-rawturn conv:c turn:5 speaker:Al]",
+            "[mind-rawturn conv:c turn:6 speaker:Al no close",
+            &format!("[mind-rawturn conv:d turn:7 speaker:Al] {long}"),
+            &format!("[mind-rawturn conv:d turn:8 speaker:Al] {one_long_word}"),
+        ] {
+            let live = hive_mind_core::RawTurnTag::parse(content).map(|tag| V7RawTurn {
+                conv: tag.conv,
+                turn: tag.turn,
+                speaker: tag.speaker,
+                text: hive_mind_core::recall::display_text(content, None),
+            });
+            let frozen = v7_raw_turn(content);
+            assert_eq!(frozen, live, "{content:?}");
+            if let Some(turn) = frozen {
+                assert_eq!(
+                    v7_reply_context(&turn.speaker, &turn.text),
+                    hive_mind_core::reply_context(&turn.speaker, &turn.text),
+                    "{content:?}"
+                );
+            }
+        }
+        assert_eq!(
+            V7_REPLY_CONTEXT_MAX_CHARS,
+            hive_mind_core::raw_turn::REPLY_CONTEXT_MAX_CHARS
+        );
     }
 }
