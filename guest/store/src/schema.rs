@@ -35,8 +35,8 @@
 //!   [`hive_mind_core::content_hash`] still computes) and its index,
 //!   insertion time and event date; entities get their canonical name,
 //!   duplicates are merged (by the step's own frozen code, not the graph's),
-//!   and a unique index stops new ones; `kg_entity_frames` links entities to frames;
-//!   one active session per project; awareness capped by a trigger.
+//!   and a unique index stops new ones; `kg_entity_frames` links entities to
+//!   frames; one active session per project; awareness capped by a trigger.
 //! - **v3** — the vector change log, the indexed `head_token`, lane-listing
 //!   indexes, related-frame links.
 //! - **v4** — the vectors move out of sqlite-vec's
