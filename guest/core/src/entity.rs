@@ -82,21 +82,19 @@ pub const NOISE_MAX_CAPS_LETTERS: usize = 6;
 /// multi-word name that merely contains one of them ("The Beatles") is kept.
 /// Words shorter than [`NOISE_MIN_CHARS`] are already caught by the length
 /// rule; a few are listed anyway so the list reads as what it means.
-pub const COMMON_TITLE_WORDS: &[&str] = &[
-    // Months.
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "sept",
+pub const COMMON_TITLE_WORDS: &[&str] =
+    &crate::words::joined::<{ crate::words::total_len(COMMON_TITLE_PARTS) }>(COMMON_TITLE_PARTS);
+
+/// The parts of [`COMMON_TITLE_WORDS`]: the month names (the one table,
+/// [`crate::dates::month::MONTH_NAMES`]), "sept", and the other words.
+const COMMON_TITLE_PARTS: &[&[&str]] = &[
+    &crate::dates::month::MONTH_NAMES,
+    &[crate::dates::month::SEPT],
+    OTHER_COMMON_TITLE_WORDS,
+];
+
+/// The words of [`COMMON_TITLE_WORDS`] that are not month names.
+const OTHER_COMMON_TITLE_WORDS: &[&str] = &[
     // Weekdays.
     "monday",
     "tuesday",

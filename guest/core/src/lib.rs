@@ -48,6 +48,7 @@ pub mod recall;
 pub mod relevance;
 pub mod tokens;
 pub mod types;
+mod words;
 pub mod write_back;
 
 pub use catch_up::detect_catch_up;

@@ -1,8 +1,9 @@
 //! The append-only logs: `install_audit` (what was installed or changed) and
 //! `ai_interactions` (every model call: provider, model, purpose, tokens),
 //! kept for accountability (EU AI Act Art. 12). Triggers make the database
-//! itself refuse UPDATE and DELETE on both tables; the store only appends
-//! and reads.
+//! itself refuse UPDATE and DELETE on both tables, and an insert of an id
+//! already there (`INSERT OR REPLACE` would otherwise overwrite a row; see
+//! [`super::schema::APPEND_ONLY_GUARDS`]); the store only appends and reads.
 
 use crate::sql::{Connection, params};
 use serde::Serialize;

@@ -10,13 +10,14 @@
 //! generated from the vocabulary, and chunks planned for the window the
 //! active embedder reads (a mind planned for another one is told to
 //! `reindex`: its chunks are consistent, but not all of each is embedded, or
-//! they are shorter than they need be).
+//! they are shorter than they need be), and every append-only table still
+//! guarded by its triggers ([`APPEND_ONLY_GUARDS`]).
 
 use serde::Serialize;
 
 use super::error::StoreResult;
 use super::meta::{has_vector_tables, read_fingerprint};
-use super::schema::{version, vocabulary_checks};
+use super::schema::{APPEND_ONLY_GUARDS, version, vocabulary_checks};
 use super::types::EmbedderFingerprint;
 use super::{MindStore, plan_chunks};
 
@@ -78,7 +79,11 @@ impl MindCheck {
 
 impl MindStore {
     fn count(&self, sql: &str) -> StoreResult<u64> {
-        Ok(self.conn.query_row(sql, [], |row| row.get(0))?)
+        self.count_with(sql, [])
+    }
+
+    fn count_with(&self, sql: &str, params: impl crate::sql::Params) -> StoreResult<u64> {
+        Ok(self.conn.query_row(sql, params, |row| row.get(0))?)
     }
 
     /// The mind's counts, schema version and embedder fingerprint.
@@ -208,6 +213,20 @@ impl MindStore {
                 problems.push(format!(
                     "memory_frames lacks `{constraint}`: the vocabulary changed without a migration"
                 ));
+            }
+        }
+        for (table, triggers) in APPEND_ONLY_GUARDS {
+            for trigger in triggers {
+                let present = self.count_with(
+                    "SELECT count(*) FROM sqlite_master
+                     WHERE type = 'trigger' AND name = ?1 AND tbl_name = ?2",
+                    [trigger, table],
+                )?;
+                if present == 0 {
+                    problems.push(format!(
+                        "{table} lacks its guard trigger `{trigger}`: the table is no longer append-only"
+                    ));
+                }
             }
         }
         Ok(MindCheck {

@@ -285,10 +285,12 @@ impl MindStore {
         let mut entity_ids = Vec::with_capacity(commit.entities.len());
         let (mut entities_new, mut entities_seen) = (0, 0);
         for entity in &commit.entities {
+            // Every index was checked against the frames above.
             let frames: Vec<u64> = entity
                 .frames
                 .iter()
-                .map(|index| saved[*index].frame.frame_ref.id)
+                .filter_map(|index| saved.get(*index))
+                .map(|saved| saved.frame.frame_ref.id)
                 .collect();
             let (stored, created) =
                 upsert_entity_in(&tx, &mind, &entity.name, &entity.entity_type, &frames)?;
@@ -301,7 +303,13 @@ impl MindStore {
         }
         let mut relations = 0;
         for relation in &commit.relations {
-            let (subject, object) = (entity_ids[relation.subject], entity_ids[relation.object]);
+            // Both indexes were checked against the entities above.
+            let (Some(&subject), Some(&object)) = (
+                entity_ids.get(relation.subject),
+                entity_ids.get(relation.object),
+            ) else {
+                continue;
+            };
             if subject == object {
                 continue;
             }

@@ -50,6 +50,11 @@
 //! item) · [`links`] (related frames) · [`identity`], [`awareness`],
 //! [`sessions`], [`audit`] · [`check`] (status and consistency).
 
+// No unchecked indexing or slicing outside tests: `.get()` and iterators,
+// so a bad index is an error or a skipped value, never a panic.
+#![deny(clippy::indexing_slicing, clippy::string_slice)]
+#![cfg_attr(test, allow(clippy::indexing_slicing, clippy::string_slice))]
+
 pub mod audit;
 pub mod awareness;
 pub mod check;
@@ -485,16 +490,17 @@ impl Minds {
         }
         let mut found: Vec<Vec<Hit>> = vec![Vec::new(); searches.len()];
         for mind in minds {
-            let members: Vec<usize> = (0..searches.len())
-                .filter(|&i| Self::filter_minds(&searches[i].0).contains(&mind))
-                .collect();
-            let group: Vec<(&SearchFilter, u32)> = members
+            let (members, group): (Vec<usize>, Vec<(&SearchFilter, u32)>) = searches
                 .iter()
-                .map(|&i| (&searches[i].0, searches[i].1))
-                .collect();
+                .enumerate()
+                .filter(|(_, (filter, _))| Self::filter_minds(filter).contains(&mind))
+                .map(|(i, (filter, limit))| (i, (filter, *limit)))
+                .unzip();
             let store = self.mind(&mind)?;
             for (i, hits) in members.into_iter().zip(run(store, &group)?) {
-                found[i].extend(hits);
+                if let Some(found) = found.get_mut(i) {
+                    found.extend(hits);
+                }
             }
         }
         Ok(found

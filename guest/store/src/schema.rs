@@ -10,19 +10,33 @@
 //! one (the reference engine's boot crash on old files came from exactly that
 //! drift).
 //!
+//! A step is frozen once released: its SQL is written out literally, and
+//! the work SQL cannot do is code that lives with the step (v2's entity and
+//! relation merges, content hash and timestamp reading, v7's reading of raw
+//! turns and their reply contexts), so later changes to the graph, the
+//! vocabularies, the hash or the raw-turn format cannot change what
+//! migrating an old file does. A change to the layout is a new step. (One
+//! deliberate exception: v2's canonical entity names are today's
+//! [`hive_mind_core::normalize_entity_name`], because they are the key
+//! entities are looked up by.) Unit tests hold each frozen copy to the live
+//! definition it was taken from, so a change to one fails until a step
+//! follows it.
+//!
 //! - **v1** — the first released layout, frozen as it was written: frames
 //!   with the reference engine's names (`I`/`P`/`B`, `user_stated`), FTS5,
 //!   chunks, the knowledge graph without a frame bridge, identity, awareness,
 //!   sessions, the append-only audit tables. `tests/fixtures/store/v1.sql`
 //!   is a database of this version.
 //! - **v2** — `memory_frames` is rebuilt with the one
-//!   vocabulary (the CHECK lists are generated from
-//!   [`hive_mind_core::Source::ALL`], [`hive_mind_core::Importance::ALL`] and
-//!   [`FrameType::ALL`]), `content_hash` (backfilled with
-//!   [`hive_mind_core::content_hash`]) and its index, insertion time and event
-//!   date; entities get their canonical name, duplicates are merged, and a
-//!   unique index stops new ones; `kg_entity_frames` links entities to frames;
-//!   one active session per project; awareness capped by a trigger.
+//!   vocabulary (the CHECK lists written out as they were then
+//!   generated from [`hive_mind_core::Source::ALL`],
+//!   [`hive_mind_core::Importance::ALL`] and [`FrameType::ALL`]),
+//!   `content_hash` (backfilled with the hash of the time, which
+//!   [`hive_mind_core::content_hash`] still computes) and its index,
+//!   insertion time and event date; entities get their canonical name,
+//!   duplicates are merged (by the step's own frozen code, not the graph's),
+//!   and a unique index stops new ones; `kg_entity_frames` links entities to
+//!   frames; one active session per project; awareness capped by a trigger.
 //! - **v3** — the vector change log, the indexed `head_token`, lane-listing
 //!   indexes, related-frame links.
 //! - **v4** — the vectors move out of sqlite-vec's
@@ -43,13 +57,20 @@
 //!   holds frames, so its chunks stay consistent with what `check` expects
 //!   until `reindex` re-plans them. A mind without frames records nothing
 //!   here and takes the active embedder's plan.
-//! - **v7** — the current layout: a frame has a search `context` (words it
+//! - **v7** — a frame has a search `context` (words it
 //!   is found by that are not part of it: a raw turn's reply context,
 //!   [`hive_mind_core::reply_context`]), and the full-text index has two
 //!   columns, `content` and `context`, the context weighted
 //!   [`CONTEXT_WEIGHT`] in BM25. The step fills the context of every raw
 //!   turn already stored from the turn before it in its conversation and
 //!   rebuilds the index.
+//! - **v8** — the current layout: the append-only tables
+//!   ([`APPEND_ONLY_GUARDS`]) also refuse an insert of an id they already
+//!   hold. v1's guards fire on UPDATE and DELETE, but `INSERT OR REPLACE`
+//!   (or `REPLACE INTO`) with an existing id deletes the old row by conflict
+//!   resolution, which fires no DELETE trigger, and so overwrote an audit
+//!   row unseen. A BEFORE INSERT trigger runs before the conflict is
+//!   resolved, so it refuses both. `check` reports a mind missing any guard.
 //!
 //! # Crash safety and idempotence
 //!
@@ -76,7 +97,7 @@
 
 use hive_mind_core::{Importance, Source};
 
-use crate::sql::{self, Connection, SqlError, TransactionBehavior, params};
+use crate::sql::{self, Connection, OptionalExtension, SqlError, TransactionBehavior, params};
 
 use super::error::{StoreError, StoreResult};
 use super::types::FrameType;
@@ -85,7 +106,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -241,7 +262,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 7] = [v1, v2, v3, v4, v5, v6, v7];
+pub const MIGRATIONS: [Step; 8] = [v1, v2, v3, v4, v5, v6, v7, v8];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -379,8 +400,10 @@ fn v1(conn: &Connection) -> StoreResult<()> {
 /// v1 → v2: the one vocabulary, content hashes, event dates, canonical
 /// entity names, the entity–frame bridge, the session and awareness rules.
 fn v2(conn: &Connection) -> StoreResult<()> {
-    let [frame_type_check, importance_check, source_check] = vocabulary_checks();
-    let now = now();
+    let [frame_type_check, importance_check, source_check] = V2_VOCABULARY_CHECKS;
+    let now = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now())
+        .format(V2_TIME_FORMAT)
+        .to_string();
     // 1. Rebuild memory_frames (SQLite's twelve-step table change).
     conn.execute_batch(
         "DROP TRIGGER IF EXISTS memory_frames_fts_insert;
@@ -441,9 +464,7 @@ fn v2(conn: &Connection) -> StoreResult<()> {
             },
         )?;
         for (columns, created_at, last_accessed, content, metadata) in old {
-            let event = created_at
-                .as_deref()
-                .and_then(|text| parse_event_time(text).ok());
+            let event = created_at.as_deref().and_then(v2_event_time);
             let (created, date) = match event {
                 Some((time, date)) => (time, date),
                 None => (now.clone(), now.get(..10).unwrap_or_default().to_string()),
@@ -453,7 +474,7 @@ fn v2(conn: &Connection) -> StoreResult<()> {
             values.push(sql::Value::Text(date));
             values
                 .push(time_of(last_accessed.as_deref()).map_or(sql::Value::Null, sql::Value::Text));
-            values.push(sql::Value::Text(hive_mind_core::content_hash(&content)));
+            values.push(sql::Value::Text(v2_content_hash(&content)));
             values.push(metadata);
             insert.execute(values)?;
         }
@@ -493,6 +514,10 @@ fn v2(conn: &Connection) -> StoreResult<()> {
     for (id, name) in conn.query_all("SELECT id, name FROM knowledge_entities", [], |row| {
         Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
     })? {
+        // The live normalisation, deliberately: the canonical name is the
+        // key entities are looked up by today (`upsert_entity`), so a key
+        // written with an older alias table would be missed;
+        // `dedupe_entities` renormalises for the same reason.
         conn.execute(
             "UPDATE knowledge_entities SET normalized_name = ?2 WHERE id = ?1",
             params![id, hive_mind_core::normalize_entity_name(&name)],
@@ -509,8 +534,8 @@ fn v2(conn: &Connection) -> StoreResult<()> {
          ) WITHOUT ROWID;
          CREATE INDEX kg_entity_frames_frame ON kg_entity_frames(frame_id);",
     )?;
-    super::graph::dedupe_by_name_in(conn, &now)?;
-    super::graph::merge_duplicate_relations(conn, &now)?;
+    v2_merge_duplicate_entities(conn, &now)?;
+    v2_merge_duplicate_relations(conn, &now)?;
     conn.execute_batch(
         "CREATE UNIQUE INDEX knowledge_entities_active_name
              ON knowledge_entities(normalized_name, lower(entity_type)) WHERE valid_to IS NULL;
@@ -543,9 +568,172 @@ fn v2(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
-/// The stored UTC form of a timestamp, or `None` when it is not one.
+/// The CHECK constraints v2 wrote into `memory_frames`, as it wrote them.
+/// Frozen: a vocabulary change is a later step that rebuilds the table, and
+/// `check` holds a mind's table to today's [`vocabulary_checks`].
+const V2_VOCABULARY_CHECKS: [&str; 3] = [
+    "CHECK (frame_type IN ('i-frame', 'p-frame', 'b-frame'))",
+    "CHECK (importance IN ('critical', 'important', 'normal', 'temporary', 'deprecated'))",
+    "CHECK (source IN ('user-stated', 'tool-verified', 'agent-inferred', 'import', 'system'))",
+];
+
+/// The content hash v2 backfilled, frozen: SHA-256 (64 lower-case hex
+/// digits) of the content without one leading `[hm …]` provenance block
+/// and the white space after it, trimmed. The definition
+/// [`hive_mind_core::content_hash`] had then (and has now; a unit test
+/// compares them: if the live one changes, stored hashes need a step).
+fn v2_content_hash(content: &str) -> String {
+    use sha2::Digest as _;
+    let body = content
+        .strip_prefix("[hm ")
+        .and_then(|rest| rest.split_once(']'))
+        .map_or(content, |(_, body)| body.trim_start());
+    sha2::Sha256::digest(body.trim().as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// v2's merge of the duplicate entities old builds let in, frozen: among
+/// the active entities with the same canonical name and type, the survivor
+/// is the one with the most active relations (then the lowest id); the
+/// others' relations move to it, their `seen_count` is added to it, and they
+/// are retired at `now`. (`kg_entity_frames` is created empty by this same
+/// step, so there are no frame links to move.)
+fn v2_merge_duplicate_entities(conn: &Connection, now: &str) -> StoreResult<()> {
+    let groups = conn.query_all(
+        "SELECT normalized_name, lower(entity_type) FROM knowledge_entities
+         WHERE valid_to IS NULL GROUP BY normalized_name, lower(entity_type) HAVING count(*) > 1",
+        [],
+        |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+    )?;
+    for (name, entity_type) in groups {
+        let members = conn.query_all(
+            "SELECT e.id FROM knowledge_entities e
+             WHERE e.valid_to IS NULL AND e.normalized_name = ?1 AND lower(e.entity_type) = ?2
+             ORDER BY (SELECT count(*) FROM knowledge_relations r
+                       WHERE r.valid_to IS NULL AND (r.source_id = e.id OR r.target_id = e.id)) DESC,
+                      e.id ASC",
+            [&name, &entity_type],
+            |row| row.get::<_, i64>(0),
+        )?;
+        let Some((&survivor, duplicates)) = members.split_first() else {
+            continue;
+        };
+        for &duplicate in duplicates {
+            conn.execute(
+                "UPDATE knowledge_relations SET source_id = ?2 WHERE source_id = ?1 AND valid_to IS NULL",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_relations SET target_id = ?2 WHERE target_id = ?1 AND valid_to IS NULL",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_entities SET seen_count = seen_count +
+                     (SELECT seen_count FROM knowledge_entities WHERE id = ?1) WHERE id = ?2",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_entities SET valid_to = ?2 WHERE id = ?1",
+                params![duplicate, now],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// v2's merge of the duplicate relations [`v2_merge_duplicate_entities`]
+/// can create, frozen: self-loops it made are retired; among the active
+/// relations with the same subject, object and type, the lowest id survives
+/// with the summed `seen_count` and the highest confidence, and the others
+/// are retired at `now`.
+fn v2_merge_duplicate_relations(conn: &Connection, now: &str) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE knowledge_relations SET valid_to = ?1 WHERE valid_to IS NULL AND source_id = target_id",
+        [now],
+    )?;
+    let groups = conn.query_all(
+        "SELECT source_id, target_id, relation_type FROM knowledge_relations WHERE valid_to IS NULL
+         GROUP BY source_id, target_id, relation_type HAVING count(*) > 1",
+        [],
+        |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, String>(2)?,
+            ))
+        },
+    )?;
+    for (source, target, relation) in groups {
+        let ids = conn.query_all(
+            "SELECT id FROM knowledge_relations WHERE valid_to IS NULL
+             AND source_id = ?1 AND target_id = ?2 AND relation_type = ?3 ORDER BY id",
+            params![source, target, relation],
+            |row| row.get::<_, i64>(0),
+        )?;
+        let Some((&survivor, duplicates)) = ids.split_first() else {
+            continue;
+        };
+        for &duplicate in duplicates {
+            conn.execute(
+                "UPDATE knowledge_relations SET
+                     seen_count = seen_count + (SELECT seen_count FROM knowledge_relations WHERE id = ?1),
+                     confidence = max(confidence, (SELECT confidence FROM knowledge_relations WHERE id = ?1))
+                 WHERE id = ?2",
+                params![duplicate, survivor],
+            )?;
+            conn.execute(
+                "UPDATE knowledge_relations SET valid_to = ?2 WHERE id = ?1",
+                params![duplicate, now],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The timestamp format v2 wrote: UTC with milliseconds, `Z`.
+const V2_TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
+
+/// A timestamp as v2 read it, frozen: the UTC instant in
+/// [`V2_TIME_FORMAT`] and the calendar date as written
+/// (`2026-05-08T23:30:00-05:00` is the 8th of May); `None` when the text is
+/// not one. Accepted: RFC 3339, `YYYY-MM-DDTHH:MM:SS[.fff]`, the same with
+/// a space for the `T`, `YYYY-MM-DDTHH:MM` (these three taken as UTC), and
+/// `YYYY-MM-DD` (midnight UTC), surrounding white space ignored.
+fn v2_event_time(text: &str) -> Option<(String, String)> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime};
+    let text = text.trim();
+    let (instant, date) = if let Ok(with_zone) = DateTime::parse_from_rfc3339(text) {
+        (
+            with_zone.with_timezone(&chrono::Utc),
+            with_zone.date_naive(),
+        )
+    } else {
+        let naive = [
+            "%Y-%m-%dT%H:%M:%S%.f",
+            "%Y-%m-%d %H:%M:%S%.f",
+            "%Y-%m-%dT%H:%M",
+        ]
+        .into_iter()
+        .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
+        .or_else(|| {
+            NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .ok()
+                .map(|date| date.and_time(NaiveTime::MIN))
+        })?;
+        (naive.and_utc(), naive.date())
+    };
+    Some((
+        instant.format(V2_TIME_FORMAT).to_string(),
+        date.format("%Y-%m-%d").to_string(),
+    ))
+}
+
+/// The stored UTC form of a timestamp as v2 wrote it, or `None` when it is
+/// not one.
 fn time_of(text: Option<&str>) -> Option<String> {
-    text.and_then(|text| parse_event_time(text).ok().map(|(time, _)| time))
+    text.and_then(|text| v2_event_time(text).map(|(time, _)| time))
 }
 
 /// Rewrite a table's timestamps in the stored form: `kept` columns keep
@@ -644,6 +832,33 @@ fn v3(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
+/// The plain vector tables v4 creates, `{bytes}` the size of one vector
+/// (the layout [`super::meta::create_vector_tables`] had then), and the
+/// bump of the vector index's epoch (`vectors.epoch`) that tells an
+/// in-memory index the tables were rebuilt. Frozen: never edit.
+const V4_VECTOR_TABLES: &str = "
+DROP TRIGGER IF EXISTS memory_frames_vec_delete;
+DROP TRIGGER IF EXISTS memory_frame_chunks_vec_delete;
+DROP TABLE IF EXISTS memory_frames_vec;
+DROP TABLE IF EXISTS memory_frame_chunks_vec;
+CREATE TABLE memory_frames_vec (
+    id INTEGER PRIMARY KEY,
+    embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
+);
+CREATE TABLE memory_frame_chunks_vec (
+    id INTEGER PRIMARY KEY,
+    embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
+);
+CREATE TRIGGER memory_frames_vec_delete AFTER DELETE ON memory_frames BEGIN
+    DELETE FROM memory_frames_vec WHERE id = old.id;
+END;
+CREATE TRIGGER memory_frame_chunks_vec_delete AFTER DELETE ON memory_frame_chunks BEGIN
+    DELETE FROM memory_frame_chunks_vec WHERE id = old.id;
+END;
+INSERT INTO meta (key, value) VALUES ('vectors.epoch', '1')
+ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+";
+
 /// v4: the vectors leave sqlite-vec for plain tables (see the module docs).
 ///
 /// A mind that never met an embedder has no vector tables and nothing to
@@ -661,8 +876,26 @@ fn v4(conn: &Connection) -> StoreResult<()> {
     if vec0_tables == 0 {
         return Ok(());
     }
-    let dim = super::meta::read_fingerprint(conn)?
-        .map(|fingerprint| fingerprint.dim)
+    // The dimension recorded with the embedder's fingerprint (provider,
+    // model and dimension, all three recorded).
+    let recorded: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'embedder.dim'
+               AND EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.provider')
+               AND EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.model')",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let dim: u32 = recorded
+        .map(|dim| {
+            dim.parse().map_err(|_| {
+                StoreError::InvalidInput(format!(
+                    "the recorded embedder dimension {dim:?} is not a number"
+                ))
+            })
+        })
+        .transpose()?
         .ok_or_else(|| StoreError::Corrupt {
             database: conn.name().to_string(),
             reason: "vector tables without a recorded embedder dimension".to_string(),
@@ -685,7 +918,12 @@ fn v4(conn: &Connection) -> StoreResult<()> {
             other => StoreError::Sql(other),
         });
     }
-    super::meta::create_vector_tables(conn, dim)?;
+    if dim == 0 {
+        return Err(StoreError::InvalidInput(
+            "an embedder dimension of 0".to_string(),
+        ));
+    }
+    conn.execute_batch(&V4_VECTOR_TABLES.replace("{bytes}", &(u64::from(dim) * 4).to_string()))?;
     conn.execute_batch(
         "INSERT INTO memory_frames_vec (id, embedding) SELECT id, embedding FROM temp.v4_frame_vectors;
          INSERT INTO memory_frame_chunks_vec (id, embedding) SELECT id, embedding FROM temp.v4_chunk_vectors;
@@ -724,17 +962,20 @@ fn v5(conn: &Connection) -> StoreResult<()> {
 }
 
 /// v6: the chunk plan of minds chunked before plans were sized by tokens
-/// (see the module docs).
+/// (see the module docs). A record already there is left as it is (one
+/// this build cannot read is reported when the mind opens).
 fn v6(conn: &Connection) -> StoreResult<()> {
-    let has_frames: bool =
-        conn.query_row("SELECT EXISTS (SELECT 1 FROM memory_frames)", [], |row| {
-            row.get(0)
-        })?;
-    if has_frames && super::meta::read_chunk_plan(conn)?.is_none() {
-        super::meta::write_chunk_plan(conn, hive_mind_core::ChunkPlan::LegacyChars)?;
-    }
+    conn.execute_batch(V6_SQL)?;
     Ok(())
 }
+
+/// v6's record: the 2,000-character plan (`chars:2000`) in a mind that holds
+/// frames and records no plan. Frozen: never edit.
+const V6_SQL: &str = "
+INSERT INTO meta (key, value) SELECT 'chunks.plan', 'chars:2000'
+WHERE EXISTS (SELECT 1 FROM memory_frames)
+  AND NOT EXISTS (SELECT 1 FROM meta WHERE key = 'chunks.plan');
+";
 
 /// The BM25 weight of a frame's `context` column, against 1 for its own
 /// `content`: a word of the turn a reply answers is evidence that the
@@ -798,15 +1039,14 @@ fn v7(conn: &Connection) -> StoreResult<()> {
     let mut by_conversation: std::collections::HashMap<String, Vec<(u64, u64, String, String)>> =
         std::collections::HashMap::new();
     for (id, content) in turns {
-        let Some(tag) = hive_mind_core::RawTurnTag::parse(&content) else {
+        let Some(turn) = v7_raw_turn(&content) else {
             continue;
         };
-        let text = hive_mind_core::recall::display_text(&content, None);
-        by_conversation.entry(tag.conv.clone()).or_default().push((
-            tag.turn,
+        by_conversation.entry(turn.conv).or_default().push((
+            turn.turn,
             id,
-            tag.speaker,
-            text,
+            turn.speaker,
+            turn.text,
         ));
     }
     let mut update = conn.prepare("UPDATE memory_frames SET context = ?1 WHERE id = ?2")?;
@@ -817,7 +1057,7 @@ fn v7(conn: &Connection) -> StoreResult<()> {
                 continue;
             };
             if before < after {
-                let context = hive_mind_core::reply_context(speaker, text);
+                let context = v7_reply_context(speaker, text);
                 if !context.is_empty() {
                     update.execute(params![context, id])?;
                 }
@@ -835,7 +1075,217 @@ fn v7(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
+/// The append-only tables and the triggers that guard each: v1's UPDATE and
+/// DELETE guards and v8's replacement guard. `hive-mind check` reports a
+/// mind whose table lacks one of them.
+pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 2] = [
+    (
+        "install_audit",
+        [
+            "install_audit_no_update",
+            "install_audit_no_delete",
+            "install_audit_no_replace",
+        ],
+    ),
+    (
+        "ai_interactions",
+        [
+            "ai_interactions_no_update",
+            "ai_interactions_no_delete",
+            "ai_interactions_no_replace",
+        ],
+    ),
+];
+
+/// v8: the append-only tables refuse an insert of an existing id, so
+/// `INSERT OR REPLACE` and `REPLACE INTO` cannot overwrite a row (see the
+/// module docs). Frozen: never edit.
+const V8_SQL: &str = r#"
+CREATE TRIGGER IF NOT EXISTS install_audit_no_replace BEFORE INSERT ON install_audit
+WHEN EXISTS (SELECT 1 FROM install_audit WHERE id = new.id)
+BEGIN SELECT RAISE(ABORT, 'install_audit is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS ai_interactions_no_replace BEFORE INSERT ON ai_interactions
+WHEN EXISTS (SELECT 1 FROM ai_interactions WHERE id = new.id)
+BEGIN SELECT RAISE(ABORT, 'ai_interactions is append-only'); END;
+"#;
+
+/// v8: the replacement guards (see [`V8_SQL`]).
+fn v8(conn: &Connection) -> StoreResult<()> {
+    conn.execute_batch(V8_SQL)?;
+    Ok(())
+}
+
+/// A raw turn as v7 read it from a frame's content.
+#[derive(Debug, PartialEq, Eq)]
+struct V7RawTurn {
+    /// The conversation (`conv:`).
+    conv: String,
+    /// Its number in the conversation (`turn:`).
+    turn: u64,
+    /// Who spoke (`speaker:`), as written in the tag.
+    speaker: String,
+    /// What was said: the content after the tag, trimmed.
+    text: String,
+}
+
+/// A raw turn's tag and text as v7 read them, frozen: a content
+/// `[mind-rawturn conv:C turn:N speaker:S] text` (words of the tag in any
+/// order; `None` without a conversation or a turn number).
+fn v7_raw_turn(content: &str) -> Option<V7RawTurn> {
+    let (inside, text) = content.strip_prefix("[mind-rawturn")?.split_once(']')?;
+    let mut conv = None;
+    let mut turn = None;
+    let mut speaker = String::new();
+    for word in inside.split_whitespace() {
+        if let Some(value) = word.strip_prefix("conv:") {
+            conv = Some(value.to_string());
+        } else if let Some(value) = word.strip_prefix("turn:") {
+            turn = value.parse().ok();
+        } else if let Some(value) = word.strip_prefix("speaker:") {
+            speaker = value.to_string();
+        }
+    }
+    Some(V7RawTurn {
+        conv: conv.filter(|conv| !conv.is_empty())?,
+        turn: turn?,
+        speaker,
+        text: text.trim().to_string(),
+    })
+}
+
+/// The most characters of the turn before that v7 quoted.
+const V7_REPLY_CONTEXT_MAX_CHARS: usize = 400;
+
+/// The reply context v7 filled in, frozen: `Speaker: …` (the tag's `_`
+/// written as spaces) with the last [`V7_REPLY_CONTEXT_MAX_CHARS`]
+/// characters of what the turn before said, from its next word on (unless
+/// that leaves nothing); empty when it said nothing.
+fn v7_reply_context(previous_speaker: &str, previous_text: &str) -> String {
+    let text = previous_text.trim();
+    if text.is_empty() {
+        return String::new();
+    }
+    let count = text.chars().count();
+    let tail = if count <= V7_REPLY_CONTEXT_MAX_CHARS {
+        text
+    } else {
+        let cut = text
+            .char_indices()
+            .nth(count - V7_REPLY_CONTEXT_MAX_CHARS)
+            .map_or(0, |(at, _)| at);
+        let tail = text.get(cut..).unwrap_or(text);
+        // From the next word, unless the tail is a single word.
+        match tail
+            .find(char::is_whitespace)
+            .and_then(|space| tail.get(space..))
+        {
+            Some(rest) if !rest.trim().is_empty() => rest.trim_start(),
+            _ => tail,
+        }
+    };
+    let speaker = previous_speaker.trim().replace('_', " ");
+    if speaker.is_empty() {
+        tail.to_string()
+    } else {
+        format!("{speaker}: {tail}")
+    }
+}
+
 /// The schema version of an open connection.
 pub fn version(conn: &Connection) -> StoreResult<u32> {
     Ok(conn.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No step since v2 changed the vocabularies, so the table v2 wrote is
+    /// the one `check` expects. A vocabulary change fails this test: it
+    /// needs a step that rebuilds the table, and this test then compares
+    /// that step's literal instead.
+    #[test]
+    fn the_checks_v2_wrote_are_todays_vocabulary() {
+        assert_eq!(V2_VOCABULARY_CHECKS, vocabulary_checks());
+    }
+
+    /// The hash v2 backfilled is the one frames are written with today. If
+    /// the live hash changes, stored hashes need a step, and this fails.
+    #[test]
+    fn v2s_content_hash_is_todays() {
+        for content in [
+            "The deploy key lives in the vault.",
+            "[hm session:42 src:claude-code]   body \n",
+            "[hm no close bracket",
+            "  [hm not at the start] body",
+            "",
+            "\u{3000}wide space\u{3000}",
+        ] {
+            assert_eq!(
+                v2_content_hash(content),
+                hive_mind_core::content_hash(content),
+                "{content:?}"
+            );
+        }
+    }
+
+    /// v2 read timestamps as the store reads event times today.
+    #[test]
+    fn v2s_timestamps_are_todays() {
+        for text in [
+            "2026-05-08",
+            " 2026-05-08T13:56:00Z ",
+            "2026-05-08T23:30:00.250-05:00",
+            "2026-05-08T13:56:00",
+            "2026-05-08 13:56:00",
+            "2026-05-08 13:56:00.5",
+            "2026-05-08T13:56",
+            "",
+            "yesterday",
+            "2026-02-30",
+            "08/05/2026",
+        ] {
+            assert_eq!(v2_event_time(text), parse_event_time(text).ok(), "{text:?}");
+        }
+    }
+
+    /// v7 read raw turns and wrote reply contexts as the engine does today.
+    /// If either changes, the contexts v7 filled in differ from new ones,
+    /// and this fails.
+    #[test]
+    fn v7s_raw_turns_and_reply_contexts_are_todays() {
+        let long = "word ".repeat(120);
+        let one_long_word = "x".repeat(450);
+        for content in [
+            "[mind-rawturn conv:a turn:1 speaker:Mary_Ann] How long have you been married?",
+            "[mind-rawturn turn:2 speaker:Bo conv:b]   spaced out  ",
+            "[mind-rawturn conv:a turn:x speaker:Bo] no number",
+            "[mind-rawturn conv: turn:3] no conversation",
+            "[mind-rawturn conv:c turn:4] nobody",
+            "[mind-rawturn conv:c turn:5 speaker:Al]",
+            "[mind-rawturn conv:c turn:6 speaker:Al no close",
+            &format!("[mind-rawturn conv:d turn:7 speaker:Al] {long}"),
+            &format!("[mind-rawturn conv:d turn:8 speaker:Al] {one_long_word}"),
+        ] {
+            let live = hive_mind_core::RawTurnTag::parse(content).map(|tag| V7RawTurn {
+                conv: tag.conv,
+                turn: tag.turn,
+                speaker: tag.speaker,
+                text: hive_mind_core::recall::display_text(content, None),
+            });
+            let frozen = v7_raw_turn(content);
+            assert_eq!(frozen, live, "{content:?}");
+            if let Some(turn) = frozen {
+                assert_eq!(
+                    v7_reply_context(&turn.speaker, &turn.text),
+                    hive_mind_core::reply_context(&turn.speaker, &turn.text),
+                    "{content:?}"
+                );
+            }
+        }
+        assert_eq!(
+            V7_REPLY_CONTEXT_MAX_CHARS,
+            hive_mind_core::raw_turn::REPLY_CONTEXT_MAX_CHARS
+        );
+    }
 }

@@ -7,7 +7,8 @@
 //! - **Full text.** The query is cut into words (letters and digits), stop
 //!   words are dropped, each remaining word is double-quoted (so `AND`,
 //!   `NEAR`, `*`, `"`, `:` or `-` in user text are words, never FTS syntax)
-//!   and the words are OR-ed. The score is `-bm25()`. In a large mind, a
+//!   and the words are OR-ed; a query's first [`MAX_QUERY_WORDS`] distinct
+//!   words are searched, the rest ignored. The score is `-bm25()`. In a large mind, a
 //!   query of common words searches the frames holding its rarest words,
 //!   ranked by all of them ([`budget_expression`]).
 //! - **Vectors.** Frame vectors and chunk vectors are searched; a chunk hit
@@ -49,13 +50,31 @@ pub const STOP_WORDS: &[&str] = &[
     "where", "which", "who", "why", "will", "with", "would", "you", "your",
 ];
 
+/// The most distinct words a full-text search considers: the first ones of
+/// the query, in the order they come.
+///
+/// Why: every word costs a count of its postings ([`budget_expression`])
+/// and a term of the FTS5 expression, so a query pasted from a whole
+/// document (megabytes of text) would keep the engine busy for as long as
+/// it has words. A question or a conversation turn holds far fewer
+/// distinct non-stop words than this, so its search is unchanged; past
+/// it, more words barely move a BM25 ranking that already holds 128
+/// terms. (Lucene bounds a boolean query's clauses the same way.)
+pub const MAX_QUERY_WORDS: usize = 128;
+
 /// The searchable words of a user query: its non-stop words, lower-cased,
-/// each once, in order.
+/// each once, in order, at most [`MAX_QUERY_WORDS`] of them (the first
+/// ones). Linear in the query's length: the words seen are kept in a hash
+/// set, and the query is read no further once the cap is reached.
 pub fn fts_words(query: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for word in query.split(|c: char| !c.is_alphanumeric()) {
+        if words.len() >= MAX_QUERY_WORDS {
+            break;
+        }
         let word = word.to_lowercase();
-        if word.is_empty() || STOP_WORDS.contains(&word.as_str()) || words.contains(&word) {
+        if word.is_empty() || STOP_WORDS.contains(&word.as_str()) || !seen.insert(word.clone()) {
             continue;
         }
         words.push(word);
@@ -361,11 +380,8 @@ impl MindStore {
         if words.len() <= 1 {
             return Ok(fts_expression(&words));
         }
-        let mut counted = Vec::with_capacity(words.len());
-        for word in words {
-            let count = self.document_count(&word)?;
-            counted.push((word, count));
-        }
+        let counts = self.document_counts(&words)?;
+        let counted: Vec<(String, u64)> = words.into_iter().zip(counts).collect();
         Ok(budget_expression(&counted))
     }
 
@@ -423,10 +439,12 @@ impl MindStore {
         Ok(hits)
     }
 
-    /// How many frames hold `word` (the full-text index's document count),
-    /// remembered until the mind's change log moves (the lanes of one recall
-    /// ask for the same words).
-    fn document_count(&self, word: &str) -> StoreResult<u64> {
+    /// How many frames hold each of `words` (the full-text index's document
+    /// counts), in their order, remembered until the mind's change log moves
+    /// (the lanes of one recall ask for the same words). The words not
+    /// remembered are counted by one statement, whatever their number: they
+    /// go in as one JSON array, and each is matched on its own.
+    fn document_counts(&self, words: &[String]) -> StoreResult<Vec<u64>> {
         let seq: i64 = self.conn.query_row(
             "SELECT ifnull(max(seq), 0) FROM memory_vector_changes",
             [],
@@ -438,17 +456,33 @@ impl MindStore {
         if cache.0 != seq {
             *cache = (seq, std::collections::HashMap::new());
         }
-        if let Some(count) = cache.1.get(word) {
-            return Ok(*count);
+        let missing: Vec<&String> = words
+            .iter()
+            .filter(|word| !cache.1.contains_key(*word))
+            .collect();
+        if !missing.is_empty() {
+            let quoted: Vec<String> = missing.iter().map(|word| format!("\"{word}\"")).collect();
+            let array = serde_json::to_string(&quoted)
+                .map_err(|error| StoreError::InvalidInput(format!("query words: {error}")))?;
+            let counts: Vec<(usize, u64)> = self
+                .conn
+                .prepare_cached(
+                    "SELECT words.key, (SELECT count(*) FROM memory_frames_fts
+                                        WHERE memory_frames_fts MATCH words.value)
+                     FROM json_each(?1) AS words",
+                )?
+                .query_map([array], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            for (index, count) in counts {
+                if let Some(word) = missing.get(index) {
+                    cache.1.insert((*word).clone(), count);
+                }
+            }
         }
-        let count: u64 = self
-            .conn
-            .prepare_cached(
-                "SELECT count(*) FROM memory_frames_fts WHERE memory_frames_fts MATCH ?1",
-            )?
-            .query_row([format!("\"{word}\"")], |row| row.get(0))?;
-        cache.1.insert(word.to_string(), count);
-        Ok(count)
+        Ok(words
+            .iter()
+            .map(|word| cache.1.get(word).copied().unwrap_or(0))
+            .collect())
     }
 
     /// Nearest frames to `embedding` over frame and chunk vectors (see the
@@ -552,8 +586,11 @@ impl MindStore {
         let cosine = |bytes: &[u8]| -> f64 {
             let mut dot = 0f64;
             let mut row_norm = 0f64;
-            for (value, query) in bytes.chunks_exact(4).zip(embedding) {
-                let value = f64::from(f32::from_le_bytes([value[0], value[1], value[2], value[3]]));
+            let values = bytes
+                .chunks_exact(4)
+                .filter_map(|value| <[u8; 4]>::try_from(value).ok());
+            for (value, query) in values.zip(embedding) {
+                let value = f64::from(f32::from_le_bytes(value));
                 dot += value * f64::from(*query);
                 row_norm += value * value;
             }
@@ -645,7 +682,7 @@ impl MindStore {
                 .collect();
         }
         let limit_param = param(&mut values, Value::Integer(i64::from(limit)));
-        let sql = if branches.len() == 1 && branches[0].is_empty() {
+        let sql = if matches!(branches.as_slice(), [only] if only.is_empty()) {
             format!(
                 "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE 1{} {order} LIMIT {limit_param}",
                 and(&conditions)

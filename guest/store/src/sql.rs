@@ -697,16 +697,17 @@ impl Drop for Transaction<'_> {
 /// whole.
 pub fn split_statements(script: &str) -> Vec<&str> {
     let bytes = script.as_bytes();
+    let at = |i: usize| bytes.get(i).copied();
     let mut statements = Vec::new();
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(byte) = at(i) {
+        match byte {
             quote @ (b'\'' | b'"' | b'`') => {
                 i += 1;
-                while i < bytes.len() {
-                    if bytes[i] == quote {
-                        if bytes.get(i + 1) == Some(&quote) {
+                while let Some(byte) = at(i) {
+                    if byte == quote {
+                        if at(i + 1) == Some(quote) {
                             i += 2;
                             continue;
                         }
@@ -717,25 +718,27 @@ pub fn split_statements(script: &str) -> Vec<&str> {
                 i += 1;
             }
             b'[' => {
-                while i < bytes.len() && bytes[i] != b']' {
+                while at(i).is_some_and(|byte| byte != b']') {
                     i += 1;
                 }
                 i += 1;
             }
-            b'-' if bytes.get(i + 1) == Some(&b'-') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
+            b'-' if at(i + 1) == Some(b'-') => {
+                while at(i).is_some_and(|byte| byte != b'\n') {
                     i += 1;
                 }
             }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+            b'/' if at(i + 1) == Some(b'*') => {
                 i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                while i + 1 < bytes.len() && !(at(i) == Some(b'*') && at(i + 1) == Some(b'/')) {
                     i += 1;
                 }
                 i += 2;
             }
             b';' => {
-                let statement = &script[start..i];
+                // `;` is ASCII, so `i` (and `start`, just past an earlier
+                // one) is a character boundary.
+                let statement = script.get(start..i).unwrap_or_default();
                 if is_open_trigger(statement) {
                     i += 1;
                     continue;

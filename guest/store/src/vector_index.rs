@@ -192,7 +192,7 @@ fn importance_rank(importance: Importance) -> u8 {
 
 fn head_of(content: &str) -> Box<str> {
     match content.char_indices().nth(HEAD_CHARS) {
-        Some((end, _)) => content[..end].into(),
+        Some((end, _)) => content.get(..end).unwrap_or(content).into(),
         None => content.into(),
     }
 }
@@ -214,11 +214,18 @@ fn quantize(vector: &[f32], codes: &mut Vec<i8>) -> f32 {
     scale
 }
 
+/// The int8 codes of row `i` of `codes`, `dim` a row (empty for a row
+/// they do not hold).
+fn row_codes(codes: &[i8], dim: usize, i: usize) -> &[i8] {
+    codes.get(i * dim..(i + 1) * dim).unwrap_or_default()
+}
+
 /// Little-endian f32 bytes (the vector tables' form) as a vector.
 fn vector_from_bytes(bytes: &[u8]) -> Vec<f32> {
     bytes
         .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .filter_map(|b| <[u8; 4]>::try_from(b).ok())
+        .map(f32::from_le_bytes)
         .collect()
 }
 
@@ -483,8 +490,12 @@ impl VectorIndex {
         let mut rows = Vec::with_capacity(self.rows.len() - self.dead);
         let mut metas = Vec::with_capacity(self.frames.len());
         for entry in self.frames.values_mut() {
+            // Every entry's meta is held (the index adds them together).
+            let Some(meta) = self.metas.get(entry.meta as usize) else {
+                continue;
+            };
             let slot = u32::try_from(metas.len()).unwrap_or(u32::MAX);
-            metas.push(self.metas[entry.meta as usize].clone());
+            metas.push(meta.clone());
             entry.meta = slot;
             entry.rows.clear();
         }
@@ -495,7 +506,7 @@ impl VectorIndex {
             let Some(entry) = self.frames.get_mut(&row.frame) else {
                 continue;
             };
-            codes.extend_from_slice(&self.codes[i * self.dim..(i + 1) * self.dim]);
+            codes.extend_from_slice(row_codes(&self.codes, self.dim, i));
             entry.rows.push(rows.len());
             rows.push(Row {
                 meta: entry.meta,
@@ -600,25 +611,30 @@ impl VectorIndex {
                 .map(|len| Vec::with_capacity(len * 2))
                 .collect();
             let mut thresholds = vec![f32::NEG_INFINITY; searches.len()];
-            for i in range {
-                let row = &self.rows[i];
-                let mask = masks[row.meta as usize];
+            let rows = self.rows.get(range.clone()).unwrap_or_default();
+            for (i, row) in range.zip(rows) {
+                let mask = masks.get(row.meta as usize).copied().unwrap_or(0);
                 if !row.live || mask == 0 {
                     continue;
                 }
-                let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
                 // Exact in i32 (|code| ≤ 127, dim ≪ 2^17); f32 is enough to rank.
                 #[allow(clippy::cast_precision_loss)]
-                let score = dot_i8(&query_codes, codes) as f32 * row.scale;
-                for (lane, list) in lists.iter_mut().enumerate() {
-                    if mask & (1 << lane) == 0 || score < thresholds[lane] {
+                let score =
+                    dot_i8(&query_codes, row_codes(&self.codes, self.dim, i)) as f32 * row.scale;
+                for (lane, ((list, threshold), shortlist)) in lists
+                    .iter_mut()
+                    .zip(thresholds.iter_mut())
+                    .zip(&shortlists)
+                    .enumerate()
+                {
+                    if mask & (1 << lane) == 0 || score < *threshold {
                         continue;
                     }
                     list.push((score, i));
-                    if list.len() >= shortlists[lane] * 2 {
+                    if list.len() >= shortlist * 2 {
                         list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-                        list.truncate(shortlists[lane]);
-                        thresholds[lane] = list.last().map_or(f32::NEG_INFINITY, |last| last.0);
+                        list.truncate(*shortlist);
+                        *threshold = list.last().map_or(f32::NEG_INFINITY, |last| last.0);
                     }
                 }
             }
@@ -646,43 +662,37 @@ impl VectorIndex {
         shortlist: &[(f32, usize)],
         limit: usize,
     ) -> Vec<IndexHit> {
-        let mut hits: Vec<(f64, usize)> = shortlist
+        let mut hits: Vec<(f64, &Row)> = shortlist
             .iter()
-            .map(|&(_, i)| {
-                let row = &self.rows[i];
-                let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
-                let (dot, norm) =
-                    codes
-                        .iter()
-                        .zip(query)
-                        .fold((0.0_f64, 0.0_f64), |(dot, norm), (&code, &q)| {
-                            let x = f64::from(code) * f64::from(row.scale);
-                            (dot + x * f64::from(q), norm + x * x)
-                        });
+            .filter_map(|&(_, i)| {
+                let row = self.rows.get(i)?;
+                let (dot, norm) = row_codes(&self.codes, self.dim, i).iter().zip(query).fold(
+                    (0.0_f64, 0.0_f64),
+                    |(dot, norm), (&code, &q)| {
+                        let x = f64::from(code) * f64::from(row.scale);
+                        (dot + x * f64::from(q), norm + x * x)
+                    },
+                );
                 let cosine = if norm > 0.0 {
                     dot / (norm.sqrt() * query_norm)
                 } else {
                     0.0
                 };
-                (cosine, i)
+                Some((cosine, row))
             })
             .collect();
         hits.sort_by(|a, b| {
-            b.0.total_cmp(&a.0).then(
-                self.rows[a.1]
-                    .chunk
-                    .is_some()
-                    .cmp(&self.rows[b.1].chunk.is_some()),
-            )
+            b.0.total_cmp(&a.0)
+                .then(a.1.chunk.is_some().cmp(&b.1.chunk.is_some()))
         });
         let mut seen = std::collections::HashSet::new();
         hits.into_iter()
-            .filter(|(_, i)| seen.insert(self.rows[*i].frame))
+            .filter(|(_, row)| seen.insert(row.frame))
             .take(limit)
-            .map(|(cosine, i)| IndexHit {
-                frame: self.rows[i].frame,
+            .map(|(cosine, row)| IndexHit {
+                frame: row.frame,
                 cosine,
-                chunk: self.rows[i].chunk,
+                chunk: row.chunk,
             })
             .collect()
     }

@@ -96,11 +96,10 @@ fn add_word(sum: &mut [f32], word: &str) {
             .chain_update(block.to_le_bytes())
             .finalize();
         for pair in digest.chunks_exact(2) {
-            if index >= sum.len() {
+            let (Some(slot), &[low, high]) = (sum.get_mut(index), pair) else {
                 break;
-            }
-            let raw = u16::from_le_bytes([pair[0], pair[1]]);
-            sum[index] += f32::from(raw) / 32767.5 - 1.0;
+            };
+            *slot += f32::from(u16::from_le_bytes([low, high])) / 32767.5 - 1.0;
             index += 1;
         }
         block += 1;

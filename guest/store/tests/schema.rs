@@ -384,6 +384,145 @@ fn the_audit_tables_are_append_only() {
     assert!(store.append_install_audit("x", "not json").is_err());
 }
 
+/// Every row of audit table `table` of an open mind, every column, as text.
+fn rows_of(store: &hive_mind_store::MindStore, table: &str) -> Vec<String> {
+    let columns = match table {
+        "install_audit" => "id, timestamp, action, detail",
+        _ => "id, timestamp, provider, model, purpose, input_tokens, output_tokens, detail",
+    };
+    store
+        .connection()
+        .query_all(
+            &format!("SELECT json_array({columns}) FROM {table} ORDER BY id"),
+            [],
+            |row| row.get(0),
+        )
+        .unwrap()
+}
+
+/// Replacing the row of id 1 of each audit table, every way SQLite offers,
+/// is refused and changes nothing; a plain append still works.
+fn assert_audit_rows_cannot_be_replaced(store: &mut hive_mind_store::MindStore) {
+    store.append_install_audit("install", "{}").unwrap();
+    store
+        .append_ai_interaction(&hive_mind_store::audit::AiInteraction {
+            provider: "local".into(),
+            model: "tiny".into(),
+            purpose: "cognify".into(),
+            input_tokens: 10,
+            output_tokens: 5,
+            detail: "{}".into(),
+        })
+        .unwrap();
+    let audit = rows_of(store, "install_audit");
+    let interactions = rows_of(store, "ai_interactions");
+    let conn = store.connection();
+    for sql in [
+        "INSERT OR REPLACE INTO install_audit (id, timestamp, action, detail) VALUES (1, 'then', 'tampered', '{}')",
+        "REPLACE INTO install_audit (id, timestamp, action, detail) VALUES (1, 'then', 'tampered', '{}')",
+        "INSERT OR REPLACE INTO ai_interactions (id, provider, model, purpose) VALUES (1, 'x', 'y', 'z')",
+        "REPLACE INTO ai_interactions (id, provider, model, purpose) VALUES (1, 'x', 'y', 'z')",
+    ] {
+        let error = conn.execute(sql, []).unwrap_err();
+        assert!(error.to_string().contains("append-only"), "{sql}: {error}");
+    }
+    assert_eq!(rows_of(store, "install_audit"), audit);
+    assert_eq!(rows_of(store, "ai_interactions"), interactions);
+    // A new id, explicit or not, is an append.
+    store.append_install_audit("upgrade", "{}").unwrap();
+    store
+        .connection()
+        .execute(
+            "INSERT INTO install_audit (id, timestamp, action, detail) VALUES (100, 'then', 'later', '{}')",
+            [],
+        )
+        .unwrap();
+    let actions: Vec<String> = store
+        .install_audit()
+        .unwrap()
+        .into_iter()
+        .map(|row| row.action)
+        .collect();
+    assert_eq!(actions, ["install", "upgrade", "later"]);
+}
+
+#[test]
+fn the_audit_tables_refuse_replacement() {
+    let (_dir, mut minds) = minds();
+    assert_audit_rows_cannot_be_replaced(minds.mind(&Mind::Personal).unwrap());
+}
+
+#[test]
+fn a_v7_mind_gets_the_replacement_guards() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(open_minds(dir.path(), config()).unwrap());
+    {
+        let conn = rusqlite::Connection::open(personal_file(dir.path())).unwrap();
+        conn.execute_batch(
+            "DROP TRIGGER install_audit_no_replace;
+             DROP TRIGGER ai_interactions_no_replace;
+             PRAGMA user_version = 7;",
+        )
+        .unwrap();
+        // What v7 allowed: a replacement goes through.
+        conn.execute_batch(
+            "INSERT INTO install_audit (action) VALUES ('install');
+             INSERT OR REPLACE INTO install_audit (id, action) VALUES (1, 'tampered');",
+        )
+        .unwrap();
+    }
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    assert_eq!(user_version(&personal_file(dir.path())), SCHEMA_VERSION);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    assert!(store.check().unwrap().ok());
+    let before = rows_of(store, "install_audit");
+    for sql in [
+        "INSERT OR REPLACE INTO install_audit (id, action) VALUES (1, 'again')",
+        "REPLACE INTO install_audit (id, action) VALUES (1, 'again')",
+    ] {
+        let error = store.connection().execute(sql, []).unwrap_err();
+        assert!(error.to_string().contains("append-only"), "{sql}: {error}");
+    }
+    assert_eq!(rows_of(store, "install_audit"), before);
+    store.append_install_audit("upgrade", "{}").unwrap();
+    let actions: Vec<String> = store
+        .install_audit()
+        .unwrap()
+        .into_iter()
+        .map(|row| row.action)
+        .collect();
+    assert_eq!(actions, ["tampered", "upgrade"]);
+}
+
+#[test]
+fn check_reports_an_audit_table_without_its_guards() {
+    let (dir, minds) = minds();
+    drop(minds);
+    {
+        let conn = rusqlite::Connection::open(personal_file(dir.path())).unwrap();
+        conn.execute_batch(
+            "DROP TRIGGER ai_interactions_no_replace; DROP TRIGGER install_audit_no_delete;",
+        )
+        .unwrap();
+    }
+    let mut minds = open_minds(dir.path(), config()).unwrap();
+    let problems = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .check()
+        .unwrap()
+        .problems;
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].contains("install_audit_no_delete"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].contains("ai_interactions_no_replace"),
+        "{problems:?}"
+    );
+}
+
 /// The frame vectors and the chunk vectors of the file at `path`, by id
 /// (`rowid` reads both a `vec0` table and a plain one).
 fn vectors_of(path: &Path) -> (BTreeMap<i64, Vec<u8>>, BTreeMap<i64, Vec<u8>>) {

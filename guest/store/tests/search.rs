@@ -6,7 +6,7 @@
 
 use crate::support::*;
 use hive_mind_core::Importance;
-use hive_mind_store::search::fts_query;
+use hive_mind_store::search::{MAX_QUERY_WORDS, fts_query, fts_words};
 use hive_mind_store::{
     FakeHashVectorSource, Mind, Minds, SearchFilter, StoreConfig, StoreError, VectorSource,
     VectorState,
@@ -63,6 +63,64 @@ fn fts_queries_drop_stop_words_and_quote_everything() {
     );
     assert_eq!(fts_query("the of and"), None);
     assert_eq!(fts_query("  "), None);
+}
+
+/// `count` distinct searchable words, each `prefix` and a number.
+fn numbered_words(prefix: &str, count: usize) -> Vec<String> {
+    (0..count).map(|n| format!("{prefix}{n}")).collect()
+}
+
+#[test]
+fn a_query_keeps_its_first_distinct_words_up_to_the_cap() {
+    assert_eq!(
+        fts_words("Ledger tea, the LEDGER and tea again"),
+        ["ledger", "tea", "again"]
+    );
+    let mut words = numbered_words("w", 200_000);
+    // Repeats do not count against the cap.
+    words.splice(1..1, vec!["w0".to_string(); 1000]);
+    let kept = fts_words(&words.join(" "));
+    assert_eq!(kept, numbered_words("w", MAX_QUERY_WORDS));
+}
+
+#[test]
+fn a_huge_query_completes_with_as_many_statements_as_a_small_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let databases = CountingDatabases::new(dir.path());
+    let mut store =
+        hive_mind_store::MindStore::open(&databases, Mind::Personal, true, &config()).unwrap();
+    for text in [
+        "The ledger service uses PostgreSQL.",
+        "Sam prefers green tea.",
+    ] {
+        store.save_frame(frame(&Mind::Personal, text)).unwrap();
+    }
+    let all = SearchFilter::default();
+    // Each search asks about words not counted before (none are cached).
+    let statements_of = |query: &str| {
+        let before = databases.count();
+        let hits = store.search_text(query, &all, 10).unwrap();
+        (databases.count() - before, hits.len())
+    };
+    let (small, small_hits) = statements_of("ledger x1 x2");
+    assert_eq!(small_hits, 1);
+    let capped_query = format!(
+        "ledger {}",
+        numbered_words("y", MAX_QUERY_WORDS - 1).join(" ")
+    );
+    assert_eq!(fts_words(&capped_query).len(), MAX_QUERY_WORDS);
+    let (capped, capped_hits) = statements_of(&capped_query);
+    assert_eq!(capped_hits, 1);
+    // 200,000 distinct words after "tea": "tea" is searched; "ledger", past
+    // the cap, is not.
+    let huge = format!("tea {} ledger", numbered_words("z", 200_000).join(" "));
+    let (huge_statements, huge_hits) = statements_of(&huge);
+    assert_eq!(huge_hits, 1);
+    assert_eq!(capped, small, "statements grow with the query's words");
+    assert_eq!(
+        huge_statements, small,
+        "statements grow with the query's words"
+    );
 }
 
 #[test]

@@ -982,31 +982,21 @@ pub(crate) const LEADING_WORDS: &[&str] = &[
 
 /// Month and weekday names: stripped from the front of a run ("Monday Marko
 /// Bauer said …" names "Marko Bauer") and never names by themselves.
-pub(crate) const CALENDAR_WORDS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
+pub(crate) const CALENDAR_WORDS: &[&str] =
+    &crate::words::joined::<{ crate::words::total_len(CALENDAR_PARTS) }>(CALENDAR_PARTS);
+
+/// The parts of [`CALENDAR_WORDS`]: the month names (the one table,
+/// [`crate::dates::month::MONTH_NAMES`]), their abbreviations, and the
+/// weekdays and quarters.
+const CALENDAR_PARTS: &[&[&str]] = &[
+    &crate::dates::month::MONTH_NAMES,
+    &crate::dates::month::MONTH_STEMS,
+    &[crate::dates::month::SEPT],
+    WEEKDAYS_AND_QUARTERS,
+];
+
+/// The words of [`CALENDAR_WORDS`] that are not month names.
+const WEEKDAYS_AND_QUARTERS: &[&str] = &[
     "monday",
     "tuesday",
     "wednesday",

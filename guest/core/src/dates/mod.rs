@@ -1,6 +1,6 @@
 //! Dates in queries and texts.
 
-mod month;
+pub(crate) mod month;
 mod relative;
 mod window;
 

@@ -15,11 +15,44 @@ use chrono::{Months, NaiveDate};
 /// optionally followed by an abbreviation dot. Callers compile it with `(?i)`.
 pub(super) const MONTH_NAME_PATTERN: &str = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?";
 
-/// The three-letter stems of the month names, January first: every accepted
-/// spelling starts with its month's stem, and no two stems collide.
-const MONTH_STEMS: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+/// The English month names, lower-case, January first: the one month table.
+/// The stems below, the entity noise words
+/// ([`crate::entity::COMMON_TITLE_WORDS`]) and cognify's calendar words are
+/// built from it.
+pub(crate) const MONTH_NAMES: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
+
+/// The one abbreviation of a month that is not its three-letter stem.
+pub(crate) const SEPT: &str = "sept";
+
+/// The three-letter stems of the month names, January first: every accepted
+/// spelling starts with its month's stem, and no two stems collide (the
+/// abbreviations `jan`, `feb`, …).
+pub(crate) const MONTH_STEMS: [&str; 12] = month_stems();
+
+/// The first three letters of each of [`MONTH_NAMES`] (evaluated at compile
+/// time: a name shorter than that would fail the build).
+const fn month_stems() -> [&'static str; 12] {
+    let mut stems = [""; 12];
+    let mut index = 0;
+    while index < MONTH_NAMES.len() {
+        stems[index] = MONTH_NAMES[index].split_at(3).0;
+        index += 1;
+    }
+    stems
+}
 
 /// The number of months in a year, for turning years into months.
 pub(super) const MONTHS_PER_YEAR: u32 = 12;
@@ -89,6 +122,23 @@ mod tests {
         for bad in ["", "ma", "smarch", "month"] {
             assert_eq!(month_number(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn every_name_and_abbreviation_of_the_table_is_recognised() {
+        let pattern = regex::Regex::new(&format!("(?i)^{MONTH_NAME_PATTERN}$")).unwrap();
+        for (index, (name, stem)) in MONTH_NAMES.iter().zip(MONTH_STEMS).enumerate() {
+            let number = u32::try_from(index + 1).unwrap();
+            assert!(name.starts_with(stem), "{stem} is not the stem of {name}");
+            for spelling in [*name, stem] {
+                assert!(pattern.is_match(spelling), "{spelling}");
+                assert_eq!(month_number(spelling), Some(number), "{spelling}");
+            }
+        }
+        assert!(pattern.is_match(SEPT));
+        assert_eq!(month_number(SEPT), Some(9));
+        let unique: std::collections::BTreeSet<&str> = MONTH_STEMS.into_iter().collect();
+        assert_eq!(unique.len(), MONTH_STEMS.len());
     }
 
     #[test]

@@ -151,3 +151,60 @@ pub fn long_text(tag: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n\n")
 }
+
+/// The native capability, counting every statement its databases execute:
+/// how many statements an operation costs, seen from outside the store.
+pub struct CountingDatabases {
+    inner: NativeDatabases,
+    /// Statements executed so far, by every database opened.
+    pub statements: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl CountingDatabases {
+    /// The counting capability over `dir`.
+    pub fn new(dir: &Path) -> CountingDatabases {
+        CountingDatabases {
+            inner: NativeDatabases(DataDir::new(dir)),
+            statements: std::sync::Arc::default(),
+        }
+    }
+
+    /// Statements executed so far.
+    pub fn count(&self) -> usize {
+        self.statements.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+struct CountingDatabase {
+    inner: Box<dyn Database>,
+    statements: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Database for CountingDatabase {
+    fn execute(&self, statement: &str, parameters: &[Value]) -> Result<QueryResult, SqlError> {
+        self.statements
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.execute(statement, parameters)
+    }
+
+    fn last_insert_rowid(&self) -> i64 {
+        self.inner.last_insert_rowid()
+    }
+
+    fn changes(&self) -> u64 {
+        self.inner.changes()
+    }
+}
+
+impl Databases for CountingDatabases {
+    fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError> {
+        Ok(Box::new(CountingDatabase {
+            inner: self.inner.open(name, create)?,
+            statements: self.statements.clone(),
+        }))
+    }
+
+    fn list(&self) -> Result<Vec<String>, SqlError> {
+        self.inner.list()
+    }
+}

@@ -1,0 +1,49 @@
+//! Word lists joined at compile time.
+//!
+//! A list that includes another (the month names inside the entity noise
+//! words and inside cognify's calendar words) is built from it here instead
+//! of repeating its words, so the one table stays the only place they are
+//! written. Both functions run in `const` items only: an out-of-range index
+//! or a wrong length fails the build, never a run.
+
+/// The number of words in `parts` together: the `N` of [`joined`].
+pub(crate) const fn total_len(parts: &[&[&str]]) -> usize {
+    let mut total = 0;
+    let mut part = 0;
+    while part < parts.len() {
+        total += parts[part].len();
+        part += 1;
+    }
+    total
+}
+
+/// The words of `parts`, in order, as one array of `N` words (`N` is
+/// [`total_len`] of `parts`; any other length fails the build).
+pub(crate) const fn joined<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut words = [""; N];
+    let mut at = 0;
+    let mut part = 0;
+    while part < parts.len() {
+        let mut index = 0;
+        while index < parts[part].len() {
+            words[at] = parts[part][index];
+            at += 1;
+            index += 1;
+        }
+        part += 1;
+    }
+    assert!(at == N, "the joined length is not the parts' total length");
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joined_keeps_every_word_in_order() {
+        const PARTS: &[&[&str]] = &[&["a", "b"], &[], &["c"]];
+        const WORDS: [&str; total_len(PARTS)] = joined(PARTS);
+        assert_eq!(WORDS, ["a", "b", "c"]);
+    }
+}
