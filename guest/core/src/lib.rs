@@ -62,7 +62,9 @@ pub use dedup::{DedupIndex, DedupVerdict, SimilarContent, dedup_check, trigram_s
 pub use entity::{is_noise_name, normalize_entity_name};
 pub use fusion::{RRF_K, rrf_fuse};
 pub use hash::{content_hash, strip_hm_prefix};
-pub use injection::{InjectionCategory, InjectionReport, ScanContext, scan_for_injection};
+pub use injection::{
+    InjectionCategory, InjectionReport, ScanContext, scan_for_injection, scan_in_windows,
+};
 pub use raw_turn::{RawTurnTag, raw_turn_content, reply_context, speaker_named_in};
 pub use recall::{
     Candidate, FrameInfo, Lane, LaneHit, MindKey, RankOptions, RankedMemory, RecallOutput,

@@ -3,7 +3,8 @@
 //! ```text
 //! bytes / URL ─▶ adapter (detect by content, parse in the sandbox) ─▶ items
 //!   ─▶ known? (item hash already done in this mind: skipped)
-//!   ─▶ pass 0: injection scan of title + first 4 KB (hostile items dropped whole)
+//!   ─▶ pass 0: injection scan of the whole item, title and headings included, in 4 KB
+//!      windows (hostile items dropped whole)
 //!   ─▶ pass 1: classify (LLM fast tier, 20 a prompt; or heuristic) — `skip` items keep
 //!              only their raw turns
 //!   ─▶ pass 2–3: extract + synthesize (LLM capable tier; or the heuristic distillation)
@@ -29,7 +30,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use hive_mind_core::cognify::accept_entity_name;
 use hive_mind_core::{
-    DedupIndex, DedupVerdict, ScanContext, raw_turn_content, reply_context, scan_for_injection,
+    DedupIndex, DedupVerdict, ScanContext, raw_turn_content, reply_context, scan_in_windows,
 };
 use hive_mind_harvest::distill::llm::{self as prompts, AnswerError, Prompt};
 use hive_mind_harvest::distill::{Classification, Distilled, Knowledge, Target, Value, heuristic};
@@ -50,11 +51,6 @@ use crate::store;
 
 /// Items a classification prompt carries (the design's batch of 20).
 pub const CLASSIFY_BATCH: usize = 20;
-
-/// Bytes of an item the pass-0 injection scan reads after its title (the
-/// design's first 4 KB: enough to catch an attack aimed at the model that
-/// would read the item, cheap enough for every item).
-pub const SCAN_PREFIX_BYTES: usize = 4096;
 
 /// Notes kept in a report; beyond this they are counted, not listed (a
 /// large export must not grow the report without bound).
@@ -236,23 +232,29 @@ fn fetch_error(url: &str, error: fetch::Error) -> String {
     }
 }
 
-/// The text pass 0 scans: the title, then the messages' or sections'
-/// texts, cut at [`SCAN_PREFIX_BYTES`]. The texts go in bare, without
-/// `role:` labels: a line `system: You are …` reads as a system-prompt
-/// injection, and most real system prompts start "You are".
+/// The text pass 0 scans: the title, then every message's text, or every
+/// section's headings and text — all of the item (the design read its
+/// first 4 KB only, so an attack placed after them was imported; §8), in
+/// the scanner's windows ([`scan_in_windows`]). The texts go in bare,
+/// without `role:` labels: a line `system: You are …` reads as a
+/// system-prompt injection, and most real system prompts start "You are".
 fn scan_probe(item: &Item) -> String {
     let mut parts: Vec<&str> = Vec::new();
     if let Some(title) = &item.title {
         parts.push(title);
     }
     parts.extend(item.messages.iter().map(|message| message.text.as_str()));
-    parts.extend(item.sections.iter().map(|section| section.text.as_str()));
-    let text = parts.join("\n\n");
-    let mut end = text.len().min(SCAN_PREFIX_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
+    for section in &item.sections {
+        parts.extend(section.headings.iter().map(String::as_str));
+        parts.push(&section.text);
     }
-    text[..end].to_string()
+    parts.join("\n\n")
+}
+
+/// Whether one verbatim text (a turn, or a section with its headings) is
+/// hostile: scanned whole, in windows.
+fn is_hostile(texts: &[&str]) -> bool {
+    !scan_in_windows(&texts.join("\n\n"), ScanContext::ToolOutput).safe
 }
 
 fn empty_report(dry_run: bool) -> ImportReport {
@@ -534,7 +536,7 @@ impl State {
             if done.contains(&hash) {
                 continue;
             }
-            let report = scan_for_injection(&scan_probe(&item), ScanContext::ToolOutput);
+            let report = scan_in_windows(&scan_probe(&item), ScanContext::ToolOutput);
             let hostile = (!report.safe).then(|| report.matched.join(", "));
             self.pending.push_back(Pending {
                 source,
@@ -1098,7 +1100,7 @@ impl State {
                     if message.role == Role::System || message.text.trim().is_empty() {
                         continue;
                     }
-                    if !scan_for_injection(&message.text, ScanContext::ToolOutput).safe {
+                    if is_hostile(&[&message.text]) {
                         hostile_turns += 1;
                         continue;
                     }
@@ -1134,7 +1136,10 @@ impl State {
             ItemKind::Document => {
                 let title = item.title.clone().unwrap_or_default();
                 for section in &item.sections {
-                    if !scan_for_injection(&section.text, ScanContext::ToolOutput).safe {
+                    let mut texts: Vec<&str> =
+                        section.headings.iter().map(String::as_str).collect();
+                    texts.push(&section.text);
+                    if is_hostile(&texts) {
                         self.report.dropped_extractions += 1;
                         self.note(format!(
                             "item {}: a section dropped by the injection scan",
@@ -1186,7 +1191,7 @@ impl State {
             if knowledge.text.trim().is_empty() {
                 continue;
             }
-            if !scan_for_injection(&knowledge.text, ScanContext::ToolOutput).safe {
+            if is_hostile(&[&knowledge.text]) {
                 self.report.dropped_extractions += 1;
                 self.note(format!(
                     "item {}: an extraction dropped by the injection scan",

@@ -15,7 +15,7 @@
 //! written. Duplicates (the same turn imported twice) are counted by the
 //! store's content-hash dedup.
 
-use hive_mind_core::{ScanContext, raw_turn_content, reply_context, scan_for_injection};
+use hive_mind_core::{ScanContext, raw_turn_content, reply_context, scan_in_windows};
 
 use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation, ImportedTurn};
 use crate::hive::mind::types::{Importance, Mind, Source};
@@ -69,7 +69,7 @@ pub fn import_conversations(
                 report.skipped += 1;
                 continue;
             }
-            if !scan_for_injection(&turn.text, ScanContext::ToolOutput).safe {
+            if !scan_in_windows(&turn.text, ScanContext::ToolOutput).safe {
                 report.rejected += 1;
                 continue;
             }
