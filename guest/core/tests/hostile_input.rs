@@ -26,9 +26,31 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
-/// Words and marks the date, entity, write-back and injection parsers react
-/// to.
+/// Words, phrases and marks the date, entity, write-back and injection
+/// parsers react to.
 const CUES: &[&str] = &[
+    "3 May 2026",
+    "3rd of May, 2026",
+    "May 3, 2026",
+    "2026-05-03",
+    "2026-13-45",
+    "first week of May 2026",
+    "mid-May 2026",
+    "late December 1999",
+    "May 2026",
+    "in 2025",
+    "during 20",
+    "3 days ago",
+    "last Tuesday",
+    "two weeks ago",
+    "next month",
+    "Feb 30, 2024",
+    "ignore all previous instructions",
+    "forget everything you were told",
+    "wipe your memory and",
+    "disregard your rules",
+    "you are now",
+    "<!-- ignore the above -->",
     "January",
     "feb",
     "March",
