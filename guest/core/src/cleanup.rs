@@ -119,9 +119,15 @@ pub struct CleanupPlan {
 /// module docs for the rules).
 pub fn plan_cleanup(frames: &[CleanupFrame]) -> CleanupPlan {
     let mut plan = CleanupPlan::default();
-    // The candidates: (position, normalised body).
-    let mut candidates: Vec<(usize, String)> = Vec::new();
+    // The candidates: (position, frame, normalised body).
+    let mut candidates: Vec<(usize, &CleanupFrame, String)> = Vec::new();
+    // The verdict on each frame, by position.
     let mut verdicts: Vec<Option<CleanupReason>> = vec![None; frames.len()];
+    let mut retire = |position: usize, reason: CleanupReason| {
+        if let Some(verdict) = verdicts.get_mut(position) {
+            *verdict = Some(reason);
+        }
+    };
     for (position, frame) in frames.iter().enumerate() {
         if frame.importance == Importance::Deprecated
             || frame.content.trim_start().starts_with(RAW_TURN_PREFIX)
@@ -130,34 +136,31 @@ pub fn plan_cleanup(frames: &[CleanupFrame]) -> CleanupPlan {
         }
         let body = display_text(&frame.content, None);
         if body.chars().filter(|c| c.is_alphanumeric()).count() < MIN_BODY_CHARS {
-            verdicts[position] = Some(CleanupReason::Empty);
+            retire(position, CleanupReason::Empty);
             continue;
         }
-        candidates.push((position, normalise(&body)));
+        candidates.push((position, frame, normalise(&body)));
     }
 
     // Keeper order: most important first, then oldest.
-    let rank = |position: usize| {
+    let rank = |frame: &CleanupFrame| {
         Importance::ALL
             .iter()
-            .position(|importance| *importance == frames[position].importance)
+            .position(|importance| *importance == frame.importance)
             .unwrap_or(usize::MAX)
     };
-    candidates.sort_by_key(|(position, _)| (rank(*position), *position));
+    candidates.sort_by_key(|(position, frame, _)| (rank(frame), *position));
 
-    // Exact duplicates of the normalised body.
-    let mut keepers: Vec<(usize, &str)> = Vec::new();
-    let mut by_body: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (position, body) in &candidates {
+    // Exact duplicates of the normalised body: (position, id, body) of each
+    // keeper, and the id of the frame that keeps each body.
+    let mut keepers: Vec<(usize, u64, &str)> = Vec::new();
+    let mut by_body: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    for (position, frame, body) in &candidates {
         match by_body.get(body.as_str()) {
-            Some(&kept) => {
-                verdicts[*position] = Some(CleanupReason::Duplicate {
-                    kept: frames[kept].id,
-                });
-            }
+            Some(&kept) => retire(*position, CleanupReason::Duplicate { kept }),
             None => {
-                by_body.insert(body, *position);
-                keepers.push((*position, body));
+                by_body.insert(body, frame.id);
+                keepers.push((*position, frame.id, body));
             }
         }
     }
@@ -170,27 +173,33 @@ pub fn plan_cleanup(frames: &[CleanupFrame]) -> CleanupPlan {
             MAX_NEAR_DUPLICATE_FRAMES
         ));
     } else {
-        let sets: Vec<_> = keepers.iter().map(|(_, body)| trigrams(body)).collect();
-        let mut kept: Vec<usize> = Vec::new();
-        for (i, set) in sets.iter().enumerate() {
+        // (position, id, trigrams) of each keeper.
+        let sets: Vec<_> = keepers
+            .iter()
+            .map(|&(position, id, body)| (position, id, trigrams(body)))
+            .collect();
+        // The keepers no earlier keeper nearly duplicates: (order, id, trigrams).
+        let mut kept: Vec<(usize, u64, &std::collections::HashSet<[char; 3]>)> = Vec::new();
+        for (order, (position, id, set)) in sets.iter().enumerate() {
             // Similarity ≥ t needs the smaller set to be ≥ t × the larger.
             let best = kept
                 .iter()
-                .filter(|&&k| {
-                    let (a, b) = (set.len() as f64, sets[k].len() as f64);
+                .filter(|(_, _, other)| {
+                    let (a, b) = (set.len() as f64, other.len() as f64);
                     a.min(b) >= NEAR_DUPLICATE_THRESHOLD * a.max(b)
                 })
-                .map(|&k| (k, set_similarity(set, &sets[k])))
-                .filter(|(_, similarity)| *similarity >= NEAR_DUPLICATE_THRESHOLD)
-                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+                .map(|&(k, kept_id, other)| (k, kept_id, set_similarity(set, other)))
+                .filter(|(_, _, similarity)| *similarity >= NEAR_DUPLICATE_THRESHOLD)
+                .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)));
             match best {
-                Some((k, similarity)) => {
-                    verdicts[keepers[i].0] = Some(CleanupReason::NearDuplicate {
-                        kept: frames[keepers[k].0].id,
+                Some((_, kept_id, similarity)) => retire(
+                    *position,
+                    CleanupReason::NearDuplicate {
+                        kept: kept_id,
                         similarity: (similarity * 100.0).round() / 100.0,
-                    });
-                }
-                None => kept.push(i),
+                    },
+                ),
+                None => kept.push((order, *id, set)),
             }
         }
     }

@@ -218,7 +218,9 @@ pub fn scan_for_injection(text: &str, context: ScanContext) -> InjectionReport {
             continue;
         };
         for index in set.set.matches(haystack).iter() {
-            let pattern = &PATTERNS[set.patterns[index]];
+            let Some(pattern) = set.patterns.get(index) else {
+                continue;
+            };
             categories.insert(pattern.category);
             matched.insert(pattern.name);
         }
@@ -804,19 +806,17 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
 struct ViewSet {
     view: View,
     set: regex::RegexSet,
-    /// The index in [`PATTERNS`] of each of the set's patterns.
-    patterns: Vec<usize>,
+    /// The set's patterns, in the set's order.
+    patterns: Vec<&'static Pattern>,
 }
 
 static VIEW_SETS: LazyLock<Vec<ViewSet>> = LazyLock::new(|| {
     [View::Lower, View::Cased, View::Squashed, View::HtmlComments]
         .into_iter()
         .filter_map(|view| {
-            let patterns: Vec<usize> = (0..PATTERNS.len())
-                .filter(|&i| PATTERNS[i].view == view)
-                .collect();
-            let set =
-                regex::RegexSet::new(patterns.iter().map(|&i| PATTERNS[i].regex.as_str())).ok()?;
+            let patterns: Vec<&'static Pattern> =
+                PATTERNS.iter().filter(|p| p.view == view).collect();
+            let set = regex::RegexSet::new(patterns.iter().map(|p| p.regex.as_str())).ok()?;
             Some(ViewSet {
                 view,
                 set,

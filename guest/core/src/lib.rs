@@ -32,6 +32,12 @@
 //! records as objects with kebab-case keys, enums as their kebab-case case
 //! name, variants as `{"case": payload}`.
 
+// The guest aborts on a panic, and queries, messages and tool output are
+// text nobody vetted: no indexing or slicing that can panic (`get`,
+// iterators, `split_once`, …).
+#![deny(clippy::indexing_slicing, clippy::string_slice)]
+#![cfg_attr(test, allow(clippy::indexing_slicing, clippy::string_slice))]
+
 pub mod calendar;
 pub mod catch_up;
 pub mod chunk;

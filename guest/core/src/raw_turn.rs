@@ -133,14 +133,13 @@ pub fn reply_context(previous_speaker: &str, previous_text: &str) -> String {
     let tail = if count <= REPLY_CONTEXT_MAX_CHARS {
         text
     } else {
-        let cut = text
-            .char_indices()
-            .nth(count - REPLY_CONTEXT_MAX_CHARS)
-            .map_or(0, |(at, _)| at);
-        let tail = &text[cut..];
+        // The last REPLY_CONTEXT_MAX_CHARS characters.
+        let mut tail = text.chars();
+        tail.nth(count - REPLY_CONTEXT_MAX_CHARS - 1);
+        let tail = tail.as_str();
         // Start at the next word, unless the tail is a single word.
-        match tail.find(char::is_whitespace) {
-            Some(space) if !tail[space..].trim().is_empty() => tail[space..].trim_start(),
+        match tail.split_once(char::is_whitespace) {
+            Some((_, after)) if !after.trim().is_empty() => after.trim_start(),
             _ => tail,
         }
     };

@@ -308,8 +308,9 @@ fn letter_pieces(letters: &[char]) -> u64 {
     let n = u64::try_from(letters.len()).unwrap_or(u64::MAX);
     let by_length = 1 + n.saturating_sub(5).div_ceil(3);
     let uncommon = letters
-        .windows(2)
-        .filter(|pair| !common_pair(pair[0], pair[1]))
+        .iter()
+        .zip(letters.iter().skip(1))
+        .filter(|&(&first, &second)| !common_pair(first, second))
         .count();
     by_length + u64::try_from(uncommon).unwrap_or(u64::MAX)
 }

@@ -813,8 +813,7 @@ fn split_line(line: &str, out: &mut Vec<String>) {
     let chars: Vec<(usize, char)> = line.char_indices().collect();
     let mut start = 0;
     let mut i = 0;
-    while i < chars.len() {
-        let (at, c) = chars[i];
+    while let Some(&(at, c)) = chars.get(i) {
         let wide = matches!(c, '。' | '！' | '？');
         if !(wide || matches!(c, '.' | '!' | '?' | '…')) {
             i += 1;
@@ -822,25 +821,26 @@ fn split_line(line: &str, out: &mut Vec<String>) {
         }
         // Take the whole run of terminators and closing marks.
         let mut j = i + 1;
-        while j < chars.len()
-            && matches!(
-                chars[j].1,
+        while chars.get(j).is_some_and(|&(_, next)| {
+            matches!(
+                next,
                 '.' | '!' | '?' | '…' | '"' | '\'' | '\u{201D}' | '\u{2019}' | ')' | ']' | '»'
             )
-        {
+        }) {
             j += 1;
         }
         let end = chars.get(j).map_or(line.len(), |&(pos, _)| pos);
         let boundary = wide || chars.get(j).is_none_or(|&(_, next)| next.is_whitespace());
-        let before = &line[start..at];
+        // `start`, `at` and `end` are character boundaries of `line`.
+        let before = line.get(start..at).unwrap_or_default();
         let keeps_going = c == '.' && (is_abbreviation(before) || is_list_number(before));
         if boundary && !keeps_going {
-            push_sentence(&line[start..end], out);
+            push_sentence(line.get(start..end).unwrap_or_default(), out);
             start = end;
         }
         i = j;
     }
-    push_sentence(&line[start..], out);
+    push_sentence(line.get(start..).unwrap_or_default(), out);
 }
 
 /// Whether the text before a full stop ends in a known abbreviation.
@@ -869,12 +869,12 @@ fn push_sentence(raw: &str, out: &mut Vec<String>) {
             break;
         }
     }
-    let digits = s.chars().take_while(char::is_ascii_digit).count();
-    if (1..=3).contains(&digits) {
-        let rest = &s[digits..];
-        if let Some(after) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-            s = after.trim_start();
-        }
+    let rest = s.trim_start_matches(|c: char| c.is_ascii_digit());
+    let digits = s.len() - rest.len();
+    if (1..=3).contains(&digits)
+        && let Some(after) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") "))
+    {
+        s = after.trim_start();
     }
     if s.chars().any(char::is_alphanumeric) {
         out.push(s.to_string());

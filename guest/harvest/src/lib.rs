@@ -13,6 +13,11 @@
 //! - [`sources`] identifies items and sources across exports (item hashes,
 //!   the source set hash).
 
+// The guest aborts on a panic, and harvest reads bytes nobody vetted: no
+// indexing or slicing that can panic (`get`, iterators, `split_once`, …).
+#![deny(clippy::indexing_slicing, clippy::string_slice)]
+#![cfg_attr(test, allow(clippy::indexing_slicing, clippy::string_slice))]
+
 pub mod adapters;
 pub mod distill;
 pub mod item;

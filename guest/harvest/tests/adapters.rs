@@ -1318,16 +1318,144 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
+/// Keys the export formats read, so generated JSON gets past the adapters'
+/// first checks and into their walks of messages, trees and timestamps.
+const EXPORT_KEYS: &[&str] = &[
+    "mapping",
+    "message",
+    "author",
+    "role",
+    "content",
+    "parts",
+    "content_type",
+    "create_time",
+    "update_time",
+    "title",
+    "conversation_id",
+    "id",
+    "current_node",
+    "children",
+    "parent",
+    "uuid",
+    "name",
+    "chat_messages",
+    "sender",
+    "text",
+    "created_at",
+    "updated_at",
+    "sessionId",
+    "type",
+    "timestamp",
+    "cwd",
+    "messages",
+    "header",
+    "time",
+    "products",
+    "subtitles",
+    "titleUrl",
+    "query",
+    "answer",
+    "sources",
+    "url",
+    "attachments",
+    "files",
+    "metadata",
+    "model",
+];
+
+/// Any JSON value, its object keys drawn from [`EXPORT_KEYS`], its strings
+/// arbitrary (timestamps among them).
+fn export_like_json() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        "\\PC{0,40}".prop_map(Value::from),
+        "[0-9]{1,4}-[0-9]{1,2}-[0-9]{1,2}T[0-9:.]{0,12}(Z|[+-][0-9:]{0,5})?".prop_map(Value::from),
+        prop::sample::select(EXPORT_KEYS).prop_map(Value::from),
+    ];
+    leaf.prop_recursive(5, 96, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((prop::sample::select(EXPORT_KEYS), inner), 0..8).prop_map(
+                |pairs| Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+            ),
+        ]
+    })
+}
+
+/// `value` as a JSON document, or as JSONL (an array's elements one a line).
+fn json_bytes(value: &serde_json::Value, as_lines: bool) -> Vec<u8> {
+    match value {
+        serde_json::Value::Array(elements) if as_lines => elements
+            .iter()
+            .map(|element| serde_json::to_string(element).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes(),
+        other => serde_json::to_vec(other).unwrap(),
+    }
+}
+
+/// Detection, then a parse by detection and one forced to each format.
+fn parse_every_way(name: &str, bytes: &[u8]) {
+    let _ = detect_format(bytes);
+    let _ = parse_input(name, bytes, None);
+    for hint in SourceFormat::ALL {
+        let _ = parse_input(name, bytes, Some(hint));
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
+    fn export_shaped_json_never_panics(value in export_like_json(), as_lines in any::<bool>()) {
+        parse_every_way("fuzz.json", &json_bytes(&value, as_lines));
+    }
+
+    /// Text heavy in the characters Markdown, HTML, Perplexity's Markdown
+    /// export and the text adapter treat specially.
+    #[test]
+    fn markup_shaped_text_never_panics(
+        text in "(?s)(\\PC|[\n\r\t #>*`~<>/=\"'&;:\\[\\](){}|!^_-]|---\n|```|<span style=\"display:none\">|</span>|\\[\\^[0-9_]{0,3}\\]){0,300}",
+    ) {
+        parse_every_way("fuzz.md", text.as_bytes());
+    }
+
+    #[test]
+    fn zips_of_arbitrary_entries_never_panic(
+        entries in prop::collection::vec(
+            (
+                prop_oneof![
+                    prop::sample::select(&["conversations.json", "notes/a.md", "chat.jsonl", "page.html", "doc.pdf", "a.txt"][..]).prop_map(str::to_string),
+                    "[a-zA-Z0-9/._ -]{1,24}",
+                ],
+                prop_oneof![
+                    prop::collection::vec(any::<u8>(), 0..512),
+                    (export_like_json(), any::<bool>()).prop_map(|(value, as_lines)| json_bytes(&value, as_lines)),
+                    "(?s)\\PC{0,200}".prop_map(String::into_bytes),
+                ],
+            ),
+            0..4,
+        ),
+        stored in any::<bool>(),
+    ) {
+        let mut names = std::collections::HashSet::new();
+        let entries: Vec<(&str, &[u8])> = entries
+            .iter()
+            .filter(|(name, _)| names.insert(name.clone()))
+            .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+            .collect();
+        let method = if stored { zip::CompressionMethod::Stored } else { zip::CompressionMethod::Deflated };
+        parse_every_way("fuzz.zip", &zip_of(&entries, method));
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
-        let _ = detect_format(&bytes);
-        let _ = parse_input("fuzz", &bytes, None);
-        for hint in SourceFormat::ALL {
-            let _ = parse_input("fuzz", &bytes, Some(hint));
-        }
+        parse_every_way("fuzz", &bytes);
     }
 
     #[test]

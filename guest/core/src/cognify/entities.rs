@@ -456,11 +456,11 @@ impl Scanner<'_> {
     fn handles(&mut self, p: &Patterns) {
         let text = self.text;
         for m in p.handle.find_iter(text) {
-            let before = text[..m.start()].chars().next_back();
+            let before = char_before(text, m.start());
             if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '@' | '/')) {
                 continue;
             }
-            let after = text[m.end()..].chars().next();
+            let after = char_after(text, m.end());
             if after.is_some_and(|c| matches!(c, '/' | '@')) {
                 continue;
             }
@@ -473,11 +473,11 @@ impl Scanner<'_> {
     fn files(&mut self, p: &Patterns) {
         let text = self.text;
         for m in p.file.find_iter(text) {
-            let before = text[..m.start()].chars().next_back();
+            let before = char_before(text, m.start());
             if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '/')) {
                 continue;
             }
-            let after = text[m.end()..].chars().next();
+            let after = char_after(text, m.end());
             if after.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '/')) {
                 continue;
             }
@@ -548,7 +548,13 @@ impl Scanner<'_> {
                 match classify_run(&lowers, false).0 {
                     // Quoted after "called": a title, unless a given name says
                     // it is someone.
-                    EntityType::Person if !listed(GIVEN_NAMES, lowers[0]) => EntityType::Concept,
+                    EntityType::Person
+                        if !lowers
+                            .first()
+                            .is_some_and(|first| listed(GIVEN_NAMES, first)) =>
+                    {
+                        EntityType::Concept
+                    }
                     ty => ty,
                 }
             };
@@ -584,7 +590,9 @@ impl Scanner<'_> {
         let Some((start, end)) = trim_name(self.text, start, end) else {
             return;
         };
-        let name = &self.text[start..end];
+        let Some(name) = self.text.get(start..end) else {
+            return;
+        };
         if known_name(&normalize_entity_name(name)).is_some() {
             return;
         }
@@ -597,28 +605,31 @@ impl Scanner<'_> {
     /// Runs of capitalised words, then single words.
     fn words(&mut self, p: &Patterns) {
         let words = self.tokenize(p);
-        let mut single: Vec<usize> = Vec::new();
+        let mut single: Vec<&Word> = Vec::new();
         let mut i = 0;
-        while i < words.len() {
-            if !is_name_word(&words[i]) {
-                single.push(i);
+        while let Some(word) = words.get(i) {
+            if !is_name_word(word) {
+                single.push(word);
                 i += 1;
                 continue;
             }
             let run = self.run_from(&words, i);
             let next = run.last().map_or(i + 1, |&last| last + 1);
             let core = strip_run(&words, &run);
-            if core.len() >= 2 && core.len() <= MAX_NAME_WORDS {
-                if !self.add_run(&words, &core) {
-                    single.extend(core.iter().copied());
+            let left_single = if core.len() >= 2 && core.len() <= MAX_NAME_WORDS {
+                if self.add_run(&words, &core) {
+                    &[][..]
+                } else {
+                    &core[..]
                 }
             } else {
-                single.extend(run.iter().copied());
-            }
+                &run[..]
+            };
+            single.extend(left_single.iter().filter_map(|&k| words.get(k)));
             i = next;
         }
-        for i in single {
-            self.add_word(&words[i]);
+        for word in single {
+            self.add_word(word);
         }
     }
 
@@ -654,14 +665,13 @@ impl Scanner<'_> {
     fn run_from(&self, words: &[Word], i: usize) -> Vec<usize> {
         let mut run = vec![i];
         let mut j = i;
-        loop {
-            if words[j].possessive {
+        while let (Some(current), Some(next)) = (words.get(j), words.get(j + 1)) {
+            if current.possessive {
                 break;
             }
-            let Some(next) = words.get(j + 1) else {
+            let Some(gap) = self.text.get(current.end..next.start) else {
                 break;
             };
-            let gap = &self.text[words[j].end..next.start];
             if is_name_word(next) && (is_space_gap(gap) || gap.trim() == "&" && !gap.contains('\n'))
             {
                 run.push(j + 1);
@@ -674,7 +684,10 @@ impl Scanner<'_> {
                 && !next.capitalised
                 && let Some(after) = words.get(j + 2)
                 && is_name_word(after)
-                && is_space_gap(&self.text[next.end..after.start])
+                && self
+                    .text
+                    .get(next.end..after.start)
+                    .is_some_and(is_space_gap)
             {
                 run.push(j + 1);
                 run.push(j + 2);
@@ -688,17 +701,24 @@ impl Scanner<'_> {
 
     /// Type and record a run; `false` when nothing was recorded.
     fn add_run(&mut self, words: &[Word], core: &[usize]) -> bool {
-        let (Some(&first), Some(&last)) = (core.first(), core.last()) else {
+        let Some(core) = core
+            .iter()
+            .map(|&k| words.get(k))
+            .collect::<Option<Vec<&Word>>>()
+        else {
             return false;
         };
-        let lowers: Vec<&str> = core.iter().map(|&k| words[k].lower.as_str()).collect();
-        let hinted = self.org_hints.contains(&words[first].start);
+        let (Some(first), Some(last)) = (core.first(), core.last()) else {
+            return false;
+        };
+        let lowers: Vec<&str> = core.iter().map(|w| w.lower.as_str()).collect();
+        let hinted = self.org_hints.contains(&first.start);
         let (ty, skip) = classify_run(&lowers, hinted);
-        let Some(&name_first) = core.get(skip) else {
+        let Some(name_first) = core.get(skip) else {
             return false;
         };
         // Without a project prefix: "Project Phoenix" records "Phoenix".
-        let (start, end) = (words[name_first].start, words[last].end);
+        let (start, end) = (name_first.start, last.end);
         self.add(start, end, ty)
     }
 
@@ -759,6 +779,16 @@ fn is_name_word(w: &Word) -> bool {
         && w.lower.chars().any(char::is_alphabetic)
 }
 
+/// The character of `text` that ends at byte `at`, if any.
+fn char_before(text: &str, at: usize) -> Option<char> {
+    text.get(..at)?.chars().next_back()
+}
+
+/// The character of `text` that starts at byte `at`, if any.
+fn char_after(text: &str, at: usize) -> Option<char> {
+    text.get(at..)?.chars().next()
+}
+
 /// Spaces or tabs only, at least one.
 fn is_space_gap(gap: &str) -> bool {
     !gap.is_empty() && gap.chars().all(|c| c == ' ' || c == '\t')
@@ -768,8 +798,9 @@ fn is_space_gap(gap: &str) -> bool {
 /// trailing calendar words and connectors.
 fn strip_run(words: &[Word], run: &[usize]) -> Vec<usize> {
     let mut core: &[usize] = run;
+    let lower = |k: usize| words.get(k).map_or("", |w| w.lower.as_str());
     while let Some((&first, rest)) = core.split_first() {
-        let lower = words[first].lower.as_str();
+        let lower = lower(first);
         if listed(LEADING_WORDS, lower)
             || listed(CALENDAR_WORDS, lower)
             || listed(NAME_CONNECTORS, lower)
@@ -780,7 +811,7 @@ fn strip_run(words: &[Word], run: &[usize]) -> Vec<usize> {
         }
     }
     while let Some((&last, rest)) = core.split_last() {
-        let lower = words[last].lower.as_str();
+        let lower = lower(last);
         if listed(CALENDAR_WORDS, lower) || listed(NAME_CONNECTORS, lower) {
             core = rest;
         } else {
@@ -873,8 +904,8 @@ fn trim_name(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     if last < first {
         return None;
     }
-    let (s, _) = parts[first];
-    let (l, word) = parts[last];
+    let (s, _) = *parts.get(first)?;
+    let (l, word) = *parts.get(last)?;
     let word = word
         .strip_suffix("'s")
         .or_else(|| word.strip_suffix("’s"))
@@ -1091,17 +1122,20 @@ fn is_camel_case(token: &str) -> bool {
     if token.starts_with("Mc") || token.starts_with("Mac") {
         return false;
     }
-    let chars: Vec<char> = token.chars().collect();
-    chars
-        .windows(2)
-        .any(|pair| pair[0].is_lowercase() && pair[1].is_uppercase())
+    token
+        .chars()
+        .zip(token.chars().skip(1))
+        .any(|(first, second)| first.is_lowercase() && second.is_uppercase())
 }
 
 /// Whether the word at `start` begins a sentence: nothing but opening
 /// punctuation and spaces between it and the start of the text, a line
 /// break, or a sentence end (`.`, `!`, `?`, `:`, `;`, `…`).
 fn sentence_initial(text: &str, start: usize) -> bool {
-    for c in text[..start].chars().rev() {
+    let Some(before) = text.get(..start) else {
+        return false;
+    };
+    for c in before.chars().rev() {
         match c {
             '\n' | '.' | '!' | '?' | ':' | ';' | '…' | '。' | '！' | '？' => return true,
             ' ' | '\t' | '"' | '“' | '‘' | '\'' | '(' | '[' | '{' | '*' | '_' | '>' | '#' | '•'

@@ -204,11 +204,12 @@ pub fn extract_relations(text: &str, entities: &[ExtractedEntity]) -> Vec<Extrac
         }
     }
     let mut out: Vec<ExtractedRelation> = Vec::new();
-    let paired = &keys[..keys.len().min(MAX_CO_OCCURRING_ENTITIES)];
-    for (i, subject) in paired.iter().enumerate() {
-        for object in &paired[i + 1..] {
+    let mut paired = keys.get(..MAX_CO_OCCURRING_ENTITIES).unwrap_or(&keys);
+    while let Some((subject, later)) = paired.split_first() {
+        for object in later {
             push(&mut out, subject, RelationType::CoOccursWith, object);
         }
+        paired = later;
     }
     let mentions: Vec<Mention> = scan_mentions(text)
         .into_iter()
@@ -535,18 +536,15 @@ fn normalise(between: &str) -> String {
 /// bytes back (on a character boundary).
 fn sentence_before(text: &str, at: usize) -> &str {
     let head = text.get(..at).unwrap_or_default();
-    let mut from = head.len().saturating_sub(MAX_BEFORE_CHARS);
-    while !head.is_char_boundary(from) {
-        from += 1;
-    }
-    let window = &head[from..];
+    let from = head.ceil_char_boundary(head.len().saturating_sub(MAX_BEFORE_CHARS));
+    let window = head.get(from..).unwrap_or_default();
     let cut = window
         .rfind(['!', '?', ';', '\n'])
         .into_iter()
         .chain(window.rfind(". "))
         .max()
         .map_or(0, |i| i + 1);
-    &window[cut..]
+    window.get(cut..).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -252,13 +252,14 @@ pub fn parse_date_window(query: &str) -> Option<DateWindow> {
 /// The window one regex match names, if its parts make a real date.
 fn candidate(form: Form, captures: &Captures<'_>, query: &str) -> Option<Candidate> {
     let whole = captures.get(0)?;
-    if continues_as_number(&query[whole.end()..]) {
+    let after = query.get(whole.end()..)?;
+    if continues_as_number(after) {
         return None;
     }
     let year = year_in_range(captures.name("year")?.as_str())?;
     let label = match form {
         Form::Year => {
-            if starts_with_quantity_unit(&query[whole.end()..]) {
+            if starts_with_quantity_unit(after) {
                 return None;
             }
             captures.name("year")?

@@ -350,8 +350,12 @@ fn indent_continuations(text: &str) -> String {
 
 /// At most `max` characters of `text`, with `…` when cut.
 fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", text[..cut].trim_end()),
+    match text
+        .char_indices()
+        .nth(max)
+        .and_then(|(cut, _)| text.get(..cut))
+    {
+        Some(head) => format!("{}…", head.trim_end()),
         None => text.to_string(),
     }
 }

@@ -501,21 +501,23 @@ where
     R: FnMut(&[&str]) -> Option<Vec<f32>>,
 {
     // Each reranked lane's members, best fused first.
-    let mut lanes: Vec<(Lane, Vec<usize>)> = plan
+    let lanes: Vec<(Lane, Vec<usize>)> = plan
         .lanes
         .iter()
         .filter(|spec| spec.rerank)
         .map(|spec| {
-            let mut members: Vec<usize> = (0..entries.len())
-                .filter(|&i| entries[i].lane == spec.lane)
+            let mut members: Vec<(usize, &Entry)> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, entry)| entry.lane == spec.lane)
                 .collect();
-            members.sort_by(|&a, &b| {
-                entries[b]
-                    .fused
-                    .total_cmp(&entries[a].fused)
-                    .then_with(|| entries[a].mind.cmp(&entries[b].mind))
-                    .then(entries[a].id.cmp(&entries[b].id))
+            members.sort_by(|(_, a), (_, b)| {
+                b.fused
+                    .total_cmp(&a.fused)
+                    .then_with(|| a.mind.cmp(&b.mind))
+                    .then(a.id.cmp(&b.id))
             });
+            let members: Vec<usize> = members.into_iter().map(|(index, _)| index).collect();
             (spec.lane, members)
         })
         .filter(|(_, members)| !members.is_empty())
@@ -528,37 +530,39 @@ where
     let query_tokens = estimate_tokens(&plan.query);
     let mut passages: Vec<String> = Vec::new();
     let mut slots: HashMap<PassageKey, usize> = HashMap::new();
-    // Per lane: the passage slot of each pool member, in fused order.
-    let mut pools: Vec<Vec<usize>> = vec![Vec::new(); lanes.len()];
-    let mut open: Vec<bool> = vec![true; lanes.len()];
+    // Per lane: (entry, passage slot) of each pool member, in fused order,
+    // and whether the pool still grows.
+    let mut pools: Vec<(Vec<(usize, usize)>, bool)> = vec![(Vec::new(), true); lanes.len()];
     let mut spent = 0;
     for position in 0..pool_size {
-        for (lane, (_, members)) in lanes.iter().enumerate() {
-            if !open[lane] {
+        for ((_, members), (pool, open)) in lanes.iter().zip(pools.iter_mut()) {
+            if !*open {
                 continue;
             }
-            let Some(&member) = members.get(position) else {
-                open[lane] = false;
+            let Some((member, entry)) = members
+                .get(position)
+                .and_then(|&member| Some((member, entries.get(member)?)))
+            else {
+                *open = false;
                 continue;
             };
-            let entry = &entries[member];
             let key = (entry.mind.clone(), entry.id, entry.chunk);
             if let Some(&slot) = slots.get(&key) {
-                pools[lane].push(slot);
+                pool.push((member, slot));
                 continue;
             }
             let passage = passage_text(&entry.frame.content, entry.chunk);
             let cost = (query_tokens + estimate_tokens(&passage) + 3).min(RERANK_PAIR_TOKENS);
             if spent + cost > RERANK_TOKEN_BUDGET && !passages.is_empty() {
-                open[lane] = false;
+                *open = false;
                 continue;
             }
             spent += cost;
             slots.insert(key, passages.len());
-            pools[lane].push(passages.len());
+            pool.push((member, passages.len()));
             passages.push(passage);
         }
-        if !open.contains(&true) {
+        if !pools.iter().any(|(_, open)| *open) {
             break;
         }
     }
@@ -570,8 +574,8 @@ where
     if scores.len() != passages.len() || scores.iter().any(|score| !score.is_finite()) {
         return;
     }
-    for ((lane, members), pool) in lanes.iter_mut().zip(&pools) {
-        apply_rerank(*lane, &members[..pool.len()], pool, &scores, entries);
+    for ((lane, _), (pool, _)) in lanes.iter().zip(&pools) {
+        apply_rerank(*lane, pool, &scores, entries);
     }
 }
 
@@ -579,34 +583,34 @@ where
 /// which frame of which mind.
 type PassageKey = (MindKey, u64, Option<(u32, u32)>);
 
-/// Set one reranked lane's strengths from the scores of its pool: `members`
-/// are the pool's entries in fused order, `pool` their passages' slots in
+/// Set one reranked lane's strengths from the scores of its pool: `pool`
+/// holds the pool's entries in fused order, each with its passage's slot in
 /// `scores`.
-fn apply_rerank(
-    lane: Lane,
-    members: &[usize],
-    pool: &[usize],
-    scores: &[f32],
-    entries: &mut [Entry],
-) {
-    let Some(&first) = members.first() else {
+fn apply_rerank(lane: Lane, pool: &[(usize, usize)], scores: &[f32], entries: &mut [Entry]) {
+    let Some(top) = pool
+        .first()
+        .and_then(|&(first, _)| entries.get(first))
+        .map(|entry| entry.fused)
+    else {
         return;
     };
-    let top = entries[first].fused;
     // The lane's members outside the pool are unconfirmed: σ = 0.
     for entry in entries.iter_mut().filter(|entry| entry.lane == lane) {
         entry.strength = (1.0 - RERANKER_WEIGHT) * entry.fused;
     }
-    let logits: Vec<f64> = pool.iter().map(|&slot| f64::from(scores[slot])).collect();
-    // Pool positions ordered by the reranker; stable, so ties keep the fused
-    // order.
-    let mut order: Vec<usize> = (0..members.len()).collect();
-    order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]));
-    let best = order.first().map_or(0.0, |&at| logits[at]);
-    for (position, &at) in order.iter().enumerate() {
-        let logit = logits[at];
+    // (entry, logit) of the pool, ordered by the reranker; stable, so ties
+    // keep the fused order. `rerank` checked that every slot has a score.
+    let mut order: Vec<(usize, f64)> = pool
+        .iter()
+        .filter_map(|&(member, slot)| Some((member, f64::from(*scores.get(slot)?))))
+        .collect();
+    order.sort_by(|(_, a), (_, b)| b.total_cmp(a));
+    let best = order.first().map_or(0.0, |&(_, logit)| logit);
+    for (position, &(member, logit)) in order.iter().enumerate() {
         let relative = 2.0 * logistic(logit - best);
-        let entry = &mut entries[members[at]];
+        let Some(entry) = entries.get_mut(member) else {
+            continue;
+        };
         entry.strength = RERANKER_WEIGHT * top * relative + (1.0 - RERANKER_WEIGHT) * entry.fused;
         entry.evidence.rerank_position = u32::try_from(position).ok();
         entry.evidence.rerank_probability = Some(logistic(logit));

@@ -85,11 +85,14 @@ fn unreadable(name: &str, why: impl std::fmt::Display) -> ParseError {
 /// zip64 record's when the classic one says 0xFFFF).
 fn declared_entries(bytes: &[u8]) -> Option<u64> {
     let search_from = bytes.len().saturating_sub(65_535 + 22);
-    let tail = &bytes[search_from..];
-    let at = (0..tail.len().saturating_sub(21))
+    // The last 22-byte record (the fixed part's size) that starts with the
+    // signature, from `search_from` on.
+    let (eocd, _) = bytes
+        .windows(22)
+        .enumerate()
+        .skip(search_from)
         .rev()
-        .find(|&i| tail[i..].starts_with(b"PK\x05\x06"))?;
-    let eocd = search_from + at;
+        .find(|(_, record)| record.starts_with(b"PK\x05\x06"))?;
     let count = u16::from_le_bytes([*bytes.get(eocd + 10)?, *bytes.get(eocd + 11)?]);
     if count != 0xFFFF {
         return Some(u64::from(count));
@@ -257,7 +260,7 @@ impl Budget {
             } else {
                 1
             };
-            let n = match file.read(&mut buffer[..want]) {
+            let n = match (&mut file).take(want as u64).read(&mut buffer) {
                 Ok(0) => break,
                 Ok(n) => n,
                 // The reader stops an entry that inflates past its declared
@@ -271,7 +274,12 @@ impl Budget {
                 }
                 Err(error) => return Ok(Err(error.to_string())),
             };
-            out.extend_from_slice(&buffer[..n]);
+            let Some(read) = buffer.get(..n) else {
+                return Ok(Err(format!(
+                    "the reader reported {n} bytes read into a {want}-byte buffer"
+                )));
+            };
+            out.extend_from_slice(read);
             let got = out.len() as u64;
             if let Some(limit) = limit
                 && got >= limit
@@ -367,7 +375,9 @@ fn detect_prefix(prefix: &[u8], complete: bool) -> Option<SourceFormat> {
     }
     let cut = match std::str::from_utf8(prefix) {
         Ok(_) => prefix,
-        Err(error) if error.error_len().is_none() => &prefix[..error.valid_up_to()],
+        Err(error) if error.error_len().is_none() => {
+            prefix.get(..error.valid_up_to()).unwrap_or(prefix)
+        }
         Err(_) => prefix,
     };
     super::detect::detect_plain(cut).ok()

@@ -494,10 +494,7 @@ fn custom_instructions(content: &Content) -> Option<String> {
 
 /// The text after `marker` (when present), without a surrounding fence.
 fn unwrap_instruction(text: &str, marker: &str) -> Option<String> {
-    let after = match text.find(marker) {
-        Some(at) => &text[at + marker.len()..],
-        None => text,
-    };
+    let after = text.split_once(marker).map_or(text, |(_, after)| after);
     let trimmed = after.trim();
     let unfenced = trimmed
         .strip_prefix("```")

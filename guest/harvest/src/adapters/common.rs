@@ -62,7 +62,8 @@ pub(crate) fn content_id(prefix: &str, parts: &[&[u8]]) -> String {
         hasher.update([0]);
     }
     let digest = hasher.finalize();
-    format!("{prefix}-{}", hex::encode(&digest[..16]))
+    let head: Vec<u8> = digest.iter().copied().take(16).collect();
+    format!("{prefix}-{}", hex::encode(head))
 }
 
 /// Text as an item keeps it: line ends normalised to `\n`, outer whitespace
@@ -191,8 +192,8 @@ pub(crate) fn json_error(format: SourceFormat, error: &serde_json::Error) -> Par
 /// from the element's start, not the file's, so it would mislead).
 pub(crate) fn element_error(error: &serde_json::Error) -> String {
     let text = error.to_string();
-    match text.rfind(" at line ") {
-        Some(at) => text[..at].to_string(),
+    match text.rsplit_once(" at line ") {
+        Some((before, _)) => before.to_string(),
         None => text,
     }
 }

@@ -41,10 +41,16 @@ const SNIFF_DEPTH: usize = 6;
 /// Nesting beyond this is not an export (and is not followed).
 const SNIFF_MAX_NESTING: usize = 4096;
 
+/// At most the first `max` bytes of `bytes`.
+pub(crate) fn head(bytes: &[u8], max: usize) -> &[u8] {
+    bytes.get(..max).unwrap_or(bytes)
+}
+
 /// `%PDF-` within the first kilobyte.
 pub(crate) fn is_pdf(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(1024)];
-    head.windows(5).any(|window| window == b"%PDF-")
+    head(bytes, 1024)
+        .windows(5)
+        .any(|window| window == b"%PDF-")
 }
 
 /// A zip local-file header at the start (or an empty archive's end record).
@@ -130,14 +136,13 @@ struct Frame {
 /// Scan a JSON prefix. `None` when it is not JSON (or not an object/array
 /// at the top).
 pub(crate) fn sniff_json(bytes: &[u8]) -> Option<JsonSniff> {
-    let bytes = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    let bytes = head(bytes, SNIFF_BYTES);
     let mut sniff = JsonSniff::default();
     let mut stack: Vec<Frame> = Vec::new();
     // The path the next value will have, and whether it is recorded.
     let mut pending: Option<(String, bool)> = None;
     let mut i = 0usize;
-    while i < bytes.len() {
-        let byte = bytes[i];
+    while let Some(&byte) = bytes.get(i) {
         match byte {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'{' | b'[' => {
@@ -225,12 +230,12 @@ pub(crate) fn sniff_json(bytes: &[u8]) -> Option<JsonSniff> {
                 }
                 pending = None;
                 let start = i;
-                while i < bytes.len()
-                    && !matches!(bytes[i], b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
-                {
+                while bytes.get(i).is_some_and(|byte| {
+                    !matches!(byte, b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+                }) {
                     i += 1;
                 }
-                let token = &bytes[start..i];
+                let token = bytes.get(start..i)?;
                 let cut = i == bytes.len();
                 let literal = matches!(token, b"true" | b"false" | b"null")
                     || std::str::from_utf8(token).is_ok_and(|t| t.parse::<f64>().is_ok());
@@ -249,7 +254,7 @@ pub(crate) fn sniff_json(bytes: &[u8]) -> Option<JsonSniff> {
 /// [`SNIFF_VALUES`]), `values` the number of lines seen. `None` unless at
 /// least two lines start like JSON and one of them reads.
 pub(crate) fn sniff_lines(bytes: &[u8]) -> Option<JsonSniff> {
-    let bytes = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    let bytes = head(bytes, SNIFF_BYTES);
     let mut merged = JsonSniff::default();
     let mut lines = 0usize;
     let mut readable = 0usize;
@@ -303,8 +308,8 @@ fn value_path(frame: Option<&Frame>) -> Option<(String, bool)> {
 /// break, which JSON strings cannot hold (a JSONL line cut short).
 fn read_string(bytes: &[u8], mut i: usize) -> Option<(String, usize)> {
     let mut out: Vec<u8> = Vec::new();
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'"' => return Some((String::from_utf8_lossy(&out).into_owned(), i + 1)),
             b'\n' | b'\r' => return None,
             b'\\' => {
@@ -417,11 +422,8 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    let end = text.floor_char_boundary(max);
+    text.get(..end).unwrap_or_default()
 }
 
 /// An HTML document: it opens with markup and names `<html>`, `<head>` or

@@ -218,8 +218,8 @@ fn is_gemini(label: &str) -> bool {
 
 /// `https://gemini.google.com/app/8f3c…` → `8f3c…`.
 fn conversation_id(url: &str) -> Option<String> {
-    let at = url.find("gemini.google.com/app/")?;
-    let id: String = url[at + "gemini.google.com/app/".len()..]
+    let (_, after) = url.split_once("gemini.google.com/app/")?;
+    let id: String = after
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
         .collect();

@@ -76,9 +76,9 @@ fn decode(bytes: &[u8]) -> Cow<'_, str> {
     if let Ok(text) = std::str::from_utf8(bytes) {
         return Cow::Borrowed(text);
     }
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).to_ascii_lowercase();
-    let label = head.find("charset=").map(|at| {
-        head[at + 8..]
+    let head = String::from_utf8_lossy(super::detect::head(bytes, 4096)).to_ascii_lowercase();
+    let label = head.split_once("charset=").map(|(_, after)| {
+        after
             .trim_start_matches(['"', '\''])
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':'))

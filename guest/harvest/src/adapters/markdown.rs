@@ -137,16 +137,16 @@ pub(crate) fn line_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// An ATX heading: its level and text.
 pub(crate) fn atx_heading(line: &str) -> Option<(usize, String)> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = line.trim_start_matches(' ');
+    let indent = line.len() - rest.len();
     if indent > 3 {
         return None;
     }
-    let rest = &line[indent..];
-    let level = rest.len() - rest.trim_start_matches('#').len();
+    let after = rest.trim_start_matches('#');
+    let level = rest.len() - after.len();
     if level == 0 || level > 6 {
         return None;
     }
-    let after = &rest[level..];
     if !after.is_empty() && !after.starts_with([' ', '\t']) {
         return None;
     }
@@ -161,11 +161,11 @@ pub(crate) fn atx_heading(line: &str) -> Option<(usize, String)> {
 
 /// A fence line: its character and length.
 pub(crate) fn fence(line: &str) -> Option<(char, usize)> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = line.trim_start_matches(' ');
+    let indent = line.len() - rest.len();
     if indent > 3 {
         return None;
     }
-    let rest = &line[indent..];
     let marker = rest.chars().next()?;
     if marker != '`' && marker != '~' {
         return None;

@@ -307,10 +307,13 @@ fn tidy(text: &str) -> Option<String> {
 fn check_object_streams(bytes: &[u8]) -> Result<(), ParseError> {
     let mut budget = OBJECT_STREAM_BUDGET;
     let mut from = 0usize;
-    while let Some(at) = find(&bytes[from..], b"/ObjStm") {
+    while let Some(at) = bytes.get(from..).and_then(|rest| find(rest, b"/ObjStm")) {
         let marker = from + at;
         from = marker + 7;
-        let window = &bytes[from..bytes.len().min(from + 4096)];
+        let Some(after_marker) = bytes.get(from..) else {
+            break;
+        };
+        let window = super::detect::head(after_marker, 4096);
         let Some(start) = find(window, b"stream") else {
             continue;
         };

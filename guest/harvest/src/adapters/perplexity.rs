@@ -359,8 +359,7 @@ fn parse_markdown(text: &str) -> Result<Parsed, ParseError> {
     let body = match &matter {
         Some(matter) => {
             for (_, value) in &matter.entries {
-                if let Some(at) = value.find("perplexity.ai/search/") {
-                    let rest = &value[at + "perplexity.ai/search/".len()..];
+                if let Some((_, rest)) = value.split_once("perplexity.ai/search/") {
                     let found: String = rest
                         .chars()
                         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -543,31 +542,26 @@ fn split_turn(turn: Turn) -> (String, Option<String>, usize) {
 fn strip_citations(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find("<span style=\"display:none\">") {
-        out.push_str(&rest[..at]);
-        match rest[at..].find("</span>") {
-            Some(end) => rest = &rest[at + end + "</span>".len()..],
-            None => {
-                rest = "";
-            }
-        }
+    while let Some((before, hidden)) = rest.split_once("<span style=\"display:none\">") {
+        out.push_str(before);
+        rest = hidden.split_once("</span>").map_or("", |(_, after)| after);
     }
     out.push_str(rest);
     let mut cleaned = String::with_capacity(out.len());
     let mut chars = out.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         if c == '['
-            && out[at..].starts_with("[^")
-            && let Some(close) = out[at..].find(']')
+            && let Some(marker) = out.get(at..).and_then(|from| from.strip_prefix("[^"))
+            && let Some((inner, _)) = marker.split_once(']')
+            && !inner.is_empty()
+            && inner.chars().all(|c| c.is_ascii_digit() || c == '_')
         {
-            let inner = &out[at + 2..at + close];
-            if !inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit() || c == '_') {
-                let end = at + close;
-                while chars.peek().is_some_and(|(i, _)| *i <= end) {
-                    chars.next();
-                }
-                continue;
+            // The closing `]`.
+            let end = at + "[^".len() + inner.len();
+            while chars.peek().is_some_and(|(i, _)| *i <= end) {
+                chars.next();
             }
+            continue;
         }
         cleaned.push(c);
     }

@@ -111,14 +111,11 @@ pub(crate) fn from_pdf_date(text: &str) -> Option<String> {
         field(10, 12, 0)?,
         field(12, 14, 0)?,
     )?;
-    let rest = &body[digits.len()..];
-    let offset_seconds = match rest.chars().next() {
+    let rest = body.trim_start_matches(|c: char| c.is_ascii_digit());
+    let mut after_digits = rest.chars();
+    let offset_seconds = match after_digits.next() {
         Some(sign @ ('+' | '-')) => {
-            let numbers: String = rest[1..]
-                .chars()
-                .filter(char::is_ascii_digit)
-                .take(4)
-                .collect();
+            let numbers: String = after_digits.filter(char::is_ascii_digit).take(4).collect();
             let hours: i64 = numbers.get(0..2).and_then(|h| h.parse().ok()).unwrap_or(0);
             let minutes: i64 = numbers.get(2..4).and_then(|m| m.parse().ok()).unwrap_or(0);
             let magnitude = hours * 3600 + minutes * 60;

@@ -57,7 +57,10 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, ParseError> {
         Some(Err(error)) => return Err(json_error(FORMAT, &error)),
         None => return Err(malformed(FORMAT, "expected JSON or JSONL messages")),
     };
-    if first_json_byte(&bytes[stream.byte_offset()..]).is_some() {
+    let more_after_first = bytes
+        .get(stream.byte_offset()..)
+        .is_some_and(|after| first_json_byte(after).is_some());
+    if more_after_first {
         return parse_lines(bytes);
     }
     let mut parsed = Parsed {

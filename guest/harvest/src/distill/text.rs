@@ -96,8 +96,8 @@ pub(crate) fn cut(text: &str, max: usize) -> Option<String> {
         return None;
     }
     let keep: String = text.chars().take(max.saturating_sub(1)).collect();
-    let head = match keep.rfind(char::is_whitespace) {
-        Some(space) if space > keep.len() / 2 => &keep[..space],
+    let head = match keep.rsplit_once(char::is_whitespace) {
+        Some((before, _)) if before.len() > keep.len() / 2 => before,
         _ => keep.as_str(),
     };
     Some(format!("{}…", head.trim_end()))

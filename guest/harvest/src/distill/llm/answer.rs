@@ -35,29 +35,31 @@ pub(super) fn json_object(answer: &str) -> Result<Object, AnswerError> {
         return Err(AnswerError::NotJson("the answer is empty".into()));
     }
     let body = fenced_body(trimmed)?.unwrap_or(trimmed);
-    let Some(start) = body.find('{') else {
+    let Some((before, from_brace)) = body
+        .find('{')
+        .and_then(|start| body.split_at_checked(start))
+    else {
         return Err(if body.trim_start().starts_with('[') {
             array_error()
         } else {
             AnswerError::NotJson("no JSON object in the answer".into())
         });
     };
-    if body[..start].trim_end().ends_with('[') {
+    if before.trim_end().ends_with('[') {
         return Err(array_error());
     }
-    let length = object_length(&body[start..]).ok_or(AnswerError::Truncated)?;
-    let slice = &body[start..start + length];
+    let (object, rest) = split_object(from_brace).ok_or(AnswerError::Truncated)?;
     let value: Value =
-        serde_json::from_str(slice).map_err(|e| AnswerError::NotJson(e.to_string()))?;
-    let rest = &body[start + length..];
-    if let Some(next) = rest.find('{') {
-        let another = object_length(&rest[next..])
-            .and_then(|len| serde_json::from_str::<Value>(&rest[next..next + len]).ok());
-        if another.is_some() {
-            return Err(AnswerError::NotJson(
-                "more than one JSON object in the answer".into(),
-            ));
-        }
+        serde_json::from_str(object).map_err(|e| AnswerError::NotJson(e.to_string()))?;
+    let another = rest
+        .find('{')
+        .and_then(|next| rest.get(next..))
+        .and_then(split_object)
+        .and_then(|(next_object, _)| serde_json::from_str::<Value>(next_object).ok());
+    if another.is_some() {
+        return Err(AnswerError::NotJson(
+            "more than one JSON object in the answer".into(),
+        ));
     }
     match value {
         Value::Object(object) => Ok(object),
@@ -77,15 +79,13 @@ fn array_error() -> AnswerError {
 fn fenced_body(text: &str) -> Result<Option<&str>, AnswerError> {
     let mut blocks: Vec<&str> = Vec::new();
     let mut rest = text;
-    while let Some(open) = rest.find("```") {
-        let after = &rest[open + 3..];
+    while let Some((_, after)) = rest.split_once("```") {
         // The info string ("json") runs to the end of the line.
-        let content_start = after.find('\n').map_or(after.len(), |nl| nl + 1);
-        let content = &after[content_start..];
-        match content.find("```") {
-            Some(close) => {
-                blocks.push(&content[..close]);
-                rest = &content[close + 3..];
+        let content = after.split_once('\n').map_or("", |(_, content)| content);
+        match content.split_once("```") {
+            Some((block, after_close)) => {
+                blocks.push(block);
+                rest = after_close;
             }
             None => {
                 blocks.push(content);
@@ -106,9 +106,9 @@ fn fenced_body(text: &str) -> Result<Option<&str>, AnswerError> {
     }
 }
 
-/// The byte length of the JSON object `text` starts with (`text` starts
-/// with `{`), or `None` when it never closes.
-fn object_length(text: &str) -> Option<usize> {
+/// The JSON object `text` starts with (`text` starts with `{`) and the text
+/// after it, or `None` when it never closes.
+fn split_object(text: &str) -> Option<(&str, &str)> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
@@ -128,7 +128,7 @@ fn object_length(text: &str) -> Option<usize> {
             b'}' | b']' => {
                 depth = depth.checked_sub(1)?;
                 if depth == 0 {
-                    return Some(i + 1);
+                    return text.split_at_checked(i + 1);
                 }
             }
             _ => {}

@@ -118,8 +118,12 @@ fn parts(item: &Item) -> Vec<Part> {
     let mut out = Vec::new();
     match item.kind {
         ItemKind::Conversation => {
-            let users: Vec<usize> = (0..item.messages.len())
-                .filter(|&i| item.messages[i].role == Role::User)
+            let users: Vec<usize> = item
+                .messages
+                .iter()
+                .enumerate()
+                .filter(|(_, message)| message.role == Role::User)
+                .map(|(index, _)| index)
                 .collect();
             let first_user = users.first().copied();
             let last_user = users.last().copied();
@@ -228,26 +232,27 @@ fn window_with_budget(item: &Item, budget: usize) -> String {
     let mut next = 0usize; // position in `positions` expected next
     for (index, shown) in chosen {
         let at = positions.iter().position(|&p| p == index).unwrap_or(next);
-        if at > next {
-            let (from, to) = (positions[next] + 1, positions[at - 1] + 1);
-            out.push(if from == to {
-                format!("[… {noun} {from} omitted …]")
-            } else {
-                format!("[… {noun} {from}–{to} omitted …]")
-            });
+        if let Some(marker) = positions.get(next..at).and_then(|gap| omitted(noun, gap)) {
+            out.push(marker);
         }
         out.push(shown);
         next = at + 1;
     }
-    if next < positions.len() {
-        let (from, to) = (positions[next] + 1, positions[positions.len() - 1] + 1);
-        out.push(if from == to {
-            format!("[… {noun} {from} omitted …]")
-        } else {
-            format!("[… {noun} {from}–{to} omitted …]")
-        });
+    if let Some(marker) = positions.get(next..).and_then(|gap| omitted(noun, gap)) {
+        out.push(marker);
     }
     neutralise_delimiters(&out.join("\n"))
+}
+
+/// The marker for parts left out, `indexes` their 0-based indexes in the
+/// item, in order; `None` when none were.
+fn omitted(noun: &str, indexes: &[usize]) -> Option<String> {
+    let (from, to) = (indexes.first()? + 1, indexes.last()? + 1);
+    Some(if from == to {
+        format!("[… {noun} {from} omitted …]")
+    } else {
+        format!("[… {noun} {from}–{to} omitted …]")
+    })
 }
 
 #[cfg(test)]
