@@ -28,22 +28,18 @@ fn workspace_file(dir: &Path, id: &str) -> PathBuf {
     dir.join("workspaces").join(format!("{id}.sqlite"))
 }
 
-/// Register sqlite-vec for every connection of this process (the native
-/// capability does so on its first open), so that plain rusqlite
-/// connections can read and write `vec0` tables.
-fn register_sqlite_vec() {
-    let scratch = tempfile::tempdir().unwrap();
-    drop(
-        hive_mind_sqlite::DataDir::new(scratch.path())
-            .create("personal")
-            .unwrap(),
-    );
+/// A plain rusqlite connection to `path` with sqlite-vec registered on it,
+/// so that it can read and write `vec0` tables (the native capability
+/// registers it only on connections to files that declare one).
+fn open_with_sqlite_vec(path: &Path) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    hive_mind_sqlite::load_sqlite_vec(&conn).unwrap();
+    conn
 }
 
 /// Build the v1 fixture database at `path`.
 fn build_v1(path: &Path) {
-    register_sqlite_vec();
-    let conn = rusqlite::Connection::open(path).unwrap();
+    let conn = open_with_sqlite_vec(path);
     conn.execute_batch(V1_FIXTURE).unwrap();
 }
 
@@ -526,7 +522,7 @@ fn check_reports_an_audit_table_without_its_guards() {
 /// The frame vectors and the chunk vectors of the file at `path`, by id
 /// (`rowid` reads both a `vec0` table and a plain one).
 fn vectors_of(path: &Path) -> (BTreeMap<i64, Vec<u8>>, BTreeMap<i64, Vec<u8>>) {
-    let conn = rusqlite::Connection::open(path).unwrap();
+    let conn = open_with_sqlite_vec(path);
     let read = |table: &str| -> BTreeMap<i64, Vec<u8>> {
         conn.prepare(&format!("SELECT rowid, embedding FROM {table}"))
             .unwrap()
@@ -542,8 +538,7 @@ fn vectors_of(path: &Path) -> (BTreeMap<i64, Vec<u8>>, BTreeMap<i64, Vec<u8>>) {
 /// vectors in sqlite-vec `vec0` tables (with v3's delete triggers), no
 /// harvest tables (v5), `user_version` 3.
 fn rewrite_as_v3(path: &Path) {
-    register_sqlite_vec();
-    let conn = rusqlite::Connection::open(path).unwrap();
+    let conn = open_with_sqlite_vec(path);
     conn.execute_batch(&format!(
         "BEGIN;
          DROP TRIGGER memory_frames_vec_delete;
@@ -771,8 +766,8 @@ fn child_opens_a_v3_mind_without_sqlite_vec() {
     ) else {
         return;
     };
-    // This process has opened no database through the native capability,
-    // so its SQLite has no vec0 module.
+    // Nothing registered sqlite-vec on this connection, so its SQLite has
+    // no vec0 module.
     let probe = rusqlite::Connection::open_in_memory().unwrap();
     let refused = probe
         .execute_batch("CREATE VIRTUAL TABLE t USING vec0(embedding float[4])")

@@ -1444,6 +1444,7 @@ mod fetch_addresses {
             ("239.255.255.255", "multicast"),
             ("240.0.0.1", "reserved"),
             ("255.255.255.255", "broadcast"),
+            ("168.63.129.16", "Azure's wire server"),
         ];
         for (ip, expected) in refused {
             let got = rule(ip).unwrap_or_else(|| panic!("{ip} should be refused"));
@@ -1469,6 +1470,9 @@ mod fetch_addresses {
             "126.255.255.255",
             "128.0.0.0",
             "192.0.1.1",
+            "168.63.129.15",
+            "168.63.129.17",
+            "168.63.128.16",
         ] {
             assert_eq!(rule(ip), None, "{ip} should be allowed");
         }
@@ -1499,6 +1503,27 @@ mod fetch_addresses {
             ("64:ff9b::127.0.0.1", "loopback"),
             ("2002:c0a8:0101::1", "6to4"),
             ("2002:7f00:0001::", "loopback"),
+            // The IPv4-in-IPv6 forms of Azure's wire server.
+            ("::ffff:168.63.129.16", "Azure's wire server"),
+            ("64:ff9b::a83f:8110", "Azure's wire server"),
+            ("2002:a83f:8110::1", "Azure's wire server"),
+            // NAT64 with a private, link-local or shared embedded address.
+            ("64:ff9b::192.168.0.1", "private (192.168.0.0/16)"),
+            ("64:ff9b::169.254.169.254", "link-local"),
+            ("64:ff9b::100.64.0.1", "carrier-grade NAT"),
+            // Local-use NAT64: refused whatever it carries.
+            ("64:ff9b:1::8.8.8.8", "local-use NAT64 (64:ff9b:1::/48)"),
+            ("64:ff9b:1:ffff:ffff:ffff:ffff:ffff", "local-use NAT64"),
+            ("64:ff9b:1:a00::1", "local-use NAT64"),
+            // Teredo: refused whatever it carries (here a public server
+            // and the obfuscated client 127.0.0.1, then a public client).
+            ("2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo (2001::/32)"),
+            ("2001:0:5ef5:79fb:0:5efe:f7f7:f7f7", "Teredo"),
+            ("2001::1", "Teredo"),
+            ("2001:0:ffff:ffff:ffff:ffff:ffff:ffff", "Teredo"),
+            // IPv4-compatible, whatever it carries; IPv4-mapped loopback.
+            ("::a00:1", "IPv4-compatible"),
+            ("::ffff:7f00:1", "loopback (127.0.0.0/8)"),
         ];
         for (ip, expected) in refused {
             let got = rule(ip).unwrap_or_else(|| panic!("{ip} should be refused"));
@@ -1514,6 +1539,13 @@ mod fetch_addresses {
             "fe00::1",
             "100:0:0:1::1",
             "2a00:1450:4001::200e",
+            // Next to the refused prefixes, not in them.
+            "2001:1::1",
+            "2001:db9::1",
+            "64:ff9b:2::808:808",
+            "64:ff9b:0:1::808:808",
+            "::ffff:168.63.129.17",
+            "64:ff9b::a83f:8111",
         ] {
             assert_eq!(rule(ip), None, "{ip} should be allowed");
         }

@@ -22,19 +22,36 @@
 //! Each connection gets a 5 s busy timeout and foreign keys on; statements
 //! are prepared once and cached per connection. The engine asks for WAL
 //! itself (`PRAGMA journal_mode = WAL`) after it has checked that a file is
-//! a mind, so a foreign SQLite file is never rewritten. sqlite-vec is
-//! registered with every connection, only so that minds written before the
-//! engine owned its vectors (schema v3, `vec0` tables) can be migrated.
+//! a mind, so a foreign SQLite file is never rewritten. Every connection
+//! runs in the [`sandbox`]: no attached databases, no extensions, defensive
+//! mode, `trusted_schema = OFF`, and no schema object removed outside a
+//! transaction that raises `user_version`; a refused statement or commit is
+//! [`SqliteError::AccessDenied`] ([`SqliteConnection::last_refusal`] says
+//! why).
+//!
+//! # sqlite-vec
+//!
+//! Minds written before the engine owned its vectors (schema v3) keep them
+//! in sqlite-vec `vec0` tables, which the engine's v4 migration reads once.
+//! So a connection whose file declares a `vec0` virtual table (read from
+//! `sqlite_master` before its first statement) gets sqlite-vec registered on
+//! it, and no other connection does: a fresh mind cannot create a `vec0`
+//! table (`no such module: vec0`). The benchmark's reference query asks for
+//! it explicitly ([`SqliteConnection::load_sqlite_vec`]).
 
+pub mod sandbox;
 #[cfg(feature = "store")]
 pub mod store_capability;
 
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 use std::time::Duration;
 
 use rusqlite::types::{Value as SqlValue, ValueRef};
-use rusqlite::{Connection, OpenFlags, ffi};
+use rusqlite::{CachedStatement, Connection, OpenFlags, ffi};
+
+pub use sandbox::Refusal;
+use sandbox::{Sandbox, StatementGuard};
 
 /// How long a statement waits for another connection's lock.
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5_000);
@@ -99,7 +116,14 @@ impl From<rusqlite::Error> for SqliteError {
     fn from(error: rusqlite::Error) -> SqliteError {
         use rusqlite::ErrorCode;
         let message = error.to_string();
+        if error
+            .sqlite_error()
+            .is_some_and(|error| error.extended_code == sandbox::COMMIT_REFUSED)
+        {
+            return SqliteError::AccessDenied;
+        }
         match error.sqlite_error_code() {
+            Some(ErrorCode::AuthorizationForStatementDenied) => SqliteError::AccessDenied,
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => SqliteError::Busy,
             Some(ErrorCode::ConstraintViolation) => SqliteError::Constraint(message),
             Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
@@ -163,17 +187,22 @@ impl DataDir {
                     .map_err(|error| SqliteError::Io(format!("{}: {error}", parent.display())))?;
             }
         }
-        register_sqlite_vec();
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if create {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
         }
-        let conn = Connection::open_with_flags(&path, flags)?;
+        let mut conn = Connection::open_with_flags(&path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         // Connection settings only: nothing here writes to the file.
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        Ok(SqliteConnection { conn })
+        let sandbox = Sandbox::install(&mut conn)?;
+        Ok(SqliteConnection {
+            conn,
+            sandbox,
+            ready: Cell::new(false),
+            last_refusal: RefCell::new(None),
+        })
     }
 
     /// The names of the databases that exist: `personal` first, then the
@@ -221,12 +250,105 @@ pub fn valid_workspace_id(id: &str) -> bool {
 #[derive(Debug)]
 pub struct SqliteConnection {
     conn: Connection,
+    sandbox: Sandbox,
+    /// Whether the file's version and sqlite-vec use have been read (before
+    /// the first statement, so that opening never reads the file).
+    ready: Cell<bool>,
+    /// Why the sandbox refused the last statement, if it did.
+    last_refusal: RefCell<Option<Refusal>>,
 }
 
 impl SqliteConnection {
     /// Run one statement with its parameters; every row it produces.
     pub fn execute(&self, sql: &str, params: &[Value]) -> Result<QueryResult, SqliteError> {
-        let mut statement = self.conn.prepare_cached(sql)?;
+        self.get_ready()?;
+        let guard = self.sandbox.before_statement(&self.conn, sql);
+        let outcome = self.run(sql, params, &guard);
+        let refusal = self.sandbox.after_statement(&self.conn, guard);
+        let refused = refusal.is_some();
+        *self.last_refusal.borrow_mut() = refusal;
+        // SQLite reports a refusal as `SQLITE_AUTH`, as a plain error
+        // ("not authorized to use function …") or, from the commit hook, as
+        // `SQLITE_CONSTRAINT_COMMITHOOK`: the caller sees one `AccessDenied`.
+        match outcome {
+            Err(_) if refused => Err(SqliteError::AccessDenied),
+            outcome => outcome,
+        }
+    }
+
+    /// Why the sandbox refused the last statement ([`SqliteError::AccessDenied`]),
+    /// or `None` when it did not.
+    pub fn last_refusal(&self) -> Option<Refusal> {
+        self.last_refusal.borrow().clone()
+    }
+
+    /// Read what the sandbox needs from the file, once: its `user_version`,
+    /// and whether it declares `vec0` tables (then sqlite-vec is registered
+    /// on this connection).
+    fn get_ready(&self) -> Result<(), SqliteError> {
+        if self.ready.get() {
+            return Ok(());
+        }
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let declares_vec0: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' \
+             AND sql LIKE 'CREATE VIRTUAL TABLE%' AND sql LIKE '%USING vec0%')",
+            [],
+            |row| row.get(0),
+        )?;
+        if declares_vec0 {
+            load_sqlite_vec(&self.conn)?;
+        }
+        self.sandbox.set_version(version);
+        self.ready.set(true);
+        Ok(())
+    }
+
+    /// Prepare (from the cache), bind and step one statement.
+    fn run(
+        &self,
+        sql: &str,
+        params: &[Value],
+        guard: &StatementGuard,
+    ) -> Result<QueryResult, SqliteError> {
+        let statement = match self.conn.prepare_cached(sql) {
+            Ok(statement) => statement,
+            Err(error) => {
+                self.sandbox.statement_not_run(guard);
+                return Err(error.into());
+            }
+        };
+        let outcome = self.bind_and_step(statement, sql, params);
+        if let Err(StepError::NotRun(_)) = &outcome {
+            self.sandbox.statement_not_run(guard);
+        }
+        outcome.map_err(StepError::into_inner)
+    }
+
+    fn bind_and_step(
+        &self,
+        mut statement: CachedStatement<'_>,
+        sql: &str,
+        params: &[Value],
+    ) -> Result<QueryResult, StepError> {
+        let outcome = Self::bind(&mut statement, sql, params)
+            .map_err(StepError::NotRun)
+            .and_then(|()| Self::step(&mut statement).map_err(StepError::Ran));
+        // A statement the authorizer noted is prepared again next time, so
+        // that the authorizer sees it again.
+        if self.sandbox.statement_noted() {
+            statement.discard();
+        }
+        outcome
+    }
+
+    fn bind(
+        statement: &mut CachedStatement<'_>,
+        sql: &str,
+        params: &[Value],
+    ) -> Result<(), SqliteError> {
         if statement.parameter_count() != params.len() {
             return Err(SqliteError::Io(format!(
                 "the statement takes {} parameter(s), {} given: {sql}",
@@ -244,6 +366,10 @@ impl SqliteConnection {
             };
             statement.raw_bind_parameter(index + 1, value)?;
         }
+        Ok(())
+    }
+
+    fn step(statement: &mut CachedStatement<'_>) -> Result<QueryResult, SqliteError> {
         let columns: Vec<String> = statement.column_names().map(str::to_string).collect();
         let width = columns.len();
         let mut rows = Vec::new();
@@ -279,34 +405,73 @@ impl SqliteConnection {
     pub fn raw(&self) -> &Connection {
         &self.conn
     }
+
+    /// Register sqlite-vec on this connection (the benchmark's reference
+    /// query; never reachable from the engine).
+    pub fn load_sqlite_vec(&self) -> Result<(), SqliteError> {
+        load_sqlite_vec(&self.conn)
+    }
 }
 
-/// Register sqlite-vec with every connection opened from now on (once per
-/// process).
-#[allow(unsafe_code)]
-fn register_sqlite_vec() {
-    static REGISTER: Once = Once::new();
-    REGISTER.call_once(|| {
-        // SAFETY: `sqlite3_vec_init` is sqlite-vec's extension entry point,
-        // compiled against the same bundled SQLite that rusqlite links, with
-        // exactly the `(db, pzErrMsg, pApi) -> c_int` signature that
-        // `sqlite3_auto_extension` expects (the crate declares it without
-        // arguments, hence the transmute of the function pointer, which is the
-        // registration its own tests use). Registration happens once, before
-        // any connection is opened.
-        unsafe {
-            ffi::sqlite3_auto_extension(Some(std::mem::transmute::<
-                *const (),
-                unsafe extern "C" fn(
-                    *mut ffi::sqlite3,
-                    *mut *mut std::os::raw::c_char,
-                    *const ffi::sqlite3_api_routines,
-                ) -> std::os::raw::c_int,
-            >(
-                sqlite_vec::sqlite3_vec_init as *const ()
-            )));
+/// Why [`SqliteConnection::bind_and_step`] failed: before the statement ran
+/// (its notes are forgotten) or while it ran.
+enum StepError {
+    NotRun(SqliteError),
+    Ran(SqliteError),
+}
+
+impl StepError {
+    fn into_inner(self) -> SqliteError {
+        match self {
+            StepError::NotRun(error) | StepError::Ran(error) => error,
         }
-    });
+    }
+}
+
+/// Register sqlite-vec on one connection: its functions and the `vec0`
+/// module, for this connection only.
+///
+/// Public for tests that build v3 minds over plain rusqlite connections.
+#[allow(unsafe_code)]
+pub fn load_sqlite_vec(conn: &Connection) -> Result<(), SqliteError> {
+    type ExtensionInit = unsafe extern "C" fn(
+        *mut ffi::sqlite3,
+        *mut *mut std::os::raw::c_char,
+        *const ffi::sqlite3_api_routines,
+    ) -> std::os::raw::c_int;
+    let mut message: *mut std::os::raw::c_char = std::ptr::null_mut();
+    // SAFETY: `sqlite3_vec_init` is sqlite-vec's extension entry point,
+    // compiled against the same bundled SQLite that rusqlite links
+    // (`SQLITE_CORE`, so it never reads the API-routines pointer, which may
+    // be null), with exactly the `(db, pzErrMsg, pApi) -> c_int` signature
+    // of `ExtensionInit` (the crate declares it without arguments, hence the
+    // transmute of the function pointer). `handle` is the live connection
+    // `conn` owns, used on this thread only; `message` is either left null
+    // or set to a string from `sqlite3_malloc`, freed here.
+    let (code, error) = unsafe {
+        let init = std::mem::transmute::<*const (), ExtensionInit>(
+            sqlite_vec::sqlite3_vec_init as *const (),
+        );
+        let code = init(conn.handle(), &mut message, std::ptr::null());
+        let error = if message.is_null() {
+            None
+        } else {
+            let text = std::ffi::CStr::from_ptr(message)
+                .to_string_lossy()
+                .into_owned();
+            ffi::sqlite3_free(message.cast());
+            Some(text)
+        };
+        (code, error)
+    };
+    if code == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(SqliteError::Io(format!(
+            "sqlite-vec could not be registered (code {code}): {}",
+            error.unwrap_or_default()
+        )))
+    }
 }
 
 #[cfg(test)]

@@ -587,6 +587,9 @@ fn bare_knn(
     let texts: Vec<String> = queries.iter().map(|q| q.text.clone()).collect();
     let vectors = embedder.embed(&texts)?;
     let conn = data_dir.open("personal")?;
+    // The reference query is sqlite-vec's; the host's connections get it
+    // only when asked (the engine's never do).
+    conn.load_sqlite_vec()?;
     let exact = |vector: &[f32]| -> Result<Vec<(i64, f64)>, BenchError> {
         let result = conn.execute(
             BARE_KNN_SQL,

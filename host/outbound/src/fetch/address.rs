@@ -13,6 +13,7 @@
 //! | `10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16` | private networks (RFC 1918) |
 //! | `100.64.0.0/10` | shared address space: carrier-grade NAT, also Tailscale |
 //! | `169.254.0.0/16`, `fe80::/10` | link-local, cloud metadata services |
+//! | `168.63.129.16` | Azure's wire server (a VM's platform endpoint: DHCP, DNS, health, agent) |
 //! | `192.0.0.0/24` | IETF protocol assignments |
 //! | `198.18.0.0/15` | benchmarking networks |
 //! | `224.0.0.0/4`, `ff00::/8` | multicast |
@@ -24,11 +25,22 @@
 //! | `::/96` | IPv4-compatible (deprecated; never public) |
 //! | `::ffff:0:0/96` | IPv4-mapped: judged by the IPv4 address inside |
 //! | `64:ff9b::/96` | NAT64: judged by the IPv4 address inside |
+//! | `64:ff9b:1::/48` | local-use NAT64 (RFC 8215): refused outright |
 //! | `2002::/16` | 6to4: judged by the IPv4 address inside |
+//! | `2001::/32` | Teredo: refused outright |
 //!
 //! The IPv4-in-IPv6 forms are unwrapped because they reach the IPv4 address
 //! they carry: `::ffff:127.0.0.1` is loopback wherever dual-stack sockets
-//! are on.
+//! are on, and a NAT64 gateway turns `64:ff9b::a00:1` into `10.0.0.1`.
+//! The well-known NAT64 prefix is judged rather than refused because on an
+//! IPv6-only network with DNS64 every IPv4-only site resolves to it; the
+//! ones that carry a refused IPv4 address are refused with it. The
+//! local-use prefix has no fixed layout (an operator may embed the IPv4
+//! address at any of RFC 6052's prefix lengths, or map it some other way),
+//! so which IPv4 address it reaches cannot be read off it: refused. A
+//! Teredo address is reached through a tunnel relay, and the client IPv4
+//! address it carries (obfuscated) is whatever its sender wrote; Teredo is
+//! obsolete, so nothing public is lost by refusing the whole prefix.
 //!
 //! Names are refused before any lookup when they are `localhost` or end in
 //! `.localhost` (RFC 6761 reserves them for loopback), or are the
@@ -46,21 +58,22 @@ pub fn refused_range(ip: IpAddr) -> Option<String> {
 }
 
 fn refused_v4(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, c, _] = ip.octets();
-    let rule = match (a, b, c) {
+    let [a, b, c, d] = ip.octets();
+    let rule = match (a, b, c, d) {
         _ if ip.is_unspecified() => "unspecified (0.0.0.0)",
-        (0, _, _) => "\"this network\" (0.0.0.0/8)",
-        (127, _, _) => "loopback (127.0.0.0/8)",
-        (10, _, _) => "private (10.0.0.0/8)",
-        (172, 16..=31, _) => "private (172.16.0.0/12)",
-        (192, 168, _) => "private (192.168.0.0/16)",
-        (169, 254, _) => "link-local (169.254.0.0/16)",
-        (100, 64..=127, _) => "shared address space, carrier-grade NAT (100.64.0.0/10)",
-        (192, 0, 0) => "IETF protocol assignments (192.0.0.0/24)",
-        (198, 18..=19, _) => "benchmarking (198.18.0.0/15)",
-        (224..=239, _, _) => "multicast (224.0.0.0/4)",
+        (0, ..) => "\"this network\" (0.0.0.0/8)",
+        (127, ..) => "loopback (127.0.0.0/8)",
+        (10, ..) => "private (10.0.0.0/8)",
+        (172, 16..=31, ..) => "private (172.16.0.0/12)",
+        (192, 168, ..) => "private (192.168.0.0/16)",
+        (169, 254, ..) => "link-local (169.254.0.0/16)",
+        (168, 63, 129, 16) => "Azure's wire server (168.63.129.16)",
+        (100, 64..=127, ..) => "shared address space, carrier-grade NAT (100.64.0.0/10)",
+        (192, 0, 0, _) => "IETF protocol assignments (192.0.0.0/24)",
+        (198, 18..=19, ..) => "benchmarking (198.18.0.0/15)",
+        (224..=239, ..) => "multicast (224.0.0.0/4)",
         _ if ip.is_broadcast() => "broadcast (255.255.255.255)",
-        (240..=255, _, _) => "reserved (240.0.0.0/4)",
+        (240..=255, ..) => "reserved (240.0.0.0/4)",
         _ => return None,
     };
     Some(rule)
@@ -86,8 +99,14 @@ fn refused_v6(ip: Ipv6Addr) -> Option<String> {
     if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return embedded("a NAT64 (64:ff9b::/96)", v4_from(s[6], s[7]));
     }
+    if s[..3] == [0x64, 0xff9b, 0x0001] {
+        return Some("local-use NAT64 (64:ff9b:1::/48)".into());
+    }
     if s[0] == 0x2002 {
         return embedded("a 6to4 (2002::/16)", v4_from(s[1], s[2]));
+    }
+    if s[..2] == [0x2001, 0x0000] {
+        return Some("Teredo (2001::/32)".into());
     }
     let rule = match s[0] {
         0xfe80..=0xfebf => "link-local (fe80::/10)",

@@ -21,6 +21,31 @@ and runs in autocommit mode: the engine sends its own ``BEGIN``/``COMMIT``
 (and asks for WAL itself, once it has checked a file is a mind). No
 extension is loaded: the engine needs FTS5 and nothing else.
 
+Each connection runs in the same sandbox as the Rust host's
+(``host/sqlite/src/sandbox.rs``), as far as Python's ``sqlite3`` allows;
+every refusal is ``access-denied``:
+
+- ``SQLITE_LIMIT_ATTACHED`` = 0 and an authorizer that refuses ``ATTACH``
+  (so ``VACUUM INTO``), ``DETACH`` and ``load_extension()``. A plain
+  ``VACUUM`` (SQLite attaches an empty-name temporary database for it) and
+  ``PRAGMA incremental_vacuum`` stay allowed.
+- Setting ``trusted_schema``, ``writable_schema``, ``schema_version``,
+  ``temp_store_directory`` or ``data_store_directory`` is refused, and so is
+  lowering ``user_version``.
+- The schema rule is approximated: Python's ``sqlite3`` has no commit hook,
+  so the host cannot see whether a transaction raises ``user_version``
+  before it commits. What the authorizer can see is whether a transaction
+  is open: dropping a schema object or altering a table is refused outside
+  an explicit transaction (where nothing could raise the version with it),
+  and allowed inside one.
+- ``SQLITE_DBCONFIG_DEFENSIVE`` where ``Connection.setconfig`` exists
+  (Python 3.12+); ``trusted_schema = OFF`` where this SQLite lets FTS5 be
+  written from triggers under it (SQLite marks FTS5 innocuous only in
+  newer versions; the engine's full-text index is kept by triggers).
+- Python caches prepared statements by their text and does not authorize a
+  cached one again, so a statement run a second time with the same text is
+  not checked against a ``user_version`` that has risen since.
+
 :class:`DataDir` and :class:`SqliteConnection` are plain Python (errors are
 :class:`SqliteError`, with the WIT case name); :class:`SqliteImports` puts
 them behind the interface in a component linker: the ``connection``
@@ -30,6 +55,7 @@ and errors become the WIT ``error`` variant.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from pathlib import Path
@@ -117,12 +143,122 @@ def _lossy_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+#: The pragmas a statement may read but never set.
+_READ_ONLY_PRAGMAS = frozenset(
+    {"trusted_schema", "writable_schema", "schema_version", "temp_store_directory", "data_store_directory"}
+)
+
+#: The authorizer actions that remove a schema object or alter a table.
+_SCHEMA_REMOVALS = frozenset(
+    {
+        sqlite3.SQLITE_DROP_TABLE,
+        sqlite3.SQLITE_DROP_TEMP_TABLE,
+        sqlite3.SQLITE_DROP_INDEX,
+        sqlite3.SQLITE_DROP_TEMP_INDEX,
+        sqlite3.SQLITE_DROP_TRIGGER,
+        sqlite3.SQLITE_DROP_TEMP_TRIGGER,
+        sqlite3.SQLITE_DROP_VIEW,
+        sqlite3.SQLITE_DROP_TEMP_VIEW,
+        sqlite3.SQLITE_DROP_VTABLE,
+    }
+)
+
+_PLAIN_VACUUM = re.compile(r"\s*VACUUM(\s+(?!INTO\b)\w+)?\s*;?\s*", re.IGNORECASE)
+
+
+@functools.cache
+def fts5_works_untrusted() -> bool:
+    """Whether this SQLite lets a trigger write to an FTS5 table under
+    ``trusted_schema = OFF`` (FTS5 is marked innocuous in newer SQLite)."""
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.executescript(
+            "PRAGMA trusted_schema = OFF;"
+            "CREATE TABLE t (x); CREATE VIRTUAL TABLE f USING fts5(x);"
+            "CREATE TRIGGER t_f AFTER INSERT ON t BEGIN INSERT INTO f (x) VALUES (new.x); END;"
+            "INSERT INTO t VALUES ('a');"
+        )
+        return True
+    except sqlite3.Error:
+        return False
+    finally:
+        probe.close()
+
+
+class _Sandbox:
+    """The authorizer of one connection and what it needs to know."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        #: ``user_version`` as last read from the file (``None``: not yet).
+        self.version: int | None = None
+        #: Whether the current statement is a plain ``VACUUM``.
+        self.vacuum_running = False
+        #: Whether a statement set ``user_version`` since it was last read
+        #: (it is read again once no transaction is open).
+        self.version_set = False
+        #: Why the current statement was refused.
+        self.refusal: str | None = None
+
+    def _refuse(self, reason: str) -> int:
+        self.refusal = reason
+        return sqlite3.SQLITE_DENY
+
+    def authorize(
+        self, action: int, arg1: str | None, arg2: str | None, database: str | None, _source: str | None
+    ) -> int:
+        if action == sqlite3.SQLITE_ATTACH:
+            if self.vacuum_running and arg1 == "":
+                return sqlite3.SQLITE_OK
+            return self._refuse(
+                f"ATTACH is not allowed (file {arg1!r}); VACUUM INTO is refused for the same reason"
+            )
+        if action == sqlite3.SQLITE_DETACH:
+            return self._refuse("DETACH is not allowed")
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() == "load_extension":
+            return self._refuse("load_extension() is not allowed")
+        if action == sqlite3.SQLITE_PRAGMA and arg2 is not None:
+            return self._authorize_pragma_setting((arg1 or "").lower(), arg2)
+        # For RENAME COLUMN and DROP COLUMN, SQLite passes the column where
+        # the database name goes: ALTER is judged before the database.
+        removal = action == sqlite3.SQLITE_ALTER_TABLE or (
+            action in _SCHEMA_REMOVALS and database in (None, "main", "temp")
+        )
+        if removal and not self._conn.in_transaction:
+            return self._refuse(
+                "dropping a schema object or altering a table needs a transaction"
+                " that raises PRAGMA user_version"
+            )
+        return sqlite3.SQLITE_OK
+
+    def _authorize_pragma_setting(self, name: str, value: str) -> int:
+        if name in _READ_ONLY_PRAGMAS:
+            return self._refuse(f"setting PRAGMA {name} is not allowed")
+        if name != "user_version":
+            return sqlite3.SQLITE_OK
+        try:
+            asked = int(value.strip())
+        except ValueError:
+            return self._refuse(f"PRAGMA user_version takes an integer, not {value!r}")
+        if self.version is not None and asked < self.version:
+            return self._refuse(f"PRAGMA user_version may not go down (from {self.version} to {asked})")
+        self.version_set = True
+        return sqlite3.SQLITE_OK
+
+
 class SqliteConnection:
     """One open connection; statements run in order, one at a time."""
 
     def __init__(self, conn: sqlite3.Connection, name: str) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.name = name
+        self._sandbox = _Sandbox(conn)
+        conn.set_authorizer(self._sandbox.authorize)
+
+    @property
+    def last_refusal(self) -> str | None:
+        """Why the sandbox refused the last statement, if it did."""
+        return self._sandbox.refusal
 
     def _live(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -133,6 +269,30 @@ class SqliteConnection:
         """Run one statement with its ``?NNN`` parameters bound in order;
         its column names and every row it produces."""
         conn = self._live()
+        sandbox = self._sandbox
+        if sandbox.version is None:
+            sandbox.version = self._scalar("PRAGMA user_version")
+        sandbox.refusal = None
+        sandbox.vacuum_running = _PLAIN_VACUUM.fullmatch(statement) is not None
+        if sandbox.vacuum_running and hasattr(conn, "setlimit"):
+            conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 1)
+        try:
+            return self._run(conn, statement, parameters)
+        except SqliteError:
+            if sandbox.refusal is not None:
+                raise SqliteError("access-denied") from None
+            raise
+        finally:
+            if sandbox.vacuum_running and hasattr(conn, "setlimit"):
+                sandbox.vacuum_running = False
+                conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+            if sandbox.version_set and not conn.in_transaction:
+                sandbox.version_set = False
+                sandbox.version = self._scalar("PRAGMA user_version")
+
+    def _run(
+        self, conn: sqlite3.Connection, statement: str, parameters: list[Value]
+    ) -> tuple[list[str], list[list[Value]]]:
         try:
             cursor = conn.execute(statement, parameters)
         except sqlite3.ProgrammingError as exception:
@@ -224,9 +384,15 @@ class DataDir:
         except sqlite3.Error as exception:
             raise error_from(exception) from exception
         conn.text_factory = _lossy_text
+        if hasattr(conn, "setlimit"):  # Python 3.11+
+            conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        if hasattr(conn, "setconfig"):
+            conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)
         try:
             # Connection settings only: nothing here writes to the file.
             conn.execute("PRAGMA foreign_keys = ON")
+            if fts5_works_untrusted():
+                conn.execute("PRAGMA trusted_schema = OFF")
         except sqlite3.Error as exception:
             conn.close()
             raise error_from(exception) from exception
