@@ -7,6 +7,9 @@
 //! or a wrong length fails the build, never a run.
 
 /// The number of words in `parts` together: the `N` of [`joined`].
+// Indexing in `const` evaluation (see the module docs): a build error, never
+// a panic at run time.
+#[allow(clippy::indexing_slicing)]
 pub(crate) const fn total_len(parts: &[&[&str]]) -> usize {
     let mut total = 0;
     let mut part = 0;
@@ -19,6 +22,7 @@ pub(crate) const fn total_len(parts: &[&[&str]]) -> usize {
 
 /// The words of `parts`, in order, as one array of `N` words (`N` is
 /// [`total_len`] of `parts`; any other length fails the build).
+#[allow(clippy::indexing_slicing)]
 pub(crate) const fn joined<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
     let mut words = [""; N];
     let mut at = 0;

@@ -44,6 +44,9 @@ pub(crate) const MONTH_STEMS: [&str; 12] = month_stems();
 
 /// The first three letters of each of [`MONTH_NAMES`] (evaluated at compile
 /// time: a name shorter than that would fail the build).
+// Indexing in a function only `const` items call: out of range is a build
+// error, never a panic at run time.
+#[allow(clippy::indexing_slicing)]
 const fn month_stems() -> [&'static str; 12] {
     let mut stems = [""; 12];
     let mut index = 0;
