@@ -7,7 +7,11 @@
 //! every setting that affects code generation), so a changed component or a
 //! different wasmtime never loads a stale artefact. Files are written to a
 //! temporary name and renamed into place, so concurrent processes never see
-//! a half-written file.
+//! a half-written file. A miss takes an exclusive lock on a file beside the
+//! artefact's before it compiles, and looks again once it holds it: processes
+//! that start cold at the same moment (a test suite's, several MCP servers)
+//! compile each component once, not once each — a debug host takes about two
+//! minutes per compile of the engine.
 //!
 //! The directory is `$HIVE_MIND_CACHE_DIR`, else the platform cache directory
 //! (`~/.cache/hive-mind/components` on Linux). When it cannot be used the
@@ -41,24 +45,75 @@ pub fn load_component(
     wasm: &[u8],
     dir: Option<&Path>,
 ) -> Result<Component, HostError> {
+    load(engine, name, wasm, dir).map(|(component, _)| component)
+}
+
+/// [`load_component`], saying whether this call compiled the component.
+fn load(
+    engine: &Engine,
+    name: &str,
+    wasm: &[u8],
+    dir: Option<&Path>,
+) -> Result<(Component, bool), HostError> {
     let Some(dir) = dir else {
-        return compile(engine, name, wasm);
+        return Ok((compile(engine, name, wasm)?, true));
     };
-    let path = dir.join(format!("{name}-{}.cwasm", cache_key(engine, wasm)));
-    if path.is_file() {
-        match deserialize(engine, &path) {
-            Ok(component) => return Ok(component),
-            Err(error) => tracing::warn!(
-                path = %path.display(),
-                "ignoring an unusable cached component ({error:#}); recompiling"
-            ),
-        }
+    let key = cache_key(engine, wasm);
+    let path = dir.join(format!("{name}-{key}.cwasm"));
+    if let Some(component) = cached(engine, &path) {
+        return Ok((component, false));
+    }
+    // Another process may be compiling the same component: wait for it,
+    // then use what it wrote. Without a lock (a read-only or odd file
+    // system) every process compiles for itself, as before.
+    let lock = lock_file(dir, &format!("{name}-{key}.lock"));
+    if lock.is_some()
+        && let Some(component) = cached(engine, &path)
+    {
+        return Ok((component, false));
     }
     let component = compile(engine, name, wasm)?;
     if let Err(error) = store(&component, dir, &path) {
         tracing::warn!(path = %path.display(), "could not cache the compiled component: {error}");
     }
-    Ok(component)
+    drop(lock);
+    Ok((component, true))
+}
+
+/// The artefact at `path`, when there is a usable one.
+fn cached(engine: &Engine, path: &Path) -> Option<Component> {
+    if !path.is_file() {
+        return None;
+    }
+    match deserialize(engine, path) {
+        Ok(component) => Some(component),
+        Err(error) => {
+            tracing::warn!(
+                path = %path.display(),
+                "ignoring an unusable cached component ({error:#}); recompiling"
+            );
+            None
+        }
+    }
+}
+
+/// An exclusive lock on `dir/name` (released when the file is dropped), or
+/// `None` when the file cannot be made or locked.
+fn lock_file(dir: &Path, name: &str) -> Option<std::fs::File> {
+    std::fs::create_dir_all(dir).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(name))
+        .ok()?;
+    match file.lock() {
+        Ok(()) => Some(file),
+        Err(error) => {
+            tracing::debug!("could not lock the compile cache ({error}); compiling alone");
+            None
+        }
+    }
 }
 
 fn compile(engine: &Engine, name: &str, wasm: &[u8]) -> Result<Component, HostError> {
@@ -120,7 +175,10 @@ mod tests {
         let wasm = wasm.as_slice();
 
         load_component(&engine, "probe", wasm, Some(dir.path())).unwrap();
-        let cached: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        let cached: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().path().extension() == Some("cwasm".as_ref()))
+            .collect();
         assert_eq!(cached.len(), 1, "one artefact written");
 
         // A second load comes from the file: corrupt it and the loader must
@@ -131,6 +189,27 @@ mod tests {
         assert!(deserialize(&engine, &path).is_err());
         load_component(&engine, "probe", wasm, Some(dir.path())).unwrap();
         deserialize(&engine, &path).unwrap();
+    }
+
+    #[test]
+    fn loads_that_start_cold_together_compile_once() {
+        let engine = crate::runtime::engine().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let wasm = std::fs::read(crate::artifacts::SANDBOX_PROBE_PATH).unwrap();
+        let compiled = std::thread::scope(|scope| {
+            let loads: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| load(&engine, "probe", &wasm, Some(dir.path())).unwrap().1))
+                .collect();
+            loads
+                .into_iter()
+                .map(|load| load.join().unwrap())
+                .filter(|compiled| *compiled)
+                .count()
+        });
+        assert_eq!(
+            compiled, 1,
+            "one load compiles, the others wait and read it"
+        );
     }
 
     #[test]
