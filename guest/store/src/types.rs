@@ -1,5 +1,6 @@
-//! The store's vocabulary: the native mirror of the records in `wit/store.wit`
-//! and `wit/types.wit` (mind, frame ref, frame, new frame, filters, hits).
+//! The store's vocabulary: the native mirror of the records in
+//! `wit/types.wit` (mind, frame ref, frame) and of what the store's queries
+//! take and give (new frame, filters, hits).
 //!
 //! Importance and source are not redefined here: they are
 //! [`hive_mind_core::Importance`] and [`hive_mind_core::Source`], the same enums
