@@ -25,31 +25,26 @@
 //!   and URLs handed to the engine's harvest, a progress bar, the report.
 //! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine's
 //!   exports.
-//! - [`progress`] — progress bars on stderr for long work (eval, bench,
-//!   reindex), hidden when stderr is not a terminal or with `--quiet`.
+//! - [`progress`] — progress bars on stderr for long work (import, reindex,
+//!   and the lab's eval and bench), hidden when stderr is not a terminal or with `--quiet`.
 //! - [`reranker`] — the optional cross-encoder that scores query/passage
 //!   pairs; "unavailable" when none is configured.
 //! - [`demo`] — `hive-mind demo`: the main job on a fresh data directory
 //!   (save, import, learn, recall), each recall checked against what it
 //!   shows; `--logic` tours the pure functions.
-//! - [`eval`] — `hive-mind eval locomo`: retrieval quality on a
-//!   conversation benchmark (session- and turn-level recall@k), one fresh
-//!   mind per sample, through the real engine.
-//! - [`bench`] — `hive-mind bench recall`: recall latency on a synthetic
-//!   corpus built once per size, stage by stage, against bare sqlite-vec KNN.
 //!
 //! Retrieval logic never lives here: the host supplies capabilities (storage,
-//! models, network) and user surfaces (the `hive-mind` CLI).
+//! models, network) and user surfaces (the `hive-mind` CLI). The measurement
+//! tools (evaluation, benchmarks) are another crate and binary,
+//! `hive-mind-lab` (`host/lab`), built on this one.
 
 pub mod admin_cli;
 pub mod artifacts;
-pub mod bench;
 pub mod cache;
 pub mod demo;
 pub mod embedder;
 pub mod engine;
 pub mod error;
-pub mod eval;
 pub mod harvest_cli;
 pub mod logic;
 pub mod mcp;

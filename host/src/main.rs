@@ -82,12 +82,6 @@ enum Command {
     Mcp,
     /// Embed texts with the active embedder, or show the provider chain.
     Embed(hive_mind_host::embedder::cli::EmbedArgs),
-    /// Benchmarks that print figures.
-    #[command(subcommand)]
-    Bench(hive_mind_host::embedder::cli::BenchTarget),
-    /// Retrieval-quality evaluations on benchmark data sets.
-    #[command(subcommand)]
-    Eval(hive_mind_host::eval::cli::EvalTarget),
     #[command(flatten)]
     Store(hive_mind_host::admin_cli::AdminCommand),
 }
@@ -262,23 +256,6 @@ fn run(cli: Cli) -> Result<()> {
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             hive_mind_host::embedder::cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
-        }
-        Command::Bench(target) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            hive_mind_host::embedder::cli::bench(&target, &dir, &mut std::io::stdout().lock())?;
-        }
-        Command::Eval(target) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            hive_mind_host::eval::cli::run(
-                &target,
-                &dir,
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
-            )?;
         }
         Command::Store(command) => {
             if !hive_mind_host::admin_cli::run(command, cli.data_dir)? {

@@ -1,4 +1,4 @@
-//! # `hive-mind embed` and `hive-mind bench embed`
+//! # `hive-mind embed`
 //!
 //! The command-line glue for this module; `main.rs` only parses and
 //! dispatches here.
@@ -10,16 +10,13 @@
 //!   model's query prompt, when it has one).
 //! - `hive-mind embed --status` (or no texts) shows the provider chain: which
 //!   providers were tried, why each was passed over, which is active.
-//! - `hive-mind bench embed [--quick]` runs [`super::bench`].
 
 use std::io::Write;
 
 use serde_json::json;
 
-use super::bench::{self, BenchError, BenchOptions};
 use super::chain::{self, ActiveEmbedder};
 use super::config::{Config, ConfigError};
-use super::onnx::ModelError;
 use super::{EmbedError, Embedder, InputKind, cap_chars};
 
 /// `hive-mind embed`'s arguments.
@@ -39,30 +36,6 @@ pub struct EmbedArgs {
     pub query: bool,
 }
 
-/// `hive-mind bench`'s targets.
-#[derive(Debug, Clone, clap::Subcommand)]
-pub enum BenchTarget {
-    /// The in-process embedder: load time, texts/s single and batched, the
-    /// load-time rewrite's effect, peak RSS.
-    Embed(BenchEmbedArgs),
-    /// The recall pipeline on a synthetic corpus (built once per size):
-    /// latency percentiles, stage shares, peak RSS, and the overhead over a
-    /// bare sqlite-vec KNN query.
-    Recall(crate::bench::recall::BenchRecallArgs),
-    /// Harvest on a synthetic ChatGPT export: items/s, frames/s, and the
-    /// import's time against the bare embedder's on the same texts; the
-    /// pipeline's cost per call of a loopback LLM.
-    Harvest(crate::bench::harvest::BenchHarvestArgs),
-}
-
-/// `hive-mind bench embed`'s arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct BenchEmbedArgs {
-    /// Shorter runs (a smoke check, not figures to quote).
-    #[arg(long)]
-    pub quick: bool,
-}
-
 /// What can go wrong in these commands.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -72,18 +45,6 @@ pub enum CliError {
     /// No embedder, or embedding failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
-    /// The model could not be loaded.
-    #[error(transparent)]
-    Model(#[from] ModelError),
-    /// The benchmark failed.
-    #[error(transparent)]
-    Bench(#[from] BenchError),
-    /// The recall benchmark failed.
-    #[error(transparent)]
-    RecallBench(#[from] crate::bench::recall::BenchError),
-    /// The harvest benchmark failed.
-    #[error(transparent)]
-    HarvestBench(#[from] crate::bench::harvest::BenchError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -155,25 +116,6 @@ pub fn embed_with(
                 format!(" {}", flags.join(", "))
             },
         )?;
-    }
-    Ok(())
-}
-
-/// Run `hive-mind bench <target>` with the configuration of `data_dir`.
-pub fn bench(
-    target: &BenchTarget,
-    data_dir: &std::path::Path,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
-    match target {
-        BenchTarget::Embed(args) => {
-            let config = Config::load_in(data_dir)?;
-            let spec = chain::in_process_spec(&config.embedder.in_process)?;
-            let report = bench::run(&spec, BenchOptions { quick: args.quick })?;
-            write!(out, "{report}")?;
-        }
-        BenchTarget::Recall(args) => crate::bench::recall::command(args, data_dir, out)?,
-        BenchTarget::Harvest(args) => crate::bench::harvest::command(args, data_dir, out)?,
     }
     Ok(())
 }

@@ -7,7 +7,7 @@
 //! all-MiniLM-L6-v2: 384 dimensions, 256 tokens, 22.9 MB, committed),
 //! tokenized by the `tokenizers` crate and run by tract in this process.
 //!
-//! Why bge-small is the default, measured on LoCoMo (`hive-mind eval
+//! Why bge-small is the default, measured on LoCoMo (`hive-mind-lab eval
 //! locomo`, 1,536 questions, the reranker on): turn-level R@10 75.1 % against
 //! MiniLM's 72.9 %, session R@5 93.3 against 92.2; it costs a query about
 //! 12 ms of model time against 7 ms (twelve layers against six; recall
@@ -43,7 +43,7 @@
 //!    one 384-d vector per token, the groups spread over the cores (at most
 //!    [`MAX_EMBED_THREADS`]): a model run is single-threaded and
 //!    matmul-bound, so a second core doubles a batch's throughput where a
-//!    bigger batch adds a few per cent (measured, `hive-mind bench embed`).
+//!    bigger batch adds a few per cent (measured, `hive-mind-lab bench embed`).
 //! 6. **Pool** as the folder's `1_Pooling/config.json` says — mean of the
 //!    token vectors where the attention mask is 1 (MiniLM), the `[CLS]`
 //!    vector (bge), or the maximum — then L2-normalise. This is exactly the
@@ -79,7 +79,7 @@ pub const MODEL_FILE: &str = "model_int8.onnx";
 /// Texts per model run, at most.
 pub const DEFAULT_BATCH_SIZE: usize = 64;
 /// Padded tokens (texts × longest text) per model run, at most. Measured on
-/// a 2-core x86 machine (`hive-mind bench embed`): runs of up to about a
+/// a 2-core x86 machine (`hive-mind-lab bench embed`): runs of up to about a
 /// thousand tokens gain from batching (short sentences: 143 → 175 texts/s),
 /// larger ones lose it again (32 paragraphs of 107 tokens per run: 21.8
 /// texts/s, below one at a time) as the activations fall out of cache. So a

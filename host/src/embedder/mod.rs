@@ -28,9 +28,8 @@
 //!   active embedder's whenever it opens the mind (`guest/store`'s `meta`
 //!   module: another dimension refuses vector operations, another model of
 //!   the same dimension turns vector search off, until `reindex`).
-//! - [`bench`] and [`cli`] — `hive-mind bench embed` and `hive-mind embed`.
+//! - [`cli`] — `hive-mind embed`.
 
-pub mod bench;
 pub mod chain;
 pub mod cli;
 pub mod config;

@@ -376,7 +376,7 @@ pub fn run_cores() -> usize {
 /// so the work interleaves evenly), and return each group's members paired
 /// with their results. A model run is single-threaded and matmul-bound: a
 /// second core doubles a batch's throughput where a bigger batch adds a few
-/// per cent (measured, `hive-mind bench embed`). `panicked` is the error a
+/// per cent (measured, `hive-mind-lab bench embed`). `panicked` is the error a
 /// worker that panicked gives.
 pub fn run_on_cores<T, E, F>(groups: &[&[usize]], run: F, panicked: E) -> Result<Vec<(usize, T)>, E>
 where

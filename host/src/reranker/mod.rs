@@ -36,8 +36,8 @@
 //! linear in pool × pair length. A pool of 30 full 512-token pairs would be
 //! 30 × 20 GFLOP: seconds. Hence two caps: the engine's rerank pool (how
 //! many candidates, in the guest's recall plan) and [`DEFAULT_MAX_TOKENS`]
-//! here (how long a pair may be). `hive-mind bench recall --reranker` and
-//! `hive-mind eval locomo --rerank-pool …` measure both.
+//! here (how long a pair may be). `hive-mind-lab bench recall --reranker` and
+//! `hive-mind-lab eval locomo --rerank-pool …` measure both.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -11,7 +11,7 @@
 //! - **recall latency**: the wall time of each `memory.recall-memory` call,
 //!   as a caller sees it;
 //! - **stages**: the guest's own per-stage times (`recall.stages`), summed;
-//! - **the split** ([`split_parts`]): the recall latency divided between the
+//! - **the split** ([`crate::timing::split_parts`]): the recall latency divided between the
 //!   engine's own work inside the component and the host's imports — SQLite
 //!   statements, the embedder, the reranker — from the host's import timings
 //!   (`EngineRuntime::take_timings`). The host only sees its imports, so the
@@ -26,21 +26,23 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::EvalError;
 use super::locomo::{Dataset, Sample, TurnId, iso};
 use super::metrics::{
-    RetrievedTurn, gold_sessions, mean, parse_raw_turn, percentile, session_hit_at_k,
-    session_ranking, turn_recall_at_k,
+    RetrievedTurn, gold_sessions, parse_raw_turn, session_hit_at_k, session_ranking,
+    turn_recall_at_k,
 };
-use super::{EvalError, open_engine};
-use crate::embedder::Embedder;
-use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use crate::engine::convert::{lane_name, stage_name};
-use crate::engine::wit_memory::{
+use crate::mind::open_engine;
+use crate::timing::{StageShare, add_timings, mean, percentile, split_rows};
+use hive_mind_host::embedder::Embedder;
+use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_host::engine::convert::{lane_name, stage_name};
+use hive_mind_host::engine::wit_memory::{
     ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
-use crate::engine::{ImportTimings, wit_types};
-use crate::progress::Progress;
-use crate::reranker::Reranker;
+use hive_mind_host::engine::{ImportTimings, wit_types};
+use hive_mind_host::progress::Progress;
+use hive_mind_host::reranker::Reranker;
 
 /// The categories LoCoMo defines, by number.
 pub fn category_name(category: u32) -> &'static str {
@@ -154,77 +156,6 @@ pub struct Latency {
     pub mean_ms: f64,
 }
 
-/// One part of recall's time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StageShare {
-    /// A guest stage (`embed-query`, `search`, …), or in the split one of
-    /// [`split_parts`]'s parts (`engine`, `sqlite`, `embed`, `rerank`).
-    pub stage: String,
-    /// Mean milliseconds per recall.
-    pub mean_ms: f64,
-    /// For a stage: its share of the guest stages' total. For a part of the
-    /// split: its share of the recall latency (the parts add up to 1).
-    pub share: f64,
-}
-
-/// The recall time `wall` (as the caller measured it) split by the host's
-/// import timings `imports` over the same recalls: `engine` — the
-/// component's own work (the KNN scan over its in-memory vector index,
-/// fusion, the floor, scoring, formatting) and the calls across the
-/// boundary, i.e. whatever is not an import —, then `sqlite` (every
-/// statement of every stage), `embed` (the query's embedding) and `rerank`
-/// (the cross-encoder).
-pub fn split_parts(wall: Duration, imports: &ImportTimings) -> [(&'static str, Duration); 4] {
-    let hosted = imports.sql + imports.embed + imports.rerank;
-    [
-        ("engine", wall.saturating_sub(hosted)),
-        ("sqlite", imports.sql),
-        ("embed", imports.embed),
-        ("rerank", imports.rerank),
-    ]
-}
-
-/// The words a report prints for a part of [`split_parts`].
-pub fn split_label(part: &str) -> &str {
-    match part {
-        "engine" => "engine (in the component)",
-        "sqlite" => "sqlite (host)",
-        "embed" => "embed (host)",
-        "rerank" => "rerank (host)",
-        other => other,
-    }
-}
-
-/// What a report says under the split, so nobody reads it as a stage split.
-pub const SPLIT_NOTE: &str = "(the host times its imports only: the guest's `search` stage is the KNN scan over \
-     the in-memory vector index, inside the component, plus the host's SQL for full text and listings; \
-     SQL runs in graph, touch and context too)";
-
-/// Add `more` to `total`.
-pub fn add_timings(total: &mut ImportTimings, more: &ImportTimings) {
-    total.sql += more.sql;
-    total.embed += more.embed;
-    total.rerank += more.rerank;
-    total.llm += more.llm;
-}
-
-/// The split's rows: mean milliseconds per recall and share of `wall`.
-pub fn split_rows(wall: Duration, imports: &ImportTimings, recalls: usize) -> Vec<StageShare> {
-    let total = wall.as_secs_f64();
-    split_parts(wall, imports)
-        .into_iter()
-        .map(|(part, duration)| StageShare {
-            stage: part.to_string(),
-            mean_ms: duration.as_secs_f64() * 1000.0 / recalls.max(1) as f64,
-            share: if total > 0.0 {
-                duration.as_secs_f64() / total
-            } else {
-                0.0
-            },
-        })
-        .collect()
-}
-
 /// Counts that say how the questions went, beyond the scores.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QuestionCounts {
@@ -275,7 +206,7 @@ pub struct EvalReport {
     /// Where recall's time goes, by the guest's stages.
     pub stages: Vec<StageShare>,
     /// Where recall's time goes, between the engine in the component and the
-    /// host's imports ([`split_parts`]).
+    /// host's imports ([`crate::timing::split_parts`]).
     pub split: Vec<StageShare>,
     /// For each lane, how many evidence turns it placed in the top
     /// `max(ks)` (which lane finds what the questions need).
@@ -369,7 +300,9 @@ pub fn evaluate(
     if samples.is_empty() {
         return Err(EvalError::Empty("the data set has no usable sample".into()));
     }
-    let floor = options.no_floor.then_some(crate::engine::convert::NO_FLOOR);
+    let floor = options
+        .no_floor
+        .then_some(hive_mind_host::engine::convert::NO_FLOOR);
     progress.set_total(
         samples
             .iter()
@@ -438,7 +371,7 @@ pub fn evaluate(
 /// The reranker an evaluation runs with, and what to call it in a report.
 #[derive(Clone)]
 pub struct Reranking {
-    /// The cross-encoder (or [`crate::reranker::Unconfigured`]).
+    /// The cross-encoder (or [`hive_mind_host::reranker::Unconfigured`]).
     pub reranker: Arc<dyn Reranker>,
     /// Its name; `None` when there is none.
     pub name: Option<String>,
@@ -448,7 +381,7 @@ impl Reranking {
     /// No reranker.
     pub fn none() -> Reranking {
         Reranking {
-            reranker: Arc::new(crate::reranker::Unconfigured),
+            reranker: Arc::new(hive_mind_host::reranker::Unconfigured),
             name: None,
         }
     }

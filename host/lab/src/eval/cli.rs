@@ -1,6 +1,6 @@
-//! # `hive-mind eval locomo`: the command and its printout
+//! # `hive-mind-lab eval locomo`: the command and its printout
 //!
-//! `hive-mind eval locomo <path> [--k 1,5,10] [--json] [--samples N]
+//! `hive-mind-lab eval locomo <path> [--k 1,5,10] [--json] [--samples N]
 //! [--categories 1,2,3,4] [--no-floor]` reads the data set first (so a bad
 //! file fails before a model is loaded), resolves the embedder the usual way
 //! (the configuration and the provider chain; `HIVE_MIND_EMBEDDER=mock`
@@ -14,12 +14,13 @@ use std::path::PathBuf;
 
 use super::EvalError;
 use super::locomo::Dataset;
-use super::run::{EvalOptions, EvalReport, Reranking, SPLIT_NOTE, Scores, evaluate, split_label};
-use crate::embedder::EmbedError;
-use crate::embedder::config::{Config, ConfigError};
-use crate::progress::Progress;
+use super::run::{EvalOptions, EvalReport, Reranking, Scores, evaluate};
+use crate::timing::{SPLIT_NOTE, split_label};
+use hive_mind_host::embedder::EmbedError;
+use hive_mind_host::embedder::config::{Config, ConfigError};
+use hive_mind_host::progress::Progress;
 
-/// `hive-mind eval`'s targets.
+/// `hive-mind-lab eval`'s targets.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum EvalTarget {
     /// Retrieval quality on a LoCoMo-shaped data set: session- and
@@ -27,7 +28,7 @@ pub enum EvalTarget {
     Locomo(LocomoArgs),
 }
 
-/// `hive-mind eval locomo`'s arguments.
+/// `hive-mind-lab eval locomo`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LocomoArgs {
     /// The data set: a JSON list of samples in the LoCoMo shape.
@@ -94,7 +95,7 @@ pub fn rerank_runs(runs: RerankRuns, pools: &[u32], available: bool) -> Vec<Opti
     }
 }
 
-/// What can go wrong in `hive-mind eval`.
+/// What can go wrong in `hive-mind-lab eval`.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalCliError {
     /// The evaluation failed.
@@ -108,13 +109,13 @@ pub enum EvalCliError {
     Embed(#[from] EmbedError),
     /// The configured reranker could not be loaded.
     #[error("the reranker: {0}")]
-    Reranker(#[from] crate::embedder::onnx::ModelError),
+    Reranker(#[from] hive_mind_host::embedder::onnx::ModelError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
 }
 
-/// Run `hive-mind eval <target>`: the report on `out`, progress and
+/// Run `hive-mind-lab eval <target>`: the report on `out`, progress and
 /// problems on `log`.
 pub fn run(
     target: &EvalTarget,
@@ -126,7 +127,7 @@ pub fn run(
         EvalTarget::Locomo(args) => {
             let dataset = Dataset::load(&args.path)?;
             let config = Config::load_in(data_dir)?;
-            let active = crate::embedder::resolve(&config.embedder)?;
+            let active = hive_mind_host::embedder::resolve(&config.embedder)?;
             if active.info.is_mock() {
                 writeln!(
                     log,
@@ -136,7 +137,7 @@ pub fn run(
             let reranking = if args.rerank == RerankRuns::Off {
                 Reranking::none()
             } else {
-                let loaded = crate::reranker::load(&config.reranker)?;
+                let loaded = hive_mind_host::reranker::load(&config.reranker)?;
                 if let Some(why) = &loaded.missing {
                     writeln!(log, "note: no reranker: {why}")?;
                 }

@@ -1,4 +1,4 @@
-//! # `hive-mind bench harvest`: what an import costs beyond embedding
+//! # `hive-mind-lab bench harvest`: what an import costs beyond embedding
 //!
 //! Generates a synthetic ChatGPT export (`conversations.json` with the
 //! export's `mapping` tree, regenerated branches included) of N
@@ -27,13 +27,13 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::corpus::{PEOPLE, PLACES, PROJECTS, Rng, TOOLS};
-use crate::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo};
-use crate::engine::wit_harvest::{Distillation, Document, ImportOptions, Input};
-use crate::engine::wit_types::Mind;
-use crate::engine::{Capabilities, EngineError, EngineRuntime};
-use crate::progress::Progress;
+use hive_mind_host::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo};
+use hive_mind_host::engine::wit_harvest::{Distillation, Document, ImportOptions, Input};
+use hive_mind_host::engine::wit_types::Mind;
+use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime};
+use hive_mind_host::progress::Progress;
 
-/// `hive-mind bench harvest`'s arguments.
+/// `hive-mind-lab bench harvest`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchHarvestArgs {
     /// Conversations in the synthetic export.
@@ -61,13 +61,13 @@ pub enum BenchError {
     Engine(#[from] EngineError),
     /// The component could not be loaded.
     #[error(transparent)]
-    Host(#[from] crate::HostError),
+    Host(#[from] hive_mind_host::HostError),
     /// The embedder failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
     /// The configuration is unusable.
     #[error(transparent)]
-    Config(#[from] crate::embedder::config::ConfigError),
+    Config(#[from] hive_mind_host::embedder::config::ConfigError),
     /// A temporary directory or the loopback server could not be set up.
     #[error("could not set up the benchmark: {0}")]
     Io(#[from] std::io::Error),
@@ -313,7 +313,7 @@ pub fn run(
     let capabilities = Capabilities::new(
         hive_mind_sqlite::DataDir::new(dir.path()),
         Ok(recording.clone() as Arc<dyn Embedder>),
-        Arc::new(crate::reranker::Unconfigured),
+        Arc::new(hive_mind_host::reranker::Unconfigured),
     );
     let mut engine = EngineRuntime::new(capabilities)?;
     let inputs = vec![Input::Document(Document {
@@ -327,7 +327,7 @@ pub fn run(
         export.len() / 1024
     ));
     let started = Instant::now();
-    let report = crate::harvest_cli::run_job(
+    let report = hive_mind_host::harvest_cli::run_job(
         &mut engine,
         &inputs,
         &options(Distillation::Heuristic),
@@ -404,7 +404,7 @@ fn run_llm(
     let capabilities = Capabilities::new(
         hive_mind_sqlite::DataDir::new(dir.path()),
         Ok(embedder),
-        Arc::new(crate::reranker::Unconfigured),
+        Arc::new(hive_mind_host::reranker::Unconfigured),
     )
     .with_llm(Arc::new(client), "openai");
     let mut engine = EngineRuntime::new(capabilities)?;
@@ -418,8 +418,12 @@ fn run_llm(
     ));
     engine.take_timings();
     let started = Instant::now();
-    let report =
-        crate::harvest_cli::run_job(&mut engine, &inputs, &options(Distillation::Llm), progress)?;
+    let report = hive_mind_host::harvest_cli::run_job(
+        &mut engine,
+        &inputs,
+        &options(Distillation::Llm),
+        progress,
+    )?;
     let import = started.elapsed();
     let timings = engine.take_timings();
     let own = import
@@ -476,14 +480,14 @@ pub fn render(report: &HarvestBenchReport) -> String {
     out
 }
 
-/// `hive-mind bench harvest`.
+/// `hive-mind-lab bench harvest`.
 pub fn command(
     args: &BenchHarvestArgs,
     data_dir: &std::path::Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let config = crate::embedder::config::Config::load_in(data_dir)?;
-    let active = crate::embedder::resolve(&config.embedder)?;
+    let config = hive_mind_host::embedder::config::Config::load_in(data_dir)?;
+    let active = hive_mind_host::embedder::resolve(&config.embedder)?;
     if active.info.is_mock() {
         eprintln!("warning: the MOCK embedder is active; the efficiency figure means little");
     }

@@ -1,4 +1,4 @@
-//! `hive-mind eval locomo` and `hive-mind bench recall` end to end, on tiny
+//! `hive-mind-lab eval locomo` and `hive-mind-lab bench recall` end to end, on tiny
 //! inputs built here (never the real data set) with the mock embedder: the
 //! evaluation scores a hand-made LoCoMo-shaped sample, and the recall
 //! benchmark builds a corpus once and reuses it.
@@ -6,11 +6,12 @@
 use std::process::Command;
 use std::sync::Arc;
 
-use hive_mind_host::bench::recall::{self, BenchError, RecallBenchOptions};
 use hive_mind_host::embedder::{Embedder, MockEmbedder};
-use hive_mind_host::eval::locomo::Dataset;
-use hive_mind_host::eval::run::{EvalOptions, Reranking, StageShare, evaluate};
 use hive_mind_host::progress::Progress;
+use hive_mind_lab::bench::recall::{self, BenchError, RecallBenchOptions};
+use hive_mind_lab::eval::locomo::Dataset;
+use hive_mind_lab::eval::run::{EvalOptions, Reranking, evaluate};
+use hive_mind_lab::timing::StageShare;
 use serde_json::json;
 
 fn mock() -> Arc<dyn Embedder> {
@@ -252,7 +253,7 @@ fn the_evaluation_scores_a_tiny_sample_end_to_end() {
         "{lines:?}"
     );
 
-    let text = hive_mind_host::eval::cli::render(report, "tiny.json");
+    let text = hive_mind_lab::eval::cli::render(report, "tiny.json");
     for expected in [
         "S@10",
         "T@10",
@@ -348,7 +349,7 @@ fn the_evaluation_reports_each_rerank_run_from_one_import() {
         assert_eq!(report.ingest.written, 5);
         assert_eq!(report.latency.recalls, 2);
     }
-    let rerank_ms = |report: &hive_mind_host::eval::run::EvalReport| {
+    let rerank_ms = |report: &hive_mind_lab::eval::run::EvalReport| {
         report
             .split
             .iter()
@@ -358,16 +359,16 @@ fn the_evaluation_reports_each_rerank_run_from_one_import() {
     };
     assert_eq!(rerank_ms(&reports[0]), 0.0, "the off run never reranks");
     assert!(rerank_ms(&reports[1]) > 0.0);
-    let table = hive_mind_host::eval::cli::compare(&reports);
+    let table = hive_mind_lab::eval::cli::compare(&reports);
     assert!(
         table.contains("kayak, pool 2") && table.contains("rerank ms"),
         "{table}"
     );
 }
 
-fn hive_mind(args: &[&str]) -> std::process::Output {
+fn hive_mind_lab(args: &[&str]) -> std::process::Output {
     let home = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_hive-mind"))
+    Command::new(env!("CARGO_BIN_EXE_hive-mind-lab"))
         .args(args)
         .env("HIVE_MIND_HOME", home.path())
         .env("HIVE_MIND_EMBEDDER", "mock")
@@ -380,7 +381,7 @@ fn hive_mind(args: &[&str]) -> std::process::Output {
 fn bad_data_sets_fail_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.json");
-    let output = hive_mind(&["eval", "locomo", missing.to_str().unwrap()]);
+    let output = hive_mind_lab(&["eval", "locomo", missing.to_str().unwrap()]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -390,7 +391,7 @@ fn bad_data_sets_fail_with_a_clear_message() {
 
     let broken = dir.path().join("broken.json");
     std::fs::write(&broken, "[{\"sample_id\": ").unwrap();
-    let output = hive_mind(&["eval", "locomo", broken.to_str().unwrap()]);
+    let output = hive_mind_lab(&["eval", "locomo", broken.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(
@@ -400,13 +401,13 @@ fn bad_data_sets_fail_with_a_clear_message() {
 
     let object = dir.path().join("object.json");
     std::fs::write(&object, "{\"samples\": []}").unwrap();
-    let output = hive_mind(&["eval", "locomo", object.to_str().unwrap()]);
+    let output = hive_mind_lab(&["eval", "locomo", object.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("expected a list of samples"), "{stderr}");
 
     let empty = dir.path().join("empty.json");
     std::fs::write(&empty, "[{\"sample_id\": \"x\"}]").unwrap();
-    let output = hive_mind(&["eval", "locomo", empty.to_str().unwrap()]);
+    let output = hive_mind_lab(&["eval", "locomo", empty.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(stderr.contains("no usable sample"), "{stderr}");
@@ -417,7 +418,7 @@ fn the_commands_run_from_the_cli_with_json_output() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("tiny.json");
     std::fs::write(&data, tiny_locomo().to_string()).unwrap();
-    let output = hive_mind(&[
+    let output = hive_mind_lab(&[
         "eval",
         "locomo",
         data.to_str().unwrap(),
@@ -440,7 +441,7 @@ fn the_commands_run_from_the_cli_with_json_output() {
     assert!(report["dataset"].as_str().unwrap().ends_with("tiny.json"));
 
     let corpus = dir.path().join("corpus");
-    let output = hive_mind(&[
+    let output = hive_mind_lab(&[
         "bench",
         "recall",
         "--frames",

@@ -3,16 +3,16 @@
 //! Measures model load time, texts/s for one text per call and for batches
 //! of 8/32/128 at sentence and paragraph length, the load-time rewrite's
 //! effect on one short sentence, and peak RSS. The same code runs as
-//! `hive-mind bench embed`; see `hive_mind_host::embedder::bench`.
+//! `hive-mind-lab bench embed`; see `hive_mind_lab::bench::embed`.
 //!
-//! Run: `cargo bench -p hive-mind-host --bench embed` (add `-- --quick` for a
+//! Run: `cargo bench -p hive-mind-lab --bench embed` (add `-- --quick` for a
 //! short smoke run), or `just bench-embed`.
 
 use std::process::ExitCode;
 
-use hive_mind_host::embedder::bench::{BenchOptions, run};
 use hive_mind_host::embedder::chain::in_process_spec;
 use hive_mind_host::embedder::config::Config;
+use hive_mind_lab::bench::embed::{BenchOptions, run};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();

@@ -1,4 +1,4 @@
-//! # The recall benchmark (`hive-mind bench recall`)
+//! # The recall benchmark (`hive-mind-lab bench recall`)
 //!
 //! How fast is the whole recall pipeline on a mind of N memories, and how
 //! much does it cost over the bare vector search underneath it?
@@ -22,7 +22,7 @@
 //!    query), where the time goes (the guest's stages, and the recall time
 //!    split by the host's import timings into the engine's own work inside
 //!    the component and the host's SQLite, embedder and reranker time; see
-//!    [`crate::eval::run::split_parts`]), peak RSS, and the **bare exact
+//!    [`crate::timing::split_parts`]), peak RSS, and the **bare exact
 //!    KNN** time for the same query vectors — sqlite-vec's
 //!    `vec_distance_cosine` over the mind's plain frame-vector table
 //!    (`SELECT id, vec_distance_cosine(embedding, ?1) AS distance FROM
@@ -52,19 +52,18 @@ use super::corpus::{
     BenchQuery, CorpusFrame, GENERATOR_VERSION, NOW, QueryKind, Weight, generate_frames,
     generate_queries,
 };
-use crate::embedder::{EmbedError, Embedder};
-use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use crate::engine::convert::stage_name;
-use crate::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
-use crate::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
-use crate::eval::metrics::{mean, percentile};
-use crate::eval::run::{SPLIT_NOTE, add_timings, split_label, split_rows};
-use crate::eval::{EvalError, open_engine};
-use crate::progress::Progress;
+use crate::mind::{OpenError, open_engine};
+use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
+use hive_mind_host::embedder::{EmbedError, Embedder};
+use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_host::engine::convert::stage_name;
+use hive_mind_host::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
+use hive_mind_host::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
+use hive_mind_host::progress::Progress;
 
 /// One part of recall's time: a guest stage, or a part of the split
 /// between the engine and the host's imports (the evaluation's rows).
-pub use crate::eval::run::StageShare as Stage;
+pub use crate::timing::StageShare as Stage;
 
 /// Memories per `memory.save-memories` call while building the corpus.
 pub const INGEST_BATCH: usize = 256;
@@ -91,7 +90,7 @@ pub const MANIFEST: &str = "bench-corpus.json";
 /// The default seed.
 pub const DEFAULT_SEED: u64 = 20_240_601;
 
-/// `hive-mind bench recall`'s arguments.
+/// `hive-mind-lab bench recall`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchRecallArgs {
     /// Memories in the corpus.
@@ -136,7 +135,7 @@ pub struct RecallBenchOptions {
     pub seed: u64,
     /// The reranker, if recall should rerank, and the pool
     /// (`None`: the engine's default).
-    pub rerank: Option<(Arc<dyn crate::reranker::Reranker>, Option<u32>)>,
+    pub rerank: Option<(Arc<dyn hive_mind_host::reranker::Reranker>, Option<u32>)>,
 }
 
 /// Why the benchmark could not run.
@@ -144,7 +143,7 @@ pub struct RecallBenchOptions {
 pub enum BenchError {
     /// Opening the engine or a mind failed.
     #[error(transparent)]
-    Open(#[from] EvalError),
+    Open(#[from] OpenError),
     /// The engine failed.
     #[error(transparent)]
     Engine(#[from] EngineError),
@@ -167,10 +166,10 @@ pub enum BenchError {
     Option(String),
     /// The configuration is unusable.
     #[error(transparent)]
-    Config(#[from] crate::embedder::config::ConfigError),
+    Config(#[from] hive_mind_host::embedder::config::ConfigError),
     /// The reranker could not be loaded.
     #[error("the reranker: {0}")]
-    Reranker(#[from] crate::embedder::onnx::ModelError),
+    Reranker(#[from] hive_mind_host::embedder::onnx::ModelError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -250,7 +249,7 @@ pub struct RecallBenchReport {
     /// Where recall's time goes, by the guest's stages.
     pub stages: Vec<Stage>,
     /// Where recall's time goes, between the engine in the component and the
-    /// host's imports ([`crate::eval::run::split_parts`]).
+    /// host's imports ([`crate::timing::split_parts`]).
     pub split: Vec<Stage>,
     /// The `k` of the bare KNN query ([`BARE_KNN_K`]).
     pub knn_k: u32,
@@ -434,7 +433,9 @@ pub fn run(
     }
     let frames = generate_frames(options.frames, options.seed);
     let reranker = options.rerank.as_ref().map_or_else(
-        || -> Arc<dyn crate::reranker::Reranker> { Arc::new(crate::reranker::Unconfigured) },
+        || -> Arc<dyn hive_mind_host::reranker::Reranker> {
+            Arc::new(hive_mind_host::reranker::Unconfigured)
+        },
         |(r, _)| Arc::clone(r),
     );
     let mut engine = open_engine(dir, Arc::clone(&embedder), reranker)?;
@@ -561,7 +562,7 @@ pub fn run(
             .filter(|q| q.kind == QueryKind::Topic)
             .count(),
         mean_memories: mean(&returned),
-        peak_rss_kib: crate::embedder::bench::peak_rss_kib(),
+        peak_rss_kib: crate::bench::embed::peak_rss_kib(),
     })
 }
 
@@ -739,14 +740,14 @@ pub fn render(report: &RecallBenchReport) -> String {
     text
 }
 
-/// Run `hive-mind bench recall` with the embedder `data_dir` configures.
+/// Run `hive-mind-lab bench recall` with the embedder `data_dir` configures.
 pub fn command(
     args: &BenchRecallArgs,
     data_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let config = crate::embedder::config::Config::load_in(data_dir)?;
-    let active = crate::embedder::resolve(&config.embedder)?;
+    let config = hive_mind_host::embedder::config::Config::load_in(data_dir)?;
+    let active = hive_mind_host::embedder::resolve(&config.embedder)?;
     if active.info.is_mock() {
         eprintln!("warning: the MOCK embedder is active; vector similarity means nothing");
     }
@@ -762,7 +763,7 @@ pub fn command(
     };
     let mut options = options;
     if args.rerank {
-        let loaded = crate::reranker::load(&config.reranker)?;
+        let loaded = hive_mind_host::reranker::load(&config.reranker)?;
         match loaded.missing {
             Some(why) => return Err(BenchError::Option(format!("--rerank: no reranker: {why}"))),
             None => options.rerank = Some((loaded.reranker, args.rerank_pool)),

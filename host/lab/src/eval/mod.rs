@@ -1,4 +1,4 @@
-//! # Retrieval evaluation on conversation benchmarks (`hive-mind eval`)
+//! # Retrieval evaluation on conversation benchmarks (`hive-mind-lab eval`)
 //!
 //! How good is recall? This module answers with the numbers published
 //! memory systems report, measured on the real engine component: the same
@@ -38,15 +38,11 @@ pub mod locomo;
 pub mod metrics;
 pub mod run;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
-use crate::HostError;
-use crate::embedder::Embedder;
-use crate::engine::{Capabilities, EngineRuntime};
+use crate::mind::OpenError;
 
-/// Why an evaluation (or a measurement built on the same plumbing) could not
-/// run.
+/// Why an evaluation could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
     /// The data set file could not be read.
@@ -83,36 +79,7 @@ pub enum EvalError {
     /// A temporary data directory could not be made.
     #[error("could not create a temporary data directory: {0}")]
     TempDir(std::io::Error),
-    /// The data directory could not be created.
-    #[error("could not create the data directory {}: {source}", path.display())]
-    DataDir {
-        /// The directory.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The engine component could not be loaded.
+    /// The engine could not be opened over a sample's data directory.
     #[error(transparent)]
-    Host(#[from] HostError),
-}
-
-/// The engine over the data directory `dir` (created if missing) with
-/// `embedder`, `reranker` (or [`crate::reranker::Unconfigured`]), and the
-/// on-disk compile cache. The engine opens the minds itself, through the
-/// `sqlite` import, on the first call that needs them, and locks them to the
-/// embedder's fingerprint.
-pub fn open_engine(
-    dir: &Path,
-    embedder: Arc<dyn Embedder>,
-    reranker: Arc<dyn crate::reranker::Reranker>,
-) -> Result<EngineRuntime, EvalError> {
-    std::fs::create_dir_all(dir).map_err(|source| EvalError::DataDir {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    Ok(EngineRuntime::from_component_bytes(
-        crate::artifacts::ENGINE_COMPONENT,
-        crate::cache::cache_dir().as_deref(),
-        Capabilities::new(hive_mind_sqlite::DataDir::new(dir), Ok(embedder), reranker),
-    )?)
+    Open(#[from] OpenError),
 }

@@ -1,4 +1,4 @@
-//! # The embedder benchmark (`hive-mind bench embed`, `cargo bench --bench embed`)
+//! # The embedder benchmark (`hive-mind-lab bench embed`, `cargo bench --bench embed`)
 //!
 //! What it measures, on the in-process model in this process:
 //!
@@ -8,7 +8,7 @@
 //!   batches of 8, 32 and 128, at two lengths: a short sentence (~12 tokens)
 //!   and a paragraph (~110 tokens);
 //! - **the rewrite's effect**: the latency of one short sentence on the
-//!   model as shipped versus rewritten (see [`super::onnx`]);
+//!   model as shipped versus rewritten (see [`hive_mind_host::embedder::onnx`]);
 //! - **peak RSS** (`VmHWM` from `/proc/self/status`), before and after the
 //!   un-rewritten model is loaded for the comparison.
 //!
@@ -19,9 +19,9 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use super::in_process::{InProcessEmbedder, LoadOptions, ModelSpec};
-use super::onnx::ModelError;
-use super::{EmbedError, Embedder};
+use hive_mind_host::embedder::in_process::{InProcessEmbedder, LoadOptions, ModelSpec};
+use hive_mind_host::embedder::onnx::ModelError;
+use hive_mind_host::embedder::{EmbedError, Embedder};
 
 /// Benchmark options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

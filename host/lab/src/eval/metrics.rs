@@ -14,8 +14,9 @@
 //!   figure published systems report on LoCoMo.
 //! - **Turn-level evidence recall@k** ([`turn_recall_at_k`]): the fraction of
 //!   the question's evidence turns found among the first `k` turns.
-//! - Latency summaries ([`percentile`], [`mean`]) and the share of time per
-//!   pipeline stage ([`shares`]).
+//!
+//! Latency summaries and the split of recall's time are shared with the
+//! benchmarks, in [`crate::timing`].
 
 use std::collections::BTreeSet;
 
@@ -102,36 +103,6 @@ pub fn turn_recall_at_k(ranked: &[RetrievedTurn], evidence: &BTreeSet<TurnId>, k
 /// The gold sessions of a question: the sessions of its evidence turns.
 pub fn gold_sessions(evidence: &BTreeSet<TurnId>) -> BTreeSet<u32> {
     evidence.iter().map(|id| id.session).collect()
-}
-
-/// The `p`-th percentile (0–100) of `values` by the nearest-rank method;
-/// 0.0 for no values.
-pub fn percentile(values: &[f64], p: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = (p.clamp(0.0, 100.0) / 100.0 * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-/// The arithmetic mean; 0.0 for no values.
-pub fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
-}
-
-/// Each part's share of the parts' total (0.0 each when the total is 0).
-pub fn shares(parts: &[f64]) -> Vec<f64> {
-    let total: f64 = parts.iter().sum();
-    parts
-        .iter()
-        .map(|part| if total > 0.0 { part / total } else { 0.0 })
-        .collect()
 }
 
 #[cfg(test)]
@@ -221,25 +192,5 @@ mod tests {
     fn gold_sessions_are_the_evidence_sessions() {
         let evidence = BTreeSet::from([id(2, 5), id(2, 7), id(9, 1)]);
         assert_eq!(gold_sessions(&evidence), BTreeSet::from([2, 9]));
-    }
-
-    #[test]
-    fn percentiles_use_the_nearest_rank() {
-        let values: Vec<f64> = (1..=100).rev().map(f64::from).collect();
-        assert_eq!(percentile(&values, 50.0), 50.0);
-        assert_eq!(percentile(&values, 95.0), 95.0);
-        assert_eq!(percentile(&values, 100.0), 100.0);
-        assert_eq!(percentile(&values, 0.0), 1.0);
-        assert_eq!(percentile(&[7.0], 95.0), 7.0);
-        assert_eq!(percentile(&[3.0, 1.0, 2.0], 50.0), 2.0);
-        assert_eq!(percentile(&[], 50.0), 0.0);
-    }
-
-    #[test]
-    fn means_and_shares() {
-        assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
-        assert_eq!(mean(&[]), 0.0);
-        assert_eq!(shares(&[1.0, 3.0]), [0.25, 0.75]);
-        assert_eq!(shares(&[0.0, 0.0]), [0.0, 0.0]);
     }
 }
