@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::engine::wit_admin::MindStatus;
 use hive_mind_host::engine::wit_memory::{Error, MemoryInput};
 use hive_mind_host::engine::wit_types::{
     DimensionMismatch, FrameType, Importance, Mind as WitMind, Source, StorageError,
 };
 use hive_mind_host::engine::{EngineError, EngineRuntime, MemoryError};
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_store::{EmbedderFingerprint, Mind, SearchFilter};
 
 use crate::support::native_minds;

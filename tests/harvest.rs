@@ -60,7 +60,7 @@ fn warm_cache() {
             hive_mind_host::engine::Capabilities::new(
                 hive_mind_sqlite::DataDir::new(dir.path()),
                 Err("warming the compile cache".to_string()),
-                Arc::new(hive_mind_host::reranker::Unconfigured),
+                Arc::new(hive_mind_models::reranker::Unconfigured),
             ),
         );
     });
@@ -1389,12 +1389,12 @@ fn sources_lists_the_imports_and_a_dry_run_writes_nothing() {
 
 #[test]
 fn the_engine_steps_an_import_one_item_at_a_time() {
-    use hive_mind_host::embedder::MockEmbedder;
     use hive_mind_host::engine::wit_harvest::{
         Distillation, Document, Error, ImportOptions, Input, SourceFormat,
     };
     use hive_mind_host::engine::wit_types::Mind;
     use hive_mind_host::engine::{EngineError, HarvestError};
+    use hive_mind_models::embedder::MockEmbedder;
 
     let dir = tempfile::tempdir().unwrap();
     warm_cache();

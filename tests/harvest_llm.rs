@@ -21,7 +21,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::engine::wit_harvest::{
     Distillation, Document, Error as HarvestWitError, ImportOptions, ImportReport, Input,
 };
@@ -30,7 +29,8 @@ use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime, HarvestEr
 use hive_mind_host::harvest_cli::run_job;
 use hive_mind_host::mcp::MemoryServer;
 use hive_mind_host::progress::Progress;
-use hive_mind_host::reranker::Unconfigured;
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
+use hive_mind_models::reranker::Unconfigured;
 use hive_mind_outbound::fetch::{FetchPolicy, Fetcher};
 use hive_mind_outbound::llm::{ApiKey, LlmClient, LlmConfig, ProviderKind, RetryPolicy};
 use rmcp::model::{CallToolRequestParams, ClientConfig};

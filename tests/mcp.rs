@@ -6,11 +6,11 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::engine::wit_types::{FrameRef, Importance, Mind};
 use hive_mind_host::engine::{Capabilities, EngineRuntime};
 use hive_mind_host::mcp::MemoryServer;
-use hive_mind_host::reranker::Unconfigured;
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
+use hive_mind_models::reranker::Unconfigured;
 use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::ServiceError;
 use rmcp::{ClientHandler, ServiceExt};

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use crate::support::{minilm, native_minds};
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_host::engine::wit_admin::{AwarenessCategory, Identity};
 use hive_mind_host::engine::wit_memory::{
@@ -13,6 +12,7 @@ use hive_mind_host::engine::wit_memory::{
 };
 use hive_mind_host::engine::wit_types::Mind as WitMind;
 use hive_mind_host::engine::{EngineError, EngineRuntime, MemoryError};
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_store::Mind;
 
 const NOW: &str = "2026-06-15T12:00:00Z";

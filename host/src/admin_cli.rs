@@ -15,13 +15,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::embedder::config::{Config, ProviderChoice};
 use crate::engine::convert::{self, frame_json, mind_name};
 use crate::engine::wit_admin::{MindCheck, MindStatus};
 use crate::engine::wit_memory::MemoryInput;
 use crate::engine::wit_types::Mind;
 use crate::engine::{EngineError, EngineRuntime, OpenError};
 use crate::progress::Progress;
+use hive_mind_models::config::Config;
+use hive_mind_models::embedder::config::ProviderChoice;
 
 /// Frames re-embedded per `admin.reindex-step` call.
 const REINDEX_BATCH: u32 = 64;
@@ -53,7 +54,7 @@ pub enum AdminCliError {
     Engine(#[from] EngineError),
     /// The configuration is unusable.
     #[error(transparent)]
-    Config(#[from] crate::embedder::config::ConfigError),
+    Config(#[from] hive_mind_models::config::ConfigError),
 }
 
 /// The administration subcommands, flattened into the `hive-mind` command.
@@ -168,7 +169,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
             // The active embedder, loudly: recall must never rank at random
             // without the user knowing.
             let config = Config::load_in(&dir)?;
-            let active = match crate::embedder::resolve(&config.embedder) {
+            let active = match hive_mind_models::embedder::resolve(&config.embedder) {
                 Ok(active) => {
                     for line in active.status_lines() {
                         eprintln!("{line}");

@@ -29,7 +29,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::embedder::config::{Config, ProviderChoice};
 use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use crate::engine::convert::{importance_name, lane_name, ref_name};
 use crate::engine::wit_memory::{
@@ -40,6 +39,8 @@ use crate::engine::wit_types::Mind;
 use crate::engine::wit_types::{self, Importance};
 use crate::engine::{EngineError, EngineRuntime, OpenError};
 use crate::{HostError, LogicRuntime};
+use hive_mind_models::config::Config;
+use hive_mind_models::embedder::config::ProviderChoice;
 
 /// How the demo runs.
 #[derive(Debug, Clone, Default)]
@@ -65,7 +66,7 @@ pub enum DemoError {
     },
     /// The configuration could not be built.
     #[error(transparent)]
-    Config(#[from] crate::embedder::config::ConfigError),
+    Config(#[from] hive_mind_models::config::ConfigError),
     /// The shipped model could not be loaded.
     #[error("the demo needs the shipped in-process model: {0}")]
     NoModel(String),
@@ -320,7 +321,7 @@ fn prepare_kept_dir(dir: &Path) -> Result<(), DemoError> {
 /// reproducible. Only `HIVE_MIND_MODELS_DIR` (where the model lies) is read.
 fn open_engine(dir: &Path) -> Result<EngineRuntime, DemoError> {
     let env = |name: &str| match name {
-        "HIVE_MIND_MODELS_DIR" => crate::embedder::config::process_env(name),
+        "HIVE_MIND_MODELS_DIR" => hive_mind_models::config::process_env(name),
         _ => None,
     };
     let mut config = Config::from_sources(None, &dir.join("config.toml"), &env)?;

@@ -14,12 +14,9 @@
 //!   types, so every export is reachable from JSON without hand-written glue.
 //! - [`logic`] — the `hive:mind/logic` component: list its functions and call
 //!   any of them with JSON arguments keyed by the WIT parameter names.
-//! - [`embedder`] — text embeddings: the in-process all-MiniLM-L6-v2 model
-//!   (tract-onnx), Ollama, Voyage and OpenAI-compatible providers behind one
-//!   `Embedder` trait, the provider chain, and the embedder-lock fingerprint.
 //! - [`engine`] — the engine component: the host side of its imports
-//!   (`sqlite` over `hive-mind-sqlite`, `embedder`, `reranker`, `llm` and
-//!   `fetch` over `hive-mind-outbound`) and calls into its `memory`,
+//!   (`sqlite` over `hive-mind-sqlite`, `embedder` and `reranker` over
+//!   `hive-mind-models`, `llm` and `fetch` over `hive-mind-outbound`) and calls into its `memory`,
 //!   `admin` and `harvest` exports.
 //! - [`harvest_cli`] — `hive-mind import` and `hive-mind sources`: bytes
 //!   and URLs handed to the engine's harvest, a progress bar, the report.
@@ -27,14 +24,15 @@
 //!   exports.
 //! - [`progress`] — progress bars on stderr for long work (import, reindex,
 //!   and the lab's eval and bench), hidden when stderr is not a terminal or with `--quiet`.
-//! - [`reranker`] — the optional cross-encoder that scores query/passage
-//!   pairs; "unavailable" when none is configured.
+//! - [`embed_cli`] — `hive-mind embed`: embed texts with the active
+//!   embedder, or show the provider chain.
 //! - [`demo`] — `hive-mind demo`: the main job on a fresh data directory
 //!   (save, import, learn, recall), each recall checked against what it
 //!   shows; `--logic` tours the pure functions.
 //!
 //! Retrieval logic never lives here: the host supplies capabilities (storage,
-//! models, network) and user surfaces (the `hive-mind` CLI). The measurement
+//! models, network: the crates `hive-mind-sqlite`, `hive-mind-models`,
+//! `hive-mind-outbound`) and user surfaces (the `hive-mind` CLI). The measurement
 //! tools (evaluation, benchmarks) are another crate and binary,
 //! `hive-mind-lab` (`host/lab`), built on this one.
 
@@ -42,14 +40,13 @@ pub mod admin_cli;
 pub mod artifacts;
 pub mod cache;
 pub mod demo;
-pub mod embedder;
+pub mod embed_cli;
 pub mod engine;
 pub mod error;
 pub mod harvest_cli;
 pub mod logic;
 pub mod mcp;
 pub mod progress;
-pub mod reranker;
 pub mod runtime;
 pub mod values;
 

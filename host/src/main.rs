@@ -81,7 +81,7 @@ enum Command {
     /// Claude Desktop, Codex and any stdio MCP client).
     Mcp,
     /// Embed texts with the active embedder, or show the provider chain.
-    Embed(hive_mind_host::embedder::cli::EmbedArgs),
+    Embed(hive_mind_host::embed_cli::EmbedArgs),
     #[command(flatten)]
     Store(hive_mind_host::admin_cli::AdminCommand),
 }
@@ -255,7 +255,7 @@ fn run(cli: Cli) -> Result<()> {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            hive_mind_host::embedder::cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
+            hive_mind_host::embed_cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
         }
         Command::Store(command) => {
             if !hive_mind_host::admin_cli::run(command, cli.data_dir)? {

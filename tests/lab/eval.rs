@@ -6,12 +6,12 @@
 use std::process::Command;
 use std::sync::Arc;
 
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
 use hive_mind_host::progress::Progress;
 use hive_mind_lab::bench::recall::{self, BenchError, RecallBenchOptions};
 use hive_mind_lab::eval::locomo::Dataset;
 use hive_mind_lab::eval::run::{EvalOptions, Reranking, evaluate};
 use hive_mind_lab::timing::StageShare;
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use serde_json::json;
 
 fn mock() -> Arc<dyn Embedder> {
@@ -314,12 +314,12 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
 /// A reranker that knows one answer: passages about kayaks score high.
 struct KayakReranker;
 
-impl hive_mind_host::reranker::Reranker for KayakReranker {
+impl hive_mind_models::reranker::Reranker for KayakReranker {
     fn score(
         &self,
         _query: &str,
         passages: &[String],
-    ) -> Result<Vec<f32>, hive_mind_host::reranker::RerankError> {
+    ) -> Result<Vec<f32>, hive_mind_models::reranker::RerankError> {
         Ok(passages
             .iter()
             .map(|p| if p.contains("kayak") { 6.0 } else { -6.0 })

@@ -10,9 +10,9 @@
 
 use std::process::ExitCode;
 
-use hive_mind_host::embedder::chain::in_process_spec;
-use hive_mind_host::embedder::config::Config;
 use hive_mind_lab::bench::embed::{BenchOptions, run};
+use hive_mind_models::config::Config;
+use hive_mind_models::embedder::chain::in_process_spec;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();

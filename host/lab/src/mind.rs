@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hive_mind_host::HostError;
-use hive_mind_host::embedder::Embedder;
 use hive_mind_host::engine::{Capabilities, EngineRuntime};
-use hive_mind_host::reranker::Reranker;
+use hive_mind_models::embedder::Embedder;
+use hive_mind_models::reranker::Reranker;
 
 /// Why the engine could not be opened for a measurement.
 #[derive(Debug, thiserror::Error)]
@@ -29,7 +29,7 @@ pub enum OpenError {
 }
 
 /// The engine over the data directory `dir` (created if missing) with
-/// `embedder`, `reranker` (or [`hive_mind_host::reranker::Unconfigured`]),
+/// `embedder`, `reranker` (or [`hive_mind_models::reranker::Unconfigured`]),
 /// and the on-disk compile cache. The engine opens the minds itself, through
 /// the `sqlite` import, on the first call that needs them, and locks them to
 /// the embedder's fingerprint.

@@ -1,6 +1,6 @@
 //! The `embedder`, `reranker`, `llm` and `fetch` imports.
 //!
-//! - `embedder` is the active [`crate::embedder::Embedder`] chosen by the
+//! - `embedder` is the active [`hive_mind_models::embedder::Embedder`] chosen by the
 //!   provider chain; when the chain found none, every call answers
 //!   `unavailable` with the chain's report (which providers were tried and
 //!   why each failed), so the component can say what to fix. A
@@ -9,7 +9,7 @@
 //!   batch would leave glibc a malloc arena per thread) while the engine
 //!   goes on with its SQL; `finish` waits for it ([`PendingEmbedding`]).
 //! - `reranker` is the configured cross-encoder, or
-//!   [`crate::reranker::Unconfigured`], which answers `unavailable`: recall
+//!   [`hive_mind_models::reranker::Unconfigured`], which answers `unavailable`: recall
 //!   then keeps the fused order.
 //! - `llm` is the configured provider of [`hive_mind_outbound::llm`]
 //!   (OpenAI-compatible, Anthropic, Ollama: timeouts, retries with backoff,
@@ -29,8 +29,8 @@ use hive_mind_outbound::fetch::FetchError;
 use hive_mind_outbound::llm as outbound;
 
 use super::bindings::hive::mind::{embedder, fetch, llm, reranker};
-use crate::embedder::{EmbedError, Embedded, Embedder, InputKind};
-use crate::reranker::RerankError;
+use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, InputKind};
+use hive_mind_models::reranker::RerankError;
 
 fn embed_error(error: EmbedError) -> embedder::Error {
     match error {

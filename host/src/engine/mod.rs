@@ -11,8 +11,8 @@
 //!    ([`wasmtime::component::bindgen!`] over `wit/`),
 //! 2. implements each import over a native backend — the data directory's
 //!    SQLite databases for `sqlite` ([`sqlite_import`], over
-//!    [`hive_mind_sqlite`]), the active [`crate::embedder::Embedder`], the
-//!    configured [`crate::reranker::Reranker`], the configured language
+//!    [`hive_mind_sqlite`]), the active [`hive_mind_models::embedder::Embedder`], the
+//!    configured [`hive_mind_models::reranker::Reranker`], the configured language
 //!    model and the guarded fetch of [`hive_mind_outbound`]
 //!    ([`capabilities`]),
 //! 3. instantiates the component in the same empty WASI sandbox as the logic
@@ -37,9 +37,9 @@ use hive_mind_outbound::fetch::Fetcher;
 use hive_mind_outbound::llm::LanguageModel;
 
 use crate::HostError;
-use crate::embedder::Embedder;
-use crate::reranker::Reranker;
 use crate::runtime;
+use hive_mind_models::embedder::Embedder;
+use hive_mind_models::reranker::Reranker;
 
 /// The generated bindings of the `engine` world.
 pub mod bindings {
@@ -65,7 +65,7 @@ pub struct Capabilities {
     pub data_dir: hive_mind_sqlite::DataDir,
     /// The active embedder, or why there is none (the `embedder` import).
     pub embedder: Result<Arc<dyn Embedder>, String>,
-    /// The reranker; [`crate::reranker::Unconfigured`] when none is set up.
+    /// The reranker; [`hive_mind_models::reranker::Unconfigured`] when none is set up.
     pub reranker: Arc<dyn Reranker>,
     /// The language model and its provider's name, or why there is none
     /// (the `llm` import).
@@ -533,13 +533,13 @@ impl EngineRuntime {
 pub enum OpenError {
     /// The configuration is unusable.
     #[error(transparent)]
-    Config(#[from] crate::embedder::config::ConfigError),
+    Config(#[from] hive_mind_models::config::ConfigError),
     /// The `[llm]` or `[fetch]` configuration is unusable.
     #[error(transparent)]
     Outbound(#[from] hive_mind_outbound::config::ConfigError),
     /// The configured reranker could not be loaded.
     #[error("the reranker: {0}")]
-    Reranker(#[from] crate::embedder::onnx::ModelError),
+    Reranker(#[from] hive_mind_models::onnx::ModelError),
     /// The data directory could not be created.
     #[error("{path}: {source}")]
     DataDir {
@@ -558,16 +558,16 @@ pub enum OpenError {
 /// chain settles on (or why none), the configured reranker, and the minds,
 /// (the engine locks them to the embedder's fingerprint).
 pub fn capabilities_for(dir: &std::path::Path) -> Result<Capabilities, OpenError> {
-    capabilities_with(dir, &crate::embedder::config::Config::load_in(dir)?)
+    capabilities_with(dir, &hive_mind_models::config::Config::load_in(dir)?)
 }
 
 /// The capabilities of a data directory under a configuration given
 /// explicitly (the demo's: the shipped model, whatever the environment says).
 pub fn capabilities_with(
     dir: &std::path::Path,
-    config: &crate::embedder::config::Config,
+    config: &hive_mind_models::config::Config,
 ) -> Result<Capabilities, OpenError> {
-    let embedder = match crate::embedder::resolve(&config.embedder) {
+    let embedder = match hive_mind_models::embedder::resolve(&config.embedder) {
         Ok(active) => {
             for line in active.status_lines() {
                 tracing::info!("{line}");
@@ -576,7 +576,7 @@ pub fn capabilities_with(
         }
         Err(error) => Err(error.to_string()),
     };
-    let reranker = crate::reranker::from_config(&config.reranker)?;
+    let reranker = hive_mind_models::reranker::from_config(&config.reranker)?;
     std::fs::create_dir_all(dir).map_err(|source| OpenError::DataDir {
         path: dir.to_path_buf(),
         source,

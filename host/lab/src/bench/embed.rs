@@ -8,7 +8,7 @@
 //!   batches of 8, 32 and 128, at two lengths: a short sentence (~12 tokens)
 //!   and a paragraph (~110 tokens);
 //! - **the rewrite's effect**: the latency of one short sentence on the
-//!   model as shipped versus rewritten (see [`hive_mind_host::embedder::onnx`]);
+//!   model as shipped versus rewritten (see [`hive_mind_models::onnx`]);
 //! - **peak RSS** (`VmHWM` from `/proc/self/status`), before and after the
 //!   un-rewritten model is loaded for the comparison.
 //!
@@ -19,9 +19,9 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use hive_mind_host::embedder::in_process::{InProcessEmbedder, LoadOptions, ModelSpec};
-use hive_mind_host::embedder::onnx::ModelError;
-use hive_mind_host::embedder::{EmbedError, Embedder};
+use hive_mind_models::embedder::in_process::{InProcessEmbedder, LoadOptions, ModelSpec};
+use hive_mind_models::embedder::{EmbedError, Embedder};
+use hive_mind_models::onnx::ModelError;
 
 /// Benchmark options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

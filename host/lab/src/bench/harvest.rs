@@ -27,11 +27,11 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::corpus::{PEOPLE, PLACES, PROJECTS, Rng, TOOLS};
-use hive_mind_host::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo};
 use hive_mind_host::engine::wit_harvest::{Distillation, Document, ImportOptions, Input};
 use hive_mind_host::engine::wit_types::Mind;
 use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime};
 use hive_mind_host::progress::Progress;
+use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo};
 
 /// `hive-mind-lab bench harvest`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -67,7 +67,7 @@ pub enum BenchError {
     Embed(#[from] EmbedError),
     /// The configuration is unusable.
     #[error(transparent)]
-    Config(#[from] hive_mind_host::embedder::config::ConfigError),
+    Config(#[from] hive_mind_models::config::ConfigError),
     /// A temporary directory or the loopback server could not be set up.
     #[error("could not set up the benchmark: {0}")]
     Io(#[from] std::io::Error),
@@ -313,7 +313,7 @@ pub fn run(
     let capabilities = Capabilities::new(
         hive_mind_sqlite::DataDir::new(dir.path()),
         Ok(recording.clone() as Arc<dyn Embedder>),
-        Arc::new(hive_mind_host::reranker::Unconfigured),
+        Arc::new(hive_mind_models::reranker::Unconfigured),
     );
     let mut engine = EngineRuntime::new(capabilities)?;
     let inputs = vec![Input::Document(Document {
@@ -404,7 +404,7 @@ fn run_llm(
     let capabilities = Capabilities::new(
         hive_mind_sqlite::DataDir::new(dir.path()),
         Ok(embedder),
-        Arc::new(hive_mind_host::reranker::Unconfigured),
+        Arc::new(hive_mind_models::reranker::Unconfigured),
     )
     .with_llm(Arc::new(client), "openai");
     let mut engine = EngineRuntime::new(capabilities)?;
@@ -486,8 +486,8 @@ pub fn command(
     data_dir: &std::path::Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let config = hive_mind_host::embedder::config::Config::load_in(data_dir)?;
-    let active = hive_mind_host::embedder::resolve(&config.embedder)?;
+    let config = hive_mind_models::config::Config::load_in(data_dir)?;
+    let active = hive_mind_models::embedder::resolve(&config.embedder)?;
     if active.info.is_mock() {
         eprintln!("warning: the MOCK embedder is active; the efficiency figure means little");
     }

@@ -31,9 +31,9 @@ pub mod recall;
 use std::io::Write;
 use std::path::Path;
 
-use hive_mind_host::embedder::chain;
-use hive_mind_host::embedder::config::{Config, ConfigError};
-use hive_mind_host::embedder::onnx::ModelError;
+use hive_mind_models::config::{Config, ConfigError};
+use hive_mind_models::embedder::chain;
+use hive_mind_models::onnx::ModelError;
 
 /// `hive-mind-lab bench`'s targets.
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -54,12 +54,12 @@ use super::corpus::{
 };
 use crate::mind::{OpenError, open_engine};
 use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
-use hive_mind_host::embedder::{EmbedError, Embedder};
 use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_host::engine::convert::stage_name;
 use hive_mind_host::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
 use hive_mind_host::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
 use hive_mind_host::progress::Progress;
+use hive_mind_models::embedder::{EmbedError, Embedder};
 
 /// One part of recall's time: a guest stage, or a part of the split
 /// between the engine and the host's imports (the evaluation's rows).
@@ -135,7 +135,7 @@ pub struct RecallBenchOptions {
     pub seed: u64,
     /// The reranker, if recall should rerank, and the pool
     /// (`None`: the engine's default).
-    pub rerank: Option<(Arc<dyn hive_mind_host::reranker::Reranker>, Option<u32>)>,
+    pub rerank: Option<(Arc<dyn hive_mind_models::reranker::Reranker>, Option<u32>)>,
 }
 
 /// Why the benchmark could not run.
@@ -166,10 +166,10 @@ pub enum BenchError {
     Option(String),
     /// The configuration is unusable.
     #[error(transparent)]
-    Config(#[from] hive_mind_host::embedder::config::ConfigError),
+    Config(#[from] hive_mind_models::config::ConfigError),
     /// The reranker could not be loaded.
     #[error("the reranker: {0}")]
-    Reranker(#[from] hive_mind_host::embedder::onnx::ModelError),
+    Reranker(#[from] hive_mind_models::onnx::ModelError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -433,8 +433,8 @@ pub fn run(
     }
     let frames = generate_frames(options.frames, options.seed);
     let reranker = options.rerank.as_ref().map_or_else(
-        || -> Arc<dyn hive_mind_host::reranker::Reranker> {
-            Arc::new(hive_mind_host::reranker::Unconfigured)
+        || -> Arc<dyn hive_mind_models::reranker::Reranker> {
+            Arc::new(hive_mind_models::reranker::Unconfigured)
         },
         |(r, _)| Arc::clone(r),
     );
@@ -746,8 +746,8 @@ pub fn command(
     data_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let config = hive_mind_host::embedder::config::Config::load_in(data_dir)?;
-    let active = hive_mind_host::embedder::resolve(&config.embedder)?;
+    let config = hive_mind_models::config::Config::load_in(data_dir)?;
+    let active = hive_mind_models::embedder::resolve(&config.embedder)?;
     if active.info.is_mock() {
         eprintln!("warning: the MOCK embedder is active; vector similarity means nothing");
     }
@@ -763,7 +763,7 @@ pub fn command(
     };
     let mut options = options;
     if args.rerank {
-        let loaded = hive_mind_host::reranker::load(&config.reranker)?;
+        let loaded = hive_mind_models::reranker::load(&config.reranker)?;
         match loaded.missing {
             Some(why) => return Err(BenchError::Option(format!("--rerank: no reranker: {why}"))),
             None => options.rerank = Some((loaded.reranker, args.rerank_pool)),

@@ -16,9 +16,9 @@ use super::EvalError;
 use super::locomo::Dataset;
 use super::run::{EvalOptions, EvalReport, Reranking, Scores, evaluate};
 use crate::timing::{SPLIT_NOTE, split_label};
-use hive_mind_host::embedder::EmbedError;
-use hive_mind_host::embedder::config::{Config, ConfigError};
 use hive_mind_host::progress::Progress;
+use hive_mind_models::config::{Config, ConfigError};
+use hive_mind_models::embedder::EmbedError;
 
 /// `hive-mind-lab eval`'s targets.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -109,7 +109,7 @@ pub enum EvalCliError {
     Embed(#[from] EmbedError),
     /// The configured reranker could not be loaded.
     #[error("the reranker: {0}")]
-    Reranker(#[from] hive_mind_host::embedder::onnx::ModelError),
+    Reranker(#[from] hive_mind_models::onnx::ModelError),
     /// Writing the output failed.
     #[error("could not write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -127,7 +127,7 @@ pub fn run(
         EvalTarget::Locomo(args) => {
             let dataset = Dataset::load(&args.path)?;
             let config = Config::load_in(data_dir)?;
-            let active = hive_mind_host::embedder::resolve(&config.embedder)?;
+            let active = hive_mind_models::embedder::resolve(&config.embedder)?;
             if active.info.is_mock() {
                 writeln!(
                     log,
@@ -137,7 +137,7 @@ pub fn run(
             let reranking = if args.rerank == RerankRuns::Off {
                 Reranking::none()
             } else {
-                let loaded = hive_mind_host::reranker::load(&config.reranker)?;
+                let loaded = hive_mind_models::reranker::load(&config.reranker)?;
                 if let Some(why) = &loaded.missing {
                     writeln!(log, "note: no reranker: {why}")?;
                 }

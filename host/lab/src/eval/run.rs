@@ -34,7 +34,6 @@ use super::metrics::{
 };
 use crate::mind::open_engine;
 use crate::timing::{StageShare, add_timings, mean, percentile, split_rows};
-use hive_mind_host::embedder::Embedder;
 use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_host::engine::convert::{lane_name, stage_name};
 use hive_mind_host::engine::wit_memory::{
@@ -42,7 +41,8 @@ use hive_mind_host::engine::wit_memory::{
 };
 use hive_mind_host::engine::{ImportTimings, wit_types};
 use hive_mind_host::progress::Progress;
-use hive_mind_host::reranker::Reranker;
+use hive_mind_models::embedder::Embedder;
+use hive_mind_models::reranker::Reranker;
 
 /// The categories LoCoMo defines, by number.
 pub fn category_name(category: u32) -> &'static str {
@@ -371,7 +371,7 @@ pub fn evaluate(
 /// The reranker an evaluation runs with, and what to call it in a report.
 #[derive(Clone)]
 pub struct Reranking {
-    /// The cross-encoder (or [`hive_mind_host::reranker::Unconfigured`]).
+    /// The cross-encoder (or [`hive_mind_models::reranker::Unconfigured`]).
     pub reranker: Arc<dyn Reranker>,
     /// Its name; `None` when there is none.
     pub name: Option<String>,
@@ -381,7 +381,7 @@ impl Reranking {
     /// No reranker.
     pub fn none() -> Reranking {
         Reranking {
-            reranker: Arc::new(hive_mind_host::reranker::Unconfigured),
+            reranker: Arc::new(hive_mind_models::reranker::Unconfigured),
             name: None,
         }
     }

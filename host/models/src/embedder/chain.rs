@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex};
 use super::config::{EmbedderConfig, InProcessConfig, ProviderChoice};
 use super::in_process::{self, InProcessEmbedder, LoadOptions, MODEL_HINT, ModelSpec};
 use super::model_folder::TOKENIZER_FILE;
-use super::onnx::ModelError;
 use super::{EmbedError, Embedder, EmbedderInfo, MockEmbedder, ollama, openai, voyage};
+use crate::onnx::ModelError;
 
 /// What happened when the chain tried one provider.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! # `hive-mind embed`
 //!
-//! The command-line glue for this module; `main.rs` only parses and
-//! dispatches here.
+//! The command-line glue for the embedder ([`hive_mind_models::embedder`]);
+//! `main.rs` only parses and dispatches here.
 //!
 //! - `hive-mind embed "some text" "another"` embeds with the active embedder
 //!   and prints, per text, its dimension, norm and whether it was truncated,
@@ -15,9 +15,9 @@ use std::io::Write;
 
 use serde_json::json;
 
-use super::chain::{self, ActiveEmbedder};
-use super::config::{Config, ConfigError};
-use super::{EmbedError, Embedder, InputKind, cap_chars};
+use hive_mind_models::config::{Config, ConfigError};
+use hive_mind_models::embedder::chain::{self, ActiveEmbedder};
+use hive_mind_models::embedder::{EmbedError, Embedder, InputKind, cap_chars};
 
 /// `hive-mind embed`'s arguments.
 #[derive(Debug, Clone, clap::Args)]

@@ -42,12 +42,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde::Deserialize;
 use tokenizers::{EncodeInput, Encoding, Tokenizer};
 
 use crate::embedder::cap_chars;
-use crate::embedder::config::RerankerConfig;
 use crate::embedder::in_process::load_tokenizer;
-use crate::embedder::onnx::{self, ModelError, OnnxPlan, TokenBatch};
+use crate::onnx::{self, ModelError, OnnxPlan, TokenBatch};
 
 /// Why reranking failed. Mirrors the WIT `reranker.error` variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -369,6 +369,44 @@ impl Reranker for OnFirstUse {
             Err(why) => Err(RerankError::Failed(format!(
                 "the cross-encoder could not be loaded: {why}"
             ))),
+        }
+    }
+}
+
+/// `[reranker]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RerankerConfig {
+    /// Whether recall reranks at all (`HIVE_MIND_RERANKER=off` turns it off).
+    pub enabled: bool,
+    /// A cross-encoder ONNX file; unset: the shipped one
+    /// ([`DEFAULT_MODEL`]) from the `models/` folders, and
+    /// no reranker when it is not installed.
+    pub model: Option<PathBuf>,
+    /// Its `tokenizer.json`; default: next to the model.
+    pub tokenizer: Option<PathBuf>,
+    /// Truncate query + passage to this many tokens (see
+    /// [`DEFAULT_MAX_TOKENS`] for why the default is what
+    /// it is).
+    pub max_tokens: usize,
+    /// Pairs per model run.
+    pub batch_size: usize,
+    /// The `models/` folders searched for the shipped model (those of
+    /// [`crate::embedder::config::InProcessConfig::search_dirs`]). Filled in by
+    /// [`crate::config::Config::from_sources`].
+    #[serde(skip)]
+    pub search_dirs: Vec<PathBuf>,
+}
+
+impl Default for RerankerConfig {
+    fn default() -> Self {
+        RerankerConfig {
+            enabled: true,
+            model: None,
+            tokenizer: None,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            batch_size: DEFAULT_BATCH_SIZE,
+            search_dirs: Vec::new(),
         }
     }
 }

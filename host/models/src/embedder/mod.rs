@@ -22,23 +22,21 @@
 //!   or an auto-probe in the order in-process → Ollama → Voyage → OpenAI,
 //!   halting at the first that works. It reports every attempt, so
 //!   `hive-mind embed --status` can say loudly what is active.
-//! - [`config`] — `$HIVE_MIND_HOME/config.toml` and environment variables.
+//! - [`config`] — the `[embedder]` section of `config.toml` (loaded with the
+//!   rest by [`crate::config`]).
 //! - The *embedder lock* is not here: the engine records in each mind the
 //!   [`EmbedderInfo`] its vectors were made with and compares it with the
 //!   active embedder's whenever it opens the mind (`guest/store`'s `meta`
 //!   module: another dimension refuses vector operations, another model of
 //!   the same dimension turns vector search off, until `reindex`).
-//! - [`cli`] — `hive-mind embed`.
 
 pub mod chain;
-pub mod cli;
 pub mod config;
 pub mod http;
 pub mod in_process;
 pub mod mock;
 pub mod model_folder;
 pub mod ollama;
-pub mod onnx;
 pub mod openai;
 pub mod voyage;
 

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::onnx::ModelError;
+use crate::onnx::ModelError;
 
 /// The checksum list inside a model folder (`sha256sum` format).
 pub const CHECKSUMS_FILE: &str = "SHA256SUMS";

@@ -39,7 +39,7 @@
 //!    padded to its own longest text ("batch-longest"), so short texts never
 //!    pay for long ones and long ones never make a run too large to be fast.
 //!    A batch is also cut so that every core gets a group.
-//! 5. **Run** the ONNX graph (rewritten at load, see [`super::onnx`]) to get
+//! 5. **Run** the ONNX graph (rewritten at load, see [`crate::onnx`]) to get
 //!    one 384-d vector per token, the groups spread over the cores (at most
 //!    [`MAX_EMBED_THREADS`]): a model run is single-threaded and
 //!    matmul-bound, so a second core doubles a batch's throughput where a
@@ -61,8 +61,8 @@ use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use super::model_folder::ModelFolder;
 pub use super::model_folder::{Pooling, Prompts, TOKENIZER_FILE};
-use super::onnx::{self, ModelError, OnnxPlan, TokenBatch};
 use super::{EmbedError, Embedded, Embedder, EmbedderInfo, InputKind, cap_chars, l2_normalize};
+use crate::onnx::{self, ModelError, OnnxPlan, TokenBatch};
 
 /// The provider name in fingerprints.
 pub const PROVIDER: &str = "in-process";
@@ -160,7 +160,9 @@ impl ModelSpec {
 
 /// The repository's `models/` folder, as seen at build time.
 pub fn repository_models_dir() -> PathBuf {
+    // This crate lives in `host/models`; the folder is the workspace's.
     Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
         .join("..")
         .join("models")
 }
@@ -168,7 +170,7 @@ pub fn repository_models_dir() -> PathBuf {
 /// Options for [`InProcessEmbedder::load_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadOptions {
-    /// Apply the embedding-table rewrite (see [`super::onnx`]). Only the
+    /// Apply the embedding-table rewrite (see [`crate::onnx`]). Only the
     /// benchmark turns it off, to show what it saves.
     pub rewrite: bool,
     /// Texts per model run.
