@@ -29,18 +29,18 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use crate::engine::convert::{importance_name, lane_name, ref_name};
-use crate::engine::wit_memory::{
+use hive_mind_models::config::Config;
+use hive_mind_models::embedder::config::ProviderChoice;
+use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_runtime::engine::convert::{importance_name, lane_name, ref_name};
+use hive_mind_runtime::engine::wit_memory::{
     ExchangeOptions, ImportedConversation, ImportedTurn, MemoryInput, Recall, RecallOptions,
     RecallScope,
 };
-use crate::engine::wit_types::Mind;
-use crate::engine::wit_types::{self, Importance};
-use crate::engine::{EngineError, EngineRuntime, OpenError};
-use crate::{HostError, LogicRuntime};
-use hive_mind_models::config::Config;
-use hive_mind_models::embedder::config::ProviderChoice;
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::wit_types::{self, Importance};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, OpenError};
+use hive_mind_runtime::{HostError, LogicRuntime};
 
 /// How the demo runs.
 #[derive(Debug, Clone, Default)]
@@ -326,7 +326,7 @@ fn open_engine(dir: &Path) -> Result<EngineRuntime, DemoError> {
     };
     let mut config = Config::from_sources(None, &dir.join("config.toml"), &env)?;
     config.embedder.provider = ProviderChoice::InProcess;
-    let capabilities = crate::engine::capabilities_with(dir, &config)?;
+    let capabilities = hive_mind_runtime::engine::capabilities_with(dir, &config)?;
     if let Err(why) = &capabilities.embedder {
         return Err(DemoError::NoModel(why.clone()));
     }

@@ -93,11 +93,11 @@ pub fn native_minds(
 pub fn engine(
     dir: &Path,
     embedder: Result<std::sync::Arc<dyn hive_mind_models::embedder::Embedder>, String>,
-) -> hive_mind_host::engine::EngineRuntime {
-    hive_mind_host::engine::EngineRuntime::from_component_bytes(
-        hive_mind_host::artifacts::ENGINE_COMPONENT,
+) -> hive_mind_runtime::engine::EngineRuntime {
+    hive_mind_runtime::engine::EngineRuntime::from_component_bytes(
+        hive_mind_runtime::artifacts::ENGINE_COMPONENT,
         Some(&cache_dir()),
-        hive_mind_host::engine::Capabilities::new(
+        hive_mind_runtime::engine::Capabilities::new(
             hive_mind_sqlite::DataDir::new(dir),
             embedder,
             std::sync::Arc::new(hive_mind_models::reranker::Unconfigured),

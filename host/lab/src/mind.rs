@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hive_mind_host::HostError;
-use hive_mind_host::engine::{Capabilities, EngineRuntime};
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
+use hive_mind_runtime::HostError;
+use hive_mind_runtime::engine::{Capabilities, EngineRuntime};
 
 /// Why the engine could not be opened for a measurement.
 #[derive(Debug, thiserror::Error)]
@@ -43,8 +43,8 @@ pub fn open_engine(
         source,
     })?;
     Ok(EngineRuntime::from_component_bytes(
-        hive_mind_host::artifacts::ENGINE_COMPONENT,
-        hive_mind_host::cache::cache_dir().as_deref(),
+        hive_mind_runtime::artifacts::ENGINE_COMPONENT,
+        hive_mind_runtime::cache::cache_dir().as_deref(),
         Capabilities::new(hive_mind_sqlite::DataDir::new(dir), Ok(embedder), reranker),
     )?)
 }

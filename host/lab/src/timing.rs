@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use hive_mind_host::engine::ImportTimings;
+use hive_mind_runtime::engine::ImportTimings;
 use serde::Serialize;
 
 /// The `p`-th percentile (0–100) of `values` by the nearest-rank method;

@@ -27,11 +27,11 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::corpus::{PEOPLE, PLACES, PROJECTS, Rng, TOOLS};
-use hive_mind_host::engine::wit_harvest::{Distillation, Document, ImportOptions, Input};
-use hive_mind_host::engine::wit_types::Mind;
-use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime};
 use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo};
+use hive_mind_runtime::engine::wit_harvest::{Distillation, Document, ImportOptions, Input};
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime};
 
 /// `hive-mind-lab bench harvest`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -61,7 +61,7 @@ pub enum BenchError {
     Engine(#[from] EngineError),
     /// The component could not be loaded.
     #[error(transparent)]
-    Host(#[from] hive_mind_host::HostError),
+    Host(#[from] hive_mind_runtime::HostError),
     /// The embedder failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),

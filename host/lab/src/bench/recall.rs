@@ -54,12 +54,12 @@ use super::corpus::{
 };
 use crate::mind::{OpenError, open_engine};
 use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
-use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use hive_mind_host::engine::convert::stage_name;
-use hive_mind_host::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
-use hive_mind_host::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
 use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::{EmbedError, Embedder};
+use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_runtime::engine::convert::stage_name;
+use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
 
 /// One part of recall's time: a guest stage, or a part of the split
 /// between the engine and the host's imports (the evaluation's rows).

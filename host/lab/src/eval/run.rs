@@ -34,15 +34,15 @@ use super::metrics::{
 };
 use crate::mind::open_engine;
 use crate::timing::{StageShare, add_timings, mean, percentile, split_rows};
-use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use hive_mind_host::engine::convert::{lane_name, stage_name};
-use hive_mind_host::engine::wit_memory::{
-    ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
-};
-use hive_mind_host::engine::{ImportTimings, wit_types};
 use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
+use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_runtime::engine::convert::{lane_name, stage_name};
+use hive_mind_runtime::engine::wit_memory::{
+    ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
+};
+use hive_mind_runtime::engine::{ImportTimings, wit_types};
 
 /// The categories LoCoMo defines, by number.
 pub fn category_name(category: u32) -> &'static str {
@@ -302,7 +302,7 @@ pub fn evaluate(
     }
     let floor = options
         .no_floor
-        .then_some(hive_mind_host::engine::convert::NO_FLOOR);
+        .then_some(hive_mind_runtime::engine::convert::NO_FLOOR);
     progress.set_total(
         samples
             .iter()

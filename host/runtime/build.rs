@@ -42,9 +42,11 @@ fn main() {
 
 fn build_components() -> Result<(), String> {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
+    // This crate lives in `host/runtime`; the workspace is two levels up.
     let workspace = manifest_dir
         .parent()
-        .ok_or("the host crate must sit inside the workspace")?
+        .and_then(Path::parent)
+        .ok_or("the runtime crate must sit inside the workspace")?
         .to_path_buf();
     for watched in [
         "wit",

@@ -17,11 +17,11 @@ use std::path::PathBuf;
 
 use criterion::Criterion;
 use hive_mind_core as core;
-use hive_mind_host::runtime::{self, HostState};
+use hive_mind_runtime::runtime::{self, HostState};
 use wasmtime::Store;
 
 mod bindings {
-    wasmtime::component::bindgen!({ world: "pure-logic", path: "../wit" });
+    wasmtime::component::bindgen!({ world: "pure-logic", path: "../../wit" });
 }
 
 use bindings::PureLogic;
@@ -72,11 +72,11 @@ fn inputs() -> Inputs {
 fn benches(c: &mut Criterion) {
     let input = inputs();
     let engine = runtime::engine().expect("engine");
-    let component = hive_mind_host::cache::load_component(
+    let component = hive_mind_runtime::cache::load_component(
         &engine,
         "logic",
-        hive_mind_host::artifacts::LOGIC_COMPONENT,
-        hive_mind_host::cache::cache_dir().as_deref(),
+        hive_mind_runtime::artifacts::LOGIC_COMPONENT,
+        hive_mind_runtime::cache::cache_dir().as_deref(),
     )
     .expect("logic component");
     let linker = runtime::linker(&engine).expect("linker");

@@ -23,7 +23,6 @@
 //! links none of the engine's logic.
 
 pub mod capabilities;
-pub mod cli;
 pub mod convert;
 pub mod sqlite_import;
 
@@ -46,7 +45,7 @@ pub mod bindings {
     #![allow(missing_docs, clippy::all)]
     wasmtime::component::bindgen!({
         world: "engine",
-        path: "../wit",
+        path: "../../wit",
         with: {
             "hive:mind/sqlite.connection": hive_mind_sqlite::SqliteConnection,
             "hive:mind/embedder.pending-embedding": super::capabilities::PendingEmbedding,

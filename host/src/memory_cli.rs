@@ -2,7 +2,7 @@
 //! component.
 //!
 //! The command parses its flags into the WIT `memory-input`, opens the
-//! engine over the data directory ([`super::open`]) and calls
+//! engine over the data directory ([`hive_mind_runtime::engine::open`]) and calls
 //! `memory.save-memory`; the component chunks, embeds and stores. Output is
 //! the saved frame as JSON on stdout.
 
@@ -10,10 +10,10 @@ use std::path::Path;
 
 use serde_json::{Value as Json, json};
 
-use super::convert;
-use super::wit_memory::MemoryInput;
-use super::wit_types::{self, Mind};
-use super::{EngineError, OpenError};
+use hive_mind_runtime::engine::convert;
+use hive_mind_runtime::engine::wit_memory::MemoryInput;
+use hive_mind_runtime::engine::wit_types::{self, Mind};
+use hive_mind_runtime::engine::{EngineError, OpenError};
 
 /// `hive-mind save`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -61,7 +61,7 @@ pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
         Some(id) => convert::workspace(id).map_err(SaveError::Argument)?,
         None => Mind::Personal,
     };
-    let mut engine = super::open(dir)?;
+    let mut engine = hive_mind_runtime::engine::open(dir)?;
     let input = MemoryInput {
         content: args.text.clone(),
         importance: Some(importance),
@@ -74,7 +74,7 @@ pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
 
 /// A saved memory as JSON: its reference, whether it was a duplicate, and
 /// the frame.
-pub fn saved_json(saved: &super::wit_memory::SavedMemory) -> Json {
+pub fn saved_json(saved: &hive_mind_runtime::engine::wit_memory::SavedMemory) -> Json {
     let frame = frame_json(&saved.frame);
     json!({
         "ref": frame["ref"],
@@ -128,9 +128,11 @@ fn bad_flag(flag: &str, why: String) -> SaveError {
 }
 
 /// The WIT recall options from the command's flags.
-pub fn recall_options(args: &RecallArgs) -> Result<super::wit_memory::RecallOptions, SaveError> {
-    use super::convert::{NO_FLOOR, profile_in, scope_in};
-    use super::wit_memory::{RecallOptions, RelevanceFloor};
+pub fn recall_options(
+    args: &RecallArgs,
+) -> Result<hive_mind_runtime::engine::wit_memory::RecallOptions, SaveError> {
+    use hive_mind_runtime::engine::convert::{NO_FLOOR, profile_in, scope_in};
+    use hive_mind_runtime::engine::wit_memory::{RecallOptions, RelevanceFloor};
     let profile = profile_in(&args.profile).map_err(|why| bad_flag("profile", why))?;
     let scope = scope_in(&args.scope).map_err(|why| bad_flag("scope", why))?;
     if let Some(id) = &args.workspace {
@@ -156,7 +158,7 @@ pub fn recall_options(args: &RecallArgs) -> Result<super::wit_memory::RecallOpti
 }
 
 /// The recall result as JSON.
-pub fn recall_json(recall: &super::wit_memory::Recall) -> Json {
+pub fn recall_json(recall: &hive_mind_runtime::engine::wit_memory::Recall) -> Json {
     let memories: Vec<Json> = recall
         .memories
         .iter()
@@ -186,8 +188,11 @@ pub fn recall_json(recall: &super::wit_memory::Recall) -> Json {
 }
 
 /// Recall memories in the data directory `dir`.
-pub fn recall(dir: &Path, args: &RecallArgs) -> Result<super::wit_memory::Recall, SaveError> {
+pub fn recall(
+    dir: &Path,
+    args: &RecallArgs,
+) -> Result<hive_mind_runtime::engine::wit_memory::Recall, SaveError> {
     let options = recall_options(args)?;
-    let mut engine = super::open(dir)?;
+    let mut engine = hive_mind_runtime::engine::open(dir)?;
     Ok(engine.recall_memory(&args.query, args.limit, &options)?)
 }
