@@ -21,7 +21,7 @@ lint:
 
 # Benchmarks: the logic functions native vs. through the component.
 bench *ARGS:
-    cargo bench -p hive-mind-host --bench logic -- {{ARGS}}
+    cargo bench -p hive-mind-runtime --bench logic -- {{ARGS}}
 
 # The in-process embedder: load time, texts/s single and batched, the
 # load-time rewrite's effect, peak RSS (`-- --quick` for a smoke run).

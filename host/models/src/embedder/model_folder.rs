@@ -115,7 +115,7 @@ fn require_json(path: &Path, hint: &str) -> Result<Value, ModelError> {
     read_json(path)?.ok_or_else(|| ModelError::Missing {
         path: path.to_path_buf(),
         hint: format!(
-            "A sentence-transformers model folder needs it (see host/src/embedder/model_folder.rs). {hint}"
+            "A sentence-transformers model folder needs it (see host/models/src/embedder/model_folder.rs). {hint}"
         ),
     })
 }
