@@ -21,20 +21,20 @@ lint:
 
 # Benchmarks: the logic functions native vs. through the component.
 bench *ARGS:
-    cargo bench -p hive-mind-host --bench logic -- {{ARGS}}
+    cargo bench -p hive-mind-runtime --bench logic -- {{ARGS}}
 
 # The in-process embedder: load time, texts/s single and batched, the
 # load-time rewrite's effect, peak RSS (`-- --quick` for a smoke run).
 bench-embed *ARGS:
-    cargo bench -p hive-mind-host --bench embed -- {{ARGS}}
+    cargo bench -p hive-mind-lab --bench embed -- {{ARGS}}
 
 # Recall latency on a synthetic corpus (release build; corpus reused).
 bench-recall FRAMES="10000" QUERIES="200":
-    cargo run --release --bin hive-mind -- bench recall --frames {{FRAMES}} --queries {{QUERIES}}
+    cargo run --release -p hive-mind-lab -- bench recall --frames {{FRAMES}} --queries {{QUERIES}}
 
 # Retrieval quality on LoCoMo (release build).
 eval-locomo PATH="../shared/bench/locomo10.json" *ARGS:
-    cargo run --release --bin hive-mind -- eval locomo {{PATH}} {{ARGS}}
+    cargo run --release -p hive-mind-lab -- eval locomo {{PATH}} {{ARGS}}
 
 # Install the pinned wasmtime CLI into .tools/ (when missing).
 wasmtime:

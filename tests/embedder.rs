@@ -10,15 +10,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use hive_mind_host::embedder::chain::{self, Outcome, shared_in_process};
-use hive_mind_host::embedder::config::{Config, EmbedderConfig, ProviderChoice};
-use hive_mind_host::embedder::http::HttpEmbedder;
-use hive_mind_host::embedder::in_process::{self, Pooling, Prompts};
-use hive_mind_host::embedder::in_process::{
+use hive_mind_models::config::Config;
+use hive_mind_models::embedder::chain::{self, Outcome, shared_in_process};
+use hive_mind_models::embedder::config::{EmbedderConfig, ProviderChoice};
+use hive_mind_models::embedder::http::HttpEmbedder;
+use hive_mind_models::embedder::in_process::{self, Pooling, Prompts};
+use hive_mind_models::embedder::in_process::{
     InProcessEmbedder, LoadOptions, MODEL_FILE, ModelSpec, TOKENIZER_FILE,
 };
-use hive_mind_host::embedder::onnx::ModelError;
-use hive_mind_host::embedder::{EmbedError, Embedder, InputKind, mock, ollama, openai, voyage};
+use hive_mind_models::embedder::{EmbedError, Embedder, InputKind, mock, ollama, openai, voyage};
+use hive_mind_models::onnx::ModelError;
 use serde_json::{Value as Json, json};
 
 // ---------------------------------------------------------------- helpers
@@ -752,7 +753,7 @@ fn ollama_speaks_api_embed_and_measures_the_token_limit() {
     let embedder = ollama::connect(&config.ollama, &config).unwrap();
     assert_eq!(
         embedder.info(),
-        hive_mind_host::embedder::EmbedderInfo {
+        hive_mind_models::embedder::EmbedderInfo {
             provider: "ollama".into(),
             model: "nomic-embed-text".into(),
             dimensions: 8,

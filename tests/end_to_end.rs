@@ -19,8 +19,6 @@ mod cli;
 mod embedder;
 /// The memory API across the component boundary.
 mod engine;
-/// The evaluation and the recall benchmark on tiny inputs.
-mod eval;
 /// Harvest through the CLI and the engine: every adapter's fixtures, hostile
 /// items, malformed files, re-import, kill -9 and rerun, URLs over loopback.
 mod harvest;

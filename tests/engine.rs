@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
-use hive_mind_host::engine::wit_admin::MindStatus;
-use hive_mind_host::engine::wit_memory::{Error, MemoryInput};
-use hive_mind_host::engine::wit_types::{
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
+use hive_mind_runtime::engine::wit_admin::MindStatus;
+use hive_mind_runtime::engine::wit_memory::{Error, MemoryInput};
+use hive_mind_runtime::engine::wit_types::{
     DimensionMismatch, FrameType, Importance, Mind as WitMind, Source, StorageError,
 };
-use hive_mind_host::engine::{EngineError, EngineRuntime, MemoryError};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, MemoryError};
 use hive_mind_store::{EmbedderFingerprint, Mind, SearchFilter};
 
 use crate::support::native_minds;
@@ -242,7 +242,7 @@ fn a_dimension_mismatch_is_refused_and_names_the_remedy() {
 
 #[test]
 fn save_memories_writes_each_mind_in_one_batch_and_keeps_the_order() {
-    use hive_mind_host::engine::wit_memory::MemoryInput;
+    use hive_mind_runtime::engine::wit_memory::MemoryInput;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine_with(dir.path(), mock(384), None);
     let inputs: Vec<MemoryInput> = [
@@ -280,7 +280,7 @@ fn save_memories_writes_each_mind_in_one_batch_and_keeps_the_order() {
 
 #[test]
 fn imported_conversations_become_dated_raw_turn_frames() {
-    use hive_mind_host::engine::wit_memory::{ImportedConversation, ImportedTurn};
+    use hive_mind_runtime::engine::wit_memory::{ImportedConversation, ImportedTurn};
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine_with(dir.path(), mock(384), None);
     let turn = |speaker: &str, text: &str| ImportedTurn {
@@ -361,7 +361,7 @@ fn imported_conversations_become_dated_raw_turn_frames() {
 
 #[test]
 fn remember_exchange_routes_snippets_and_builds_the_graph() {
-    use hive_mind_host::engine::wit_memory::ExchangeOptions;
+    use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine_with(dir.path(), mock(384), None);
     let options = |workspace: Option<&str>, succeeded: bool| ExchangeOptions {
@@ -451,7 +451,7 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
 
 #[test]
 fn cognify_links_a_new_frame_to_related_frames_of_its_mind() {
-    use hive_mind_host::engine::wit_memory::ExchangeOptions;
+    use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine_with(dir.path(), Some(crate::support::minilm()), None);
     let options = ExchangeOptions {
@@ -491,7 +491,7 @@ fn cognify_links_a_new_frame_to_related_frames_of_its_mind() {
 
 #[test]
 fn the_mock_embedder_makes_no_similarity_links() {
-    use hive_mind_host::engine::wit_memory::ExchangeOptions;
+    use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine_with(dir.path(), mock(384), None);
     let options = ExchangeOptions {

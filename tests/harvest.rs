@@ -54,13 +54,13 @@ fn warm_cache() {
     static WARM: std::sync::Once = std::sync::Once::new();
     WARM.call_once(|| {
         let dir = tempfile::tempdir().unwrap();
-        let _ = hive_mind_host::engine::EngineRuntime::from_component_bytes(
-            hive_mind_host::artifacts::ENGINE_COMPONENT,
+        let _ = hive_mind_runtime::engine::EngineRuntime::from_component_bytes(
+            hive_mind_runtime::artifacts::ENGINE_COMPONENT,
             Some(&support::cache_dir()),
-            hive_mind_host::engine::Capabilities::new(
+            hive_mind_runtime::engine::Capabilities::new(
                 hive_mind_sqlite::DataDir::new(dir.path()),
                 Err("warming the compile cache".to_string()),
-                Arc::new(hive_mind_host::reranker::Unconfigured),
+                Arc::new(hive_mind_models::reranker::Unconfigured),
             ),
         );
     });
@@ -1435,12 +1435,12 @@ fn sources_lists_the_imports_and_a_dry_run_writes_nothing() {
 
 #[test]
 fn the_engine_steps_an_import_one_item_at_a_time() {
-    use hive_mind_host::embedder::MockEmbedder;
-    use hive_mind_host::engine::wit_harvest::{
+    use hive_mind_models::embedder::MockEmbedder;
+    use hive_mind_runtime::engine::wit_harvest::{
         Distillation, Document, Error, ImportOptions, Input, SourceFormat,
     };
-    use hive_mind_host::engine::wit_types::Mind;
-    use hive_mind_host::engine::{EngineError, HarvestError};
+    use hive_mind_runtime::engine::wit_types::Mind;
+    use hive_mind_runtime::engine::{EngineError, HarvestError};
 
     let dir = tempfile::tempdir().unwrap();
     warm_cache();

@@ -21,18 +21,18 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
-use hive_mind_host::engine::wit_harvest::{
-    Distillation, Document, Error as HarvestWitError, ImportOptions, ImportReport, Input,
-};
-use hive_mind_host::engine::wit_types::Mind;
-use hive_mind_host::engine::{Capabilities, EngineError, EngineRuntime, HarvestError};
 use hive_mind_host::harvest_cli::run_job;
 use hive_mind_host::mcp::MemoryServer;
 use hive_mind_host::progress::Progress;
-use hive_mind_host::reranker::Unconfigured;
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
+use hive_mind_models::reranker::Unconfigured;
 use hive_mind_outbound::fetch::{FetchPolicy, Fetcher};
 use hive_mind_outbound::llm::{ApiKey, LlmClient, LlmConfig, ProviderKind, RetryPolicy};
+use hive_mind_runtime::engine::wit_harvest::{
+    Distillation, Document, Error as HarvestWitError, ImportOptions, ImportReport, Input,
+};
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime, HarvestError};
 use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::ServiceError;
 use rmcp::{ClientHandler, ServiceExt};
@@ -569,7 +569,7 @@ fn capabilities(dir: &Path) -> Capabilities {
 
 fn engine_with(capabilities: Capabilities) -> EngineRuntime {
     EngineRuntime::from_component_bytes(
-        hive_mind_host::artifacts::ENGINE_COMPONENT,
+        hive_mind_runtime::artifacts::ENGINE_COMPONENT,
         Some(&crate::support::cache_dir()),
         capabilities,
     )

@@ -11,8 +11,8 @@
 use crate::support;
 
 use hive_mind_core as core;
-use hive_mind_host::values::{json_to_val, val_to_json};
-use hive_mind_host::{LogicRuntime, artifacts};
+use hive_mind_runtime::values::{json_to_val, val_to_json};
+use hive_mind_runtime::{LogicRuntime, artifacts};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use wasmtime::component::wasm_wave;

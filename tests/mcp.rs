@@ -6,11 +6,11 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
-use hive_mind_host::engine::wit_types::{FrameRef, Importance, Mind};
-use hive_mind_host::engine::{Capabilities, EngineRuntime};
 use hive_mind_host::mcp::MemoryServer;
-use hive_mind_host::reranker::Unconfigured;
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
+use hive_mind_models::reranker::Unconfigured;
+use hive_mind_runtime::engine::wit_types::{FrameRef, Importance, Mind};
+use hive_mind_runtime::engine::{Capabilities, EngineRuntime};
 use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::ServiceError;
 use rmcp::{ClientHandler, ServiceExt};
@@ -29,7 +29,7 @@ impl ClientHandler for TestClient {
 /// without locking them to a fingerprint).
 fn engine(dir: &std::path::Path, embedder: Option<Arc<dyn Embedder>>) -> EngineRuntime {
     EngineRuntime::from_component_bytes(
-        hive_mind_host::artifacts::ENGINE_COMPONENT,
+        hive_mind_runtime::artifacts::ENGINE_COMPONENT,
         Some(&crate::support::cache_dir()),
         Capabilities::new(
             hive_mind_sqlite::DataDir::new(dir),

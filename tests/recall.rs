@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use crate::support::{minilm, native_minds};
-use hive_mind_host::embedder::{Embedder, MockEmbedder};
-use hive_mind_host::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use hive_mind_host::engine::wit_admin::{AwarenessCategory, Identity};
-use hive_mind_host::engine::wit_memory::{
+use hive_mind_models::embedder::{Embedder, MockEmbedder};
+use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, Identity};
+use hive_mind_runtime::engine::wit_memory::{
     Error, Lane, MemoryInput, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
-use hive_mind_host::engine::wit_types::Mind as WitMind;
-use hive_mind_host::engine::{EngineError, EngineRuntime, MemoryError};
+use hive_mind_runtime::engine::wit_types::Mind as WitMind;
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, MemoryError};
 use hive_mind_store::Mind;
 
 const NOW: &str = "2026-06-15T12:00:00Z";
@@ -467,7 +467,7 @@ fn the_cli_prints_the_recall_block_and_json() {
 /// first; the context never shows in what is recalled.
 #[test]
 fn a_reply_is_recalled_by_its_question_and_the_named_speaker_goes_first() {
-    use hive_mind_host::engine::wit_memory::{ImportedConversation, ImportedTurn};
+    use hive_mind_runtime::engine::wit_memory::{ImportedConversation, ImportedTurn};
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(dir.path(), minilm());
     let turn = |speaker: &str, text: &str| ImportedTurn {

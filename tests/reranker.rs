@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use hive_mind_host::embedder::config::RerankerConfig;
-use hive_mind_host::reranker::{self, CrossEncoder, RerankError, Reranker, Unconfigured};
+use hive_mind_models::reranker::RerankerConfig;
+use hive_mind_models::reranker::{self, CrossEncoder, RerankError, Reranker, Unconfigured};
 use prost::Message;
 use tract_onnx::pb::{
     self, GraphProto, NodeProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,

@@ -7,8 +7,8 @@
 //! must see what it was given — so this test would fail if the probe could
 //! not detect authority at all.
 
-use hive_mind_host::artifacts::SANDBOX_PROBE_PATH;
-use hive_mind_host::runtime::{self, HostState};
+use hive_mind_runtime::artifacts::SANDBOX_PROBE_PATH;
+use hive_mind_runtime::runtime::{self, HostState};
 use wasmtime::Store;
 use wasmtime::component::Component;
 use wasmtime_wasi::WasiCtxBuilder;

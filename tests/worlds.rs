@@ -3,7 +3,7 @@
 //! the five capabilities (`sqlite`, `embedder`, `reranker`, `llm`, `fetch`)
 //! and exports logic, memory, admin and harvest.
 
-use hive_mind_host::{artifacts, runtime};
+use hive_mind_runtime::{artifacts, runtime};
 use wasmtime::component::Component;
 use wasmtime::component::types::ComponentItem;
 
@@ -28,7 +28,7 @@ fn names(component: &Component, engine: &wasmtime::Engine, imports: bool) -> Vec
 /// The component through the tests' compile cache (the other tests compile
 /// the same bytes; the types are the same however it was loaded).
 fn load(engine: &wasmtime::Engine, name: &str, wasm: &[u8]) -> Component {
-    hive_mind_host::cache::load_component(engine, name, wasm, Some(&crate::support::cache_dir()))
+    hive_mind_runtime::cache::load_component(engine, name, wasm, Some(&crate::support::cache_dir()))
         .unwrap()
 }
 
@@ -102,6 +102,6 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
             "unexpected import {name}"
         );
     }
-    let linker = hive_mind_host::engine::linker(&engine).unwrap();
+    let linker = hive_mind_runtime::engine::linker(&engine).unwrap();
     linker.instantiate_pre(&component).unwrap();
 }

@@ -15,13 +15,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::embedder::config::{Config, ProviderChoice};
-use crate::engine::convert::{self, frame_json, mind_name};
-use crate::engine::wit_admin::{MindCheck, MindStatus};
-use crate::engine::wit_memory::MemoryInput;
-use crate::engine::wit_types::Mind;
-use crate::engine::{EngineError, EngineRuntime, OpenError};
 use crate::progress::Progress;
+use hive_mind_models::config::Config;
+use hive_mind_models::embedder::config::ProviderChoice;
+use hive_mind_runtime::engine::convert::{self, frame_json, mind_name};
+use hive_mind_runtime::engine::wit_admin::{MindCheck, MindStatus};
+use hive_mind_runtime::engine::wit_memory::MemoryInput;
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, OpenError};
 
 /// Frames re-embedded per `admin.reindex-step` call.
 const REINDEX_BATCH: u32 = 64;
@@ -53,7 +54,7 @@ pub enum AdminCliError {
     Engine(#[from] EngineError),
     /// The configuration is unusable.
     #[error(transparent)]
-    Config(#[from] crate::embedder::config::ConfigError),
+    Config(#[from] hive_mind_models::config::ConfigError),
 }
 
 /// The administration subcommands, flattened into the `hive-mind` command.
@@ -136,7 +137,7 @@ fn check_json(check: &MindCheck) -> Json {
 fn mock_engine(dir: &Path) -> Result<EngineRuntime, AdminCliError> {
     let mut config = Config::load_in(dir)?;
     config.embedder.provider = ProviderChoice::Mock;
-    let capabilities = crate::engine::capabilities_with(dir, &config)?;
+    let capabilities = hive_mind_runtime::engine::capabilities_with(dir, &config)?;
     Ok(EngineRuntime::new(capabilities).map_err(EngineError::from)?)
 }
 
@@ -147,7 +148,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
     match command {
         AdminCommand::Get { reference } => {
             let frame_ref = convert::ref_in(&reference).map_err(AdminCliError::Argument)?;
-            let mut engine = crate::engine::open(&dir)?;
+            let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let frame = engine
                 .admin()
                 .get_frames(std::slice::from_ref(&frame_ref))?
@@ -156,7 +157,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
             print(&frame_json(&frame));
         }
         AdminCommand::Status => {
-            let mut engine = crate::engine::open(&dir)?;
+            let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let statuses = engine.admin().status()?;
             // A mind whose chunks do not fit the embedder, loudly too.
             for status in &statuses {
@@ -168,7 +169,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
             // The active embedder, loudly: recall must never rank at random
             // without the user knowing.
             let config = Config::load_in(&dir)?;
-            let active = match crate::embedder::resolve(&config.embedder) {
+            let active = match hive_mind_models::embedder::resolve(&config.embedder) {
                 Ok(active) => {
                     for line in active.status_lines() {
                         eprintln!("{line}");
@@ -193,7 +194,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
             }));
         }
         AdminCommand::Reindex { quiet } => {
-            let mut engine = crate::engine::open(&dir)?;
+            let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let minds = engine.admin().list_minds()?;
             let mut done = Vec::new();
             for mind in minds {
@@ -236,7 +237,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
             print(&json!({"embedder": embedder, "reindexed": done}));
         }
         AdminCommand::Check => {
-            let mut engine = crate::engine::open(&dir)?;
+            let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let reports = engine.admin().check()?;
             let ok = reports.iter().all(|report| report.problems.is_empty());
             let reports: Vec<Json> = reports.iter().map(check_json).collect();

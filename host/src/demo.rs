@@ -29,17 +29,18 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::embedder::config::{Config, ProviderChoice};
-use crate::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use crate::engine::convert::{importance_name, lane_name, ref_name};
-use crate::engine::wit_memory::{
+use hive_mind_models::config::Config;
+use hive_mind_models::embedder::config::ProviderChoice;
+use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
+use hive_mind_runtime::engine::convert::{importance_name, lane_name, ref_name};
+use hive_mind_runtime::engine::wit_memory::{
     ExchangeOptions, ImportedConversation, ImportedTurn, MemoryInput, Recall, RecallOptions,
     RecallScope,
 };
-use crate::engine::wit_types::Mind;
-use crate::engine::wit_types::{self, Importance};
-use crate::engine::{EngineError, EngineRuntime, OpenError};
-use crate::{HostError, LogicRuntime};
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::wit_types::{self, Importance};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, OpenError};
+use hive_mind_runtime::{HostError, LogicRuntime};
 
 /// How the demo runs.
 #[derive(Debug, Clone, Default)]
@@ -65,7 +66,7 @@ pub enum DemoError {
     },
     /// The configuration could not be built.
     #[error(transparent)]
-    Config(#[from] crate::embedder::config::ConfigError),
+    Config(#[from] hive_mind_models::config::ConfigError),
     /// The shipped model could not be loaded.
     #[error("the demo needs the shipped in-process model: {0}")]
     NoModel(String),
@@ -320,12 +321,12 @@ fn prepare_kept_dir(dir: &Path) -> Result<(), DemoError> {
 /// reproducible. Only `HIVE_MIND_MODELS_DIR` (where the model lies) is read.
 fn open_engine(dir: &Path) -> Result<EngineRuntime, DemoError> {
     let env = |name: &str| match name {
-        "HIVE_MIND_MODELS_DIR" => crate::embedder::config::process_env(name),
+        "HIVE_MIND_MODELS_DIR" => hive_mind_models::config::process_env(name),
         _ => None,
     };
     let mut config = Config::from_sources(None, &dir.join("config.toml"), &env)?;
     config.embedder.provider = ProviderChoice::InProcess;
-    let capabilities = crate::engine::capabilities_with(dir, &config)?;
+    let capabilities = hive_mind_runtime::engine::capabilities_with(dir, &config)?;
     if let Err(why) = &capabilities.embedder {
         return Err(DemoError::NoModel(why.clone()));
     }

@@ -14,14 +14,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::convert::mind_name;
-use crate::engine::wit_harvest::{
+use crate::progress::Progress;
+use hive_mind_runtime::engine::convert::mind_name;
+use hive_mind_runtime::engine::wit_harvest::{
     Distillation, Document, HarvestSource, ImportOptions, ImportReport, Input, SourceFormat,
     SourceReport,
 };
-use crate::engine::wit_types::Mind;
-use crate::engine::{EngineError, EngineRuntime, describe_harvest_error};
-use crate::progress::Progress;
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, describe_harvest_error};
 
 /// Items per `import-job.step`: one classification batch, so an LLM
 /// import sends full batches, and the bar moves every few seconds.

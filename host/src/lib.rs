@@ -1,62 +1,34 @@
-//! # hive-mind-host: the thin native host
+//! # hive-mind-host: the `hive-mind` command's surfaces
 //!
-//! hive-mind's logic lives in WebAssembly components (see `guest/`). This
-//! crate is everything around them that a component cannot do for itself:
+//! The user's `hive-mind` binary is glue over the component runtime
+//! (`hive-mind-runtime`: the wasmtime engine, the compile cache, the engine
+//! world and the host side of its imports) and the capability crates
+//! (`hive-mind-sqlite`, `hive-mind-models`, `hive-mind-outbound`). This
+//! crate holds the surfaces a person or an agent uses:
 //!
-//! - [`runtime`] — one `wasmtime` engine, the sandbox every component runs in
-//!   (a WASI context that grants no files, no network, no environment), and
-//!   the store state.
-//! - [`cache`] — compiled components cached on disk, so start-up does not
-//!   recompile (`Component::serialize` / `deserialize_file`).
-//! - [`artifacts`] — the components built by `build.rs` and embedded in the
-//!   binary.
-//! - [`values`] — JSON ⇄ component values, driven by the component's own
-//!   types, so every export is reachable from JSON without hand-written glue.
-//! - [`logic`] — the `hive:mind/logic` component: list its functions and call
-//!   any of them with JSON arguments keyed by the WIT parameter names.
-//! - [`embedder`] — text embeddings: the in-process all-MiniLM-L6-v2 model
-//!   (tract-onnx), Ollama, Voyage and OpenAI-compatible providers behind one
-//!   `Embedder` trait, the provider chain, and the embedder-lock fingerprint.
-//! - [`engine`] — the engine component: the host side of its imports
-//!   (`sqlite` over `hive-mind-sqlite`, `embedder`, `reranker`, `llm` and
-//!   `fetch` over `hive-mind-outbound`) and calls into its `memory`,
-//!   `admin` and `harvest` exports.
+//! - [`memory_cli`] — `hive-mind save` and `hive-mind recall`.
 //! - [`harvest_cli`] — `hive-mind import` and `hive-mind sources`: bytes
 //!   and URLs handed to the engine's harvest, a progress bar, the report.
+//! - [`admin_cli`] — the minds' subcommands (get, status, reindex, check)
+//!   and the default data directory.
+//! - [`embed_cli`] — `hive-mind embed`: embed texts with the active
+//!   embedder, or show the provider chain.
 //! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine's
 //!   exports.
-//! - [`progress`] — progress bars on stderr for long work (eval, bench,
-//!   reindex), hidden when stderr is not a terminal or with `--quiet`.
-//! - [`reranker`] — the optional cross-encoder that scores query/passage
-//!   pairs; "unavailable" when none is configured.
 //! - [`demo`] — `hive-mind demo`: the main job on a fresh data directory
 //!   (save, import, learn, recall), each recall checked against what it
 //!   shows; `--logic` tours the pure functions.
-//! - [`eval`] — `hive-mind eval locomo`: retrieval quality on a
-//!   conversation benchmark (session- and turn-level recall@k), one fresh
-//!   mind per sample, through the real engine.
-//! - [`bench`] — `hive-mind bench recall`: recall latency on a synthetic
-//!   corpus built once per size, stage by stage, against bare sqlite-vec KNN.
+//! - [`progress`] — progress bars on stderr for long work (import, reindex,
+//!   and the lab's eval and bench), hidden when stderr is not a terminal or
+//!   with `--quiet`.
 //!
-//! Retrieval logic never lives here: the host supplies capabilities (storage,
-//! models, network) and user surfaces (the `hive-mind` CLI).
+//! Retrieval logic never lives here. The measurement tools (evaluation,
+//! benchmarks) are another crate and binary, `hive-mind-lab` (`host/lab`).
 
 pub mod admin_cli;
-pub mod artifacts;
-pub mod bench;
-pub mod cache;
 pub mod demo;
-pub mod embedder;
-pub mod engine;
-pub mod error;
-pub mod eval;
+pub mod embed_cli;
 pub mod harvest_cli;
-pub mod logic;
 pub mod mcp;
+pub mod memory_cli;
 pub mod progress;
-pub mod reranker;
-pub mod runtime;
-pub mod values;
-
-pub use error::HostError;
-pub use logic::LogicRuntime;

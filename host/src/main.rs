@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use hive_mind_host::{LogicRuntime, artifacts};
+use hive_mind_runtime::{LogicRuntime, artifacts};
 use serde_json::Value as Json;
 
 /// hive-mind: local-first long-term memory for AI agents.
@@ -63,10 +63,10 @@ enum Command {
         logic: bool,
     },
     /// Save a memory: the engine chunks, embeds and stores it.
-    Save(hive_mind_host::engine::cli::SaveArgs),
+    Save(hive_mind_host::memory_cli::SaveArgs),
     /// Recall the memories most relevant to a query (the recall block, the
     /// identity/awareness context, and notes on how it ran).
-    Recall(hive_mind_host::engine::cli::RecallArgs),
+    Recall(hive_mind_host::memory_cli::RecallArgs),
     /// Import a history: ChatGPT, Claude, Gemini, Perplexity or Claude Code
     /// exports (JSON or the export zip), Markdown, text, PDF, web pages
     /// (http(s) URLs) or universal JSON/JSONL, detected by content.
@@ -81,13 +81,7 @@ enum Command {
     /// Claude Desktop, Codex and any stdio MCP client).
     Mcp,
     /// Embed texts with the active embedder, or show the provider chain.
-    Embed(hive_mind_host::embedder::cli::EmbedArgs),
-    /// Benchmarks that print figures.
-    #[command(subcommand)]
-    Bench(hive_mind_host::embedder::cli::BenchTarget),
-    /// Retrieval-quality evaluations on benchmark data sets.
-    #[command(subcommand)]
-    Eval(hive_mind_host::eval::cli::EvalTarget),
+    Embed(hive_mind_host::embed_cli::EmbedArgs),
     #[command(flatten)]
     Store(hive_mind_host::admin_cli::AdminCommand),
 }
@@ -156,12 +150,12 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{name:<7} {:>9} bytes  {path}", bytes.len());
             }
             if compile {
-                let dir = hive_mind_host::cache::cache_dir()
+                let dir = hive_mind_runtime::cache::cache_dir()
                     .context("no cache directory: set HIVE_MIND_CACHE_DIR")?;
-                let engine = hive_mind_host::runtime::engine()?;
+                let engine = hive_mind_runtime::runtime::engine()?;
                 for (name, _, bytes) in components {
                     let started = std::time::Instant::now();
-                    hive_mind_host::cache::load_component(&engine, name, bytes, Some(&dir))?;
+                    hive_mind_runtime::cache::load_component(&engine, name, bytes, Some(&dir))?;
                     println!(
                         "{name:<7} ready in {} ({:.1} s)",
                         dir.display(),
@@ -182,16 +176,16 @@ fn run(cli: Cli) -> Result<()> {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            let saved = hive_mind_host::engine::cli::save(&dir, &args)?;
+            let saved = hive_mind_host::memory_cli::save(&dir, &args)?;
             println!("{}", serde_json::to_string_pretty(&saved)?);
         }
         Command::Recall(args) => {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            let recall = hive_mind_host::engine::cli::recall(&dir, &args)?;
+            let recall = hive_mind_host::memory_cli::recall(&dir, &args)?;
             if args.json {
-                let value = hive_mind_host::engine::cli::recall_json(&recall);
+                let value = hive_mind_host::memory_cli::recall_json(&recall);
                 println!("{}", serde_json::to_string_pretty(&value)?);
             } else {
                 for note in &recall.notes {
@@ -214,7 +208,7 @@ fn run(cli: Cli) -> Result<()> {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            let mut engine = hive_mind_host::engine::open(&dir)?;
+            let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let (report, complete) = hive_mind_host::harvest_cli::import(&mut engine, &args)?;
             if args.json {
                 print_json(&hive_mind_host::harvest_cli::report_json(&report), false)?;
@@ -233,10 +227,10 @@ fn run(cli: Cli) -> Result<()> {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            let mut engine = hive_mind_host::engine::open(&dir)?;
+            let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let mind = match workspace {
-                Some(id) => hive_mind_host::engine::wit_types::Mind::Workspace(id),
-                None => hive_mind_host::engine::wit_types::Mind::Personal,
+                Some(id) => hive_mind_runtime::engine::wit_types::Mind::Workspace(id),
+                None => hive_mind_runtime::engine::wit_types::Mind::Personal,
             };
             let sources = engine.harvest_sources(&mind)?;
             let sources: Vec<Json> = sources
@@ -249,7 +243,7 @@ fn run(cli: Cli) -> Result<()> {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            let engine = hive_mind_host::engine::open(&dir)?;
+            let engine = hive_mind_runtime::engine::open(&dir)?;
             let server = hive_mind_host::mcp::MemoryServer::new(engine);
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
@@ -261,24 +255,7 @@ fn run(cli: Cli) -> Result<()> {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            hive_mind_host::embedder::cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
-        }
-        Command::Bench(target) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            hive_mind_host::embedder::cli::bench(&target, &dir, &mut std::io::stdout().lock())?;
-        }
-        Command::Eval(target) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            hive_mind_host::eval::cli::run(
-                &target,
-                &dir,
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
-            )?;
+            hive_mind_host::embed_cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
         }
         Command::Store(command) => {
             if !hive_mind_host::admin_cli::run(command, cli.data_dir)? {

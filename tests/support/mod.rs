@@ -35,7 +35,7 @@ pub fn hive_mind() -> Command {
 /// The environment variable that names the in-process model.
 pub const MODEL_ENV: &str = "HIVE_MIND_IN_PROCESS_MODEL";
 
-use hive_mind_host::embedder::in_process;
+use hive_mind_models::embedder::in_process;
 
 /// A compile cache for tests, inside the target directory.
 pub fn cache_dir() -> PathBuf {
@@ -47,8 +47,8 @@ pub fn cache_dir() -> PathBuf {
 
 /// The committed in-process model (all-MiniLM-L6-v2), loaded once per
 /// process: the tests' real embedder (see [`hive_mind`]).
-pub fn minilm() -> std::sync::Arc<dyn hive_mind_host::embedder::Embedder> {
-    hive_mind_host::embedder::chain::shared_in_process(
+pub fn minilm() -> std::sync::Arc<dyn hive_mind_models::embedder::Embedder> {
+    hive_mind_models::embedder::chain::shared_in_process(
         &in_process::ModelSpec::repository_committed().unwrap(),
         None,
     )
@@ -58,7 +58,7 @@ pub fn minilm() -> std::sync::Arc<dyn hive_mind_host::embedder::Embedder> {
 /// The fingerprint `embedder` locks a mind to (what the engine records
 /// from `embedder.info`).
 pub fn fingerprint(
-    embedder: &dyn hive_mind_host::embedder::Embedder,
+    embedder: &dyn hive_mind_models::embedder::Embedder,
 ) -> hive_mind_store::EmbedderFingerprint {
     let info = embedder.info();
     hive_mind_store::EmbedderFingerprint {
@@ -92,15 +92,15 @@ pub fn native_minds(
 /// given) and no reranker, through the tests' compile cache.
 pub fn engine(
     dir: &Path,
-    embedder: Result<std::sync::Arc<dyn hive_mind_host::embedder::Embedder>, String>,
-) -> hive_mind_host::engine::EngineRuntime {
-    hive_mind_host::engine::EngineRuntime::from_component_bytes(
-        hive_mind_host::artifacts::ENGINE_COMPONENT,
+    embedder: Result<std::sync::Arc<dyn hive_mind_models::embedder::Embedder>, String>,
+) -> hive_mind_runtime::engine::EngineRuntime {
+    hive_mind_runtime::engine::EngineRuntime::from_component_bytes(
+        hive_mind_runtime::artifacts::ENGINE_COMPONENT,
         Some(&cache_dir()),
-        hive_mind_host::engine::Capabilities::new(
+        hive_mind_runtime::engine::Capabilities::new(
             hive_mind_sqlite::DataDir::new(dir),
             embedder,
-            std::sync::Arc::new(hive_mind_host::reranker::Unconfigured),
+            std::sync::Arc::new(hive_mind_models::reranker::Unconfigured),
         ),
     )
     .unwrap()

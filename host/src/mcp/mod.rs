@@ -47,14 +47,14 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value as Json, json};
 
-use crate::engine::cli::{recall_json, saved_json};
-use crate::engine::convert::{
+use crate::memory_cli::{recall_json, saved_json};
+use hive_mind_runtime::engine::convert::{
     cleanup_reason_name, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
 };
-use crate::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
-use crate::engine::wit_memory::{MemoryInput, RecallOptions};
-use crate::engine::wit_types::{Mind, StorageError};
-use crate::engine::{
+use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
+use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions};
+use hive_mind_runtime::engine::wit_types::{Mind, StorageError};
+use hive_mind_runtime::engine::{
     AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, describe_storage_error,
     wit_admin, wit_harvest, wit_memory,
 };
@@ -299,7 +299,7 @@ impl MemoryServer {
 
     /// A workspace that must already exist.
     async fn existing_workspace(&self, id: &str) -> Result<Mind, McpError> {
-        let mind = crate::engine::convert::workspace(id).map_err(invalid)?;
+        let mind = hive_mind_runtime::engine::convert::workspace(id).map_err(invalid)?;
         let known = self.workspaces().await?;
         if known.iter().any(|known| known == id) {
             Ok(mind)
@@ -730,7 +730,7 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CreateWorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        crate::engine::convert::workspace(&args.id).map_err(invalid)?;
+        hive_mind_runtime::engine::convert::workspace(&args.id).map_err(invalid)?;
         let id = args.id;
         let (id, existed) = self
             .with_engine(move |engine| {

@@ -1,7 +1,7 @@
 """Undoing dynamic quantization: ``MatMulInteger`` back to a float ``MatMul``.
 
 The port of the Rust host's load-time rewrite
-(``host/src/embedder/onnx/dynamic_quant.rs``), so that both hosts run the
+(``host/models/src/onnx/dynamic_quant.rs``), so that both hosts run the
 same arithmetic on the same weights. onnxruntime's *dynamic* int8
 quantization (the form of bge-small-en-v1.5 and of the shipped
 cross-encoder) stores each matmul weight as int8 and quantizes the

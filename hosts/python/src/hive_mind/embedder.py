@@ -2,7 +2,7 @@
 model, offline.
 
 The same models and recipe as the Rust host's in-process embedder
-(``host/src/embedder/in_process.rs``), run by onnxruntime instead of tract,
+(``host/models/src/embedder/in_process.rs``), run by onnxruntime instead of tract,
 so that both hosts give a mind the same vectors (cosine >= 0.999, checked by
 ``tests/test_embedder.py`` against vectors the Rust host produced). The
 model is a folder under ``models/`` chosen by name (``bge-small-en-v1.5``, the
@@ -10,7 +10,7 @@ default, fetched by ``cargo xtask models``; ``all-MiniLM-L6-v2``, committed):
 the ``model`` argument, else
 ``HIVE_MIND_IN_PROCESS_MODEL``, as the Rust host reads it. What differs
 between models is read from the folder's own sentence-transformers files
-(:func:`read_model_folder`, the port of ``host/src/embedder/model_folder.rs``):
+(:func:`read_model_folder`, the port of ``host/models/src/embedder/model_folder.rs``):
 the pooling mode (``1_Pooling/config.json``), the window
 (``sentence_bert_config.json``), the prompts per input kind
 (``config_sentence_transformers.json``) and the checksums (``SHA256SUMS``).
@@ -68,7 +68,7 @@ PENDING_TYPE = 2
 #: The provider name in fingerprints.
 PROVIDER = "in-process"
 #: The default model (a folder under the models folders); the Rust host's
-#: ``DEFAULT_MODEL`` in ``host/src/embedder/in_process.rs`` must say the same.
+#: ``DEFAULT_MODEL`` in ``host/models/src/embedder/in_process.rs`` must say the same.
 DEFAULT_MODEL = "bge-small-en-v1.5"
 #: The environment variable naming the model, as the Rust host reads it.
 MODEL_ENV = "HIVE_MIND_IN_PROCESS_MODEL"
@@ -201,7 +201,7 @@ def read_verified(path: Path, sha256: str | None) -> bytes:
 
 @dataclass(frozen=True)
 class ModelFolder:
-    """A model folder's self-description (``host/src/embedder/model_folder.rs``)."""
+    """A model folder's self-description (``host/models/src/embedder/model_folder.rs``)."""
 
     name: str
     model_path: Path

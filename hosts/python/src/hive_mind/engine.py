@@ -20,7 +20,7 @@ in a :class:`~wasmtime.Store`, and calls its exports:
 ``hive:mind/types`` declares types only and needs no definition.
 
 Compiling the engine takes seconds; the compiled artefact is cached on disk
-as the Rust host caches its own (``host/src/cache.rs``): in
+as the Rust host caches its own (``host/runtime/src/cache.rs``): in
 ``$HIVE_MIND_CACHE_DIR``, else ``~/.cache/hive-mind/components``, named by
 the SHA-256 of the component and the wasmtime-py version, written to a
 temporary name and renamed into place. wasmtime refuses an artefact from

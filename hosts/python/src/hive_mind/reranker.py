@@ -1,7 +1,7 @@
 """The reranker capability (``hive:mind/reranker``): a cross-encoder, offline.
 
 The same model and recipe as the Rust host's ``CrossEncoder``
-(``host/src/reranker/mod.rs``), run by onnxruntime instead of tract: the
+(``host/models/src/reranker/mod.rs``), run by onnxruntime instead of tract: the
 shipped cross-encoder/ms-marco-MiniLM-L-12-v2 in
 ``models/ms-marco-MiniLM-L-12-v2/`` (installed by ``cargo xtask models``),
 found in the same ``models/`` folders as the embedder's model.

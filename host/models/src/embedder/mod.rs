@@ -1,0 +1,264 @@
+//! # Embedders: text in, L2-normalised vectors out
+//!
+//! An *embedder* turns a batch of texts into one vector per text, so that
+//! texts with similar meaning land close together. Recall's vector lane
+//! searches those vectors; a vector that means nothing (a mock, or a vector
+//! from a different model than the index was built with) makes recall rank
+//! at random without any error. This module exists to make that impossible
+//! to miss.
+//!
+//! ## The pieces
+//!
+//! - [`Embedder`] — the native trait every provider implements: its
+//!   fingerprint ([`EmbedderInfo`]) and `embed`. The WIT import
+//!   `hive:mind/embedder` is a thin adapter over it: [`EmbedError`] has the
+//!   WIT's two cases, `unavailable` and `failed`.
+//! - Providers, one file each: [`in_process`] (the default: all-MiniLM-L6-v2
+//!   int8 ONNX run by tract, offline), [`ollama`], [`voyage`], [`openai`]
+//!   (any OpenAI-compatible `/v1/embeddings`, which covers LiteLLM and most
+//!   local servers), and [`mock`] (no semantics; only when chosen by name).
+//!   The HTTP ones share [`http`]: timeouts, per-text retry, char capping.
+//! - [`chain`] — choosing the active provider: the one named in the config,
+//!   or an auto-probe in the order in-process → Ollama → Voyage → OpenAI,
+//!   halting at the first that works. It reports every attempt, so
+//!   `hive-mind embed --status` can say loudly what is active.
+//! - [`config`] — the `[embedder]` section of `config.toml` (loaded with the
+//!   rest by [`crate::config`]).
+//! - The *embedder lock* is not here: the engine records in each mind the
+//!   [`EmbedderInfo`] its vectors were made with and compares it with the
+//!   active embedder's whenever it opens the mind (`guest/store`'s `meta`
+//!   module: another dimension refuses vector operations, another model of
+//!   the same dimension turns vector search off, until `reindex`).
+
+pub mod chain;
+pub mod config;
+pub mod http;
+pub mod in_process;
+pub mod mock;
+pub mod model_folder;
+pub mod ollama;
+pub mod openai;
+pub mod voyage;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use chain::{ActiveEmbedder, Attempt, resolve};
+pub use config::{EmbedderConfig, ProviderChoice};
+pub use in_process::InProcessEmbedder;
+pub use mock::MockEmbedder;
+
+/// The identity of an embedder: what the store locks its vectors to.
+///
+/// Mirrors the WIT record `embedder-info`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct EmbedderInfo {
+    /// The provider: `in-process`, `ollama`, `voyage`, `openai-compatible` or
+    /// `mock`.
+    pub provider: String,
+    /// The model name, as the provider knows it.
+    pub model: String,
+    /// The vector dimension.
+    pub dimensions: u32,
+}
+
+impl EmbedderInfo {
+    /// Whether this is the mock provider, whose vectors carry no meaning.
+    pub fn is_mock(&self) -> bool {
+        self.provider == mock::PROVIDER
+    }
+}
+
+impl fmt::Display for EmbedderInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{} ({}-d)",
+            self.provider, self.model, self.dimensions
+        )
+    }
+}
+
+/// Why embedding failed. Mirrors the WIT `embedder.error` variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmbedError {
+    /// No provider is configured or reachable; the message says which were
+    /// tried and why each failed, or how to fix the configuration.
+    #[error("no embedder available: {0}")]
+    Unavailable(String),
+    /// The provider failed on this input; the message says why.
+    #[error("embedding failed: {0}")]
+    Failed(String),
+}
+
+/// A batch of vectors, with the texts that had to be degraded marked.
+///
+/// HTTP providers retry a failed batch one text at a time; a text that still
+/// fails gets a [`mock`] vector (normalised, of the right dimension, with no
+/// meaning) so the rest of the batch keeps its real vectors. Its index is
+/// listed in `degraded`, so a caller can re-embed it later.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embedded {
+    /// One L2-normalised vector per input text, in order.
+    pub vectors: Vec<Vec<f32>>,
+    /// The inputs whose vectors are placeholders, with the reason each failed.
+    pub degraded: Vec<Degraded>,
+    /// The inputs that were cut to the model's length limit.
+    pub truncated: Vec<usize>,
+}
+
+impl Embedded {
+    /// Log each degraded input as a warning.
+    pub fn warn_degraded(&self) {
+        for degraded in &self.degraded {
+            tracing::warn!(
+                index = degraded.index,
+                reason = %degraded.reason,
+                "text could not be embedded; it got a placeholder vector with no meaning"
+            );
+        }
+    }
+}
+
+/// One input that could not be embedded and got a placeholder vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Degraded {
+    /// Its index in the batch.
+    pub index: usize,
+    /// Why the provider failed on it.
+    pub reason: String,
+}
+
+/// What a batch of texts is: a search query or a stored document. Mirrors
+/// the WIT enum `embedder.input-kind`.
+///
+/// Asymmetric models (bge, e5, …) were trained with an instruction prefix on
+/// queries and none on passages; the in-process embedder prepends whatever
+/// its model folder's `config_sentence_transformers.json` says for the kind.
+/// Providers that know nothing of kinds (the HTTP ones, the mock) ignore it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum InputKind {
+    /// A search query (recall's question).
+    Query,
+    /// A text to store and search (a memory, a chunk, a turn). The default:
+    /// every write and reindex path embeds documents.
+    #[default]
+    Document,
+}
+
+/// A text embedding provider.
+///
+/// Implementations are loaded once per process and shared (`Send + Sync`);
+/// `embed` may be called from several threads.
+pub trait Embedder: Send + Sync {
+    /// The fingerprint of the vectors this embedder makes.
+    fn info(&self) -> EmbedderInfo;
+
+    /// The token window the model reads, special tokens included (the WIT
+    /// `embedder-info.max-tokens`); 0 when unknown, the default, right for
+    /// the HTTP providers, whose servers do not say. The engine plans
+    /// chunks to fit it.
+    fn token_window(&self) -> u32 {
+        0
+    }
+
+    /// Embed a batch of documents, reporting degraded and truncated inputs.
+    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError>;
+
+    /// [`Embedder::embed_marked`] for texts of a given kind. The default
+    /// ignores the kind (right for every provider whose model has no query
+    /// instruction); the in-process embedder applies its model's prompt.
+    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
+        let _ = kind;
+        self.embed_marked(texts)
+    }
+
+    /// Embed a batch: one L2-normalised vector per text, in order.
+    ///
+    /// Degraded inputs (see [`Embedded`]) are logged as warnings; use
+    /// [`Embedder::embed_marked`] to learn which they were.
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let embedded = self.embed_marked(texts)?;
+        embedded.warn_degraded();
+        Ok(embedded.vectors)
+    }
+}
+
+impl<E: Embedder + ?Sized> Embedder for Box<E> {
+    fn info(&self) -> EmbedderInfo {
+        (**self).info()
+    }
+    fn token_window(&self) -> u32 {
+        (**self).token_window()
+    }
+    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked(texts)
+    }
+    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked_as(texts, kind)
+    }
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts)
+    }
+}
+
+impl<E: Embedder + ?Sized> Embedder for std::sync::Arc<E> {
+    fn info(&self) -> EmbedderInfo {
+        (**self).info()
+    }
+    fn token_window(&self) -> u32 {
+        (**self).token_window()
+    }
+    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked(texts)
+    }
+    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
+        (**self).embed_marked_as(texts, kind)
+    }
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts)
+    }
+}
+
+/// Scale `vector` to unit length in place. A zero vector is left as is.
+pub fn l2_normalize(vector: &mut [f32]) {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > f32::EPSILON {
+        for x in vector.iter_mut() {
+            *x /= norm;
+        }
+    }
+}
+
+/// Cut `text` to at most `max_chars` characters, on a character boundary.
+/// Returns the text and whether it was cut.
+pub fn cap_chars(text: &str, max_chars: usize) -> (&str, bool) {
+    match text.char_indices().nth(max_chars) {
+        Some((byte, _)) => (&text[..byte], true),
+        None => (text, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cap_chars_respects_char_boundaries() {
+        assert_eq!(cap_chars("héllo", 2), ("hé", true));
+        assert_eq!(cap_chars("héllo", 5), ("héllo", false));
+        assert_eq!(cap_chars("🚀🚀🚀", 1), ("🚀", true));
+        assert_eq!(cap_chars("", 0), ("", false));
+    }
+
+    #[test]
+    fn normalize() {
+        let mut v = vec![3.0, 4.0];
+        l2_normalize(&mut v);
+        assert_eq!(v, vec![0.6, 0.8]);
+        let mut zero = vec![0.0; 3];
+        l2_normalize(&mut zero);
+        assert_eq!(zero, vec![0.0; 3]);
+    }
+}

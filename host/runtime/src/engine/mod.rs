@@ -1,0 +1,668 @@
+//! # The engine component, and the capabilities the host lends it
+//!
+//! The `hive:mind` **engine** world imports five capabilities — `sqlite`
+//! and `embedder` (required), `reranker`, `llm` and `fetch` (which may
+//! answer `unavailable`) — and exports `logic`, `memory`, `admin` and
+//! `harvest`. All of
+//! hive-mind's logic and its data model (schema, migrations, queries, the
+//! vector index) live in the component; this module only:
+//!
+//! 1. generates the host side of the world's bindings
+//!    ([`wasmtime::component::bindgen!`] over `wit/`),
+//! 2. implements each import over a native backend — the data directory's
+//!    SQLite databases for `sqlite` ([`sqlite_import`], over
+//!    [`hive_mind_sqlite`]), the active [`hive_mind_models::embedder::Embedder`], the
+//!    configured [`hive_mind_models::reranker::Reranker`], the configured language
+//!    model and the guarded fetch of [`hive_mind_outbound`]
+//!    ([`capabilities`]),
+//! 3. instantiates the component in the same empty WASI sandbox as the logic
+//!    component ([`crate::runtime::sandbox_builder`]) and calls its
+//!    `memory` and `admin` exports ([`EngineRuntime`]).
+//!
+//! No retrieval decision is made on this side of the boundary, and the host
+//! links none of the engine's logic.
+
+pub mod capabilities;
+pub mod convert;
+pub mod sqlite_import;
+
+use std::sync::Arc;
+
+use wasmtime::Store;
+use wasmtime::component::{HasSelf, Linker, ResourceTable};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use hive_mind_outbound::fetch::Fetcher;
+use hive_mind_outbound::llm::LanguageModel;
+
+use crate::HostError;
+use crate::runtime;
+use hive_mind_models::embedder::Embedder;
+use hive_mind_models::reranker::Reranker;
+
+/// The generated bindings of the `engine` world.
+pub mod bindings {
+    #![allow(missing_docs, clippy::all)]
+    wasmtime::component::bindgen!({
+        world: "engine",
+        path: "../../wit",
+        with: {
+            "hive:mind/sqlite.connection": hive_mind_sqlite::SqliteConnection,
+            "hive:mind/embedder.pending-embedding": super::capabilities::PendingEmbedding,
+        },
+    });
+}
+
+pub use bindings::exports::hive::mind::admin as wit_admin;
+pub use bindings::exports::hive::mind::harvest as wit_harvest;
+pub use bindings::exports::hive::mind::memory as wit_memory;
+pub use bindings::hive::mind::types as wit_types;
+
+/// What the host lends the engine: the minds, the models, the network.
+pub struct Capabilities {
+    /// The data directory's databases (the `sqlite` import).
+    pub data_dir: hive_mind_sqlite::DataDir,
+    /// The active embedder, or why there is none (the `embedder` import).
+    pub embedder: Result<Arc<dyn Embedder>, String>,
+    /// The reranker; [`hive_mind_models::reranker::Unconfigured`] when none is set up.
+    pub reranker: Arc<dyn Reranker>,
+    /// The language model and its provider's name, or why there is none
+    /// (the `llm` import).
+    pub llm: Result<(Arc<dyn LanguageModel>, String), String>,
+    /// The guarded HTTP client, or why there is none (the `fetch` import).
+    pub fetch: Result<Arc<Fetcher>, String>,
+}
+
+impl Capabilities {
+    /// Storage, an embedder and a reranker; no language model and no web
+    /// access (add them with [`Capabilities::with_llm`] and
+    /// [`Capabilities::with_fetch`]).
+    pub fn new(
+        data_dir: hive_mind_sqlite::DataDir,
+        embedder: Result<Arc<dyn Embedder>, String>,
+        reranker: Arc<dyn Reranker>,
+    ) -> Capabilities {
+        Capabilities {
+            data_dir,
+            embedder,
+            reranker,
+            llm: Err(capabilities::NO_LLM.to_string()),
+            fetch: Err(capabilities::NO_FETCH.to_string()),
+        }
+    }
+
+    /// With a language model (`provider` names it in the audit of calls).
+    pub fn with_llm(mut self, model: Arc<dyn LanguageModel>, provider: &str) -> Capabilities {
+        self.llm = Ok((model, provider.to_string()));
+        self
+    }
+
+    /// With guarded web access.
+    pub fn with_fetch(mut self, fetcher: Fetcher) -> Capabilities {
+        self.fetch = Ok(Arc::new(fetcher));
+        self
+    }
+}
+
+/// Time spent inside the host's imports, accumulated across calls (the
+/// recall benchmark reads it to split the guest's stages into the engine's
+/// own time and the host's SQLite and model time).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ImportTimings {
+    /// `sqlite` statements (every query and write the engine ran).
+    pub sql: std::time::Duration,
+    /// `embedder.embed`.
+    pub embed: std::time::Duration,
+    /// `reranker.score`.
+    pub rerank: std::time::Duration,
+    /// `llm.complete` and `llm.complete-many`.
+    pub llm: std::time::Duration,
+}
+
+/// The state of a [`Store`] running the engine component.
+pub struct EngineState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    /// The capabilities the imports are served from.
+    pub capabilities: Capabilities,
+    /// Time spent in the imports since the last [`EngineRuntime::take_timings`].
+    pub timings: ImportTimings,
+    /// Texts the embedder cut to its window since the engine was opened.
+    pub truncated_texts: u64,
+    /// The thread `start-embed` batches run on (started on first use).
+    embed_worker: Option<capabilities::EmbedWorker>,
+}
+
+impl WasiView for EngineState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// The linker for the engine world: sandboxed WASI plus the four imports.
+pub fn linker(engine: &wasmtime::Engine) -> Result<Linker<EngineState>, HostError> {
+    let load = |source| HostError::Load {
+        name: "engine imports".into(),
+        source,
+    };
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(load)?;
+    bindings::Engine::add_to_linker::<EngineState, HasSelf<EngineState>>(&mut linker, |state| {
+        state
+    })
+    .map_err(load)?;
+    Ok(linker)
+}
+
+/// An instantiated engine component with its capabilities.
+pub struct EngineRuntime {
+    store: Store<EngineState>,
+    bindings: bindings::Engine,
+}
+
+/// Why a memory operation failed: inside the component (its typed error) or
+/// around it (a trap, a load failure).
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The component answered with an error.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    /// An `admin` export answered with an error.
+    #[error(transparent)]
+    Admin(#[from] AdminError),
+    /// A `harvest` export answered with an error.
+    #[error(transparent)]
+    Harvest(#[from] HarvestError),
+    /// The component could not be loaded, or trapped.
+    #[error(transparent)]
+    Host(#[from] HostError),
+}
+
+/// The component's typed error, with a readable message.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe_memory_error(.0))]
+pub struct MemoryError(pub wit_memory::Error);
+
+fn describe_memory_error(error: &wit_memory::Error) -> String {
+    match error {
+        wit_memory::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
+        wit_memory::Error::Unsupported(m) => format!("unsupported: {m}"),
+        wit_memory::Error::Storage(e) => format!("storage: {}", describe_storage_error(e)),
+        wit_memory::Error::Embedder(m) => format!("embedder: {m}"),
+        wit_memory::Error::Llm(m) => format!("language model: {m}"),
+    }
+}
+
+/// A storage error case in words (for people; programs match the case).
+pub fn describe_storage_error(error: &wit_types::StorageError) -> String {
+    use wit_types::StorageError as E;
+    match error {
+        E::MindNotFound(mind) => {
+            format!("no such mind: {mind} (a workspace mind is created by its first save)")
+        }
+        E::NotFound(what) => format!("not found: {what}"),
+        E::InvalidInput(why) => format!("invalid input: {why}"),
+        E::DimensionMismatch(m) => format!(
+            "the mind's vectors have {} dimensions but the embedder makes {}; run `hive-mind reindex`",
+            m.expected, m.actual
+        ),
+        E::NewerSchema(version) => format!(
+            "the database has schema version {version}, newer than this hive-mind knows; upgrade hive-mind"
+        ),
+        E::Corrupt(why) => format!("corrupt database: {why}"),
+        E::NoEmbedder => "no embedder is configured, so the mind has no vector index yet".into(),
+        E::Embedder(why) => format!("the embedder failed: {why}"),
+        E::AwarenessFull(live) => {
+            format!("awareness is full ({live} live items); remove one or add with eviction")
+        }
+        E::Referenced(count) => {
+            format!("the frame is the base of {count} other frame(s); deprecate it instead")
+        }
+        E::Busy => "the database is busy (locked by another process)".into(),
+        E::AccessDenied => "the host refused the database".into(),
+        E::Full => "the database or disk is full".into(),
+        E::Sql(message) => format!("sqlite: {message}"),
+    }
+}
+
+/// An `admin` export's typed error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe_admin_error(.0))]
+pub struct AdminError(pub wit_admin::Error);
+
+fn describe_admin_error(error: &wit_admin::Error) -> String {
+    match error {
+        wit_admin::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
+        wit_admin::Error::Storage(e) => describe_storage_error(e),
+        wit_admin::Error::Embedder(m) => format!("embedder: {m}"),
+    }
+}
+
+/// A `harvest` export's typed error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe_harvest_error(.0))]
+pub struct HarvestError(pub wit_harvest::Error);
+
+/// A harvest error case in words (for people; programs match the case).
+pub fn describe_harvest_error(error: &wit_harvest::Error) -> String {
+    use wit_harvest::Error as E;
+    match error {
+        E::InvalidInput(m) => format!("invalid input: {m}"),
+        E::Unrecognised(m) => format!("unrecognised format: {m}"),
+        E::Malformed(m) => format!("malformed: {m}"),
+        E::TooLarge(m) => format!("too large: {m}"),
+        E::Fetch(m) => format!("fetch: {m}"),
+        E::Embedder(m) => format!("embedder: {m}"),
+        E::Storage(e) => format!("storage: {}", describe_storage_error(e)),
+    }
+}
+
+impl EngineRuntime {
+    /// The embedded engine component with `capabilities`, through the
+    /// on-disk compile cache.
+    pub fn new(capabilities: Capabilities) -> Result<Self, HostError> {
+        Self::from_component_bytes(
+            crate::artifacts::ENGINE_COMPONENT,
+            crate::cache::cache_dir().as_deref(),
+            capabilities,
+        )
+    }
+
+    /// An engine component from its bytes (`cache_dir` as in
+    /// [`crate::cache::load_component`]).
+    pub fn from_component_bytes(
+        wasm: &[u8],
+        cache_dir: Option<&std::path::Path>,
+        capabilities: Capabilities,
+    ) -> Result<Self, HostError> {
+        let engine = runtime::engine()?;
+        let component = crate::cache::load_component(&engine, "engine", wasm, cache_dir)?;
+        let linker = linker(&engine)?;
+        let state = EngineState {
+            wasi: runtime::sandbox_builder().build(),
+            table: ResourceTable::new(),
+            capabilities,
+            timings: ImportTimings::default(),
+            truncated_texts: 0,
+            embed_worker: None,
+        };
+        let mut store = Store::new(&engine, state);
+        let bindings =
+            bindings::Engine::instantiate(&mut store, &component, &linker).map_err(|source| {
+                HostError::Load {
+                    name: "engine".into(),
+                    source,
+                }
+            })?;
+        Ok(EngineRuntime { store, bindings })
+    }
+
+    /// The time spent in the imports since the last call, and reset it.
+    pub fn take_timings(&mut self) -> ImportTimings {
+        std::mem::take(&mut self.store.data_mut().timings)
+    }
+
+    /// How many texts the embedder cut to its window since the engine was
+    /// opened (only their beginning is embedded); long jobs report it once,
+    /// at the end.
+    pub fn truncated_texts(&self) -> u64 {
+        self.store.data().truncated_texts
+    }
+
+    /// The capabilities (to read the store directly, e.g. for `status`).
+    pub fn capabilities(&mut self) -> &mut Capabilities {
+        &mut self.store.data_mut().capabilities
+    }
+
+    fn trapped(function: &str) -> impl FnOnce(wasmtime::Error) -> HostError + '_ {
+        move |source| HostError::Call {
+            function: function.into(),
+            source,
+        }
+    }
+
+    /// `memory.save-memory`: chunk, embed and store one memory.
+    pub fn save_memory(
+        &mut self,
+        input: &wit_memory::MemoryInput,
+    ) -> Result<wit_memory::SavedMemory, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_save_memory(&mut self.store, input)
+            .map_err(Self::trapped("save-memory"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+    /// `memory.save-memories`: many memories, one transaction per mind.
+    pub fn save_memories(
+        &mut self,
+        inputs: &[wit_memory::MemoryInput],
+    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_save_memories(&mut self.store, inputs)
+            .map_err(Self::trapped("save-memories"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.import-conversations`: conversation turns as raw-turn frames.
+    pub fn import_conversations(
+        &mut self,
+        mind: &wit_types::Mind,
+        conversations: &[wit_memory::ImportedConversation],
+    ) -> Result<wit_memory::ImportReport, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_import_conversations(&mut self.store, mind, conversations)
+            .map_err(Self::trapped("import-conversations"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.recall-memory`: the multi-lane recall pipeline.
+    pub fn recall_memory(
+        &mut self,
+        query: &str,
+        limit: u32,
+        options: &wit_memory::RecallOptions,
+    ) -> Result<wit_memory::Recall, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_recall_memory(&mut self.store, query, limit, options)
+            .map_err(Self::trapped("recall-memory"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+    /// `memory.cleanup-frames`: find (and with `apply`, retire) a mind's
+    /// dead-weight frames.
+    pub fn cleanup_frames(
+        &mut self,
+        options: &wit_memory::CleanupOptions,
+    ) -> Result<wit_memory::CleanupReport, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_cleanup_frames(&mut self.store, options)
+            .map_err(Self::trapped("cleanup-frames"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.save-entity`: save (or strengthen) an entity.
+    pub fn save_entity(
+        &mut self,
+        mind: &wit_types::Mind,
+        name: &str,
+        entity_type: &str,
+    ) -> Result<wit_memory::KnownEntity, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_save_entity(&mut self.store, mind, name, entity_type)
+            .map_err(Self::trapped("save-entity"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.create-relation`: relate two named entities.
+    pub fn create_relation(
+        &mut self,
+        mind: &wit_types::Mind,
+        subject: &str,
+        relation: &str,
+        object: &str,
+        strength: Option<f64>,
+    ) -> Result<wit_memory::KnownRelation, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_create_relation(&mut self.store, mind, subject, relation, object, strength)
+            .map_err(Self::trapped("create-relation"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.search-entities`: browse entities by a part of their name.
+    pub fn search_entities(
+        &mut self,
+        mind: &wit_types::Mind,
+        text: &str,
+        limit: u32,
+    ) -> Result<Vec<wit_memory::KnownEntity>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_search_entities(&mut self.store, mind, text, limit)
+            .map_err(Self::trapped("search-entities"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.remember-exchange`: learn from one exchange (cognify).
+    pub fn remember_exchange(
+        &mut self,
+        user: &str,
+        assistant: &str,
+        options: &wit_memory::ExchangeOptions,
+    ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_memory()
+            .call_remember_exchange(&mut self.store, user, assistant, options)
+            .map_err(Self::trapped("remember-exchange"))?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// The `admin` exports, for the CLI's and MCP's operator surfaces.
+    pub fn admin(&mut self) -> Admin<'_> {
+        Admin { runtime: self }
+    }
+
+    /// `harvest.import-job.start`: parse and plan an import. The job is a
+    /// resource of this runtime: step it with [`EngineRuntime::harvest_step`]
+    /// and drop it with [`EngineRuntime::harvest_drop`].
+    pub fn harvest_start(
+        &mut self,
+        inputs: &[wit_harvest::Input],
+        options: &wit_harvest::ImportOptions,
+    ) -> Result<wasmtime::component::ResourceAny, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_harvest()
+            .import_job()
+            .call_start(&mut self.store, inputs, options)
+            .map_err(Self::trapped("import-job.start"))?;
+        Ok(result.map_err(HarvestError)?)
+    }
+
+    /// `harvest.import-job.step`: process up to `max_items` more items.
+    pub fn harvest_step(
+        &mut self,
+        job: wasmtime::component::ResourceAny,
+        max_items: u32,
+    ) -> Result<wit_harvest::Progress, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_harvest()
+            .import_job()
+            .call_step(&mut self.store, job, max_items)
+            .map_err(Self::trapped("import-job.step"))?;
+        Ok(result.map_err(HarvestError)?)
+    }
+
+    /// `harvest.import-job.report`: the import's account so far.
+    pub fn harvest_report(
+        &mut self,
+        job: wasmtime::component::ResourceAny,
+    ) -> Result<wit_harvest::ImportReport, EngineError> {
+        Ok(self
+            .bindings
+            .hive_mind_harvest()
+            .import_job()
+            .call_report(&mut self.store, job)
+            .map_err(Self::trapped("import-job.report"))?)
+    }
+
+    /// Drop an import job (its parsed items are freed in the component).
+    pub fn harvest_drop(
+        &mut self,
+        job: wasmtime::component::ResourceAny,
+    ) -> Result<(), EngineError> {
+        job.resource_drop(&mut self.store)
+            .map_err(Self::trapped("import-job.drop"))?;
+        Ok(())
+    }
+
+    /// `harvest.sources`: the sources imported into a mind.
+    pub fn harvest_sources(
+        &mut self,
+        mind: &wit_types::Mind,
+    ) -> Result<Vec<wit_harvest::HarvestSource>, EngineError> {
+        let result = self
+            .bindings
+            .hive_mind_harvest()
+            .call_sources(&mut self.store, mind)
+            .map_err(Self::trapped("harvest.sources"))?;
+        Ok(result.map_err(HarvestError)?)
+    }
+}
+
+/// Why the engine could not be set up for a data directory.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The configuration is unusable.
+    #[error(transparent)]
+    Config(#[from] hive_mind_models::config::ConfigError),
+    /// The `[llm]` or `[fetch]` configuration is unusable.
+    #[error(transparent)]
+    Outbound(#[from] hive_mind_outbound::config::ConfigError),
+    /// The configured reranker could not be loaded.
+    #[error("the reranker: {0}")]
+    Reranker(#[from] hive_mind_models::onnx::ModelError),
+    /// The data directory could not be created.
+    #[error("{path}: {source}")]
+    DataDir {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The component could not be loaded.
+    #[error(transparent)]
+    Host(#[from] HostError),
+}
+
+/// The capabilities of a data directory: its configuration
+/// (`<dir>/config.toml` and the environment), the embedder the provider
+/// chain settles on (or why none), the configured reranker, and the minds,
+/// (the engine locks them to the embedder's fingerprint).
+pub fn capabilities_for(dir: &std::path::Path) -> Result<Capabilities, OpenError> {
+    capabilities_with(dir, &hive_mind_models::config::Config::load_in(dir)?)
+}
+
+/// The capabilities of a data directory under a configuration given
+/// explicitly (the demo's: the shipped model, whatever the environment says).
+pub fn capabilities_with(
+    dir: &std::path::Path,
+    config: &hive_mind_models::config::Config,
+) -> Result<Capabilities, OpenError> {
+    let embedder = match hive_mind_models::embedder::resolve(&config.embedder) {
+        Ok(active) => {
+            for line in active.status_lines() {
+                tracing::info!("{line}");
+            }
+            Ok(active.embedder)
+        }
+        Err(error) => Err(error.to_string()),
+    };
+    let reranker = hive_mind_models::reranker::from_config(&config.reranker)?;
+    std::fs::create_dir_all(dir).map_err(|source| OpenError::DataDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let outbound = hive_mind_outbound::config::OutboundConfig::load_in(dir)?;
+    let mut capabilities =
+        Capabilities::new(hive_mind_sqlite::DataDir::new(dir), embedder, reranker)
+            .with_fetch(Fetcher::new(outbound.fetch));
+    match hive_mind_outbound::llm::LlmClient::new(&outbound.llm) {
+        Ok(client) => {
+            let provider = client.provider().name().to_string();
+            capabilities = capabilities.with_llm(Arc::new(client), &provider);
+        }
+        Err(why) => capabilities.llm = Err(why.message().to_string()),
+    }
+    Ok(capabilities)
+}
+
+/// The engine over a data directory (see [`capabilities_for`]).
+pub fn open(dir: &std::path::Path) -> Result<EngineRuntime, OpenError> {
+    Ok(EngineRuntime::new(capabilities_for(dir)?)?)
+}
+
+/// Calls into the component's `admin` export ([`EngineRuntime::admin`]).
+pub struct Admin<'a> {
+    runtime: &'a mut EngineRuntime,
+}
+
+macro_rules! admin_call {
+    ($(#[$doc:meta])* $name:ident => $call:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty) => {
+        $(#[$doc])*
+        pub fn $name(&mut self, $($arg: $ty),*) -> Result<$out, EngineError> {
+            let runtime = &mut *self.runtime;
+            let result = runtime
+                .bindings
+                .hive_mind_admin()
+                .$call(&mut runtime.store, $($arg),*)
+                .map_err(EngineRuntime::trapped(stringify!($name)))?;
+            Ok(result.map_err(AdminError)?)
+        }
+    };
+}
+
+impl Admin<'_> {
+    admin_call!(
+        /// Every mind, personal first.
+        list_minds => call_list_minds() -> Vec<wit_types::Mind>);
+    admin_call!(
+        /// Create a workspace mind.
+        create_workspace => call_create_workspace(id: &str) -> wit_types::Mind);
+    admin_call!(
+        /// Every mind's counts.
+        status => call_status() -> Vec<wit_admin::MindStatus>);
+    admin_call!(
+        /// Every mind's consistency.
+        check => call_check() -> Vec<wit_admin::MindCheck>);
+    admin_call!(
+        /// One step of a mind's reindex.
+        reindex_step => call_reindex_step(mind: &wit_types::Mind, batch: u32) -> wit_admin::ReindexProgress);
+    admin_call!(
+        /// Frames by reference.
+        get_frames => call_get_frames(refs: &[wit_types::FrameRef]) -> Vec<wit_types::Frame>);
+    admin_call!(
+        /// The newest frames of a mind.
+        recent_frames => call_recent_frames(mind: &wit_types::Mind, limit: u32) -> Vec<wit_types::Frame>);
+    admin_call!(
+        /// The mind's identity.
+        get_identity => call_get_identity(mind: &wit_types::Mind) -> Option<wit_admin::Identity>);
+    admin_call!(
+        /// Set the mind's identity.
+        set_identity => call_set_identity(mind: &wit_types::Mind, identity: &wit_admin::Identity) -> wit_admin::Identity);
+    admin_call!(
+        /// The live awareness items.
+        list_awareness => call_list_awareness(mind: &wit_types::Mind) -> Vec<wit_admin::AwarenessItem>);
+    admin_call!(
+        /// Add an awareness item.
+        add_awareness => call_add_awareness(mind: &wit_types::Mind, category: wit_admin::AwarenessCategory, content: &str, priority: i64, expires_at: Option<&str>, evict: bool) -> wit_admin::AwarenessAdded);
+    admin_call!(
+        /// Remove awareness items; the number removed.
+        remove_awareness => call_remove_awareness(mind: &wit_types::Mind, ids: &[u64]) -> u32);
+    admin_call!(
+        /// Remove every awareness item; the number removed.
+        clear_awareness => call_clear_awareness(mind: &wit_types::Mind) -> u32);
+    admin_call!(
+        /// Merge duplicate entities.
+        dedupe_entities => call_dedupe_entities(mind: &wit_types::Mind) -> u64);
+    admin_call!(
+        /// Retire an entity.
+        retire_entity => call_retire_entity(mind: &wit_types::Mind, entity: u64) -> ());
+}
