@@ -22,7 +22,7 @@
 //! neither search more; a weight tuned to one benchmark would not carry
 //! over to another). The result is put on RRF's scale ([`HYBRID_SCALE`]),
 //! so a searched lane's scores stay comparable with the listing lanes'.
-//! Measured on LoCoMo (`hive-mind eval locomo`, reranker off): session R@1
+//! Measured on LoCoMo (`hive-mind-lab eval locomo`, reranker off): session R@1
 //! and turn R@10 rose by about two points each over RRF.
 //!
 //! # Reciprocal rank fusion

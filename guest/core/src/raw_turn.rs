@@ -17,7 +17,7 @@
 //!   indexed for full-text search (at a lower weight than the turn's own
 //!   words), never shown, never hashed, never embedded (the turn's vector
 //!   stays the turn's own meaning). Measured on LoCoMo with the reranker off
-//!   (`hive-mind eval locomo`), the context alone raised turn-level R@10 by
+//!   (`hive-mind-lab eval locomo`), the context alone raised turn-level R@10 by
 //!   about three points, most of it on single-hop questions.
 //! - **Its speaker** ([`speaker_named_in`]). A question that names a
 //!   participant ("What did Melanie paint?") is almost always answered by

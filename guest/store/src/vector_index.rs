@@ -20,7 +20,7 @@
 //!   re-scored with the query kept in `f32` (removing the query's share of
 //!   the quantisation error), and the best row per frame is returned. The
 //!   score is the cosine similarity with the de-quantised row. The benchmark
-//!   (`hive-mind bench recall`) reports how often the result agrees with an
+//!   (`hive-mind-lab bench recall`) reports how often the result agrees with an
 //!   exact float KNN over the same vectors. The scan is one pass on one
 //!   thread (a component has no threads); the integer dot product is written
 //!   so that the compiler turns it into wasm SIMD.

@@ -34,10 +34,10 @@ pub const DEFAULT_RECALL_LIMIT: u32 = 20;
 /// normalised fusion ([`crate::fusion::hybrid_fuse`]) scores a hit by how
 /// well it matched, not by how many lists it is in, so a deeper list only
 /// adds candidates, and the vector scores' min–max gets a floor that is
-/// really far from the query. Measured on LoCoMo (`hive-mind eval locomo
+/// really far from the query. Measured on LoCoMo (`hive-mind-lab eval locomo
 /// --rerank off`, bge-small), multipliers 2 / 3 / 5: session R@1 69.9 /
 /// 70.6 / 70.6, R@10 95.3 / 95.8 / 96.4, turn R@10 74.9 / 75.1 / 75.7; at
-/// 10,000 memories (`hive-mind bench recall`, interleaved runs) 4 costs
+/// 10,000 memories (`hive-mind-lab bench recall`, interleaved runs) 4 costs
 /// about 6 % of recall's p50 over 2. 4 takes most of the gain for little of
 /// the cost.
 pub const SEARCH_FETCH_MULTIPLIER: u32 = 4;
@@ -64,10 +64,10 @@ pub const RERANK_POOL: usize = 30;
 /// as unconfirmed, so a pool the size of the answer (ten memories) lets it
 /// reorder the first stage's top ten but never bring in an answer the first
 /// stage ranked eleventh; twice the answer's size lets it choose the best
-/// ten of twenty. Measured on LoCoMo (`hive-mind eval locomo`, bge-small):
+/// ten of twenty. Measured on LoCoMo (`hive-mind-lab eval locomo`, bge-small):
 /// at 448 tokens turn R@10 74.9 % and session R@10 95.4 %, at 896 75.9 % and
 /// 96.1 %, S@1 unchanged (76.3 → 76.8). The price, at 10,000 memories
-/// (`hive-mind bench recall --rerank`): p50 374 ms, p95 525 ms, inside the
+/// (`hive-mind-lab bench recall --rerank`): p50 374 ms, p95 525 ms, inside the
 /// second an interactive turn can spend (a machine half as fast would be at
 /// the second). The engine does not know the host's machine; `rerank-pool`
 /// trades it per recall.
