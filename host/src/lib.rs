@@ -32,3 +32,16 @@ pub mod harvest_cli;
 pub mod mcp;
 pub mod memory_cli;
 pub mod progress;
+
+/// Log to stderr (stdout carries results and, for `hive-mind mcp`, the
+/// protocol), at the level `HIVE_MIND_LOG` names, `warn` by default. Both
+/// binaries, `hive-mind` and `hive-mind-lab`, start with it.
+pub fn init_logging() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HIVE_MIND_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+}
