@@ -547,7 +547,7 @@ impl MindStore {
     }
 
     /// One step of a reindex: the first call starts it (an `IMMEDIATE`
-    /// transaction that recreates the vector tables at `source`'s dimension
+    /// transaction that empties the vector tables and sizes them for `source`'s dimension
     /// and drops the chunks), each call re-embeds up to `batch` more frames
     /// with their chunks re-planned for `source`'s window
     /// ([`ChunkPlan::for_window`] of its `max_tokens`), and the call that

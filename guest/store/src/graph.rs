@@ -114,66 +114,180 @@ fn active_entity(conn: &Connection, id: u64) -> StoreResult<Entity> {
     .ok_or_else(|| StoreError::NotFound(format!("entity {id}")))
 }
 
-/// Merge active entities with the same canonical name and type: the survivor
-/// is the one with the most active relations (then the lowest id); the
-/// others' relations and frame links move to it, their `seen_count` is added
-/// to it, and they are retired. Returns how many entities were retired.
+/// Merge active entities with the same canonical name and type — by
+/// today's [`normalize_entity_name`], which may have changed since a name
+/// was stored (the alias table grew) — and store every survivor's name as
+/// it normalises today. The survivor is the one with the most active
+/// relations (then the lowest id); the others' relations and frame links
+/// move to it, their `seen_count` is added to it, and they are retired.
+/// Returns how many entities were retired.
+///
+/// The unique indexes on active entities and relations stay on throughout
+/// (only a migration changes a mind's schema): a duplicate is retired before
+/// anything moves to its survivor, an edge the survivor already has is
+/// merged into it rather than repointed, and names are changed in two
+/// passes (aside, then to their new value), so no statement ever makes two
+/// active rows with one key.
 pub fn dedupe_by_name_in(conn: &Connection, now: &str) -> StoreResult<u64> {
-    let groups: Vec<(String, String)> = conn
+    let active: Vec<(u64, String, String, String)> = conn
         .prepare(
-            "SELECT normalized_name, lower(entity_type) FROM knowledge_entities
-             WHERE valid_to IS NULL GROUP BY normalized_name, lower(entity_type) HAVING count(*) > 1",
+            "SELECT id, name, normalized_name, lower(entity_type) FROM knowledge_entities
+             WHERE valid_to IS NULL ORDER BY id",
         )?
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
         .collect::<Result<_, _>>()?;
+    let mut groups: BTreeMap<(String, String), Vec<(u64, String)>> = BTreeMap::new();
+    for (id, name, stored, entity_type) in active {
+        groups
+            .entry((normalize_entity_name(&name), entity_type))
+            .or_default()
+            .push((id, stored));
+    }
     let mut retired = 0;
-    for (name, entity_type) in groups {
-        let members: Vec<u64> = conn
-            .prepare(
-                "SELECT e.id FROM knowledge_entities e
-                 WHERE e.valid_to IS NULL AND e.normalized_name = ?1 AND lower(e.entity_type) = ?2
-                 ORDER BY (SELECT count(*) FROM knowledge_relations r
-                           WHERE r.valid_to IS NULL AND (r.source_id = e.id OR r.target_id = e.id)) DESC,
-                          e.id ASC",
-            )?
-            .query_map([&name, &entity_type], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
-        let Some((&survivor, duplicates)) = members.split_first() else {
-            continue;
-        };
-        for &duplicate in duplicates {
-            conn.execute(
-                "UPDATE knowledge_relations SET source_id = ?2 WHERE source_id = ?1 AND valid_to IS NULL",
-                params![duplicate, survivor],
-            )?;
-            conn.execute(
-                "UPDATE knowledge_relations SET target_id = ?2 WHERE target_id = ?1 AND valid_to IS NULL",
-                params![duplicate, survivor],
-            )?;
-            if has_bridge(conn)? {
-                conn.execute(
-                    "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
-                     SELECT ?2, frame_id FROM kg_entity_frames WHERE entity_id = ?1",
-                    params![duplicate, survivor],
-                )?;
-                conn.execute(
-                    "DELETE FROM kg_entity_frames WHERE entity_id = ?1",
-                    [duplicate],
-                )?;
+    let mut renames: Vec<(u64, String)> = Vec::new();
+    for ((fresh, _), members) in groups {
+        let survivor = if members.len() > 1 {
+            let ids = serde_json::to_string(&members.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+                .map_err(|error| StoreError::InvalidInput(error.to_string()))?;
+            let ranked: Option<u64> = conn
+                .query_row(
+                    "SELECT e.id FROM json_each(?1) j JOIN knowledge_entities e ON e.id = j.value
+                     ORDER BY (SELECT count(*) FROM knowledge_relations r
+                               WHERE r.valid_to IS NULL AND (r.source_id = e.id OR r.target_id = e.id)) DESC,
+                              e.id ASC
+                     LIMIT 1",
+                    [ids],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            let Some(survivor) = ranked else {
+                continue;
+            };
+            for (duplicate, _) in members.iter().filter(|(id, _)| *id != survivor) {
+                merge_entity_into(conn, *duplicate, survivor, now)?;
+                retired += 1;
             }
-            conn.execute(
-                "UPDATE knowledge_entities SET seen_count = seen_count +
-                     (SELECT seen_count FROM knowledge_entities WHERE id = ?1) WHERE id = ?2",
-                params![duplicate, survivor],
-            )?;
-            conn.execute(
-                "UPDATE knowledge_entities SET valid_to = ?2 WHERE id = ?1",
-                params![duplicate, now],
-            )?;
-            retired += 1;
+            survivor
+        } else {
+            let Some((only, _)) = members.first() else {
+                continue;
+            };
+            *only
+        };
+        let stored = members
+            .iter()
+            .find(|(id, _)| *id == survivor)
+            .map(|(_, stored)| stored.as_str());
+        if stored != Some(fresh.as_str()) {
+            renames.push((survivor, fresh));
         }
     }
+    // A new name may still be another survivor's old one, renamed in this
+    // same pass: every renamed entity steps aside first (a name no
+    // normalised name can be: it starts with a control character).
+    for (id, _) in &renames {
+        conn.execute(
+            "UPDATE knowledge_entities SET normalized_name = char(1) || id WHERE id = ?1",
+            [id],
+        )?;
+    }
+    for (id, fresh) in &renames {
+        conn.execute(
+            "UPDATE knowledge_entities SET normalized_name = ?2 WHERE id = ?1",
+            params![id, fresh],
+        )?;
+    }
     Ok(retired)
+}
+
+/// Merge the active entity `duplicate` into `survivor` (see
+/// [`dedupe_by_name_in`]), keeping every unique index satisfied at each
+/// statement.
+fn merge_entity_into(
+    conn: &Connection,
+    duplicate: u64,
+    survivor: u64,
+    now: &str,
+) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE knowledge_entities SET seen_count = seen_count +
+             (SELECT seen_count FROM knowledge_entities WHERE id = ?1) WHERE id = ?2",
+        params![duplicate, survivor],
+    )?;
+    conn.execute(
+        "UPDATE knowledge_entities SET valid_to = ?2 WHERE id = ?1",
+        params![duplicate, now],
+    )?;
+    // Edges between the two, and the duplicate's own loops, would become
+    // the survivor's loops: they retire (as merge_duplicate_relations
+    // retires loops).
+    conn.execute(
+        "UPDATE knowledge_relations SET valid_to = ?3 WHERE valid_to IS NULL AND (
+             (source_id = ?1 AND target_id IN (?1, ?2)) OR (target_id = ?1 AND source_id = ?2))",
+        params![duplicate, survivor, now],
+    )?;
+    // An edge of the duplicate that the survivor already has (same other
+    // end, same type) merges with it; the lower id is kept, as
+    // merge_duplicate_relations keeps it.
+    let pairs: Vec<(u64, u64)> = conn
+        .prepare(
+            "SELECT r.id, e.id FROM knowledge_relations r JOIN knowledge_relations e
+               ON e.valid_to IS NULL AND e.relation_type = r.relation_type AND (
+                  (r.source_id = ?1 AND e.source_id = ?2 AND e.target_id = r.target_id)
+               OR (r.target_id = ?1 AND e.target_id = ?2 AND e.source_id = r.source_id))
+             WHERE r.valid_to IS NULL",
+        )?
+        .query_map(params![duplicate, survivor], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    for (moved, existing) in pairs {
+        let (kept, gone) = if moved < existing {
+            (moved, existing)
+        } else {
+            (existing, moved)
+        };
+        merge_relation_into(conn, gone, kept, now)?;
+    }
+    conn.execute(
+        "UPDATE knowledge_relations SET source_id = ?2 WHERE source_id = ?1 AND valid_to IS NULL",
+        params![duplicate, survivor],
+    )?;
+    conn.execute(
+        "UPDATE knowledge_relations SET target_id = ?2 WHERE target_id = ?1 AND valid_to IS NULL",
+        params![duplicate, survivor],
+    )?;
+    if has_bridge(conn)? {
+        conn.execute(
+            "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
+             SELECT ?2, frame_id FROM kg_entity_frames WHERE entity_id = ?1",
+            params![duplicate, survivor],
+        )?;
+        conn.execute(
+            "DELETE FROM kg_entity_frames WHERE entity_id = ?1",
+            [duplicate],
+        )?;
+    }
+    Ok(())
+}
+
+/// Fold relation `gone` into `kept`: summed `seen_count`, the higher
+/// confidence; `gone` retires.
+fn merge_relation_into(conn: &Connection, gone: u64, kept: u64, now: &str) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE knowledge_relations SET
+             seen_count = seen_count + (SELECT seen_count FROM knowledge_relations WHERE id = ?1),
+             confidence = max(confidence, (SELECT confidence FROM knowledge_relations WHERE id = ?1))
+         WHERE id = ?2",
+        params![gone, kept],
+    )?;
+    conn.execute(
+        "UPDATE knowledge_relations SET valid_to = ?2 WHERE id = ?1",
+        params![gone, now],
+    )?;
+    Ok(())
 }
 
 fn has_bridge(conn: &Connection) -> StoreResult<bool> {
@@ -185,8 +299,8 @@ fn has_bridge(conn: &Connection) -> StoreResult<bool> {
     Ok(count > 0)
 }
 
-/// Merge active relations with the same subject, object and type (which
-/// [`dedupe_by_name_in`] can create), and retire self-loops it made: the
+/// Merge active relations with the same subject, object and type (an
+/// older build or a raw import may have left some), and retire self-loops: the
 /// survivor (lowest id) gets the summed `seen_count` and the highest
 /// strength. Returns how many relations were retired.
 pub fn merge_duplicate_relations(conn: &Connection, now: &str) -> StoreResult<u64> {
@@ -214,17 +328,7 @@ pub fn merge_duplicate_relations(conn: &Connection, now: &str) -> StoreResult<u6
             continue;
         };
         for &duplicate in duplicates {
-            conn.execute(
-                "UPDATE knowledge_relations SET
-                     seen_count = seen_count + (SELECT seen_count FROM knowledge_relations WHERE id = ?1),
-                     confidence = max(confidence, (SELECT confidence FROM knowledge_relations WHERE id = ?1))
-                 WHERE id = ?2",
-                params![duplicate, survivor],
-            )?;
-            conn.execute(
-                "UPDATE knowledge_relations SET valid_to = ?2 WHERE id = ?1",
-                params![duplicate, now],
-            )?;
+            merge_relation_into(conn, duplicate, survivor, now)?;
             retired += 1;
         }
     }
@@ -468,57 +572,17 @@ impl MindStore {
         Ok(())
     }
 
-    /// Merge duplicate entities (same canonical name and type; see
-    /// [`dedupe_by_name_in`]) and the duplicate relations that produces.
+    /// Merge duplicate entities (same canonical name and type, by today's
+    /// normalisation; see [`dedupe_by_name_in`]) and duplicate relations.
     /// Returns how many entities were retired.
     pub fn dedupe_entities(&mut self) -> StoreResult<u64> {
         let now = now();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        // Renormalise first, in case the alias table grew since the names
-        // were stored.
-        let renamed: Vec<(u64, String)> = tx
-            .prepare(
-                "SELECT id, name, normalized_name FROM knowledge_entities WHERE valid_to IS NULL",
-            )?
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, u64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })?
-            .filter_map(|row| match row {
-                Ok((id, name, stored)) => {
-                    let fresh = normalize_entity_name(&name);
-                    (fresh != stored).then_some(Ok((id, fresh)))
-                }
-                Err(error) => Some(Err(error)),
-            })
-            .collect::<Result<_, _>>()?;
-        // The unique indexes come off while entities and edges are merged
-        // (repointing an edge can briefly duplicate one) and go back on after.
-        tx.execute_batch(
-            "DROP INDEX IF EXISTS knowledge_entities_active_name;
-             DROP INDEX IF EXISTS knowledge_relations_active;",
-        )?;
-        if !renamed.is_empty() {
-            for (id, fresh) in &renamed {
-                tx.execute(
-                    "UPDATE knowledge_entities SET normalized_name = ?2 WHERE id = ?1",
-                    params![id, fresh],
-                )?;
-            }
-        }
         let retired = dedupe_by_name_in(&tx, &now)?;
+        // Loops and duplicate edges an older build or a raw import left.
         merge_duplicate_relations(&tx, &now)?;
-        tx.execute_batch(
-            "CREATE UNIQUE INDEX IF NOT EXISTS knowledge_entities_active_name
-                 ON knowledge_entities(normalized_name, lower(entity_type)) WHERE valid_to IS NULL;
-             CREATE UNIQUE INDEX IF NOT EXISTS knowledge_relations_active
-                 ON knowledge_relations(source_id, target_id, relation_type) WHERE valid_to IS NULL;",
-        )?;
         tx.commit()?;
         Ok(retired)
     }

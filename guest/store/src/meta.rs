@@ -7,7 +7,7 @@
 //!
 //! | stored vs. active | outcome |
 //! |---|---|
-//! | none recorded | the vector tables are created at the active dimension and the fingerprint recorded |
+//! | none recorded | the vector tables are sized for the active dimension and the fingerprint recorded |
 //! | same | ok |
 //! | same dimension, other provider or model, no frames yet | the new fingerprint is recorded |
 //! | same dimension, other provider or model, frames held | [`VectorState::Foreign`]: the stored fingerprint is kept, vector search answers nothing (recall runs on keywords, and says why) until `reindex`; saves still store vectors |
@@ -23,8 +23,8 @@
 //! `reindex` re-embeds the mind.
 //!
 //! The dimension is the embedder's native one (384 for the default model);
-//! vectors are never padded. `reindex` recreates the vector tables and
-//! re-embeds every frame inside one transaction that also records the new
+//! vectors are never padded. `reindex` empties and re-sizes the vector
+//! tables and re-embeds every frame inside one transaction that also records the new
 //! fingerprint: a reindex that stops mid-way rolls back to the old vectors.
 //!
 //! # The chunk plan
@@ -55,7 +55,8 @@ pub enum VectorState {
         /// The dimension of the mind's vectors.
         dim: u32,
     },
-    /// No embedder has met this mind yet, so it has no vector tables.
+    /// No embedder has met this mind yet, so its vector tables are not sized
+    /// for one.
     Unset,
     /// The active embedder has the mind's dimension but is another model
     /// than the one its vectors were made with: saves store vectors, vector
@@ -229,14 +230,22 @@ pub fn reconcile_chunk_plan(
     }
 }
 
-/// Drop and create both vector tables at `dim` (empties them), with the
-/// triggers that delete a frame's or chunk's vector with its row, and move
-/// the vectors' epoch on (so every in-memory index reloads).
+/// `meta` key of the width of the vectors the vector tables take, in bytes
+/// (`dim` × 4): set by [`create_vector_tables`], checked by the tables'
+/// insert and update triggers (the v9 migration's), absent until a mind
+/// first meets an embedder.
+pub const VECTOR_BYTES: &str = "vectors.bytes";
+
+/// Empty both vector tables and size them for `dim` (the tables reject a
+/// vector of any other width from then on), and move the vectors' epoch on
+/// (so every in-memory index reloads).
 ///
-/// The tables are plain SQLite tables (`id` = the frame's or chunk's id,
-/// `embedding` = `dim` little-endian `f32`s, its length checked), so any
-/// SQLite with no extension can hold them; nearest-neighbour search runs in
-/// the engine ([`super::vector_index`]).
+/// The tables themselves are schema objects of the v9 migration, never
+/// created or dropped here: only a migration changes a mind's schema (the
+/// SQLite capability refuses any other schema change). They are plain
+/// SQLite tables (`id` = the frame's or chunk's id, `embedding` = `dim`
+/// little-endian `f32`s), so any SQLite with no extension can hold them;
+/// nearest-neighbour search runs in the engine ([`super::vector_index`]).
 pub fn create_vector_tables(conn: &Connection, dim: u32) -> StoreResult<()> {
     if dim == 0 {
         return Err(StoreError::InvalidInput(
@@ -245,24 +254,10 @@ pub fn create_vector_tables(conn: &Connection, dim: u32) -> StoreResult<()> {
     }
     let bytes = u64::from(dim) * 4;
     conn.execute_batch(&format!(
-        "DROP TRIGGER IF EXISTS memory_frames_vec_delete;
-         DROP TRIGGER IF EXISTS memory_frame_chunks_vec_delete;
-         DROP TABLE IF EXISTS memory_frames_vec;
-         DROP TABLE IF EXISTS memory_frame_chunks_vec;
-         CREATE TABLE memory_frames_vec (
-             id INTEGER PRIMARY KEY,
-             embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
-         );
-         CREATE TABLE memory_frame_chunks_vec (
-             id INTEGER PRIMARY KEY,
-             embedding BLOB NOT NULL CHECK (length(embedding) = {bytes})
-         );
-         CREATE TRIGGER memory_frames_vec_delete AFTER DELETE ON memory_frames BEGIN
-             DELETE FROM memory_frames_vec WHERE id = old.id;
-         END;
-         CREATE TRIGGER memory_frame_chunks_vec_delete AFTER DELETE ON memory_frame_chunks BEGIN
-             DELETE FROM memory_frame_chunks_vec WHERE id = old.id;
-         END;
+        "DELETE FROM memory_frames_vec;
+         DELETE FROM memory_frame_chunks_vec;
+         INSERT INTO meta (key, value) VALUES ('{VECTOR_BYTES}', '{bytes}')
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value;
          INSERT INTO meta (key, value) VALUES ('{epoch}', '1')
          ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;",
         epoch = super::vector_index::EPOCH_KEY
@@ -270,14 +265,10 @@ pub fn create_vector_tables(conn: &Connection, dim: u32) -> StoreResult<()> {
     Ok(())
 }
 
-/// Whether the vector tables exist.
+/// Whether the vector tables are sized for an embedder (a mind that has
+/// met one).
 pub fn has_vector_tables(conn: &Connection) -> StoreResult<bool> {
-    let count: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE name IN ('memory_frames_vec', 'memory_frame_chunks_vec')",
-        [],
-        |row| row.get(0),
-    )?;
-    Ok(count == 2)
+    Ok(get(conn, VECTOR_BYTES)?.is_some())
 }
 
 /// Compare the stored fingerprint with the active embedder's (see the module

@@ -64,13 +64,23 @@
 //!   [`CONTEXT_WEIGHT`] in BM25. The step fills the context of every raw
 //!   turn already stored from the turn before it in its conversation and
 //!   rebuilds the index.
-//! - **v8** — the current layout: the append-only tables
+//! - **v8** — the append-only tables
 //!   ([`APPEND_ONLY_GUARDS`]) also refuse an insert of an id they already
 //!   hold. v1's guards fire on UPDATE and DELETE, but `INSERT OR REPLACE`
 //!   (or `REPLACE INTO`) with an existing id deletes the old row by conflict
 //!   resolution, which fires no DELETE trigger, and so overwrote an audit
 //!   row unseen. A BEFORE INSERT trigger runs before the conflict is
 //!   resolved, so it refuses both. `check` reports a mind missing any guard.
+//! - **v9** — the current layout: the vector tables are schema objects
+//!   like every other, made by this step in every mind, with no width in
+//!   their definition. Until v8 they were made (and on `reindex` dropped and
+//!   made again at the new width) outside the migrations, when a mind met
+//!   an embedder; now the only schema changes are migration steps, which
+//!   lets the SQLite capability refuse every other one. The width lives in
+//!   `meta` (`vectors.bytes`, set when a mind is sized for an embedder,
+//!   [`super::meta::create_vector_tables`]) and triggers refuse a vector of
+//!   another width, as the tables' CHECK did. Vectors already held are
+//!   copied into the new tables.
 //!
 //! # Crash safety and idempotence
 //!
@@ -83,9 +93,10 @@
 //! # Vector tables
 //!
 //! `memory_frames_vec` and `memory_frame_chunks_vec` hold vectors of the
-//! embedder's dimension (checked by the table), so they are not created by a
-//! migration but by [`super::meta`] when a mind first meets an embedder (and
-//! recreated by `reindex`). Their ids are frame ids and chunk ids.
+//! embedder's dimension. Since v9 a migration makes them, like every table;
+//! [`super::meta`] sizes them when a mind first meets an embedder (and
+//! empties and re-sizes them on `reindex`), and triggers check each vector's
+//! width against it. Their ids are frame ids and chunk ids.
 //!
 //! # What the host provides
 //!
@@ -106,7 +117,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -262,7 +273,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 8] = [v1, v2, v3, v4, v5, v6, v7, v8];
+pub const MIGRATIONS: [Step; 9] = [v1, v2, v3, v4, v5, v6, v7, v8, v9];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -1112,6 +1123,91 @@ BEGIN SELECT RAISE(ABORT, 'ai_interactions is append-only'); END;
 /// v8: the replacement guards (see [`V8_SQL`]).
 fn v8(conn: &Connection) -> StoreResult<()> {
     conn.execute_batch(V8_SQL)?;
+    Ok(())
+}
+
+/// v9's new vector tables, made beside the old ones (if any) and renamed
+/// into place, with the triggers that delete a frame's or chunk's vector
+/// with its row and refuse a vector whose width is not the mind's
+/// (`meta` `vectors.bytes`; no vector at all before a mind is sized).
+/// Frozen: never edit.
+const V9_SQL: &str = "
+DROP TRIGGER IF EXISTS memory_frames_vec_delete;
+DROP TRIGGER IF EXISTS memory_frame_chunks_vec_delete;
+CREATE TABLE v9_frame_vectors (
+    id INTEGER PRIMARY KEY,
+    embedding BLOB NOT NULL
+);
+CREATE TABLE v9_chunk_vectors (
+    id INTEGER PRIMARY KEY,
+    embedding BLOB NOT NULL
+);
+{copy}
+DROP TABLE IF EXISTS memory_frames_vec;
+DROP TABLE IF EXISTS memory_frame_chunks_vec;
+ALTER TABLE v9_frame_vectors RENAME TO memory_frames_vec;
+ALTER TABLE v9_chunk_vectors RENAME TO memory_frame_chunks_vec;
+CREATE TRIGGER memory_frames_vec_delete AFTER DELETE ON memory_frames BEGIN
+    DELETE FROM memory_frames_vec WHERE id = old.id;
+END;
+CREATE TRIGGER memory_frame_chunks_vec_delete AFTER DELETE ON memory_frame_chunks BEGIN
+    DELETE FROM memory_frame_chunks_vec WHERE id = old.id;
+END;
+CREATE TRIGGER memory_frames_vec_width BEFORE INSERT ON memory_frames_vec
+WHEN length(new.embedding) IS NOT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vectors.bytes')
+BEGIN SELECT RAISE(ABORT, 'a vector of another width than this mind''s'); END;
+CREATE TRIGGER memory_frames_vec_width_update BEFORE UPDATE OF embedding ON memory_frames_vec
+WHEN length(new.embedding) IS NOT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vectors.bytes')
+BEGIN SELECT RAISE(ABORT, 'a vector of another width than this mind''s'); END;
+CREATE TRIGGER memory_frame_chunks_vec_width BEFORE INSERT ON memory_frame_chunks_vec
+WHEN length(new.embedding) IS NOT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vectors.bytes')
+BEGIN SELECT RAISE(ABORT, 'a vector of another width than this mind''s'); END;
+CREATE TRIGGER memory_frame_chunks_vec_width_update BEFORE UPDATE OF embedding ON memory_frame_chunks_vec
+WHEN length(new.embedding) IS NOT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vectors.bytes')
+BEGIN SELECT RAISE(ABORT, 'a vector of another width than this mind''s'); END;
+";
+
+/// v9's copy of the vectors a mind already holds into its new tables.
+/// Frozen: never edit.
+const V9_COPY_SQL: &str = "
+INSERT INTO v9_frame_vectors (id, embedding) SELECT id, embedding FROM memory_frames_vec;
+INSERT INTO v9_chunk_vectors (id, embedding) SELECT id, embedding FROM memory_frame_chunks_vec;
+";
+
+/// v9: the vector tables become migration-made schema objects (see the
+/// module docs). A mind that already has them keeps its vectors and is
+/// sized at its recorded dimension; one that never met an embedder gets
+/// empty, unsized tables.
+fn v9(conn: &Connection) -> StoreResult<()> {
+    let existing: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table'
+           AND name IN ('memory_frames_vec', 'memory_frame_chunks_vec')",
+        [],
+        |row| row.get(0),
+    )?;
+    let copy = if existing == 2 { V9_COPY_SQL } else { "" };
+    conn.execute_batch(&V9_SQL.replace("{copy}", copy))?;
+    if existing == 2 {
+        let recorded: Option<String> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'embedder.dim'",
+                [],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(dim) = recorded {
+            let dim: u64 = dim.parse().map_err(|_| {
+                StoreError::InvalidInput(format!(
+                    "the recorded embedder dimension {dim:?} is not a number"
+                ))
+            })?;
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('vectors.bytes', ?1)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [(dim * 4).to_string()],
+            )?;
+        }
+    }
     Ok(())
 }
 

@@ -221,13 +221,85 @@ fn dedupe_merges_by_name_and_type_and_repoints_edges() {
     assert_eq!(relations.len(), 1, "the repointed duplicate edge merged");
     assert_eq!((relations[0].seen_count, relations[0].strength), (2, 0.8));
     assert_eq!(store.entity_frames(pg).unwrap(), vec![f]);
-    // The unique index is back.
-    assert!(store
-        .connection()
-        .execute(
-            "INSERT INTO knowledge_entities (entity_type, name, normalized_name, valid_from, created_at)
-             VALUES ('technology', 'pg', 'postgresql', 'x', 'x')",
-            [],
+    // No duplicates are left: the unique index can be made again over them.
+    rusqlite::Connection::open(dir.path().join("personal.sqlite"))
+        .unwrap()
+        .execute_batch(
+            "CREATE UNIQUE INDEX knowledge_entities_active_name
+                 ON knowledge_entities(normalized_name, lower(entity_type)) WHERE valid_to IS NULL",
         )
-        .is_err());
+        .unwrap();
+}
+
+#[test]
+fn dedupe_renormalises_under_the_unique_indexes() {
+    let (_dir, mut minds) = minds();
+    minds
+        .save_frame(frame(&Mind::Personal, "frame for the graph"))
+        .unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let ledger = store.upsert_entity("Ledger", "project", &[]).unwrap().id;
+    let pg = store
+        .upsert_entity("Postgres", "technology", &[])
+        .unwrap()
+        .id;
+    let ops = store.upsert_entity("Ops", "team", &[]).unwrap().id;
+    store.relate(ledger, "depends-on", pg, 0.5).unwrap();
+    store.relate(ops, "uses", pg, 0.4).unwrap();
+    // An entity stored under a name that no longer normalises as it did
+    // (an older alias table): today it is the same as Postgres. The unique
+    // indexes are on, as in every mind; merging must not need them off
+    // (the SQL capability refuses schema changes outside migrations).
+    let conn = store.connection();
+    conn.execute(
+        "INSERT INTO knowledge_entities (entity_type, name, normalized_name, seen_count, valid_from, created_at)
+         VALUES ('Technology', 'PostgreSQL', 'postgre sql (old)', 2, 'x', 'x')",
+        [],
+    )
+    .unwrap();
+    let old = conn.last_insert_rowid() as u64;
+    for (source, target, relation, confidence) in [
+        (ledger, old, "depends-on", 0.9),
+        (old, ops, "serves", 0.7),
+        (old, pg, "same-as", 0.6),
+    ] {
+        conn.execute(
+            "INSERT INTO knowledge_relations (source_id, target_id, relation_type, confidence, valid_from, created_at)
+             VALUES (?1, ?2, ?3, ?4, 'x', 'x')",
+            hive_mind_store::sql::params![source, target, relation, confidence],
+        )
+        .unwrap();
+    }
+    assert_eq!(store.dedupe_entities().unwrap(), 1);
+    let survivors = store.find_entities("postgres").unwrap();
+    assert_eq!(survivors.len(), 1, "{survivors:?}");
+    assert_eq!(survivors[0].id, pg, "more relations: Postgres survives");
+    assert_eq!(survivors[0].seen_count, 3);
+    let mut relations: Vec<(u64, u64, String, u32, f64)> = store
+        .relations(pg)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.subject, r.object, r.relation, r.seen_count, r.strength))
+        .collect();
+    relations.sort_by(|a, b| a.2.cmp(&b.2));
+    assert_eq!(
+        relations,
+        vec![
+            (ledger, pg, "depends-on".to_string(), 2, 0.9),
+            (pg, ops, "serves".to_string(), 1, 0.7),
+            (ops, pg, "uses".to_string(), 1, 0.4),
+        ],
+        "the shared edge merged, the other moved, the edge between the two retired"
+    );
+    // The indexes were never taken off.
+    let indexes: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name IN
+                 ('knowledge_entities_active_name', 'knowledge_relations_active')",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(indexes, 2);
 }

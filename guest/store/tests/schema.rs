@@ -191,10 +191,14 @@ fn the_v1_fixture_migrates_to_the_current_version() {
         [
             "memory_frame_chunks_vec",
             "memory_frame_chunks_vec_delete",
+            "memory_frame_chunks_vec_width",
+            "memory_frame_chunks_vec_width_update",
             "memory_frames_vec",
-            "memory_frames_vec_delete"
+            "memory_frames_vec_delete",
+            "memory_frames_vec_width",
+            "memory_frames_vec_width_update"
         ],
-        "two plain tables and their two triggers"
+        "two plain tables, the triggers that delete with their rows and the width guards"
     );
     assert!(
         schema

@@ -457,6 +457,16 @@ fn embedder_fingerprint_rules_and_reindex() {
         .search_vector(&bigger.vector("one"), &Default::default(), 1)
         .unwrap();
     assert_eq!(hits[0].score.round(), 1.0);
+    // The tables are sized for the new width: a vector of the old one is
+    // refused by the mind itself, whatever writes it.
+    let store = minds.mind(&Mind::Personal).unwrap();
+    for (width, refused) in [(DIM * 4, true), (DIM * 8, false)] {
+        let written = store.connection().execute(
+            "INSERT INTO memory_frame_chunks_vec (id, embedding) VALUES (?1, zeroblob(?2))",
+            [9_000_000 + u64::from(width), u64::from(width)],
+        );
+        assert_eq!(written.is_err(), refused, "{width} bytes: {written:?}");
+    }
 }
 
 fn other_dim_config(source: &FakeHashVectorSource) -> StoreConfig {

@@ -513,7 +513,15 @@ mod tests {
         );
         assert!(data.list().unwrap().is_empty());
         let conn = data.create("workspace/acme").unwrap();
-        conn.execute("CREATE TABLE t (x)", &[]).unwrap();
+        // Schema changes come in a migration (see the sandbox).
+        for statement in [
+            "BEGIN",
+            "CREATE TABLE t (x)",
+            "PRAGMA user_version = 1",
+            "COMMIT",
+        ] {
+            conn.execute(statement, &[]).unwrap();
+        }
         data.create("personal").unwrap();
         assert_eq!(data.list().unwrap(), ["personal", "workspace/acme"]);
         assert!(data.open("workspace/acme").is_ok());
@@ -523,11 +531,14 @@ mod tests {
     fn values_round_trip_and_errors_are_typed() {
         let dir = tempfile::tempdir().unwrap();
         let conn = DataDir::new(dir.path()).create("personal").unwrap();
-        conn.execute(
+        for statement in [
+            "BEGIN",
             "CREATE TABLE t (id INTEGER PRIMARY KEY, a, b UNIQUE, CHECK (a IS NOT 'bad'))",
-            &[],
-        )
-        .unwrap();
+            "PRAGMA user_version = 1",
+            "COMMIT",
+        ] {
+            conn.execute(statement, &[]).unwrap();
+        }
         let values = vec![Value::Integer(-3), Value::Text("é ✓".into())];
         conn.execute("INSERT INTO t (a, b) VALUES (?1, ?2)", &values)
             .unwrap();

@@ -15,7 +15,7 @@
 //! | `load_extension()` | the authorizer ([`Refusal::LoadExtension`]); extension loading is never enabled on the connection either | `access-denied` |
 //! | setting `trusted_schema`, `writable_schema`, `schema_version`, `temp_store_directory`, `data_store_directory` | the authorizer ([`Refusal::Pragma`]); `SQLITE_DBCONFIG_DEFENSIVE` also blocks the writable schema, `schema_version` writes, `journal_mode = OFF` and writes to FTS5's shadow tables | `access-denied` |
 //! | lowering `PRAGMA user_version` | the authorizer ([`Refusal::LowerUserVersion`]) | `access-denied` |
-//! | a transaction that drops or alters a schema object and does not raise `user_version` | the commit hook turns its commit into a rollback ([`Refusal::SchemaChangeWithoutVersion`]) | `access-denied` on the statement that commits (`COMMIT`, or the statement itself outside a transaction) |
+//! | a transaction that creates, drops or alters a schema object and does not raise `user_version` | the commit hook turns its commit into a rollback ([`Refusal::SchemaChangeWithoutVersion`]) | `access-denied` on the statement that commits (`COMMIT`, or the statement itself outside a transaction) |
 //!
 //! Plain `VACUUM` and `PRAGMA incremental_vacuum` stay allowed (they reclaim
 //! the pages of erased memories): SQLite runs `VACUUM` by attaching a
@@ -28,26 +28,21 @@
 //! The host does not know the engine's tables or its schema versions, and
 //! must not. What it knows is the engine's contract for a migration step:
 //! one transaction that changes the schema and raises `PRAGMA user_version`
-//! with it. So the rule is generic: **a transaction that removes or alters
-//! a schema object must also raise `user_version`** above the value this
-//! connection last saw (read on its first statement, kept up to date as its
-//! own commits raise it). Removing means `DROP TABLE`/`INDEX`/`TRIGGER`/
-//! `VIEW` and dropping a virtual table (with the shadow tables and the
-//! triggers that go with them); altering is any `ALTER TABLE`. Temporary
-//! objects count like the others.
+//! with it. So the rule is generic: **a transaction that creates, removes
+//! or alters a schema object must also raise `user_version`** above the
+//! value this connection last saw (read on its first statement, kept up to
+//! date as its own commits raise it). That covers `CREATE`/`DROP` of
+//! tables (virtual ones too, with their shadow tables), indexes, triggers
+//! and views, and any `ALTER TABLE`; temporary objects count like the
+//! others (a temporary trigger can act on the mind's own tables).
 //!
-//! Two kinds of schema change need no version, because the engine makes
-//! them outside its migrations: *creating* an object (a mind's vector tables
-//! when it first meets an embedder) and *replacing* one, that is dropping an
-//! object and creating one of the same kind and name in the same
-//! transaction (the vector tables and their triggers on a reindex, two
-//! unique indexes around an entity merge). A replacement could still swap a
-//! trigger for a different one of the same name; the rule stops a trigger or
-//! table from simply disappearing, not every rewrite. What it costs an
-//! attacker is that any removal has to be dressed as a replacement or a
-//! migration, and a raised `user_version` leaves the file at a version the
-//! engine's next open treats as newer than it knows (the file is then
-//! refused, not silently used).
+//! The engine makes every schema object in a migration step (since its v9
+//! schema, the vector tables too; an entity merge keeps its unique indexes
+//! on), so nothing else it does changes the schema. What the rule costs an
+//! attacker is that any change to the schema has to be a migration, and a
+//! raised `user_version` leaves the file at a version the engine's next
+//! open treats as newer than it knows (the file is then refused, not
+//! silently used).
 //!
 //! The authorizer sees statements as they are prepared, so the connection
 //! never keeps a statement that touched the rule in its statement cache (a
@@ -96,8 +91,8 @@ pub enum Refusal {
     /// `PRAGMA user_version` set to something that is not an integer.
     #[error("PRAGMA user_version takes an integer, not {0:?}")]
     UnreadableUserVersion(String),
-    /// A transaction removed or altered a schema object without raising
-    /// `user_version`: what it did first.
+    /// A transaction created, removed or altered a schema object without
+    /// raising `user_version`: what it did first.
     #[error(
         "a transaction that {0} must also raise PRAGMA user_version (a migration step); it was rolled back"
     )]
@@ -200,23 +195,16 @@ impl Ledger {
         if self.raised_to.is_some() {
             return None;
         }
-        self.changes.iter().find_map(|change| match change {
-            SchemaChange::Altered(table) => Some(Refusal::SchemaChangeWithoutVersion(format!(
-                "alters table {table:?}"
-            ))),
-            SchemaChange::Dropped(object) => {
-                let recreated = self
-                    .changes
-                    .contains(&SchemaChange::Created(object.clone()));
-                (!recreated).then(|| {
-                    Refusal::SchemaChangeWithoutVersion(format!(
-                        "drops {} {:?} without creating it again",
-                        object.kind.describe(),
-                        object.name
-                    ))
-                })
-            }
-            SchemaChange::Created(_) => None,
+        self.changes.first().map(|change| {
+            Refusal::SchemaChangeWithoutVersion(match change {
+                SchemaChange::Altered(table) => format!("alters table {table:?}"),
+                SchemaChange::Dropped(object) => {
+                    format!("drops {} {:?}", object.kind.describe(), object.name)
+                }
+                SchemaChange::Created(object) => {
+                    format!("creates {} {:?}", object.kind.describe(), object.name)
+                }
+            })
         })
     }
 
@@ -500,28 +488,48 @@ mod tests {
     }
 
     #[test]
-    fn a_drop_needs_a_version_unless_the_object_comes_back() {
+    fn every_schema_change_needs_a_version() {
         let table = |name| SchemaObject::new(ObjectKind::Table, name);
         let mut ledger = Ledger {
             version: 4,
             ..Ledger::default()
         };
-        ledger.changes = vec![SchemaChange::Created(table("new"))];
-        assert_eq!(ledger.commit_refusal(), None);
-        ledger.changes = vec![
-            SchemaChange::Dropped(table("t")),
-            SchemaChange::Created(table("T")),
-        ];
-        assert_eq!(ledger.commit_refusal(), None);
-        ledger.changes = vec![
-            SchemaChange::Dropped(table("t")),
-            SchemaChange::Created(SchemaObject::new(ObjectKind::TempTable, "t")),
-        ];
-        assert!(matches!(
-            ledger.commit_refusal(),
-            Some(Refusal::SchemaChangeWithoutVersion(message)) if message.contains("drops table \"t\"")
-        ));
-        ledger.raised_to = Some(5);
-        assert_eq!(ledger.commit_refusal(), None);
+        assert_eq!(ledger.commit_refusal(), None, "no change, no refusal");
+        for (changes, said) in [
+            (
+                vec![SchemaChange::Created(table("new"))],
+                "creates table \"new\"",
+            ),
+            (
+                vec![
+                    SchemaChange::Dropped(table("t")),
+                    SchemaChange::Created(table("T")),
+                ],
+                "drops table \"t\"",
+            ),
+            (
+                vec![SchemaChange::Created(SchemaObject::new(
+                    ObjectKind::TempTrigger,
+                    "spy",
+                ))],
+                "creates temporary trigger \"spy\"",
+            ),
+            (
+                vec![SchemaChange::Altered("notes".into())],
+                "alters table \"notes\"",
+            ),
+        ] {
+            ledger.changes = changes;
+            ledger.raised_to = None;
+            assert!(
+                matches!(
+                    ledger.commit_refusal(),
+                    Some(Refusal::SchemaChangeWithoutVersion(message)) if message == said
+                ),
+                "{said}"
+            );
+            ledger.raised_to = Some(5);
+            assert_eq!(ledger.commit_refusal(), None, "a migration may: {said}");
+        }
     }
 }

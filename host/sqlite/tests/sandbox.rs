@@ -1,7 +1,7 @@
 //! The sandbox of every connection, checked against the bundled SQLite:
 //! each refusal fails with `AccessDenied`, names its reason, and leaves the
 //! database as it was; what the engine needs (its migrations, FTS5 under
-//! `trusted_schema = OFF`, creating and replacing objects, `VACUUM`) still
+//! `trusted_schema = OFF`, `VACUUM`) still
 //! works; sqlite-vec exists only on a connection whose file uses it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -227,12 +227,12 @@ fn user_version_never_goes_down() {
     );
 }
 
-fn drops_without_version(refusal: &Refusal, what: &str) -> bool {
+fn changes_without_version(refusal: &Refusal, what: &str) -> bool {
     matches!(refusal, Refusal::SchemaChangeWithoutVersion(message) if message.contains(what))
 }
 
 #[test]
-fn removing_or_altering_schema_outside_a_migration_is_rolled_back() {
+fn changing_schema_outside_a_migration_is_rolled_back() {
     let dir = tempfile::tempdir().unwrap();
     let conn = mind(dir.path());
     for (statement, what) in [
@@ -259,10 +259,30 @@ fn removing_or_altering_schema_outside_a_migration_is_rolled_back() {
             "ALTER TABLE audit RENAME COLUMN what TO why",
             "alters table \"audit\"",
         ),
+        (
+            "CREATE TABLE extra (id INTEGER PRIMARY KEY)",
+            "creates table \"extra\"",
+        ),
+        (
+            "CREATE INDEX notes_by_id ON notes(id, body)",
+            "creates index \"notes_by_id\"",
+        ),
+        (
+            "CREATE VIEW all_notes AS SELECT * FROM notes",
+            "creates view \"all_notes\"",
+        ),
+        (
+            "CREATE TRIGGER notes_spy AFTER INSERT ON notes BEGIN DELETE FROM notes; END",
+            "creates trigger \"notes_spy\"",
+        ),
+        (
+            "CREATE VIRTUAL TABLE notes_fts USING fts5(body)",
+            "creates virtual table \"notes_fts\"",
+        ),
     ] {
         // Outside a transaction: the statement itself is refused.
         assert_refused(&conn, dir.path(), &[statement], |refusal| {
-            drops_without_version(refusal, what)
+            changes_without_version(refusal, what)
         });
         // Inside one: the COMMIT is, and everything in it is rolled back.
         assert_refused(
@@ -274,7 +294,7 @@ fn removing_or_altering_schema_outside_a_migration_is_rolled_back() {
                 statement,
                 "COMMIT",
             ],
-            |refusal| drops_without_version(refusal, what),
+            |refusal| changes_without_version(refusal, what),
         );
     }
     // The guard still guards.
@@ -288,25 +308,28 @@ fn removing_or_altering_schema_outside_a_migration_is_rolled_back() {
 fn temporary_objects_count_too() {
     let dir = tempfile::tempdir().unwrap();
     let conn = mind(dir.path());
-    conn.execute("CREATE TEMP TABLE scratch (x)", &[]).unwrap();
-    conn.execute(
-        "CREATE TEMP TRIGGER scratch_guard BEFORE DELETE ON scratch BEGIN SELECT RAISE(ABORT, 'no'); END",
-        &[],
-    )
-    .unwrap();
-    assert_refused(
-        &conn,
-        dir.path(),
-        &["DROP TRIGGER temp.scratch_guard"],
-        |refusal| drops_without_version(refusal, "drops temporary trigger \"scratch_guard\""),
-    );
-    assert_eq!(
-        count(
-            &conn,
-            "SELECT count(*) FROM sqlite_temp_master WHERE name = 'scratch_guard'"
+    let temp_objects =
+        |conn: &SqliteConnection| count(conn, "SELECT count(*) FROM sqlite_temp_master");
+    // A temporary trigger can act on the mind's own tables.
+    for (statement, what) in [
+        (
+            "CREATE TEMP TABLE scratch (x)",
+            "creates temporary table \"scratch\"",
         ),
-        1
-    );
+        (
+            "CREATE TEMP TRIGGER notes_spy AFTER INSERT ON main.notes BEGIN DELETE FROM main.notes; END",
+            "creates temporary trigger \"notes_spy\"",
+        ),
+        (
+            "CREATE TEMP VIEW recent AS SELECT * FROM main.notes",
+            "creates temporary view \"recent\"",
+        ),
+    ] {
+        assert_refused(&conn, dir.path(), &[statement], |refusal| {
+            changes_without_version(refusal, what)
+        });
+        assert_eq!(temp_objects(&conn), 0, "{statement}");
+    }
     // A temporary table made and dropped inside one migration is fine (the
     // engine's v4 step copies vectors through two of them).
     for statement in [
@@ -319,30 +342,39 @@ fn temporary_objects_count_too() {
         conn.execute(statement, &[]).unwrap();
     }
     assert_eq!(count(&conn, "PRAGMA user_version"), 2);
+    assert_eq!(temp_objects(&conn), 0);
 }
 
 #[test]
-fn a_migration_may_change_the_schema_and_others_may_create_or_replace() {
+fn only_a_migration_may_change_the_schema() {
     let dir = tempfile::tempdir().unwrap();
     let conn = mind(dir.path());
-    // Creating needs no version (the engine's vector tables).
-    conn.execute("CREATE TABLE extra (id INTEGER PRIMARY KEY)", &[])
-        .unwrap();
-    // Replacing needs none either (a reindex; an entity merge's indexes).
-    for statement in [
-        "BEGIN IMMEDIATE",
-        "DROP TRIGGER audit_append_only",
-        "DROP TABLE extra",
-        "DROP INDEX notes_body",
-        "CREATE TABLE extra (id INTEGER PRIMARY KEY, v BLOB)",
-        "CREATE INDEX notes_body ON notes(body, id)",
-        "CREATE TRIGGER audit_append_only BEFORE DELETE ON audit
-             BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END",
-        "COMMIT",
-    ] {
-        conn.execute(statement, &[]).unwrap();
-    }
-    assert_eq!(count(&conn, "PRAGMA user_version"), 1);
+    // Replacing an object (dropping it and making one of the same name in
+    // one transaction) is a change like any other: it could swap a guard
+    // for one that guards nothing.
+    assert_refused(
+        &conn,
+        dir.path(),
+        &[
+            "BEGIN IMMEDIATE",
+            "DROP TRIGGER audit_append_only",
+            "CREATE TRIGGER audit_append_only BEFORE DELETE ON audit WHEN 0
+                 BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END",
+            "COMMIT",
+        ],
+        |refusal| changes_without_version(refusal, "drops trigger \"audit_append_only\""),
+    );
+    assert_refused(
+        &conn,
+        dir.path(),
+        &[
+            "BEGIN IMMEDIATE",
+            "DROP INDEX notes_body",
+            "CREATE INDEX notes_body ON notes(id)",
+            "COMMIT",
+        ],
+        |refusal| changes_without_version(refusal, "drops index \"notes_body\""),
+    );
     // A migration step that was rolled back once (a crash, a failed check)
     // runs again on the same connection: its statements are authorized
     // again, not served unseen from the statement cache.
@@ -350,6 +382,7 @@ fn a_migration_may_change_the_schema_and_others_may_create_or_replace() {
         "BEGIN IMMEDIATE",
         "DROP TRIGGER audit_append_only",
         "ALTER TABLE notes ADD COLUMN context TEXT",
+        "CREATE TABLE extra (id INTEGER PRIMARY KEY)",
         "PRAGMA user_version = 2",
     ];
     for statement in step {
@@ -365,11 +398,18 @@ fn a_migration_may_change_the_schema_and_others_may_create_or_replace() {
     assert_eq!(
         count(
             &conn,
-            "SELECT count(*) FROM sqlite_master WHERE name = 'audit_append_only'"
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('audit_append_only', 'extra')"
         ),
-        0
+        1
     );
     conn.execute("DELETE FROM audit", &[]).unwrap();
+    // After the migration, the next change needs the next version.
+    assert_refused(
+        &conn,
+        dir.path(),
+        &["CREATE TABLE later (id INTEGER PRIMARY KEY)"],
+        |refusal| changes_without_version(refusal, "creates table \"later\""),
+    );
 }
 
 #[test]
@@ -413,20 +453,22 @@ fn fts5_migrations_and_triggers_work_under_the_sandbox() {
         conn.execute("DELETE FROM notes_fts_data", &[]),
         Err(SqliteError::Io(message)) if message.contains("may not be modified")
     ));
-    // Dropping the index outside a migration is refused; rebuilding it
-    // (drop and create in one transaction) is not.
+    // Dropping the index outside a migration is refused, and so is
+    // rebuilding it (drop and create in one transaction).
     assert_refused(&conn, dir.path(), &["DROP TABLE notes_fts"], |refusal| {
-        drops_without_version(refusal, "drops virtual table \"notes_fts\"")
+        changes_without_version(refusal, "drops virtual table \"notes_fts\"")
     });
-    for statement in [
-        "BEGIN",
-        "DROP TABLE notes_fts",
-        "CREATE VIRTUAL TABLE notes_fts USING fts5(body, content = 'notes', content_rowid = 'id')",
-        "INSERT INTO notes_fts (notes_fts) VALUES ('rebuild')",
-        "COMMIT",
-    ] {
-        conn.execute(statement, &[]).unwrap();
-    }
+    assert_refused(
+        &conn,
+        dir.path(),
+        &[
+            "BEGIN",
+            "DROP TABLE notes_fts",
+            "CREATE VIRTUAL TABLE notes_fts USING fts5(body, content = 'notes', content_rowid = 'id')",
+            "COMMIT",
+        ],
+        |refusal| changes_without_version(refusal, "drops virtual table \"notes_fts\""),
+    );
     assert_eq!(matches("green"), 1);
 }
 

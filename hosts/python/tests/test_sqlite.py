@@ -11,6 +11,17 @@ from hive_mind import sqlite as capability
 from hive_mind.sqlite import DataDir, SqliteError
 
 
+def make_schema(conn, *statements: str) -> None:
+    """Change the schema the one way the sandbox allows: in a transaction
+    that raises ``user_version`` (an engine migration step)."""
+    version = conn.execute("PRAGMA user_version", [])[1][0][0]
+    conn.execute("BEGIN", [])
+    for statement in statements:
+        conn.execute(statement, [])
+    conn.execute(f"PRAGMA user_version = {version + 1}", [])
+    conn.execute("COMMIT", [])
+
+
 def case_of(call, *args) -> tuple[str, str | None]:
     with pytest.raises(SqliteError) as raised:
         call(*args)
@@ -46,7 +57,7 @@ def test_open_never_creates_and_create_does(tmp_path: Path) -> None:
     assert case_of(data.open, "personal") == ("no-such-database", None)
     assert data.databases() == []
     assert not (tmp_path / "data").exists()
-    data.create("workspace/zeta").execute("CREATE TABLE t (x)", [])
+    make_schema(data.create("workspace/zeta"), "CREATE TABLE t (x)")
     data.create("workspace/acme")
     data.create("personal")
     assert (tmp_path / "data" / "workspaces" / "acme.sqlite").is_file()
@@ -62,7 +73,7 @@ def test_connection_settings(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA busy_timeout", []) == (["timeout"], [[5000]])
     # Autocommit: what one connection writes outside BEGIN is at once
     # visible to another; the engine's own transactions work.
-    conn.execute("CREATE TABLE t (x)", [])
+    make_schema(conn, "CREATE TABLE t (x)")
     conn.execute("INSERT INTO t VALUES (1)", [])
     other = DataDir(tmp_path).open("personal")
     assert other.execute("SELECT x FROM t", [])[1] == [[1]]
@@ -78,7 +89,7 @@ def test_connection_settings(tmp_path: Path) -> None:
 
 def test_values_round_trip_and_errors_are_typed(tmp_path: Path) -> None:
     conn = DataDir(tmp_path).create("personal")
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a, b UNIQUE, CHECK (a IS NOT 'bad'))", [])
+    make_schema(conn, "CREATE TABLE t (id INTEGER PRIMARY KEY, a, b UNIQUE, CHECK (a IS NOT 'bad'))")
     assert conn.execute("INSERT INTO t (a, b) VALUES (?1, ?2)", [-3, "é ✓"]) == ([], [])
     assert conn.last_insert_rowid() == 1
     assert conn.changes() == 1
@@ -114,16 +125,16 @@ def test_numbered_parameters_bind_by_number(tmp_path: Path) -> None:
 
 def test_foreign_keys_and_trigger_aborts_are_constraints(tmp_path: Path) -> None:
     conn = DataDir(tmp_path).create("personal")
-    conn.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)", [])
-    conn.execute("CREATE TABLE child (parent INTEGER NOT NULL REFERENCES parent(id))", [])
+    make_schema(conn, "CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+    make_schema(conn, "CREATE TABLE child (parent INTEGER NOT NULL REFERENCES parent(id))")
     case, message = case_of(conn.execute, "INSERT INTO child VALUES (7)", [])
     assert case == "constraint" and "FOREIGN KEY" in (message or "")
     case, message = case_of(conn.execute, "INSERT INTO child VALUES (NULL)", [])
     assert case == "constraint" and "NOT NULL" in (message or "")
-    conn.execute(
+    make_schema(
+        conn,
         "CREATE TRIGGER no_delete BEFORE DELETE ON parent\n"
         "BEGIN SELECT RAISE(ABORT, 'parent is append-only'); END",
-        [],
     )
     conn.execute("INSERT INTO parent VALUES (1)", [])
     assert case_of(conn.execute, "DELETE FROM parent", []) == ("constraint", "parent is append-only")
@@ -131,14 +142,14 @@ def test_foreign_keys_and_trigger_aborts_are_constraints(tmp_path: Path) -> None
 
 def test_a_trigger_with_several_statements_is_one_statement(tmp_path: Path) -> None:
     conn = DataDir(tmp_path).create("personal")
-    conn.execute("CREATE TABLE t (x)", [])
-    conn.execute("CREATE TABLE log (x, note)", [])
-    conn.execute(
+    make_schema(conn, "CREATE TABLE t (x)")
+    make_schema(conn, "CREATE TABLE log (x, note)")
+    make_schema(
+        conn,
         """CREATE TRIGGER t_log AFTER INSERT ON t BEGIN
             INSERT INTO log VALUES (new.x, 'one; with a semicolon');
             INSERT INTO log VALUES (new.x * 10, 'two');
         END""",
-        [],
     )
     conn.execute("INSERT INTO t VALUES (?1)", [4])
     assert conn.execute("SELECT x, note FROM log ORDER BY x", [])[1] == [
@@ -151,7 +162,7 @@ def test_a_trigger_with_several_statements_is_one_statement(tmp_path: Path) -> N
 
 def test_fts5_is_available(tmp_path: Path) -> None:
     conn = DataDir(tmp_path).create("personal")
-    conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize = 'porter unicode61')", [])
+    make_schema(conn, "CREATE VIRTUAL TABLE f USING fts5(content, tokenize = 'porter unicode61')")
     for text in ["the ledger runs on Postgres", "Sam prefers short answers", "ledgers and journals"]:
         conn.execute("INSERT INTO f (content) VALUES (?1)", [text])
     columns, rows = conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?1 ORDER BY bm25(f)", ["ledger"])
@@ -162,7 +173,7 @@ def test_fts5_is_available(tmp_path: Path) -> None:
 
 def test_changes_and_last_insert_rowid_follow_sqlite(tmp_path: Path) -> None:
     conn = DataDir(tmp_path).create("personal")
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, x UNIQUE)", [])
+    make_schema(conn, "CREATE TABLE t (id INTEGER PRIMARY KEY, x UNIQUE)")
     for x in range(5):
         conn.execute("INSERT INTO t (x) VALUES (?1)", [x])
     assert (conn.last_insert_rowid(), conn.changes()) == (5, 1)
@@ -180,7 +191,7 @@ def test_changes_and_last_insert_rowid_follow_sqlite(tmp_path: Path) -> None:
 
 def test_returning_gives_rows(tmp_path: Path) -> None:
     conn = DataDir(tmp_path).create("personal")
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, x)", [])
+    make_schema(conn, "CREATE TABLE t (id INTEGER PRIMARY KEY, x)")
     assert conn.execute("INSERT INTO t (x) VALUES (?1), (?2) RETURNING id, x", ["a", "b"]) == (
         ["id", "x"],
         [[1, "a"], [2, "b"]],
@@ -207,7 +218,7 @@ def test_a_held_lock_is_busy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(capability, "BUSY_TIMEOUT", 0.05)
     data = DataDir(tmp_path)
     holder = data.create("personal")
-    holder.execute("CREATE TABLE t (x)", [])
+    make_schema(holder, "CREATE TABLE t (x)")
     holder.execute("BEGIN IMMEDIATE", [])
     holder.execute("INSERT INTO t VALUES (1)", [])
     waiter = data.open("personal")

@@ -84,7 +84,7 @@ def test_sandbox_pragmas_and_a_lower_user_version_are_refused(tmp_path: Path) ->
     assert conn.execute("PRAGMA trusted_schema", [])[1] == [[expected]]
 
 
-def test_removals_outside_a_transaction_are_refused(tmp_path: Path) -> None:
+def test_schema_changes_outside_a_transaction_are_refused(tmp_path: Path) -> None:
     conn = mind(tmp_path)
     for statement in [
         "DROP TRIGGER audit_append_only",
@@ -92,16 +92,19 @@ def test_removals_outside_a_transaction_are_refused(tmp_path: Path) -> None:
         "DROP INDEX notes_body",
         "ALTER TABLE notes ADD COLUMN extra TEXT",
         "ALTER TABLE audit RENAME COLUMN what TO why",
+        "CREATE TABLE extra (x)",
+        "CREATE INDEX notes_by_id ON notes(id, body)",
+        "CREATE TEMP TRIGGER notes_spy AFTER INSERT ON main.notes BEGIN DELETE FROM main.notes; END",
     ]:
         assert_refused(conn, tmp_path, statement, "needs a transaction")
     with pytest.raises(SqliteError):
         conn.execute("DELETE FROM audit", [])
-    # Creating is fine, and a migration may drop and alter.
-    conn.execute("CREATE TABLE extra (x)", [])
+    # A migration may create, drop and alter.
     for statement in [
         "BEGIN IMMEDIATE",
         "DROP TRIGGER audit_append_only",
         "ALTER TABLE notes ADD COLUMN context TEXT",
+        "CREATE TABLE extra (x)",
         "PRAGMA user_version = 2",
         "COMMIT",
     ]:

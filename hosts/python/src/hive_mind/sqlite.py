@@ -35,9 +35,9 @@ every refusal is ``access-denied``:
 - The schema rule is approximated: Python's ``sqlite3`` has no commit hook,
   so the host cannot see whether a transaction raises ``user_version``
   before it commits. What the authorizer can see is whether a transaction
-  is open: dropping a schema object or altering a table is refused outside
-  an explicit transaction (where nothing could raise the version with it),
-  and allowed inside one.
+  is open: creating or dropping a schema object or altering a table is
+  refused outside an explicit transaction (where nothing could raise the
+  version with it), and allowed inside one.
 - ``SQLITE_DBCONFIG_DEFENSIVE`` where ``Connection.setconfig`` exists
   (Python 3.12+); ``trusted_schema = OFF`` where this SQLite lets FTS5 be
   written from triggers under it (SQLite marks FTS5 innocuous only in
@@ -148,9 +148,19 @@ _READ_ONLY_PRAGMAS = frozenset(
     {"trusted_schema", "writable_schema", "schema_version", "temp_store_directory", "data_store_directory"}
 )
 
-#: The authorizer actions that remove a schema object or alter a table.
-_SCHEMA_REMOVALS = frozenset(
+#: The authorizer actions that create or remove a schema object (only the
+#: engine's migrations change a mind's schema).
+_SCHEMA_CHANGES = frozenset(
     {
+        sqlite3.SQLITE_CREATE_TABLE,
+        sqlite3.SQLITE_CREATE_TEMP_TABLE,
+        sqlite3.SQLITE_CREATE_INDEX,
+        sqlite3.SQLITE_CREATE_TEMP_INDEX,
+        sqlite3.SQLITE_CREATE_TRIGGER,
+        sqlite3.SQLITE_CREATE_TEMP_TRIGGER,
+        sqlite3.SQLITE_CREATE_VIEW,
+        sqlite3.SQLITE_CREATE_TEMP_VIEW,
+        sqlite3.SQLITE_CREATE_VTABLE,
         sqlite3.SQLITE_DROP_TABLE,
         sqlite3.SQLITE_DROP_TEMP_TABLE,
         sqlite3.SQLITE_DROP_INDEX,
@@ -221,13 +231,13 @@ class _Sandbox:
             return self._authorize_pragma_setting((arg1 or "").lower(), arg2)
         # For RENAME COLUMN and DROP COLUMN, SQLite passes the column where
         # the database name goes: ALTER is judged before the database.
-        removal = action == sqlite3.SQLITE_ALTER_TABLE or (
-            action in _SCHEMA_REMOVALS and database in (None, "main", "temp")
+        change = action == sqlite3.SQLITE_ALTER_TABLE or (
+            action in _SCHEMA_CHANGES and database in (None, "main", "temp")
         )
-        if removal and not self._conn.in_transaction:
+        if change and not self._conn.in_transaction:
             return self._refuse(
-                "dropping a schema object or altering a table needs a transaction"
-                " that raises PRAGMA user_version"
+                "creating or dropping a schema object or altering a table needs a"
+                " transaction that raises PRAGMA user_version"
             )
         return sqlite3.SQLITE_OK
 
