@@ -441,10 +441,7 @@ impl Child {
         loop {
             let message = self.next_message();
             if message["method"] == "roots/list" {
-                let roots: Vec<Json> = self.roots.iter().map(|uri| json!({"uri": uri})).collect();
-                let reply =
-                    json!({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": roots}});
-                self.send(&reply);
+                self.send_roots(&message["id"]);
             } else if message["id"] == json!(id) {
                 return message;
             } else {
@@ -453,15 +450,31 @@ impl Child {
         }
     }
 
+    /// Wait for the server's next `roots/list` request and answer it.
+    fn answer_roots_request(&mut self) {
+        loop {
+            let message = self.next_message();
+            if message["method"] == "roots/list" {
+                self.send_roots(&message["id"]);
+                return;
+            }
+            self.stashed.push(message);
+        }
+    }
+
+    /// Answer the server's `roots/list` request `id` with [`Child::roots`].
+    fn send_roots(&mut self, id: &Json) {
+        let roots: Vec<Json> = self.roots.iter().map(|uri| json!({"uri": uri})).collect();
+        let reply = json!({"jsonrpc": "2.0", "id": id, "result": {"roots": roots}});
+        self.send(&reply);
+    }
+
     /// The id of whichever of `ids` is answered first, and its answer.
     fn first_answer(&mut self, ids: &[u64]) -> (u64, Json) {
         loop {
             let message = self.next_message();
             if message["method"] == "roots/list" {
-                let roots: Vec<Json> = self.roots.iter().map(|uri| json!({"uri": uri})).collect();
-                let reply =
-                    json!({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": roots}});
-                self.send(&reply);
+                self.send_roots(&message["id"]);
                 continue;
             }
             if let Some(id) = ids.iter().find(|id| message["id"] == json!(id)) {
@@ -998,6 +1011,7 @@ fn the_clients_roots_allow_a_file() {
     // The user opens another folder: the client says so, the server asks again.
     child.roots.push(uri(&later));
     child.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    child.answer_roots_request();
     let (error, text) = tool_text(&child.tool("ingest_source", json!({"source": more})));
     assert!(!error, "{text}");
 }

@@ -148,6 +148,33 @@ struct ImportAccess {
     generation: AtomicU64,
 }
 
+/// The client's roots (`roots/list`) as paths; `None` when the client did
+/// not answer in [`ROOTS_TIMEOUT`] or answered with an error.
+///
+/// Roots are part of MCP 2025-11-25, which this server speaks; a later
+/// revision deprecates them (SEP-2577) in favour of server configuration,
+/// which `[mcp] import_roots` already is.
+#[allow(deprecated)]
+async fn list_client_roots(peer: &Peer<RoleServer>) -> Option<Vec<PathBuf>> {
+    match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
+        Ok(Ok(listed)) => Some(
+            listed
+                .roots
+                .iter()
+                .filter_map(|root| crate::file_access::file_uri_path(&root.uri))
+                .collect(),
+        ),
+        Ok(Err(error)) => {
+            tracing::warn!("roots/list failed: {error}");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("the client did not answer roots/list in time");
+            None
+        }
+    }
+}
+
 /// The engine behind its mutex, locked for one call at a time (an import
 /// job's steps let other calls in between).
 struct Locked<'a>(&'a Mutex<EngineRuntime>);
@@ -586,11 +613,6 @@ impl MemoryServer {
     /// The candidate roots for an agent's path: the configured ones and,
     /// when the client declares the `roots` capability, its roots (asked
     /// with `roots/list` once, and again after each change notice).
-    ///
-    /// Roots are part of MCP 2025-11-25, which this server speaks; a later
-    /// revision deprecates them (SEP-2577) in favour of server
-    /// configuration, which `[mcp] import_roots` already is.
-    #[allow(deprecated)]
     async fn root_candidates(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {
         let mut roots = self.access.configured.clone();
         let declares = peer
@@ -601,24 +623,16 @@ impl MemoryServer {
         }
         let mut cached = self.access.client.lock().await;
         let generation = self.access.generation.load(Ordering::SeqCst);
-        if let Some((asked_in, paths)) = cached.as_ref()
-            && *asked_in == generation
-        {
-            roots.extend(paths.iter().cloned());
-            return roots;
-        }
-        match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
-            Ok(Ok(listed)) => {
-                let paths: Vec<PathBuf> = listed
-                    .roots
-                    .iter()
-                    .filter_map(|root| crate::file_access::file_uri_path(&root.uri))
-                    .collect();
+        match cached.as_ref() {
+            Some((asked_in, paths)) if *asked_in == generation => {
                 roots.extend(paths.iter().cloned());
-                *cached = Some((generation, paths));
             }
-            Ok(Err(error)) => tracing::warn!("roots/list failed: {error}"),
-            Err(_) => tracing::warn!("the client did not answer roots/list in time"),
+            _ => {
+                if let Some(paths) = list_client_roots(peer).await {
+                    roots.extend(paths.iter().cloned());
+                    *cached = Some((generation, paths));
+                }
+            }
         }
         roots
     }
@@ -1375,13 +1389,25 @@ impl ServerHandler for MemoryServer {
         Ok(rmcp::model::ReadResourceResult::new(vec![contents]).into())
     }
 
-    /// The client's roots changed: forget them, so the next path is
-    /// checked against a fresh `roots/list`.
+    /// The client's roots changed: what was cached is stale at once (a path
+    /// checked from now on asks again), and the new list is asked for now,
+    /// off the notification's task.
     async fn on_roots_list_changed(
         &self,
-        _context: rmcp::service::NotificationContext<rmcp::RoleServer>,
+        context: rmcp::service::NotificationContext<rmcp::RoleServer>,
     ) {
-        self.access.generation.fetch_add(1, Ordering::SeqCst);
+        let generation = self.access.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let access = Arc::clone(&self.access);
+        tokio::spawn(async move {
+            let mut cached = access.client.lock().await;
+            if access.generation.load(Ordering::SeqCst) != generation {
+                // Changed again meanwhile: the later notice asks.
+                return;
+            }
+            if let Some(paths) = list_client_roots(&context.peer).await {
+                *cached = Some((generation, paths));
+            }
+        });
     }
 
     fn get_info(&self) -> ServerConfig {
