@@ -274,9 +274,13 @@ fn hidden_by_attribute(root: &Path, below: &Path) -> bool {
     let mut path = root.to_path_buf();
     below.components().any(|component| {
         path.push(component);
-        std::fs::symlink_metadata(&path).map_or(true, |metadata| {
-            metadata.file_attributes() & (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM) != 0
-        })
+        // Unreadable attributes count as hidden: refuse rather than guess.
+        match std::fs::symlink_metadata(&path) {
+            Ok(metadata) => {
+                metadata.file_attributes() & (FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM) != 0
+            }
+            Err(_) => true,
+        }
     })
 }
 
