@@ -227,3 +227,19 @@ fn embed_reads_the_configuration_of_the_data_dir_it_is_given() {
     assert!(output.status.success(), "{text}");
     assert!(text.to_lowercase().contains("mock"), "{text}");
 }
+
+/// `hive-mind save` and `recall` cap their inputs as the MCP tools do, and
+/// the refusal names the argument.
+#[test]
+fn oversized_save_and_recall_inputs_are_refused_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().to_str().unwrap();
+    let text = "t".repeat(100_001);
+    let (ok, _, stderr) = run(&["--data-dir", data_dir, "save", &text]);
+    assert!(!ok);
+    assert!(stderr.contains("`text` is too large"), "{stderr}");
+    let query = "q".repeat(20_000);
+    let (ok, _, stderr) = run(&["--data-dir", data_dir, "recall", &query]);
+    assert!(!ok);
+    assert!(stderr.contains("`query` is too large"), "{stderr}");
+}

@@ -1393,7 +1393,12 @@ async fn mcp_harvest_tools() {
     });
     let engine =
         engine_with(capabilities(dir.path()).with_fetch(Fetcher::new(FetchPolicy::default())));
-    let server = MemoryServer::new(engine);
+    // The agent may read the files folder (`[mcp] import_roots`).
+    let config = hive_mind_host::mcp::config::McpConfig {
+        import_roots: vec![files.path().to_path_buf()],
+        ..Default::default()
+    };
+    let server = MemoryServer::with_config(engine, config);
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     let serving = tokio::spawn(async move {
         server
@@ -1456,7 +1461,7 @@ async fn mcp_harvest_tools() {
         "{error}"
     );
 
-    // A hidden path: refused (and never read).
+    // A hidden path under the root: refused (and never read).
     let secret = write_file(
         &files.path().join(".secret/notes.md"),
         "# Keys\n\nThe vault password is hunter2.\n",
@@ -1468,7 +1473,7 @@ async fn mcp_harvest_tools() {
             json!({"source": secret.display().to_string()})
         };
         let error = tool_error(client.call_tool(call(tool, arguments)).await);
-        assert!(error.contains("hidden"), "{tool}: {error}");
+        assert!(error.contains("not allowed"), "{tool}: {error}");
     }
 
     // The sources so far: the pasted export.

@@ -119,10 +119,17 @@ pub fn is_url(text: &str) -> bool {
     lower.starts_with("http://") || lower.starts_with("https://")
 }
 
-/// Read one file for the engine, refusing what is too large to hold.
+/// Read one file for the engine, refusing what is too large to hold: a
+/// file that says it is larger is refused before it is read, and the read
+/// itself stops after [`MAX_FILE_BYTES`] (a reported length is 0 for
+/// `/dev/zero` and `/proc`). The person at the command line names any file,
+/// a FIFO or `<(…)` included; the agent's paths go through
+/// [`crate::file_access`].
 pub fn read_document(path: &Path) -> Result<Document, ImportError> {
-    let metadata = std::fs::metadata(path)
-        .map_err(|error| ImportError::Input(format!("{}: {error}", path.display())))?;
+    let io_error =
+        |error: std::io::Error| ImportError::Input(format!("{}: {error}", path.display()));
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let metadata = file.metadata().map_err(io_error)?;
     if metadata.len() > MAX_FILE_BYTES {
         return Err(ImportError::Input(format!(
             "{}: {} bytes is more than the {MAX_FILE_BYTES} bytes an import reads; split the export",
@@ -130,8 +137,8 @@ pub fn read_document(path: &Path) -> Result<Document, ImportError> {
             metadata.len()
         )));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|error| ImportError::Input(format!("{}: {error}", path.display())))?;
+    let bytes = crate::file_access::read_capped(file, path, MAX_FILE_BYTES)
+        .map_err(|error| ImportError::Input(error.to_string()))?;
     Ok(Document {
         name: path.display().to_string(),
         bytes,
@@ -140,36 +147,8 @@ pub fn read_document(path: &Path) -> Result<Document, ImportError> {
 
 /// The files under a folder, sorted, hidden entries skipped.
 fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(next) = stack.pop() {
-        let entries = std::fs::read_dir(&next)
-            .map_err(|error| ImportError::Input(format!("{}: {error}", next.display())))?;
-        for entry in entries {
-            let entry = entry
-                .map_err(|error| ImportError::Input(format!("{}: {error}", next.display())))?;
-            let path = entry.path();
-            if entry.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let kind = entry
-                .file_type()
-                .map_err(|error| ImportError::Input(format!("{}: {error}", path.display())))?;
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file() {
-                files.push(path);
-                if files.len() > MAX_FOLDER_FILES {
-                    return Err(ImportError::Input(format!(
-                        "{}: more than {MAX_FOLDER_FILES} files; import its subfolders one by one",
-                        dir.display()
-                    )));
-                }
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
+    crate::file_access::walk(dir, MAX_FOLDER_FILES, &|_| true)
+        .map_err(|error| ImportError::Input(error.to_string()))
 }
 
 /// The engine's inputs for the command line's (files, folders, URLs).
@@ -225,17 +204,41 @@ pub fn options(args: &ImportArgs) -> Result<ImportOptions, ImportError> {
     })
 }
 
-/// Run an import job to the end, moving `progress`; the final report.
-pub fn run_job(
-    engine: &mut EngineRuntime,
+/// Access to the engine one call at a time. The command line holds its
+/// engine for the whole job; the MCP server locks its shared engine for each
+/// step only, so a recall runs between two steps of an import.
+pub trait EngineTurns {
+    /// What a turn fails with.
+    type Error: From<EngineError>;
+    /// Run `work` with the engine.
+    fn turn<T>(
+        &mut self,
+        work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
+    ) -> Result<T, Self::Error>;
+}
+
+impl EngineTurns for EngineRuntime {
+    type Error = EngineError;
+    fn turn<T>(
+        &mut self,
+        work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        work(self)
+    }
+}
+
+/// Run an import job to the end, moving `progress`; the final report. Each
+/// call into the engine is one [`EngineTurns::turn`].
+pub fn run_job<E: EngineTurns>(
+    engine: &mut E,
     inputs: &[Input],
     options: &ImportOptions,
     progress: &Progress,
-) -> Result<ImportReport, EngineError> {
-    let job = engine.harvest_start(inputs, options)?;
-    let result = (|| {
+) -> Result<ImportReport, E::Error> {
+    let job = engine.turn(|engine| engine.harvest_start(inputs, options))?;
+    let mut result = || -> Result<ImportReport, E::Error> {
         loop {
-            let step = engine.harvest_step(job, STEP_ITEMS)?;
+            let step = engine.turn(|engine| engine.harvest_step(job, STEP_ITEMS))?;
             progress.set_total(u64::from(step.items_total));
             progress.set_done(u64::from(step.items_done));
             progress.working_on(format!("{} frames, {} dropped", step.frames, step.dropped));
@@ -243,12 +246,82 @@ pub fn run_job(
                 break;
             }
         }
-        engine.harvest_report(job)
-    })();
-    let dropped = engine.harvest_drop(job);
+        engine.turn(|engine| engine.harvest_report(job))
+    };
+    let result = result();
+    let dropped = engine.turn(|engine| engine.harvest_drop(job));
     let report = result?;
     dropped?;
     Ok(report)
+}
+
+/// Add `more` (another job's report) to `report`: sources and notes
+/// appended (a note already there is not repeated), counts summed.
+pub fn merge_report(report: &mut ImportReport, more: ImportReport) {
+    report.sources.extend(more.sources);
+    if matches!(report.distillation, Distillation::Auto) {
+        report.distillation = more.distillation;
+    }
+    report.dry_run |= more.dry_run;
+    report.items += more.items;
+    report.dropped_hostile += more.dropped_hostile;
+    report.skipped_low_value += more.skipped_low_value;
+    report.imported += more.imported;
+    report.failed += more.failed;
+    report.extracted += more.extracted;
+    report.duplicates_exact += more.duplicates_exact;
+    report.duplicates_near += more.duplicates_near;
+    report.contradictions += more.contradictions;
+    report.dropped_extractions += more.dropped_extractions;
+    report.frames.raw_turns += more.frames.raw_turns;
+    report.frames.facts += more.frames.facts;
+    report.frames.events += more.frames.events;
+    report.frames.profiles += more.frames.profiles;
+    report.frames.documents += more.frames.documents;
+    report.entities_new += more.entities_new;
+    report.entities_seen += more.entities_seen;
+    report.relations += more.relations;
+    report.llm_calls += more.llm_calls;
+    report.llm_input_tokens += more.llm_input_tokens;
+    report.llm_output_tokens += more.llm_output_tokens;
+    for note in more.notes {
+        if !report.notes.contains(&note) {
+            report.notes.push(note);
+        }
+    }
+}
+
+/// An empty report (the start of [`merge_report`]).
+pub fn empty_report(options: &ImportOptions) -> ImportReport {
+    ImportReport {
+        sources: Vec::new(),
+        distillation: Distillation::Auto,
+        dry_run: options.dry_run,
+        items: 0,
+        dropped_hostile: 0,
+        skipped_low_value: 0,
+        imported: 0,
+        failed: 0,
+        extracted: 0,
+        duplicates_exact: 0,
+        duplicates_near: 0,
+        contradictions: 0,
+        dropped_extractions: 0,
+        frames: hive_mind_runtime::engine::wit_harvest::LaneCounts {
+            raw_turns: 0,
+            facts: 0,
+            events: 0,
+            profiles: 0,
+            documents: 0,
+        },
+        entities_new: 0,
+        entities_seen: 0,
+        relations: 0,
+        llm_calls: 0,
+        llm_input_tokens: 0,
+        llm_output_tokens: 0,
+        notes: Vec::new(),
+    }
 }
 
 /// `hive-mind import`: the report (printed by the caller); whether every

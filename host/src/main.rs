@@ -237,8 +237,9 @@ fn run(cli: Cli) -> Result<()> {
             let dir = cli
                 .data_dir
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let config = hive_mind_host::mcp::config::McpConfig::load_in(&dir)?;
             let engine = hive_mind_runtime::engine::open(&dir)?;
-            let server = hive_mind_host::mcp::MemoryServer::new(engine);
+            let server = hive_mind_host::mcp::MemoryServer::with_config(engine, config);
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()

@@ -53,8 +53,26 @@ pub fn frame_json(frame: &wit_types::Frame) -> Json {
     convert::frame_json(frame)
 }
 
+/// Refuse an argument over its size cap ([`crate::limits`]).
+fn capped(arguments: &[(&str, Option<&String>)]) -> Result<(), SaveError> {
+    for (field, value) in arguments {
+        if let Some(value) = value {
+            crate::limits::check(field, value)
+                .map_err(|error| SaveError::Argument(error.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Save one memory in the data directory `dir`; the saved frame as JSON.
 pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
+    capped(&[
+        ("text", Some(&args.text)),
+        ("importance", Some(&args.importance)),
+        ("source", Some(&args.source)),
+        ("workspace", args.workspace.as_ref()),
+        ("created_at", args.created_at.as_ref()),
+    ])?;
     let importance = convert::importance_in(&args.importance).map_err(SaveError::Argument)?;
     let source = convert::source_in(&args.source).map_err(SaveError::Argument)?;
     let mind = match &args.workspace {
@@ -192,6 +210,13 @@ pub fn recall(
     dir: &Path,
     args: &RecallArgs,
 ) -> Result<hive_mind_runtime::engine::wit_memory::Recall, SaveError> {
+    capped(&[
+        ("query", Some(&args.query)),
+        ("profile", Some(&args.profile)),
+        ("scope", Some(&args.scope)),
+        ("workspace", args.workspace.as_ref()),
+        ("now", args.now.as_ref()),
+    ])?;
     let options = recall_options(args)?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     Ok(engine.recall_memory(&args.query, args.limit, &options)?)

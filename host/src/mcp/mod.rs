@@ -9,9 +9,9 @@
 //! The tools keep the names and arguments hive-mind users know (design
 //! §5.8, §7). Everything with logic in it runs in the engine component:
 //! `save_memory`, `recall_memory`, `remember_exchange`, `cleanup_frames`,
-//! harvest (`harvest_import`, `harvest_sources`, `ingest_source`: paths
-//! with a hidden component are refused, URLs go through the host's guarded
-//! fetch) and the graph tools (`save_entity`, `create_relation`, `search_entities`:
+//! harvest (`harvest_import`, `harvest_sources`, `ingest_source`: a path is
+//! read only under the allowed roots, see below; URLs go through the host's
+//! guarded fetch) and the graph tools (`save_entity`, `create_relation`, `search_entities`:
 //! the noise filter, the relation spelling, name resolution). The identity,
 //! awareness, workspace and `cleanup_entities` tools and the resources call
 //! the component's `admin` export ([`EngineRuntime::admin`]); the host
@@ -34,39 +34,80 @@
 //! The engine is not `Sync` (one wasmtime store, one SQLite connection per
 //! mind), so calls are serialised through a mutex on a blocking thread;
 //! several server processes may share a data directory (SQLite WAL and a
-//! busy timeout keep them consistent).
+//! busy timeout keep them consistent). An import holds the mutex for one
+//! step at a time (see [`crate::harvest_cli::EngineTurns`]), so a recall
+//! runs while an import is under way.
+//!
+//! What an agent cannot do:
+//!
+//! - **read files outside its roots.** A path is read only under the roots
+//!   the client declares (the MCP `roots` capability: the server asks with
+//!   `roots/list` and asks again after `notifications/roots/list_changed`)
+//!   and those of `[mcp] import_roots` ([`config`]); never under `/proc`,
+//!   `/sys`, `/dev` or `/run`; no hidden file and only regular files, read
+//!   one at a time off the async threads, each handed to the engine as its
+//!   own import job (see [`crate::file_access`]). With no root, an agent
+//!   imports inline `data` and URLs only.
+//! - **send oversized arguments.** Every string argument of every tool is
+//!   capped by its name ([`crate::limits`]); the refusal names it.
+//! - **flood the server.** At most `[mcp] max_in_flight` requests are
+//!   handled at once; another is answered at once with a JSON-RPC error
+//!   ([`SERVER_BUSY`]) instead of waiting in an unbounded queue.
+//! - **get unscanned stored text in front of a model.** Identity,
+//!   awareness, the recent-memories resource and the `cleanup_frames`
+//!   listing pass through the engine's injection scan (its `logic` export,
+//!   the scan recall uses); what it flags is withheld, with the reason.
+//!   `save_memory` stores what it is given and reports the scan's verdict.
 
+pub mod config;
 pub mod params;
 pub mod transport;
 
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::model::{
+    CallToolResult, ContentBlock, ErrorCode, Implementation, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{Peer, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value as Json, json};
 
+use crate::file_access::{AllowedRoots, FileAccessError};
+use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::{recall_json, saved_json};
 use hive_mind_runtime::engine::convert::{
     cleanup_reason_name, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
 };
 use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
+use hive_mind_runtime::engine::wit_logic::{InjectionCategory, InjectionReport, ScanContext};
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions};
-use hive_mind_runtime::engine::wit_types::{Mind, StorageError};
+use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
 use hive_mind_runtime::engine::{
     AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, describe_storage_error,
     wit_admin, wit_harvest, wit_memory,
 };
 use params::*;
 
-/// The largest memory `save_memory` accepts, in bytes (larger texts belong
-/// in a harvest import, which chunks them).
-pub const MAX_CONTENT_BYTES: usize = 100_000;
+pub use crate::limits::{MAX_CONTENT_BYTES, MAX_INLINE_IMPORT_BYTES};
 
-/// The largest inline `data` `harvest_import` accepts, in bytes (larger
-/// exports are passed by path).
-pub const MAX_INLINE_IMPORT_BYTES: usize = 16 * 1024 * 1024;
+/// The most bytes one import call reads from files, over all its files (a
+/// folder of many large files is imported subfolder by subfolder).
+pub const MAX_CALL_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// How long the server waits for the client's answer to `roots/list`.
+pub const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The JSON-RPC error of a request refused because `[mcp] max_in_flight`
+/// requests are already being handled (in the range JSON-RPC 2.0 leaves to
+/// servers).
+pub const SERVER_BUSY: ErrorCode = ErrorCode(-32000);
+
+/// The message of a poisoned engine mutex.
+const UNUSABLE: &str = "the engine is unusable after an earlier failure";
 
 /// A URL to import, checked for its scheme here (the host's `fetch` checks
 /// the addresses it resolves to).
@@ -77,27 +118,165 @@ fn url_input(url: &str) -> Result<wit_harvest::Input, McpError> {
     Ok(wit_harvest::Input::Url(url.trim().to_string()))
 }
 
-/// The files a tool may import from `path`: an existing file or folder whose
-/// path has no hidden component (`~/.ssh`, `.env`, `.git`, …: an agent
-/// asked to "import" a secret must not be able to put it in memory), read
-/// through the CLI's size caps.
-fn path_inputs(path: &str) -> Result<Vec<wit_harvest::Input>, McpError> {
-    let path = path.trim();
-    if path.is_empty() {
-        return Err(invalid("path is empty"));
+/// What an import call hands the engine: an input ready now (inline data,
+/// a URL), or a path to resolve and read on the blocking thread.
+enum Pending {
+    /// Inline data or a URL.
+    Ready(wit_harvest::Input),
+    /// A file or folder an agent named, and the roots it must lie under.
+    Path {
+        /// The path as given.
+        path: String,
+        /// The candidate roots (canonicalized on the blocking thread).
+        roots: Vec<PathBuf>,
+    },
+}
+
+/// The roots an agent's paths may lie under: the client's (asked with
+/// `roots/list`, cached until `notifications/roots/list_changed`) and the
+/// configured ones.
+struct ImportAccess {
+    /// `[mcp] import_roots`.
+    configured: Vec<PathBuf>,
+    /// The `config.toml` refusals point to.
+    config_path: PathBuf,
+    /// The client's roots as last listed, with the [`ImportAccess::generation`]
+    /// they were asked in; `None` until asked.
+    client: tokio::sync::Mutex<Option<(u64, Vec<PathBuf>)>>,
+    /// Bumped by every `notifications/roots/list_changed`: a cached list of
+    /// an older generation is asked for again.
+    generation: AtomicU64,
+}
+
+/// The client's roots (`roots/list`) as paths; `None` when the client did
+/// not answer in [`ROOTS_TIMEOUT`] or answered with an error.
+///
+/// Roots are part of MCP 2025-11-25, which this server speaks; a later
+/// revision deprecates them (SEP-2577) in favour of server configuration,
+/// which `[mcp] import_roots` already is.
+#[allow(deprecated)]
+async fn list_client_roots(peer: &Peer<RoleServer>) -> Option<Vec<PathBuf>> {
+    match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
+        Ok(Ok(listed)) => Some(
+            listed
+                .roots
+                .iter()
+                .filter_map(|root| crate::file_access::file_uri_path(&root.uri))
+                .collect(),
+        ),
+        Ok(Err(error)) => {
+            tracing::warn!("roots/list failed: {error}");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("the client did not answer roots/list in time");
+            None
+        }
     }
-    let canonical =
-        std::fs::canonicalize(path).map_err(|error| invalid(format!("{path}: {error}")))?;
-    let hidden = canonical
-        .components()
-        .any(|component| component.as_os_str().to_string_lossy().starts_with('.'));
-    if hidden {
-        return Err(invalid(format!(
-            "{path}: hidden files and folders (a path component starting with '.') are not imported"
-        )));
+}
+
+/// The engine behind its mutex, locked for one call at a time (an import
+/// job's steps let other calls in between).
+struct Locked<'a>(&'a Mutex<EngineRuntime>);
+
+/// Why a locked turn failed.
+enum TurnError {
+    /// The engine failed or refused.
+    Engine(EngineError),
+    /// The mutex is poisoned.
+    Unusable,
+}
+
+impl From<EngineError> for TurnError {
+    fn from(error: EngineError) -> Self {
+        TurnError::Engine(error)
     }
-    let name = canonical.display().to_string();
-    crate::harvest_cli::collect_inputs(&[name]).map_err(|error| invalid(error.to_string()))
+}
+
+impl From<TurnError> for McpError {
+    fn from(error: TurnError) -> Self {
+        match error {
+            TurnError::Engine(error) => engine_error(error),
+            TurnError::Unusable => internal(UNUSABLE),
+        }
+    }
+}
+
+impl EngineTurns for Locked<'_> {
+    type Error = TurnError;
+    fn turn<T>(
+        &mut self,
+        work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
+    ) -> Result<T, TurnError> {
+        let mut engine = self.0.lock().map_err(|_| TurnError::Unusable)?;
+        Ok(work(&mut engine)?)
+    }
+}
+
+/// Run one import call on the blocking thread: the inline input or URL as
+/// one job; a path's files read one at a time (capped per file and per
+/// call), each its own job, the reports merged. A file the engine cannot
+/// parse is reported in its source's `error` when the path named a folder;
+/// a single file's failure is the call's.
+fn import_blocking(
+    engine: &Mutex<EngineRuntime>,
+    pending: Pending,
+    options: &wit_harvest::ImportOptions,
+    config_path: &std::path::Path,
+) -> Result<wit_harvest::ImportReport, McpError> {
+    let progress = crate::progress::Progress::hidden();
+    let mut locked = Locked(engine);
+    let (path, roots) = match pending {
+        Pending::Ready(input) => {
+            return Ok(crate::harvest_cli::run_job(
+                &mut locked,
+                &[input],
+                options,
+                &progress,
+            )?);
+        }
+        Pending::Path { path, roots } => (path, AllowedRoots::new(roots, config_path)),
+    };
+    let refused = |error: FileAccessError| invalid(error.to_string());
+    let files = roots.resolve(&path, MAX_FOLDER_FILES).map_err(refused)?;
+    let single = files.len() == 1;
+    let mut report = crate::harvest_cli::empty_report(options);
+    let mut total: u64 = 0;
+    for file in files {
+        let left = MAX_CALL_BYTES.saturating_sub(total);
+        let bytes = match roots.read(&file, MAX_FILE_BYTES.min(left)) {
+            Err(FileAccessError::TooLarge { .. }) if left < MAX_FILE_BYTES => {
+                return Err(invalid(format!(
+                    "{path}: its files hold more than the {MAX_CALL_BYTES} bytes one call reads; import its subfolders one by one"
+                )));
+            }
+            other => other.map_err(refused)?,
+        };
+        total = total.saturating_add(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
+        let name = file.display().to_string();
+        let input = wit_harvest::Input::Document(wit_harvest::Document {
+            name: name.clone(),
+            bytes,
+        });
+        match crate::harvest_cli::run_job(&mut locked, &[input], options, &progress) {
+            Ok(more) => crate::harvest_cli::merge_report(&mut report, more),
+            Err(TurnError::Engine(EngineError::Harvest(HarvestError(
+                error @ (wit_harvest::Error::Unrecognised(_)
+                | wit_harvest::Error::Malformed(_)
+                | wit_harvest::Error::TooLarge(_)),
+            )))) if !single => report.sources.push(wit_harvest::SourceReport {
+                name,
+                format: None,
+                items: 0,
+                known: 0,
+                unchanged: false,
+                error: Some(error),
+                notes: Vec::new(),
+            }),
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(report)
 }
 
 /// The MCP server over one engine (and so one data directory).
@@ -105,6 +284,9 @@ fn path_inputs(path: &str) -> Result<Vec<wit_harvest::Input>, McpError> {
 pub struct MemoryServer {
     engine: Arc<Mutex<EngineRuntime>>,
     tool_router: ToolRouter<Self>,
+    access: Arc<ImportAccess>,
+    in_flight: Arc<tokio::sync::Semaphore>,
+    max_in_flight: usize,
 }
 
 fn invalid(message: impl Into<String>) -> McpError {
@@ -237,6 +419,109 @@ fn identity_json(identity: Option<&Identity>) -> Json {
     })
 }
 
+/// An injection category's WIT name.
+fn injection_category_name(category: InjectionCategory) -> &'static str {
+    match category {
+        InjectionCategory::RoleOverride => "role-override",
+        InjectionCategory::PromptExtraction => "prompt-extraction",
+        InjectionCategory::InstructionInjection => "instruction-injection",
+    }
+}
+
+/// The names of the categories the injection scan found.
+fn flag_names(report: &InjectionReport) -> Vec<&'static str> {
+    report
+        .flags
+        .iter()
+        .map(|flag| injection_category_name(*flag))
+        .collect()
+}
+
+/// The injection scan's verdict as JSON.
+fn scan_json(report: &InjectionReport) -> Json {
+    json!({
+        "safe": report.safe,
+        "flags": flag_names(report),
+        "score": report.score,
+        "matched": report.matched,
+    })
+}
+
+/// Why `text` is withheld from a model, when the engine's injection scan
+/// (the one recall runs, `logic.scan-for-injection`, as tool output) flags
+/// it; `None` when it is safe.
+fn withheld_reason(engine: &mut EngineRuntime, text: &str) -> Result<Option<String>, McpError> {
+    let report = engine
+        .scan_for_injection(text, ScanContext::ToolOutput)
+        .map_err(engine_error)?;
+    if report.safe {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the injection scan found {} (score {:.2}; patterns: {}); the text is withheld",
+        flag_names(&report).join(", "),
+        report.score,
+        report.matched.join(", ")
+    )))
+}
+
+/// `value` (a JSON object) with `field` set to null and a `withheld`
+/// reason when the scan flags `text`; as it is otherwise.
+fn guarded(
+    engine: &mut EngineRuntime,
+    mut value: Json,
+    field: &str,
+    text: &str,
+) -> Result<Json, McpError> {
+    if let Some(why) = withheld_reason(engine, text)?
+        && let Some(object) = value.as_object_mut()
+    {
+        object.insert(field.to_string(), Json::Null);
+        object.insert("withheld".to_string(), json!(why));
+    }
+    Ok(value)
+}
+
+/// An awareness item as a model may see it (scanned).
+fn awareness_view(engine: &mut EngineRuntime, item: &AwarenessItem) -> Result<Json, McpError> {
+    let text = format!("{}\n{}", item.content, item.metadata);
+    let mut value = guarded(engine, awareness_json(item), "content", &text)?;
+    if let Some(object) = value.as_object_mut()
+        && object.contains_key("withheld")
+    {
+        object.insert("metadata".to_string(), Json::Null);
+    }
+    Ok(value)
+}
+
+/// A frame as a model may see it (scanned).
+fn frame_view(engine: &mut EngineRuntime, frame: &wit_types::Frame) -> Result<Json, McpError> {
+    guarded(engine, frame_json(frame), "content", &frame.content)
+}
+
+/// `{"identity": …}` as a model may see it: the whole identity is withheld
+/// (null, with the reason) when the scan flags any of its fields.
+fn identity_view(
+    engine: &mut EngineRuntime,
+    identity: Option<&Identity>,
+) -> Result<Json, McpError> {
+    let Some(identity) = identity else {
+        return Ok(json!({ "identity": Json::Null }));
+    };
+    let text = [
+        identity.name.as_str(),
+        &identity.role,
+        &identity.personality,
+        &identity.capabilities,
+        &identity.system_prompt,
+    ]
+    .join("\n");
+    Ok(match withheld_reason(engine, &text)? {
+        None => json!({ "identity": identity_json(Some(identity)) }),
+        Some(why) => json!({ "identity": Json::Null, "withheld": why }),
+    })
+}
+
 /// An entity as the tools show it.
 fn entity_json(entity: &wit_memory::KnownEntity) -> Json {
     json!({
@@ -249,6 +534,24 @@ fn entity_json(entity: &wit_memory::KnownEntity) -> Json {
 
 fn json_result(value: Json) -> CallToolResult {
     CallToolResult::structured(value)
+}
+
+/// The personal identity as a model may see it (see [`identity_view`]).
+fn personal_identity(engine: &mut EngineRuntime) -> Result<Json, McpError> {
+    let identity = engine
+        .admin()
+        .get_identity(&Mind::Personal)
+        .map_err(engine_error)?;
+    identity_view(engine, identity.as_ref())
+}
+
+/// A mind's live awareness items as a model may see them.
+fn awareness_views(engine: &mut EngineRuntime, mind: &Mind) -> Result<Vec<Json>, McpError> {
+    let items = engine.admin().list_awareness(mind).map_err(engine_error)?;
+    items
+        .iter()
+        .map(|item| awareness_view(engine, item))
+        .collect()
 }
 
 /// The workspace ids that have a mind, sorted.
@@ -269,10 +572,69 @@ impl MemoryServer {
     /// A server over an engine opened on a data directory (the minds are
     /// reached through the engine alone).
     pub fn new(engine: EngineRuntime) -> Self {
+        MemoryServer::with_config(engine, config::McpConfig::default())
+    }
+
+    /// A server with the `[mcp]` configuration (import roots, requests in
+    /// flight).
+    pub fn with_config(engine: EngineRuntime, config: config::McpConfig) -> Self {
+        let max_in_flight = config.max_in_flight.max(1);
         MemoryServer {
             engine: Arc::new(Mutex::new(engine)),
             tool_router: Self::tool_router(),
+            access: Arc::new(ImportAccess {
+                configured: config.import_roots,
+                config_path: config.path,
+                client: tokio::sync::Mutex::new(None),
+                generation: AtomicU64::new(0),
+            }),
+            in_flight: Arc::new(tokio::sync::Semaphore::new(max_in_flight)),
+            max_in_flight,
         }
+    }
+
+    /// A permit to handle one request, or the busy error when
+    /// `max_in_flight` are already being handled.
+    fn admit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, McpError> {
+        Arc::clone(&self.in_flight)
+            .try_acquire_owned()
+            .map_err(|_| {
+                McpError::new(
+                    SERVER_BUSY,
+                    format!(
+                        "server busy: {} requests are already being handled (the limit, `[mcp] max_in_flight`); retry when one has been answered",
+                        self.max_in_flight
+                    ),
+                    None,
+                )
+            })
+    }
+
+    /// The candidate roots for an agent's path: the configured ones and,
+    /// when the client declares the `roots` capability, its roots (asked
+    /// with `roots/list` once, and again after each change notice).
+    async fn root_candidates(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {
+        let mut roots = self.access.configured.clone();
+        let declares = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !declares {
+            return roots;
+        }
+        let mut cached = self.access.client.lock().await;
+        let generation = self.access.generation.load(Ordering::SeqCst);
+        match cached.as_ref() {
+            Some((asked_in, paths)) if *asked_in == generation => {
+                roots.extend(paths.iter().cloned());
+            }
+            _ => {
+                if let Some(paths) = list_client_roots(peer).await {
+                    roots.extend(paths.iter().cloned());
+                    *cached = Some((generation, paths));
+                }
+            }
+        }
+        roots
     }
 
     /// Run `work` with the engine on a blocking thread.
@@ -283,9 +645,7 @@ impl MemoryServer {
     {
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
-            let mut engine = engine
-                .lock()
-                .map_err(|_| internal("the engine is unusable after an earlier failure"))?;
+            let mut engine = engine.lock().map_err(|_| internal(UNUSABLE))?;
             work(&mut engine)
         })
         .await
@@ -315,29 +675,40 @@ impl MemoryServer {
         }
     }
 
-    /// Run an import job to the end; its report as the tool's result.
+    /// Run an import to the end on a blocking thread (the engine locked one
+    /// step at a time); its report as the tool's result.
     async fn harvest(
         &self,
-        inputs: Vec<wit_harvest::Input>,
+        pending: Pending,
         options: wit_harvest::ImportOptions,
     ) -> Result<CallToolResult, McpError> {
         let name = mind_name(&options.mind);
-        let report = self
-            .with_engine(move |engine| {
-                crate::harvest_cli::run_job(
-                    engine,
-                    &inputs,
-                    &options,
-                    &crate::progress::Progress::hidden(),
-                )
-                .map_err(engine_error)
-            })
-            .await?;
+        let engine = Arc::clone(&self.engine);
+        let access = Arc::clone(&self.access);
+        let report = tokio::task::spawn_blocking(move || {
+            import_blocking(&engine, pending, &options, &access.config_path)
+        })
+        .await
+        .map_err(|error| internal(format!("the tool's worker failed: {error}")))??;
         let mut value = crate::harvest_cli::report_json(&report);
         if let Some(object) = value.as_object_mut() {
             object.insert("mind".to_string(), json!(name));
         }
         Ok(json_result(value))
+    }
+
+    /// An import of the path an agent named, checked on the blocking
+    /// thread against the roots of this moment.
+    async fn path_import(
+        &self,
+        path: String,
+        peer: &Peer<RoleServer>,
+    ) -> Result<Pending, McpError> {
+        if path.trim().is_empty() {
+            return Err(invalid("path is empty"));
+        }
+        let roots = self.root_candidates(peer).await;
+        Ok(Pending::Path { path, roots })
     }
 
     /// The mind a tool acts on (see the module docs).
@@ -367,7 +738,7 @@ impl MemoryServer {
 impl MemoryServer {
     /// Save one memory.
     #[tool(
-        description = "Save a memory: chunked, embedded and stored in the personal mind, or in a workspace's mind when `workspace` is given. Deduplicated by content."
+        description = "Save a memory: chunked, embedded and stored in the personal mind, or in a workspace's mind when `workspace` is given. Deduplicated by content. The text is stored as given; `injection_scan` in the result says what the prompt-injection scan found in it (recall withholds flagged text)."
     )]
     async fn save_memory(
         &self,
@@ -375,12 +746,6 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         if args.content.trim().is_empty() {
             return Err(invalid("content is empty: there is nothing to remember"));
-        }
-        if args.content.len() > MAX_CONTENT_BYTES {
-            return Err(invalid(format!(
-                "content is too large ({} bytes; the limit is {MAX_CONTENT_BYTES}): split it, or import it with harvest",
-                args.content.len()
-            )));
         }
         let importance = match &args.importance {
             Some(name) => Some(importance_in(name).map_err(invalid)?),
@@ -400,10 +765,20 @@ impl MemoryServer {
             mind,
             created_at: args.created_at,
         };
-        let saved = self
-            .with_engine(move |engine| engine.save_memory(&input).map_err(engine_error))
+        let (saved, scan) = self
+            .with_engine(move |engine| {
+                let saved = engine.save_memory(&input).map_err(engine_error)?;
+                let scan = engine
+                    .scan_for_injection(&input.content, ScanContext::ToolOutput)
+                    .map_err(engine_error)?;
+                Ok((saved, scan))
+            })
             .await?;
-        Ok(json_result(saved_json(&saved)))
+        let mut value = saved_json(&saved);
+        if let Some(object) = value.as_object_mut() {
+            object.insert("injection_scan".to_string(), scan_json(&scan));
+        }
+        Ok(json_result(value))
     }
 
     /// Recall the memories relevant to a query.
@@ -570,17 +945,8 @@ impl MemoryServer {
         description = "The agent's identity (name, role, personality, capabilities, standing instructions)."
     )]
     async fn get_identity(&self) -> Result<CallToolResult, McpError> {
-        let identity = self
-            .with_engine(|engine| {
-                engine
-                    .admin()
-                    .get_identity(&Mind::Personal)
-                    .map_err(engine_error)
-            })
-            .await?;
-        Ok(json_result(
-            json!({ "identity": identity_json(identity.as_ref()) }),
-        ))
+        let view = self.with_engine(personal_identity).await?;
+        Ok(json_result(view))
     }
 
     /// Set who the agent is.
@@ -589,7 +955,7 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SetIdentityArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let identity = self
+        let view = self
             .with_engine(move |engine| {
                 let mut admin = engine.admin();
                 let mut identity = admin
@@ -617,14 +983,13 @@ impl MemoryServer {
                 }
                 // Set anew by the engine.
                 identity.updated_at = String::new();
-                admin
+                let identity = admin
                     .set_identity(&Mind::Personal, &identity)
-                    .map_err(engine_error)
+                    .map_err(engine_error)?;
+                identity_view(engine, Some(&identity))
             })
             .await?;
-        Ok(json_result(
-            json!({ "identity": identity_json(Some(&identity)) }),
-        ))
+        Ok(json_result(view))
     }
 
     /// What the agent is working on.
@@ -637,9 +1002,8 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         let mind = self.target_mind(None, args.workspace.as_deref()).await?;
         let items = self
-            .with_engine(move |engine| engine.admin().list_awareness(&mind).map_err(engine_error))
+            .with_engine(move |engine| awareness_views(engine, &mind))
             .await?;
-        let items: Vec<Json> = items.iter().map(awareness_json).collect();
         Ok(json_result(json!({ "items": items })))
     }
 
@@ -657,9 +1021,9 @@ impl MemoryServer {
             .await?;
         let priority = args.priority.unwrap_or(0);
         let evict = args.evict.unwrap_or(false);
-        let added = self
+        let shown = self
             .with_engine(move |engine| {
-                engine
+                let added = engine
                     .admin()
                     .add_awareness(
                         &mind,
@@ -669,13 +1033,18 @@ impl MemoryServer {
                         args.expires_at.as_deref(),
                         evict,
                     )
-                    .map_err(engine_error)
+                    .map_err(engine_error)?;
+                let evicted = match &added.evicted {
+                    Some(item) => Some(awareness_view(engine, item)?),
+                    None => None,
+                };
+                Ok(json!({
+                    "added": awareness_view(engine, &added.item)?,
+                    "evicted": evicted,
+                }))
             })
             .await?;
-        Ok(json_result(json!({
-            "added": awareness_json(&added.item),
-            "evicted": added.evicted.as_ref().map(awareness_json),
-        })))
+        Ok(json_result(shown))
     }
 
     /// Remove awareness items.
@@ -744,11 +1113,12 @@ impl MemoryServer {
 
     /// Import a history or a document.
     #[tool(
-        description = "Import a history into memory: a ChatGPT, Claude, Gemini, Perplexity or Claude Code export (JSON, JSONL or the export zip), Markdown, plain text, PDF, a web page, or universal JSON messages. Give exactly one of path (a file or folder on this machine), data (the content itself) or url. The format is detected by content (override with source). Every message becomes a raw-turn memory; facts, events and profiles are distilled (by the configured language model, else heuristically); hostile items are dropped; importing the same export again writes nothing. Returns the import's report."
+        description = "Import a history into memory: a ChatGPT, Claude, Gemini, Perplexity or Claude Code export (JSON, JSONL or the export zip), Markdown, plain text, PDF, a web page, or universal JSON messages. Give exactly one of path (a file or folder under the folders the user allowed: the client's roots or `[mcp] import_roots`), data (the content itself) or url. The format is detected by content (override with source). Every message becomes a raw-turn memory; facts, events and profiles are distilled (by the configured language model, else heuristically); hostile items are dropped; importing the same export again writes nothing. Returns the import's report."
     )]
     async fn harvest_import(
         &self,
         Parameters(args): Parameters<HarvestImportArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let given = [args.path.is_some(), args.data.is_some(), args.url.is_some()]
             .iter()
@@ -767,21 +1137,16 @@ impl MemoryServer {
                 ))
             })?),
         };
-        let inputs = if let Some(url) = args.url {
-            vec![url_input(&url)?]
+        let pending = if let Some(url) = args.url {
+            Pending::Ready(url_input(&url)?)
         } else if let Some(data) = args.data {
-            if data.len() > MAX_INLINE_IMPORT_BYTES {
-                return Err(invalid(format!(
-                    "data is too large ({} bytes; the limit is {MAX_INLINE_IMPORT_BYTES}): pass a path instead",
-                    data.len()
-                )));
-            }
-            vec![wit_harvest::Input::Document(wit_harvest::Document {
+            Pending::Ready(wit_harvest::Input::Document(wit_harvest::Document {
                 name: "data".to_string(),
                 bytes: data.into_bytes(),
-            })]
+            }))
         } else {
-            path_inputs(args.path.as_deref().unwrap_or_default())?
+            self.path_import(args.path.unwrap_or_default(), &context.peer)
+                .await?
         };
         let mind = self.target_mind(None, args.workspace.as_deref()).await?;
         let options = wit_harvest::ImportOptions {
@@ -794,7 +1159,7 @@ impl MemoryServer {
             },
             dry_run: args.dry_run.unwrap_or(false),
         };
-        self.harvest(inputs, options).await
+        self.harvest(pending, options).await
     }
 
     /// The sources imported before.
@@ -819,20 +1184,21 @@ impl MemoryServer {
 
     /// Ingest one document by URL or path.
     #[tool(
-        description = "Ingest one source into memory: an http(s) URL (fetched by the host: private, loopback and link-local addresses are refused, with a timeout and a size cap) or a path to a file on this machine (hidden paths such as ~/.ssh are refused). Detected by content, parsed, scanned for prompt injection, distilled and stored like harvest_import."
+        description = "Ingest one source into memory: an http(s) URL (fetched by the host: private, loopback and link-local addresses are refused, with a timeout and a size cap) or a path to a file under the folders the user allowed (the client's roots or `[mcp] import_roots`; hidden files and /proc, /sys, /dev, /run are refused). Detected by content, parsed, scanned for prompt injection, distilled and stored like harvest_import."
     )]
     async fn ingest_source(
         &self,
         Parameters(args): Parameters<IngestSourceArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let source = args.source.trim();
         if source.is_empty() {
             return Err(invalid("source is empty: give a URL or a path"));
         }
-        let inputs = if crate::harvest_cli::is_url(source) {
-            vec![url_input(source)?]
+        let pending = if crate::harvest_cli::is_url(source) {
+            Pending::Ready(url_input(source)?)
         } else {
-            path_inputs(source)?
+            self.path_import(source.to_string(), &context.peer).await?
         };
         let mind = self.target_mind(None, args.workspace.as_deref()).await?;
         let options = wit_harvest::ImportOptions {
@@ -841,7 +1207,7 @@ impl MemoryServer {
             distillation: wit_harvest::Distillation::Auto,
             dry_run: false,
         };
-        self.harvest(inputs, options).await
+        self.harvest(pending, options).await
     }
 
     /// Find (and retire) dead-weight frames.
@@ -858,22 +1224,26 @@ impl MemoryServer {
             mind,
             apply: args.apply,
         };
-        let report = self
-            .with_engine(move |engine| engine.cleanup_frames(&options).map_err(engine_error))
-            .await?;
-        let candidates: Vec<Json> = report
-            .candidates
-            .iter()
-            .map(|candidate| {
-                json!({
-                    "id": candidate.frame.id,
-                    "reason": cleanup_reason_name(candidate.reason),
-                    "kept": candidate.kept,
-                    "similarity": candidate.similarity,
-                    "content": candidate.content,
-                })
+        let (report, candidates) = self
+            .with_engine(move |engine| {
+                let report = engine.cleanup_frames(&options).map_err(engine_error)?;
+                let candidates = report
+                    .candidates
+                    .iter()
+                    .map(|candidate| {
+                        let value = json!({
+                            "id": candidate.frame.id,
+                            "reason": cleanup_reason_name(candidate.reason),
+                            "kept": candidate.kept,
+                            "similarity": candidate.similarity,
+                            "content": candidate.content,
+                        });
+                        guarded(engine, value, "content", &candidate.content)
+                    })
+                    .collect::<Result<Vec<Json>, McpError>>()?;
+                Ok((report, candidates))
             })
-            .collect();
+            .await?;
         Ok(json_result(json!({
             "mind": name,
             "scanned": report.scanned,
@@ -926,39 +1296,26 @@ impl MemoryServer {
     /// The JSON of one resource.
     async fn resource(&self, uri: &str) -> Result<Json, McpError> {
         match uri {
-            "hive-mind://identity" => {
-                let identity = self
-                    .with_engine(|engine| {
-                        engine
-                            .admin()
-                            .get_identity(&Mind::Personal)
-                            .map_err(engine_error)
-                    })
-                    .await?;
-                Ok(json!({ "identity": identity_json(identity.as_ref()) }))
-            }
+            "hive-mind://identity" => self.with_engine(personal_identity).await,
             "hive-mind://awareness" => {
                 let items = self
-                    .with_engine(|engine| {
-                        engine
-                            .admin()
-                            .list_awareness(&Mind::Personal)
-                            .map_err(engine_error)
-                    })
+                    .with_engine(|engine| awareness_views(engine, &Mind::Personal))
                     .await?;
-                let items: Vec<Json> = items.iter().map(awareness_json).collect();
                 Ok(json!({ "items": items }))
             }
             "hive-mind://memories/recent" => {
                 let frames = self
                     .with_engine(|engine| {
-                        engine
+                        let frames = engine
                             .admin()
                             .recent_frames(&Mind::Personal, RECENT_MEMORIES)
-                            .map_err(engine_error)
+                            .map_err(engine_error)?;
+                        frames
+                            .iter()
+                            .map(|frame| frame_view(engine, frame))
+                            .collect::<Result<Vec<Json>, McpError>>()
                     })
                     .await?;
-                let frames: Vec<Json> = frames.iter().map(frame_json).collect();
                 Ok(json!({ "memories": frames }))
             }
             other => Err(McpError::resource_not_found(
@@ -985,7 +1342,16 @@ impl ServerHandler for MemoryServer {
         request: rmcp::model::CallToolRequestParams,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, McpError> {
+        let _permit = self.admit()?;
         let known = self.tool_router.has_route(&request.name);
+        if known
+            && let Some(arguments) = &request.arguments
+            && let Err(too_large) = crate::limits::check_json(arguments)
+        {
+            return Ok(
+                CallToolResult::error(vec![ContentBlock::text(too_large.to_string())]).into(),
+            );
+        }
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         match self.tool_router.call(call).await {
             Err(error) if known && error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
@@ -1016,10 +1382,32 @@ impl ServerHandler for MemoryServer {
         request: rmcp::model::ReadResourceRequestParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, McpError> {
+        let _permit = self.admit()?;
         let value = self.resource(&request.uri).await?;
         let contents = rmcp::model::ResourceContents::text(value.to_string(), request.uri)
             .with_mime_type("application/json");
         Ok(rmcp::model::ReadResourceResult::new(vec![contents]).into())
+    }
+
+    /// The client's roots changed: what was cached is stale at once (a path
+    /// checked from now on asks again), and the new list is asked for now,
+    /// off the notification's task.
+    async fn on_roots_list_changed(
+        &self,
+        context: rmcp::service::NotificationContext<rmcp::RoleServer>,
+    ) {
+        let generation = self.access.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let access = Arc::clone(&self.access);
+        tokio::spawn(async move {
+            let mut cached = access.client.lock().await;
+            if access.generation.load(Ordering::SeqCst) != generation {
+                // Changed again meanwhile: the later notice asks.
+                return;
+            }
+            if let Some(paths) = list_client_roots(&context.peer).await {
+                *cached = Some((generation, paths));
+            }
+        });
     }
 
     fn get_info(&self) -> ServerConfig {

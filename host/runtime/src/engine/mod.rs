@@ -55,6 +55,7 @@ pub mod bindings {
 
 pub use bindings::exports::hive::mind::admin as wit_admin;
 pub use bindings::exports::hive::mind::harvest as wit_harvest;
+pub use bindings::exports::hive::mind::logic as wit_logic;
 pub use bindings::exports::hive::mind::memory as wit_memory;
 pub use bindings::hive::mind::types as wit_types;
 
@@ -451,6 +452,21 @@ impl EngineRuntime {
             .call_remember_exchange(&mut self.store, user, assistant, options)
             .map_err(Self::trapped("remember-exchange"))?;
         Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `logic.scan-for-injection`: the engine's prompt-injection scan of a
+    /// text, for surfaces that hand stored text to a model outside recall
+    /// (which scans its own block).
+    pub fn scan_for_injection(
+        &mut self,
+        text: &str,
+        context: wit_logic::ScanContext,
+    ) -> Result<wit_logic::InjectionReport, EngineError> {
+        Ok(self
+            .bindings
+            .hive_mind_logic()
+            .call_scan_for_injection(&mut self.store, text, context)
+            .map_err(Self::trapped("scan-for-injection"))?)
     }
 
     /// The `admin` exports, for the CLI's and MCP's operator surfaces.
