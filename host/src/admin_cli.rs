@@ -27,17 +27,11 @@ use hive_mind_runtime::engine::{EngineError, EngineRuntime, OpenError};
 /// Frames re-embedded per `admin.reindex-step` call.
 const REINDEX_BATCH: u32 = 64;
 
-/// The environment variable naming the data directory.
-pub const HOME_ENV: &str = "HIVE_MIND_HOME";
-
-/// The data directory: `HIVE_MIND_HOME` if set, else `~/.hive-mind`.
+/// The data directory: `HIVE_MIND_HOME` if set, else `~/.hive-mind` (the
+/// one resolution, [`hive_mind_models::config::hive_mind_home`], so the
+/// minds and `config.toml` are always looked for in the same place).
 pub fn default_data_dir() -> PathBuf {
-    match std::env::var_os(HOME_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => dirs::home_dir()
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join(".hive-mind"),
-    }
+    hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
 }
 
 /// What an administration command can fail with.

@@ -103,9 +103,10 @@ pub fn remember_exchange(
     let link_related = embedder::info().is_ok_and(|info| info.meaningful);
 
     let mut saved = Vec::with_capacity(frames.len());
-    for (new_frame, planned) in frames.iter().zip(&plan.frames) {
+    for (new_frame, planned) in frames.into_iter().zip(&plan.frames) {
+        let mind = &wit_mind(&planned.mind);
+        let embedding = link_related.then(|| new_frame.embedding.clone());
         let stored = store::save_frame(new_frame).map_err(store_error)?;
-        let mind = &new_frame.mind;
         let frame_id = stored.frame.ref_.id;
         // Entities, by (canonical name, type) → id in this mind.
         let mut ids: BTreeMap<(String, &'static str), u64> = BTreeMap::new();
@@ -140,8 +141,8 @@ pub fn remember_exchange(
                 .map_err(store_error)?;
             }
         }
-        if !stored.duplicate && link_related {
-            link_related_frames(&stored.frame.ref_, &new_frame.embedding)?;
+        if let Some(embedding) = embedding.filter(|_| !stored.duplicate) {
+            link_related_frames(&stored.frame.ref_, &embedding)?;
         }
         saved.push(SavedMemory {
             frame: stored.frame,

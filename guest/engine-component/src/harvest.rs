@@ -678,10 +678,7 @@ impl State {
         for ((pending, mut plan), (count, calls)) in
             work.iter().zip(plans).zip(counts.into_iter().zip(calls))
         {
-            let mut native = Vec::with_capacity(count);
-            for frame in frames.by_ref().take(count) {
-                native.push(store::new_frame_in(&frame).map_err(storage)?);
-            }
+            let native: Vec<_> = frames.by_ref().take(count).collect();
             let commit = ItemCommit {
                 source_id: self.source_id(pending.source)?,
                 format: pending.item.source.name().to_string(),

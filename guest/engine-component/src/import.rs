@@ -102,7 +102,7 @@ pub fn import_conversations(
             draft.gop_id = Some(session.gop_id.clone());
         }
         let frames = embed_drafts(drafts)?;
-        for saved in store::save_frames(&mind, &frames).map_err(store_error)? {
+        for saved in store::save_frames(&mind, frames).map_err(store_error)? {
             if saved.duplicate {
                 report.duplicates += 1;
             } else {

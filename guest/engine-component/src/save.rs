@@ -59,8 +59,8 @@ pub struct Draft {
     pub context: String,
 }
 
-/// Embed drafts (the frame's text and every chunk, in batches) into frames
-/// the store can write.
+/// Embed drafts (the frame's text and every chunk, in batches) into the
+/// store's frames to write ([`store::NewFrame`], the one frame-to-be type).
 pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
     let plans = drafts
         .iter()
@@ -101,11 +101,11 @@ pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
             })
             .collect();
         frames.push(store::NewFrame {
-            mind: draft.mind,
+            mind: store::mind_in(&draft.mind).map_err(store_error)?,
             gop_id: draft.gop_id,
             content: draft.content,
-            importance: draft.importance,
-            source: draft.source,
+            importance: store::importance_in(draft.importance),
+            source: store::source_in(draft.source),
             created_at: draft.created_at,
             metadata: draft.metadata,
             context: draft.context,
@@ -155,7 +155,7 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
     let frame = embed_drafts(vec![draft(input)?])?
         .pop()
         .ok_or_else(|| Error::Embedder("no frame was embedded".to_string()))?;
-    Ok(saved(store::save_frame(&frame).map_err(store_error)?))
+    Ok(saved(store::save_frame(frame).map_err(store_error)?))
 }
 
 /// Save many memories: one store transaction per mind, results in input
@@ -178,19 +178,17 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
     // Group by mind, keeping each frame's input position.
     let mut groups: Vec<(Mind, Vec<(usize, store::NewFrame)>)> = Vec::new();
     for (index, frame) in frames.into_iter().enumerate() {
-        match groups
-            .iter_mut()
-            .find(|(mind, _)| same_mind(mind, &frame.mind))
-        {
+        let mind = store::mind_out(&frame.mind);
+        match groups.iter_mut().find(|(group, _)| same_mind(group, &mind)) {
             Some((_, members)) => members.push((index, frame)),
-            None => groups.push((frame.mind.clone(), vec![(index, frame)])),
+            None => groups.push((mind, vec![(index, frame)])),
         }
     }
     let mut results: Vec<Option<SavedMemory>> = Vec::new();
     results.resize_with(groups.iter().map(|(_, m)| m.len()).sum(), || None);
     for (mind, members) in groups {
         let (positions, frames): (Vec<usize>, Vec<store::NewFrame>) = members.into_iter().unzip();
-        let stored = store::save_frames(&mind, &frames).map_err(store_error)?;
+        let stored = store::save_frames(&mind, frames).map_err(store_error)?;
         for (position, frame) in positions.into_iter().zip(stored) {
             if let Some(slot) = results.get_mut(position) {
                 *slot = Some(saved(frame));

@@ -24,6 +24,7 @@ use std::cell::RefCell;
 pub use hive_mind_store::StoreError;
 use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 use hive_mind_store::{self as native, Minds, StoreConfig};
+pub use hive_mind_store::{ChunkVector, NewFrame};
 
 use crate::hive::mind::sqlite;
 use crate::hive::mind::types::{Frame, FrameRef, FrameType, Importance, Mind, Source};
@@ -173,42 +174,6 @@ pub fn write<T>(
 }
 
 // ---- records the pipelines build and read ----------------------------------
-
-/// A chunk of a frame with its embedding.
-#[derive(Debug, Clone)]
-pub struct ChunkVector {
-    /// Start offset (UTF-8 bytes).
-    pub char_start: u32,
-    /// End offset (exclusive).
-    pub char_end: u32,
-    /// Its embedding.
-    pub embedding: Vec<f32>,
-}
-
-/// A frame to write.
-#[derive(Debug, Clone)]
-pub struct NewFrame {
-    /// The mind to write it to.
-    pub mind: Mind,
-    /// The session; none uses the mind's active one.
-    pub gop_id: Option<String>,
-    /// The text.
-    pub content: String,
-    /// How much it matters.
-    pub importance: Importance,
-    /// Where it came from.
-    pub source: Source,
-    /// Event time; none means now.
-    pub created_at: Option<String>,
-    /// A JSON object.
-    pub metadata: Option<String>,
-    /// Searched with it, never shown (a raw turn's reply context).
-    pub context: String,
-    /// The embedding of its text.
-    pub embedding: Vec<f32>,
-    /// Its chunks' embeddings.
-    pub chunks: Vec<ChunkVector>,
-}
 
 /// A write's outcome.
 #[derive(Debug, Clone)]
@@ -402,29 +367,6 @@ fn saved_out(saved: &native::SavedFrame) -> SavedFrame {
     }
 }
 
-pub fn new_frame_in(frame: &NewFrame) -> Result<native::NewFrame> {
-    Ok(native::NewFrame {
-        mind: mind_in(&frame.mind)?,
-        gop_id: frame.gop_id.clone(),
-        content: frame.content.clone(),
-        importance: importance_in(frame.importance),
-        source: source_in(frame.source),
-        created_at: frame.created_at.clone(),
-        metadata: frame.metadata.clone(),
-        context: frame.context.clone(),
-        embedding: frame.embedding.clone(),
-        chunks: frame
-            .chunks
-            .iter()
-            .map(|chunk| native::ChunkVector {
-                char_start: chunk.char_start,
-                char_end: chunk.char_end,
-                embedding: chunk.embedding.clone(),
-            })
-            .collect(),
-    })
-}
-
 fn filter_in(filter: &SearchFilter) -> Result<native::SearchFilter> {
     Ok(native::SearchFilter {
         minds: filter.minds.iter().map(mind_in).collect::<Result<_>>()?,
@@ -471,17 +413,15 @@ fn relation_out(relation: &native::graph::Relation) -> Relation {
 // ---- the operations ------------------------------------------------------------
 
 /// Save a frame (its mind created on first write).
-pub fn save_frame(frame: &NewFrame) -> Result<SavedFrame> {
-    let frame = new_frame_in(frame)?;
+pub fn save_frame(frame: NewFrame) -> Result<SavedFrame> {
     with_minds(|minds| Ok(saved_out(&minds.save_frame(frame)?)))
 }
 
 /// Save frames to one mind in one transaction.
-pub fn save_frames(mind: &Mind, frames: &[NewFrame]) -> Result<Vec<SavedFrame>> {
+pub fn save_frames(mind: &Mind, frames: Vec<NewFrame>) -> Result<Vec<SavedFrame>> {
     let target = mind_in(mind)?;
     let mut native_frames = Vec::with_capacity(frames.len());
     for frame in frames {
-        let frame = new_frame_in(frame)?;
         if frame.mind != target {
             return Err(StoreError::InvalidInput(format!(
                 "save-frames to {target} got a frame for {}",

@@ -6,10 +6,12 @@
 //! [`Database`] is one connection to one SQLite database: run a statement
 //! with typed parameters, get its rows back. [`Databases`] opens them by
 //! name. That is all the store needs from its host, and it is exactly the
-//! WIT `hive:mind/sqlite` interface (Spin's `spin:sqlite` shape): the engine
-//! component implements these traits over the import, and native tests
-//! implement them over rusqlite (`tests/support`). The store never sees a
-//! file path, a pragma of the host's, or a driver.
+//! WIT `hive:mind/sqlite` interface (Spin's `spin:sqlite` shape). The traits
+//! and their value, result and error types are `hive-mind-sql`'s, re-exported
+//! here: the engine component implements them over the import, the native
+//! SQLite capability (`hive-mind-sqlite`, which the native tests use) over
+//! rusqlite. The store never sees a file path, a pragma of the host's, or a
+//! driver.
 //!
 //! # The API over it
 //!
@@ -25,90 +27,7 @@
 
 use std::fmt;
 
-/// A single SQLite value: a parameter or a column of a row.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// A 64-bit signed integer.
-    Integer(i64),
-    /// A 64-bit float.
-    Real(f64),
-    /// UTF-8 text.
-    Text(String),
-    /// Bytes.
-    Blob(Vec<u8>),
-    /// SQL NULL.
-    Null,
-}
-
-impl Value {
-    /// The value's storage class, for error messages.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Value::Integer(_) => "integer",
-            Value::Real(_) => "real",
-            Value::Text(_) => "text",
-            Value::Blob(_) => "blob",
-            Value::Null => "null",
-        }
-    }
-}
-
-/// The rows a statement produced.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueryResult {
-    /// The result's column names, in order.
-    pub columns: Vec<String>,
-    /// The rows, each with one value per column.
-    pub rows: Vec<Vec<Value>>,
-}
-
-/// Why the capability failed (the WIT `sqlite.error` cases).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SqlError {
-    /// The named database does not exist.
-    #[error("no such database")]
-    NoSuchDatabase,
-    /// The host does not allow this database.
-    #[error("access denied")]
-    AccessDenied,
-    /// The connection is unusable.
-    #[error("invalid connection")]
-    InvalidConnection,
-    /// The database or disk is full.
-    #[error("database or disk is full")]
-    DatabaseFull,
-    /// A lock was held longer than the host waits.
-    #[error("the database is busy (locked by another connection)")]
-    Busy,
-    /// A constraint failed.
-    #[error("constraint failed: {0}")]
-    Constraint(String),
-    /// Not a database, or damaged.
-    #[error("not a readable database: {0}")]
-    Corrupt(String),
-    /// Anything else, with SQLite's message.
-    #[error("{0}")]
-    Io(String),
-}
-
-/// One open connection to one database.
-pub trait Database {
-    /// Run one statement with its parameters bound in order.
-    fn execute(&self, statement: &str, parameters: &[Value]) -> Result<QueryResult, SqlError>;
-    /// The rowid of the most recent successful INSERT.
-    fn last_insert_rowid(&self) -> i64;
-    /// The rows changed by the most recent INSERT, UPDATE or DELETE.
-    fn changes(&self) -> u64;
-}
-
-/// Opens databases by name (`personal`, `workspace/<id>`).
-pub trait Databases {
-    /// Open the named database; with `create`, make an empty one when it
-    /// does not exist, else fail with [`SqlError::NoSuchDatabase`].
-    fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError>;
-    /// The names of the databases that exist.
-    fn list(&self) -> Result<Vec<String>, SqlError>;
-}
+pub use hive_mind_sql::{Database, Databases, QueryResult, SqlError, Value};
 
 /// What a statement-level call can fail with.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

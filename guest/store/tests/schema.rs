@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::*;
 use hive_mind_core::{Importance, Source, content_hash};
+use hive_mind_sqlite::{rusqlite_value, sql_error, value_of};
 use hive_mind_store::schema::{self, SCHEMA_VERSION};
 use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 use hive_mind_store::{FrameType, Mind, SearchFilter, StoreConfig, StoreError, plan_chunks};
@@ -796,50 +797,19 @@ struct PlainDatabases(PathBuf);
 
 struct PlainDatabase(rusqlite::Connection);
 
-fn plain_error(error: rusqlite::Error) -> SqlError {
-    match error.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::ConstraintViolation) => SqlError::Constraint(error.to_string()),
-        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt) => {
-            SqlError::Corrupt(error.to_string())
-        }
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            SqlError::Busy
-        }
-        _ => SqlError::Io(error.to_string()),
-    }
-}
-
 impl Database for PlainDatabase {
     fn execute(&self, statement: &str, parameters: &[Value]) -> Result<QueryResult, SqlError> {
-        use rusqlite::types::{Value as Raw, ValueRef};
-        let mut prepared = self.0.prepare(statement).map_err(plain_error)?;
-        let parameters: Vec<Raw> = parameters
-            .iter()
-            .map(|value| match value {
-                Value::Integer(n) => Raw::Integer(*n),
-                Value::Real(x) => Raw::Real(*x),
-                Value::Text(text) => Raw::Text(text.clone()),
-                Value::Blob(bytes) => Raw::Blob(bytes.clone()),
-                Value::Null => Raw::Null,
-            })
-            .collect();
+        let mut prepared = self.0.prepare(statement).map_err(sql_error)?;
+        let parameters: Vec<_> = parameters.iter().map(rusqlite_value).collect();
         let columns: Vec<String> = prepared.column_names().map(str::to_string).collect();
         let mut rows = prepared
             .query(rusqlite::params_from_iter(parameters))
-            .map_err(plain_error)?;
+            .map_err(sql_error)?;
         let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(plain_error)? {
+        while let Some(row) = rows.next().map_err(sql_error)? {
             out.push(
                 (0..columns.len())
-                    .map(|index| match row.get_ref(index).map_err(plain_error)? {
-                        ValueRef::Integer(n) => Ok(Value::Integer(n)),
-                        ValueRef::Real(x) => Ok(Value::Real(x)),
-                        ValueRef::Text(text) => {
-                            Ok(Value::Text(String::from_utf8_lossy(text).into_owned()))
-                        }
-                        ValueRef::Blob(bytes) => Ok(Value::Blob(bytes.to_vec())),
-                        ValueRef::Null => Ok(Value::Null),
-                    })
+                    .map(|index| row.get_ref(index).map(value_of).map_err(sql_error))
                     .collect::<Result<_, SqlError>>()?,
             );
         }
@@ -868,9 +838,9 @@ impl Databases for PlainDatabases {
             path,
             rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE,
         )
-        .map_err(plain_error)?;
+        .map_err(sql_error)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(plain_error)?;
+            .map_err(sql_error)?;
         Ok(Box::new(PlainDatabase(conn)))
     }
 

@@ -74,60 +74,31 @@ pub struct Config {
     pub reranker: RerankerConfig,
 }
 
-/// A configuration that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("could not read {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML, or a key is unknown or of the wrong type.
-    #[error("invalid configuration in {path}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, with its location.
-        message: String,
-    },
-    /// An environment variable has a value that cannot be used.
-    #[error("environment variable {name}={value:?}: {message}")]
-    Env {
-        /// The variable.
-        name: String,
-        /// Its value.
-        value: String,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-// `$HIVE_MIND_HOME` (else `~/.hive-mind`) and the environment lookup are
-// the same for every table of the file: one definition, the outbound
-// crate's.
-pub use hive_mind_outbound::config::{hive_mind_home, process_env};
+// One loader for every table of the file: the file is read once
+// ([`ConfigFile`]), `$HIVE_MIND_HOME` resolved in one place, and every
+// failure is the one [`ConfigError`] — the outbound crate's.
+pub use hive_mind_outbound::config::{ConfigError, ConfigFile, hive_mind_home, process_env};
 
 impl Config {
     /// The configuration of this process: `$HIVE_MIND_HOME/config.toml` (when
     /// it exists) and the environment.
     pub fn load() -> Result<Config, ConfigError> {
-        Config::load_in(&hive_mind_home(&process_env))
+        Config::from_file(&ConfigFile::read()?, &process_env)
     }
 
     /// The configuration of a data directory given explicitly (`--data-dir`):
     /// its `config.toml` (when it exists) and the environment.
     pub fn load_in(data_dir: &Path) -> Result<Config, ConfigError> {
-        let path = data_dir.join("config.toml");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => Some(text),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => return Err(ConfigError::Read { path, source }),
-        };
-        Config::from_sources(text.as_deref(), &path, &process_env)
+        Config::from_file(&ConfigFile::read_in(data_dir)?, &process_env)
+    }
+
+    /// The configuration from a file already read (the same [`ConfigFile`]
+    /// the other capabilities parse theirs from) and an environment lookup.
+    pub fn from_file(
+        file: &ConfigFile,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        Config::from_sources(file.text(), file.path(), env)
     }
 
     /// The configuration from a file's text (if any; `path` is for messages)
@@ -139,7 +110,7 @@ impl Config {
     ) -> Result<Config, ConfigError> {
         let mut config: Config = match file_text {
             Some(text) => toml::from_str(text).map_err(|error| ConfigError::Parse {
-                path: path.to_path_buf(),
+                origin: path.display().to_string(),
                 message: error.to_string(),
             })?,
             None => Config::default(),

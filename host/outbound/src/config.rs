@@ -1,10 +1,14 @@
-//! # Configuration: the `[llm]` and `[fetch]` tables
+//! # Configuration: `config.toml`, read once, and this crate's tables
 //!
-//! Like the rest of the host, this crate reads `$HIVE_MIND_HOME/config.toml`
-//! (default `~/.hive-mind/config.toml`) and then lets environment variables
-//! override it. It reads two tables and ignores every other one (they belong
-//! to other parts of the host); inside its two tables an unknown key is an
-//! error, because a typo must not silently change what is sent where.
+//! The host is configured by `$HIVE_MIND_HOME/config.toml` (default
+//! `~/.hive-mind/config.toml`, [`hive_mind_home`]) and environment variables
+//! that override it. This module is the one loader: [`ConfigFile`] reads the
+//! file once, each capability parses its own tables from it and ignores the
+//! others, and every failure is a [`ConfigError`]. The models' crate reads
+//! `[embedder]` and `[reranker]` from the same [`ConfigFile`]; this crate
+//! reads two tables (into [`crate::OutboundConfig`]). Inside a table an
+//! unknown key is an error, because a typo must not silently change what is
+//! sent where.
 //!
 //! ```toml
 //! [llm]
@@ -34,51 +38,54 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::fetch::FetchPolicy;
-use crate::llm::LlmConfig;
-
-/// What this crate reads from the configuration: both tables.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OutboundConfig {
-    /// `[llm]`: the language model, if any.
-    pub llm: LlmConfig,
-    /// `[fetch]`: the guarded fetch's policy.
-    pub fetch: FetchPolicy,
+/// `config.toml`, read once: its path and its text (`None` when there is no
+/// file). Each capability parses its own tables from it
+/// ([`crate::OutboundConfig::from_file`], and the models' `Config::from_file`
+/// in `hive-mind-models`), so the file is read once per process however many
+/// capabilities it configures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    path: PathBuf,
+    text: Option<String>,
 }
 
-impl OutboundConfig {
-    /// The configuration of this process: `$HIVE_MIND_HOME/config.toml` (when
-    /// it exists) and the real environment.
-    pub fn load() -> Result<OutboundConfig, ConfigError> {
-        OutboundConfig::load_in(&hive_mind_home(&process_env))
+impl ConfigFile {
+    /// The file of this process: `$HIVE_MIND_HOME/config.toml` (else
+    /// `~/.hive-mind/config.toml`), absent when it does not exist.
+    pub fn read() -> Result<ConfigFile, ConfigError> {
+        ConfigFile::read_in(&hive_mind_home(&process_env))
     }
 
-    /// The configuration of a data directory given explicitly: its
-    /// `config.toml` (when it exists) and the real environment.
-    pub fn load_in(data_dir: &Path) -> Result<OutboundConfig, ConfigError> {
+    /// The `config.toml` of a data directory given explicitly
+    /// (`--data-dir`), absent when it does not exist.
+    pub fn read_in(data_dir: &Path) -> Result<ConfigFile, ConfigError> {
         let path = data_dir.join("config.toml");
         let text = read_optional(&path)?;
-        OutboundConfig::from_sources_at(text.as_deref(), &path.display().to_string(), process_env)
+        Ok(ConfigFile { path, text })
     }
 
-    /// The configuration from a file's text (if any) and an environment
-    /// lookup. Tests pass their own environment.
-    pub fn from_sources(
-        toml_text: Option<&str>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<OutboundConfig, ConfigError> {
-        OutboundConfig::from_sources_at(toml_text, "config.toml", env)
+    /// A file's text given outright (tests, a configuration built in
+    /// memory); `path` names it in messages.
+    pub fn from_text(text: Option<&str>, path: impl Into<PathBuf>) -> ConfigFile {
+        ConfigFile {
+            path: path.into(),
+            text: text.map(str::to_string),
+        }
     }
 
-    fn from_sources_at(
-        toml_text: Option<&str>,
-        origin: &str,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<OutboundConfig, ConfigError> {
-        Ok(OutboundConfig {
-            llm: LlmConfig::from_sources_at(toml_text, origin, &env)?,
-            fetch: FetchPolicy::from_sources_at(toml_text, origin, &env)?,
-        })
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's text, `None` when there is no file.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    /// How messages name the file.
+    pub fn origin(&self) -> String {
+        self.path.display().to_string()
     }
 }
 
@@ -94,8 +101,8 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// The file is not valid TOML, or a key of `[llm]`/`[fetch]` is unknown
-    /// or of the wrong type.
+    /// The file is not valid TOML, or a key of a table is unknown or of the
+    /// wrong type.
     #[error("invalid configuration in {origin}: {message}")]
     Parse {
         /// The file (or `config.toml` when parsed from text).
@@ -127,8 +134,8 @@ pub enum ConfigError {
     },
 }
 
-/// `$HIVE_MIND_HOME`, or `~/.hive-mind` (the host's embedder configuration
-/// uses this one too).
+/// `$HIVE_MIND_HOME`, or `~/.hive-mind`: the data directory, where
+/// `config.toml` and `models/` live. The one place the host resolves it.
 pub fn hive_mind_home(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
     match env("HIVE_MIND_HOME").filter(|value| !value.is_empty()) {
         Some(home) => PathBuf::from(home),

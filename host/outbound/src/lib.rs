@@ -21,7 +21,7 @@
 //! blocking (std threads, `ureq`), like the rest of the host's HTTP.
 //!
 //! ```no_run
-//! use hive_mind_outbound::config::OutboundConfig;
+//! use hive_mind_outbound::OutboundConfig;
 //! use hive_mind_outbound::fetch::Fetcher;
 //! use hive_mind_outbound::llm::{CompletionRequest, LanguageModel, LlmClient, ModelTier};
 //!
@@ -48,6 +48,56 @@
 pub mod config;
 pub mod fetch;
 pub mod llm;
+
+use config::{ConfigError, ConfigFile, process_env};
+use fetch::FetchPolicy;
+use llm::LlmConfig;
+
+/// What this crate reads from the configuration: the `[llm]` and `[fetch]`
+/// tables (the keys and variables are in [`llm::config`] and
+/// [`fetch::FetchPolicy`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutboundConfig {
+    /// `[llm]`: the language model, if any.
+    pub llm: LlmConfig,
+    /// `[fetch]`: the guarded fetch's policy.
+    pub fetch: FetchPolicy,
+}
+
+impl OutboundConfig {
+    /// The configuration of this process: `$HIVE_MIND_HOME/config.toml` (when
+    /// it exists) and the real environment.
+    pub fn load() -> Result<OutboundConfig, ConfigError> {
+        OutboundConfig::from_file(&ConfigFile::read()?, process_env)
+    }
+
+    /// The configuration of a data directory given explicitly: its
+    /// `config.toml` (when it exists) and the real environment.
+    pub fn load_in(data_dir: &std::path::Path) -> Result<OutboundConfig, ConfigError> {
+        OutboundConfig::from_file(&ConfigFile::read_in(data_dir)?, process_env)
+    }
+
+    /// The configuration from a file's text (if any) and an environment
+    /// lookup. Tests pass their own environment.
+    pub fn from_sources(
+        toml_text: Option<&str>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<OutboundConfig, ConfigError> {
+        OutboundConfig::from_file(&ConfigFile::from_text(toml_text, "config.toml"), env)
+    }
+
+    /// The configuration from a file already read and an environment lookup.
+    pub fn from_file(
+        file: &ConfigFile,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<OutboundConfig, ConfigError> {
+        let origin = file.origin();
+        Ok(OutboundConfig {
+            llm: LlmConfig::from_sources_at(file.text(), &origin, &env)?,
+            fetch: FetchPolicy::from_sources_at(file.text(), &origin, &env)?,
+        })
+    }
+}
 
 /// The `User-Agent` of every outbound request.
 pub const USER_AGENT: &str = concat!("hive-mind/", env!("CARGO_PKG_VERSION"));

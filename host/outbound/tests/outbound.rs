@@ -853,7 +853,8 @@ mod llm_many {
 
 mod llm_config {
     use super::*;
-    use hive_mind_outbound::config::{ConfigError, OutboundConfig};
+    use hive_mind_outbound::OutboundConfig;
+    use hive_mind_outbound::config::ConfigError;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
         let pairs: Vec<(String, String)> = pairs

@@ -5,6 +5,12 @@
 //! connection settings, and runs the statements the engine sends. It knows
 //! nothing of frames, schemas or searches — the engine owns every table.
 //!
+//! Its values, rows and error cases are `hive-mind-sql`'s, the types the
+//! engine's store speaks, so a [`DataDir`] is the store's [`Databases`] and
+//! a [`SqliteConnection`] its [`Database`] as they stand: the store's native
+//! tests open minds through them, and the runtime's `sqlite` import only
+//! translates to and from the WIT bindings.
+//!
 //! # Names and files
 //!
 //! | name | file under the data directory |
@@ -14,8 +20,8 @@
 //!
 //! A workspace id is 1 to 64 of `[A-Za-z0-9._-]`, not starting with a dot,
 //! so no name can reach outside the data directory; every other name is
-//! [`SqliteError::AccessDenied`]. `open` never creates a file
-//! ([`SqliteError::NoSuchDatabase`]); `create` does, with its folder.
+//! [`SqlError::AccessDenied`]. `open` never creates a file
+//! ([`SqlError::NoSuchDatabase`]); `create` does, with its folder.
 //!
 //! # Connections
 //!
@@ -26,7 +32,7 @@
 //! runs in the [`sandbox`]: no attached databases, no extensions, defensive
 //! mode, `trusted_schema = OFF`, and no schema object removed outside a
 //! transaction that raises `user_version`; a refused statement or commit is
-//! [`SqliteError::AccessDenied`] ([`SqliteConnection::last_refusal`] says
+//! [`SqlError::AccessDenied`] ([`SqliteConnection::last_refusal`] says
 //! why).
 //!
 //! # sqlite-vec
@@ -40,14 +46,13 @@
 //! it explicitly ([`SqliteConnection::load_sqlite_vec`]).
 
 pub mod sandbox;
-#[cfg(feature = "store")]
-pub mod store_capability;
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::types::{Value as SqlValue, ValueRef};
+pub use hive_mind_sql::{Database, Databases, QueryResult, SqlError, Value};
+use rusqlite::types::{Value as RusqliteValue, ValueRef};
 use rusqlite::{CachedStatement, Connection, OpenFlags, ffi};
 
 pub use sandbox::Refusal;
@@ -59,80 +64,52 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5_000);
 /// How many prepared statements each connection keeps.
 const STATEMENT_CACHE: usize = 128;
 
-/// A parameter or column value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// A 64-bit signed integer.
-    Integer(i64),
-    /// A 64-bit float.
-    Real(f64),
-    /// UTF-8 text.
-    Text(String),
-    /// Bytes.
-    Blob(Vec<u8>),
-    /// SQL NULL.
-    Null,
+/// SQLite's error as the capability's case (the WIT `sqlite.error`).
+///
+/// Public for tests that serve the store over plain rusqlite connections.
+pub fn sql_error(error: rusqlite::Error) -> SqlError {
+    use rusqlite::ErrorCode;
+    let message = error.to_string();
+    if error
+        .sqlite_error()
+        .is_some_and(|error| error.extended_code == sandbox::COMMIT_REFUSED)
+    {
+        return SqlError::AccessDenied;
+    }
+    match error.sqlite_error_code() {
+        Some(ErrorCode::AuthorizationForStatementDenied) => SqlError::AccessDenied,
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => SqlError::Busy,
+        Some(ErrorCode::ConstraintViolation) => SqlError::Constraint(message),
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => SqlError::Corrupt(message),
+        Some(ErrorCode::DiskFull) => SqlError::DatabaseFull,
+        Some(ErrorCode::CannotOpen) => SqlError::Io(message),
+        _ => SqlError::Io(message),
+    }
 }
 
-/// The rows a statement produced.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueryResult {
-    /// Column names.
-    pub columns: Vec<String>,
-    /// Rows of values.
-    pub rows: Vec<Vec<Value>>,
+/// A parameter as rusqlite binds it.
+///
+/// Public, with [`value_of`], for tests that serve the store over plain
+/// rusqlite connections.
+pub fn rusqlite_value(value: &Value) -> RusqliteValue {
+    match value {
+        Value::Integer(n) => RusqliteValue::Integer(*n),
+        Value::Real(x) => RusqliteValue::Real(*x),
+        Value::Text(text) => RusqliteValue::Text(text.clone()),
+        Value::Blob(bytes) => RusqliteValue::Blob(bytes.clone()),
+        Value::Null => RusqliteValue::Null,
+    }
 }
 
-/// Why an operation failed: the WIT `sqlite.error` cases.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SqliteError {
-    /// The database does not exist.
-    #[error("no such database")]
-    NoSuchDatabase,
-    /// The name is not one this host allows.
-    #[error("access denied")]
-    AccessDenied,
-    /// The connection is unusable.
-    #[error("invalid connection")]
-    InvalidConnection,
-    /// The database or disk is full.
-    #[error("database or disk is full")]
-    DatabaseFull,
-    /// A lock was held past the busy timeout.
-    #[error("the database is busy")]
-    Busy,
-    /// A constraint failed.
-    #[error("constraint failed: {0}")]
-    Constraint(String),
-    /// Not a database, or damaged.
-    #[error("not a readable database: {0}")]
-    Corrupt(String),
-    /// Anything else.
-    #[error("{0}")]
-    Io(String),
-}
-
-impl From<rusqlite::Error> for SqliteError {
-    fn from(error: rusqlite::Error) -> SqliteError {
-        use rusqlite::ErrorCode;
-        let message = error.to_string();
-        if error
-            .sqlite_error()
-            .is_some_and(|error| error.extended_code == sandbox::COMMIT_REFUSED)
-        {
-            return SqliteError::AccessDenied;
-        }
-        match error.sqlite_error_code() {
-            Some(ErrorCode::AuthorizationForStatementDenied) => SqliteError::AccessDenied,
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => SqliteError::Busy,
-            Some(ErrorCode::ConstraintViolation) => SqliteError::Constraint(message),
-            Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
-                SqliteError::Corrupt(message)
-            }
-            Some(ErrorCode::DiskFull) => SqliteError::DatabaseFull,
-            Some(ErrorCode::CannotOpen) => SqliteError::Io(message),
-            _ => SqliteError::Io(message),
-        }
+/// A column as the capability hands it back (text that is not UTF-8 is
+/// read lossily).
+pub fn value_of(column: ValueRef<'_>) -> Value {
+    match column {
+        ValueRef::Integer(n) => Value::Integer(n),
+        ValueRef::Real(x) => Value::Real(x),
+        ValueRef::Text(bytes) => Value::Text(String::from_utf8_lossy(bytes).into()),
+        ValueRef::Blob(bytes) => Value::Blob(bytes.to_vec()),
+        ValueRef::Null => Value::Null,
     }
 }
 
@@ -154,7 +131,7 @@ impl DataDir {
     }
 
     /// The file a database name maps to, or `AccessDenied`.
-    pub fn path_of(&self, name: &str) -> Result<PathBuf, SqliteError> {
+    pub fn path_of(&self, name: &str) -> Result<PathBuf, SqlError> {
         if name == "personal" {
             return Ok(self.dir.join("personal.sqlite"));
         }
@@ -162,41 +139,42 @@ impl DataDir {
             Some(id) if valid_workspace_id(id) => {
                 Ok(self.dir.join("workspaces").join(format!("{id}.sqlite")))
             }
-            _ => Err(SqliteError::AccessDenied),
+            _ => Err(SqlError::AccessDenied),
         }
     }
 
     /// Open an existing database.
-    pub fn open(&self, name: &str) -> Result<SqliteConnection, SqliteError> {
+    pub fn open(&self, name: &str) -> Result<SqliteConnection, SqlError> {
         self.connect(name, false)
     }
 
     /// Open a database, creating it (and its folder) when missing.
-    pub fn create(&self, name: &str) -> Result<SqliteConnection, SqliteError> {
+    pub fn create(&self, name: &str) -> Result<SqliteConnection, SqlError> {
         self.connect(name, true)
     }
 
-    fn connect(&self, name: &str, create: bool) -> Result<SqliteConnection, SqliteError> {
+    fn connect(&self, name: &str, create: bool) -> Result<SqliteConnection, SqlError> {
         let path = self.path_of(name)?;
         if !path.exists() {
             if !create {
-                return Err(SqliteError::NoSuchDatabase);
+                return Err(SqlError::NoSuchDatabase);
             }
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
-                    .map_err(|error| SqliteError::Io(format!("{}: {error}", parent.display())))?;
+                    .map_err(|error| SqlError::Io(format!("{}: {error}", parent.display())))?;
             }
         }
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if create {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
         }
-        let mut conn = Connection::open_with_flags(&path, flags)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let mut conn = Connection::open_with_flags(&path, flags).map_err(sql_error)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error)?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         // Connection settings only: nothing here writes to the file.
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        let sandbox = Sandbox::install(&mut conn)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql_error)?;
+        let sandbox = Sandbox::install(&mut conn).map_err(sql_error)?;
         Ok(SqliteConnection {
             conn,
             sandbox,
@@ -207,7 +185,7 @@ impl DataDir {
 
     /// The names of the databases that exist: `personal` first, then the
     /// workspaces by id.
-    pub fn list(&self) -> Result<Vec<String>, SqliteError> {
+    pub fn list(&self) -> Result<Vec<String>, SqlError> {
         let mut names = Vec::new();
         if self.dir.join("personal.sqlite").exists() {
             names.push("personal".to_string());
@@ -216,12 +194,12 @@ impl DataDir {
         let entries = match std::fs::read_dir(&folder) {
             Ok(entries) => entries,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(names),
-            Err(error) => return Err(SqliteError::Io(format!("{}: {error}", folder.display()))),
+            Err(error) => return Err(SqlError::Io(format!("{}: {error}", folder.display()))),
         };
         let mut ids = Vec::new();
         for entry in entries {
             let entry =
-                entry.map_err(|error| SqliteError::Io(format!("{}: {error}", folder.display())))?;
+                entry.map_err(|error| SqlError::Io(format!("{}: {error}", folder.display())))?;
             let file = entry.file_name();
             if let Some(id) = file.to_str().and_then(|file| file.strip_suffix(".sqlite"))
                 && valid_workspace_id(id)
@@ -260,7 +238,7 @@ pub struct SqliteConnection {
 
 impl SqliteConnection {
     /// Run one statement with its parameters; every row it produces.
-    pub fn execute(&self, sql: &str, params: &[Value]) -> Result<QueryResult, SqliteError> {
+    pub fn execute(&self, sql: &str, params: &[Value]) -> Result<QueryResult, SqlError> {
         self.get_ready()?;
         let guard = self.sandbox.before_statement(&self.conn, sql);
         let outcome = self.run(sql, params, &guard);
@@ -271,12 +249,12 @@ impl SqliteConnection {
         // ("not authorized to use function …") or, from the commit hook, as
         // `SQLITE_CONSTRAINT_COMMITHOOK`: the caller sees one `AccessDenied`.
         match outcome {
-            Err(_) if refused => Err(SqliteError::AccessDenied),
+            Err(_) if refused => Err(SqlError::AccessDenied),
             outcome => outcome,
         }
     }
 
-    /// Why the sandbox refused the last statement ([`SqliteError::AccessDenied`]),
+    /// Why the sandbox refused the last statement ([`SqlError::AccessDenied`]),
     /// or `None` when it did not.
     pub fn last_refusal(&self) -> Option<Refusal> {
         self.last_refusal.borrow().clone()
@@ -285,19 +263,23 @@ impl SqliteConnection {
     /// Read what the sandbox needs from the file, once: its `user_version`,
     /// and whether it declares `vec0` tables (then sqlite-vec is registered
     /// on this connection).
-    fn get_ready(&self) -> Result<(), SqliteError> {
+    fn get_ready(&self) -> Result<(), SqlError> {
         if self.ready.get() {
             return Ok(());
         }
         let version: i64 = self
             .conn
-            .query_row("PRAGMA user_version", [], |row| row.get(0))?;
-        let declares_vec0: bool = self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' \
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(sql_error)?;
+        let declares_vec0: bool = self
+            .conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' \
              AND sql LIKE 'CREATE VIRTUAL TABLE%' AND sql LIKE '%USING vec0%')",
-            [],
-            |row| row.get(0),
-        )?;
+                [],
+                |row| row.get(0),
+            )
+            .map_err(sql_error)?;
         if declares_vec0 {
             load_sqlite_vec(&self.conn)?;
         }
@@ -312,12 +294,12 @@ impl SqliteConnection {
         sql: &str,
         params: &[Value],
         guard: &StatementGuard,
-    ) -> Result<QueryResult, SqliteError> {
+    ) -> Result<QueryResult, SqlError> {
         let statement = match self.conn.prepare_cached(sql) {
             Ok(statement) => statement,
             Err(error) => {
                 self.sandbox.statement_not_run(guard);
-                return Err(error.into());
+                return Err(sql_error(error));
             }
         };
         let outcome = self.bind_and_step(statement, sql, params);
@@ -348,42 +330,31 @@ impl SqliteConnection {
         statement: &mut CachedStatement<'_>,
         sql: &str,
         params: &[Value],
-    ) -> Result<(), SqliteError> {
+    ) -> Result<(), SqlError> {
         if statement.parameter_count() != params.len() {
-            return Err(SqliteError::Io(format!(
+            return Err(SqlError::Io(format!(
                 "the statement takes {} parameter(s), {} given: {sql}",
                 statement.parameter_count(),
                 params.len()
             )));
         }
         for (index, value) in params.iter().enumerate() {
-            let value = match value {
-                Value::Integer(n) => SqlValue::Integer(*n),
-                Value::Real(x) => SqlValue::Real(*x),
-                Value::Text(text) => SqlValue::Text(text.clone()),
-                Value::Blob(bytes) => SqlValue::Blob(bytes.clone()),
-                Value::Null => SqlValue::Null,
-            };
-            statement.raw_bind_parameter(index + 1, value)?;
+            statement
+                .raw_bind_parameter(index + 1, rusqlite_value(value))
+                .map_err(sql_error)?;
         }
         Ok(())
     }
 
-    fn step(statement: &mut CachedStatement<'_>) -> Result<QueryResult, SqliteError> {
+    fn step(statement: &mut CachedStatement<'_>) -> Result<QueryResult, SqlError> {
         let columns: Vec<String> = statement.column_names().map(str::to_string).collect();
         let width = columns.len();
         let mut rows = Vec::new();
         let mut cursor = statement.raw_query();
-        while let Some(row) = cursor.next()? {
+        while let Some(row) = cursor.next().map_err(sql_error)? {
             let mut values = Vec::with_capacity(width);
             for index in 0..width {
-                values.push(match row.get_ref(index)? {
-                    ValueRef::Integer(n) => Value::Integer(n),
-                    ValueRef::Real(x) => Value::Real(x),
-                    ValueRef::Text(bytes) => Value::Text(String::from_utf8_lossy(bytes).into()),
-                    ValueRef::Blob(bytes) => Value::Blob(bytes.to_vec()),
-                    ValueRef::Null => Value::Null,
-                });
+                values.push(value_of(row.get_ref(index).map_err(sql_error)?));
             }
             rows.push(values);
         }
@@ -408,20 +379,53 @@ impl SqliteConnection {
 
     /// Register sqlite-vec on this connection (the benchmark's reference
     /// query; never reachable from the engine).
-    pub fn load_sqlite_vec(&self) -> Result<(), SqliteError> {
+    pub fn load_sqlite_vec(&self) -> Result<(), SqlError> {
         load_sqlite_vec(&self.conn)
+    }
+}
+
+/// A connection is the store's [`Database`]: the engine component reaches
+/// these same calls through the `sqlite` import, native tests directly.
+impl Database for SqliteConnection {
+    fn execute(&self, statement: &str, parameters: &[Value]) -> Result<QueryResult, SqlError> {
+        SqliteConnection::execute(self, statement, parameters)
+    }
+
+    fn last_insert_rowid(&self) -> i64 {
+        SqliteConnection::last_insert_rowid(self)
+    }
+
+    fn changes(&self) -> u64 {
+        SqliteConnection::changes(self)
+    }
+}
+
+/// A data directory is the store's [`Databases`], so native tests open the
+/// minds the component wrote with the store's own queries.
+impl Databases for DataDir {
+    fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError> {
+        let conn = if create {
+            self.create(name)
+        } else {
+            DataDir::open(self, name)
+        };
+        Ok(Box::new(conn?))
+    }
+
+    fn list(&self) -> Result<Vec<String>, SqlError> {
+        DataDir::list(self)
     }
 }
 
 /// Why [`SqliteConnection::bind_and_step`] failed: before the statement ran
 /// (its notes are forgotten) or while it ran.
 enum StepError {
-    NotRun(SqliteError),
-    Ran(SqliteError),
+    NotRun(SqlError),
+    Ran(SqlError),
 }
 
 impl StepError {
-    fn into_inner(self) -> SqliteError {
+    fn into_inner(self) -> SqlError {
         match self {
             StepError::NotRun(error) | StepError::Ran(error) => error,
         }
@@ -433,7 +437,7 @@ impl StepError {
 ///
 /// Public for tests that build v3 minds over plain rusqlite connections.
 #[allow(unsafe_code)]
-pub fn load_sqlite_vec(conn: &Connection) -> Result<(), SqliteError> {
+pub fn load_sqlite_vec(conn: &Connection) -> Result<(), SqlError> {
     type ExtensionInit = unsafe extern "C" fn(
         *mut ffi::sqlite3,
         *mut *mut std::os::raw::c_char,
@@ -467,7 +471,7 @@ pub fn load_sqlite_vec(conn: &Connection) -> Result<(), SqliteError> {
     if code == ffi::SQLITE_OK {
         Ok(())
     } else {
-        Err(SqliteError::Io(format!(
+        Err(SqlError::Io(format!(
             "sqlite-vec could not be registered (code {code}): {}",
             error.unwrap_or_default()
         )))
@@ -499,7 +503,7 @@ mod tests {
             "Personal",
             "workspace/x\0y",
         ] {
-            assert_eq!(data.path_of(bad), Err(SqliteError::AccessDenied), "{bad}");
+            assert_eq!(data.path_of(bad), Err(SqlError::AccessDenied), "{bad}");
         }
     }
 
@@ -509,7 +513,7 @@ mod tests {
         let data = DataDir::new(dir.path());
         assert_eq!(
             data.open("workspace/acme").unwrap_err(),
-            SqliteError::NoSuchDatabase
+            SqlError::NoSuchDatabase
         );
         assert!(data.list().unwrap().is_empty());
         let conn = data.create("workspace/acme").unwrap();
@@ -563,15 +567,15 @@ mod tests {
         );
         assert!(matches!(
             conn.execute("INSERT INTO t (a) VALUES ('bad')", &[]),
-            Err(SqliteError::Constraint(_))
+            Err(SqlError::Constraint(_))
         ));
         assert!(matches!(
             conn.execute("SELEC 1", &[]),
-            Err(SqliteError::Io(message)) if message.contains("syntax")
+            Err(SqlError::Io(message)) if message.contains("syntax")
         ));
         assert!(matches!(
             conn.execute("SELECT ?1", &[]),
-            Err(SqliteError::Io(message)) if message.contains("1 parameter")
+            Err(SqlError::Io(message)) if message.contains("1 parameter")
         ));
     }
 
@@ -586,9 +590,6 @@ mod tests {
         let outcome = DataDir::new(dir.path())
             .open("personal")
             .and_then(|conn| conn.execute("PRAGMA user_version", &[]));
-        assert!(
-            matches!(outcome, Err(SqliteError::Corrupt(_))),
-            "{outcome:?}"
-        );
+        assert!(matches!(outcome, Err(SqlError::Corrupt(_))), "{outcome:?}");
     }
 }

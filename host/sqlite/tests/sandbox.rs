@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use hive_mind_sqlite::{DataDir, Refusal, SqliteConnection, SqliteError, Value, load_sqlite_vec};
+use hive_mind_sqlite::{DataDir, Refusal, SqlError, SqliteConnection, Value, load_sqlite_vec};
 
 /// A small "mind" at version 1, built the way the engine migrates: one
 /// transaction that creates the schema and raises `user_version`. It has a
@@ -84,7 +84,7 @@ fn assert_refused(
         conn.execute(statement, &[]).unwrap();
     }
     let outcome = conn.execute(last, &[]);
-    assert_eq!(outcome, Err(SqliteError::AccessDenied), "{statements:?}");
+    assert_eq!(outcome, Err(SqlError::AccessDenied), "{statements:?}");
     let refusal = conn.last_refusal().expect("a refusal is recorded");
     assert!(reason(&refusal), "{statements:?}: {refusal:?}");
     assert!(
@@ -300,7 +300,7 @@ fn changing_schema_outside_a_migration_is_rolled_back() {
     // The guard still guards.
     assert!(matches!(
         conn.execute("DELETE FROM audit", &[]),
-        Err(SqliteError::Constraint(message)) if message.contains("append-only")
+        Err(SqlError::Constraint(message)) if message.contains("append-only")
     ));
 }
 
@@ -451,7 +451,7 @@ fn fts5_migrations_and_triggers_work_under_the_sandbox() {
     // Defensive mode: FTS5's shadow tables are not writable directly.
     assert!(matches!(
         conn.execute("DELETE FROM notes_fts_data", &[]),
-        Err(SqliteError::Io(message)) if message.contains("may not be modified")
+        Err(SqlError::Io(message)) if message.contains("may not be modified")
     ));
     // Dropping the index outside a migration is refused, and so is
     // rebuilding it (drop and create in one transaction).
@@ -480,12 +480,12 @@ fn sqlite_vec_is_only_on_connections_whose_file_uses_it() {
     let fresh = data.create("personal").unwrap();
     let refused = fresh.execute("CREATE VIRTUAL TABLE v USING vec0(embedding float[4])", &[]);
     assert!(
-        matches!(&refused, Err(SqliteError::Io(message)) if message.contains("no such module: vec0")),
+        matches!(&refused, Err(SqlError::Io(message)) if message.contains("no such module: vec0")),
         "{refused:?}"
     );
     assert!(matches!(
         fresh.execute("SELECT vec_version()", &[]),
-        Err(SqliteError::Io(message)) if message.contains("no such function")
+        Err(SqlError::Io(message)) if message.contains("no such function")
     ));
     // A file that declares a vec0 table (an old v3 mind) gets sqlite-vec.
     let old = dir.path().join("workspaces").join("old.sqlite");

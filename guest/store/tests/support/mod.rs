@@ -1,96 +1,22 @@
 //! Shared helpers of the store's native tests: the SQL capability over
-//! rusqlite (the native host's own `hive-mind-sqlite`), a temporary data
+//! rusqlite (the native host's own `hive-mind-sqlite`, whose data directory
+//! is the store's `Databases`), a temporary data
 //! directory, the fake embedder (hash of words → unit vector; no semantics),
 //! and frames embedded with it.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::path::Path;
 
-use hive_mind_sqlite::{DataDir, SqliteConnection, SqliteError};
+use hive_mind_sqlite::DataDir;
 use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 use hive_mind_store::{
     FakeHashVectorSource, Mind, MindStore, Minds, NewFrame, StoreConfig, StoreResult, VectorSource,
     vectors::embed_frame,
 };
 
-/// The store's capability over a native data directory.
-pub struct NativeDatabases(pub DataDir);
-
-struct NativeDatabase(SqliteConnection);
-
-fn sql_error(error: SqliteError) -> SqlError {
-    match error {
-        SqliteError::NoSuchDatabase => SqlError::NoSuchDatabase,
-        SqliteError::AccessDenied => SqlError::AccessDenied,
-        SqliteError::InvalidConnection => SqlError::InvalidConnection,
-        SqliteError::DatabaseFull => SqlError::DatabaseFull,
-        SqliteError::Busy => SqlError::Busy,
-        SqliteError::Constraint(message) => SqlError::Constraint(message),
-        SqliteError::Corrupt(message) => SqlError::Corrupt(message),
-        SqliteError::Io(message) => SqlError::Io(message),
-    }
-}
-
-impl Database for NativeDatabase {
-    fn execute(&self, statement: &str, parameters: &[Value]) -> Result<QueryResult, SqlError> {
-        let parameters: Vec<hive_mind_sqlite::Value> = parameters
-            .iter()
-            .map(|value| match value {
-                Value::Integer(n) => hive_mind_sqlite::Value::Integer(*n),
-                Value::Real(x) => hive_mind_sqlite::Value::Real(*x),
-                Value::Text(text) => hive_mind_sqlite::Value::Text(text.clone()),
-                Value::Blob(bytes) => hive_mind_sqlite::Value::Blob(bytes.clone()),
-                Value::Null => hive_mind_sqlite::Value::Null,
-            })
-            .collect();
-        let result = self.0.execute(statement, &parameters).map_err(sql_error)?;
-        Ok(QueryResult {
-            columns: result.columns,
-            rows: result
-                .rows
-                .into_iter()
-                .map(|row| {
-                    row.into_iter()
-                        .map(|value| match value {
-                            hive_mind_sqlite::Value::Integer(n) => Value::Integer(n),
-                            hive_mind_sqlite::Value::Real(x) => Value::Real(x),
-                            hive_mind_sqlite::Value::Text(text) => Value::Text(text),
-                            hive_mind_sqlite::Value::Blob(bytes) => Value::Blob(bytes),
-                            hive_mind_sqlite::Value::Null => Value::Null,
-                        })
-                        .collect()
-                })
-                .collect(),
-        })
-    }
-
-    fn last_insert_rowid(&self) -> i64 {
-        self.0.last_insert_rowid()
-    }
-
-    fn changes(&self) -> u64 {
-        self.0.changes()
-    }
-}
-
-impl Databases for NativeDatabases {
-    fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError> {
-        let conn = if create {
-            self.0.create(name)
-        } else {
-            self.0.open(name)
-        };
-        Ok(Box::new(NativeDatabase(conn.map_err(sql_error)?)))
-    }
-
-    fn list(&self) -> Result<Vec<String>, SqlError> {
-        self.0.list().map_err(sql_error)
-    }
-}
-
 /// The capability over `dir`.
 pub fn databases(dir: &Path) -> Box<dyn Databases> {
-    Box::new(NativeDatabases(DataDir::new(dir)))
+    Box::new(DataDir::new(dir))
 }
 
 /// The fake embedder's dimension in tests (small keeps the files small).
@@ -155,7 +81,7 @@ pub fn long_text(tag: &str) -> String {
 /// The native capability, counting every statement its databases execute:
 /// how many statements an operation costs, seen from outside the store.
 pub struct CountingDatabases {
-    inner: NativeDatabases,
+    inner: DataDir,
     /// Statements executed so far, by every database opened.
     pub statements: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
@@ -164,7 +90,7 @@ impl CountingDatabases {
     /// The counting capability over `dir`.
     pub fn new(dir: &Path) -> CountingDatabases {
         CountingDatabases {
-            inner: NativeDatabases(DataDir::new(dir)),
+            inner: DataDir::new(dir),
             statements: std::sync::Arc::default(),
         }
     }
@@ -199,7 +125,7 @@ impl Database for CountingDatabase {
 impl Databases for CountingDatabases {
     fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError> {
         Ok(Box::new(CountingDatabase {
-            inner: self.inner.open(name, create)?,
+            inner: Databases::open(&self.inner, name, create)?,
             statements: self.statements.clone(),
         }))
     }

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use hive_mind_sqlite::{DataDir, SqliteError, Value};
+use hive_mind_sqlite::{DataDir, SqlError, Value};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::{
@@ -149,7 +149,7 @@ pub enum BenchError {
     Engine(#[from] EngineError),
     /// The bare KNN query failed (or the corpus could not be opened for it).
     #[error("the bare KNN query failed: {0}")]
-    Sql(#[from] SqliteError),
+    Sql(#[from] SqlError),
     /// Embedding the queries failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
@@ -606,7 +606,7 @@ fn bare_knn(
                 [Value::Integer(id), Value::Real(distance)] => Ok((*id, *distance)),
                 // A degenerate (zero) vector has no cosine: SQL NULL.
                 [Value::Integer(id), Value::Null] => Ok((*id, f64::NAN)),
-                other => Err(BenchError::Sql(SqliteError::Io(format!(
+                other => Err(BenchError::Sql(SqlError::Io(format!(
                     "unexpected row from the bare KNN query: {other:?}"
                 )))),
             })

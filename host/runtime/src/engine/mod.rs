@@ -32,6 +32,8 @@ use wasmtime::Store;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use hive_mind_outbound::OutboundConfig;
+use hive_mind_outbound::config::{ConfigFile, process_env};
 use hive_mind_outbound::fetch::Fetcher;
 use hive_mind_outbound::llm::LanguageModel;
 
@@ -546,12 +548,9 @@ impl EngineRuntime {
 /// Why the engine could not be set up for a data directory.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
-    /// The configuration is unusable.
+    /// The configuration (`config.toml` or the environment) is unusable.
     #[error(transparent)]
-    Config(#[from] hive_mind_models::config::ConfigError),
-    /// The `[llm]` or `[fetch]` configuration is unusable.
-    #[error(transparent)]
-    Outbound(#[from] hive_mind_outbound::config::ConfigError),
+    Config(#[from] hive_mind_outbound::config::ConfigError),
     /// The configured reranker could not be loaded.
     #[error("the reranker: {0}")]
     Reranker(#[from] hive_mind_models::onnx::ModelError),
@@ -573,7 +572,10 @@ pub enum OpenError {
 /// chain settles on (or why none), the configured reranker, and the minds,
 /// (the engine locks them to the embedder's fingerprint).
 pub fn capabilities_for(dir: &std::path::Path) -> Result<Capabilities, OpenError> {
-    capabilities_with(dir, &hive_mind_models::config::Config::load_in(dir)?)
+    let file = ConfigFile::read_in(dir)?;
+    let models = hive_mind_models::config::Config::from_file(&file, &process_env)?;
+    let outbound = OutboundConfig::from_file(&file, process_env)?;
+    capabilities_of(dir, &models, outbound)
 }
 
 /// The capabilities of a data directory under a configuration given
@@ -581,6 +583,15 @@ pub fn capabilities_for(dir: &std::path::Path) -> Result<Capabilities, OpenError
 pub fn capabilities_with(
     dir: &std::path::Path,
     config: &hive_mind_models::config::Config,
+) -> Result<Capabilities, OpenError> {
+    capabilities_of(dir, config, OutboundConfig::load_in(dir)?)
+}
+
+/// The capabilities of a data directory under both configurations.
+fn capabilities_of(
+    dir: &std::path::Path,
+    config: &hive_mind_models::config::Config,
+    outbound: OutboundConfig,
 ) -> Result<Capabilities, OpenError> {
     let embedder = match hive_mind_models::embedder::resolve(&config.embedder) {
         Ok(active) => {
@@ -596,7 +607,6 @@ pub fn capabilities_with(
         path: dir.to_path_buf(),
         source,
     })?;
-    let outbound = hive_mind_outbound::config::OutboundConfig::load_in(dir)?;
     let mut capabilities =
         Capabilities::new(hive_mind_sqlite::DataDir::new(dir), embedder, reranker)
             .with_fetch(Fetcher::new(outbound.fetch));

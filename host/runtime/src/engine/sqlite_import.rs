@@ -6,7 +6,7 @@
 //! statement and hands every row back. Nothing here knows a table: the
 //! engine owns the schema.
 
-use hive_mind_sqlite::{SqliteConnection, SqliteError, Value as NativeValue};
+use hive_mind_sqlite::{SqlError, SqliteConnection, Value as NativeValue};
 use wasmtime::component::Resource;
 
 use super::EngineState;
@@ -14,16 +14,16 @@ use super::bindings::hive::mind::sqlite::{
     Error, Host, HostConnection, QueryResult, RowResult, Value,
 };
 
-fn error_out(error: SqliteError) -> Error {
+fn error_out(error: SqlError) -> Error {
     match error {
-        SqliteError::NoSuchDatabase => Error::NoSuchDatabase,
-        SqliteError::AccessDenied => Error::AccessDenied,
-        SqliteError::InvalidConnection => Error::InvalidConnection,
-        SqliteError::DatabaseFull => Error::DatabaseFull,
-        SqliteError::Busy => Error::Busy,
-        SqliteError::Constraint(message) => Error::Constraint(message),
-        SqliteError::Corrupt(message) => Error::Corrupt(message),
-        SqliteError::Io(message) => Error::Io(message),
+        SqlError::NoSuchDatabase => Error::NoSuchDatabase,
+        SqlError::AccessDenied => Error::AccessDenied,
+        SqlError::InvalidConnection => Error::InvalidConnection,
+        SqlError::DatabaseFull => Error::DatabaseFull,
+        SqlError::Busy => Error::Busy,
+        SqlError::Constraint(message) => Error::Constraint(message),
+        SqlError::Corrupt(message) => Error::Corrupt(message),
+        SqlError::Io(message) => Error::Io(message),
     }
 }
 
