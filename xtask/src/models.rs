@@ -108,29 +108,8 @@ pub fn read_checksums(dir: &Path) -> Result<BTreeMap<String, String>> {
     let path = dir.join("SHA256SUMS");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("could not read {} (the folder's manifest)", path.display()))?;
-    let mut sums = BTreeMap::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let parsed = line
-            .split_once(char::is_whitespace)
-            .and_then(|(hash, file)| {
-                let file = file.trim_start().trim_start_matches('*');
-                let ok = hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit());
-                (ok && !file.is_empty() && !file.contains("..") && !file.starts_with('/'))
-                    .then(|| (file.to_string(), hash.to_ascii_lowercase()))
-            });
-        let Some((file, hash)) = parsed else {
-            bail!(
-                "{} line {}: expected `<sha256>  <file>`, found {line:?}",
-                path.display(),
-                number + 1
-            );
-        };
-        sums.insert(file, hash);
-    }
+    let sums = hive_mind_checksums::parse(&text)
+        .map_err(|error| anyhow::anyhow!("{} {error}", path.display()))?;
     if sums.is_empty() {
         bail!("{} lists no files", path.display());
     }

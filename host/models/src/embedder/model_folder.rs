@@ -120,34 +120,10 @@ fn require_json(path: &Path, hint: &str) -> Result<Value, ModelError> {
     })
 }
 
-/// Parse `sha256sum` output: `<64 hex>  <file>` (or `<hex> *<file>`) per
-/// line; blank lines and `#` comments are skipped.
+/// Parse `sha256sum` output (`hive_mind_checksums`, the one reader of the
+/// format); a malformed line names the file and the line.
 pub fn parse_checksums(path: &Path, text: &str) -> Result<BTreeMap<String, String>, ModelError> {
-    let mut sums = BTreeMap::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let parsed = line
-            .split_once(char::is_whitespace)
-            .and_then(|(hash, file)| {
-                let file = file.trim_start().trim_start_matches('*');
-                let hex = hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit());
-                (hex && !file.is_empty()).then(|| (file.to_string(), hash.to_ascii_lowercase()))
-            });
-        let Some((file, hash)) = parsed else {
-            return Err(invalid(
-                path,
-                format!(
-                    "line {}: expected `<sha256>  <file>` as sha256sum writes it, found {line:?}",
-                    number + 1
-                ),
-            ));
-        };
-        sums.insert(file, hash);
-    }
-    Ok(sums)
+    hive_mind_checksums::parse(text).map_err(|error| invalid(path, error.to_string()))
 }
 
 /// The pooling mode of a `1_Pooling/config.json` value (`path` for errors).
