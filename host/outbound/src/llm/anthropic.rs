@@ -23,7 +23,7 @@
 
 use serde_json::{Value as Json, json};
 
-use super::client::{ParseError, WireAnswer, WireRequest, json_instruction, tokens};
+use super::wire::{ParseError, WireAnswer, WireRequest, json_instruction, tokens};
 use super::{ApiKey, CompletionRequest, TokenUsage};
 
 /// The API version sent in `anthropic-version`.
@@ -60,7 +60,7 @@ pub(crate) fn parse(answer: &Json) -> Result<WireAnswer, ParseError> {
         let error = answer.get("error").unwrap_or(answer);
         return Err(ParseError::Provider(format!(
             "the answer is an error: {}",
-            super::client::describe_error(error)
+            super::wire::describe_error(error)
         )));
     }
     let blocks = answer

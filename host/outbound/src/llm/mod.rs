@@ -46,6 +46,7 @@ pub mod config;
 pub mod ollama;
 pub mod openai;
 pub mod retry;
+mod wire;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -27,7 +27,7 @@
 
 use serde_json::{Value as Json, json};
 
-use super::client::{ParseError, WireAnswer, WireRequest, chat_messages, tokens};
+use super::wire::{ParseError, WireAnswer, WireRequest, chat_messages, tokens};
 use super::{ApiKey, CompletionRequest, TokenUsage};
 
 pub(crate) fn request(
@@ -62,7 +62,7 @@ pub(crate) fn parse(answer: &Json) -> Result<WireAnswer, ParseError> {
         if let Some(error) = answer.get("error") {
             return Err(ParseError::Provider(format!(
                 "the answer is an error: {}",
-                super::client::describe_error(error)
+                super::wire::describe_error(error)
             )));
         }
         return Err(ParseError::Malformed("no `choices[0]`".into()));
