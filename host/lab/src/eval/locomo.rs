@@ -86,31 +86,15 @@ pub fn split_evidence(text: &str) -> Vec<&str> {
         .collect()
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
+/// The number (1 = January) of an English month name, full or its three
+/// letters, in any case, a trailing dot allowed: chrono's reading of month
+/// names, so the host keeps no month table of its own (the engine's is in
+/// `guest/core/src/dates/month.rs`).
 fn month_number(name: &str) -> Option<u32> {
-    let name = name.to_ascii_lowercase();
-    let name = name.trim_end_matches('.');
-    if name.len() < 3 {
-        return None;
-    }
-    MONTHS
-        .iter()
-        .position(|month| *month == name || (name.len() == 3 && month.starts_with(name)))
-        .and_then(|index| u32::try_from(index + 1).ok())
+    name.trim_end_matches('.')
+        .parse::<chrono::Month>()
+        .ok()
+        .map(|month| month.number_from_month())
 }
 
 /// Parse LoCoMo's session time, `"1:56 pm on 8 May, 2023"` (12-hour clock,
