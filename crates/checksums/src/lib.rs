@@ -60,7 +60,8 @@ mod tests {
     fn text_and_binary_lines_comments_and_blanks() {
         let upper = "A".repeat(64);
         let lower = "a".repeat(64);
-        let text = format!("# made by sha256sum\n{upper}  model.onnx\n\n  {lower} *tokenizer.json\n");
+        let text =
+            format!("# made by sha256sum\n{upper}  model.onnx\n\n  {lower} *tokenizer.json\n");
         let sums = parse(&text).unwrap();
         assert_eq!(sums.len(), 2);
         assert_eq!(sums["model.onnx"], lower);
@@ -80,7 +81,10 @@ mod tests {
         ] {
             let error = parse(&text).unwrap_err();
             assert_eq!(error.line, line, "{text:?}");
-            assert!(error.to_string().contains(&format!("line {line}")), "{error}");
+            assert!(
+                error.to_string().contains(&format!("line {line}")),
+                "{error}"
+            );
         }
     }
 }
