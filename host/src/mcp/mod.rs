@@ -283,9 +283,16 @@ impl MemoryServer {
     {
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
-            let mut engine = engine
-                .lock()
-                .map_err(|_| internal("the engine is unusable after an earlier failure"))?;
+            // A trap restarts the engine's instance by itself; a panic on a
+            // worker thread poisons the lock instead: start a fresh instance.
+            let mut engine = engine.lock().or_else(|poisoned| {
+                engine.clear_poison();
+                let mut engine = poisoned.into_inner();
+                engine
+                    .restart()
+                    .map_err(|error| internal(error.to_string()))?;
+                Ok::<_, McpError>(engine)
+            })?;
             work(&mut engine)
         })
         .await
