@@ -255,3 +255,78 @@ fn an_import_job_lost_with_its_instance_is_refused_not_confused() {
     while !engine.harvest_step(job, 8).unwrap().finished {}
     engine.harvest_drop(job).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_server_keeps_serving_after_a_trap() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{CallToolRequestParams, ClientConfig};
+    use serde_json::json;
+
+    #[derive(Debug, Clone, Default)]
+    struct Client;
+    impl rmcp::ClientHandler for Client {
+        fn get_info(&self) -> ClientConfig {
+            ClientConfig::default()
+        }
+    }
+    let call = |name: &str, arguments: serde_json::Value| {
+        CallToolRequestParams::new(name.to_string())
+            .with_arguments(arguments.as_object().unwrap().clone())
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    let embedder = Arc::new(SlowEmbedder {
+        inner: cli_mock(),
+        slow: AtomicBool::new(false),
+    });
+    let limits = Limits {
+        deadlines: Some(Deadlines {
+            save: Duration::from_millis(200),
+            ..Deadlines::default()
+        }),
+        ..Limits::default()
+    };
+    let server =
+        hive_mind_host::mcp::MemoryServer::new(engine(dir.path(), embedder.clone(), limits));
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(async move {
+        server
+            .serve(server_io)
+            .await
+            .unwrap()
+            .waiting()
+            .await
+            .unwrap();
+    });
+    let client = Client.serve(client_io).await.unwrap();
+
+    // A save whose embedding outlasts the save deadline traps.
+    embedder.slow.store(true, Ordering::SeqCst);
+    let trapped = client
+        .call_tool(call("save_memory", json!({"content": "Slow to embed."})))
+        .await;
+    embedder.slow.store(false, Ordering::SeqCst);
+    let described = format!("{trapped:?}");
+    assert!(
+        !matches!(&trapped, Ok(result) if result.is_error != Some(true)),
+        "{described}"
+    );
+    assert!(described.contains("deadline exceeded"), "{described}");
+
+    // The server answers the next calls, on a fresh instance.
+    client
+        .call_tool(call(
+            "save_memory",
+            json!({"content": "The ledger keeps balances in PostgreSQL."}),
+        ))
+        .await
+        .unwrap();
+    let recalled = client
+        .call_tool(call("recall_memory", json!({"query": "ledger balances"})))
+        .await
+        .unwrap();
+    let text = recalled.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("PostgreSQL"), "{text}");
+    client.cancel().await.unwrap();
+    serving.await.unwrap();
+}
