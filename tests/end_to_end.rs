@@ -36,5 +36,8 @@ mod reranker;
 mod sandbox;
 /// Crash safety: SIGKILL during a bulk save loses whole batches only.
 mod store_kill;
+/// Trap recovery: a limit hit inside a write transaction releases the lock,
+/// the engine restarts its instance and keeps serving.
+mod trap;
 /// The built components import and export what the worlds say.
 mod worlds;

@@ -146,8 +146,14 @@ fn run(cli: Cli) -> Result<()> {
             if compile {
                 let dir = hive_mind_runtime::cache::cache_dir()
                     .context("no cache directory: set HIVE_MIND_CACHE_DIR")?;
-                let engine = hive_mind_runtime::runtime::engine()?;
                 for (name, _, bytes) in components {
+                    // The engine component runs with epoch checks compiled in.
+                    let engine = match name {
+                        "engine" => hive_mind_runtime::runtime::engine_for(
+                            &hive_mind_runtime::limits::Limits::default(),
+                        )?,
+                        _ => hive_mind_runtime::runtime::engine()?,
+                    };
                     let started = std::time::Instant::now();
                     hive_mind_runtime::cache::load_component(&engine, name, bytes, Some(&dir))?;
                     println!(

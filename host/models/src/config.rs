@@ -37,6 +37,14 @@
 //! # model = "/path/to/cross-encoder/model.onnx"   # default: models/ms-marco-MiniLM-L-12-v2
 //! # tokenizer = "…/tokenizer.json"   # default: next to the model
 //! # max_tokens = 128                  # query + passage
+//!
+//! [limits]                   # what one engine call may use (hive_mind_runtime::limits)
+//! # memory_mib = 2048        # the guest's memory cap; 0: none
+//! # call_deadline_ms = 60000 # every kind of call; 0: no deadline
+//! # recall_deadline_ms = 30000
+//! # save_deadline_ms = 120000
+//! # import_deadline_ms = 600000
+//! # maintenance_deadline_ms = 3600000
 //! ```
 //!
 //! | environment variable | overrides |
@@ -50,8 +58,9 @@
 //! | `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `HIVE_MIND_OPENAI_MODEL`, `HIVE_MIND_OPENAI_DIMENSIONS` | `embedder.openai.*` |
 //! | `HIVE_MIND_RERANKER` (`on`/`off`) | `reranker.enabled` |
 //! | `HIVE_MIND_RERANKER_MODEL`, `HIVE_MIND_RERANKER_TOKENIZER` | `reranker.model`, `.tokenizer` |
+//! | `HIVE_MIND_MEMORY_LIMIT_MIB`, `HIVE_MIND_CALL_DEADLINE_MS` | `limits.memory_mib`, `limits.call_deadline_ms` |
 //!
-//! Keys unknown inside `[embedder]` or `[reranker]` are errors (a typo must
+//! Keys unknown inside `[embedder]`, `[reranker]` or `[limits]` are errors (a typo must
 //! not silently select another provider); other tables of the file belong to
 //! other parts of the host and are ignored here.
 
@@ -72,6 +81,27 @@ pub struct Config {
     pub embedder: EmbedderConfig,
     /// `[reranker]`.
     pub reranker: RerankerConfig,
+    /// `[limits]`.
+    pub limits: LimitsConfig,
+}
+
+/// `[limits]`: what one engine call may use. Unset keys keep the runtime's
+/// defaults (`hive_mind_runtime::limits`, which says what each is and why).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// The guest's linear-memory cap in MiB (0: none).
+    pub memory_mib: Option<u64>,
+    /// One deadline for every kind of call, in milliseconds (0: none).
+    pub call_deadline_ms: Option<u64>,
+    /// The deadline of a recall or a read (wins over `call_deadline_ms`).
+    pub recall_deadline_ms: Option<u64>,
+    /// The deadline of a save or a small write.
+    pub save_deadline_ms: Option<u64>,
+    /// The deadline of one import step.
+    pub import_deadline_ms: Option<u64>,
+    /// The deadline of a maintenance call (reindex step, check, cleanup).
+    pub maintenance_deadline_ms: Option<u64>,
 }
 
 // One loader for every table of the file: the file is read once
@@ -212,6 +242,30 @@ impl Config {
                 }
             };
         }
+        for (name, field) in [
+            ("HIVE_MIND_MEMORY_LIMIT_MIB", &mut config.limits.memory_mib),
+            (
+                "HIVE_MIND_CALL_DEADLINE_MS",
+                &mut config.limits.call_deadline_ms,
+            ),
+        ] {
+            if let Some(value) = env(name) {
+                *field = Some(value.trim().parse().map_err(|_| ConfigError::Env {
+                    name: name.into(),
+                    value: value.clone(),
+                    message: "expected a whole number (0: no limit)".into(),
+                })?);
+            }
+        }
+        if env("HIVE_MIND_CALL_DEADLINE_MS").is_some() {
+            // The variable is for every kind of call: the file's per-kind
+            // deadlines give way to it.
+            let limits = &mut config.limits;
+            limits.recall_deadline_ms = None;
+            limits.save_deadline_ms = None;
+            limits.import_deadline_ms = None;
+            limits.maintenance_deadline_ms = None;
+        }
         config.reranker.search_dirs = config.embedder.in_process.search_dirs.clone();
         Ok(config)
     }
@@ -311,6 +365,33 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(error.contains("HIVE_MIND_EMBEDDER"), "{error}");
+    }
+
+    #[test]
+    fn limits_from_file_and_env() {
+        let file = "[limits]\nmemory_mib = 512\nrecall_deadline_ms = 250\n";
+        let config = Config::from_sources(Some(file), Path::new("c.toml"), &env_of(&[])).unwrap();
+        assert_eq!(config.limits.memory_mib, Some(512));
+        assert_eq!(config.limits.recall_deadline_ms, Some(250));
+        // The environment's deadline is for every kind: it replaces the file's.
+        let env = env_of(&[
+            ("HIVE_MIND_MEMORY_LIMIT_MIB", "64"),
+            ("HIVE_MIND_CALL_DEADLINE_MS", "1000"),
+        ]);
+        let config = Config::from_sources(Some(file), Path::new("c.toml"), &env).unwrap();
+        assert_eq!(config.limits.memory_mib, Some(64));
+        assert_eq!(config.limits.call_deadline_ms, Some(1000));
+        assert_eq!(config.limits.recall_deadline_ms, None);
+        let typo = "[limits]\nmemory_mb = 64\n";
+        let error = Config::from_sources(Some(typo), Path::new("c.toml"), &env_of(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("memory_mb"), "{error}");
+        let env = env_of(&[("HIVE_MIND_CALL_DEADLINE_MS", "soon")]);
+        let error = Config::from_sources(None, Path::new("c.toml"), &env)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("HIVE_MIND_CALL_DEADLINE_MS"), "{error}");
     }
 
     #[test]

@@ -19,7 +19,11 @@
 //!   `embedder` and `reranker` over `hive-mind-models`, `llm` and `fetch`
 //!   over `hive-mind-outbound`) and calls into its `memory`, `admin` and
 //!   `harvest` exports.
-//! - [`error`] — what starting a component can fail with ([`HostError`]).
+//! - [`limits`] — what one engine call may use (a memory cap, a deadline
+//!   per kind of call) and what stopped a call that trapped; the engine
+//!   runtime restarts its instance after a trap.
+//! - [`error`] — what starting or calling a component can fail with
+//!   ([`HostError`]).
 //!
 //! Retrieval logic never lives here, and the crate links none of the
 //! guest's crates: the capabilities are the capability crates', and the
@@ -29,6 +33,7 @@ pub mod artifacts;
 pub mod cache;
 pub mod engine;
 pub mod error;
+pub mod limits;
 pub mod logic;
 pub mod runtime;
 pub mod values;

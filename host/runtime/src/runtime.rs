@@ -71,6 +71,29 @@ pub fn engine() -> Result<Engine, HostError> {
     })
 }
 
+/// The engine the engine component runs on under `limits`: [`engine`]'s
+/// settings, with epoch checks compiled in and an
+/// [`EpochTicker`](crate::limits::EpochTicker) advancing the epoch when
+/// `limits` has deadlines (the checks change the compiled code, so the two
+/// configurations have their own entries in the compile cache).
+pub fn engine_for(limits: &crate::limits::Limits) -> Result<Engine, HostError> {
+    if limits.deadlines.is_none() {
+        return engine();
+    }
+    let mut config = Config::new();
+    config.wasm_component_model(true);
+    config.epoch_interruption(true);
+    let engine = Engine::new(&config).map_err(|source| HostError::Load {
+        name: "engine".into(),
+        source,
+    })?;
+    crate::limits::EpochTicker::start(&engine).map_err(|error| HostError::Load {
+        name: "engine (its epoch ticker thread)".into(),
+        source: wasmtime::Error::new(error),
+    })?;
+    Ok(engine)
+}
+
 /// A linker with (sandboxed) WASI p2 linked in.
 pub fn linker(engine: &Engine) -> Result<Linker<HostState>, HostError> {
     let mut linker = Linker::new(engine);

@@ -236,6 +236,16 @@ pub struct SqliteConnection {
     last_refusal: RefCell<Option<Refusal>>,
 }
 
+impl Drop for SqliteConnection {
+    fn drop(&mut self) {
+        // Closing a connection with a transaction still open (a guest that
+        // trapped mid-write) rolls it back and runs the rollback hook, but
+        // rusqlite frees the hook's closure before SQLite's close calls it:
+        // unhook first (the close still rolls back).
+        let _ = self.conn.rollback_hook(None::<fn()>);
+    }
+}
+
 impl SqliteConnection {
     /// Run one statement with its parameters; every row it produces.
     pub fn execute(&self, sql: &str, params: &[Value]) -> Result<QueryResult, SqlError> {
@@ -591,5 +601,24 @@ mod tests {
             .open("personal")
             .and_then(|conn| conn.execute("PRAGMA user_version", &[]));
         assert!(matches!(outcome, Err(SqlError::Corrupt(_))), "{outcome:?}");
+    }
+
+    #[test]
+    fn dropping_a_connection_mid_transaction_rolls_back_and_releases_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::new(dir.path());
+        let conn = data.create("personal").unwrap();
+        conn.execute("CREATE TABLE t (x)", &[]).unwrap();
+        conn.execute("BEGIN IMMEDIATE", &[]).unwrap();
+        conn.execute("INSERT INTO t VALUES (1)", &[]).unwrap();
+        // What a trapped guest leaves behind: the drop must not crash in
+        // the rollback hook, and must release the write lock.
+        drop(conn);
+        let other = data.open("personal").unwrap();
+        other.execute("BEGIN IMMEDIATE", &[]).unwrap();
+        other.execute("INSERT INTO t VALUES (2)", &[]).unwrap();
+        other.execute("COMMIT", &[]).unwrap();
+        let rows = other.execute("SELECT x FROM t", &[]).unwrap().rows;
+        assert_eq!(rows, vec![vec![Value::Integer(2)]]);
     }
 }

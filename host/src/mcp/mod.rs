@@ -65,7 +65,7 @@ pub mod transport;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -107,7 +107,6 @@ pub const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10
 pub const SERVER_BUSY: ErrorCode = ErrorCode(-32000);
 
 /// The message of a poisoned engine mutex.
-const UNUSABLE: &str = "the engine is unusable after an earlier failure";
 
 /// A URL to import, checked for its scheme here (the host's `fetch` checks
 /// the addresses it resolves to).
@@ -175,6 +174,18 @@ async fn list_client_roots(peer: &Peer<RoleServer>) -> Option<Vec<PathBuf>> {
     }
 }
 
+/// Lock the engine. A trap restarts the engine's instance by itself; a
+/// panic on a worker thread poisons the lock instead, and the engine behind
+/// it may have stopped mid-call: it gets a fresh instance.
+fn lock_engine(engine: &Mutex<EngineRuntime>) -> Result<MutexGuard<'_, EngineRuntime>, String> {
+    engine.lock().or_else(|poisoned| {
+        engine.clear_poison();
+        let mut guard = poisoned.into_inner();
+        guard.restart().map_err(|error| error.to_string())?;
+        Ok(guard)
+    })
+}
+
 /// The engine behind its mutex, locked for one call at a time (an import
 /// job's steps let other calls in between).
 struct Locked<'a>(&'a Mutex<EngineRuntime>);
@@ -183,8 +194,8 @@ struct Locked<'a>(&'a Mutex<EngineRuntime>);
 enum TurnError {
     /// The engine failed or refused.
     Engine(EngineError),
-    /// The mutex is poisoned.
-    Unusable,
+    /// The mutex was poisoned and the engine could not be restarted.
+    Restart(String),
 }
 
 impl From<EngineError> for TurnError {
@@ -197,7 +208,7 @@ impl From<TurnError> for McpError {
     fn from(error: TurnError) -> Self {
         match error {
             TurnError::Engine(error) => engine_error(error),
-            TurnError::Unusable => internal(UNUSABLE),
+            TurnError::Restart(message) => internal(message),
         }
     }
 }
@@ -208,7 +219,7 @@ impl EngineTurns for Locked<'_> {
         &mut self,
         work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
     ) -> Result<T, TurnError> {
-        let mut engine = self.0.lock().map_err(|_| TurnError::Unusable)?;
+        let mut engine = lock_engine(self.0).map_err(TurnError::Restart)?;
         Ok(work(&mut engine)?)
     }
 }
@@ -645,7 +656,7 @@ impl MemoryServer {
     {
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
-            let mut engine = engine.lock().map_err(|_| internal(UNUSABLE))?;
+            let mut engine = lock_engine(&engine).map_err(internal)?;
             work(&mut engine)
         })
         .await

@@ -29,7 +29,7 @@ pub mod sqlite_import;
 use std::sync::Arc;
 
 use wasmtime::Store;
-use wasmtime::component::{HasSelf, Linker, ResourceTable};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use hive_mind_outbound::OutboundConfig;
@@ -38,6 +38,7 @@ use hive_mind_outbound::fetch::Fetcher;
 use hive_mind_outbound::llm::LanguageModel;
 
 use crate::HostError;
+use crate::limits::{CallKind, GuestLimiter, Limits, TrapKind};
 use crate::runtime;
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
@@ -61,7 +62,10 @@ pub use bindings::exports::hive::mind::logic as wit_logic;
 pub use bindings::exports::hive::mind::memory as wit_memory;
 pub use bindings::hive::mind::types as wit_types;
 
-/// What the host lends the engine: the minds, the models, the network.
+/// What the host lends the engine: the minds, the models, the network, and
+/// the limits it runs under. Cloned into each fresh instance after a trap
+/// (every field is a handle or a plain value).
+#[derive(Clone)]
 pub struct Capabilities {
     /// The data directory's databases (the `sqlite` import).
     pub data_dir: hive_mind_sqlite::DataDir,
@@ -74,6 +78,9 @@ pub struct Capabilities {
     pub llm: Result<(Arc<dyn LanguageModel>, String), String>,
     /// The guarded HTTP client, or why there is none (the `fetch` import).
     pub fetch: Result<Arc<Fetcher>, String>,
+    /// What one call may use ([`Limits::default`] unless set with
+    /// [`Capabilities::with_limits`]).
+    pub limits: Limits,
 }
 
 impl Capabilities {
@@ -91,7 +98,14 @@ impl Capabilities {
             reranker,
             llm: Err(capabilities::NO_LLM.to_string()),
             fetch: Err(capabilities::NO_FETCH.to_string()),
+            limits: Limits::default(),
         }
+    }
+
+    /// Under other limits.
+    pub fn with_limits(mut self, limits: Limits) -> Capabilities {
+        self.limits = limits;
+        self
     }
 
     /// With a language model (`provider` names it in the audit of calls).
@@ -134,6 +148,24 @@ pub struct EngineState {
     pub truncated_texts: u64,
     /// The thread `start-embed` batches run on (started on first use).
     embed_worker: Option<capabilities::EmbedWorker>,
+    /// The memory cap and structural limits of this store.
+    limiter: GuestLimiter,
+}
+
+impl EngineState {
+    /// A fresh state over `capabilities`, carrying the counters of the
+    /// instance it replaces.
+    fn new(capabilities: Capabilities, timings: ImportTimings, truncated_texts: u64) -> Self {
+        EngineState {
+            wasi: runtime::sandbox_builder().build(),
+            table: ResourceTable::new(),
+            limiter: capabilities.limits.limiter(),
+            capabilities,
+            timings,
+            truncated_texts,
+            embed_worker: None,
+        }
+    }
 }
 
 impl WasiView for EngineState {
@@ -160,10 +192,54 @@ pub fn linker(engine: &wasmtime::Engine) -> Result<Linker<EngineState>, HostErro
     Ok(linker)
 }
 
+/// A store for `state` with its limits, and the component instantiated in it.
+fn instantiate(
+    component: &Component,
+    linker: &Linker<EngineState>,
+    state: EngineState,
+) -> Result<(Store<EngineState>, bindings::Engine), HostError> {
+    let instantiation_deadline = state.capabilities.limits.deadline_ticks(CallKind::Recall);
+    let mut store = Store::new(component.engine(), state);
+    store.limiter(|state| &mut state.limiter);
+    if let Some(ticks) = instantiation_deadline {
+        // Instantiation runs the component's start-up code: give it a
+        // deadline too (a store's default one has passed already).
+        store.set_epoch_deadline(ticks);
+    }
+    let bindings =
+        bindings::Engine::instantiate(&mut store, component, linker).map_err(|source| {
+            HostError::Load {
+                name: "engine".into(),
+                source,
+            }
+        })?;
+    Ok((store, bindings))
+}
+
 /// An instantiated engine component with its capabilities.
+///
+/// A call that traps (see [`crate::limits`]) leaves the instance unusable;
+/// the runtime then drops it — its SQLite connections close, which rolls
+/// back an open transaction and releases the write lock — and instantiates
+/// a fresh one from the same compiled component, with the same capabilities,
+/// for the next call. The trapped call returns [`HostError::Trapped`]
+/// naming what stopped it.
 pub struct EngineRuntime {
     store: Store<EngineState>,
     bindings: bindings::Engine,
+    component: Component,
+    linker: Linker<EngineState>,
+    /// How many instances this runtime has started (1 + the restarts after
+    /// traps): an import job belongs to the instance that started it.
+    instance: u64,
+}
+
+/// A harvest import job: a resource of the instance that started it (one
+/// that trapped takes its jobs with it).
+#[derive(Debug, Clone, Copy)]
+pub struct ImportJob {
+    resource: wasmtime::component::ResourceAny,
+    instance: u64,
 }
 
 /// Why a memory operation failed: inside the component (its typed error) or
@@ -281,26 +357,76 @@ impl EngineRuntime {
         cache_dir: Option<&std::path::Path>,
         capabilities: Capabilities,
     ) -> Result<Self, HostError> {
-        let engine = runtime::engine()?;
+        let engine = runtime::engine_for(&capabilities.limits)?;
         let component = crate::cache::load_component(&engine, "engine", wasm, cache_dir)?;
         let linker = linker(&engine)?;
-        let state = EngineState {
-            wasi: runtime::sandbox_builder().build(),
-            table: ResourceTable::new(),
-            capabilities,
-            timings: ImportTimings::default(),
-            truncated_texts: 0,
-            embed_worker: None,
-        };
-        let mut store = Store::new(&engine, state);
-        let bindings =
-            bindings::Engine::instantiate(&mut store, &component, &linker).map_err(|source| {
-                HostError::Load {
-                    name: "engine".into(),
+        let state = EngineState::new(capabilities, ImportTimings::default(), 0);
+        let (store, bindings) = instantiate(&component, &linker, state)?;
+        Ok(EngineRuntime {
+            store,
+            bindings,
+            component,
+            linker,
+            instance: 1,
+        })
+    }
+
+    /// Drop the instance and start a fresh one with the same capabilities
+    /// (what a trapped call does; the MCP server also calls it after a
+    /// panic on one of its threads left the runtime mid-call). The old
+    /// instance's resources — its SQLite connections first — are dropped
+    /// before the new one starts, so its locks are released even if the new
+    /// one cannot start.
+    pub fn restart(&mut self) -> Result<(), HostError> {
+        let state = self.store.data_mut();
+        let capabilities = state.capabilities.clone();
+        let (timings, truncated_texts) = (state.timings, state.truncated_texts);
+        // Closing every connection rolls back what the instance left open.
+        state.table = ResourceTable::new();
+        state.embed_worker = None;
+        let fresh = EngineState::new(capabilities, timings, truncated_texts);
+        let (store, bindings) = instantiate(&self.component, &self.linker, fresh)?;
+        self.store = store;
+        self.bindings = bindings;
+        self.instance = self.instance.saturating_add(1);
+        tracing::info!(instance = self.instance, "started a fresh engine instance");
+        Ok(())
+    }
+
+    /// How many times this runtime started a fresh instance after a trap.
+    pub fn restarts(&self) -> u64 {
+        self.instance.saturating_sub(1)
+    }
+
+    /// Run one export call of `kind` under its deadline; on a trap, restart
+    /// the instance and say what stopped the call.
+    fn call<T>(
+        &mut self,
+        function: &str,
+        kind: CallKind,
+        run: impl FnOnce(&bindings::Engine, &mut Store<EngineState>) -> wasmtime::Result<T>,
+    ) -> Result<T, HostError> {
+        let limits = self.store.data().capabilities.limits;
+        if let Some(ticks) = limits.deadline_ticks(kind) {
+            self.store.set_epoch_deadline(ticks);
+        }
+        match run(&self.bindings, &mut self.store) {
+            Ok(value) => Ok(value),
+            Err(source) => {
+                let trap = TrapKind::of(&source);
+                let deadline = limits.deadlines.map(|deadlines| deadlines.of(kind));
+                tracing::warn!(function, %trap, "an engine call trapped: {source:#}");
+                let restarted = self.restart();
+                Err(HostError::Trapped {
+                    function: function.into(),
+                    trap,
+                    deadline,
+                    memory_bytes: limits.memory_bytes,
+                    restarted: restarted.err().map(Box::new),
                     source,
-                }
-            })?;
-        Ok(EngineRuntime { store, bindings })
+                })
+            }
+        }
     }
 
     /// The time spent in the imports since the last call, and reset it.
@@ -320,23 +446,14 @@ impl EngineRuntime {
         &mut self.store.data_mut().capabilities
     }
 
-    fn trapped(function: &str) -> impl FnOnce(wasmtime::Error) -> HostError + '_ {
-        move |source| HostError::Call {
-            function: function.into(),
-            source,
-        }
-    }
-
     /// `memory.save-memory`: chunk, embed and store one memory.
     pub fn save_memory(
         &mut self,
         input: &wit_memory::MemoryInput,
     ) -> Result<wit_memory::SavedMemory, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_save_memory(&mut self.store, input)
-            .map_err(Self::trapped("save-memory"))?;
+        let result = self.call("save-memory", CallKind::Save, |engine, store| {
+            engine.hive_mind_memory().call_save_memory(store, input)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
     /// `memory.save-memories`: many memories, one transaction per mind.
@@ -344,11 +461,9 @@ impl EngineRuntime {
         &mut self,
         inputs: &[wit_memory::MemoryInput],
     ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_save_memories(&mut self.store, inputs)
-            .map_err(Self::trapped("save-memories"))?;
+        let result = self.call("save-memories", CallKind::Save, |engine, store| {
+            engine.hive_mind_memory().call_save_memories(store, inputs)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
 
@@ -358,11 +473,11 @@ impl EngineRuntime {
         mind: &wit_types::Mind,
         conversations: &[wit_memory::ImportedConversation],
     ) -> Result<wit_memory::ImportReport, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_import_conversations(&mut self.store, mind, conversations)
-            .map_err(Self::trapped("import-conversations"))?;
+        let result = self.call("import-conversations", CallKind::Import, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_import_conversations(store, mind, conversations)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
 
@@ -373,11 +488,11 @@ impl EngineRuntime {
         limit: u32,
         options: &wit_memory::RecallOptions,
     ) -> Result<wit_memory::Recall, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_recall_memory(&mut self.store, query, limit, options)
-            .map_err(Self::trapped("recall-memory"))?;
+        let result = self.call("recall-memory", CallKind::Recall, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_recall_memory(store, query, limit, options)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
     /// `memory.cleanup-frames`: find (and with `apply`, retire) a mind's
@@ -386,11 +501,11 @@ impl EngineRuntime {
         &mut self,
         options: &wit_memory::CleanupOptions,
     ) -> Result<wit_memory::CleanupReport, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_cleanup_frames(&mut self.store, options)
-            .map_err(Self::trapped("cleanup-frames"))?;
+        let result = self.call("cleanup-frames", CallKind::Maintenance, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_cleanup_frames(store, options)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
 
@@ -401,11 +516,11 @@ impl EngineRuntime {
         name: &str,
         entity_type: &str,
     ) -> Result<wit_memory::KnownEntity, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_save_entity(&mut self.store, mind, name, entity_type)
-            .map_err(Self::trapped("save-entity"))?;
+        let result = self.call("save-entity", CallKind::Save, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_save_entity(store, mind, name, entity_type)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
 
@@ -418,11 +533,11 @@ impl EngineRuntime {
         object: &str,
         strength: Option<f64>,
     ) -> Result<wit_memory::KnownRelation, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_create_relation(&mut self.store, mind, subject, relation, object, strength)
-            .map_err(Self::trapped("create-relation"))?;
+        let result = self.call("create-relation", CallKind::Save, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_create_relation(store, mind, subject, relation, object, strength)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
 
@@ -433,11 +548,11 @@ impl EngineRuntime {
         text: &str,
         limit: u32,
     ) -> Result<Vec<wit_memory::KnownEntity>, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_search_entities(&mut self.store, mind, text, limit)
-            .map_err(Self::trapped("search-entities"))?;
+        let result = self.call("search-entities", CallKind::Recall, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_search_entities(store, mind, text, limit)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
 
@@ -448,11 +563,11 @@ impl EngineRuntime {
         assistant: &str,
         options: &wit_memory::ExchangeOptions,
     ) -> Result<Vec<wit_memory::SavedMemory>, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_memory()
-            .call_remember_exchange(&mut self.store, user, assistant, options)
-            .map_err(Self::trapped("remember-exchange"))?;
+        let result = self.call("remember-exchange", CallKind::Import, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_remember_exchange(store, user, assistant, options)
+        })?;
         Ok(result.map_err(MemoryError)?)
     }
 
@@ -483,51 +598,71 @@ impl EngineRuntime {
         &mut self,
         inputs: &[wit_harvest::Input],
         options: &wit_harvest::ImportOptions,
-    ) -> Result<wasmtime::component::ResourceAny, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_harvest()
-            .import_job()
-            .call_start(&mut self.store, inputs, options)
-            .map_err(Self::trapped("import-job.start"))?;
-        Ok(result.map_err(HarvestError)?)
+    ) -> Result<ImportJob, EngineError> {
+        let result = self.call("import-job.start", CallKind::Import, |engine, store| {
+            engine
+                .hive_mind_harvest()
+                .import_job()
+                .call_start(store, inputs, options)
+        })?;
+        Ok(ImportJob {
+            resource: result.map_err(HarvestError)?,
+            instance: self.instance,
+        })
+    }
+
+    /// The job's resource, when it belongs to the live instance.
+    fn live_job(&self, job: ImportJob) -> Result<wasmtime::component::ResourceAny, HostError> {
+        if job.instance == self.instance {
+            Ok(job.resource)
+        } else {
+            Err(HostError::Lost {
+                what: "the import job".into(),
+            })
+        }
     }
 
     /// `harvest.import-job.step`: process up to `max_items` more items.
     pub fn harvest_step(
         &mut self,
-        job: wasmtime::component::ResourceAny,
+        job: ImportJob,
         max_items: u32,
     ) -> Result<wit_harvest::Progress, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_harvest()
-            .import_job()
-            .call_step(&mut self.store, job, max_items)
-            .map_err(Self::trapped("import-job.step"))?;
+        let job = self.live_job(job)?;
+        let result = self.call("import-job.step", CallKind::Import, |engine, store| {
+            engine
+                .hive_mind_harvest()
+                .import_job()
+                .call_step(store, job, max_items)
+        })?;
         Ok(result.map_err(HarvestError)?)
     }
 
     /// `harvest.import-job.report`: the import's account so far.
     pub fn harvest_report(
         &mut self,
-        job: wasmtime::component::ResourceAny,
+        job: ImportJob,
     ) -> Result<wit_harvest::ImportReport, EngineError> {
-        Ok(self
-            .bindings
-            .hive_mind_harvest()
-            .import_job()
-            .call_report(&mut self.store, job)
-            .map_err(Self::trapped("import-job.report"))?)
+        let job = self.live_job(job)?;
+        Ok(
+            self.call("import-job.report", CallKind::Import, |engine, store| {
+                engine
+                    .hive_mind_harvest()
+                    .import_job()
+                    .call_report(store, job)
+            })?,
+        )
     }
 
-    /// Drop an import job (its parsed items are freed in the component).
-    pub fn harvest_drop(
-        &mut self,
-        job: wasmtime::component::ResourceAny,
-    ) -> Result<(), EngineError> {
-        job.resource_drop(&mut self.store)
-            .map_err(Self::trapped("import-job.drop"))?;
+    /// Drop an import job (its parsed items are freed in the component; a
+    /// job lost with a trapped instance is gone already).
+    pub fn harvest_drop(&mut self, job: ImportJob) -> Result<(), EngineError> {
+        let Ok(job) = self.live_job(job) else {
+            return Ok(());
+        };
+        self.call("import-job.drop", CallKind::Import, |_, store| {
+            job.resource_drop(store)
+        })?;
         Ok(())
     }
 
@@ -536,11 +671,9 @@ impl EngineRuntime {
         &mut self,
         mind: &wit_types::Mind,
     ) -> Result<Vec<wit_harvest::HarvestSource>, EngineError> {
-        let result = self
-            .bindings
-            .hive_mind_harvest()
-            .call_sources(&mut self.store, mind)
-            .map_err(Self::trapped("harvest.sources"))?;
+        let result = self.call("harvest.sources", CallKind::Recall, |engine, store| {
+            engine.hive_mind_harvest().call_sources(store, mind)
+        })?;
         Ok(result.map_err(HarvestError)?)
     }
 }
@@ -609,7 +742,8 @@ fn capabilities_of(
     })?;
     let mut capabilities =
         Capabilities::new(hive_mind_sqlite::DataDir::new(dir), embedder, reranker)
-            .with_fetch(Fetcher::new(outbound.fetch));
+            .with_fetch(Fetcher::new(outbound.fetch))
+            .with_limits(Limits::from_config(&config.limits));
     match hive_mind_outbound::llm::LlmClient::new(&outbound.llm) {
         Ok(client) => {
             let provider = client.provider().name().to_string();
@@ -631,15 +765,12 @@ pub struct Admin<'a> {
 }
 
 macro_rules! admin_call {
-    ($(#[$doc:meta])* $name:ident => $call:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty) => {
+    ($(#[$doc:meta])* $name:ident as $kind:ident => $call:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty) => {
         $(#[$doc])*
         pub fn $name(&mut self, $($arg: $ty),*) -> Result<$out, EngineError> {
-            let runtime = &mut *self.runtime;
-            let result = runtime
-                .bindings
-                .hive_mind_admin()
-                .$call(&mut runtime.store, $($arg),*)
-                .map_err(EngineRuntime::trapped(stringify!($name)))?;
+            let result = self.runtime.call(stringify!($name), CallKind::$kind, |engine, store| {
+                engine.hive_mind_admin().$call(store, $($arg),*)
+            })?;
             Ok(result.map_err(AdminError)?)
         }
     };
@@ -648,47 +779,47 @@ macro_rules! admin_call {
 impl Admin<'_> {
     admin_call!(
         /// Every mind, personal first.
-        list_minds => call_list_minds() -> Vec<wit_types::Mind>);
+        list_minds as Recall => call_list_minds() -> Vec<wit_types::Mind>);
     admin_call!(
         /// Create a workspace mind.
-        create_workspace => call_create_workspace(id: &str) -> wit_types::Mind);
+        create_workspace as Save => call_create_workspace(id: &str) -> wit_types::Mind);
     admin_call!(
         /// Every mind's counts.
-        status => call_status() -> Vec<wit_admin::MindStatus>);
+        status as Recall => call_status() -> Vec<wit_admin::MindStatus>);
     admin_call!(
         /// Every mind's consistency.
-        check => call_check() -> Vec<wit_admin::MindCheck>);
+        check as Maintenance => call_check() -> Vec<wit_admin::MindCheck>);
     admin_call!(
         /// One step of a mind's reindex.
-        reindex_step => call_reindex_step(mind: &wit_types::Mind, batch: u32) -> wit_admin::ReindexProgress);
+        reindex_step as Maintenance => call_reindex_step(mind: &wit_types::Mind, batch: u32) -> wit_admin::ReindexProgress);
     admin_call!(
         /// Frames by reference.
-        get_frames => call_get_frames(refs: &[wit_types::FrameRef]) -> Vec<wit_types::Frame>);
+        get_frames as Recall => call_get_frames(refs: &[wit_types::FrameRef]) -> Vec<wit_types::Frame>);
     admin_call!(
         /// The newest frames of a mind.
-        recent_frames => call_recent_frames(mind: &wit_types::Mind, limit: u32) -> Vec<wit_types::Frame>);
+        recent_frames as Recall => call_recent_frames(mind: &wit_types::Mind, limit: u32) -> Vec<wit_types::Frame>);
     admin_call!(
         /// The mind's identity.
-        get_identity => call_get_identity(mind: &wit_types::Mind) -> Option<wit_admin::Identity>);
+        get_identity as Recall => call_get_identity(mind: &wit_types::Mind) -> Option<wit_admin::Identity>);
     admin_call!(
         /// Set the mind's identity.
-        set_identity => call_set_identity(mind: &wit_types::Mind, identity: &wit_admin::Identity) -> wit_admin::Identity);
+        set_identity as Save => call_set_identity(mind: &wit_types::Mind, identity: &wit_admin::Identity) -> wit_admin::Identity);
     admin_call!(
         /// The live awareness items.
-        list_awareness => call_list_awareness(mind: &wit_types::Mind) -> Vec<wit_admin::AwarenessItem>);
+        list_awareness as Recall => call_list_awareness(mind: &wit_types::Mind) -> Vec<wit_admin::AwarenessItem>);
     admin_call!(
         /// Add an awareness item.
-        add_awareness => call_add_awareness(mind: &wit_types::Mind, category: wit_admin::AwarenessCategory, content: &str, priority: i64, expires_at: Option<&str>, evict: bool) -> wit_admin::AwarenessAdded);
+        add_awareness as Save => call_add_awareness(mind: &wit_types::Mind, category: wit_admin::AwarenessCategory, content: &str, priority: i64, expires_at: Option<&str>, evict: bool) -> wit_admin::AwarenessAdded);
     admin_call!(
         /// Remove awareness items; the number removed.
-        remove_awareness => call_remove_awareness(mind: &wit_types::Mind, ids: &[u64]) -> u32);
+        remove_awareness as Save => call_remove_awareness(mind: &wit_types::Mind, ids: &[u64]) -> u32);
     admin_call!(
         /// Remove every awareness item; the number removed.
-        clear_awareness => call_clear_awareness(mind: &wit_types::Mind) -> u32);
+        clear_awareness as Save => call_clear_awareness(mind: &wit_types::Mind) -> u32);
     admin_call!(
         /// Merge duplicate entities.
-        dedupe_entities => call_dedupe_entities(mind: &wit_types::Mind) -> u64);
+        dedupe_entities as Maintenance => call_dedupe_entities(mind: &wit_types::Mind) -> u64);
     admin_call!(
         /// Retire an entity.
-        retire_entity => call_retire_entity(mind: &wit_types::Mind, entity: u64) -> ());
+        retire_entity as Save => call_retire_entity(mind: &wit_types::Mind, entity: u64) -> ());
 }

@@ -489,6 +489,10 @@ class EmbedderImports:
             instance.add_func("start-embed", self._start_embed)
             instance.add_func("[method]pending-embedding.finish", self._finish)
 
+    def forget_pending(self) -> None:
+        """Forget the pending embeddings of an instance that trapped."""
+        self._pending.clear()
+
     def close(self) -> None:
         """Stop the worker thread (waiting for a batch it is running)."""
         self._pending.clear()

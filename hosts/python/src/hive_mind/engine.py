@@ -30,6 +30,19 @@ A :class:`ComponentHost` is one store with one instance: not thread-safe
 (:class:`hive_mind.HiveMind` serialises calls). A host function that raises
 traps the call, and the exception comes out of the export call that made
 it.
+
+Every call runs under :class:`Limits`, as in the Rust host
+(``host/runtime/src/limits.rs``, which says why each default is what it
+is): the store's linear memory is capped (``Store.set_limits``), and the
+engine is compiled with epoch checks, a daemon thread advances the epoch
+every :data:`EPOCH_TICK_S`, and each call is armed with its kind's deadline
+(``Store.set_epoch_deadline``). A call that traps — a deadline, the memory
+cap, a panic in the engine, a host function that raised — leaves the
+instance unusable: :meth:`ComponentHost.call` then closes the instance's
+SQLite connections (rolling back what it left open, releasing the write
+lock), instantiates the component afresh in a new store with the same
+imports, and raises :class:`hive_mind.errors.EngineTrap` naming what
+happened (its ``kind``). The next call runs on the fresh instance.
 """
 
 from __future__ import annotations
@@ -38,6 +51,10 @@ import hashlib
 import importlib.metadata
 import os
 import tempfile
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +64,7 @@ from wasmtime.component import Component, Func, Linker
 from . import _speedups
 from .capabilities import add_unconfigured
 from .embedder import Embedder, EmbedderImports
+from .errors import EngineTrap
 from .reranker import RerankerImports
 from .sqlite import DataDir, SqliteImports
 
@@ -57,6 +75,120 @@ HARVEST = "hive:mind/harvest@0.1.0"
 
 #: The engine component's file name in a guest build.
 COMPONENT_FILE = "hive_mind_engine_component.wasm"
+
+
+#: How often the epoch advances: the resolution of a deadline.
+EPOCH_TICK_S = 0.01
+
+#: The kinds of call, which pick the deadline (as ``CallKind`` in the Rust
+#: host): ``recall`` (and reads), ``save`` (and small writes), ``import``
+#: (a harvest step, ``remember-exchange``), ``maintenance`` (reindex, check).
+CALL_KINDS = ("recall", "save", "import", "maintenance")
+
+#: The default deadline of each kind, in seconds (the Rust host's defaults).
+DEFAULT_DEADLINES_S = {"recall": 30.0, "save": 120.0, "import": 600.0, "maintenance": 3600.0}
+
+#: The default cap on the guest's linear memory: 2 GiB.
+DEFAULT_MEMORY_BYTES = 2 << 30
+
+#: Which kind each export is; an export not listed is ``recall``.
+_KINDS = {
+    "save-memory": "save",
+    "save-memories": "save",
+    "save-entity": "save",
+    "create-relation": "save",
+    "create-workspace": "save",
+    "set-identity": "save",
+    "add-awareness": "save",
+    "remove-awareness": "save",
+    "clear-awareness": "save",
+    "retire-entity": "save",
+    "remember-exchange": "import",
+    "import-conversations": "import",
+    "[static]import-job.start": "import",
+    "[method]import-job.step": "import",
+    "[method]import-job.report": "import",
+    "reindex-step": "maintenance",
+    "check": "maintenance",
+    "cleanup-frames": "maintenance",
+    "dedupe-entities": "maintenance",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one call may use: ``memory_bytes`` caps the guest's linear
+    memory (``None``: wasm32's 4 GiB), ``deadlines_s`` the seconds a call of
+    each kind may run (``None``: no deadline, and no epoch checks compiled
+    in; a kind at 0 has none)."""
+
+    memory_bytes: int | None = DEFAULT_MEMORY_BYTES
+    deadlines_s: dict[str, float] | None = field(default_factory=lambda: dict(DEFAULT_DEADLINES_S))
+
+    @staticmethod
+    def from_env(environ: dict[str, str] | None = None) -> Limits:
+        """The defaults, overridden by ``HIVE_MIND_MEMORY_LIMIT_MIB`` and
+        ``HIVE_MIND_CALL_DEADLINE_MS`` (every kind; 0 turns a limit off), as
+        the Rust host reads them."""
+        env = os.environ if environ is None else environ
+        memory: int | None = DEFAULT_MEMORY_BYTES
+        deadlines: dict[str, float] | None = dict(DEFAULT_DEADLINES_S)
+        if (mib := env.get("HIVE_MIND_MEMORY_LIMIT_MIB")) is not None:
+            memory = int(mib) << 20 or None
+        if (ms := env.get("HIVE_MIND_CALL_DEADLINE_MS")) is not None:
+            deadlines = {kind: int(ms) / 1000 for kind in CALL_KINDS} if int(ms) > 0 else None
+        return Limits(memory, deadlines)
+
+    def deadline_ticks(self, kind: str) -> int | None:
+        """The epoch deadline of a call of ``kind`` in ticks (at least one),
+        or ``None`` when calls have no deadline."""
+        if self.deadlines_s is None:
+            return None
+        seconds = self.deadlines_s.get(kind, 0.0)
+        if seconds <= 0:
+            return 1 << 62
+        return max(1, -(-int(seconds * 1000) // int(EPOCH_TICK_S * 1000)))
+
+
+def _tick(engine: weakref.ref[wasmtime.Engine], stop: threading.Event) -> None:
+    """Advance the engine's epoch until the host closes or the engine is gone."""
+    while not stop.wait(EPOCH_TICK_S):
+        live = engine()
+        if live is None:
+            return
+        live.increment_epoch()
+        del live
+
+
+def trap_kind(error: BaseException) -> str:
+    """What stopped a call: ``deadline-exceeded``, ``stack-overflow``,
+    ``guest-panic``, ``other-trap`` or ``host-failure`` (a host function
+    raised). A component call's trap reaches wasmtime-py as a
+    ``WasmtimeError`` whose message names the trap, and is read from it.
+
+    wasmtime-py's limiter makes a refused ``memory.grow`` return -1, and the
+    guest's allocator then aborts: a memory cap reached is an ``unreachable``
+    trap like a panic (the Rust host, whose limiter traps on the refusal
+    itself, tells them apart), so both are ``guest-panic`` here."""
+    if isinstance(error, wasmtime.Trap):
+        code = error.trap_code
+        if code == wasmtime.TrapCode.INTERRUPT:
+            return "deadline-exceeded"
+        if code == wasmtime.TrapCode.STACK_OVERFLOW:
+            return "stack-overflow"
+        if code == wasmtime.TrapCode.UNREACHABLE:
+            return "guest-panic"
+        return "other-trap"
+    if not isinstance(error, wasmtime.WasmtimeError):
+        return "host-failure"
+    message = str(error)
+    if "wasm trap: interrupt" in message:
+        return "deadline-exceeded"
+    if "call stack exhausted" in message:
+        return "stack-overflow"
+    if "`unreachable` instruction executed" in message:
+        return "guest-panic"
+    return "other-trap"
 
 
 def default_component_path() -> Path:
@@ -143,21 +275,66 @@ class ComponentHost:
         embedder: Embedder | None,
         embedder_unavailable: str = "no embedder is configured",
         reranker: RerankerImports | None = None,
+        limits: Limits | None = None,
     ) -> None:
         """Compile ``component`` (a ``.wasm`` file, or ``.wat`` text) and
         instantiate it over ``data_dir``; ``embedder`` ``None`` makes the
-        embedder import answer ``unavailable`` with ``embedder_unavailable``.
+        embedder import answer ``unavailable`` with ``embedder_unavailable``;
+        ``limits`` default to :meth:`Limits.from_env`.
         """
         _speedups.install()
-        self.engine = wasmtime.Engine()
+        self.limits = Limits.from_env() if limits is None else limits
+        config = wasmtime.Config()
+        if self.limits.deadlines_s is not None:
+            config.epoch_interruption = True
+        self.engine = wasmtime.Engine(config)
+        self._ticking = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if self.limits.deadlines_s is not None:
+            self._ticker = threading.Thread(
+                target=_tick,
+                args=(weakref.ref(self.engine), self._ticking),
+                name="hive-mind-epoch",
+                daemon=True,
+            )
+            self._ticker.start()
         self.component = load_component(self.engine, Path(component))
         self.sqlite = SqliteImports(DataDir(data_dir))
         self.embedder = EmbedderImports(embedder, embedder_unavailable)
-        linker = build_linker(self.engine, self.sqlite, self.embedder, reranker)
+        self._linker = build_linker(self.engine, self.sqlite, self.embedder, reranker)
+        #: How many times the instance was replaced after a trap.
+        self.restarts = 0
+        self._instantiate()
+
+    def _instantiate(self) -> None:
+        """A fresh store with its limits, and the component in it."""
         self.store = wasmtime.Store(self.engine)
         self.store.set_wasi(sandbox_wasi())
-        self.instance = linker.instantiate(self.store, self.component)
+        if self.limits.memory_bytes is not None:
+            self.store.set_limits(memory_size=self.limits.memory_bytes)
+        ticks = self.limits.deadline_ticks("recall")
+        if ticks is not None:
+            self.store.set_epoch_deadline(ticks)
+        self.instance = self._linker.instantiate(self.store, self.component)
         self._funcs: dict[tuple[str | None, str], Func] = {}
+
+    def restart(self) -> None:
+        """Drop the instance and start a fresh one: the old one's connections
+        are closed first (rolling back an open transaction and releasing its
+        lock), its pending embeddings forgotten."""
+        self.sqlite.close()
+        self.embedder.forget_pending()
+        self._drop_instance()
+        self._instantiate()
+        self.restarts += 1
+
+    def _drop_instance(self) -> None:
+        """Release the instance and its store now, in this thread (left to
+        the garbage collector, they could be freed on the ticker's thread
+        in the middle of a call)."""
+        self._funcs.clear()
+        del self.instance
+        del self.store
 
     def imports(self) -> list[str]:
         """The names the component imports."""
@@ -181,15 +358,36 @@ class ComponentHost:
         return self._funcs[key]
 
     def call(self, name: str, *args: Any, interface: str | None = None) -> Any:
-        """Call an exported function; its result as wasmtime-py lifts it
-        (see :mod:`hive_mind._wit`)."""
+        """Call an exported function under its kind's deadline; its result as
+        wasmtime-py lifts it (see :mod:`hive_mind._wit`). A call that traps
+        restarts the instance and raises :class:`EngineTrap`."""
         func = self.func(name, interface)
-        result = func(self.store, *args)
-        func.post_return(self.store)
+        ticks = self.limits.deadline_ticks(_KINDS.get(name, "recall"))
+        if ticks is not None:
+            self.store.set_epoch_deadline(ticks)
+        try:
+            result = func(self.store, *args)
+            func.post_return(self.store)
+        except (wasmtime.Trap, wasmtime.WasmtimeError) as error:
+            kind = trap_kind(error)
+            self.restart()
+            raise EngineTrap(
+                "trap", f"{name} was stopped ({kind}); the engine was restarted: {error}", kind=kind
+            ) from error
+        except BaseException:
+            # A host function raised: the exception comes out as it is, but
+            # it unwound through the guest, whose instance is spent.
+            self.restart()
+            raise
         return result
 
     def close(self) -> None:
-        """Close the databases the component left open and stop the
-        embedding worker."""
+        """Close the databases the component left open, stop the embedding
+        worker and the epoch ticker, and release the instance."""
         self.sqlite.close()
         self.embedder.close()
+        self._ticking.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        if hasattr(self, "store"):
+            self._drop_instance()

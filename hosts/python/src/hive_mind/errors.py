@@ -20,8 +20,8 @@ WIT case                  exception
 The ``storage`` case carries a ``types.storage-error`` variant; its case
 name is :attr:`StorageError.storage_case` (``busy``, ``sql``,
 ``newer-schema``, …) and ``detail`` says what happened. A trap inside the
-engine (a bug, or a host function that raised) is :class:`EngineTrap`: the
-instance cannot be used after it.
+engine (a limit, a bug, or a host function that raised) is
+:class:`EngineTrap`: the host replaces the instance, and the next call runs.
 """
 
 from __future__ import annotations
@@ -69,7 +69,15 @@ class LlmError(HiveMindError):
 
 
 class EngineTrap(HiveMindError):
-    """The engine trapped; the instance is unusable afterwards."""
+    """The engine trapped: the host closed that instance's connections and
+    started a fresh one for the next call. ``kind`` says what stopped the
+    call: ``deadline-exceeded``, ``stack-overflow``, ``guest-panic`` (a
+    panic, or an allocation the memory cap refused), ``other-trap`` or
+    ``host-failure`` (see :func:`hive_mind.engine.trap_kind`)."""
+
+    def __init__(self, case: str, detail: str, kind: str = "other-trap") -> None:
+        super().__init__(case, detail)
+        self.kind = kind
 
 
 _CLASSES: dict[str, type[HiveMindError]] = {

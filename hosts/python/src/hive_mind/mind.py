@@ -392,6 +392,7 @@ class HiveMind:
             if self._host is None:
                 raise HiveMindError("closed", "this HiveMind is closed")
             host = self._host
+            instance = host.restarts
             try:
                 started = host.call("[static]import-job.start", [document], options, interface=HARVEST)
                 ok, job = split_result(started)
@@ -408,7 +409,8 @@ class HiveMind:
                             break
                     report = host.call("[method]import-job.report", job, interface=HARVEST)
                 finally:
-                    job.drop(host.store)
+                    if host.restarts == instance:  # else the job died with its instance
+                        job.drop(host.store)
             except wasmtime.WasmtimeError as trap:
                 raise EngineTrap("trap", str(trap)) from trap
         return _report(report)
