@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use hive_mind_models::config::{ConfigError, ConfigFile};
 use serde::Deserialize;
 
 /// Requests handled at once by default: enough for a client that sends a
@@ -45,61 +46,38 @@ impl Default for McpConfig {
     }
 }
 
-/// A `[mcp]` table that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum McpConfigError {
-    /// The file exists but could not be read.
-    #[error("could not read {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Not TOML, an unknown key, a wrong type, or a zero `max_in_flight`.
-    #[error("invalid configuration in {path}: [mcp]: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-}
-
 impl McpConfig {
     /// The `[mcp]` table of `<data_dir>/config.toml` (defaults when the file
     /// or the table is absent).
-    pub fn load_in(data_dir: &Path) -> Result<McpConfig, McpConfigError> {
-        let path = data_dir.join("config.toml");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => McpConfig::from_text(&text, &path),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(McpConfig {
-                path,
-                ..McpConfig::default()
-            }),
-            Err(source) => Err(McpConfigError::Read { path, source }),
-        }
+    pub fn load_in(data_dir: &Path) -> Result<McpConfig, ConfigError> {
+        McpConfig::from_file(&ConfigFile::read_in(data_dir)?)
     }
 
-    /// The `[mcp]` table of a file's text (`path` is for messages).
-    pub fn from_text(text: &str, path: &Path) -> Result<McpConfig, McpConfigError> {
-        let parse_error = |message: String| McpConfigError::Parse {
-            path: path.to_path_buf(),
-            message,
+    /// The `[mcp]` table of a file already read (the same [`ConfigFile`]
+    /// every capability parses its own tables from).
+    pub fn from_file(file: &ConfigFile) -> Result<McpConfig, ConfigError> {
+        let parse_error = |message: String| ConfigError::Parse {
+            origin: file.origin(),
+            message: format!("[mcp]: {message}"),
         };
-        let mut file: toml::Table =
-            toml::from_str(text).map_err(|error| parse_error(error.to_string()))?;
-        let mut config: McpConfig = match file.remove("mcp") {
+        let mut table: toml::Table = match file.text() {
+            Some(text) => toml::from_str(text).map_err(|error| parse_error(error.to_string()))?,
+            None => toml::Table::new(),
+        };
+        let mut config: McpConfig = match table.remove("mcp") {
             None => McpConfig::default(),
             Some(table) => table
                 .try_into()
                 .map_err(|error: toml::de::Error| parse_error(error.message().to_string()))?,
         };
         if config.max_in_flight == 0 {
-            return Err(parse_error("`max_in_flight` must be at least 1".into()));
+            return Err(ConfigError::Invalid {
+                origin: file.origin(),
+                key: "mcp.max_in_flight".into(),
+                message: "must be at least 1".into(),
+            });
         }
-        let home = dirs::home_dir();
+        let home = std::env::home_dir();
         config.import_roots = config
             .import_roots
             .into_iter()
@@ -108,7 +86,7 @@ impl McpConfig {
                 _ => root,
             })
             .collect();
-        config.path = path.to_path_buf();
+        config.path = file.path().to_path_buf();
         Ok(config)
     }
 }
@@ -119,17 +97,18 @@ mod tests {
 
     #[test]
     fn the_mcp_table_alone_is_read() {
+        let file = |text: &str| ConfigFile::from_text(Some(text), "c.toml");
         let text = "[embedder]\nprovider = \"mock\"\n[mcp]\nimport_roots = [\"/srv/notes\"]\nmax_in_flight = 2\n";
-        let config = McpConfig::from_text(text, Path::new("c.toml")).unwrap();
+        let config = McpConfig::from_file(&file(text)).unwrap();
         assert_eq!(config.import_roots, [PathBuf::from("/srv/notes")]);
         assert_eq!(config.max_in_flight, 2);
-        let config = McpConfig::from_text("", Path::new("c.toml")).unwrap();
+        let config = McpConfig::from_file(&ConfigFile::from_text(None, "c.toml")).unwrap();
         assert!(config.import_roots.is_empty());
         assert_eq!(config.max_in_flight, DEFAULT_MAX_IN_FLIGHT);
-        let error = McpConfig::from_text("[mcp]\nimport_root = []\n", Path::new("c.toml"))
+        let error = McpConfig::from_file(&file("[mcp]\nimport_root = []\n"))
             .unwrap_err()
             .to_string();
         assert!(error.contains("import_root"), "{error}");
-        assert!(McpConfig::from_text("[mcp]\nmax_in_flight = 0\n", Path::new("c.toml")).is_err());
+        assert!(McpConfig::from_file(&file("[mcp]\nmax_in_flight = 0\n")).is_err());
     }
 }

@@ -579,11 +579,13 @@ impl EngineRuntime {
         text: &str,
         context: wit_logic::ScanContext,
     ) -> Result<wit_logic::InjectionReport, EngineError> {
-        Ok(self
-            .bindings
-            .hive_mind_logic()
-            .call_scan_for_injection(&mut self.store, text, context)
-            .map_err(Self::trapped("scan-for-injection"))?)
+        Ok(
+            self.call("scan-for-injection", CallKind::Recall, |engine, store| {
+                engine
+                    .hive_mind_logic()
+                    .call_scan_for_injection(store, text, context)
+            })?,
+        )
     }
 
     /// The `admin` exports, for the CLI's and MCP's operator surfaces.
