@@ -9,7 +9,6 @@ name and ``detail`` its message:
 WIT case                  exception
 ========================  ==========================================
 ``invalid-argument``      :class:`InvalidArgumentError`
-``unsupported``           :class:`UnsupportedError`
 ``storage``               :class:`StorageError`, or its subclass
                           :class:`NotFoundError` for the storage cases
                           ``mind-not-found`` and ``not-found``
@@ -44,10 +43,6 @@ class InvalidArgumentError(HiveMindError):
     """An argument was malformed; ``detail`` says which and why."""
 
 
-class UnsupportedError(HiveMindError):
-    """The engine does not implement the operation (yet)."""
-
-
 class StorageError(HiveMindError):
     """A mind's storage failed; ``storage_case`` says how."""
 
@@ -74,7 +69,6 @@ class EngineTrap(HiveMindError):
 
 _CLASSES: dict[str, type[HiveMindError]] = {
     "invalid-argument": InvalidArgumentError,
-    "unsupported": UnsupportedError,
     "embedder": EmbedderError,
     "llm": LlmError,
 }
