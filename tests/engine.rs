@@ -9,7 +9,8 @@ use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_runtime::engine::wit_admin::MindStatus;
 use hive_mind_runtime::engine::wit_memory::{Error, MemoryInput};
 use hive_mind_runtime::engine::wit_types::{
-    DimensionMismatch, FrameType, Importance, Mind as WitMind, Source, StorageError,
+    DimensionMismatch, FrameRef, FrameType, Importance, MemoryKind, Mind as WitMind, Source,
+    StorageError,
 };
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, MemoryError};
 use hive_mind_store::{EmbedderFingerprint, Mind, SearchFilter};
@@ -45,6 +46,7 @@ fn input(content: &str, mind: WitMind) -> MemoryInput {
         source: None,
         mind,
         created_at: None,
+        kind: None,
     }
 }
 
@@ -119,7 +121,9 @@ fn the_same_body_from_another_source_is_a_duplicate() {
         .unwrap();
     assert!(!third.duplicate);
     assert_eq!(third.frame.frame_type, FrameType::PFrame);
-    assert_eq!(third.frame.base_frame_id, Some(first.frame.ref_.id));
+    let base = third.frame.base_frame.expect("a P-frame names its base");
+    assert_eq!(base.id, first.frame.ref_.id);
+    assert!(matches!(base.mind, WitMind::Personal));
 }
 
 #[test]
@@ -177,17 +181,17 @@ fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
     );
 
     let mut dated = input("A memory with a bad date.", WitMind::Personal);
-    dated.created_at = Some("last Tuesday-ish".into());
+    dated.created_at = Some(i64::MAX);
     let error = memory_error(engine.save_memory(&dated));
     assert!(
-        matches!(&error, Error::Storage(StorageError::InvalidInput(_))),
+        matches!(&error, Error::InvalidArgument(m) if m.contains("out of range")),
         "{error:?}"
     );
 
     let error =
         memory_error(engine.save_memory(&input("x", WitMind::Workspace("../escape".into()))));
     assert!(
-        matches!(&error, Error::Storage(StorageError::InvalidInput(m)) if m.contains("bad workspace id")),
+        matches!(&error, Error::Storage(StorageError::InvalidArgument(m)) if m.contains("bad workspace id")),
         "{error:?}"
     );
 
@@ -289,7 +293,8 @@ fn imported_conversations_become_dated_raw_turn_frames() {
     };
     let conversations = vec![ImportedConversation {
         key: "s1".into(),
-        date: "2023-05-08T13:56:00Z".into(),
+        // 2023-05-08T13:56:00Z
+        date: 1_683_554_160_000,
         turns: vec![
             turn("Caroline", "I went to the support group yesterday."),
             turn("system", "You are a helpful assistant."),
@@ -344,12 +349,37 @@ fn imported_conversations_become_dated_raw_turn_frames() {
     assert!(hit[0].score > 0.999);
     drop(minds);
 
+    // Across the boundary the origin is typed: no tag to parse, the speaker
+    // as spoken, the time as Unix milliseconds.
+    let recent = engine
+        .admin()
+        .recent_frames(&WitMind::Personal, 10)
+        .unwrap();
+    let origins: Vec<(String, u32, String)> = recent
+        .iter()
+        .filter_map(|frame| match &frame.metadata.kind {
+            Some(MemoryKind::RawTurn(origin)) => Some((
+                origin.conversation.clone(),
+                origin.turn,
+                origin.speaker.clone(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert!(origins.contains(&("s1".to_string(), 3, "Mary Ann".to_string())));
+    assert!(origins.contains(&("s1".to_string(), 1, "Caroline".to_string())));
+    assert!(
+        recent
+            .iter()
+            .all(|frame| frame.created_at == 1_683_554_160_000)
+    );
+
     // A bad key or a missing date is refused before anything is written.
     let error = memory_error(engine.import_conversations(
         &WitMind::Personal,
         &[ImportedConversation {
             key: "has space".into(),
-            date: "2023-05-08".into(),
+            date: 1_683_504_000_000,
             turns: vec![turn("A", "hello there")],
         }],
     ));
@@ -357,6 +387,65 @@ fn imported_conversations_become_dated_raw_turn_frames() {
         matches!(&error, Error::InvalidArgument(m) if m.contains("key")),
         "{error:?}"
     );
+}
+
+#[test]
+fn memory_kinds_and_times_before_1970_cross_typed() {
+    use hive_mind_runtime::engine::wit_types::TurnOrigin;
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let moon_landing = -14_182_940_000; // 1969-07-20T20:17:40Z
+    let kinds = [
+        MemoryKind::Fact,
+        MemoryKind::Event,
+        MemoryKind::Profile("Ana".into()),
+        MemoryKind::RawTurn(TurnOrigin {
+            conversation: "apollo".into(),
+            turn: 2,
+            speaker: "Mission Control".into(),
+        }),
+    ];
+    for (n, kind) in kinds.iter().enumerate() {
+        let mut memory = input(
+            &format!("memory {n}: the eagle has landed"),
+            WitMind::Personal,
+        );
+        memory.created_at = Some(moon_landing);
+        memory.kind = Some(kind.clone());
+        let saved = engine.save_memory(&memory).unwrap();
+        assert_eq!(saved.frame.created_at, moon_landing);
+        assert!(saved.frame.inserted_at > 1_700_000_000_000);
+        match (&saved.frame.metadata.kind, kind) {
+            (Some(MemoryKind::Fact), MemoryKind::Fact)
+            | (Some(MemoryKind::Event), MemoryKind::Event) => {}
+            (Some(MemoryKind::Profile(read)), MemoryKind::Profile(name)) => assert_eq!(read, name),
+            (Some(MemoryKind::RawTurn(read)), MemoryKind::RawTurn(origin)) => {
+                let fields = |o: &TurnOrigin| (o.conversation.clone(), o.turn, o.speaker.clone());
+                assert_eq!(fields(read), fields(origin))
+            }
+            (read, _) => panic!("saved as {kind:?}, read back as {read:?}"),
+        }
+    }
+    // The lanes find each kind by the marking the engine wrote.
+    let mut minds = native_minds(dir.path(), None);
+    let contents: Vec<String> = minds
+        .list_frames(&SearchFilter::default(), true, 10)
+        .unwrap()
+        .into_iter()
+        .map(|frame| frame.content)
+        .collect();
+    assert!(contents.contains(&"[mind-fact] memory 0: the eagle has landed".to_string()));
+    assert!(
+        contents.contains(&"[mind-event] [1969-07-20] memory 1: the eagle has landed".to_string())
+    );
+    assert!(
+        contents
+            .iter()
+            .any(|c| c.starts_with("[mind-profile Ana] memory 2"))
+    );
+    assert!(contents.iter().any(|c| {
+        c.starts_with("[mind-rawturn conv:apollo turn:2 speaker:Mission_Control] memory 3")
+    }));
 }
 
 #[test]
@@ -536,4 +625,38 @@ fn texts_cut_to_the_embedders_window_are_counted() {
         .save_memory(&input(&long, WitMind::Personal))
         .unwrap();
     assert!(engine.truncated_texts() > 0);
+}
+
+#[test]
+fn a_mind_written_before_the_typed_contract_opens_with_typed_values() {
+    // The v1 fixture (the store's schema tests build it too): ISO and
+    // SQLite-style times, a P-frame, a fact, metadata that is not JSON.
+    let dir = tempfile::tempdir().unwrap();
+    let conn = rusqlite::Connection::open(dir.path().join("personal.sqlite")).unwrap();
+    hive_mind_sqlite::load_sqlite_vec(&conn).unwrap();
+    conn.execute_batch(include_str!("../guest/store/tests/fixtures/v1.sql"))
+        .unwrap();
+    drop(conn);
+    let mut engine = engine_with(dir.path(), mock(4), None);
+    let refs: Vec<FrameRef> = [1, 2, 3, 5]
+        .into_iter()
+        .map(|id| FrameRef {
+            mind: WitMind::Personal,
+            id,
+        })
+        .collect();
+    let frames = engine.admin().get_frames(&refs).unwrap();
+    assert_eq!(frames.len(), 4);
+    // 2026-03-01 10:00:00 and 2026-03-03 12:00:00, UTC.
+    assert_eq!(frames[0].created_at, 1_772_359_200_000);
+    assert_eq!(frames[0].last_accessed, Some(1_772_539_200_000));
+    let base = frames[1]
+        .base_frame
+        .as_ref()
+        .expect("frame 2 patches frame 1");
+    assert_eq!(base.id, 1);
+    assert!(frames[1].metadata.kind.is_none() && frames[1].metadata.document.is_none());
+    // 2026-04-05T08:30:00Z, and its fact marking read as the kind.
+    assert_eq!(frames[2].created_at, 1_775_377_800_000);
+    assert!(matches!(frames[2].metadata.kind, Some(MemoryKind::Fact)));
 }

@@ -1508,7 +1508,7 @@ fn the_engine_steps_an_import_one_item_at_a_time() {
         other => panic!("a text file read as PDF: {other:?}"),
     }
     match engine.harvest_start(&[], &options) {
-        Err(EngineError::Harvest(HarvestError(Error::InvalidInput(why)))) => {
+        Err(EngineError::Harvest(HarvestError(Error::InvalidArgument(why)))) => {
             assert!(why.contains("no inputs"), "{why}")
         }
         other => panic!("{other:?}"),
@@ -1517,7 +1517,7 @@ fn the_engine_steps_an_import_one_item_at_a_time() {
         .harvest_start(&[document("text/letter.txt")], &options)
         .unwrap();
     match engine.harvest_step(job, 0) {
-        Err(EngineError::Harvest(HarvestError(Error::InvalidInput(_)))) => {}
+        Err(EngineError::Harvest(HarvestError(Error::InvalidArgument(_)))) => {}
         other => panic!("a step of 0: {other:?}"),
     }
     engine.harvest_drop(job).unwrap();

@@ -1321,7 +1321,7 @@ fn auto_without_a_model_is_heuristic_and_llm_without_one_is_refused() {
     let mut engine = engine_with(capabilities(dir.path()));
     let error = import(&mut engine, Distillation::Llm).unwrap_err();
     match &error {
-        EngineError::Harvest(HarvestError(HarvestWitError::InvalidInput(message))) => {
+        EngineError::Harvest(HarvestError(HarvestWitError::InvalidArgument(message))) => {
             assert!(
                 message.contains("distillation `llm`") && message.contains("no language model"),
                 "{message}"

@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use crate::support::{minilm, native_minds};
 use hive_mind_models::embedder::{Embedder, MockEmbedder};
-use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, Identity};
 use hive_mind_runtime::engine::wit_memory::{
     Error, Lane, MemoryInput, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
-use hive_mind_runtime::engine::wit_types::Mind as WitMind;
+use hive_mind_runtime::engine::wit_types::{Mind as WitMind, ScoringProfile};
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, MemoryError};
 use hive_mind_store::Mind;
 
@@ -30,7 +29,8 @@ fn save(engine: &mut EngineRuntime, mind: WitMind, content: &str, created_at: &s
             importance: None,
             source: None,
             mind,
-            created_at: Some(created_at.into()),
+            created_at: Some(ms(created_at)),
+            kind: None,
         })
         .unwrap()
         .frame
@@ -38,19 +38,25 @@ fn save(engine: &mut EngineRuntime, mind: WitMind, content: &str, created_at: &s
         .id
 }
 
+/// An ISO-8601 time as the WIT's Unix milliseconds.
+fn ms(text: &str) -> i64 {
+    hive_mind_runtime::engine::convert::timestamp_in(text).unwrap()
+}
+
 fn options(workspace: Option<&str>, scope: RecallScope) -> RecallOptions {
     RecallOptions {
+        limit: Some(10),
         workspace: workspace.map(str::to_string),
-        scope,
-        profile: ScoringProfile::Balanced,
-        now: Some(NOW.into()),
+        scope: Some(scope),
+        profile: None,
+        now: Some(ms(NOW)),
         floor: None,
         rerank_pool: None,
     }
 }
 
 fn recall(engine: &mut EngineRuntime, query: &str, options: &RecallOptions) -> Recall {
-    engine.recall_memory(query, 10, options).unwrap()
+    engine.recall_memory(query, options).unwrap()
 }
 
 fn contents(recall: &Recall) -> Vec<String> {
@@ -89,6 +95,38 @@ fn seeded(dir: &std::path::Path) -> EngineRuntime {
         save(&mut engine, WitMind::Personal, content, date);
     }
     engine
+}
+
+#[test]
+fn absent_recall_options_get_the_engine_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = seeded(dir.path());
+    let absent = RecallOptions {
+        limit: None,
+        workspace: None,
+        scope: None,
+        profile: None,
+        now: Some(ms(NOW)),
+        floor: None,
+        rerank_pool: None,
+    };
+    let explicit = RecallOptions {
+        profile: Some(ScoringProfile::Balanced),
+        ..options(None, RecallScope::All)
+    };
+    let by_default = recall(&mut engine, "ledger balances", &absent);
+    let spelled_out = recall(&mut engine, "ledger balances", &explicit);
+    assert!(!by_default.memories.is_empty());
+    assert_eq!(contents(&by_default), contents(&spelled_out));
+    // The limit's default is 10: a limit of 1 returns fewer.
+    let one = RecallOptions {
+        limit: Some(1),
+        ..absent
+    };
+    assert_eq!(
+        recall(&mut engine, "ledger balances", &one).memories.len(),
+        1
+    );
 }
 
 #[test]
@@ -221,7 +259,7 @@ fn scope_errors_and_unknown_workspaces_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let mut engine = seeded(dir.path());
     let error = engine
-        .recall_memory("ledger", 5, &options(None, RecallScope::Current))
+        .recall_memory("ledger", &options(None, RecallScope::Current))
         .unwrap_err();
     assert!(
         matches!(&error, EngineError::Memory(MemoryError(Error::InvalidArgument(m))) if m.contains("workspace")),
@@ -308,7 +346,7 @@ fn the_knowledge_graph_changes_the_ranking() {
         "2026-06-01",
     );
     let mut connected = options(None, RecallScope::Personal);
-    connected.profile = ScoringProfile::Connected;
+    connected.profile = Some(ScoringProfile::Connected);
     let query = "payments team migration rollback";
     let before = recall(&mut engine, query, &connected);
     assert_eq!(before.memories.len(), 2);
@@ -378,7 +416,7 @@ fn identity_and_awareness_come_with_the_recall() {
                 personality: String::new(),
                 capabilities: String::new(),
                 system_prompt: String::new(),
-                updated_at: String::new(),
+                updated_at: None,
             },
         )
         .unwrap();
@@ -476,7 +514,7 @@ fn a_reply_is_recalled_by_its_question_and_the_named_speaker_goes_first() {
     };
     let conversations = vec![ImportedConversation {
         key: "s1".into(),
-        date: "2026-05-08T13:56:00Z".into(),
+        date: ms("2026-05-08T13:56:00Z"),
         turns: vec![
             turn(
                 "Melanie",

@@ -182,7 +182,10 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
             "unknown importance",
         ),
         (vec!["save", "x", "--source", "team_sync"], "unknown source"),
-        (vec!["save", "x", "--created-at", "yesterday"], "createdAt"),
+        (
+            vec!["save", "x", "--created-at", "yesterday"],
+            "--created-at: not an ISO-8601",
+        ),
         (vec!["get", "workspace:nope:1"], "no such mind"),
         (vec!["get", "personal:999"], "no frame personal:999"),
         (vec!["get", "bogus"], "invalid frame reference"),

@@ -1,7 +1,8 @@
 //! The built components have the shapes the WIT worlds promise: the logic
 //! component imports nothing of hive-mind's beyond types, the engine imports
 //! the five capabilities (`sqlite`, `embedder`, `reranker`, `llm`, `fetch`)
-//! and exports logic, memory, admin and harvest.
+//! and exports memory, admin and harvest (the pure functions are the logic
+//! component's alone).
 
 use hive_mind_runtime::{artifacts, runtime};
 use wasmtime::component::Component;
@@ -39,10 +40,10 @@ fn the_logic_world_needs_nothing_from_a_host() {
     let imports = names(&logic, &engine, true);
     // Only the types-only interface (which needs no functions from a host).
     assert!(
-        imports.iter().all(|n| n == "hive:mind/types@0.1.0"),
+        imports.iter().all(|n| n == "hive:mind/types@0.2.0"),
         "{imports:?}"
     );
-    assert_eq!(names(&logic, &engine, false), ["hive:mind/logic@0.1.0"]);
+    assert_eq!(names(&logic, &engine, false), ["hive:mind/logic@0.2.0"]);
     // Every non-hive import is WASI, which the standard library uses.
     let ty = logic.component_type();
     for (name, _) in ty.imports(&engine) {
@@ -63,12 +64,12 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
     // drops the unused ones), so the engine's imports grow with its
     // pipelines; they must always be among the world's five capabilities.
     let capabilities = [
-        "hive:mind/embedder@0.1.0",
-        "hive:mind/fetch@0.1.0",
-        "hive:mind/llm@0.1.0",
-        "hive:mind/reranker@0.1.0",
-        "hive:mind/sqlite@0.1.0",
-        "hive:mind/types@0.1.0",
+        "hive:mind/embedder@0.2.0",
+        "hive:mind/fetch@0.2.0",
+        "hive:mind/llm@0.2.0",
+        "hive:mind/reranker@0.2.0",
+        "hive:mind/sqlite@0.2.0",
+        "hive:mind/types@0.2.0",
     ];
     for import in &imports {
         assert!(capabilities.contains(&import.as_str()), "{import}");
@@ -76,10 +77,10 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
     // save-memory embeds and stores (the required capabilities); harvest
     // asks the language model and fetches URLs.
     for needed in [
-        "hive:mind/embedder@0.1.0",
-        "hive:mind/sqlite@0.1.0",
-        "hive:mind/llm@0.1.0",
-        "hive:mind/fetch@0.1.0",
+        "hive:mind/embedder@0.2.0",
+        "hive:mind/sqlite@0.2.0",
+        "hive:mind/llm@0.2.0",
+        "hive:mind/fetch@0.2.0",
     ] {
         assert!(imports.iter().any(|i| i == needed), "{imports:?}");
     }
@@ -88,10 +89,9 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
     assert_eq!(
         exports,
         [
-            "hive:mind/admin@0.1.0",
-            "hive:mind/harvest@0.1.0",
-            "hive:mind/logic@0.1.0",
-            "hive:mind/memory@0.1.0"
+            "hive:mind/admin@0.2.0",
+            "hive:mind/harvest@0.2.0",
+            "hive:mind/memory@0.2.0"
         ]
     );
     // Every WASI import is one the host's sandbox links, and the host's

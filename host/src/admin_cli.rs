@@ -97,7 +97,6 @@ fn print(value: &Json) {
 fn status_json(status: &MindStatus) -> Json {
     json!({
         "mind": mind_name(&status.mind),
-        "database": status.database,
         "schema_version": status.schema_version,
         "embedder": status.embedder.as_ref().map(|e| json!({
             "provider": e.provider, "model": e.model, "dim": e.dimensions,
@@ -270,6 +269,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
                         source: None,
                         mind: Mind::Personal,
                         created_at: None,
+                        kind: None,
                     });
                 }
                 let saved = engine.save_memories(&inputs)?;

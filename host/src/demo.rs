@@ -31,14 +31,13 @@ use serde_json::{Value as Json, json};
 
 use hive_mind_models::config::Config;
 use hive_mind_models::embedder::config::ProviderChoice;
-use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
-use hive_mind_runtime::engine::convert::{importance_name, lane_name, ref_name};
+use hive_mind_runtime::engine::convert::{importance_name, lane_name, ref_name, timestamp_name};
 use hive_mind_runtime::engine::wit_memory::{
     ExchangeOptions, ImportedConversation, ImportedTurn, MemoryInput, Recall, RecallOptions,
     RecallScope,
 };
 use hive_mind_runtime::engine::wit_types::Mind;
-use hive_mind_runtime::engine::wit_types::{self, Importance};
+use hive_mind_runtime::engine::wit_types::{self, Importance, MemoryKind, Timestamp};
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, OpenError};
 use hive_mind_runtime::{HostError, LogicRuntime};
 
@@ -105,7 +104,7 @@ struct Memory {
     content: &'static str,
     importance: Importance,
     workspace: Option<&'static str>,
-    created_at: Option<&'static str>,
+    created_at: Option<Timestamp>,
 }
 
 const MEMORIES: [Memory; 6] = [
@@ -114,7 +113,8 @@ const MEMORIES: [Memory; 6] = [
         content: "We decided to use PostgreSQL for the billing ledger because it gives us strict transactions.",
         importance: Importance::Important,
         workspace: Some(WORKSPACE),
-        created_at: Some("2026-02-17T10:00:00Z"),
+        // 2026-02-17T10:00:00Z
+        created_at: Some(1_771_322_400_000),
     },
     Memory {
         what: "a preference",
@@ -128,7 +128,8 @@ const MEMORIES: [Memory; 6] = [
         content: "The atlas beta launched to the first ten customers.",
         importance: Importance::Normal,
         workspace: Some(WORKSPACE),
-        created_at: Some("2026-03-12T16:30:00Z"),
+        // 2026-03-12T16:30:00Z
+        created_at: Some(1_773_333_000_000),
     },
     Memory {
         what: "a workspace fact",
@@ -349,7 +350,8 @@ fn save_memories(engine: &mut EngineRuntime, out: &mut dyn Write) -> Result<(), 
             importance: Some(memory.importance),
             source: None,
             mind: mind_of(memory.workspace),
-            created_at: memory.created_at.map(str::to_string),
+            created_at: memory.created_at,
+            kind: None,
         })
         .collect();
     let saved = engine.save_memories(&inputs)?;
@@ -359,7 +361,7 @@ fn save_memories(engine: &mut EngineRuntime, out: &mut dyn Write) -> Result<(), 
             "   {:<20} {:<10} {} {}",
             frame_ref(&saved.frame.ref_),
             format!("[{}]", importance_name(saved.frame.importance)),
-            day(&saved.frame.created_at),
+            day(saved.frame.created_at),
             memory.content
         )?;
         writeln!(out, "   {:<20} ({})", "", memory.what)?;
@@ -376,7 +378,8 @@ fn import_conversation(engine: &mut EngineRuntime, out: &mut dyn Write) -> Resul
     let sessions = vec![
         ImportedConversation {
             key: "kyoto-trip-1".into(),
-            date: "2026-04-03T19:00:00Z".into(),
+            // 2026-04-03T19:00:00Z
+            date: 1_775_242_800_000,
             turns: vec![
                 turn(
                     "user",
@@ -390,7 +393,8 @@ fn import_conversation(engine: &mut EngineRuntime, out: &mut dyn Write) -> Resul
         },
         ImportedConversation {
             key: "kyoto-trip-2".into(),
-            date: "2026-04-10T08:15:00Z".into(),
+            // 2026-04-10T08:15:00Z
+            date: 1_775_808_900_000,
             turns: vec![
                 turn(
                     "user",
@@ -408,7 +412,7 @@ fn import_conversation(engine: &mut EngineRuntime, out: &mut dyn Write) -> Resul
         "2. Importing a two-session conversation (raw turns, dated by their session)"
     )?;
     for session in &sessions {
-        writeln!(out, "   {} · {}", day(&session.date), session.key)?;
+        writeln!(out, "   {} · {}", day(session.date), session.key)?;
         for turn in &session.turns {
             writeln!(out, "     {:>9}: {}", turn.speaker, turn.text)?;
         }
@@ -462,14 +466,15 @@ fn recall_showcases(
     let mut failed = Vec::new();
     for (number, showcase) in SHOWCASES.iter().enumerate() {
         let options = RecallOptions {
+            limit: Some(5),
             workspace: showcase.workspace.map(str::to_string),
-            scope: showcase.scope,
-            profile: ScoringProfile::Balanced,
+            scope: Some(showcase.scope),
+            profile: None,
             now: None,
             floor: None,
             rerank_pool: None,
         };
-        let recall = engine.recall_memory(showcase.query, 5, &options)?;
+        let recall = engine.recall_memory(showcase.query, &options)?;
         writeln!(
             out,
             "\n── 4.{} {}\n   ❯ \"{}\"{}",
@@ -522,7 +527,7 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
             "   {:<11} {:.4}  {}  {:<20} {}",
             lane_name(memory.lane),
             memory.score,
-            day(&memory.frame.created_at),
+            day(memory.frame.created_at),
             frame_ref(&memory.frame.ref_),
             abbreviate(&memory.frame.content, 90)
         )?;
@@ -560,9 +565,11 @@ fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
             Ok("no word of the question is in the memory: the vector lane alone found it".into())
         }
         Expect::RawTurn(text) => match holding(None, text) {
-            Some(memory) if memory.frame.content.starts_with("[mind-rawturn ") => Ok(format!(
-                "the imported turn about {text:?} came back, with its conversation and date"
-            )),
+            Some(memory) if matches!(memory.frame.metadata.kind, Some(MemoryKind::RawTurn(_))) => {
+                Ok(format!(
+                    "the imported turn about {text:?} came back, with its conversation and date"
+                ))
+            }
             _ => Err(format!("no imported turn mentions {text:?}")),
         },
         Expect::Lane(lane, text) => match holding(Some(lane), text) {
@@ -603,9 +610,11 @@ fn frame_ref(reference: &wit_types::FrameRef) -> String {
     ref_name(reference)
 }
 
-/// The day of an ISO-8601 timestamp.
-fn day(timestamp: &str) -> &str {
-    timestamp.get(..10).unwrap_or(timestamp)
+/// The day of a timestamp (`YYYY-MM-DD`, UTC).
+fn day(timestamp: Timestamp) -> String {
+    let mut text = timestamp_name(timestamp);
+    text.truncate(10);
+    text
 }
 
 fn abbreviate(text: &str, chars: usize) -> String {

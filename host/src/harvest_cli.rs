@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 
 use crate::progress::Progress;
-use hive_mind_runtime::engine::convert::mind_name;
+use hive_mind_runtime::engine::convert::{mind_name, timestamp_name};
 use hive_mind_runtime::engine::wit_harvest::{
     Distillation, Document, HarvestSource, ImportOptions, ImportReport, Input, SourceFormat,
     SourceReport,
@@ -346,8 +346,8 @@ pub fn harvest_source_json(source: &HarvestSource) -> Json {
         "name": source.name,
         "items": source.items,
         "set_hash": source.set_hash,
-        "first_imported": source.first_imported,
-        "last_imported": source.last_imported,
+        "first_imported": timestamp_name(source.first_imported),
+        "last_imported": timestamp_name(source.last_imported),
     })
 }
 

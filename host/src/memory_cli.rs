@@ -85,7 +85,13 @@ pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
         importance: Some(importance),
         source: Some(source),
         mind,
-        created_at: args.created_at.clone(),
+        created_at: args
+            .created_at
+            .as_deref()
+            .map(convert::timestamp_in)
+            .transpose()
+            .map_err(|why| bad_flag("created-at", why))?,
+        kind: None,
     };
     Ok(saved_json(&engine.save_memory(&input)?))
 }
@@ -106,19 +112,20 @@ pub fn saved_json(saved: &hive_mind_runtime::engine::wit_memory::SavedMemory) ->
 pub struct RecallArgs {
     /// What to recall memories for.
     pub query: String,
-    /// The most memories to return.
-    #[arg(long, default_value_t = 10)]
-    pub limit: u32,
+    /// The most memories to return (default: the engine's, 10).
+    #[arg(long)]
+    pub limit: Option<u32>,
     /// How to weigh the relevance signals: balanced, recent, important or
-    /// connected.
-    #[arg(long, default_value = "balanced")]
-    pub profile: String,
+    /// connected (default: the engine's, balanced).
+    #[arg(long)]
+    pub profile: Option<String>,
     /// The active workspace (searched before the personal mind).
     #[arg(long)]
     pub workspace: Option<String>,
-    /// Which minds: personal, current (the workspace only) or all.
-    #[arg(long, default_value = "all")]
-    pub scope: String,
+    /// Which minds: personal, current (the workspace only) or all (default:
+    /// the engine's, all).
+    #[arg(long)]
+    pub scope: Option<String>,
     /// The time to score recency against (ISO-8601); default now.
     #[arg(long)]
     pub now: Option<String>,
@@ -151,8 +158,12 @@ pub fn recall_options(
 ) -> Result<hive_mind_runtime::engine::wit_memory::RecallOptions, SaveError> {
     use hive_mind_runtime::engine::convert::{NO_FLOOR, profile_in, scope_in};
     use hive_mind_runtime::engine::wit_memory::{RecallOptions, RelevanceFloor};
-    let profile = profile_in(&args.profile).map_err(|why| bad_flag("profile", why))?;
-    let scope = scope_in(&args.scope).map_err(|why| bad_flag("scope", why))?;
+    let profile = args.profile.as_deref().map(profile_in).transpose();
+    let profile = profile.map_err(|why| bad_flag("profile", why))?;
+    let scope = args.scope.as_deref().map(scope_in).transpose();
+    let scope = scope.map_err(|why| bad_flag("scope", why))?;
+    let now = args.now.as_deref().map(convert::timestamp_in).transpose();
+    let now = now.map_err(|why| bad_flag("now", why))?;
     if let Some(id) = &args.workspace {
         convert::workspace(id).map_err(|why| bad_flag("workspace", why))?;
     }
@@ -166,10 +177,11 @@ pub fn recall_options(
         })
     };
     Ok(RecallOptions {
+        limit: args.limit,
         workspace: args.workspace.clone(),
         scope,
         profile,
-        now: args.now.clone(),
+        now,
         floor,
         rerank_pool: args.rerank_pool,
     })
@@ -219,5 +231,5 @@ pub fn recall(
     ])?;
     let options = recall_options(args)?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    Ok(engine.recall_memory(&args.query, args.limit, &options)?)
+    Ok(engine.recall_memory(&args.query, &options)?)
 }

@@ -6,6 +6,7 @@
 use hive_mind_store::awareness::{NewAwareness, WhenFull};
 use hive_mind_store::{self as native, EmbedderFingerprint, VectorSource, frames::ReindexProgress};
 
+use crate::boundary;
 use crate::exports::hive::mind::admin::{
     AwarenessAdded, AwarenessCategory, AwarenessItem, Error, Fingerprint, Identity, MindCheck,
     MindStatus,
@@ -52,9 +53,8 @@ fn item_out(item: &native::awareness::AwarenessItem) -> Result<AwarenessItem> {
         category: category_out(&item.category)?,
         content: item.content.clone(),
         priority: item.priority,
-        metadata: item.metadata.clone(),
-        created_at: item.created_at.clone(),
-        expires_at: item.expires_at.clone(),
+        created_at: boundary::millis(&item.created_at),
+        expires_at: item.expires_at.as_deref().map(boundary::millis),
     })
 }
 
@@ -65,14 +65,15 @@ fn identity_out(identity: native::identity::Identity) -> Identity {
         personality: identity.personality,
         capabilities: identity.capabilities,
         system_prompt: identity.system_prompt,
-        updated_at: identity.updated_at,
+        updated_at: Some(identity.updated_at)
+            .filter(|at| !at.trim().is_empty())
+            .map(|at| boundary::millis(&at)),
     }
 }
 
 fn status_out(status: native::check::MindStatus, mind: &native::Mind) -> MindStatus {
     MindStatus {
         mind: store::mind_out(mind),
-        database: status.database,
         schema_version: status.schema_version,
         embedder: status.embedder.map(|fingerprint| Fingerprint {
             provider: fingerprint.provider,
@@ -252,9 +253,13 @@ pub fn add_awareness(
     category: AwarenessCategory,
     content: String,
     priority: i64,
-    expires_at: Option<String>,
+    expires_at: Option<i64>,
     evict: bool,
 ) -> Result<AwarenessAdded> {
+    let expires_at = expires_at
+        .map(boundary::iso)
+        .transpose()
+        .map_err(Error::InvalidArgument)?;
     let new = NewAwareness {
         category: category_in(category).to_string(),
         content,

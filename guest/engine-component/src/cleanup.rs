@@ -13,9 +13,9 @@ use crate::exports::hive::mind::memory::{
     CleanupCandidate, CleanupOptions, CleanupReason as WitReason, CleanupReport, Error,
 };
 use crate::hive::mind::types::{FrameRef, Importance};
-use crate::logic_exports::importance_from_wit;
 use crate::save::{store_error, whole_mind};
 use crate::store;
+use crate::store::importance_in as importance_from_wit;
 
 /// Find (and with `apply`, retire) the mind's dead-weight frames.
 pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
@@ -50,7 +50,10 @@ pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
                 CleanupReason::Duplicate { .. } => WitReason::Duplicate,
                 CleanupReason::NearDuplicate { .. } => WitReason::NearDuplicate,
             },
-            kept: verdict.reason.kept(),
+            kept: verdict.reason.kept().map(|id| FrameRef {
+                mind: options.mind.clone(),
+                id,
+            }),
             similarity: match verdict.reason {
                 CleanupReason::Empty => 0.0,
                 CleanupReason::Duplicate { .. } => 1.0,

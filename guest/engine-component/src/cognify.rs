@@ -32,9 +32,9 @@ use hive_mind_core::recall::MindKey;
 use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
 use crate::hive::mind::embedder;
 use crate::hive::mind::types::{FrameRef, Mind};
-use crate::logic_exports::importance_to_wit;
 use crate::save::{Draft, embed_drafts, same_mind, store_error, whole_mind};
 use crate::store;
+use crate::store::importance_out as importance_to_wit;
 
 fn wit_mind(mind: &MindKey) -> Mind {
     match mind {

@@ -40,6 +40,7 @@ use hive_mind_store::StoreError;
 use hive_mind_store::audit::AiInteraction;
 use hive_mind_store::harvest::{EntityWrite, ItemCommit, ItemOutcome, RelationWrite};
 
+use crate::boundary;
 use crate::exports::hive::mind::harvest::{
     Distillation, Error, HarvestSource, ImportOptions, ImportReport, Input, LaneCounts, Progress,
     SourceReport,
@@ -381,7 +382,7 @@ impl Job {
     /// `harvest.import-job.start`.
     pub fn start(inputs: Vec<Input>, options: ImportOptions) -> Result<Job, Error> {
         if inputs.is_empty() {
-            return Err(Error::InvalidInput(
+            return Err(Error::InvalidArgument(
                 "nothing to import: no inputs".to_string(),
             ));
         }
@@ -432,7 +433,7 @@ impl Job {
         }
         if !parsed_any {
             return Err(first_error
-                .unwrap_or_else(|| Error::InvalidInput("nothing could be read".to_string())));
+                .unwrap_or_else(|| Error::InvalidArgument("nothing could be read".to_string())));
         }
         state.lanes = Lanes::load(&state.mind)?;
         state.total = u32::try_from(state.pending.len()).unwrap_or(u32::MAX);
@@ -444,7 +445,7 @@ impl Job {
     /// `harvest.import-job.step`.
     pub fn step(&self, max_items: u32) -> Result<Progress, Error> {
         if max_items == 0 {
-            return Err(Error::InvalidInput(
+            return Err(Error::InvalidArgument(
                 "a step of 0 items does nothing".to_string(),
             ));
         }
@@ -909,7 +910,7 @@ impl State {
                     }
                     Ok(None)
                 } else {
-                    Err(Error::InvalidInput(format!(
+                    Err(Error::InvalidArgument(format!(
                         "distillation `llm` was asked for, but no language model is available: {why}"
                     )))
                 }
@@ -1419,8 +1420,8 @@ pub fn sources(mind: Mind) -> Result<Vec<HarvestSource>, Error> {
                 name: source.name,
                 items: source.items,
                 set_hash: source.set_hash,
-                first_imported: source.first_imported,
-                last_imported: source.last_imported,
+                first_imported: boundary::millis(&source.first_imported),
+                last_imported: boundary::millis(&source.last_imported),
             })
         })
         .collect())

@@ -17,6 +17,7 @@
 
 use hive_mind_core::{ScanContext, raw_turn_content, reply_context, scan_in_windows};
 
+use crate::boundary;
 use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation, ImportedTurn};
 use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::save::{Draft, embed_drafts, store_error};
@@ -45,12 +46,9 @@ pub fn import_conversations(
     // Validate everything before writing anything.
     for conversation in &conversations {
         check_key(&conversation.key)?;
-        if conversation.date.trim().is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "conversation {}: a date is required (the event time of its turns)",
-                conversation.key
-            )));
-        }
+        boundary::iso(conversation.date).map_err(|why| {
+            Error::InvalidArgument(format!("conversation {}: {why}", conversation.key))
+        })?;
     }
     let mut report = ImportReport {
         written: 0,
@@ -85,7 +83,7 @@ pub fn import_conversations(
                 content: raw_turn_content(&conversation.key, number, &turn.speaker, &turn.text),
                 importance: Importance::Normal,
                 source: Source::Import,
-                created_at: Some(conversation.date.clone()),
+                created_at: boundary::iso(conversation.date).ok(),
                 metadata: Some(metadata.to_string()),
                 context: previous
                     .map(|previous| reply_context(&previous.speaker, &previous.text))

@@ -2,12 +2,13 @@
 //!
 //! It imports the capabilities a host supplies (`sqlite` and `embedder`,
 //! required; `reranker`, `llm` and `fetch`, which may answer `unavailable`) and
-//! exports the pure functions (`logic`), the memory API (`memory`) and the
-//! administration of the minds (`admin`), and `harvest` (importing a
-//! person's history: [`harvest`]). The data model — schema,
-//! migrations, queries, the vector index — is `hive-mind-store`, running
-//! here over the `sqlite` import ([`store`]). The logic export is the same translation layer the logic
-//! component uses, compiled here against this world's bindings.
+//! exports the memory API (`memory`), the administration of the minds
+//! (`admin`) and `harvest` (importing a person's history: [`harvest`]). The
+//! pure functions (`logic`) are the logic component's alone. The data model —
+//! schema, migrations, queries, the vector index — is `hive-mind-store`,
+//! running here over the `sqlite` import ([`store`]); [`boundary`] turns its
+//! stored text (times, metadata, content markings) into the WIT's typed
+//! values.
 //!
 //! The memory API is implemented operation by operation, each as a pipeline
 //! over the imports: [`save`] (chunk, embed, store), [`recall`] (the
@@ -28,14 +29,13 @@ wit_bindgen::generate!({
 });
 
 mod admin;
+mod boundary;
 mod calibration;
 mod cleanup;
 mod cognify;
 mod graph;
 mod harvest;
 mod import;
-#[path = "../../logic-component/src/logic_exports.rs"]
-mod logic_exports;
 mod recall;
 mod save;
 mod store;
@@ -53,10 +53,9 @@ use exports::hive::mind::memory::{
     ImportedConversation, KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions,
     SavedMemory,
 };
-use hive::mind::types::{Frame, FrameRef, Mind};
+use hive::mind::types::{Frame, FrameRef, InjectionReport, Mind, ScanContext};
 
-/// The component: `logic` in [`logic_exports`], `memory`, `admin` and
-/// `harvest` below.
+/// The component: `memory`, `admin` and `harvest` below.
 pub struct Component;
 
 export!(Component);
@@ -70,8 +69,8 @@ impl MemoryGuest for Component {
         save::save_memories(inputs)
     }
 
-    fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Result<Recall, Error> {
-        recall::recall_memory(query, limit, options)
+    fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Error> {
+        recall::recall_memory(query, options)
     }
 
     fn remember_exchange(
@@ -91,6 +90,10 @@ impl MemoryGuest for Component {
 
     fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
         cleanup::cleanup_frames(options)
+    }
+
+    fn scan_for_injection(text: String, context: ScanContext) -> InjectionReport {
+        boundary::injection_report(&text, context)
     }
 
     fn save_entity(mind: Mind, name: String, entity_type: String) -> Result<KnownEntity, Error> {
@@ -158,7 +161,7 @@ impl AdminGuest for Component {
         category: AwarenessCategory,
         content: String,
         priority: i64,
-        expires_at: Option<String>,
+        expires_at: Option<i64>,
         evict: bool,
     ) -> Result<AwarenessAdded, AdminError> {
         admin::add_awareness(mind, category, content, priority, expires_at, evict)

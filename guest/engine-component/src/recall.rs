@@ -35,16 +35,16 @@ use hive_mind_core::recall::{
 };
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 
+use crate::boundary;
 use crate::calibration;
-use crate::exports::hive::mind::logic::ScoringProfile;
 use crate::exports::hive::mind::memory::{
     Error, Lane as WitLane, Recall, RecallOptions, RecallScope, RecallStage, Recalled, StageTime,
 };
-use crate::hive::mind::types::{Frame, FrameRef, Mind};
+use crate::hive::mind::types::{Frame, FrameRef, Mind, ScoringProfile};
 use crate::hive::mind::{embedder, reranker};
-use crate::logic_exports::importance_from_wit;
 use crate::save::{embedder_error, store_error};
 use crate::store;
+use crate::store::importance_in as importance_from_wit;
 
 /// How far the graph is searched from the query's entities (the contextual
 /// signal scores distances 0–3).
@@ -74,7 +74,7 @@ fn minds_in_scope(options: &RecallOptions) -> Result<Vec<Mind>, Error> {
         .as_ref()
         .filter(|id| !id.trim().is_empty())
         .map(|id| Mind::Workspace(id.clone()));
-    match (options.scope, workspace) {
+    match (options.scope.unwrap_or(RecallScope::All), workspace) {
         (RecallScope::Personal, _) => Ok(vec![Mind::Personal]),
         (RecallScope::Current, Some(workspace)) => Ok(vec![workspace]),
         (RecallScope::Current, None) => Err(Error::InvalidArgument(
@@ -159,8 +159,8 @@ fn graph_distances(query: &str, mind: &Mind) -> Result<BTreeMap<u64, u32>, Error
 fn frame_info(frame: &Frame, distance: Option<u32>) -> FrameInfo {
     FrameInfo {
         content: frame.content.clone(),
-        created_at: Some(frame.created_at.clone()),
-        last_accessed: frame.last_accessed.clone(),
+        created_at: boundary::iso(frame.created_at).ok(),
+        last_accessed: frame.last_accessed.and_then(|at| boundary::iso(at).ok()),
         importance: importance_from_wit(frame.importance),
         access_count: frame.access_count,
         graph_distance: distance,
@@ -201,10 +201,17 @@ struct PendingHit {
     hit: LaneHit,
 }
 
+/// How many memories a recall returns when the options name no `limit`.
+pub const DEFAULT_LIMIT: u32 = 10;
+
 /// Recall the memories most relevant to `query`.
-pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Result<Recall, Error> {
+pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Error> {
     let mut clock = Stopwatch::start();
-    let now = options.now.clone().unwrap_or_else(now_iso);
+    let limit = options.limit.unwrap_or(DEFAULT_LIMIT);
+    let now = match options.now {
+        Some(now) => boundary::iso(now).map_err(Error::InvalidArgument)?,
+        None => now_iso(),
+    };
     let plan = plan_recall(&query, &now, limit).map_err(logic_error)?;
     let minds = minds_in_scope(&options)?;
     let mut notes = Vec::new();
@@ -336,7 +343,7 @@ pub fn recall_memory(query: String, limit: u32, options: RecallOptions) -> Resul
 
     // Rank, with the reranker as the cross-encoder (soft-fail).
     let rank_options = RankOptions {
-        profile: core_profile(options.profile),
+        profile: core_profile(options.profile.unwrap_or(ScoringProfile::Balanced)),
         floor,
         rerank_pool: options.rerank_pool,
     };
@@ -399,9 +406,7 @@ fn lane_filter(spec: &hive_mind_core::recall::LaneSpec, mind: &Mind) -> store::S
         since: spec.since.clone(),
         until: spec.until.clone(),
         content_prefix: spec.content_prefix.clone(),
-        min_importance: spec
-            .min_importance
-            .map(crate::logic_exports::importance_to_wit),
+        min_importance: spec.min_importance.map(store::importance_out),
     }
 }
 

@@ -16,9 +16,10 @@
 
 use hive_mind_core::recall::embedding_text;
 
+use crate::boundary;
 use crate::exports::hive::mind::memory::{Error, MemoryInput, SavedMemory};
 use crate::hive::mind::embedder;
-use crate::hive::mind::types::{Importance, Mind, Source};
+use crate::hive::mind::types::{Importance, MemoryKind, Mind, Source};
 use crate::store;
 
 /// Texts per `embedder.embed` call: large enough to amortise the model's
@@ -122,14 +123,42 @@ fn draft(input: MemoryInput) -> Result<Draft, Error> {
             "content is empty: there is nothing to remember".to_string(),
         ));
     }
+    let created_at = input
+        .created_at
+        .map(boundary::iso)
+        .transpose()
+        .map_err(Error::InvalidArgument)?;
+    // A kind is written as the lanes find it: its marking in the content,
+    // and a raw turn's origin in the metadata, as an import records it.
+    let (content, metadata) = match &input.kind {
+        None => (input.content, None),
+        Some(kind) => {
+            let metadata = match kind {
+                MemoryKind::RawTurn(origin) => Some(
+                    serde_json::json!({
+                        "conv": origin.conversation,
+                        "turn": origin.turn,
+                        "speaker": origin.speaker.trim(),
+                    })
+                    .to_string(),
+                ),
+                MemoryKind::Profile(name) => {
+                    Some(serde_json::json!({ "profile": name.trim() }).to_string())
+                }
+                MemoryKind::Fact | MemoryKind::Event => None,
+            };
+            let content = boundary::marked_content(kind, &input.content, created_at.as_deref());
+            (content, metadata)
+        }
+    };
     Ok(Draft {
         mind: input.mind,
         gop_id: None,
-        content: input.content,
+        content,
         importance: input.importance.unwrap_or(Importance::Normal),
         source: input.source.unwrap_or(Source::UserStated),
-        created_at: input.created_at,
-        metadata: None,
+        created_at,
+        metadata,
         context: String::new(),
     })
 }

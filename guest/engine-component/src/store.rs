@@ -26,6 +26,7 @@ use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
 use hive_mind_store::{self as native, Minds, StoreConfig};
 pub use hive_mind_store::{ChunkVector, NewFrame};
 
+use crate::boundary;
 use crate::hive::mind::sqlite;
 use crate::hive::mind::types::{Frame, FrameRef, FrameType, Importance, Mind, Source};
 
@@ -347,16 +348,19 @@ pub fn frame_out(frame: &native::Frame) -> Frame {
         },
         gop_id: frame.gop_id.clone(),
         t: frame.t,
-        base_frame_id: frame.base_frame_id,
+        base_frame: frame.base_frame_id.map(|id| FrameRef {
+            mind: mind_out(&frame.frame_ref.mind),
+            id,
+        }),
         content: frame.content.clone(),
         importance: importance_out(frame.importance),
         source: source_out(frame.source),
         access_count: frame.access_count,
-        created_at: frame.created_at.clone(),
-        inserted_at: frame.inserted_at.clone(),
-        last_accessed: frame.last_accessed.clone(),
+        created_at: boundary::millis(&frame.created_at),
+        inserted_at: boundary::millis(&frame.inserted_at),
+        last_accessed: frame.last_accessed.as_deref().map(boundary::millis),
         content_hash: frame.content_hash.clone(),
-        metadata: frame.metadata.clone(),
+        metadata: boundary::metadata(&frame.content, &frame.metadata),
     }
 }
 
@@ -591,7 +595,7 @@ pub fn storage_error(error: &StoreError) -> crate::hive::mind::types::StorageErr
     match error {
         StoreError::MindNotFound(mind) => StorageError::MindNotFound(mind.clone()),
         StoreError::NotFound(what) => StorageError::NotFound(what.clone()),
-        StoreError::InvalidInput(why) => StorageError::InvalidInput(why.clone()),
+        StoreError::InvalidInput(why) => StorageError::InvalidArgument(why.clone()),
         StoreError::DimensionMismatch { expected, actual } => {
             StorageError::DimensionMismatch(DimensionMismatch {
                 expected: *expected,

@@ -2,19 +2,18 @@
 //! `wit-bindgen` generates for the WIT interface and the plain Rust types of
 //! [`hive_mind_core`], which does all the work.
 //!
-//! Both component crates compile this file (the engine crate includes it with
-//! `#[path]`), each against its own world's bindings: the generated paths
-//! (`crate::exports::hive::mind::logic`, `crate::hive::mind::types`) are the
-//! same in both, so one implementation serves both worlds.
+//! Only the logic component exports `logic` (the engine world does not: its
+//! embedders see `memory`, `admin` and `harvest` alone).
 
 use hive_mind_core as core;
 
 use crate::exports::hive::mind::logic::{
-    ChunkOptions, DedupVerdict, Error, Guest, InjectionCategory, InjectionReport, Relevance,
-    RelevanceInput, ResolvedDate, ScanContext, ScoringProfile, SimilarContent, TargetMind,
-    WriteBackCandidate, WriteBackKind,
+    ChunkOptions, DedupVerdict, Error, Guest, Relevance, RelevanceInput, ResolvedDate, ScoredId,
+    SimilarContent, TargetMind, WriteBackCandidate, WriteBackKind,
 };
-use crate::hive::mind::types::{Chunk, DateWindow, Importance, ScoredId};
+use crate::hive::mind::types::{
+    Chunk, DateWindow, Importance, InjectionCategory, InjectionReport, ScanContext, ScoringProfile,
+};
 
 impl Guest for crate::Component {
     fn content_hash(content: String) -> String {

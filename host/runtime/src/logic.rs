@@ -21,8 +21,8 @@ use crate::HostError;
 use crate::runtime::{self, HostState};
 use crate::values::{named_values, type_name, val_to_json};
 
-/// The name of the logic interface, as exported by both worlds.
-pub const LOGIC_INTERFACE: &str = "hive:mind/logic@0.1.0";
+/// The name of the logic interface, exported by the `pure-logic` world.
+pub const LOGIC_INTERFACE: &str = "hive:mind/logic@0.2.0";
 
 /// One exported function's signature, for listings and help.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +68,7 @@ impl LogicRuntime {
         )
     }
 
-    /// Any component exporting `hive:mind/logic` (the logic or the engine
+    /// Any component exporting `hive:mind/logic` (the `pure-logic`
     /// world); `cache_dir` as in [`crate::cache::load_component`]. A component
     /// with imports beyond WASI cannot be instantiated here.
     pub fn from_component_bytes(

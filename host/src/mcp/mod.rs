@@ -81,11 +81,12 @@ use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::{recall_json, saved_json};
 use hive_mind_runtime::engine::convert::{
     cleanup_reason_name, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
+    timestamp_in, timestamp_name,
 };
 use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
-use hive_mind_runtime::engine::wit_logic::{InjectionCategory, InjectionReport, ScanContext};
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
+use hive_mind_runtime::engine::wit_types::{InjectionCategory, InjectionReport, ScanContext};
 use hive_mind_runtime::engine::{
     AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, describe_storage_error,
     wit_admin, wit_harvest, wit_memory,
@@ -316,7 +317,7 @@ fn caller_storage_error(error: &StorageError) -> bool {
     match error {
         StorageError::MindNotFound(_)
         | StorageError::NotFound(_)
-        | StorageError::InvalidInput(_)
+        | StorageError::InvalidArgument(_)
         | StorageError::AwarenessFull(_)
         | StorageError::Referenced(_) => true,
         StorageError::DimensionMismatch(_)
@@ -352,7 +353,7 @@ fn engine_error(error: EngineError) -> McpError {
         | EngineError::Admin(AdminError(wit_admin::Error::Storage(error)))
         | EngineError::Harvest(HarvestError(wit_harvest::Error::Storage(error))) => storage(error),
         EngineError::Harvest(HarvestError(
-            wit_harvest::Error::InvalidInput(_)
+            wit_harvest::Error::InvalidArgument(_)
             | wit_harvest::Error::Unrecognised(_)
             | wit_harvest::Error::Malformed(_)
             | wit_harvest::Error::TooLarge(_)
@@ -362,9 +363,7 @@ fn engine_error(error: EngineError) -> McpError {
             internal(error.to_string())
         }
         EngineError::Memory(MemoryError(
-            wit_memory::Error::Unsupported(_)
-            | wit_memory::Error::Embedder(_)
-            | wit_memory::Error::Llm(_),
+            wit_memory::Error::Embedder(_) | wit_memory::Error::Llm(_),
         ))
         | EngineError::Admin(AdminError(wit_admin::Error::Embedder(_)))
         | EngineError::Host(_) => internal(error.to_string()),
@@ -410,9 +409,8 @@ fn awareness_json(item: &AwarenessItem) -> Json {
         "category": category_name(item.category),
         "content": item.content,
         "priority": item.priority,
-        "metadata": item.metadata,
-        "created_at": item.created_at,
-        "expires_at": item.expires_at,
+        "created_at": timestamp_name(item.created_at),
+        "expires_at": item.expires_at.map(timestamp_name),
     })
 }
 
@@ -425,7 +423,7 @@ fn identity_json(identity: Option<&Identity>) -> Json {
             "personality": identity.personality,
             "capabilities": identity.capabilities,
             "system_prompt": identity.system_prompt,
-            "updated_at": identity.updated_at,
+            "updated_at": identity.updated_at.map(timestamp_name),
         })
     })
 }
@@ -774,7 +772,13 @@ impl MemoryServer {
             importance,
             source,
             mind,
-            created_at: args.created_at,
+            created_at: args
+                .created_at
+                .as_deref()
+                .map(timestamp_in)
+                .transpose()
+                .map_err(invalid)?,
+            kind: None,
         };
         let (saved, scan) = self
             .with_engine(move |engine| {
@@ -810,24 +814,20 @@ impl MemoryServer {
             }
             None => None,
         };
-        let scope = scope_in(args.scope.as_deref().unwrap_or("all")).map_err(invalid)?;
-        let profile = profile_in(args.profile.as_deref().unwrap_or("balanced")).map_err(invalid)?;
+        let scope = args.scope.as_deref().map(scope_in).transpose();
+        let profile = args.profile.as_deref().map(profile_in).transpose();
         let options = RecallOptions {
+            limit: args.limit.map(|limit| limit.clamp(1, 100)),
             workspace,
-            scope,
-            profile,
+            scope: scope.map_err(invalid)?,
+            profile: profile.map_err(invalid)?,
             now: None,
             floor: None,
             rerank_pool: None,
         };
-        let limit = args.limit.unwrap_or(10).clamp(1, 100);
         let query = args.query;
         let recall = self
-            .with_engine(move |engine| {
-                engine
-                    .recall_memory(&query, limit, &options)
-                    .map_err(engine_error)
-            })
+            .with_engine(move |engine| engine.recall_memory(&query, &options).map_err(engine_error))
             .await?;
         let mut value = recall_json(&recall);
         if let Some(object) = value.as_object_mut() {
@@ -978,7 +978,7 @@ impl MemoryServer {
                         personality: String::new(),
                         capabilities: String::new(),
                         system_prompt: String::new(),
-                        updated_at: String::new(),
+                        updated_at: None,
                     });
                 let fields = [
                     (&mut identity.name, args.name),
@@ -993,7 +993,7 @@ impl MemoryServer {
                     }
                 }
                 // Set anew by the engine.
-                identity.updated_at = String::new();
+                identity.updated_at = None;
                 let identity = admin
                     .set_identity(&Mind::Personal, &identity)
                     .map_err(engine_error)?;
@@ -1032,18 +1032,13 @@ impl MemoryServer {
             .await?;
         let priority = args.priority.unwrap_or(0);
         let evict = args.evict.unwrap_or(false);
+        let expires_at = args.expires_at.as_deref().map(timestamp_in).transpose();
+        let expires_at = expires_at.map_err(invalid)?;
         let shown = self
             .with_engine(move |engine| {
                 let added = engine
                     .admin()
-                    .add_awareness(
-                        &mind,
-                        category,
-                        &args.content,
-                        priority,
-                        args.expires_at.as_deref(),
-                        evict,
-                    )
+                    .add_awareness(&mind, category, &args.content, priority, expires_at, evict)
                     .map_err(engine_error)?;
                 let evicted = match &added.evicted {
                     Some(item) => Some(awareness_view(engine, item)?),
@@ -1245,7 +1240,7 @@ impl MemoryServer {
                         let value = json!({
                             "id": candidate.frame.id,
                             "reason": cleanup_reason_name(candidate.reason),
-                            "kept": candidate.kept,
+                            "kept": candidate.kept.as_ref().map(|kept| kept.id),
                             "similarity": candidate.similarity,
                             "content": candidate.content,
                         });

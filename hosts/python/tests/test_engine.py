@@ -151,7 +151,7 @@ def test_save_recall_and_status(tmp_path: Path) -> None:
         statuses = mind.status()
         assert [status.mind for status in statuses] == ["personal", "workspace:acme"]
         personal = statuses[0]
-        assert isinstance(personal, MindStatus) and personal.database == "personal"
+        assert isinstance(personal, MindStatus)
         assert personal.frames == 4
         assert personal.embedder == Fingerprint("in-process", DEFAULT_MODEL, 384)
 

@@ -66,6 +66,9 @@ def test_python_harvests_a_file_and_a_second_import_writes_nothing(tmp_path: Pat
         assert report["frames"]["events"] >= 1
         recalled = mind.recall("who did Ana meet in Lisbon", now=NOW)
         assert any("Bilal" in memory.content for memory in recalled.memories)
+        # A verbatim turn says where it came from, typed: no tag to parse.
+        origins = [memory.origin for memory in recalled.memories if memory.origin is not None]
+        assert origins and all(origin.conversation and origin.turn >= 1 for origin in origins)
         again = mind.import_file(source)
         assert again["sources"][0]["unchanged"] is True
         assert sum(again["frames"].values()) == 0
@@ -73,7 +76,7 @@ def test_python_harvests_a_file_and_a_second_import_writes_nothing(tmp_path: Pat
         fresh.write_text(json.dumps([{**CONVERSATIONS[1], "id": "chat-3"}]), encoding="utf-8")
         with pytest.raises(HiveMindError) as no_model:
             mind.import_file(fresh, distillation="llm")
-        assert no_model.value.case == "invalid-input"
+        assert no_model.value.case == "invalid-argument"
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(bytes(range(256)) * 4)
     with HiveMind(tmp_path / "data") as mind, pytest.raises(HiveMindError) as refused:

@@ -47,7 +47,9 @@ def echo(tmp_path: Path) -> ComponentHost:
 def test_the_echo_imports_what_the_engine_world_imports(echo: ComponentHost) -> None:
     world = (REPOSITORY / "wit" / "worlds.wit").read_text()
     imported = set(re.findall(r"^\s*import (\w+);", world, re.MULTILINE))
-    assert {f"hive:mind/{name}@0.1.0" for name in imported} == set(echo.imports())
+    version = re.search(r"^package hive:mind@([\d.]+);", world, re.MULTILINE)
+    assert version is not None
+    assert {f"hive:mind/{name}@{version[1]}" for name in imported} == set(echo.imports())
 
 
 def describe(ty: Any) -> str:
@@ -91,7 +93,7 @@ def test_the_echo_imports_what_the_engine_imports(
     engine = ComponentHost(engine_component, tmp_path / "engine", FakeEmbedder())
     try:
         for interface in engine.imports():
-            if interface.startswith("hive:mind/") and interface != "hive:mind/types@0.1.0":
+            if interface.startswith("hive:mind/") and interface != "hive:mind/types@0.2.0":
                 expected = import_signatures(engine, interface)
                 assert expected, interface
                 assert import_signatures(echo, interface) == expected, interface
@@ -219,7 +221,7 @@ def test_results_and_engine_errors() -> None:
     assert isinstance(error, errors.InvalidArgumentError)
     assert (error.case, error.detail) == ("invalid-argument", "limit must be positive")
     assert isinstance(errors.from_variant(Variant("llm", "down")), errors.LlmError)
-    assert isinstance(errors.from_variant(Variant("unsupported", "x")), errors.UnsupportedError)
+    assert isinstance(errors.from_variant(Variant("embedder", "x")), errors.EmbedderError)
     busy = errors.from_variant(Variant("storage", Variant("busy")))
     assert type(busy) is errors.StorageError
     assert (busy.case, busy.storage_case, busy.detail) == ("storage", "busy", "busy")

@@ -28,7 +28,7 @@
 
 use std::collections::HashSet;
 
-use chrono::{Duration, NaiveDate};
+use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 
 /// Bump when the generator's output changes: a corpus built by another
 /// version is rebuilt.
@@ -42,8 +42,9 @@ pub fn first_day() -> NaiveDate {
 /// How many days the events spread over (two years).
 pub const SPAN_DAYS: i64 = 730;
 
-/// "Now" for the benchmark's queries: the day after the last possible event.
-pub const NOW: &str = "2026-06-01T09:00:00Z";
+/// "Now" for the benchmark's queries: the day after the last possible event
+/// (2026-06-01T09:00:00Z, in Unix milliseconds as the WIT's timestamps).
+pub const NOW: i64 = 1_780_304_400_000;
 
 /// A deterministic pseudo-random generator (xorshift64*).
 #[derive(Debug, Clone)]
@@ -288,8 +289,8 @@ pub struct CorpusFrame {
     pub weight: Weight,
     /// Its event day.
     pub day: NaiveDate,
-    /// Its event time (ISO-8601).
-    pub created_at: String,
+    /// Its event time (UTC).
+    pub created_at: NaiveDateTime,
     /// The question its topic answers.
     pub question: String,
     /// The project it is about.
@@ -409,11 +410,14 @@ pub fn generate_frames(frames: usize, seed: u64) -> Vec<CorpusFrame> {
     while out.len() < frames {
         let day =
             first_day() + Duration::days(i64::try_from(rng.below(SPAN_DAYS as usize)).unwrap_or(0));
-        let created_at = format!(
-            "{}T{:02}:{:02}:00Z",
-            day.format("%Y-%m-%d"),
-            rng.between(7, 21),
-            rng.below(60)
+        let (hour, minute) = (rng.between(7, 21), rng.below(60));
+        let created_at = day.and_time(
+            NaiveTime::from_hms_opt(
+                u32::try_from(hour).unwrap_or(0),
+                u32::try_from(minute).unwrap_or(0),
+                0,
+            )
+            .unwrap_or(NaiveTime::MIN),
         );
         let fill = Fill::draw(&mut rng, day);
         let (template, question) = TOPICS[rng.below(TOPICS.len())];

@@ -56,7 +56,6 @@ use crate::mind::{OpenError, open_engine};
 use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
 use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::{EmbedError, Embedder};
-use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_runtime::engine::convert::stage_name;
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
@@ -362,7 +361,8 @@ fn ingest(
                 importance: Some(importance(frame.weight)),
                 source: Some(wit_types::Source::UserStated),
                 mind: wit_types::Mind::Personal,
-                created_at: Some(frame.created_at.clone()),
+                created_at: Some(frame.created_at.and_utc().timestamp_millis()),
+                kind: None,
             })
             .collect();
         for saved in engine.save_memories(&inputs)? {
@@ -473,10 +473,11 @@ pub fn run(
 
     let queries = generate_queries(&frames, options.queries, options.seed);
     let recall_options = RecallOptions {
+        limit: Some(RECALL_LIMIT),
         workspace: None,
-        scope: RecallScope::Personal,
-        profile: ScoringProfile::Balanced,
-        now: Some(NOW.to_string()),
+        scope: Some(RecallScope::Personal),
+        profile: None,
+        now: Some(NOW),
         floor: None,
         // Off unless asked for: the pipeline's own figures stay comparable
         // with earlier runs.
@@ -488,7 +489,7 @@ pub fn run(
     // Warm-up: the first recall pays for cold caches and prepared
     // statements.
     if let Some(first) = queries.first() {
-        engine.recall_memory(&first.text, RECALL_LIMIT, &recall_options)?;
+        engine.recall_memory(&first.text, &recall_options)?;
     }
     engine.take_timings();
     let mut latencies = Vec::with_capacity(queries.len());
@@ -500,7 +501,7 @@ pub fn run(
     let mut returned = Vec::with_capacity(queries.len());
     for query in &queries {
         let started = Instant::now();
-        let recall = engine.recall_memory(&query.text, RECALL_LIMIT, &recall_options)?;
+        let recall = engine.recall_memory(&query.text, &recall_options)?;
         let elapsed = started.elapsed();
         let ms = elapsed.as_secs_f64() * 1000.0;
         let timings = engine.take_timings();

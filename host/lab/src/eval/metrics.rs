@@ -3,10 +3,10 @@
 //! Everything here is arithmetic on lists, with no engine and no I/O, so each
 //! definition is pinned by a unit test.
 //!
-//! - A recalled frame counts only when it is a conversation turn: its content
-//!   starts `[mind-rawturn conv:KEY turn:N speaker:S]` ([`parse_raw_turn`]).
-//!   `N` is the turn's position in the list that was imported, which the
-//!   evaluation maps back to the data set's dialogue id.
+//! - A recalled frame counts only when it is a conversation turn: its typed
+//!   metadata names its origin (`memory-kind.raw-turn`: the conversation and
+//!   the turn's position in the list that was imported, which the evaluation
+//!   maps back to the data set's dialogue id).
 //! - **Session-level recall@k** ([`session_hit_at_k`]): walk the ranked turns,
 //!   keeping each session the first time one of its turns appears (so a
 //!   session ranks by its best frame); the question scores 1 when a gold
@@ -21,35 +21,6 @@
 use std::collections::BTreeSet;
 
 use super::locomo::TurnId;
-
-/// The conversation and position a raw-turn frame names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RawTurnRef<'a> {
-    /// The conversation key (`conv:KEY`).
-    pub conv: &'a str,
-    /// The turn's 1-based position in its conversation (`turn:N`).
-    pub turn: u32,
-}
-
-/// Read `[mind-rawturn conv:KEY turn:N speaker:S] …`; `None` for any other
-/// frame (or a malformed tag).
-pub fn parse_raw_turn(content: &str) -> Option<RawTurnRef<'_>> {
-    let tag = content.strip_prefix("[mind-rawturn ")?;
-    let tag = &tag[..tag.find(']')?];
-    let mut conv = None;
-    let mut turn = None;
-    for field in tag.split_whitespace() {
-        if let Some(key) = field.strip_prefix("conv:") {
-            conv = Some(key);
-        } else if let Some(number) = field.strip_prefix("turn:") {
-            turn = number.parse().ok();
-        }
-    }
-    Some(RawTurnRef {
-        conv: conv.filter(|key| !key.is_empty())?,
-        turn: turn.filter(|n| *n > 0)?,
-    })
-}
 
 /// A recalled conversation turn, in rank order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,28 +89,6 @@ mod tests {
 
     fn id(session: u32, turn: u32) -> TurnId {
         TurnId { session, turn }
-    }
-
-    #[test]
-    fn raw_turn_tags_are_read() {
-        assert_eq!(
-            parse_raw_turn("[mind-rawturn conv:s12 turn:7 speaker:Mary_Ann] hello"),
-            Some(RawTurnRef {
-                conv: "s12",
-                turn: 7
-            })
-        );
-        for other in [
-            "[mind-fact] conv:s1 turn:2",
-            "plain text",
-            "[mind-rawturn conv:s1 speaker:A] no turn",
-            "[mind-rawturn turn:3 speaker:A] no conv",
-            "[mind-rawturn conv:s1 turn:0 speaker:A] turn 0",
-            "[mind-rawturn conv:s1 turn:x speaker:A] bad turn",
-            "[mind-rawturn conv:s1 turn:3 speaker:A no closing bracket",
-        ] {
-            assert_eq!(parse_raw_turn(other), None, "{other:?}");
-        }
     }
 
     #[test]

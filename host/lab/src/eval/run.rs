@@ -27,21 +27,20 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::EvalError;
-use super::locomo::{Dataset, Sample, TurnId, iso};
+use super::locomo::{Dataset, Sample, TurnId};
 use super::metrics::{
-    RetrievedTurn, gold_sessions, parse_raw_turn, session_hit_at_k, session_ranking,
-    turn_recall_at_k,
+    RetrievedTurn, gold_sessions, session_hit_at_k, session_ranking, turn_recall_at_k,
 };
 use crate::mind::open_engine;
 use crate::timing::{StageShare, add_timings, mean, percentile, split_rows};
 use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
-use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_runtime::engine::convert::{lane_name, stage_name};
 use hive_mind_runtime::engine::wit_memory::{
     ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
+use hive_mind_runtime::engine::wit_types::MemoryKind;
 use hive_mind_runtime::engine::{ImportTimings, wit_types};
 
 /// The categories LoCoMo defines, by number.
@@ -440,7 +439,7 @@ fn evaluate_sample(
             );
             ImportedConversation {
                 key,
-                date: iso(&session.date),
+                date: session.date.and_utc().timestamp_millis(),
                 turns: session
                     .turns
                     .iter()
@@ -478,12 +477,13 @@ fn evaluate_sample(
     // Import time is not recall time.
     engine.take_timings();
 
-    let now = sample.asked_at().map(|t| iso(&t));
+    let now = sample.asked_at().map(|t| t.and_utc().timestamp_millis());
     let recall_options = |rerank_pool: Option<u32>| RecallOptions {
+        limit: Some(limit),
         workspace: None,
-        scope: RecallScope::Personal,
-        profile: ScoringProfile::Balanced,
-        now: now.clone(),
+        scope: Some(RecallScope::Personal),
+        profile: None,
+        now,
         floor,
         rerank_pool,
     };
@@ -536,7 +536,7 @@ fn evaluate_sample(
         for (&pool, tally) in runs.iter().zip(tallies.iter_mut()) {
             progress.advance(1);
             let started = Instant::now();
-            let recall = engine.recall_memory(&question.question, limit, &recall_options(pool));
+            let recall = engine.recall_memory(&question.question, &recall_options(pool));
             let elapsed = started.elapsed();
             let imports = engine.take_timings();
             let recall = match recall {
@@ -619,13 +619,13 @@ fn ranked_turns(
 ) -> Vec<RetrievedTurn> {
     let mut ranked = Vec::new();
     for memory in &recall.memories {
-        let Some(tag) = parse_raw_turn(&memory.frame.content) else {
+        let Some(MemoryKind::RawTurn(origin)) = &memory.frame.metadata.kind else {
             continue;
         };
-        let Some((session, ids)) = turn_map.get(tag.conv) else {
+        let Some((session, ids)) = turn_map.get(&origin.conversation) else {
             continue;
         };
-        let id = usize::try_from(tag.turn)
+        let id = usize::try_from(origin.turn)
             .ok()
             .and_then(|position| ids.get(position.checked_sub(1)?))
             .copied()

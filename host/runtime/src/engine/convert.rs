@@ -7,9 +7,11 @@
 //! and a workspace id is validated again by the engine (and the database
 //! name by [`hive_mind_sqlite`]).
 
-use super::bindings::exports::hive::mind::logic::ScoringProfile;
 use super::wit_memory::{CleanupReason, Lane, RecallScope, RecallStage, RelevanceFloor};
-use super::wit_types::{Frame, FrameRef, FrameType, Importance, Mind, Source};
+use super::wit_types::{
+    Frame, FrameMetadata, FrameRef, FrameType, Importance, MemoryKind, Mind, ScoringProfile,
+    Source, Timestamp,
+};
 
 /// A mind as written: `personal` or `workspace:<id>`.
 pub fn mind_name(mind: &Mind) -> String {
@@ -166,23 +168,86 @@ pub fn cleanup_reason_name(reason: CleanupReason) -> &'static str {
     }
 }
 
-/// A frame as JSON, with every field by its WIT name.
+/// A timestamp (Unix milliseconds) as ISO-8601 UTC text
+/// (`2026-05-08T13:56:00Z`, with milliseconds only when there are any).
+pub fn timestamp_name(timestamp: Timestamp) -> String {
+    match chrono::DateTime::from_timestamp_millis(timestamp) {
+        Some(instant) if timestamp.rem_euclid(1000) == 0 => {
+            instant.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        }
+        Some(instant) => instant.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        None => format!("{timestamp} ms"),
+    }
+}
+
+/// A timestamp from ISO-8601 text: RFC 3339 (`2026-05-08T13:56:00Z`,
+/// `…+02:00`), a date-time without a zone (taken as UTC), or a date alone
+/// (its midnight UTC).
+pub fn timestamp_in(text: &str) -> Result<Timestamp, String> {
+    let text = text.trim();
+    if let Ok(instant) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(instant.timestamp_millis());
+    }
+    for format in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+    ] {
+        if let Ok(naive) = chrono::NaiveDateTime::parse_from_str(text, format) {
+            return Ok(naive.and_utc().timestamp_millis());
+        }
+    }
+    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map(|date| date.and_time(chrono::NaiveTime::MIN).and_utc().timestamp_millis())
+        .map_err(|_| {
+            format!("not an ISO-8601 date or date-time: {text:?} (expected e.g. 2026-05-08 or 2026-05-08T13:56:00Z)")
+        })
+}
+
+/// A memory kind as JSON: `fact`, `event`, `{"profile": NAME}` or
+/// `{"raw-turn": {conversation, turn, speaker}}`.
+pub fn kind_json(kind: &MemoryKind) -> serde_json::Value {
+    match kind {
+        MemoryKind::Fact => serde_json::json!("fact"),
+        MemoryKind::Event => serde_json::json!("event"),
+        MemoryKind::Profile(name) => serde_json::json!({ "profile": name }),
+        MemoryKind::RawTurn(origin) => serde_json::json!({ "raw-turn": {
+            "conversation": origin.conversation,
+            "turn": origin.turn,
+            "speaker": origin.speaker,
+        }}),
+    }
+}
+
+/// A frame's metadata as JSON, by WIT field name (absent fields are null).
+pub fn metadata_json(metadata: &FrameMetadata) -> serde_json::Value {
+    serde_json::json!({
+        "kind": metadata.kind.as_ref().map(kind_json),
+        "harvest-format": metadata.harvest_format,
+        "document": metadata.document,
+        "provenance": metadata.provenance,
+        "confidence": metadata.confidence,
+        "write-back": metadata.write_back,
+    })
+}
+
+/// A frame as JSON, with every field by its WIT name (times as ISO-8601).
 pub fn frame_json(frame: &Frame) -> serde_json::Value {
     serde_json::json!({
         "ref": ref_name(&frame.ref_),
         "frame-type": frame_type_name(frame.frame_type),
         "gop-id": frame.gop_id,
         "t": frame.t,
-        "base-frame-id": frame.base_frame_id,
+        "base-frame": frame.base_frame.as_ref().map(ref_name),
         "content": frame.content,
         "importance": importance_name(frame.importance),
         "source": source_name(frame.source),
         "access-count": frame.access_count,
-        "created-at": frame.created_at,
-        "inserted-at": frame.inserted_at,
-        "last-accessed": frame.last_accessed,
+        "created-at": timestamp_name(frame.created_at),
+        "inserted-at": timestamp_name(frame.inserted_at),
+        "last-accessed": frame.last_accessed.map(timestamp_name),
         "content-hash": frame.content_hash,
-        "metadata": frame.metadata,
+        "metadata": metadata_json(&frame.metadata),
     })
 }
 

@@ -58,7 +58,6 @@ pub mod bindings {
 
 pub use bindings::exports::hive::mind::admin as wit_admin;
 pub use bindings::exports::hive::mind::harvest as wit_harvest;
-pub use bindings::exports::hive::mind::logic as wit_logic;
 pub use bindings::exports::hive::mind::memory as wit_memory;
 pub use bindings::hive::mind::types as wit_types;
 
@@ -268,7 +267,6 @@ pub struct MemoryError(pub wit_memory::Error);
 fn describe_memory_error(error: &wit_memory::Error) -> String {
     match error {
         wit_memory::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
-        wit_memory::Error::Unsupported(m) => format!("unsupported: {m}"),
         wit_memory::Error::Storage(e) => format!("storage: {}", describe_storage_error(e)),
         wit_memory::Error::Embedder(m) => format!("embedder: {m}"),
         wit_memory::Error::Llm(m) => format!("language model: {m}"),
@@ -283,7 +281,7 @@ pub fn describe_storage_error(error: &wit_types::StorageError) -> String {
             format!("no such mind: {mind} (a workspace mind is created by its first save)")
         }
         E::NotFound(what) => format!("not found: {what}"),
-        E::InvalidInput(why) => format!("invalid input: {why}"),
+        E::InvalidArgument(why) => format!("invalid argument: {why}"),
         E::DimensionMismatch(m) => format!(
             "the mind's vectors have {} dimensions but the embedder makes {}; run `hive-mind reindex`",
             m.expected, m.actual
@@ -329,7 +327,7 @@ pub struct HarvestError(pub wit_harvest::Error);
 pub fn describe_harvest_error(error: &wit_harvest::Error) -> String {
     use wit_harvest::Error as E;
     match error {
-        E::InvalidInput(m) => format!("invalid input: {m}"),
+        E::InvalidArgument(m) => format!("invalid argument: {m}"),
         E::Unrecognised(m) => format!("unrecognised format: {m}"),
         E::Malformed(m) => format!("malformed: {m}"),
         E::TooLarge(m) => format!("too large: {m}"),
@@ -485,13 +483,12 @@ impl EngineRuntime {
     pub fn recall_memory(
         &mut self,
         query: &str,
-        limit: u32,
         options: &wit_memory::RecallOptions,
     ) -> Result<wit_memory::Recall, EngineError> {
         let result = self.call("recall-memory", CallKind::Recall, |engine, store| {
             engine
                 .hive_mind_memory()
-                .call_recall_memory(store, query, limit, options)
+                .call_recall_memory(store, query, options)
         })?;
         Ok(result.map_err(MemoryError)?)
     }
@@ -571,18 +568,18 @@ impl EngineRuntime {
         Ok(result.map_err(MemoryError)?)
     }
 
-    /// `logic.scan-for-injection`: the engine's prompt-injection scan of a
+    /// `memory.scan-for-injection`: the engine's prompt-injection scan of a
     /// text, for surfaces that hand stored text to a model outside recall
     /// (which scans its own block).
     pub fn scan_for_injection(
         &mut self,
         text: &str,
-        context: wit_logic::ScanContext,
-    ) -> Result<wit_logic::InjectionReport, EngineError> {
+        context: wit_types::ScanContext,
+    ) -> Result<wit_types::InjectionReport, EngineError> {
         Ok(
             self.call("scan-for-injection", CallKind::Recall, |engine, store| {
                 engine
-                    .hive_mind_logic()
+                    .hive_mind_memory()
                     .call_scan_for_injection(store, text, context)
             })?,
         )
@@ -811,7 +808,7 @@ impl Admin<'_> {
         list_awareness as Recall => call_list_awareness(mind: &wit_types::Mind) -> Vec<wit_admin::AwarenessItem>);
     admin_call!(
         /// Add an awareness item.
-        add_awareness as Save => call_add_awareness(mind: &wit_types::Mind, category: wit_admin::AwarenessCategory, content: &str, priority: i64, expires_at: Option<&str>, evict: bool) -> wit_admin::AwarenessAdded);
+        add_awareness as Save => call_add_awareness(mind: &wit_types::Mind, category: wit_admin::AwarenessCategory, content: &str, priority: i64, expires_at: Option<i64>, evict: bool) -> wit_admin::AwarenessAdded);
     admin_call!(
         /// Remove awareness items; the number removed.
         remove_awareness as Save => call_remove_awareness(mind: &wit_types::Mind, ids: &[u64]) -> u32);

@@ -19,9 +19,8 @@ from .errors import (
     LlmError,
     NotFoundError,
     StorageError,
-    UnsupportedError,
 )
-from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, Saved
+from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, Saved, TurnOrigin
 
 __all__ = [
     "EmbedderError",
@@ -39,5 +38,5 @@ __all__ = [
     "Recall",
     "Saved",
     "StorageError",
-    "UnsupportedError",
+    "TurnOrigin",
 ]

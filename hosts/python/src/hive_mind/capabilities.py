@@ -16,12 +16,12 @@ from wasmtime.component import LinkerInstance, Record
 from ._wit import Variant
 
 #: The reranker interface's name in the engine world.
-RERANKER = "hive:mind/reranker@0.1.0"
+RERANKER = "hive:mind/reranker@0.2.0"
 #: The llm interface's name in the engine world.
-LLM = "hive:mind/llm@0.1.0"
+LLM = "hive:mind/llm@0.2.0"
 
 #: The fetch interface's name in the engine world.
-FETCH = "hive:mind/fetch@0.1.0"
+FETCH = "hive:mind/fetch@0.2.0"
 
 #: What the reranker import answers while no cross-encoder is configured.
 NO_RERANKER = "no cross-encoder is configured in the Python host; recall keeps the fused order"

@@ -60,7 +60,7 @@ from ._wit import Variant, record
 from .dequantize import dequantized_model_bytes
 
 #: The interface's name in the engine world.
-INTERFACE = "hive:mind/embedder@0.1.0"
+INTERFACE = "hive:mind/embedder@0.2.0"
 #: The host resource type id of ``pending-embedding`` (``connection`` of the
 #: sqlite import is 1).
 PENDING_TYPE = 2

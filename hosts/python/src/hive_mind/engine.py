@@ -5,12 +5,12 @@ The engine is one WebAssembly component (world ``engine`` in
 ask for in a component :class:`~wasmtime.component.Linker`, instantiates it
 in a :class:`~wasmtime.Store`, and calls its exports:
 
-- ``hive:mind/sqlite@0.1.0``: :class:`hive_mind.sqlite.SqliteImports` over
+- ``hive:mind/sqlite@0.2.0``: :class:`hive_mind.sqlite.SqliteImports` over
   a data directory;
-- ``hive:mind/embedder@0.1.0``: :class:`hive_mind.embedder.EmbedderImports`
+- ``hive:mind/embedder@0.2.0``: :class:`hive_mind.embedder.EmbedderImports`
   over an embedder (the in-process model by default);
-- ``hive:mind/reranker@0.1.0``, ``hive:mind/llm@0.1.0`` and
-  ``hive:mind/fetch@0.1.0``: all ``unavailable``
+- ``hive:mind/reranker@0.2.0``, ``hive:mind/llm@0.2.0`` and
+  ``hive:mind/fetch@0.2.0``: all ``unavailable``
   (:mod:`hive_mind.capabilities`);
 - WASI 0.2 (``add_wasip2``), as a sandbox: no arguments, no environment
   variables, no preopened directory, no inherited stdio. The engine reads
@@ -69,9 +69,9 @@ from .reranker import RerankerImports
 from .sqlite import DataDir, SqliteImports
 
 #: The engine's exported interfaces the API calls.
-MEMORY = "hive:mind/memory@0.1.0"
-ADMIN = "hive:mind/admin@0.1.0"
-HARVEST = "hive:mind/harvest@0.1.0"
+MEMORY = "hive:mind/memory@0.2.0"
+ADMIN = "hive:mind/admin@0.2.0"
+HARVEST = "hive:mind/harvest@0.2.0"
 
 #: The engine component's file name in a guest build.
 COMPONENT_FILE = "hive_mind_engine_component.wasm"

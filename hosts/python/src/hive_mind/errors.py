@@ -9,7 +9,6 @@ name and ``detail`` its message:
 WIT case                  exception
 ========================  ==========================================
 ``invalid-argument``      :class:`InvalidArgumentError`
-``unsupported``           :class:`UnsupportedError`
 ``storage``               :class:`StorageError`, or its subclass
                           :class:`NotFoundError` for the storage cases
                           ``mind-not-found`` and ``not-found``
@@ -42,10 +41,6 @@ class HiveMindError(Exception):
 
 class InvalidArgumentError(HiveMindError):
     """An argument was malformed; ``detail`` says which and why."""
-
-
-class UnsupportedError(HiveMindError):
-    """The engine does not implement the operation (yet)."""
 
 
 class StorageError(HiveMindError):
@@ -82,7 +77,6 @@ class EngineTrap(HiveMindError):
 
 _CLASSES: dict[str, type[HiveMindError]] = {
     "invalid-argument": InvalidArgumentError,
-    "unsupported": UnsupportedError,
     "embedder": EmbedderError,
     "llm": LlmError,
 }

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -61,7 +62,7 @@ FORMATS = (
 DISTILLATIONS = ("auto", "heuristic", "llm")
 #: Items per ``import-job.step`` (the CLI's step: one classification batch).
 IMPORT_STEP = 20
-#: How recall weighs its relevance signals (``logic.scoring-profile``).
+#: How recall weighs its relevance signals (``types.scoring-profile``).
 PROFILES = ("balanced", "recent", "important", "connected")
 
 
@@ -75,8 +76,22 @@ class Saved:
     duplicate: bool
     content: str
     importance: str
-    #: Event time, ISO-8601.
+    #: Event time, ISO-8601 UTC.
     created_at: str
+    #: The conversation turn it is, for a verbatim raw turn.
+    origin: TurnOrigin | None = None
+
+
+@dataclass(frozen=True)
+class TurnOrigin:
+    """Where a verbatim conversation turn came from (``types.turn-origin``)."""
+
+    #: The conversation's key, as imported.
+    conversation: str
+    #: The turn's 1-based position in the conversation.
+    turn: int
+    #: Who spoke.
+    speaker: str
 
 
 @dataclass(frozen=True)
@@ -91,7 +106,10 @@ class Memory:
     why: str
     content: str
     importance: str
+    #: Event time, ISO-8601 UTC.
     created_at: str
+    #: The conversation turn it is, for a verbatim raw turn.
+    origin: TurnOrigin | None = None
 
 
 @dataclass(frozen=True)
@@ -125,10 +143,8 @@ class MindStatus:
 
     #: ``personal`` or ``workspace:<id>``.
     mind: str
-    #: The database holding it (``personal``, ``workspace/<id>``).
-    database: str
     schema_version: int
-    #: The embedder its vectors were made with, if any yet.
+    #: The embedder its vectors were made with; None while it has no vectors.
     embedder: Fingerprint | None
     frames: int
     fts_rows: int
@@ -154,6 +170,33 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _iso(timestamp: int) -> str:
+    """A WIT ``timestamp`` (Unix milliseconds, signed) as ISO-8601 UTC."""
+    instant = datetime.fromtimestamp(timestamp / 1000, tz=timezone.utc)
+    spec = "seconds" if timestamp % 1000 == 0 else "milliseconds"
+    return instant.isoformat(timespec=spec).replace("+00:00", "Z")
+
+
+def _timestamp(text: str | None) -> int | None:
+    """ISO-8601 text as a WIT ``timestamp``; a time without a zone, or a
+    date alone, is UTC."""
+    if text is None:
+        return None
+    instant = datetime.fromisoformat(text.strip())
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=timezone.utc)
+    return round(instant.timestamp() * 1000)
+
+
+def _origin(frame: Any) -> TurnOrigin | None:
+    """A frame's turn origin, from its typed metadata's ``raw-turn`` kind."""
+    kind = field(field(frame, "metadata"), "kind")
+    if not isinstance(kind, Variant) or kind.tag != "raw-turn":
+        return None
+    origin = kind.payload
+    return TurnOrigin(field(origin, "conversation"), field(origin, "turn"), field(origin, "speaker"))
+
+
 def _mind(mind: str | None) -> str:
     return "personal" if mind is None else f"workspace:{mind}"
 
@@ -171,7 +214,8 @@ def _saved(saved: Any) -> Saved:
         duplicate=field(saved, "duplicate"),
         content=field(frame, "content"),
         importance=field(frame, "importance"),
-        created_at=field(frame, "created_at"),
+        created_at=_iso(field(frame, "created_at")),
+        origin=_origin(frame),
     )
 
 
@@ -184,7 +228,8 @@ def _memory(recalled: Any) -> Memory:
         why=field(recalled, "why"),
         content=field(frame, "content"),
         importance=field(frame, "importance"),
-        created_at=field(frame, "created_at"),
+        created_at=_iso(field(frame, "created_at")),
+        origin=_origin(frame),
     )
 
 
@@ -202,7 +247,6 @@ def _status(status: Any) -> MindStatus:
     )
     return MindStatus(
         mind=_mind(field(status, "mind")),
-        database=field(status, "database"),
         schema_version=field(status, "schema_version"),
         embedder=None
         if fingerprint is None
@@ -306,7 +350,8 @@ class HiveMind:
                 importance=None if importance is None else _choice("importance", importance, IMPORTANCE),
                 source=None if source is None else _choice("source", source, SOURCES),
                 mind=workspace,
-                created_at=created_at,
+                created_at=_timestamp(created_at),
+                kind=None,
             ),
         )
         return _saved(saved)
@@ -314,33 +359,36 @@ class HiveMind:
     def recall(
         self,
         query: str,
-        limit: int = 10,
+        limit: int | None = None,
         workspace: str | None = None,
-        scope: str = "all",
+        scope: str | None = None,
         now: str | None = None,
-        profile: str = "balanced",
+        profile: str | None = None,
         rerank_pool: int | None = None,
     ) -> Recall:
         """Recall the memories most relevant to ``query``.
 
+        Every option left None gets the engine's default (``recall-options``
+        in ``wit/memory.wit``), as every surface does: ``limit`` 10;
         ``workspace`` is the active workspace; ``scope`` which minds to
-        search (:data:`SCOPES`): ``all`` (the default, as the CLI's) is the
-        workspace's and the personal mind, ``current`` the workspace's only
-        (it needs a workspace), ``personal`` the personal mind only. ``now``
-        is the time recency is scored against (ISO-8601; default now);
-        ``profile`` one of :data:`PROFILES`; ``rerank_pool`` how many of the
-        best candidates the reranker reads (default: the engine's; 0: none).
+        search (:data:`SCOPES`): ``all`` (the default) is the workspace's and
+        the personal mind, ``current`` the workspace's only (it needs a
+        workspace), ``personal`` the personal mind only. ``now`` is the time
+        recency is scored against (ISO-8601; default now); ``profile`` one of
+        :data:`PROFILES` (default ``balanced``); ``rerank_pool`` how many of
+        the best candidates the reranker reads (default: the engine's; 0:
+        none).
         """
         result = self._call(
             MEMORY,
             "recall-memory",
             query,
-            limit,
             record(
+                limit=limit,
                 workspace=workspace,
-                scope=_choice("scope", scope, SCOPES),
-                profile=_choice("profile", profile, PROFILES),
-                now=now,
+                scope=None if scope is None else _choice("scope", scope, SCOPES),
+                profile=None if profile is None else _choice("profile", profile, PROFILES),
+                now=_timestamp(now),
                 floor=None,
                 rerank_pool=rerank_pool,
             ),

@@ -35,7 +35,7 @@ from .dequantize import dequantized_model_bytes
 from .embedder import ModelError, read_verified
 
 #: The interface's name in the engine world.
-INTERFACE = "hive:mind/reranker@0.1.0"
+INTERFACE = "hive:mind/reranker@0.2.0"
 #: The shipped cross-encoder's folder under the models folders.
 DEFAULT_MODEL = "ms-marco-MiniLM-L-12-v2"
 #: Its ONNX file.

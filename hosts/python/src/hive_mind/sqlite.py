@@ -67,7 +67,7 @@ from wasmtime.component import LinkerInstance, ResourceAny, ResourceHost, Resour
 from ._wit import Variant, record
 
 #: The interface's name in the engine world.
-INTERFACE = "hive:mind/sqlite@0.1.0"
+INTERFACE = "hive:mind/sqlite@0.2.0"
 
 #: The host resource type id of ``connection``.
 CONNECTION_TYPE = 1
