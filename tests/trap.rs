@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo, MockEmbedder};
 use hive_mind_runtime::HostError;
-use hive_mind_runtime::engine::bindings::exports::hive::mind::logic::ScoringProfile;
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
-use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::wit_types::{Mind, ScoringProfile};
 use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime};
 use hive_mind_runtime::limits::{Deadlines, Limits, TrapKind};
 
@@ -65,14 +64,16 @@ fn memory(content: &str) -> MemoryInput {
         source: None,
         mind: Mind::Personal,
         created_at: None,
+        kind: None,
     }
 }
 
 fn recall_options() -> RecallOptions {
     RecallOptions {
+        limit: Some(5),
         workspace: None,
-        scope: RecallScope::Personal,
-        profile: ScoringProfile::Balanced,
+        scope: Some(RecallScope::Personal),
+        profile: Some(ScoringProfile::Balanced),
         now: None,
         floor: None,
         rerank_pool: None,
@@ -163,7 +164,7 @@ fn a_deadline_inside_a_write_transaction_releases_the_lock_and_the_engine_keeps_
         .save_memory(&memory("The first process saves again after its trap."))
         .unwrap();
     let recall = engine
-        .recall_memory("second process after the trap", 5, &recall_options())
+        .recall_memory("second process after the trap", &recall_options())
         .unwrap();
     assert!(
         recall

@@ -224,8 +224,8 @@ pub fn recall(
 ) -> Result<hive_mind_runtime::engine::wit_memory::Recall, SaveError> {
     capped(&[
         ("query", Some(&args.query)),
-        ("profile", Some(&args.profile)),
-        ("scope", Some(&args.scope)),
+        ("profile", args.profile.as_ref()),
+        ("scope", args.scope.as_ref()),
         ("workspace", args.workspace.as_ref()),
         ("now", args.now.as_ref()),
     ])?;

@@ -493,14 +493,7 @@ fn guarded(
 
 /// An awareness item as a model may see it (scanned).
 fn awareness_view(engine: &mut EngineRuntime, item: &AwarenessItem) -> Result<Json, McpError> {
-    let text = format!("{}\n{}", item.content, item.metadata);
-    let mut value = guarded(engine, awareness_json(item), "content", &text)?;
-    if let Some(object) = value.as_object_mut()
-        && object.contains_key("withheld")
-    {
-        object.insert("metadata".to_string(), Json::Null);
-    }
-    Ok(value)
+    guarded(engine, awareness_json(item), "content", &item.content)
 }
 
 /// A frame as a model may see it (scanned).
