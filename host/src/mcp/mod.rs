@@ -107,8 +107,6 @@ pub const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10
 /// servers).
 pub const SERVER_BUSY: ErrorCode = ErrorCode(-32000);
 
-/// The message of a poisoned engine mutex.
-
 /// A URL to import, checked for its scheme here (the host's `fetch` checks
 /// the addresses it resolves to).
 fn url_input(url: &str) -> Result<wit_harvest::Input, McpError> {
