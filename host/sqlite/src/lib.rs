@@ -608,7 +608,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = DataDir::new(dir.path());
         let conn = data.create("personal").unwrap();
-        conn.execute("CREATE TABLE t (x)", &[]).unwrap();
+        for statement in [
+            "BEGIN",
+            "CREATE TABLE t (x)",
+            "PRAGMA user_version = 1",
+            "COMMIT",
+        ] {
+            conn.execute(statement, &[]).unwrap();
+        }
         conn.execute("BEGIN IMMEDIATE", &[]).unwrap();
         conn.execute("INSERT INTO t VALUES (1)", &[]).unwrap();
         // What a trapped guest leaves behind: the drop must not crash in

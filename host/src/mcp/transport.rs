@@ -155,6 +155,11 @@ where
         loop {
             let available = self.read.fill_buf().await?;
             if available.is_empty() {
+                // A last line the client did not end with a newline is
+                // still a message: answer it before the end of input.
+                if !self.line.is_empty() && !self.discarding {
+                    return Ok(LineRead::Line);
+                }
                 return Ok(LineRead::Eof);
             }
             let newline = available.iter().position(|byte| *byte == b'\n');
@@ -379,6 +384,32 @@ mod tests {
                 .contains("longer than 64 bytes"),
             "{output}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_last_line_without_a_newline_is_still_answered() {
+        use tokio::io::AsyncReadExt;
+        let (client, server) = tokio::io::duplex(1 << 12);
+        let (server_read, server_write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(server_read, server_write, 64);
+        let (mut client_read, mut client_write) = tokio::io::split(client);
+        client_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{bad")
+            .await
+            .unwrap();
+        client_write.shutdown().await.unwrap();
+        let message = transport.receive().await.expect("the ping passes");
+        assert!(serde_json::to_string(&message).unwrap().contains("ping"));
+        assert!(transport.receive().await.is_none(), "then the input ends");
+        drop(transport);
+        let mut output = String::new();
+        client_read.read_to_string(&mut output).await.unwrap();
+        let answers: Vec<Value> = output
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(answers.len(), 1, "{output}");
+        assert_eq!(answers[0]["error"]["code"], PARSE_ERROR);
     }
 
     #[tokio::test]
