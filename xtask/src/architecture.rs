@@ -31,8 +31,7 @@ use anyhow::{Context, Result, bail};
 
 /// The repository's top-level folders a path in the document may start with.
 pub const TOP_LEVEL: [&str; 11] = [
-    ".cargo", ".ci", "fuzz", "guest", "host", "hosts", "models", "scripts", "tests", "wit",
-    "xtask",
+    ".cargo", ".ci", "fuzz", "guest", "host", "hosts", "models", "scripts", "tests", "wit", "xtask",
 ];
 
 /// Extensions that make a code span a repository path wherever it points.
