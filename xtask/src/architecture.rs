@@ -30,9 +30,9 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 /// The repository's top-level folders a path in the document may start with.
-pub const TOP_LEVEL: [&str; 11] = [
-    ".cargo", ".ci", "crates", "guest", "host", "hosts", "models", "scripts", "tests", "wit",
-    "xtask",
+pub const TOP_LEVEL: [&str; 12] = [
+    ".cargo", ".ci", "crates", "fuzz", "guest", "host", "hosts", "models", "scripts", "tests",
+    "wit", "xtask",
 ];
 
 /// Extensions that make a code span a repository path wherever it points.
