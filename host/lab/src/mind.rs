@@ -11,6 +11,7 @@ use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
 use hive_mind_runtime::HostError;
 use hive_mind_runtime::engine::{Capabilities, EngineRuntime};
+use hive_mind_runtime::limits::Limits;
 
 /// Why the engine could not be opened for a measurement.
 #[derive(Debug, thiserror::Error)]
@@ -26,13 +27,18 @@ pub enum OpenError {
     /// The engine component could not be loaded.
     #[error(transparent)]
     Host(#[from] HostError),
+    /// The configuration (its `[limits]`, the environment) is unusable.
+    #[error(transparent)]
+    Config(#[from] hive_mind_models::config::ConfigError),
 }
 
 /// The engine over the data directory `dir` (created if missing) with
 /// `embedder`, `reranker` (or [`hive_mind_models::reranker::Unconfigured`]),
-/// and the on-disk compile cache. The engine opens the minds itself, through
-/// the `sqlite` import, on the first call that needs them, and locks them to
-/// the embedder's fingerprint.
+/// and the on-disk compile cache, under the limits the configuration sets
+/// (`HIVE_MIND_MEMORY_LIMIT_MIB=0 HIVE_MIND_CALL_DEADLINE_MS=0` turns them
+/// off, which is how their cost is measured). The engine opens the minds
+/// itself, through the `sqlite` import, on the first call that needs them,
+/// and locks them to the embedder's fingerprint.
 pub fn open_engine(
     dir: &Path,
     embedder: Arc<dyn Embedder>,
@@ -42,9 +48,11 @@ pub fn open_engine(
         path: dir.to_path_buf(),
         source,
     })?;
+    let limits = hive_mind_models::config::Config::load_in(dir)?.limits;
     Ok(EngineRuntime::from_component_bytes(
         hive_mind_runtime::artifacts::ENGINE_COMPONENT,
         hive_mind_runtime::cache::cache_dir().as_deref(),
-        Capabilities::new(hive_mind_sqlite::DataDir::new(dir), Ok(embedder), reranker),
+        Capabilities::new(hive_mind_sqlite::DataDir::new(dir), Ok(embedder), reranker)
+            .with_limits(Limits::from_config(&limits)),
     )?)
 }

@@ -55,7 +55,9 @@ def save(host: ComponentHost, content: str) -> None:
     ok, saved = split_result(
         host.call(
             "save-memory",
-            record(content=content, importance=None, source=None, mind=None, created_at=None),
+            record(
+                content=content, importance=None, source=None, mind=None, created_at=None, kind=None
+            ),
             interface=MEMORY,
         )
     )
