@@ -492,6 +492,14 @@ pub fn load_sqlite_vec(conn: &Connection) -> Result<(), SqlError> {
 mod tests {
     use super::*;
 
+    /// Make `schema` the only way the sandbox allows: one transaction that
+    /// raises `user_version` (a migration step).
+    fn migrate(conn: &SqliteConnection, schema: &str) {
+        for statement in ["BEGIN", schema, "PRAGMA user_version = 1", "COMMIT"] {
+            conn.execute(statement, &[]).unwrap();
+        }
+    }
+
     #[test]
     fn names_map_inside_the_directory_or_are_refused() {
         let data = DataDir::new("/data");
@@ -527,15 +535,7 @@ mod tests {
         );
         assert!(data.list().unwrap().is_empty());
         let conn = data.create("workspace/acme").unwrap();
-        // Schema changes come in a migration (see the sandbox).
-        for statement in [
-            "BEGIN",
-            "CREATE TABLE t (x)",
-            "PRAGMA user_version = 1",
-            "COMMIT",
-        ] {
-            conn.execute(statement, &[]).unwrap();
-        }
+        migrate(&conn, "CREATE TABLE t (x)");
         data.create("personal").unwrap();
         assert_eq!(data.list().unwrap(), ["personal", "workspace/acme"]);
         assert!(data.open("workspace/acme").is_ok());
@@ -545,14 +545,10 @@ mod tests {
     fn values_round_trip_and_errors_are_typed() {
         let dir = tempfile::tempdir().unwrap();
         let conn = DataDir::new(dir.path()).create("personal").unwrap();
-        for statement in [
-            "BEGIN",
+        migrate(
+            &conn,
             "CREATE TABLE t (id INTEGER PRIMARY KEY, a, b UNIQUE, CHECK (a IS NOT 'bad'))",
-            "PRAGMA user_version = 1",
-            "COMMIT",
-        ] {
-            conn.execute(statement, &[]).unwrap();
-        }
+        );
         let values = vec![Value::Integer(-3), Value::Text("é ✓".into())];
         conn.execute("INSERT INTO t (a, b) VALUES (?1, ?2)", &values)
             .unwrap();
@@ -608,14 +604,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = DataDir::new(dir.path());
         let conn = data.create("personal").unwrap();
-        for statement in [
-            "BEGIN",
-            "CREATE TABLE t (x)",
-            "PRAGMA user_version = 1",
-            "COMMIT",
-        ] {
-            conn.execute(statement, &[]).unwrap();
-        }
+        migrate(&conn, "CREATE TABLE t (x)");
         conn.execute("BEGIN IMMEDIATE", &[]).unwrap();
         conn.execute("INSERT INTO t VALUES (1)", &[]).unwrap();
         // What a trapped guest leaves behind: the drop must not crash in

@@ -348,9 +348,22 @@ mod tests {
         assert!(matches!(judge(bad.as_bytes()), Verdict::Skip));
     }
 
+    /// Everything the transport wrote to the client, and each line as JSON.
+    async fn read_answers(
+        client: &mut (impl tokio::io::AsyncRead + Unpin),
+    ) -> (String, Vec<Value>) {
+        use tokio::io::AsyncReadExt;
+        let mut output = String::new();
+        client.read_to_string(&mut output).await.unwrap();
+        let answers = output
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        (output, answers)
+    }
+
     #[tokio::test]
     async fn every_line_is_answered_and_the_stream_goes_on() {
-        use tokio::io::AsyncReadExt;
         let (client, server) = tokio::io::duplex(1 << 16);
         let (server_read, server_write) = tokio::io::split(server);
         let mut transport = LineTransport::new(server_read, server_write, 64);
@@ -368,12 +381,7 @@ mod tests {
             "end of input ends the stream"
         );
         drop(transport);
-        let mut output = String::new();
-        client_read.read_to_string(&mut output).await.unwrap();
-        let answers: Vec<Value> = output
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect();
+        let (output, answers) = read_answers(&mut client_read).await;
         assert_eq!(answers.len(), 2, "{output}");
         assert_eq!(answers[0]["error"]["code"], PARSE_ERROR);
         assert_eq!(answers[1]["error"]["code"], INVALID_REQUEST);
@@ -388,7 +396,6 @@ mod tests {
 
     #[tokio::test]
     async fn a_last_line_without_a_newline_is_still_answered() {
-        use tokio::io::AsyncReadExt;
         let (client, server) = tokio::io::duplex(1 << 12);
         let (server_read, server_write) = tokio::io::split(server);
         let mut transport = LineTransport::new(server_read, server_write, 64);
@@ -402,12 +409,7 @@ mod tests {
         assert!(serde_json::to_string(&message).unwrap().contains("ping"));
         assert!(transport.receive().await.is_none(), "then the input ends");
         drop(transport);
-        let mut output = String::new();
-        client_read.read_to_string(&mut output).await.unwrap();
-        let answers: Vec<Value> = output
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect();
+        let (output, answers) = read_answers(&mut client_read).await;
         assert_eq!(answers.len(), 1, "{output}");
         assert_eq!(answers[0]["error"]["code"], PARSE_ERROR);
     }
