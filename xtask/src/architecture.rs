@@ -3,7 +3,7 @@
 //! task holds the document to the code; `cargo xtask test` (and so CI) runs
 //! it first, before anything is built.
 //!
-//! Three checks:
+//! Four checks:
 //!
 //! 1. **Every path it names exists.** A code span (`` `…` ``) that names a
 //!    repository path — its first component is one of the repository's
@@ -22,6 +22,8 @@
 //!    dependencies aside: a feature only tests turn on): the host knows the
 //!    engine only through the WIT. This one is an invariant of the code,
 //!    checked whatever the document says.
+//! 4. **No import circles** inside any workspace crate
+//!    ([`crate::imports`]): also an invariant of the code.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -41,7 +43,7 @@ pub const SOURCE_EXTENSIONS: [&str; 6] = ["rs", "wit", "py", "sql", "sh", "toml"
 /// The line that introduces the crate graph's fenced block.
 pub const GRAPH_MARKER: &str = "<!-- crate-graph: checked by `cargo xtask architecture` -->";
 
-/// Run the three checks on `root`'s ARCHITECTURE.md; the error lists every
+/// Run the four checks on `root`'s ARCHITECTURE.md; the error lists every
 /// problem found, not only the first.
 pub fn check(root: &Path) -> Result<()> {
     let path = root.join("ARCHITECTURE.md");
@@ -55,6 +57,18 @@ pub fn check(root: &Path) -> Result<()> {
     let actual = workspace_graph(root)?;
     problems.extend(graph_differences(&declared, &actual));
     problems.extend(boundary_violations(&actual));
+    for (name, krate) in &actual {
+        let src = root.join(&krate.folder).join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        for circle in crate::imports::import_circles(&src)? {
+            problems.push(format!(
+                "{name}: its modules import each other in a circle: {}",
+                circle.join(" <-> ")
+            ));
+        }
+    }
     if problems.is_empty() {
         eprintln!(
             "xtask: ARCHITECTURE.md matches the code ({} crates)",

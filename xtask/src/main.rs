@@ -38,6 +38,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 mod architecture;
+mod imports;
 mod models;
 mod tools;
 mod wheel;

@@ -22,6 +22,11 @@
 //! allow-list is consulted *before* the length rule, so `Go` is kept although
 //! it is two letters long, and *before* the all-capitals rule, so `HTTP` or
 //! `JSON` survive although they are short shouted words.
+//!
+//! [`EntityType`], the graph's types, lives here too: the extractor and its
+//! word lists both name it, and neither should have to import the other.
+
+use serde::{Deserialize, Serialize};
 
 /// Known aliases, `(alias, canonical)`, looked up on the lower-cased,
 /// white-space-collapsed name. Canonical names are not listed: they map to
@@ -327,6 +332,57 @@ fn is_short_shouted_word(word: &str) -> bool {
         letters += 1;
     }
     letters > 0 && letters <= NOISE_MAX_CAPS_LETTERS
+}
+
+/// What kind of thing an entity is. The graph keys entities on canonical
+/// name *and* type, so "Marko" the person and "Marko" the project stay two
+/// nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntityType {
+    /// A person ("Ana Lima", "@marko").
+    Person,
+    /// A company, institution or team ("Acme Corp", "Platform team").
+    Organization,
+    /// A named piece of work ("Phoenix", "billing-api").
+    Project,
+    /// A language, framework, database, platform, tool or product
+    /// ("PostgreSQL", "Kubernetes", "Slack"): one type for all of them, so
+    /// one name cannot split between "tool" and "product".
+    Technology,
+    /// A city, country or region ("Berlin", "Silicon Valley").
+    Place,
+    /// A file ("Cargo.toml", "src/main.rs").
+    File,
+    /// Any other named thing ("Memory Center", "Release Notes").
+    Concept,
+}
+
+impl EntityType {
+    /// Every type.
+    pub const ALL: [EntityType; 7] = [
+        EntityType::Person,
+        EntityType::Organization,
+        EntityType::Project,
+        EntityType::Technology,
+        EntityType::Place,
+        EntityType::File,
+        EntityType::Concept,
+    ];
+
+    /// The type's name in the graph and in JSON (`person`, `organization`,
+    /// …): the string to pass as the store's `entity-type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntityType::Person => "person",
+            EntityType::Organization => "organization",
+            EntityType::Project => "project",
+            EntityType::Technology => "technology",
+            EntityType::Place => "place",
+            EntityType::File => "file",
+            EntityType::Concept => "concept",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -68,58 +68,7 @@ use super::vocab::{
     LEADING_WORDS, NAME_CONNECTORS, ORG_PREFIXES, ORG_SUFFIXES, PLACE_SUFFIXES, PLACES,
     PROJECT_NOUNS, PROJECT_PREFIXES, STOP_WORDS, TEAM_NOUNS, TECH_NOUNS, known_name, listed,
 };
-use crate::entity::{is_noise_name, normalize_entity_name};
-
-/// What kind of thing an entity is. The graph keys entities on canonical
-/// name *and* type, so "Marko" the person and "Marko" the project stay two
-/// nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EntityType {
-    /// A person ("Ana Lima", "@marko").
-    Person,
-    /// A company, institution or team ("Acme Corp", "Platform team").
-    Organization,
-    /// A named piece of work ("Phoenix", "billing-api").
-    Project,
-    /// A language, framework, database, platform, tool or product
-    /// ("PostgreSQL", "Kubernetes", "Slack"): one type for all of them, so
-    /// one name cannot split between "tool" and "product".
-    Technology,
-    /// A city, country or region ("Berlin", "Silicon Valley").
-    Place,
-    /// A file ("Cargo.toml", "src/main.rs").
-    File,
-    /// Any other named thing ("Memory Center", "Release Notes").
-    Concept,
-}
-
-impl EntityType {
-    /// Every type.
-    pub const ALL: [EntityType; 7] = [
-        EntityType::Person,
-        EntityType::Organization,
-        EntityType::Project,
-        EntityType::Technology,
-        EntityType::Place,
-        EntityType::File,
-        EntityType::Concept,
-    ];
-
-    /// The type's name in the graph and in JSON (`person`, `organization`,
-    /// …): the string to pass as the store's `entity-type`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EntityType::Person => "person",
-            EntityType::Organization => "organization",
-            EntityType::Project => "project",
-            EntityType::Technology => "technology",
-            EntityType::Place => "place",
-            EntityType::File => "file",
-            EntityType::Concept => "concept",
-        }
-    }
-}
+use crate::entity::{EntityType, is_noise_name, normalize_entity_name};
 
 /// Where a mention sits in the text: UTF-8 byte offsets, on character
 /// boundaries, `text[start..end]` being the mention's surface form.

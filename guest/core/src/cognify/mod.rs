@@ -52,9 +52,10 @@ mod explicit;
 mod relations;
 mod vocab;
 
+pub use crate::entity::EntityType;
 pub use entities::{
-    EntityType, ExtractedEntity, MAX_ENTITY_NAME_CHARS, MAX_NAME_WORDS, TextSpan,
-    accept_entity_name, extract_entities,
+    ExtractedEntity, MAX_ENTITY_NAME_CHARS, MAX_NAME_WORDS, TextSpan, accept_entity_name,
+    extract_entities,
 };
 pub use explicit::{
     DEFAULT_EXPLICIT_STRENGTH, MAX_LABEL_CHARS, explicit_entity_name, explicit_strength,

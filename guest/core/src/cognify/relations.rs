@@ -54,7 +54,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::entities::{EntityType, ExtractedEntity, Mention, accept_entity_name, scan_mentions};
+use super::entities::{ExtractedEntity, Mention, accept_entity_name, scan_mentions};
+use crate::entity::EntityType;
 
 /// What a relation says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -10,7 +10,7 @@
 //! code formatting, `@`) is not an entity. Each name has exactly one type, so
 //! the same name always lands on the same `name::type` key of the graph.
 
-use super::entities::EntityType;
+use crate::entity::EntityType;
 
 /// How sure a listed name is to be the entity when it appears.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,6 +36,7 @@
 mod context;
 mod floor;
 mod format;
+mod passage;
 mod plan;
 mod rank;
 
@@ -43,10 +44,8 @@ pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system
 pub use floor::{
     CALIBRATION_SENTENCES, DEFAULT_MIN_COSINE, RelevanceFloor, StandingLanes, calibrated_min_cosine,
 };
-pub use format::{
-    RAW_EXCERPT_MAX_CHARS, RecallOutput, TEMPORAL_GUIDANCE, assemble_recall, display_text,
-    embedding_text, passage_text,
-};
+pub use format::{RAW_EXCERPT_MAX_CHARS, RecallOutput, TEMPORAL_GUIDANCE, assemble_recall};
+pub use passage::{display_text, embedding_text, passage_text};
 pub use plan::{
     CATCH_UP_MIN_IMPORTANCE, DATE_WINDOW_FETCH_MULTIPLIER, DEFAULT_RECALL_LIMIT, EVENT_PREFIX,
     EVENTS_LANE_LIMIT, FACT_PREFIX, FACTS_LANE_LIMIT, Fetch, IMPORTANCE_LANE_LIMIT,

@@ -73,7 +73,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::floor::{LaneRole, RelevanceFloor};
-use super::format::passage_text;
+use super::passage::passage_text;
 use super::plan::{RERANK_PAIR_TOKENS, RERANK_POOL, RERANK_TOKEN_BUDGET, RecallPlan};
 use super::{Lane, MindKey};
 use crate::calendar::parse_instant;

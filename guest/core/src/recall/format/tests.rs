@@ -1,5 +1,5 @@
 use super::*;
-use crate::recall::{Evidence, FrameInfo, plan_recall};
+use crate::recall::{Evidence, FrameInfo, display_text, embedding_text, passage_text, plan_recall};
 use crate::relevance::Relevance;
 use crate::types::Importance;
 
