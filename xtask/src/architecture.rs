@@ -27,7 +27,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
@@ -187,8 +186,7 @@ pub struct Crate {
 /// The workspace's crates and their dependencies on each other, from
 /// `cargo metadata --no-deps` (offline: no index is read).
 pub fn workspace_graph(root: &Path) -> Result<BTreeMap<String, Crate>> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = crate::cargo_command()
         .current_dir(root)
         .args([
             "metadata",

@@ -152,10 +152,39 @@ fn wasm_target_installed(root: &Path) -> Result<bool> {
         .is_dir())
 }
 
+/// A command running the cargo that runs this task, with the environment
+/// plain `cargo` would have.
+///
+/// `cargo xtask` is `cargo run`, which sets `CARGO_MANIFEST_DIR` (this
+/// clone's `xtask/`), `CARGO_PKG_*` and the like for the program it runs.
+/// Inherited by a nested cargo, they reach build scripts, and ring's declares
+/// `rerun-if-env-changed=CARGO_MANIFEST_DIR`: every clone at another path,
+/// and every plain `cargo build` in between, rebuilt ring, rustls and
+/// everything above them twice per CI run (clippy and the tests).
+pub fn cargo_command() -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        if key.starts_with("CARGO_PKG_")
+            || matches!(
+                key,
+                "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_BIN_NAME"
+                    | "CARGO_PRIMARY_PACKAGE"
+            )
+        {
+            command.env_remove(key);
+        }
+    }
+    command
+}
+
 /// Whether `cargo nextest` is installed.
 fn has_nextest(root: &Path) -> bool {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    Command::new(cargo)
+    cargo_command()
         .current_dir(root)
         .args(["nextest", "--version"])
         .output()
@@ -338,8 +367,7 @@ fn lint(root: &Path) -> Result<()> {
 
 /// Run cargo (the one running this task) in `root`; a failure is an error.
 fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = cargo_command();
     command.current_dir(root).args(args);
     for (key, value) in env {
         command.env(key, value);
