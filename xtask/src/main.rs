@@ -251,7 +251,7 @@ fn test(root: &Path) -> Result<()> {
     } else {
         cargo(root, &["test", "--locked"], &env)?;
     }
-    python_tests(root, &target, &hive_mind, venv)
+    python_tests(root, &target, &hive_mind, &cache, venv)
 }
 
 /// Start `hosts/python/setup-venv.sh` (see [`python_tests`]) in the
@@ -271,6 +271,7 @@ fn python_tests(
     root: &Path,
     target: &Path,
     hive_mind: &Path,
+    compiled: &str,
     mut venv: std::process::Child,
 ) -> Result<()> {
     let python_dir = root.join("hosts").join("python");
@@ -290,6 +291,9 @@ fn python_tests(
         .current_dir(root)
         .env("HIVE_MIND_COMPONENT", &component)
         .env("HIVE_MIND_BIN", hive_mind)
+        // The cross-host tests run that binary: it finds its components
+        // compiled in the tests' cache instead of compiling them again.
+        .env("HIVE_MIND_TEST_CLI_CACHE_DIR", compiled)
         .env("HIVE_MIND_REQUIRE_CROSS_HOST", "1")
         .status()
         .context("could not run pytest")?;

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wasmtime import Engine
 
 from hive_mind.embedder import InProcessEmbedder
 from hive_mind.engine import default_component_path, load_component
@@ -61,8 +60,10 @@ def engine_component(component_cache: Path) -> Path:
     path = default_component_path()
     if not path.is_file():
         unavailable(f"no engine component at {path} (build it, or set HIVE_MIND_COMPONENT)")
-    engine = Engine()
-    if SQLITE not in load_component(engine, path).type.imports(engine):
+    # Compiled as a HiveMind with the default limits compiles it (epoch
+    # deadlines on), so the session compiles it once for both.
+    engine, component = load_component(path, epoch_interruption=True)
+    if SQLITE not in component.type.imports(engine):
         unavailable(f"the engine component at {path} predates the sqlite world (no {SQLITE} import)")
     return path
 

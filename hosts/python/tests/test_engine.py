@@ -62,6 +62,12 @@ class Cli:
         self.binary = binary
         self.env = {key: value for key, value in os.environ.items() if not key.startswith("HIVE_MIND_")}
         self.env["HIVE_MIND_HOME"] = str(home)
+        # `cargo xtask test` compiles the CLI's components once into the Rust
+        # tests' cache and names it here; without it a debug CLI compiles
+        # the engine itself (a minute or two on two cores) into the user's.
+        compiled = os.environ.get("HIVE_MIND_TEST_CLI_CACHE_DIR")
+        if compiled:
+            self.env["HIVE_MIND_CACHE_DIR"] = compiled
         # As on the Python side (conftest.py): rankings compared without the
         # cross-encoder, which is slow in a debug CLI.
         self.env["HIVE_MIND_RERANKER"] = "off"

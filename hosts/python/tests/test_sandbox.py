@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPOSITORY
-from wasmtime import Engine, Store, WasiConfig
+from wasmtime import Store, WasiConfig
 from wasmtime.component import Linker, Variant
 
 from hive_mind.engine import load_component, sandbox_wasi
@@ -26,8 +26,7 @@ ENV_VISIBLE, FILES_VISIBLE, ARGS_VISIBLE = 1, 2, 32
 def probe(wasi: WasiConfig) -> int:
     printed: list[bytes] = []
     wasi.stdout_custom = printed.append
-    engine = Engine()
-    component = load_component(engine, PROBE)
+    engine, component = load_component(PROBE)
     linker = Linker(engine)
     linker.add_wasip2()
     store = Store(engine)

@@ -22,9 +22,12 @@ in a :class:`~wasmtime.Store`, and calls its exports:
 Compiling the engine takes seconds; the compiled artefact is cached on disk
 as the Rust host caches its own (``host/runtime/src/cache.rs``): in
 ``$HIVE_MIND_CACHE_DIR``, else ``~/.cache/hive-mind/components``, named by
-the SHA-256 of the component and the wasmtime-py version, written to a
-temporary name and renamed into place. wasmtime refuses an artefact from
-another engine configuration, and an unusable one is simply recompiled.
+the SHA-256 of the component, the wasmtime-py version and the engine's
+configuration (with or without epoch interruption: wasmtime refuses an
+artefact compiled for the other, so one name for both made the two
+configurations recompile over each other, 20 s a time), written to a
+temporary name and renamed into place. An unusable one is simply
+recompiled.
 
 A :class:`ComponentHost` is one store with one instance: not thread-safe
 (:class:`hive_mind.HiveMind` serialises calls). A host function that raises
@@ -54,6 +57,7 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,16 +164,30 @@ def _tick(engine: weakref.ref[wasmtime.Engine], stop: threading.Event) -> None:
         del live
 
 
-def trap_kind(error: BaseException) -> str:
-    """What stopped a call: ``deadline-exceeded``, ``stack-overflow``,
-    ``guest-panic``, ``other-trap`` or ``host-failure`` (a host function
-    raised). A component call's trap reaches wasmtime-py as a
-    ``WasmtimeError`` whose message names the trap, and is read from it.
+#: What the guest's Rust runtime writes to its stderr before it aborts on an
+#: allocation that failed (``std``'s default allocation-error hook).
+ALLOCATION_FAILED = b"memory allocation of "
+
+#: How much of a call's guest stderr is kept to classify its trap.
+GUEST_STDERR_KEPT = 4096
+
+
+def trap_kind(error: BaseException, guest_stderr: bytes = b"") -> str:
+    """What stopped a call: ``deadline-exceeded``, ``memory-limit``,
+    ``stack-overflow``, ``guest-panic``, ``other-trap`` or ``host-failure``
+    (a host function raised), the Rust host's kinds. A component call's trap
+    reaches wasmtime-py as a ``WasmtimeError`` whose message names the trap,
+    and is read from it.
 
     wasmtime-py's limiter makes a refused ``memory.grow`` return -1, and the
-    guest's allocator then aborts: a memory cap reached is an ``unreachable``
-    trap like a panic (the Rust host, whose limiter traps on the refusal
-    itself, tells them apart), so both are ``guest-panic`` here."""
+    guest's allocator then aborts: a memory cap reached is an
+    ``unreachable`` trap like a panic (the Rust host's limiter traps on the
+    refusal itself). What tells them apart is what the guest wrote to its
+    stderr during the call (``guest_stderr``): Rust's allocation-error hook
+    says ``memory allocation of N bytes failed`` before it aborts. One case
+    stays ``guest-panic``: an argument larger than the cap itself, refused
+    while it is copied in, aborts in the canonical ABI's allocator, which
+    says nothing."""
     if isinstance(error, wasmtime.Trap):
         code = error.trap_code
         if code == wasmtime.TrapCode.INTERRUPT:
@@ -177,7 +195,7 @@ def trap_kind(error: BaseException) -> str:
         if code == wasmtime.TrapCode.STACK_OVERFLOW:
             return "stack-overflow"
         if code == wasmtime.TrapCode.UNREACHABLE:
-            return "guest-panic"
+            return _panic_or_memory(guest_stderr)
         return "other-trap"
     if not isinstance(error, wasmtime.WasmtimeError):
         return "host-failure"
@@ -187,8 +205,14 @@ def trap_kind(error: BaseException) -> str:
     if "call stack exhausted" in message:
         return "stack-overflow"
     if "`unreachable` instruction executed" in message:
-        return "guest-panic"
+        return _panic_or_memory(guest_stderr)
     return "other-trap"
+
+
+def _panic_or_memory(guest_stderr: bytes) -> str:
+    """An abort's kind: ``memory-limit`` when the guest said an allocation
+    failed, else ``guest-panic``."""
+    return "memory-limit" if ALLOCATION_FAILED in guest_stderr else "guest-panic"
 
 
 def default_component_path() -> Path:
@@ -211,16 +235,21 @@ def cache_dir() -> Path:
     return Path(base) / "hive-mind" / "components"
 
 
-def load_component(engine: wasmtime.Engine, path: Path) -> Component:
-    """The component at ``path`` (a ``.wasm`` file or ``.wat`` text),
-    compiled, or loaded from the cache when compiled before."""
+def load_component(path: Path, *, epoch_interruption: bool = False) -> tuple[wasmtime.Engine, Component]:
+    """A new engine (``epoch_interruption`` on or off) and the component at
+    ``path`` (a ``.wasm`` file or ``.wat`` text) compiled for it, or loaded
+    from the cache when compiled before for the same configuration."""
+    config = wasmtime.Config()
+    config.epoch_interruption = epoch_interruption
+    engine = wasmtime.Engine(config)
     source = path.read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:32]
     version = importlib.metadata.version("wasmtime")
-    cached = cache_dir() / f"{path.stem}-python-wasmtime{version}-{digest}.cwasm"
+    variant = "epoch" if epoch_interruption else "plain"
+    cached = cache_dir() / f"{path.stem}-python-wasmtime{version}-{variant}-{digest}.cwasm"
     if cached.is_file():
         try:
-            return Component.deserialize(engine, cached.read_bytes())
+            return engine, Component.deserialize(engine, cached.read_bytes())
         except (OSError, wasmtime.WasmtimeError):
             pass
     component = Component(engine, source)
@@ -235,15 +264,19 @@ def load_component(engine: wasmtime.Engine, path: Path) -> Component:
             Path(temporary).unlink(missing_ok=True)
     except OSError:
         pass  # No cache: the next load compiles again.
-    return component
+    return engine, component
 
 
-def sandbox_wasi() -> wasmtime.WasiConfig:
+def sandbox_wasi(stderr: Callable[[bytes], None] | None = None) -> wasmtime.WasiConfig:
     """The engine's WASI context: no arguments, no environment, no
-    preopened directory, no stdio (``tests/test_sandbox.py`` runs the
-    repository's sandbox probe under it: the probe gets nothing, network
-    included)."""
-    return wasmtime.WasiConfig()
+    preopened directory, no stdin or stdout (``tests/test_sandbox.py`` runs
+    the repository's sandbox probe under it: the probe gets nothing, network
+    included). What the guest writes to stderr goes to ``stderr`` (the host
+    reads it to classify a trap), else nowhere."""
+    wasi = wasmtime.WasiConfig()
+    if stderr is not None:
+        wasi.stderr_custom = stderr
+    return wasi
 
 
 def build_linker(
@@ -284,10 +317,9 @@ class ComponentHost:
         """
         _speedups.install()
         self.limits = Limits.from_env() if limits is None else limits
-        config = wasmtime.Config()
-        if self.limits.deadlines_s is not None:
-            config.epoch_interruption = True
-        self.engine = wasmtime.Engine(config)
+        self.engine, self.component = load_component(
+            Path(component), epoch_interruption=self.limits.deadlines_s is not None
+        )
         self._ticking = threading.Event()
         self._ticker: threading.Thread | None = None
         if self.limits.deadlines_s is not None:
@@ -298,7 +330,6 @@ class ComponentHost:
                 daemon=True,
             )
             self._ticker.start()
-        self.component = load_component(self.engine, Path(component))
         self.sqlite = SqliteImports(DataDir(data_dir))
         self.embedder = EmbedderImports(embedder, embedder_unavailable)
         self._linker = build_linker(self.engine, self.sqlite, self.embedder, reranker)
@@ -309,7 +340,8 @@ class ComponentHost:
     def _instantiate(self) -> None:
         """A fresh store with its limits, and the component in it."""
         self.store = wasmtime.Store(self.engine)
-        self.store.set_wasi(sandbox_wasi())
+        self._guest_stderr = bytearray()
+        self.store.set_wasi(sandbox_wasi(self._keep_guest_stderr))
         if self.limits.memory_bytes is not None:
             self.store.set_limits(memory_size=self.limits.memory_bytes)
         ticks = self.limits.deadline_ticks("recall")
@@ -317,6 +349,11 @@ class ComponentHost:
             self.store.set_epoch_deadline(ticks)
         self.instance = self._linker.instantiate(self.store, self.component)
         self._funcs: dict[tuple[str | None, str], Func] = {}
+
+    def _keep_guest_stderr(self, data: bytes) -> None:
+        """The guest's stderr: the last :data:`GUEST_STDERR_KEPT` bytes."""
+        self._guest_stderr += data
+        del self._guest_stderr[:-GUEST_STDERR_KEPT]
 
     def restart(self) -> None:
         """Drop the instance and start a fresh one: the old one's connections
@@ -365,11 +402,12 @@ class ComponentHost:
         ticks = self.limits.deadline_ticks(_KINDS.get(name, "recall"))
         if ticks is not None:
             self.store.set_epoch_deadline(ticks)
+        self._guest_stderr.clear()
         try:
             result = func(self.store, *args)
             func.post_return(self.store)
         except (wasmtime.Trap, wasmtime.WasmtimeError) as error:
-            kind = trap_kind(error)
+            kind = trap_kind(error, bytes(self._guest_stderr))
             self.restart()
             raise EngineTrap(
                 "trap", f"{name} was stopped ({kind}); the engine was restarted: {error}", kind=kind

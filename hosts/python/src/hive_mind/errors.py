@@ -66,9 +66,9 @@ class LlmError(HiveMindError):
 class EngineTrap(HiveMindError):
     """The engine trapped: the host closed that instance's connections and
     started a fresh one for the next call. ``kind`` says what stopped the
-    call: ``deadline-exceeded``, ``stack-overflow``, ``guest-panic`` (a
-    panic, or an allocation the memory cap refused), ``other-trap`` or
-    ``host-failure`` (see :func:`hive_mind.engine.trap_kind`)."""
+    call: ``deadline-exceeded``, ``memory-limit``, ``stack-overflow``,
+    ``guest-panic``, ``other-trap`` or ``host-failure`` (see
+    :func:`hive_mind.engine.trap_kind`)."""
 
     def __init__(self, case: str, detail: str, kind: str = "other-trap") -> None:
         super().__init__(case, detail)
