@@ -800,11 +800,37 @@ fn malformed_files_fail_alone_with_a_clear_error() {
     );
     assert_eq!(written(&only_bad), (0, 0, 0));
 
-    // A file that does not exist is refused before anything runs.
-    let run = import_run(&only_bad, &[tmp.path().join("nope.json")], &[]);
+    // A file that does not exist is refused before anything runs, even
+    // after a good one.
+    let run = import_run(
+        &only_bad,
+        &[good.clone(), tmp.path().join("nope.json")],
+        &[],
+    );
     assert!(!run.ok);
     assert!(run.stderr.contains("nope.json"), "{}", run.stderr);
     assert_eq!(written(&only_bad), (0, 0, 0));
+
+    // A folder's files are imported one by one: a bad one fails alone.
+    let folder = tmp.path().join("export");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(&good, folder.join("a-conversations.json")).unwrap();
+    std::fs::copy(&bad[0], folder.join("b-truncated.json")).unwrap();
+    let in_folder = tmp.path().join("from-folder");
+    let run = import_run(&in_folder, &[&folder], &[]);
+    assert!(!run.ok, "a folder with a bad file exited 0");
+    let report = run.json();
+    let sources = report["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 2, "{report:#}");
+    assert_eq!(sources[0]["error"], Json::Null, "{report:#}");
+    assert!(
+        sources[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("truncated JSON")
+    );
+    assert_eq!(report["imported"], 2, "{report:#}");
+    assert_check_ok(&in_folder);
 }
 
 // ---------------------------------------------------- 4. re-import

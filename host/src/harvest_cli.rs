@@ -3,7 +3,10 @@
 //! Glue over the engine's `harvest` export: the host only reads bytes
 //! (files, each file of a folder) or passes URLs on (the engine fetches them
 //! through the host's guarded `fetch` import), then steps the engine's
-//! import job with a progress bar and prints its report. Format detection,
+//! import jobs with a progress bar and prints their merged report. Each
+//! input is its own job, read when its turn comes ([`import_each`]): a
+//! folder of exports is never held in memory whole, nor copied into the
+//! engine in one call. Format detection,
 //! parsing, the passes and the writes are all the engine's.
 //!
 //! Files larger than [`MAX_FILE_BYTES`] are refused before they are read (a
@@ -17,11 +20,11 @@ use serde_json::{Value as Json, json};
 use crate::progress::Progress;
 use hive_mind_runtime::engine::convert::{mind_name, timestamp_name};
 use hive_mind_runtime::engine::wit_harvest::{
-    Distillation, Document, HarvestSource, ImportOptions, ImportReport, Input, SourceFormat,
-    SourceReport,
+    Distillation, Document, Error as HarvestErrorCase, HarvestSource, ImportOptions, ImportReport,
+    Input, SourceFormat, SourceReport,
 };
 use hive_mind_runtime::engine::wit_types::Mind;
-use hive_mind_runtime::engine::{EngineError, EngineRuntime, describe_harvest_error};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, HarvestError, describe_harvest_error};
 
 /// Items per `import-job.step`: one classification batch, so an LLM
 /// import sends full batches, and the bar moves every few seconds.
@@ -151,12 +154,33 @@ fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
         .map_err(|error| ImportError::Input(error.to_string()))
 }
 
-/// The engine's inputs for the command line's (files, folders, URLs).
-pub fn collect_inputs(inputs: &[String]) -> Result<Vec<Input>, ImportError> {
+/// One input of the command line, not read yet: a URL, or a file (a
+/// folder's files are listed, each its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PendingInput {
+    /// An http(s) URL, fetched by the engine.
+    Url(String),
+    /// A file, read when its turn comes.
+    File(PathBuf),
+}
+
+impl PendingInput {
+    /// The engine's input: the URL, or the file's bytes.
+    pub fn read(self) -> Result<Input, ImportError> {
+        Ok(match self {
+            PendingInput::Url(url) => Input::Url(url),
+            PendingInput::File(path) => Input::Document(read_document(&path)?),
+        })
+    }
+}
+
+/// The command line's inputs (files, folders, URLs), folders listed but
+/// nothing read: [`import`] reads one file at a time.
+pub fn list_inputs(inputs: &[String]) -> Result<Vec<PendingInput>, ImportError> {
     let mut out = Vec::new();
     for input in inputs {
         if is_url(input) {
-            out.push(Input::Url(input.trim().to_string()));
+            out.push(PendingInput::Url(input.trim().to_string()));
             continue;
         }
         let path = Path::new(input);
@@ -167,11 +191,12 @@ pub fn collect_inputs(inputs: &[String]) -> Result<Vec<Input>, ImportError> {
                     "{input}: the folder has no files"
                 )));
             }
-            for file in files {
-                out.push(Input::Document(read_document(&file)?));
-            }
+            out.extend(files.into_iter().map(PendingInput::File));
         } else {
-            out.push(Input::Document(read_document(path)?));
+            // A file that is not there is refused before anything runs.
+            std::fs::metadata(path)
+                .map_err(|error| ImportError::Input(format!("{input}: {error}")))?;
+            out.push(PendingInput::File(path.to_path_buf()));
         }
     }
     Ok(out)
@@ -215,6 +240,8 @@ pub trait EngineTurns {
         &mut self,
         work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
     ) -> Result<T, Self::Error>;
+    /// The engine's own error inside a turn's, if it is one.
+    fn engine_error(error: &Self::Error) -> Option<&EngineError>;
 }
 
 impl EngineTurns for EngineRuntime {
@@ -224,6 +251,9 @@ impl EngineTurns for EngineRuntime {
         work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
     ) -> Result<T, EngineError> {
         work(self)
+    }
+    fn engine_error(error: &EngineError) -> Option<&EngineError> {
+        Some(error)
     }
 }
 
@@ -253,6 +283,77 @@ pub fn run_job<E: EngineTurns>(
     let report = result?;
     dropped?;
     Ok(report)
+}
+
+/// Import `inputs` one job each, read one at a time as their turn comes (a
+/// folder is never held in memory whole, nor handed to the engine in one
+/// call), the reports merged. When there are several, an input the engine
+/// cannot read (unrecognised, malformed, too large, a URL it could not
+/// fetch) is reported in its
+/// source's `error` and the others go on, as inside one job; when none could
+/// be parsed, the first one's failure is the call's, as for a single input.
+/// Every other failure is the call's.
+pub fn import_each<E, Error>(
+    engine: &mut E,
+    inputs: impl ExactSizeIterator<Item = Result<Input, Error>>,
+    options: &ImportOptions,
+    progress: &Progress,
+) -> Result<ImportReport, Error>
+where
+    E: EngineTurns,
+    Error: From<E::Error>,
+{
+    let single = inputs.len() == 1;
+    let mut report = empty_report(options);
+    let mut first_unreadable: Option<E::Error> = None;
+    let mut parsed_any = false;
+    for input in inputs {
+        let input = input?;
+        let name = match &input {
+            Input::Document(document) => document.name.clone(),
+            Input::Url(url) => url.clone(),
+        };
+        progress.working_on(name.clone());
+        match run_job(engine, &[input], options, progress) {
+            Ok(more) => {
+                parsed_any = true;
+                merge_report(&mut report, more);
+            }
+            Err(error) => match E::engine_error(&error).and_then(unreadable_input) {
+                Some(unreadable) if !single => {
+                    report.sources.push(SourceReport {
+                        name,
+                        format: None,
+                        items: 0,
+                        known: 0,
+                        unchanged: false,
+                        error: Some(unreadable),
+                        notes: Vec::new(),
+                    });
+                    first_unreadable.get_or_insert(error);
+                }
+                _ => return Err(error.into()),
+            },
+        }
+    }
+    match first_unreadable {
+        Some(error) if !parsed_any => Err(error.into()),
+        _ => Ok(report),
+    }
+}
+
+/// The engine's refusal of one input (unrecognised, malformed, too large,
+/// not fetched): the input's failure, not the import's.
+fn unreadable_input(error: &EngineError) -> Option<HarvestErrorCase> {
+    match error {
+        EngineError::Harvest(HarvestError(
+            error @ (HarvestErrorCase::Unrecognised(_)
+            | HarvestErrorCase::Malformed(_)
+            | HarvestErrorCase::TooLarge(_)
+            | HarvestErrorCase::Fetch(_)),
+        )) => Some(error.clone()),
+        _ => None,
+    }
 }
 
 /// Add `more` (another job's report) to `report`: sources and notes
@@ -331,9 +432,14 @@ pub fn import(
     args: &ImportArgs,
 ) -> Result<(ImportReport, bool), ImportError> {
     let options = options(args)?;
-    let inputs = collect_inputs(&args.inputs)?;
+    let inputs = list_inputs(&args.inputs)?;
     let progress = Progress::new(0, "items", args.quiet || args.json);
-    let report = run_job(engine, &inputs, &options, &progress)?;
+    let report = import_each(
+        engine,
+        inputs.into_iter().map(PendingInput::read),
+        &options,
+        &progress,
+    )?;
     progress.finish();
     let complete = report.sources.iter().all(|source| source.error.is_none());
     Ok((report, complete))

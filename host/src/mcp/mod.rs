@@ -197,6 +197,29 @@ enum TurnError {
     Restart(String),
 }
 
+/// An import call's failure: a turn's, or the host's refusal to read a file.
+enum ImportFailure {
+    /// A turn failed.
+    Turn(TurnError),
+    /// The path was refused or could not be read.
+    Refused(McpError),
+}
+
+impl From<TurnError> for ImportFailure {
+    fn from(error: TurnError) -> Self {
+        ImportFailure::Turn(error)
+    }
+}
+
+impl From<ImportFailure> for McpError {
+    fn from(failure: ImportFailure) -> Self {
+        match failure {
+            ImportFailure::Turn(error) => error.into(),
+            ImportFailure::Refused(error) => error,
+        }
+    }
+}
+
 impl From<EngineError> for TurnError {
     fn from(error: EngineError) -> Self {
         TurnError::Engine(error)
@@ -220,6 +243,12 @@ impl EngineTurns for Locked<'_> {
     ) -> Result<T, TurnError> {
         let mut engine = lock_engine(self.0).map_err(TurnError::Restart)?;
         Ok(work(&mut engine)?)
+    }
+    fn engine_error(error: &TurnError) -> Option<&EngineError> {
+        match error {
+            TurnError::Engine(error) => Some(error),
+            TurnError::Restart(_) => None,
+        }
     }
 }
 
@@ -249,44 +278,29 @@ fn import_blocking(
     };
     let refused = |error: FileAccessError| invalid(error.to_string());
     let files = roots.resolve(&path, MAX_FOLDER_FILES).map_err(refused)?;
-    let single = files.len() == 1;
-    let mut report = crate::harvest_cli::empty_report(options);
     let mut total: u64 = 0;
-    for file in files {
+    let inputs = files.into_iter().map(|file| {
         let left = MAX_CALL_BYTES.saturating_sub(total);
         let bytes = match roots.read(&file, MAX_FILE_BYTES.min(left)) {
             Err(FileAccessError::TooLarge { .. }) if left < MAX_FILE_BYTES => {
-                return Err(invalid(format!(
+                return Err(ImportFailure::Refused(invalid(format!(
                     "{path}: its files hold more than the {MAX_CALL_BYTES} bytes one call reads; import its subfolders one by one"
-                )));
+                ))));
             }
-            other => other.map_err(refused)?,
+            other => other.map_err(|error| ImportFailure::Refused(refused(error)))?,
         };
         total = total.saturating_add(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
-        let name = file.display().to_string();
-        let input = wit_harvest::Input::Document(wit_harvest::Document {
-            name: name.clone(),
+        Ok(wit_harvest::Input::Document(wit_harvest::Document {
+            name: file.display().to_string(),
             bytes,
-        });
-        match crate::harvest_cli::run_job(&mut locked, &[input], options, &progress) {
-            Ok(more) => crate::harvest_cli::merge_report(&mut report, more),
-            Err(TurnError::Engine(EngineError::Harvest(HarvestError(
-                error @ (wit_harvest::Error::Unrecognised(_)
-                | wit_harvest::Error::Malformed(_)
-                | wit_harvest::Error::TooLarge(_)),
-            )))) if !single => report.sources.push(wit_harvest::SourceReport {
-                name,
-                format: None,
-                items: 0,
-                known: 0,
-                unchanged: false,
-                error: Some(error),
-                notes: Vec::new(),
-            }),
-            Err(error) => return Err(error.into()),
-        }
-    }
-    Ok(report)
+        }))
+    });
+    Ok(crate::harvest_cli::import_each(
+        &mut locked,
+        inputs,
+        options,
+        &progress,
+    )?)
 }
 
 /// The MCP server over one engine (and so one data directory).
