@@ -18,10 +18,10 @@
 //!   a batch fails on its content (an HTTP error status or a malformed
 //!   answer), each of its texts is retried alone — a long text that is
 //!   refused is retried once cut to a quarter — and only the texts that still
-//!   fail are *degraded*: they get a [`super::mock`] placeholder vector and
-//!   are listed in [`super::Embedded::degraded`]. If every text fails, or the
-//!   server cannot be reached at all, the call fails instead: a batch of
-//!   placeholders would be worse than an error.
+//!   fail have no vector: their entry in [`super::Embedded::vectors`] says
+//!   why, and the engine stores nothing for them (never a placeholder that
+//!   would rank at random). If every text fails, or the server cannot be
+//!   reached at all, the call fails instead.
 //! - **Normalising.** Vectors are L2-normalised on arrival and must all have
 //!   the probed dimension.
 
@@ -30,9 +30,7 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use super::{
-    Degraded, EmbedError, Embedded, Embedder, EmbedderInfo, cap_chars, l2_normalize, mock,
-};
+use super::{EmbedError, Embedded, Embedder, EmbedderInfo, cap_chars, l2_normalize};
 
 /// Characters sent per token of the model's limit.
 pub const CHARS_PER_TOKEN: usize = 3;
@@ -339,11 +337,11 @@ impl<W: WireFormat> Embedder for HttpEmbedder<W> {
             );
         }
         let mut vectors = Vec::with_capacity(texts.len());
-        let mut degraded = Vec::new();
+        let mut failed = 0usize;
         for (batch_index, batch) in capped.chunks(self.settings.batch_size).enumerate() {
             let offset = batch_index * self.settings.batch_size;
             match self.checked_request(batch) {
-                Ok(batch_vectors) => vectors.extend(batch_vectors),
+                Ok(batch_vectors) => vectors.extend(batch_vectors.into_iter().map(Ok)),
                 Err(RequestError::Transport(message)) => {
                     return Err(EmbedError::Failed(format!(
                         "{provider} is unreachable: {message}"
@@ -359,7 +357,7 @@ impl<W: WireFormat> Embedder for HttpEmbedder<W> {
                                 if shortened && !truncated.contains(&index) {
                                     truncated.push(index);
                                 }
-                                vectors.push(vector);
+                                vectors.push(Ok(vector));
                             }
                             Err(RequestError::Transport(message)) => {
                                 return Err(EmbedError::Failed(format!(
@@ -367,32 +365,25 @@ impl<W: WireFormat> Embedder for HttpEmbedder<W> {
                                 )));
                             }
                             Err(error) => {
-                                degraded.push(Degraded {
-                                    index,
-                                    reason: error.to_string(),
-                                });
-                                vectors.push(mock::hash_vector(text, self.dimensions));
+                                failed += 1;
+                                vectors.push(Err(error.to_string()));
                             }
                         }
                     }
                 }
             }
         }
-        if !texts.is_empty() && degraded.len() == texts.len() {
-            let reason = degraded
-                .first()
-                .map(|d| d.reason.clone())
+        if !texts.is_empty() && failed == texts.len() {
+            let reason = vectors
+                .iter()
+                .find_map(|vector| vector.as_ref().err().cloned())
                 .unwrap_or_default();
             return Err(EmbedError::Failed(format!(
                 "{provider} failed on every text: {reason}"
             )));
         }
         truncated.sort_unstable();
-        Ok(Embedded {
-            vectors,
-            degraded,
-            truncated,
-        })
+        Ok(Embedded { vectors, truncated })
     }
 }
 
