@@ -755,6 +755,9 @@ fn ollama_config(url: &str) -> EmbedderConfig {
     let mut config = bare_config();
     config.ollama.host = url.to_string();
     config.ollama.timeout_secs = 5.0;
+    // The default number of retries, without the waits.
+    config.retry.base_delay = Duration::from_millis(1);
+    config.retry.max_delay = Duration::from_millis(1);
     config
 }
 
@@ -852,10 +855,13 @@ fn a_failed_batch_is_retried_per_text_and_only_failures_have_no_vector() {
         matches!(&error, EmbedError::Failed(why) if why.starts_with("text 1:")),
         "{error}"
     );
-    // Probe, the failed batch, then one request per text.
+    // Probe, the failed batch, then one request per text. A 500 may pass,
+    // so each failing request is retried first (4 retries by default): the
+    // batch, and the refused text alone.
+    let retries = config.retry.max_retries as usize;
     let requests = server.bodies("/api/embed");
-    assert_eq!(requests.len(), 1 + 1 + 3);
-    assert!(requests[2..].iter().all(|b| inputs(b).len() == 1));
+    assert_eq!(requests.len(), 1 + (1 + retries) + 1 + (1 + retries) + 1);
+    assert!(requests[2 + retries..].iter().all(|b| inputs(b).len() == 1));
 
     // Every text failing is an error, not a batch of placeholders.
     let error = embedder
@@ -886,6 +892,7 @@ fn requests_time_out() {
     let server = fake_ollama(2048);
     let mut config = ollama_config(&server.url);
     config.ollama.timeout_secs = 0.5;
+    config.retry.max_retries = 1;
     let embedder = ollama::connect(&config.ollama, &config).unwrap();
     let started = Instant::now();
     let error = embedder
@@ -896,9 +903,40 @@ fn requests_time_out() {
         "{:?}",
         started.elapsed()
     );
-    // A timeout is a transport failure: no per-text retry storm.
+    // A timeout is a transport failure: retried as the policy says (once
+    // here), then the call fails, with no per-text retry storm.
     assert!(error.to_string().contains("unreachable"), "{error}");
-    assert_eq!(server.bodies("/api/embed").len(), 2, "probe + the batch");
+    assert_eq!(
+        server.bodies("/api/embed").len(),
+        3,
+        "probe + the batch + its retry"
+    );
+}
+
+#[test]
+fn a_server_error_that_passes_is_retried_not_split_text_by_text() {
+    // The first batch after the probe meets an overloaded server.
+    let embeds = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&embeds);
+    let server = Server::start(move |request| {
+        if request.path != "/api/embed" {
+            return (404, json!({"error": "not found"}));
+        }
+        let texts = inputs(&request.body);
+        if counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            return (503, json!({"error": "overloaded"}));
+        }
+        let embeddings: Vec<Vec<f32>> = texts.iter().map(|t| fake_vector(t)).collect();
+        (200, json!({"embeddings": embeddings}))
+    });
+    let config = ollama_config(&server.url);
+    let embedder = ollama::connect(&config.ollama, &config).unwrap();
+    let texts = strings(&["one", "two"]);
+    let vectors = embedder.embed(&texts).unwrap();
+    assert_eq!(vectors[1], normalized(fake_vector("two")));
+    let requests = server.bodies("/api/embed");
+    assert_eq!(requests.len(), 3, "probe, the 503, the batch again");
+    assert_eq!(inputs(&requests[2]), texts);
 }
 
 #[test]
