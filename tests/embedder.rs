@@ -375,21 +375,20 @@ fn bad_input_embeds_without_panics() {
     ];
     let embedder = model();
     let embedded = embedder.embed_marked(&texts).unwrap();
-    assert_eq!(embedded.vectors.len(), texts.len());
-    for (text, vector) in texts.iter().zip(&embedded.vectors) {
+    let truncated = embedded.truncated.clone();
+    // Not one text failed.
+    let vectors = embedded.into_complete().unwrap();
+    assert_eq!(vectors.len(), texts.len());
+    for (text, vector) in texts.iter().zip(&vectors) {
         assert_eq!(vector.len(), 384);
         assert!(vector.iter().all(|x| x.is_finite()), "{text:?}");
         assert!((norm(vector) - 1.0).abs() < 1e-4, "{text:?}");
     }
-    assert!(
-        embedded.truncated.contains(&1),
-        "the 100 kB text is truncated"
-    );
-    assert!(embedded.degraded.is_empty());
+    assert!(truncated.contains(&1), "the 100 kB text is truncated");
     assert!(embedder.embed(&[]).unwrap().is_empty());
     // The 100 kB text is cut to the window: its vector is the window's.
     let window = embedder.embed(&[huge[..4096].to_string()]).unwrap();
-    assert!(cosine(&window[0], &embedded.vectors[1]) > 0.9999);
+    assert!(cosine(&window[0], &vectors[1]) > 0.9999);
 }
 
 #[test]
@@ -544,11 +543,13 @@ fn bge_matches_onnxruntime_reference_for_queries_and_documents() {
         let expected: Vec<u32> = serde_json::from_value(case["token_ids"].clone()).unwrap();
         assert_eq!(tokens[0].ids, expected, "{text:?} as {kind:?}");
         let expected: Vec<f32> = serde_json::from_value(case["embedding"].clone()).unwrap();
-        let vector = &embedder
+        let vector = embedder
             .embed_marked_as(std::slice::from_ref(&text), kind)
             .unwrap()
-            .vectors[0];
-        let similarity = cosine(vector, &expected);
+            .into_complete()
+            .unwrap()
+            .remove(0);
+        let similarity = cosine(&vector, &expected);
         lowest = lowest.min(similarity);
         // onnxruntime quantizes the activations to 8 bits at run time; the
         // host runs the same int8 weights on f32 activations (see
@@ -564,8 +565,13 @@ fn bge_matches_onnxruntime_reference_for_queries_and_documents() {
             text.clone(),
             "some other, much longer text to share the batch with".repeat(3),
         ];
-        let batched = &embedder.embed_marked_as(&batch, kind).unwrap().vectors[0];
-        assert!(cosine(batched, vector) > 0.99999, "{text:?}");
+        let batched = embedder
+            .embed_marked_as(&batch, kind)
+            .unwrap()
+            .into_complete()
+            .unwrap()
+            .remove(0);
+        assert!(cosine(&batched, &vector) > 0.99999, "{text:?}");
     }
     eprintln!("bge-small against onnxruntime: lowest cosine {lowest}");
 }
@@ -591,23 +597,27 @@ fn bge_prompts_queries_and_not_documents() {
     let prompt_body = &prompt[..prompt.len() - 1];
     assert_eq!(&query[..prompt_body.len()], prompt_body);
     assert_eq!(&query[prompt_body.len()..], &document[1..]);
-    let as_query = &embedder
+    let as_query = embedder
         .embed_marked_as(&text, InputKind::Query)
         .unwrap()
-        .vectors[0];
-    let as_document = &embedder.embed(&text).unwrap()[0];
-    assert!(cosine(as_query, as_document) < 0.99);
+        .into_complete()
+        .unwrap()
+        .remove(0);
+    let as_document = embedder.embed(&text).unwrap().remove(0);
+    assert!(cosine(&as_query, &as_document) < 0.99);
     // A model without prompts gives both kinds the same tokens and vector.
     let minilm = model();
     assert_eq!(
         minilm.tokenize_as(&text, InputKind::Query).unwrap(),
         minilm.tokenize(&text).unwrap()
     );
-    let q = &minilm
+    let q = minilm
         .embed_marked_as(&text, InputKind::Query)
         .unwrap()
-        .vectors[0];
-    assert_eq!(q, &minilm.embed(&text).unwrap()[0]);
+        .into_complete()
+        .unwrap()
+        .remove(0);
+    assert_eq!(q, minilm.embed(&text).unwrap().remove(0));
 }
 
 #[test]
@@ -648,14 +658,16 @@ fn the_model_is_chosen_by_name_through_config_and_environment() {
     };
     let document = embed(&[]);
     let query = embed(&["--query"]);
-    let direct = &bge()
+    let direct = bge()
         .embed_marked_as(
             &strings(&["Where were we on the billing rewrite?"]),
             InputKind::Query,
         )
         .unwrap()
-        .vectors[0];
-    assert!(cosine(&query, direct) > 0.99999);
+        .into_complete()
+        .unwrap()
+        .remove(0);
+    assert!(cosine(&query, &direct) > 0.99999);
     assert!(cosine(&query, &document) < 0.99);
 }
 
@@ -743,6 +755,9 @@ fn ollama_config(url: &str) -> EmbedderConfig {
     let mut config = bare_config();
     config.ollama.host = url.to_string();
     config.ollama.timeout_secs = 5.0;
+    // The default number of retries, without the waits.
+    config.retry.base_delay = Duration::from_millis(1);
+    config.retry.max_delay = Duration::from_millis(1);
     config
 }
 
@@ -821,22 +836,32 @@ fn openai_compatible_passes_dimensions_and_needs_no_key_locally() {
 }
 
 #[test]
-fn a_failed_batch_is_retried_per_text_and_only_failures_degrade() {
+fn a_failed_batch_is_retried_per_text_and_only_failures_have_no_vector() {
     let server = fake_ollama(2048);
     let config = ollama_config(&server.url);
     let embedder = ollama::connect(&config.ollama, &config).unwrap();
     let texts = strings(&["keep one", "POISON pill", "keep two"]);
     let embedded = embedder.embed_marked(&texts).unwrap();
-    assert_eq!(embedded.vectors[0], normalized(fake_vector("keep one")));
-    assert_eq!(embedded.vectors[2], normalized(fake_vector("keep two")));
-    assert_eq!(embedded.degraded.len(), 1);
-    assert_eq!(embedded.degraded[0].index, 1);
-    assert!(embedded.degraded[0].reason.contains("500"));
-    assert_eq!(embedded.vectors[1], mock::hash_vector("POISON pill", 8));
-    // Probe, the failed batch, then one request per text.
+    assert_eq!(embedded.vectors[0], Ok(normalized(fake_vector("keep one"))));
+    assert_eq!(embedded.vectors[2], Ok(normalized(fake_vector("keep two"))));
+    // The refused text has no vector (no placeholder): its entry says why.
+    let failures: Vec<(usize, &str)> = embedded.failures().collect();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].0, 1);
+    assert!(failures[0].1.contains("500"), "{failures:?}");
+    // The strict form fails the whole call, naming the text.
+    let error = embedded.clone().into_complete().unwrap_err();
+    assert!(
+        matches!(&error, EmbedError::Failed(why) if why.starts_with("text 1:")),
+        "{error}"
+    );
+    // Probe, the failed batch, then one request per text. A 500 may pass,
+    // so each failing request is retried first (4 retries by default): the
+    // batch, and the refused text alone.
+    let retries = config.retry.max_retries as usize;
     let requests = server.bodies("/api/embed");
-    assert_eq!(requests.len(), 1 + 1 + 3);
-    assert!(requests[2..].iter().all(|b| inputs(b).len() == 1));
+    assert_eq!(requests.len(), 1 + (1 + retries) + 1 + (1 + retries) + 1);
+    assert!(requests[2 + retries..].iter().all(|b| inputs(b).len() == 1));
 
     // Every text failing is an error, not a batch of placeholders.
     let error = embedder
@@ -867,6 +892,7 @@ fn requests_time_out() {
     let server = fake_ollama(2048);
     let mut config = ollama_config(&server.url);
     config.ollama.timeout_secs = 0.5;
+    config.retry.max_retries = 1;
     let embedder = ollama::connect(&config.ollama, &config).unwrap();
     let started = Instant::now();
     let error = embedder
@@ -877,9 +903,40 @@ fn requests_time_out() {
         "{:?}",
         started.elapsed()
     );
-    // A timeout is a transport failure: no per-text retry storm.
+    // A timeout is a transport failure: retried as the policy says (once
+    // here), then the call fails, with no per-text retry storm.
     assert!(error.to_string().contains("unreachable"), "{error}");
-    assert_eq!(server.bodies("/api/embed").len(), 2, "probe + the batch");
+    assert_eq!(
+        server.bodies("/api/embed").len(),
+        3,
+        "probe + the batch + its retry"
+    );
+}
+
+#[test]
+fn a_server_error_that_passes_is_retried_not_split_text_by_text() {
+    // The first batch after the probe meets an overloaded server.
+    let embeds = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&embeds);
+    let server = Server::start(move |request| {
+        if request.path != "/api/embed" {
+            return (404, json!({"error": "not found"}));
+        }
+        let texts = inputs(&request.body);
+        if counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            return (503, json!({"error": "overloaded"}));
+        }
+        let embeddings: Vec<Vec<f32>> = texts.iter().map(|t| fake_vector(t)).collect();
+        (200, json!({"embeddings": embeddings}))
+    });
+    let config = ollama_config(&server.url);
+    let embedder = ollama::connect(&config.ollama, &config).unwrap();
+    let texts = strings(&["one", "two"]);
+    let vectors = embedder.embed(&texts).unwrap();
+    assert_eq!(vectors[1], normalized(fake_vector("two")));
+    let requests = server.bodies("/api/embed");
+    assert_eq!(requests.len(), 3, "probe, the 503, the batch again");
+    assert_eq!(inputs(&requests[2]), texts);
 }
 
 #[test]

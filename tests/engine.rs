@@ -660,3 +660,140 @@ fn a_mind_written_before_the_typed_contract_opens_with_typed_values() {
     assert_eq!(frames[2].created_at, 1_775_377_800_000);
     assert!(matches!(frames[2].metadata.kind, Some(MemoryKind::Fact)));
 }
+
+/// The mock embedder, made to refuse every text holding a word while `sick`
+/// is set, as a provider refuses one text of a batch even text by text.
+struct RefusingEmbedder {
+    inner: MockEmbedder,
+    refused: &'static str,
+    sick: std::sync::atomic::AtomicBool,
+}
+
+impl Embedder for RefusingEmbedder {
+    fn info(&self) -> hive_mind_models::embedder::EmbedderInfo {
+        self.inner.info()
+    }
+    fn token_window(&self) -> u32 {
+        self.inner.token_window()
+    }
+    fn embed_marked(
+        &self,
+        texts: &[String],
+    ) -> Result<hive_mind_models::embedder::Embedded, hive_mind_models::embedder::EmbedError> {
+        let mut embedded = self.inner.embed_marked(texts)?;
+        if self.sick.load(std::sync::atomic::Ordering::SeqCst) {
+            for (text, vector) in texts.iter().zip(&mut embedded.vectors) {
+                if text.to_lowercase().contains(self.refused) {
+                    *vector = Err("HTTP 500: the model refused this text".to_string());
+                }
+            }
+        }
+        if !texts.is_empty() && embedded.failures().count() == texts.len() {
+            return Err(hive_mind_models::embedder::EmbedError::Failed(
+                "failed on every text".to_string(),
+            ));
+        }
+        Ok(embedded)
+    }
+}
+
+#[test]
+fn a_memory_the_embedder_fails_on_is_kept_for_text_reported_and_reindexed() {
+    use hive_mind_runtime::engine::wit_memory::{RecallOptions, RecallScope};
+    let dir = tempfile::tempdir().unwrap();
+    let embedder = Arc::new(RefusingEmbedder {
+        inner: MockEmbedder::new(384),
+        refused: "quarantine",
+        sick: std::sync::atomic::AtomicBool::new(true),
+    });
+    let mut engine = engine_with(dir.path(), Some(embedder.clone()), None);
+    let saved = engine
+        .save_memories(&[
+            input("The deploy key lives in the vault.", WitMind::Personal),
+            input("Quarantine the flaky build host.", WitMind::Personal),
+        ])
+        .unwrap();
+    let refused = saved[1].frame.ref_.id;
+
+    // Saved without a vector: no meaningless placeholder in the index.
+    let status = personal_status(&mut engine);
+    assert_eq!((status.frames, status.frame_vectors), (2, 1));
+    let mut minds = native_minds(dir.path(), None);
+    let placeholder = MockEmbedder::new(384)
+        .embed(&["Quarantine the flaky build host.".to_string()])
+        .unwrap()
+        .remove(0);
+    let hits = minds
+        .search_vector(&placeholder, &SearchFilter::default(), 5)
+        .unwrap();
+    assert!(
+        hits.iter().all(|hit| hit.frame_ref.id != refused),
+        "{hits:?}"
+    );
+    drop(minds);
+
+    // `check` says so, and names the remedy.
+    let report = engine.admin().check().unwrap();
+    let personal = report
+        .iter()
+        .find(|check| matches!(check.status.mind, WitMind::Personal))
+        .unwrap();
+    assert!(
+        personal
+            .problems
+            .iter()
+            .any(|problem| problem.starts_with("1 frame(s) without a vector")
+                && problem.contains("reindex")),
+        "{:?}",
+        personal.problems
+    );
+
+    // Recall finds it by its words; a question the embedder refuses runs on
+    // the keyword lanes and says so.
+    let options = RecallOptions {
+        limit: Some(5),
+        workspace: None,
+        scope: Some(RecallScope::Personal),
+        profile: None,
+        now: None,
+        floor: None,
+        rerank_pool: None,
+    };
+    let recall = engine
+        .recall_memory("quarantine build host", &options)
+        .unwrap();
+    assert!(
+        recall
+            .memories
+            .iter()
+            .any(|memory| memory.frame.ref_.id == refused),
+        "{:?}",
+        recall.memories
+    );
+    assert!(
+        recall
+            .notes
+            .iter()
+            .any(|note| note.starts_with("the question could not be embedded")),
+        "{:?}",
+        recall.notes
+    );
+
+    // Once the embedder takes it, reindex embeds it.
+    embedder
+        .sick
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    while !engine
+        .admin()
+        .reindex_step(&WitMind::Personal, 16)
+        .unwrap()
+        .finished
+    {}
+    let report = engine.admin().check().unwrap();
+    assert!(
+        report.iter().all(|check| check.problems.is_empty()),
+        "{report:?}"
+    );
+    let status = personal_status(&mut engine);
+    assert_eq!((status.frames, status.frame_vectors), (2, 2));
+}

@@ -78,9 +78,9 @@ pub fn embed_with(
             "provider": active.info.provider,
             "model": active.info.model,
             "dimensions": active.info.dimensions,
-            "vectors": embedded.vectors,
+            "vectors": embedded.vectors.iter().map(|vector| vector.as_ref().ok()).collect::<Vec<_>>(),
             "truncated": embedded.truncated,
-            "degraded": embedded.degraded.iter().map(|d| d.index).collect::<Vec<_>>(),
+            "failed": embedded.failures().map(|(index, reason)| json!({"index": index, "reason": reason})).collect::<Vec<_>>(),
         });
         writeln!(out, "{value}")?;
         return Ok(());
@@ -94,16 +94,20 @@ pub fn embed_with(
     let embedded = active.embedder.embed_marked_as(&args.texts, kind)?;
     writeln!(out)?;
     for (index, (text, vector)) in args.texts.iter().zip(&embedded.vectors).enumerate() {
+        let (preview, cut) = cap_chars(text, 48);
+        let preview = format!("{preview:?}{}", if cut { "…" } else { "" });
+        let vector = match vector {
+            Ok(vector) => vector,
+            Err(why) => {
+                writeln!(out, "[{index}] FAILED, no vector: {why} {preview}")?;
+                continue;
+            }
+        };
         let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
         let mut flags = Vec::new();
         if embedded.truncated.contains(&index) {
             flags.push("truncated");
         }
-        if embedded.degraded.iter().any(|d| d.index == index) {
-            flags.push("DEGRADED (placeholder vector)");
-        }
-        let (preview, cut) = cap_chars(text, 48);
-        let preview = format!("{preview:?}{}", if cut { "…" } else { "" });
         let head: Vec<String> = vector.iter().take(4).map(|x| format!("{x:+.4}")).collect();
         writeln!(
             out,

@@ -159,7 +159,7 @@ impl VectorSource for ImportedEmbedder {
     fn embed(
         &self,
         texts: &[String],
-    ) -> std::result::Result<Vec<Vec<f32>>, native::vectors::EmbedError> {
+    ) -> std::result::Result<Vec<native::EmbedOutcome>, native::vectors::EmbedError> {
         // Reindex re-embeds stored frames and chunks: documents.
         embedder::embed(texts, embedder::InputKind::Document).map_err(|error| {
             let message = match error {

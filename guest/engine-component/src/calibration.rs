@@ -54,10 +54,14 @@ pub fn min_cosine(info: &EmbedderInfo) -> Result<f64, String> {
                 .map(|s| s.to_string())
                 .collect();
             let embed = |kind| {
-                embedder::embed(&texts, kind).map_err(|error| {
-                    let (embedder::Error::Unavailable(why) | embedder::Error::Failed(why)) = error;
-                    format!("calibrating the relevance floor: {why}")
-                })
+                embedder::embed(&texts, kind)
+                    .map_err(|error| {
+                        let (embedder::Error::Unavailable(why) | embedder::Error::Failed(why)) =
+                            error;
+                        why
+                    })
+                    .and_then(|vectors| vectors.into_iter().collect::<Result<Vec<_>, _>>())
+                    .map_err(|why| format!("calibrating the relevance floor: {why}"))
             };
             let queries = embed(embedder::InputKind::Query)?;
             let documents = embed(embedder::InputKind::Document)?;

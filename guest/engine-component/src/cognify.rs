@@ -105,7 +105,7 @@ pub fn remember_exchange(
     let mut saved = Vec::with_capacity(frames.len());
     for (new_frame, planned) in frames.into_iter().zip(&plan.frames) {
         let mind = &wit_mind(&planned.mind);
-        let embedding = link_related.then(|| new_frame.embedding.clone());
+        let embedding = new_frame.embedding.clone().filter(|_| link_related);
         let stored = store::save_frame(new_frame).map_err(store_error)?;
         let frame_id = stored.frame.ref_.id;
         // Entities, by (canonical name, type) → id in this mind.

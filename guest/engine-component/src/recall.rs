@@ -20,7 +20,9 @@
 //!    the entity → frame bridge, so the contextual signal is real.
 //! 5. **Gather by meaning**: wait for the query's vector (`finish`), then
 //!    one scan of each mind's vector index for all the searching lanes
-//!    (`search-vector-many`), and fetch the frames the searches hit.
+//!    (`search-vector-many`), and fetch the frames the searches hit. A
+//!    question the embedder failed on (`failed`, or an `err` for its one
+//!    text) skips this step, and the notes say so.
 //! 6. **Rank** ([`rank_candidates`]) with the reranker import as the
 //!    cross-encoder (soft-fail: unavailable keeps the fused order).
 //! 7. **Assemble** ([`assemble_recall`]), touch what was recalled, and add
@@ -296,9 +298,22 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     clock.lap(RecallStage::Graph);
 
     // Gather by meaning: the query's vector, then one scan per mind.
-    let query_vector = match pending {
-        Some(pending) => pending.finish().map_err(embedder_error)?.pop(),
+    // A question the embedder failed on leaves recall its keyword lanes.
+    let query_vector = match pending.map(|pending| pending.finish()) {
         None => None,
+        Some(Ok(mut vectors)) => match vectors.pop() {
+            Some(Ok(vector)) => Some(vector),
+            Some(Err(why)) => {
+                notes.push(unembedded_query_note(&why));
+                None
+            }
+            None => None,
+        },
+        Some(Err(embedder::Error::Failed(why))) => {
+            notes.push(unembedded_query_note(&why));
+            None
+        }
+        Some(Err(error)) => return Err(embedder_error(error)),
     };
     clock.lap(RecallStage::EmbedQuery);
     if let Some(vector) = &query_vector {
@@ -530,6 +545,11 @@ fn record_hits(
 
 /// The identity (personal mind) and awareness (every mind in scope)
 /// context.
+/// The note of a recall whose question could not be embedded.
+fn unembedded_query_note(why: &str) -> String {
+    format!("the question could not be embedded ({why}): only keyword matches were searched")
+}
+
 fn system_context(minds: &[Mind], notes: &mut Vec<String>) -> Result<String, Error> {
     let identity = store::get_identity(&Mind::Personal)
         .map_err(store_error)?

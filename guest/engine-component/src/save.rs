@@ -8,7 +8,10 @@
 //!    same plan and `reindex` re-plans with it) and the frame's own vector
 //!    text with [`embedding_text`] (the body without storage prefixes).
 //! 3. Embed the texts in batches through the `embedder` import (one model
-//!    call per [`EMBED_BATCH`] texts, not one per chunk).
+//!    call per [`EMBED_BATCH`] texts, not one per chunk). A frame whose text
+//!    or one of whose chunks the embedder failed on is written without
+//!    vectors: found by full text only, reported by `check`, embedded by
+//!    `reindex`.
 //! 4. Hand the frames with their vectors to the store ([`crate::store`]), which writes
 //!    each frame, its full-text row, its vector and its chunks in one
 //!    transaction (`save-memories`: one transaction per mind) and
@@ -75,7 +78,7 @@ pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
         texts.push(embedding_text(&draft.content));
         texts.extend(chunks.iter().map(|chunk| chunk.text.clone()));
     }
-    let mut vectors = Vec::with_capacity(texts.len());
+    let mut vectors: Vec<Result<Vec<f32>, String>> = Vec::with_capacity(texts.len());
     for batch in texts.chunks(EMBED_BATCH) {
         let embedded =
             embedder::embed(batch, embedder::InputKind::Document).map_err(embedder_error)?;
@@ -91,16 +94,24 @@ pub fn embed_drafts(drafts: Vec<Draft>) -> Result<Vec<store::NewFrame>, Error> {
     let mut vectors = vectors.into_iter();
     let mut frames = Vec::with_capacity(drafts.len());
     for (draft, chunks) in drafts.into_iter().zip(plans) {
-        let embedding = vectors.next().unwrap_or_default();
-        let chunks = chunks
+        let embedding = vectors.next().and_then(Result::ok);
+        let chunk_vectors = chunks
             .iter()
             .zip(vectors.by_ref())
-            .map(|(chunk, embedding)| store::ChunkVector {
-                char_start: chunk.char_start,
-                char_end: chunk.char_end,
-                embedding,
+            .map(|(chunk, embedding)| {
+                embedding.ok().map(|embedding| store::ChunkVector {
+                    char_start: chunk.char_start,
+                    char_end: chunk.char_end,
+                    embedding,
+                })
             })
-            .collect();
+            .collect::<Option<Vec<_>>>();
+        // All of a frame's vectors or none: a frame the embedder failed on
+        // is stored for full text only, until `reindex` embeds it.
+        let (embedding, chunks) = match (embedding, chunk_vectors) {
+            (Some(embedding), Some(chunks)) => (Some(embedding), chunks),
+            _ => (None, Vec::new()),
+        };
         frames.push(store::NewFrame {
             mind: store::mind_in(&draft.mind).map_err(store_error)?,
             gop_id: draft.gop_id,

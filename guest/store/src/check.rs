@@ -3,15 +3,19 @@
 //!
 //! The check is the store's invariants made executable: SQLite's
 //! `integrity_check` and `foreign_key_check`, FTS5's own `integrity-check`,
-//! and the counts that must agree — frames = FTS rows = frame vectors, and
-//! chunk rows = chunk vectors = the chunks [`super::plan_chunks`] expects for
-//! the stored contents under the mind's recorded chunk plan — with no orphan
-//! vectors or chunks, the frame table's CHECK constraints still the ones
-//! generated from the vocabulary, and chunks planned for the window the
-//! active embedder reads (a mind planned for another one is told to
-//! `reindex`: its chunks are consistent, but not all of each is embedded, or
-//! they are shorter than they need be), and every append-only table still
-//! guarded by its triggers ([`APPEND_ONLY_GUARDS`]).
+//! and the counts that must agree — frames = FTS rows, every frame with its
+//! vector, and every chunk with its vector, the chunk rows being the chunks
+//! [`super::plan_chunks`] expects for the contents of the frames with a
+//! vector under the mind's recorded chunk plan — with no orphan vectors or
+//! chunks. A frame the embedder failed on when it was saved has no vector
+//! and no chunks (it is found by full text only): the check names how many,
+//! and `reindex` embeds them. It also checks that the frame table's CHECK
+//! constraints are still the ones generated from the vocabulary, that chunks
+//! are planned for the window the active embedder reads (a mind planned for
+//! another one is told to `reindex`: its chunks are consistent, but not all
+//! of each is embedded, or they are shorter than they need be), and that
+//! every append-only table is still guarded by its triggers
+//! ([`APPEND_ONLY_GUARDS`]).
 
 use serde::Serialize;
 
@@ -149,9 +153,16 @@ impl MindStore {
                 status.frames, status.fts_rows
             ));
         }
+        let vector_tables = has_vector_tables(&self.conn)?;
         let mut expected_chunks = 0u64;
         {
-            let mut statement = self.conn.prepare("SELECT content FROM memory_frames")?;
+            // A frame without a vector has no chunks: they are planned when
+            // it is embedded.
+            let mut statement = self.conn.prepare(if vector_tables {
+                "SELECT content FROM memory_frames WHERE id IN (SELECT rowid FROM memory_frames_vec)"
+            } else {
+                "SELECT content FROM memory_frames"
+            })?;
             let mut rows = statement.query([])?;
             while let Some(row) = rows.next()? {
                 let content: String = row.get(0)?;
@@ -166,18 +177,21 @@ impl MindStore {
                 status.chunks
             ));
         }
-        if has_vector_tables(&self.conn)? {
-            if status.frame_vectors != status.frames {
+        if vector_tables {
+            let unembedded = self.count(
+                "SELECT count(*) FROM memory_frames WHERE id NOT IN (SELECT rowid FROM memory_frames_vec)",
+            )?;
+            if unembedded > 0 {
                 problems.push(format!(
-                    "{} frames but {} frame vectors",
-                    status.frames, status.frame_vectors
+                    "{unembedded} frame(s) without a vector (the embedder failed on them): \
+                     found by full text only until `hive-mind reindex` embeds them"
                 ));
             }
-            if status.chunk_vectors != status.chunks {
-                problems.push(format!(
-                    "{} chunks but {} chunk vectors",
-                    status.chunks, status.chunk_vectors
-                ));
+            let unembedded = self.count(
+                "SELECT count(*) FROM memory_frame_chunks WHERE id NOT IN (SELECT rowid FROM memory_frame_chunks_vec)",
+            )?;
+            if unembedded > 0 {
+                problems.push(format!("{unembedded} chunk(s) without a vector"));
             }
             let orphans = self.count(
                 "SELECT count(*) FROM memory_frames_vec WHERE rowid NOT IN (SELECT id FROM memory_frames)",

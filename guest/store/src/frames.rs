@@ -75,13 +75,14 @@ struct Checked {
 }
 
 /// Validate the parts every write shares. `dim` is the mind's vector
-/// dimension and `plan` its chunk plan.
+/// dimension and `plan` its chunk plan. A frame without an embedding (the
+/// embedder failed on it) takes no chunks: it is stored without vectors.
 #[allow(clippy::too_many_arguments)]
 fn check(
     content: &str,
     created_at: Option<&str>,
     metadata: Option<&str>,
-    embedding: &[f32],
+    embedding: Option<&[f32]>,
     chunks: &[ChunkVector],
     dim: u32,
     plan: ChunkPlan,
@@ -110,8 +111,18 @@ fn check(
             }
         },
     };
-    check_vector(embedding, dim, "the frame's embedding")?;
-    check_chunks(content, chunks, dim, plan)?;
+    match embedding {
+        Some(embedding) => {
+            check_vector(embedding, dim, "the frame's embedding")?;
+            check_chunks(content, chunks, dim, plan)?;
+        }
+        None if !chunks.is_empty() => {
+            return Err(StoreError::InvalidInput(
+                "chunk vectors were offered for a frame without an embedding".to_string(),
+            ));
+        }
+        None => {}
+    }
     Ok(Checked {
         content: content.to_string(),
         hash: content_hash(content),
@@ -212,13 +223,17 @@ pub(crate) fn id_list(ids: &[u64]) -> String {
 }
 
 /// Write a frame's vector and its chunks with their vectors (the chunks
-/// already checked against the mind's plan, in order).
+/// already checked against the mind's plan, in order). A frame without an
+/// embedding gets neither: `reindex` embeds it and plans its chunks.
 fn write_vectors(
     conn: &Connection,
     id: u64,
-    embedding: &[f32],
+    embedding: Option<&[f32]>,
     chunks: &[ChunkVector],
 ) -> StoreResult<()> {
+    let Some(embedding) = embedding else {
+        return Ok(());
+    };
     conn.prepare_cached("INSERT INTO memory_frames_vec (rowid, embedding) VALUES (?1, ?2)")?
         .execute(params![id, vector_bytes(embedding)])?;
     for (index, vector) in chunks.iter().enumerate() {
@@ -275,7 +290,7 @@ pub(crate) fn save_frames_in(
                 &frame.content,
                 frame.created_at.as_deref(),
                 frame.metadata.as_deref(),
-                &frame.embedding,
+                frame.embedding.as_deref(),
                 &frame.chunks,
                 dim,
                 plan,
@@ -296,7 +311,7 @@ pub(crate) fn save_frames_in(
             &checked,
             frame.importance,
             frame.source,
-            &frame.embedding,
+            frame.embedding.as_deref(),
             &frame.chunks,
         )?);
     }
@@ -362,7 +377,7 @@ impl MindStore {
             &content,
             branch.created_at.as_deref(),
             branch.metadata.as_deref(),
-            &branch.embedding,
+            Some(&branch.embedding),
             &branch.chunks,
             dim,
             self.chunk_plan,
@@ -386,7 +401,7 @@ impl MindStore {
             &checked,
             branch.importance,
             branch.source,
-            &branch.embedding,
+            Some(&branch.embedding),
             &branch.chunks,
         )?;
         tx.commit()?;
@@ -448,7 +463,15 @@ impl MindStore {
         chunks: &[ChunkVector],
     ) -> StoreResult<Frame> {
         let dim = self.vectors.require()?;
-        let checked = check(content, None, None, embedding, chunks, dim, self.chunk_plan)?;
+        let checked = check(
+            content,
+            None,
+            None,
+            Some(embedding),
+            chunks,
+            dim,
+            self.chunk_plan,
+        )?;
         let mind = self.mind.clone();
         let tx = self
             .conn
@@ -473,7 +496,7 @@ impl MindStore {
             params![id, checked.content, checked.hash],
         )?;
         clear_vectors(&tx, id)?;
-        write_vectors(&tx, id, embedding, chunks)?;
+        write_vectors(&tx, id, Some(embedding), chunks)?;
         let frame = get_in(&tx, &mind, id)?
             .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
         tx.commit()?;
@@ -530,7 +553,9 @@ impl MindStore {
     /// Re-embed every frame and chunk with `source`, recreating the vector
     /// tables at its dimension, re-planning every frame's chunks for its
     /// window and recording its fingerprint and chunk plan, in one
-    /// transaction. `progress(done, total)` is called after each batch.
+    /// transaction. A frame saved without vectors (the embedder failed on
+    /// it then) gets them here; one the embedder fails on again stays
+    /// without, as [`MindStore::check`] reports. `progress(done, total)` is called after each batch.
     /// Returns the number of frames re-embedded.
     pub fn reindex(
         &mut self,
@@ -631,20 +656,29 @@ impl MindStore {
             }
             let mut vectors = vectors.into_iter();
             for ((id, _), plan) in frames.iter().zip(&plans) {
-                let frame_vector = vectors.next().unwrap_or_default();
-                check_vector(&frame_vector, dim, "an embedder vector")?;
+                let frame_vector = vectors.next().and_then(Result::ok);
                 let mut chunks = Vec::with_capacity(plan.len());
+                let mut complete = frame_vector.is_some();
                 for chunk in plan {
-                    let embedding = vectors.next().unwrap_or_default();
-                    check_vector(&embedding, dim, "an embedder vector")?;
-                    chunks.push(ChunkVector {
-                        char_start: chunk.char_start,
-                        char_end: chunk.char_end,
-                        embedding,
-                    });
+                    match vectors.next().and_then(Result::ok) {
+                        Some(embedding) => chunks.push(ChunkVector {
+                            char_start: chunk.char_start,
+                            char_end: chunk.char_end,
+                            embedding,
+                        }),
+                        None => complete = false,
+                    }
+                }
+                // A frame the embedder failed on stays without vectors.
+                let Some(frame_vector) = frame_vector.filter(|_| complete) else {
+                    continue;
+                };
+                check_vector(&frame_vector, dim, "an embedder vector")?;
+                for chunk in &chunks {
+                    check_vector(&chunk.embedding, dim, "an embedder vector")?;
                 }
                 job.chunks += u64::try_from(chunks.len()).unwrap_or(u64::MAX);
-                write_vectors(&self.conn, *id, &frame_vector, &chunks)?;
+                write_vectors(&self.conn, *id, Some(&frame_vector), &chunks)?;
             }
         }
         job.next = end;
@@ -721,7 +755,7 @@ fn insert(
     checked: &Checked,
     importance: Importance,
     source: hive_mind_core::Source,
-    embedding: &[f32],
+    embedding: Option<&[f32]>,
     chunks: &[ChunkVector],
 ) -> StoreResult<SavedFrame> {
     let existing: Option<u64> = conn

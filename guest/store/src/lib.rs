@@ -86,7 +86,7 @@ pub use types::{
     BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameType, Hit, Mind,
     NewFrame, SavedFrame, SearchFilter,
 };
-pub use vectors::{FakeHashVectorSource, VectorSource};
+pub use vectors::{EmbedOutcome, FakeHashVectorSource, VectorSource};
 
 /// The chunks a frame's content must be stored with under `plan` (a mind's
 /// is [`MindStore::chunk_plan`]): [`ChunkPlan::chunks`], the same plan the

@@ -230,10 +230,15 @@ pub struct NewFrame {
     /// turn's reply context, [`hive_mind_core::reply_context`]): indexed
     /// for full-text search, never shown, hashed or embedded. Empty: none.
     pub context: String,
-    /// The frame's embedding, of the mind's dimension.
-    pub embedding: Vec<f32>,
+    /// The frame's embedding, of the mind's dimension; `None` when the
+    /// embedder failed on the frame's text or on one of its chunks. Such a
+    /// frame is stored without vectors and without chunks: found by full
+    /// text only, reported by [`super::MindStore::check`], and embedded by
+    /// the next `reindex`.
+    pub embedding: Option<Vec<f32>>,
     /// One embedding per chunk of [`super::plan_chunks`]`(content)`, in order
-    /// (empty for a frame short enough to be one chunk).
+    /// (empty for a frame short enough to be one chunk, and for a frame
+    /// without an embedding).
     pub chunks: Vec<ChunkVector>,
 }
 
@@ -250,7 +255,7 @@ impl NewFrame {
             created_at: None,
             metadata: None,
             context: String::new(),
-            embedding,
+            embedding: Some(embedding),
             chunks: Vec::new(),
         }
     }

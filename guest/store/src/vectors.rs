@@ -17,8 +17,12 @@ use sha2::{Digest, Sha256};
 
 use super::types::EmbedderFingerprint;
 
-/// The error an embedder returns.
+/// The error an embedder returns when it embeds nothing.
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
+
+/// One text's outcome: its vector, or why the embedder failed on it (the
+/// WIT `embed`'s `result<list<f32>, string>`).
+pub type EmbedOutcome = Result<Vec<f32>, String>;
 
 /// Something that turns texts into vectors: the active embedder.
 pub trait VectorSource {
@@ -27,8 +31,9 @@ pub trait VectorSource {
     /// The token window it reads, special tokens included (0: unknown):
     /// what `reindex` re-plans chunks for.
     fn max_tokens(&self) -> u32;
-    /// One vector of `fingerprint().dim` values per text, in order.
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// One outcome per text, in order: a vector of `fingerprint().dim`
+    /// values, or why that text failed. An error when nothing was embedded.
+    fn embed(&self, texts: &[String]) -> Result<Vec<EmbedOutcome>, EmbedError>;
 }
 
 /// A deterministic fake embedder (hash of each word → unit vector, summed and
@@ -119,13 +124,14 @@ impl VectorSource for FakeHashVectorSource {
         self.max_tokens
     }
 
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|text| self.vector(text)).collect())
+    fn embed(&self, texts: &[String]) -> Result<Vec<EmbedOutcome>, EmbedError> {
+        Ok(texts.iter().map(|text| Ok(self.vector(text))).collect())
     }
 }
 
 /// A frame with its vectors (and its chunks' vectors, planned for
-/// `source`'s window) from `source`.
+/// `source`'s window) from `source`; without any when `source` failed on
+/// one of its texts.
 pub fn embed_frame(
     source: &dyn VectorSource,
     mut frame: super::NewFrame,
@@ -136,11 +142,18 @@ pub fn embed_frame(
     );
     let mut texts = vec![frame.content.clone()];
     texts.extend(plan.iter().map(|chunk| chunk.text.clone()));
-    let mut vectors = source
+    let vectors = source
         .embed(&texts)
         .map_err(|error| super::StoreError::Embedder(error.to_string()))?
-        .into_iter();
-    frame.embedding = vectors.next().unwrap_or_default();
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>();
+    let Ok(vectors) = vectors else {
+        frame.embedding = None;
+        frame.chunks = Vec::new();
+        return Ok(frame);
+    };
+    let mut vectors = vectors.into_iter();
+    frame.embedding = Some(vectors.next().unwrap_or_default());
     frame.chunks = plan
         .iter()
         .map(|chunk| super::ChunkVector {

@@ -147,14 +147,14 @@ fn bad_input_is_a_typed_error_and_writes_nothing() {
     ));
 
     let mut short = frame(&Mind::Personal, "short vector");
-    short.embedding.pop();
+    short.embedding.as_mut().unwrap().pop();
     assert!(matches!(
         minds.save_frame(short),
         Err(StoreError::DimensionMismatch { expected: DIM, actual }) if actual == DIM - 1
     ));
 
     let mut nan = frame(&Mind::Personal, "nan vector");
-    nan.embedding[0] = f32::NAN;
+    nan.embedding.as_mut().unwrap()[0] = f32::NAN;
     assert!(matches!(
         minds.save_frame(nan),
         Err(StoreError::InvalidInput(_))
@@ -237,7 +237,7 @@ fn update_deprecate_delete_keep_every_index_in_sync() {
         .update_frame(
             base.frame_ref.id,
             &fixed.content,
-            &fixed.embedding,
+            fixed.embedding.as_deref().unwrap(),
             &fixed.chunks,
         )
         .unwrap();
@@ -253,7 +253,9 @@ fn update_deprecate_delete_keep_every_index_in_sync() {
             .id,
         base.frame_ref.id
     );
-    let top = store.search_vector(&fixed.embedding, &filter, 1).unwrap();
+    let top = store
+        .search_vector(fixed.embedding.as_deref().unwrap(), &filter, 1)
+        .unwrap();
     assert_eq!(top[0].frame_ref.id, base.frame_ref.id);
 
     // Update the long frame to a short text: its chunks and chunk vectors go.
@@ -262,7 +264,7 @@ fn update_deprecate_delete_keep_every_index_in_sync() {
         .update_frame(
             long.frame_ref.id,
             &short.content,
-            &short.embedding,
+            short.embedding.as_deref().unwrap(),
             &short.chunks,
         )
         .unwrap();
@@ -344,7 +346,7 @@ fn b_frames_branch_off_a_frame_with_description_and_references() {
             source: Source::AgentInferred,
             created_at: None,
             metadata: None,
-            embedding: vectors.embedding.clone(),
+            embedding: vectors.embedding.clone().unwrap(),
             chunks: vectors.chunks.clone(),
         })
         .unwrap()
@@ -363,7 +365,7 @@ fn b_frames_branch_off_a_frame_with_description_and_references() {
         source: Source::AgentInferred,
         created_at: None,
         metadata: None,
-        embedding: vectors.embedding,
+        embedding: vectors.embedding.unwrap(),
         chunks: vectors.chunks,
     });
     assert!(matches!(missing, Err(StoreError::NotFound(_))));

@@ -171,7 +171,7 @@ fn a_failed_item_is_not_done_and_a_bad_commit_writes_nothing() {
         ItemOutcome::Imported,
         &["[mind-fact] First of a bad item.", "second"],
     );
-    bad.frames[1].embedding = vec![0.5; 3];
+    bad.frames[1].embedding = Some(vec![0.5; 3]);
     bad.entities = vec![EntityWrite {
         name: "Zoe".into(),
         entity_type: "person".into(),

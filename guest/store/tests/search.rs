@@ -8,8 +8,8 @@ use crate::support::*;
 use hive_mind_core::Importance;
 use hive_mind_store::search::{MAX_QUERY_WORDS, fts_query, fts_words};
 use hive_mind_store::{
-    FakeHashVectorSource, Mind, Minds, SearchFilter, StoreConfig, StoreError, VectorSource,
-    VectorState,
+    EmbedOutcome, FakeHashVectorSource, Mind, Minds, SearchFilter, StoreConfig, StoreError,
+    VectorSource, VectorState,
 };
 
 fn seed(minds: &mut Minds) -> Vec<u64> {
@@ -913,7 +913,7 @@ impl VectorSource for FailingSource {
     fn embed(
         &self,
         texts: &[String],
-    ) -> Result<Vec<Vec<f32>>, hive_mind_store::vectors::EmbedError> {
+    ) -> Result<Vec<EmbedOutcome>, hive_mind_store::vectors::EmbedError> {
         let call = self.calls.get() + 1;
         self.calls.set(call);
         if call == self.fail_on {
@@ -921,6 +921,97 @@ impl VectorSource for FailingSource {
         }
         self.inner.embed(texts)
     }
+}
+
+/// An embedder that fails on every text holding `poison` (as a provider
+/// refuses one text of a batch) and otherwise answers as `inner`.
+struct PoisonedSource {
+    inner: FakeHashVectorSource,
+    poison: &'static str,
+}
+
+impl VectorSource for PoisonedSource {
+    fn fingerprint(&self) -> hive_mind_store::EmbedderFingerprint {
+        self.inner.fingerprint()
+    }
+
+    fn max_tokens(&self) -> u32 {
+        self.inner.max_tokens()
+    }
+
+    fn embed(
+        &self,
+        texts: &[String],
+    ) -> Result<Vec<EmbedOutcome>, hive_mind_store::vectors::EmbedError> {
+        Ok(texts
+            .iter()
+            .map(|text| match text.contains(self.poison) {
+                true => Err("HTTP 500: refused".to_string()),
+                false => Ok(self.inner.vector(text)),
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn a_frame_the_embedder_failed_on_is_found_by_text_reported_and_reindexed() {
+    let (_dir, mut minds) = minds();
+    let poisoned = PoisonedSource {
+        inner: fake(),
+        poison: "quarantine",
+    };
+    let long_poisoned = format!("{} quarantine", long_text("reindex"));
+    let mut saved = Vec::new();
+    for text in ["The ledger uses Postgres.", &long_poisoned, "Tea at noon."] {
+        let frame = hive_mind_store::vectors::embed_frame(
+            &poisoned,
+            hive_mind_store::NewFrame::new(Mind::Personal, text, Vec::new()),
+        )
+        .unwrap();
+        saved.push(minds.save_frame(frame).unwrap().frame.frame_ref.id);
+    }
+    let store = minds.mind(&Mind::Personal).unwrap();
+
+    // Saved without a vector or chunks: full text finds it, vectors do not.
+    let status = store.status().unwrap();
+    assert_eq!((status.frames, status.frame_vectors), (3, 2));
+    assert_eq!((status.chunks, status.chunk_vectors), (0, 0));
+    let hits = store
+        .search_text("quarantine", &Default::default(), 5)
+        .unwrap();
+    assert_eq!(ids(&hits), [saved[1]]);
+    let hits = store
+        .search_vector(&fake().vector(&long_poisoned), &Default::default(), 5)
+        .unwrap();
+    assert!(!ids(&hits).contains(&saved[1]), "{hits:?}");
+    let report = store.check().unwrap();
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(
+        report.problems[0].starts_with("1 frame(s) without a vector")
+            && report.problems[0].contains("reindex"),
+        "{:?}",
+        report.problems
+    );
+
+    // A reindex while the embedder still fails on it leaves it so.
+    store.reindex(&poisoned, &mut |_, _| {}).unwrap();
+    assert_eq!(store.status().unwrap().frame_vectors, 2);
+    assert!(!store.check().unwrap().ok());
+
+    // Once the embedder works, reindex embeds it and plans its chunks.
+    store.reindex(&fake(), &mut |_, _| {}).unwrap();
+    let report = store.check().unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    let chunks = plan_chunks_of(&long_poisoned);
+    assert!(chunks > 1);
+    assert_eq!(
+        (report.status.frame_vectors, report.status.chunk_vectors),
+        (3, chunks)
+    );
+    let hits = store
+        .search_vector(&fake().vector(&long_poisoned), &Default::default(), 1)
+        .unwrap();
+    assert_eq!(ids(&hits), [saved[1]]);
 }
 
 /// Five frames in the personal mind, one long (with chunks); their ids.

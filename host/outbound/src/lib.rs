@@ -16,6 +16,9 @@
 //!   name resolves to checked against the private ranges *in the resolver the
 //!   connection uses*, so the address checked is the address connected to.
 //!
+//! Their HTTP requests, and the HTTP embedders' (`hive-mind-models`), retry
+//! under one policy: [`retry`] (what is retried, the backoff, `Retry-After`).
+//!
 //! Both are configured from `$HIVE_MIND_HOME/config.toml` (the `[llm]` and
 //! `[fetch]` tables) and the environment; see [`config`]. Everything here is
 //! blocking (std threads, `ureq`), like the rest of the host's HTTP.
@@ -48,6 +51,7 @@
 pub mod config;
 pub mod fetch;
 pub mod llm;
+pub mod retry;
 
 use config::{ConfigError, ConfigFile, process_env};
 use fetch::FetchPolicy;

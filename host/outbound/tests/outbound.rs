@@ -372,7 +372,7 @@ mod llm_wire {
 
 mod llm_retry {
     use super::*;
-    use hive_mind_outbound::llm::retry::{parse_retry_after, parse_retry_after_ms};
+    use hive_mind_outbound::retry::{parse_retry_after, parse_retry_after_ms};
 
     fn rate_limited(retry_after: &str) -> Reply {
         Reply::json_status(

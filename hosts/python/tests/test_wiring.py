@@ -8,6 +8,8 @@ wasmtime, the ``connection`` resource owned and borrowed by the guest.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,20 +23,23 @@ from wasmtime.component import ResourceAny
 from hive_mind import capabilities, errors
 from hive_mind._wit import Variant, field, record, split_result
 from hive_mind.embedder import DEFAULT_MODEL, EmbedderInfo, EmbedError, InProcessEmbedder
-from hive_mind.engine import ComponentHost
+from hive_mind.engine import ADMIN, MEMORY, ComponentHost
 
 
 class FakeEmbedder:
-    """Vectors that say which text they are for; fails on ``"boom"``."""
+    """Vectors that say which text they are for; fails on ``"boom"``, and
+    on each text holding ``"refused"`` alone."""
 
     def info(self) -> EmbedderInfo:
         return EmbedderInfo("fake", "counting", 3, meaningful=False)
 
-    def embed(self, texts: Sequence[str], kind: str = "document") -> list[list[float]]:
+    def embed(self, texts: Sequence[str], kind: str = "document") -> list[list[float] | str]:
         if "boom" in texts:
             raise EmbedError("failed", "boom is not embeddable")
         # The kind crosses the boundary: queries get -1, documents +1.
-        return [[float(len(text)), 0.5, -1.0 if kind == "query" else 1.0] for text in texts]
+        sign = -1.0 if kind == "query" else 1.0
+        refused = "the model refused it"
+        return [refused if "refused" in text else [float(len(text)), 0.5, sign] for text in texts]
 
 
 @pytest.fixture
@@ -158,6 +163,18 @@ def test_embedder_info_and_vectors(echo: ComponentHost) -> None:
     assert echo.call("embed", ["boom"], "document") == Variant("failed", "boom is not embeddable")
 
 
+def test_a_text_that_fails_alone_comes_back_as_its_reason(echo: ComponentHost) -> None:
+    # Each entry is a vector (ok) or the reason (err), through the boundary.
+    assert echo.call("embed", ["ab", "refused x"], "document") == [[2.0, 0.5, 1.0], "the model refused it"]
+    pending = echo.call("start-embed", ["refused y", "abcd"], "query")
+    assert echo.call("finish", pending) == ["the model refused it", [4.0, 0.5, -1.0]]
+    echo.call("release-pending", pending)
+    # Every text failing is the call's error, not a list of failures.
+    assert echo.call("embed", ["refused z"], "document") == Variant(
+        "failed", "failed on every text: the model refused it"
+    )
+
+
 def test_a_started_embedding_is_finished_once(echo: ComponentHost) -> None:
     pending = echo.call("start-embed", ["ab", "abcd"], "query")
     assert isinstance(pending, ResourceAny) and pending.owned
@@ -233,3 +250,58 @@ def test_results_and_engine_errors() -> None:
         Variant("storage", Variant("dimension-mismatch", record(expected=384, actual=768)))
     )
     assert mismatch.storage_case == "dimension-mismatch" and "768" in mismatch.detail
+
+
+class RefusingEmbedder:
+    """Unit vectors from a hash of the text; while ``sick``, each text
+    holding ``"quarantine"`` fails alone, as a provider refuses one text."""
+
+    sick = True
+
+    def info(self) -> EmbedderInfo:
+        return EmbedderInfo("mock", "sha256-hash", 384, meaningful=False, max_tokens=256)
+
+    def embed(self, texts: Sequence[str], kind: str = "document") -> list[list[float] | str]:
+        entries: list[list[float] | str] = []
+        for text in texts:
+            if self.sick and "quarantine" in text.lower():
+                entries.append("HTTP 500: the model refused this text")
+                continue
+            digest = hashlib.sha256(text.encode()).digest() * 12
+            vector = [byte / 255 - 0.5 for byte in digest[:384]]
+            norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+            entries.append([x / norm for x in vector])
+        return entries
+
+
+def test_a_memory_the_embedder_fails_on_is_reported_and_reindexed(
+    engine_component: Path, tmp_path: Path
+) -> None:
+    embedder = RefusingEmbedder()
+    host = ComponentHost(engine_component, tmp_path, embedder)
+
+    def problems() -> list[str]:
+        ok, reports = split_result(host.call("check", interface=ADMIN))
+        assert ok, reports
+        return [problem for report in reports for problem in report.problems]
+
+    try:
+        # One batch: the embedder fails on one of its texts, not on all.
+        memories = [
+            record(content=content, importance=None, source=None, mind=None, created_at=None, kind=None)
+            for content in ("The deploy key lives in the vault.", "Quarantine the flaky build host.")
+        ]
+        ok, saved = split_result(host.call("save-memories", memories, interface=MEMORY))
+        assert ok, saved
+        (without,) = [problem for problem in problems() if "without a vector" in problem]
+        assert without.startswith("1 frame(s) without a vector") and "reindex" in without
+        # Once the embedder takes it, reindex embeds it.
+        embedder.sick = False
+        while True:
+            ok, progress = split_result(host.call("reindex-step", None, 16, interface=ADMIN))
+            assert ok, progress
+            if progress.finished:
+                break
+        assert problems() == []
+    finally:
+        host.close()

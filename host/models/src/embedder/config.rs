@@ -182,6 +182,10 @@ pub struct EmbedderConfig {
     /// Seconds to wait for a TCP connection (a down local server must not
     /// stall the auto-probe).
     pub connect_timeout_secs: f64,
+    /// How the HTTP providers retry (the host's one retry stack, the
+    /// language models' defaults); not a `config.toml` key.
+    #[serde(skip)]
+    pub retry: hive_mind_outbound::retry::RetryPolicy,
     /// The in-process model.
     pub in_process: InProcessConfig,
     /// Ollama.
@@ -200,6 +204,7 @@ impl Default for EmbedderConfig {
             provider: ProviderChoice::Auto,
             batch_size: 64,
             connect_timeout_secs: 2.0,
+            retry: hive_mind_outbound::retry::RetryPolicy::default(),
             in_process: InProcessConfig::default(),
             ollama: OllamaConfig::default(),
             voyage: VoyageConfig::default(),

@@ -7,7 +7,14 @@
 //! - **Timeouts.** A connect timeout (short, so a local server that is not
 //!   running does not stall the auto-probe) and an overall request timeout
 //!   per provider.
-//! - **Probing.** [`HttpEmbedder::connect`] embeds one text before the
+//! - **Retries.** Every request runs on the host's one retry stack,
+//!   [`hive_mind_outbound::retry`], as the language models' do: a timeout, a
+//!   dropped connection, `408`, `429` and `5xx` are retried with backoff, or
+//!   after the server's `Retry-After`; a refused connection and any other
+//!   status are not. The policy is the config's
+//!   ([`super::EmbedderConfig::retry`]).
+//! - **Probing.** [`HttpEmbedder::connect`] embeds one text, once (no
+//!   retries: a down server must not stall the auto-probe), before the
 //!   provider is accepted; that also measures the vector dimension.
 //! - **Char capping.** Each text is cut to `3 × max_tokens` characters before
 //!   it is sent, where `max_tokens` is the model's *measured* limit
@@ -15,24 +22,26 @@
 //!   never guessed from the model's name (`nomic-embed-text` stops at 2,048
 //!   tokens whatever "8k" its family promises).
 //! - **Batches with per-text retry.** Texts go `batch_size` at a time. When
-//!   a batch fails on its content (an HTTP error status or a malformed
-//!   answer), each of its texts is retried alone — a long text that is
+//!   a batch still fails after the retries on something other than the
+//!   transport (an HTTP error status, a malformed answer: its content, most
+//!   likely), each of its texts is retried alone — a long text that is
 //!   refused is retried once cut to a quarter — and only the texts that still
-//!   fail are *degraded*: they get a [`super::mock`] placeholder vector and
-//!   are listed in [`super::Embedded::degraded`]. If every text fails, or the
-//!   server cannot be reached at all, the call fails instead: a batch of
-//!   placeholders would be worse than an error.
+//!   fail have no vector: their entry in [`super::Embedded::vectors`] says
+//!   why, and the engine stores nothing for them (never a placeholder that
+//!   would rank at random). If every text fails, or the server cannot be
+//!   reached at all, the call fails instead.
 //! - **Normalising.** Vectors are L2-normalised on arrival and must all have
 //!   the probed dimension.
 
 use std::fmt;
 use std::time::Duration;
 
+use hive_mind_outbound::retry::{
+    self, RetryPolicy, is_transient_status, is_transient_transport, server_wait,
+};
 use serde_json::Value as Json;
 
-use super::{
-    Degraded, EmbedError, Embedded, Embedder, EmbedderInfo, cap_chars, l2_normalize, mock,
-};
+use super::{EmbedError, Embedded, Embedder, EmbedderInfo, cap_chars, l2_normalize};
 
 /// Characters sent per token of the model's limit.
 pub const CHARS_PER_TOKEN: usize = 3;
@@ -105,17 +114,23 @@ impl fmt::Display for RequestError {
     }
 }
 
-/// A blocking JSON-over-HTTP client with timeouts.
+/// A blocking JSON-over-HTTP client with timeouts and retries.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
     agent: ureq::Agent,
+    retry: RetryPolicy,
 }
 
 impl HttpClient {
     /// A client for `base_url`, giving up on a connection after `connect` and
-    /// on a whole request after `timeout`. Proxies from the environment are
-    /// honoured except for loopback addresses.
-    pub fn new(base_url: &str, connect: Duration, timeout: Duration) -> HttpClient {
+    /// on a whole request after `timeout`, retrying under `retry`. Proxies
+    /// from the environment are honoured except for loopback addresses.
+    pub fn new(
+        base_url: &str,
+        connect: Duration,
+        timeout: Duration,
+        retry: RetryPolicy,
+    ) -> HttpClient {
         let mut builder = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             .timeout_connect(Some(connect))
@@ -126,42 +141,102 @@ impl HttpClient {
         }
         HttpClient {
             agent: builder.build().into(),
+            retry,
+        }
+    }
+
+    /// The same client, making each request once.
+    pub fn single_attempt(&self) -> HttpClient {
+        HttpClient {
+            agent: self.agent.clone(),
+            retry: RetryPolicy {
+                max_retries: 0,
+                ..self.retry
+            },
         }
     }
 
     /// POST `body` as JSON to `url` (with a bearer token when given) and
-    /// parse the JSON answer.
+    /// parse the JSON answer, retrying what may pass (see the module docs).
     pub fn post_json(
         &self,
         url: &str,
         bearer: Option<&str>,
         body: &Json,
     ) -> Result<Json, RequestError> {
+        self.retry
+            .run(
+                || self.attempt(url, bearer, body),
+                |error, retry, delay| {
+                    tracing::warn!(
+                        url,
+                        retry,
+                        delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                        reason = %error,
+                        "retrying an embedding request"
+                    );
+                },
+            )
+            .map(|(answer, _)| answer)
+            .map_err(|(error, _)| error)
+    }
+
+    /// One request, its failure classified for the retry stack.
+    fn attempt(
+        &self,
+        url: &str,
+        bearer: Option<&str>,
+        body: &Json,
+    ) -> Result<Json, retry::Attempt<RequestError>> {
         let mut request = self.agent.post(url);
         if let Some(token) = bearer {
             request = request.header("Authorization", &format!("Bearer {token}"));
         }
-        let mut response = request
-            .send_json(body)
-            .map_err(|e| RequestError::Transport(e.to_string()))?;
+        let mut response = request.send_json(body).map_err(transport_failure)?;
         let code = response.status().as_u16();
+        let wait = server_wait(response.headers());
         let text = response
             .body_mut()
             .with_config()
             .limit(MAX_RESPONSE_BYTES)
             .read_to_string()
             .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => RequestError::Malformed(e.to_string()),
-                other => RequestError::Transport(other.to_string()),
+                ureq::Error::BodyExceedsLimit(_) => {
+                    retry::Attempt::Fatal(RequestError::Malformed(e.to_string()))
+                }
+                other => transport_failure(other),
             })?;
         if !(200..300).contains(&code) {
             let (body, _) = cap_chars(text.trim(), 300);
-            return Err(RequestError::Status {
+            let error = RequestError::Status {
                 code,
                 body: body.to_string(),
+            };
+            // A wait longer than the policy's: a rate limit ends here, a
+            // server error takes the backoff (as the language models do).
+            let too_long = wait.is_some_and(|wait| wait > self.retry.max_retry_after);
+            return Err(match code {
+                _ if !is_transient_status(code) => retry::Attempt::Fatal(error),
+                429 if too_long => retry::Attempt::Fatal(error),
+                _ => retry::Attempt::Transient {
+                    error,
+                    wait: wait.filter(|_| !too_long),
+                },
             });
         }
-        serde_json::from_str(&text).map_err(|e| RequestError::Malformed(format!("not JSON: {e}")))
+        serde_json::from_str(&text)
+            .map_err(|e| retry::Attempt::Fatal(RequestError::Malformed(format!("not JSON: {e}"))))
+    }
+}
+
+/// A request that got no answer, for the retry stack.
+fn transport_failure(error: ureq::Error) -> retry::Attempt<RequestError> {
+    let transient = is_transient_transport(&error);
+    let error = RequestError::Transport(error.to_string());
+    if transient {
+        retry::Attempt::Transient { error, wait: None }
+    } else {
+        retry::Attempt::Fatal(error)
     }
 }
 
@@ -219,7 +294,7 @@ impl<W: WireFormat> HttpEmbedder<W> {
     ) -> Result<HttpEmbedder<W>, EmbedError> {
         let provider = wire.provider();
         let vectors = wire
-            .request(&client, &[PROBE_TEXT])
+            .request(&client.single_attempt(), &[PROBE_TEXT])
             .map_err(|e| EmbedError::Unavailable(format!("{provider}: {e}")))?;
         let dimensions = match vectors.as_slice() {
             [vector] if !vector.is_empty() => u32::try_from(vector.len()).unwrap_or(u32::MAX),
@@ -339,11 +414,11 @@ impl<W: WireFormat> Embedder for HttpEmbedder<W> {
             );
         }
         let mut vectors = Vec::with_capacity(texts.len());
-        let mut degraded = Vec::new();
+        let mut failed = 0usize;
         for (batch_index, batch) in capped.chunks(self.settings.batch_size).enumerate() {
             let offset = batch_index * self.settings.batch_size;
             match self.checked_request(batch) {
-                Ok(batch_vectors) => vectors.extend(batch_vectors),
+                Ok(batch_vectors) => vectors.extend(batch_vectors.into_iter().map(Ok)),
                 Err(RequestError::Transport(message)) => {
                     return Err(EmbedError::Failed(format!(
                         "{provider} is unreachable: {message}"
@@ -359,7 +434,7 @@ impl<W: WireFormat> Embedder for HttpEmbedder<W> {
                                 if shortened && !truncated.contains(&index) {
                                     truncated.push(index);
                                 }
-                                vectors.push(vector);
+                                vectors.push(Ok(vector));
                             }
                             Err(RequestError::Transport(message)) => {
                                 return Err(EmbedError::Failed(format!(
@@ -367,32 +442,25 @@ impl<W: WireFormat> Embedder for HttpEmbedder<W> {
                                 )));
                             }
                             Err(error) => {
-                                degraded.push(Degraded {
-                                    index,
-                                    reason: error.to_string(),
-                                });
-                                vectors.push(mock::hash_vector(text, self.dimensions));
+                                failed += 1;
+                                vectors.push(Err(error.to_string()));
                             }
                         }
                     }
                 }
             }
         }
-        if !texts.is_empty() && degraded.len() == texts.len() {
-            let reason = degraded
-                .first()
-                .map(|d| d.reason.clone())
+        if !texts.is_empty() && failed == texts.len() {
+            let reason = vectors
+                .iter()
+                .find_map(|vector| vector.as_ref().err().cloned())
                 .unwrap_or_default();
             return Err(EmbedError::Failed(format!(
                 "{provider} failed on every text: {reason}"
             )));
         }
         truncated.sort_unstable();
-        Ok(Embedded {
-            vectors,
-            degraded,
-            truncated,
-        })
+        Ok(Embedded { vectors, truncated })
     }
 }
 

@@ -486,11 +486,7 @@ impl Embedder for InProcessEmbedder {
 
     fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
         if texts.is_empty() {
-            return Ok(Embedded {
-                vectors: Vec::new(),
-                degraded: Vec::new(),
-                truncated: Vec::new(),
-            });
+            return Ok(Embedded::complete(Vec::new(), Vec::new()));
         }
         let (encodings, truncated) = self.encode(texts, kind)?;
         // Longest first, so each group pads to a similar length.
@@ -527,11 +523,7 @@ impl Embedder for InProcessEmbedder {
                 "texts longer than the embedder's window were truncated; only their beginning is embedded"
             );
         }
-        Ok(Embedded {
-            vectors,
-            degraded: Vec::new(),
-            truncated,
-        })
+        Ok(Embedded::complete(vectors, truncated))
     }
 }
 

@@ -5,8 +5,7 @@
 //! semantics** — recall over mock vectors ranks at random — so it is never
 //! chosen by the auto-probe, only by name (`HIVE_MIND_EMBEDDER=mock`, for
 //! tests and demos without a model), and `hive-mind embed --status` says so
-//! loudly. HTTP providers also use it as the placeholder for a text that
-//! failed on its own (see [`super::Embedded`]).
+//! loudly.
 
 use sha2::{Digest, Sha256};
 
@@ -41,7 +40,7 @@ impl Default for MockEmbedder {
     }
 }
 
-/// The placeholder vector for `text`: unit length, `dimensions` long.
+/// The mock's vector for `text`: unit length, `dimensions` long.
 pub fn hash_vector(text: &str, dimensions: u32) -> Vec<f32> {
     let seed = Sha256::digest(text.as_bytes());
     let mut state = u64::from_le_bytes([
@@ -77,14 +76,13 @@ impl Embedder for MockEmbedder {
     }
 
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
-        Ok(Embedded {
-            vectors: texts
+        Ok(Embedded::complete(
+            texts
                 .iter()
                 .map(|text| hash_vector(text, self.dimensions))
                 .collect(),
-            degraded: Vec::new(),
-            truncated: Vec::new(),
-        })
+            Vec::new(),
+        ))
     }
 }
 

@@ -17,7 +17,8 @@
 //!   int8 ONNX run by tract, offline), [`ollama`], [`voyage`], [`openai`]
 //!   (any OpenAI-compatible `/v1/embeddings`, which covers LiteLLM and most
 //!   local servers), and [`mock`] (no semantics; only when chosen by name).
-//!   The HTTP ones share [`http`]: timeouts, per-text retry, char capping.
+//!   The HTTP ones share [`http`]: timeouts, per-text retry, char capping;
+//!   a text that still fails has no vector ([`Embedded`] says why).
 //! - [`chain`] — choosing the active provider: the one named in the config,
 //!   or an auto-probe in the order in-process → Ollama → Voyage → OpenAI,
 //!   halting at the first that works. It reports every attempt, so
@@ -92,42 +93,64 @@ pub enum EmbedError {
     Failed(String),
 }
 
-/// A batch of vectors, with the texts that had to be degraded marked.
+/// One text's outcome: its L2-normalised vector, or why the provider failed
+/// on it (the WIT `embed`'s `result<list<f32>, string>`).
+pub type TextVector = Result<Vec<f32>, String>;
+
+/// A batch of vectors, with the texts that failed and the ones cut short.
 ///
 /// HTTP providers retry a failed batch one text at a time; a text that still
-/// fails gets a [`mock`] vector (normalised, of the right dimension, with no
-/// meaning) so the rest of the batch keeps its real vectors. Its index is
-/// listed in `degraded`, so a caller can re-embed it later.
+/// fails has no vector: its entry is the reason, so the rest of the batch
+/// keeps its real vectors and the caller (the engine) stores nothing for it
+/// and can embed it later. A batch where every text failed is an error
+/// instead ([`EmbedError::Failed`]), never a batch of failures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Embedded {
-    /// One L2-normalised vector per input text, in order.
-    pub vectors: Vec<Vec<f32>>,
-    /// The inputs whose vectors are placeholders, with the reason each failed.
-    pub degraded: Vec<Degraded>,
+    /// One entry per input text, in order: its vector or why it failed.
+    pub vectors: Vec<TextVector>,
     /// The inputs that were cut to the model's length limit.
     pub truncated: Vec<usize>,
 }
 
 impl Embedded {
-    /// Log each degraded input as a warning.
-    pub fn warn_degraded(&self) {
-        for degraded in &self.degraded {
+    /// A batch where every text got its vector.
+    pub fn complete(vectors: Vec<Vec<f32>>, truncated: Vec<usize>) -> Embedded {
+        Embedded {
+            vectors: vectors.into_iter().map(Ok).collect(),
+            truncated,
+        }
+    }
+
+    /// The inputs that failed: their index and why.
+    pub fn failures(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.vectors
+            .iter()
+            .enumerate()
+            .filter_map(|(index, vector)| vector.as_ref().err().map(|why| (index, why.as_str())))
+    }
+
+    /// Log each failed input as a warning.
+    pub fn warn_failures(&self) {
+        for (index, reason) in self.failures() {
             tracing::warn!(
-                index = degraded.index,
-                reason = %degraded.reason,
-                "text could not be embedded; it got a placeholder vector with no meaning"
+                index,
+                reason,
+                "text could not be embedded; it has no vector"
             );
         }
     }
-}
 
-/// One input that could not be embedded and got a placeholder vector.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Degraded {
-    /// Its index in the batch.
-    pub index: usize,
-    /// Why the provider failed on it.
-    pub reason: String,
+    /// Every vector, in order; [`EmbedError::Failed`] naming the first input
+    /// that failed, if one did.
+    pub fn into_complete(self) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.vectors
+            .into_iter()
+            .enumerate()
+            .map(|(index, vector)| {
+                vector.map_err(|why| EmbedError::Failed(format!("text {index}: {why}")))
+            })
+            .collect()
+    }
 }
 
 /// What a batch of texts is: a search query or a stored document. Mirrors
@@ -163,7 +186,7 @@ pub trait Embedder: Send + Sync {
         0
     }
 
-    /// Embed a batch of documents, reporting degraded and truncated inputs.
+    /// Embed a batch of documents, reporting failed and truncated inputs.
     fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError>;
 
     /// [`Embedder::embed_marked`] for texts of a given kind. The default
@@ -174,14 +197,11 @@ pub trait Embedder: Send + Sync {
         self.embed_marked(texts)
     }
 
-    /// Embed a batch: one L2-normalised vector per text, in order.
-    ///
-    /// Degraded inputs (see [`Embedded`]) are logged as warnings; use
-    /// [`Embedder::embed_marked`] to learn which they were.
+    /// Embed a batch: one L2-normalised vector per text, in order. An input
+    /// the provider failed on fails the whole call ([`Embedded::into_complete`]);
+    /// use [`Embedder::embed_marked`] to keep the others.
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let embedded = self.embed_marked(texts)?;
-        embedded.warn_degraded();
-        Ok(embedded.vectors)
+        self.embed_marked(texts)?.into_complete()
     }
 }
 

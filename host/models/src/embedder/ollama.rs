@@ -73,6 +73,7 @@ pub fn connect(
         &host,
         Duration::from_secs_f64(embedder.connect_timeout_secs.max(0.001)),
         Duration::from_secs_f64(config.timeout_secs.max(0.001)),
+        embedder.retry,
     );
     let wire = OllamaWire {
         host: host.clone(),

@@ -57,6 +57,7 @@ pub fn connect(
         base,
         Duration::from_secs_f64(embedder.connect_timeout_secs.max(0.001)),
         Duration::from_secs_f64(config.timeout_secs.max(0.001)),
+        embedder.retry,
     );
     let wire = VoyageWire {
         url: format!("{base}/embeddings"),

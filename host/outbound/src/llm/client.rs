@@ -9,7 +9,8 @@
 //!   is shorter) and a timeout for the whole attempt, answer included
 //!   ([`LlmConfig::timeout`]).
 //! - **Retries** on rate limits, server errors, timeouts and dropped
-//!   connections, with backoff and `Retry-After` (see [`super::retry`]).
+//!   connections, with backoff and `Retry-After`, run by the outbound
+//!   crate's one retry stack ([`crate::retry::RetryPolicy::run`]).
 //! - **Answers read with a cap** (16 MiB), parsed as JSON, checked for the
 //!   answer field; a json request's answer loses a surrounding Markdown code
 //!   fence (```` ```json … ``` ````) if the model added one.
@@ -27,14 +28,14 @@
 //! retries)"` when the client retried.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde_json::Value as Json;
 
 use super::config::{ApiKey, LlmConfig, ProviderKind};
-use super::retry::{RetryPolicy, parse_retry_after, parse_retry_after_ms};
 use super::wire::{ParseError, WireAnswer, WireRequest, describe_error};
 use super::{Completion, CompletionRequest, LanguageModel, LlmError, ModelTier, UsageTotals};
+use crate::retry::{self, RetryPolicy, server_wait};
 
 /// Largest answer body read.
 pub const MAX_ANSWER_BYTES: u64 = 16 * 1024 * 1024;
@@ -398,13 +399,12 @@ impl LanguageModel for LlmClient {
         let name = self.provider.name();
         let model = self.model_for(request.tier).to_string();
         let wire = self.wire_request(&model, request);
-        let mut retries = 0u32;
         let mut malformed_before = false;
-        loop {
+        let attempt = || {
             self.totals.http_requests.fetch_add(1, Ordering::Relaxed);
             let failure = match self.attempt(&wire) {
                 Ok(body) => match self.parse(&body) {
-                    Ok(answer) => return self.finish(answer, &model, request, retries),
+                    Ok(answer) => return Ok(answer),
                     Err(ParseError::Provider(message)) => {
                         Attempt::Fatal(LlmError::Failed(format!("{name}: {message}")))
                     }
@@ -414,46 +414,42 @@ impl LanguageModel for LlmClient {
                 },
                 Err(failure) => failure,
             };
-            let (error, wait) = match failure {
-                Attempt::Fatal(error) => return Err(self.fail(error, retries)),
+            Err(match failure {
+                Attempt::Fatal(error) => retry::Attempt::Fatal(error),
+                // A malformed answer is retried once (see `crate::retry`).
                 Attempt::Malformed(message) if malformed_before => {
-                    return Err(self.fail(LlmError::Failed(message), retries));
+                    retry::Attempt::Fatal(LlmError::Failed(message))
                 }
                 Attempt::Malformed(message) => {
                     malformed_before = true;
-                    (LlmError::Failed(message), None)
+                    retry::Attempt::Transient {
+                        error: LlmError::Failed(message),
+                        wait: None,
+                    }
                 }
-                Attempt::Transient { error, wait } => (error, wait),
-            };
-            if retries >= self.retry.max_retries {
-                return Err(self.fail(error, retries));
-            }
-            let delay = wait.unwrap_or_else(|| self.retry.backoff(retries));
+                Attempt::Transient { error, wait } => retry::Attempt::Transient { error, wait },
+            })
+        };
+        let before_retry = |error: &LlmError, retry: u32, delay: Duration| {
             tracing::warn!(
                 provider = name,
                 model = model.as_str(),
-                retry = retries + 1,
+                retry,
                 delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                 reason = self.scrub(error.message().to_string()),
                 "retrying a completion"
             );
-            std::thread::sleep(delay);
-            retries += 1;
             self.totals.retries.fetch_add(1, Ordering::Relaxed);
+        };
+        match self.retry.run(attempt, before_retry) {
+            Ok((answer, retries)) => self.finish(answer, &model, request, retries),
+            Err((error, retries)) => Err(self.fail(error, retries)),
         }
     }
 
     fn concurrency(&self) -> usize {
         self.concurrency
     }
-}
-
-/// The wait a response asks for: `retry-after-ms`, else `Retry-After`.
-fn server_wait(headers: &ureq::http::HeaderMap) -> Option<Duration> {
-    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    header("retry-after-ms")
-        .and_then(parse_retry_after_ms)
-        .or_else(|| header("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())))
 }
 
 /// Whether a URL points at this machine (no proxy for those).

@@ -37,7 +37,7 @@
 //! - 120 s per attempt fits a few thousand output tokens from a remote API;
 //!   4 retries with the default backoff ride out a rate-limit window of 4 to
 //!   8 s (longer when the provider sends `Retry-After`, see
-//!   [`super::retry`]); the worst case of one completion is
+//!   [`crate::retry`]); the worst case of one completion is
 //!   `(1 + max_retries) × timeout_secs` plus the waits; 4 requests at once stays within the lowest API tiers'
 //!   limits.
 //!
@@ -62,8 +62,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::ModelTier;
-use super::retry::RetryPolicy;
 use crate::config::{ConfigError, lookup, parse_table, positive_secs};
+use crate::retry::RetryPolicy;
 
 /// Which wire format (and so which kind of server) answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

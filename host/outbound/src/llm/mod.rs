@@ -19,8 +19,9 @@
 //! - Each provider's wire format is its own file: [`openai`] (OpenAI-compatible
 //!   `/chat/completions`: OpenAI, LiteLLM, vLLM, llama.cpp, Ollama's `/v1`),
 //!   [`anthropic`] (`/v1/messages`) and [`ollama`] (native `/api/chat`).
-//! - [`retry`] holds the retry policy: which failures are retried, how long
-//!   to back off, and how `Retry-After` is read.
+//! - [`crate::retry`] holds the retry policy the client runs its requests
+//!   under: which failures are retried, how long to back off, and how
+//!   `Retry-After` is read (the outbound crate's one retry stack).
 //!
 //! ## Tiers
 //!
@@ -45,15 +46,14 @@ pub mod client;
 pub mod config;
 pub mod ollama;
 pub mod openai;
-pub mod retry;
 mod wire;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+pub use crate::retry::RetryPolicy;
 pub use client::LlmClient;
 pub use config::{ApiKey, LlmConfig, ProviderKind};
-pub use retry::RetryPolicy;
 
 /// How capable (and costly) a model the task needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

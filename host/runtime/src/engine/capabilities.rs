@@ -3,7 +3,9 @@
 //! - `embedder` is the active [`hive_mind_models::embedder::Embedder`] chosen by the
 //!   provider chain; when the chain found none, every call answers
 //!   `unavailable` with the chain's report (which providers were tried and
-//!   why each failed), so the component can say what to fix. A
+//!   why each failed), so the component can say what to fix. A text the
+//!   provider failed on alone comes back as its entry's `err` (and is
+//!   logged), never as a vector. A
 //!   `start-embed` batch runs on the engine's embedding thread
 //!   ([`EmbedWorker`], one per engine, started on first use: a thread per
 //!   batch would leave glibc a malloc arena per thread) while the engine
@@ -29,7 +31,7 @@ use hive_mind_outbound::fetch::FetchError;
 use hive_mind_outbound::llm as outbound;
 
 use super::bindings::hive::mind::{embedder, fetch, llm, reranker};
-use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, InputKind};
+use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, InputKind, TextVector};
 use hive_mind_models::reranker::RerankError;
 
 fn embed_error(error: EmbedError) -> embedder::Error {
@@ -88,14 +90,14 @@ impl EngineState {
             .map_err(|why| embedder::Error::Unavailable(why.clone()))
     }
 
-    /// An embedding's vectors for the component: degraded inputs logged,
+    /// An embedding's entries for the component: failed inputs logged,
     /// truncated ones counted.
     fn embedded_out(
         &mut self,
         result: Result<Embedded, EmbedError>,
-    ) -> Result<Vec<Vec<f32>>, embedder::Error> {
+    ) -> Result<Vec<TextVector>, embedder::Error> {
         let embedded = result.map_err(embed_error)?;
-        embedded.warn_degraded();
+        embedded.warn_failures();
         // Counted, not logged per batch: long jobs report the total once.
         self.truncated_texts += embedded.truncated.len() as u64;
         Ok(embedded.vectors)
@@ -106,7 +108,7 @@ impl embedder::HostPendingEmbedding for EngineState {
     fn finish(
         &mut self,
         pending: Resource<PendingEmbedding>,
-    ) -> Result<Vec<Vec<f32>>, embedder::Error> {
+    ) -> Result<Vec<TextVector>, embedder::Error> {
         let started = std::time::Instant::now();
         let state = self
             .table
@@ -162,7 +164,7 @@ impl embedder::Host for EngineState {
         &mut self,
         texts: Vec<String>,
         kind: embedder::InputKind,
-    ) -> Result<Vec<Vec<f32>>, embedder::Error> {
+    ) -> Result<Vec<TextVector>, embedder::Error> {
         let active = self.active_embedder()?;
         let started = std::time::Instant::now();
         let result = active.embed_marked_as(&texts, kind_in(kind));

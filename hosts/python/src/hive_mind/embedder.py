@@ -36,7 +36,10 @@ The fingerprint the engine locks a mind's vectors to is provider
 so minds move between hosts without a reindex.
 
 :class:`EmbedderImports` puts any :class:`Embedder` behind the interface in
-a component linker.
+a component linker. An embedder may answer a string in place of a vector for
+a text it failed on alone (the WIT ``result<list<f32>, string>`` entry): the
+engine stores no vector for that text, ``check`` reports it and ``reindex``
+embeds it later. Failing on every text of a batch is an :class:`EmbedError`.
 """
 
 from __future__ import annotations
@@ -140,6 +143,26 @@ class EmbedderInfo:
     max_tokens: int = field(default=0, compare=False)
 
 
+#: One text's outcome from :meth:`Embedder.embed`: its vector, or why the
+#: provider failed on it (the WIT ``result<list<f32>, string>``, which
+#: wasmtime-py passes untagged: a ``list`` is ``ok``, a ``str`` is ``err``).
+TextVector = list[float] | str
+
+
+def checked_entries(entries: Sequence[TextVector], texts: Sequence[str]) -> list[TextVector]:
+    """An embedder's answer as the ``embed`` import returns it: one entry
+    per text, each a vector or a failure's reason; an :class:`EmbedError`
+    when the count is wrong or every text failed (a batch of failures would
+    be worse than an error)."""
+    entries = list(entries)
+    if len(entries) != len(texts):
+        raise EmbedError("failed", f"asked for {len(texts)} vectors, got {len(entries)}")
+    failures = [entry for entry in entries if isinstance(entry, str)]
+    if texts and len(failures) == len(texts):
+        raise EmbedError("failed", f"failed on every text: {failures[0]}")
+    return entries
+
+
 class Embedder(Protocol):
     """What the engine's ``embedder`` import needs of a provider."""
 
@@ -147,10 +170,11 @@ class Embedder(Protocol):
         """The active embedder's fingerprint."""
         ...
 
-    def embed(self, texts: Sequence[str], kind: str = DOCUMENT) -> list[list[float]]:
-        """One L2-normalised vector per text, in order; ``kind`` is
-        ``"query"`` or ``"document"`` (providers without prompts ignore it);
-        raises :class:`EmbedError`."""
+    def embed(self, texts: Sequence[str], kind: str = DOCUMENT) -> Sequence[TextVector]:
+        """One entry per text, in order: its L2-normalised vector, or a
+        string saying why that text alone failed; ``kind`` is ``"query"`` or
+        ``"document"`` (providers without prompts ignore it); raises
+        :class:`EmbedError` when nothing could be embedded."""
         ...
 
 
@@ -476,7 +500,7 @@ class EmbedderImports:
     def __init__(self, embedder: Embedder | None, why: str = "no embedder is configured") -> None:
         self.embedder = embedder
         self.why = why
-        self._pending: dict[int, Future[list[list[float]]] | None] = {}
+        self._pending: dict[int, Future[list[TextVector]] | None] = {}
         self._next_rep = 1
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hive-mind-embed")
 
@@ -503,7 +527,7 @@ class EmbedderImports:
             return Variant("unavailable", self.why)
         rep = self._next_rep
         self._next_rep += 1
-        self._pending[rep] = self._worker.submit(self.embedder.embed, list(texts), kind)
+        self._pending[rep] = self._worker.submit(self._entries, list(texts), kind)
         return ResourceHost.own(rep, PENDING_TYPE)
 
     def _finish(self, store: StoreContext, handle: ResourceAny) -> Any:
@@ -540,10 +564,15 @@ class EmbedderImports:
             max_tokens=info.max_tokens,
         )
 
+    def _entries(self, texts: list[str], kind: str) -> list[TextVector]:
+        if self.embedder is None:
+            raise EmbedError("unavailable", self.why)
+        return checked_entries(self.embedder.embed(texts, kind), texts)
+
     def _embed(self, _store: StoreContext, texts: list[str], kind: str) -> Any:
         if self.embedder is None:
             return Variant("unavailable", self.why)
         try:
-            return self.embedder.embed(texts, kind)
+            return self._entries(texts, kind)
         except EmbedError as error:
             return Variant(error.case, error.message)
