@@ -660,3 +660,80 @@ fn a_mind_written_before_the_typed_contract_opens_with_typed_values() {
     assert_eq!(frames[2].created_at, 1_775_377_800_000);
     assert!(matches!(frames[2].metadata.kind, Some(MemoryKind::Fact)));
 }
+
+/// A stand-in cross-encoder that reports `window` as its pair window and
+/// records how many passages each call reads.
+struct WindowedReranker {
+    window: usize,
+    calls: std::sync::Mutex<Vec<usize>>,
+}
+
+impl hive_mind_models::reranker::Reranker for WindowedReranker {
+    fn info(
+        &self,
+    ) -> Result<hive_mind_models::reranker::RerankerInfo, hive_mind_models::reranker::RerankError>
+    {
+        Ok(hive_mind_models::reranker::RerankerInfo {
+            model: "windowed".into(),
+            max_tokens: self.window,
+        })
+    }
+
+    fn score(
+        &self,
+        _query: &str,
+        passages: &[String],
+    ) -> Result<Vec<f32>, hive_mind_models::reranker::RerankError> {
+        self.calls.lock().unwrap().push(passages.len());
+        Ok(vec![0.0; passages.len()])
+    }
+}
+
+#[test]
+fn the_rerank_budget_follows_the_window_the_hosts_reranker_reports() {
+    // Twelve memories of some 300 tokens: under the shipped window (128)
+    // each pair counts 128 against the engine's budget of 896 pair tokens,
+    // so seven are read; under a 512 window each counts in full: fewer.
+    let long = "the ledger database decision was long and careful ".repeat(35);
+    let pairs = |window: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let reranker = Arc::new(WindowedReranker {
+            window,
+            calls: std::sync::Mutex::new(Vec::new()),
+        });
+        let mut engine = EngineRuntime::from_component_bytes(
+            hive_mind_runtime::artifacts::ENGINE_COMPONENT,
+            Some(&crate::support::cache_dir()),
+            hive_mind_runtime::engine::Capabilities::new(
+                hive_mind_sqlite::DataDir::new(dir.path()),
+                Ok(Arc::new(MockEmbedder::new(64))),
+                reranker.clone(),
+            ),
+        )
+        .unwrap();
+        for i in 0..12 {
+            engine
+                .save_memory(&input(&format!("note {i}: {long}"), WitMind::Personal))
+                .unwrap();
+        }
+        engine
+            .recall_memory(
+                "ledger database decision",
+                &hive_mind_runtime::engine::wit_memory::RecallOptions {
+                    limit: Some(10),
+                    workspace: None,
+                    scope: None,
+                    profile: None,
+                    now: None,
+                    floor: None,
+                    rerank_pool: None,
+                },
+            )
+            .unwrap();
+        reranker.calls.lock().unwrap().clone()
+    };
+    assert_eq!(pairs(128), [7]);
+    let wide = pairs(512);
+    assert_eq!(wide.len(), 1);
+    assert!((1..7).contains(&wide[0]), "{wide:?}");
+}

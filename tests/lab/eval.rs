@@ -315,6 +315,16 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
 struct KayakReranker;
 
 impl hive_mind_models::reranker::Reranker for KayakReranker {
+    fn info(
+        &self,
+    ) -> Result<hive_mind_models::reranker::RerankerInfo, hive_mind_models::reranker::RerankError>
+    {
+        Ok(hive_mind_models::reranker::RerankerInfo {
+            model: "kayak".into(),
+            max_tokens: 128,
+        })
+    }
+
     fn score(
         &self,
         _query: &str,
