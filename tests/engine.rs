@@ -661,6 +661,91 @@ fn a_mind_written_before_the_typed_contract_opens_with_typed_values() {
     assert!(matches!(frames[2].metadata.kind, Some(MemoryKind::Fact)));
 }
 
+#[test]
+fn the_engine_reports_the_plan_constants_a_host_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(8), None);
+    let constants = engine.admin().plan_constants().unwrap();
+    // memory.wit documents recall's default limit as 10.
+    assert_eq!(constants.recall_default_limit, 10);
+    assert_eq!(
+        constants.search_fetch_multiplier,
+        hive_mind_core::recall::SEARCH_FETCH_MULTIPLIER
+    );
+    // The design's classification batch (harvest pass 1: 20 items a prompt).
+    assert_eq!(constants.harvest_step_items, 20);
+}
+
+#[test]
+fn exact_neighbours_are_the_stores_exact_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(64), None);
+    let texts = [
+        "The ledger service uses Postgres.",
+        "Lunch on Friday was pizza.",
+        "The deploy key lives in the vault.",
+        "Postgres replication lag alarms at five seconds.",
+        "Ana prefers tea in the morning.",
+    ];
+    for text in texts {
+        engine.save_memory(&input(text, WitMind::Personal)).unwrap();
+    }
+    let query = MockEmbedder::new(64)
+        .embed(&[texts[2].to_string()])
+        .unwrap()
+        .remove(0);
+    let found = engine
+        .admin()
+        .exact_neighbours(&WitMind::Personal, &query, 3)
+        .unwrap();
+    assert_eq!(found.len(), 3);
+    assert_eq!(found[0].frame.id, 3, "the memory whose vector the query is");
+    assert!(found[0].cosine > 0.999, "{}", found[0].cosine);
+    assert!(found.windows(2).all(|w| w[0].cosine >= w[1].cosine));
+    // The same answer as the store's exact scan, opened natively.
+    let mut minds = native_minds(dir.path(), None);
+    let native = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .search_vector_exact(&query, &SearchFilter::default(), 3)
+        .unwrap();
+    assert_eq!(
+        found
+            .iter()
+            .map(|n| (n.frame.id, n.cosine))
+            .collect::<Vec<_>>(),
+        native
+            .iter()
+            .map(|h| (h.frame_ref.id, h.score))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        engine
+            .admin()
+            .exact_neighbours(&WitMind::Personal, &query, 0)
+            .unwrap()
+            .is_empty()
+    );
+    let wrong = engine
+        .admin()
+        .exact_neighbours(&WitMind::Personal, &[1.0; 8], 3)
+        .unwrap_err();
+    assert!(
+        matches!(
+            wrong,
+            EngineError::Admin(hive_mind_runtime::engine::AdminError(
+                hive_mind_runtime::engine::wit_admin::Error::Storage(
+                    StorageError::DimensionMismatch(DimensionMismatch {
+                        expected: 64,
+                        actual: 8
+                    })
+                )
+            ))
+        ),
+        "{wrong:?}"
+    );
+}
+
 /// A stand-in cross-encoder that reports `window` as its pair window and
 /// records how many passages each call reads.
 struct WindowedReranker {
