@@ -49,8 +49,8 @@ use hive_mind_sqlite::{DataDir, SqlError};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::{
-    BenchQuery, CorpusFrame, GENERATOR_VERSION, NOW, QueryKind, Weight, generate_frames,
-    generate_queries,
+    BenchQuery, CorpusFrame, CorpusKind, GENERATOR_VERSION, NOW, QueryKind, Weight,
+    generate_frames, generate_queries,
 };
 use crate::mind::{OpenError, open_engine};
 use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
@@ -335,6 +335,60 @@ fn file_size(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 
+/// The WIT `memory-kind` a corpus memory is saved with; none for a plain
+/// one. The engine writes the kind's marking into the stored content.
+fn memory_kind(kind: &CorpusKind) -> Option<wit_types::MemoryKind> {
+    Some(match kind {
+        CorpusKind::Plain => return None,
+        CorpusKind::Fact => wit_types::MemoryKind::Fact,
+        CorpusKind::Event => wit_types::MemoryKind::Event,
+        CorpusKind::Profile(name) => wit_types::MemoryKind::Profile((*name).to_string()),
+        CorpusKind::RawTurn {
+            conversation,
+            turn,
+            speaker,
+        } => wit_types::MemoryKind::RawTurn(wit_types::TurnOrigin {
+            conversation: conversation.clone(),
+            turn: *turn,
+            speaker: (*speaker).to_string(),
+        }),
+    })
+}
+
+/// Whether a recalled frame is the corpus memory `target`: its typed kind
+/// is the target's, and its stored content is the target's text (after the
+/// marking the engine put in front of it, for a memory of a kind).
+fn is_memory(frame: &wit_types::Frame, target: &CorpusFrame) -> bool {
+    let kind = frame.metadata.kind.as_ref();
+    let same_kind = match (kind, &target.kind) {
+        (None, CorpusKind::Plain) => true,
+        (Some(wit_types::MemoryKind::Fact), CorpusKind::Fact)
+        | (Some(wit_types::MemoryKind::Event), CorpusKind::Event) => true,
+        (Some(wit_types::MemoryKind::Profile(name)), CorpusKind::Profile(wanted)) => name == wanted,
+        (
+            Some(wit_types::MemoryKind::RawTurn(origin)),
+            CorpusKind::RawTurn {
+                conversation,
+                turn,
+                speaker,
+            },
+        ) => {
+            origin.conversation == *conversation
+                && origin.turn == *turn
+                && origin.speaker == *speaker
+        }
+        _ => false,
+    };
+    same_kind
+        && match kind {
+            None => frame.content == target.content,
+            Some(_) => frame
+                .content
+                .strip_suffix(target.content.as_str())
+                .is_some_and(|marking| marking.ends_with(' ')),
+        }
+}
+
 /// Build the corpus into the (empty) `dir` through `engine`.
 fn ingest(
     engine: &mut EngineRuntime,
@@ -358,7 +412,7 @@ fn ingest(
                 source: Some(wit_types::Source::UserStated),
                 mind: wit_types::Mind::Personal,
                 created_at: Some(frame.created_at.and_utc().timestamp_millis()),
-                kind: None,
+                kind: memory_kind(&frame.kind),
             })
             .collect();
         for saved in engine.save_memories(&inputs)? {
@@ -520,7 +574,7 @@ pub fn run(
             && recall
                 .memories
                 .iter()
-                .any(|memory| memory.frame.content == target.content)
+                .any(|memory| is_memory(&memory.frame, target))
         {
             answered += 1;
         }
