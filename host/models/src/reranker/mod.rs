@@ -463,3 +463,68 @@ impl Default for RerankerConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `models/` folder holding a file where the shipped model would be:
+    /// not a model at all, so anything that loads it fails.
+    fn fake_install() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join(DEFAULT_MODEL);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(MODEL_FILE), b"not an onnx model").unwrap();
+        dir
+    }
+
+    #[test]
+    fn info_reports_the_configured_window_without_loading_the_model() {
+        let models = fake_install();
+        let config = RerankerConfig {
+            max_tokens: 512,
+            search_dirs: vec![models.path().to_path_buf()],
+            ..RerankerConfig::default()
+        };
+        let reranker = from_config(&config).unwrap();
+        assert_eq!(
+            reranker.info(),
+            Ok(RerankerInfo {
+                model: DEFAULT_MODEL.to_string(),
+                max_tokens: 512
+            })
+        );
+        // Scoring loads the model, which is not one.
+        assert!(matches!(
+            reranker.score("q", &["p".to_string()]),
+            Err(RerankError::Failed(_))
+        ));
+    }
+
+    #[test]
+    fn info_is_unavailable_without_a_reranker() {
+        let models = fake_install();
+        let off = RerankerConfig {
+            enabled: false,
+            search_dirs: vec![models.path().to_path_buf()],
+            ..RerankerConfig::default()
+        };
+        assert!(matches!(
+            from_config(&off).unwrap().info(),
+            Err(RerankError::Unavailable(why)) if why.contains("turned off")
+        ));
+        let empty = tempfile::tempdir().unwrap();
+        let missing = RerankerConfig {
+            search_dirs: vec![empty.path().to_path_buf()],
+            ..RerankerConfig::default()
+        };
+        assert!(matches!(
+            from_config(&missing).unwrap().info(),
+            Err(RerankError::Unavailable(why)) if why.contains("not installed")
+        ));
+        assert!(matches!(
+            Unconfigured.info(),
+            Err(RerankError::Unavailable(_))
+        ));
+    }
+}
