@@ -24,6 +24,8 @@ mod engine;
 mod harvest;
 /// Harvest with each LLM provider over loopback, and the MCP harvest tools.
 mod harvest_llm;
+/// No host source spells a content marking or runs SQL on an engine table.
+mod host_sources;
 /// Native functions, `hive-mind logic` and the plain `wasmtime` CLI agree.
 mod logic_agreement;
 /// The MCP server: in process (rmcp client), over stdio, two servers at once.

@@ -797,3 +797,165 @@ fn a_memory_the_embedder_fails_on_is_kept_for_text_reported_and_reindexed() {
     let status = personal_status(&mut engine);
     assert_eq!((status.frames, status.frame_vectors), (2, 2));
 }
+
+#[test]
+fn the_engine_reports_the_plan_constants_a_host_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(8), None);
+    let constants = engine.admin().plan_constants().unwrap();
+    // memory.wit documents recall's default limit as 10.
+    assert_eq!(constants.recall_default_limit, 10);
+    assert_eq!(
+        constants.search_fetch_multiplier,
+        hive_mind_core::recall::SEARCH_FETCH_MULTIPLIER
+    );
+    // The design's classification batch (harvest pass 1: 20 items a prompt).
+    assert_eq!(constants.harvest_step_items, 20);
+}
+
+#[test]
+fn exact_neighbours_are_the_stores_exact_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(64), None);
+    let texts = [
+        "The ledger service uses Postgres.",
+        "Lunch on Friday was pizza.",
+        "The deploy key lives in the vault.",
+        "Postgres replication lag alarms at five seconds.",
+        "Ana prefers tea in the morning.",
+    ];
+    for text in texts {
+        engine.save_memory(&input(text, WitMind::Personal)).unwrap();
+    }
+    let query = MockEmbedder::new(64)
+        .embed(&[texts[2].to_string()])
+        .unwrap()
+        .remove(0);
+    let found = engine
+        .admin()
+        .exact_neighbours(&WitMind::Personal, &query, 3)
+        .unwrap();
+    assert_eq!(found.len(), 3);
+    assert_eq!(found[0].frame.id, 3, "the memory whose vector the query is");
+    assert!(found[0].cosine > 0.999, "{}", found[0].cosine);
+    assert!(found.windows(2).all(|w| w[0].cosine >= w[1].cosine));
+    // The same answer as the store's exact scan, opened natively.
+    let mut minds = native_minds(dir.path(), None);
+    let native = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .search_vector_exact(&query, &SearchFilter::default(), 3)
+        .unwrap();
+    assert_eq!(
+        found
+            .iter()
+            .map(|n| (n.frame.id, n.cosine))
+            .collect::<Vec<_>>(),
+        native
+            .iter()
+            .map(|h| (h.frame_ref.id, h.score))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        engine
+            .admin()
+            .exact_neighbours(&WitMind::Personal, &query, 0)
+            .unwrap()
+            .is_empty()
+    );
+    let wrong = engine
+        .admin()
+        .exact_neighbours(&WitMind::Personal, &[1.0; 8], 3)
+        .unwrap_err();
+    assert!(
+        matches!(
+            wrong,
+            EngineError::Admin(hive_mind_runtime::engine::AdminError(
+                hive_mind_runtime::engine::wit_admin::Error::Storage(
+                    StorageError::DimensionMismatch(DimensionMismatch {
+                        expected: 64,
+                        actual: 8
+                    })
+                )
+            ))
+        ),
+        "{wrong:?}"
+    );
+}
+
+/// A stand-in cross-encoder that reports `window` as its pair window and
+/// records how many passages each call reads.
+struct WindowedReranker {
+    window: usize,
+    calls: std::sync::Mutex<Vec<usize>>,
+}
+
+impl hive_mind_models::reranker::Reranker for WindowedReranker {
+    fn info(
+        &self,
+    ) -> Result<hive_mind_models::reranker::RerankerInfo, hive_mind_models::reranker::RerankError>
+    {
+        Ok(hive_mind_models::reranker::RerankerInfo {
+            model: "windowed".into(),
+            max_tokens: self.window,
+        })
+    }
+
+    fn score(
+        &self,
+        _query: &str,
+        passages: &[String],
+    ) -> Result<Vec<f32>, hive_mind_models::reranker::RerankError> {
+        self.calls.lock().unwrap().push(passages.len());
+        Ok(vec![0.0; passages.len()])
+    }
+}
+
+#[test]
+fn the_rerank_budget_follows_the_window_the_hosts_reranker_reports() {
+    // Twelve memories of some 300 tokens: under the shipped window (128)
+    // each pair counts 128 against the engine's budget of 896 pair tokens,
+    // so seven are read; under a 512 window each counts in full: fewer.
+    let long = "the ledger database decision was long and careful ".repeat(35);
+    let pairs = |window: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let reranker = Arc::new(WindowedReranker {
+            window,
+            calls: std::sync::Mutex::new(Vec::new()),
+        });
+        let mut engine = EngineRuntime::from_component_bytes(
+            hive_mind_runtime::artifacts::ENGINE_COMPONENT,
+            Some(&crate::support::cache_dir()),
+            hive_mind_runtime::engine::Capabilities::new(
+                hive_mind_sqlite::DataDir::new(dir.path()),
+                Ok(Arc::new(MockEmbedder::new(64))),
+                reranker.clone(),
+            ),
+        )
+        .unwrap();
+        for i in 0..12 {
+            engine
+                .save_memory(&input(&format!("note {i}: {long}"), WitMind::Personal))
+                .unwrap();
+        }
+        engine
+            .recall_memory(
+                "ledger database decision",
+                &hive_mind_runtime::engine::wit_memory::RecallOptions {
+                    limit: Some(10),
+                    workspace: None,
+                    scope: None,
+                    profile: None,
+                    now: None,
+                    floor: None,
+                    rerank_pool: None,
+                },
+            )
+            .unwrap();
+        reranker.calls.lock().unwrap().clone()
+    };
+    assert_eq!(pairs(128), [7]);
+    let wide = pairs(512);
+    assert_eq!(wide.len(), 1);
+    assert!((1..7).contains(&wide[0]), "{wide:?}");
+}

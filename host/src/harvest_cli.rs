@@ -26,10 +26,6 @@ use hive_mind_runtime::engine::wit_harvest::{
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, HarvestError, describe_harvest_error};
 
-/// Items per `import-job.step`: one classification batch, so an LLM
-/// import sends full batches, and the bar moves every few seconds.
-pub const STEP_ITEMS: u32 = 20;
-
 /// The largest file the host reads into memory for the engine.
 pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
@@ -265,10 +261,15 @@ pub fn run_job<E: EngineTurns>(
     options: &ImportOptions,
     progress: &Progress,
 ) -> Result<ImportReport, E::Error> {
+    // Items per step: the engine's classification batch, so an LLM import
+    // sends full batches, and the bar moves every few seconds.
+    let step_items = engine
+        .turn(|engine| engine.admin().plan_constants())?
+        .harvest_step_items;
     let job = engine.turn(|engine| engine.harvest_start(inputs, options))?;
     let mut result = || -> Result<ImportReport, E::Error> {
         loop {
-            let step = engine.turn(|engine| engine.harvest_step(job, STEP_ITEMS))?;
+            let step = engine.turn(|engine| engine.harvest_step(job, step_items))?;
             progress.set_total(u64::from(step.items_total));
             progress.set_done(u64::from(step.items_done));
             progress.working_on(format!("{} frames, {} dropped", step.frames, step.dropped));

@@ -7,6 +7,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use hive_mind_host::progress::Progress;
+use hive_mind_lab::bench::corpus::{self, CorpusFrame, CorpusKind};
 use hive_mind_lab::bench::recall::{self, BenchError, RecallBenchOptions};
 use hive_mind_lab::eval::locomo::Dataset;
 use hive_mind_lab::eval::run::{EvalOptions, Reranking, evaluate};
@@ -26,6 +27,36 @@ fn frame_count(dir: &std::path::Path) -> (i64, i64) {
         |row| Ok((row.get(0)?, row.get(1)?)),
     )
     .unwrap()
+}
+
+/// Every frame's stored content, in the order written.
+fn stored_contents(dir: &std::path::Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(dir.join("personal.sqlite")).unwrap();
+    let mut statement = conn
+        .prepare("SELECT content FROM memory_frames ORDER BY id")
+        .unwrap();
+    statement
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// A corpus memory as the lanes find it: the marking of its kind (written
+/// by the engine) before its text.
+fn marked(frame: &CorpusFrame) -> String {
+    let text = &frame.content;
+    match &frame.kind {
+        CorpusKind::Plain => text.clone(),
+        CorpusKind::Fact => format!("[mind-fact] {text}"),
+        CorpusKind::Event => format!("[mind-event] [{}] {text}", frame.day.format("%Y-%m-%d")),
+        CorpusKind::Profile(name) => format!("[mind-profile {name}] {text}"),
+        CorpusKind::RawTurn {
+            conversation,
+            turn,
+            speaker,
+        } => format!("[mind-rawturn conv:{conversation} turn:{turn} speaker:{speaker}] {text}"),
+    }
 }
 
 #[test]
@@ -57,11 +88,10 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
         "the pipeline does more than one KNN: {}",
         first.overhead_ratio
     );
-    // The semantic lane's fetch, limit × the engine's fetch multiplier: the
-    // host keeps a copy of the multiplier (it links no engine crate), and this
-    // catches the copy going stale.
+    // The semantic lane's fetch, limit × the engine's fetch multiplier, which
+    // the bench asks of the engine (`admin.get-plan-constants`) instead of
+    // keeping a copy: it follows the engine's own constant.
     let semantic_fetch = recall::RECALL_LIMIT * hive_mind_core::recall::SEARCH_FETCH_MULTIPLIER;
-    assert_eq!(semantic_fetch, 40);
     assert_eq!(first.knn_k, semantic_fetch);
     let stages: Vec<&str> = first.stages.iter().map(|s| s.stage.as_str()).collect();
     for stage in ["embed-query", "search", "rank"] {
@@ -77,10 +107,19 @@ fn the_recall_benchmark_builds_its_corpus_once_and_reuses_it() {
         "{lines:?}"
     );
     assert_eq!(frame_count(&options.corpus_dir), (200, 200));
+    assert_eq!(
+        stored_contents(&options.corpus_dir),
+        corpus::generate_frames(200, 3)
+            .iter()
+            .map(marked)
+            .collect::<Vec<_>>(),
+        "the engine marks each kind as the corpus once spelled it itself"
+    );
     let text = recall::render(&first);
+    let knn_line = format!("bare KNN (k={semantic_fetch})");
     for expected in [
         "recall (pipeline)",
-        "bare KNN (k=40)",
+        knn_line.as_str(),
         "guest/store",
         "pipeline overhead",
         "engine (in the component)",
@@ -315,6 +354,16 @@ fn the_evaluation_asks_only_the_chosen_categories_and_samples() {
 struct KayakReranker;
 
 impl hive_mind_models::reranker::Reranker for KayakReranker {
+    fn info(
+        &self,
+    ) -> Result<hive_mind_models::reranker::RerankerInfo, hive_mind_models::reranker::RerankError>
+    {
+        Ok(hive_mind_models::reranker::RerankerInfo {
+            model: "kayak".into(),
+            max_tokens: 128,
+        })
+    }
+
     fn score(
         &self,
         _query: &str,

@@ -9,7 +9,7 @@ use hive_mind_store::{self as native, EmbedderFingerprint, VectorSource, frames:
 use crate::boundary;
 use crate::exports::hive::mind::admin::{
     AwarenessAdded, AwarenessCategory, AwarenessItem, Error, Fingerprint, Identity, MindCheck,
-    MindStatus,
+    MindStatus, Neighbour, PlanConstants,
 };
 use crate::hive::mind::embedder;
 use crate::hive::mind::types::{Frame, FrameRef, Mind};
@@ -314,4 +314,29 @@ pub fn dedupe_entities(mind: Mind) -> Result<u64> {
 /// Retire an entity.
 pub fn retire_entity(mind: Mind, entity: u64) -> Result<()> {
     store::read(&mind, |store| store.retire_entity(entity)).map_err(storage)
+}
+
+/// The engine's plan constants, read from where they are defined.
+pub fn plan_constants() -> PlanConstants {
+    PlanConstants {
+        recall_default_limit: crate::recall::DEFAULT_LIMIT,
+        search_fetch_multiplier: hive_mind_core::recall::SEARCH_FETCH_MULTIPLIER,
+        harvest_step_items: u32::try_from(crate::harvest::CLASSIFY_BATCH).unwrap_or(u32::MAX),
+    }
+}
+
+/// The `k` frames of `mind` nearest to `vector` by an exact float scan: the
+/// store's [`native::MindStore::search_vector_exact`] with no filter.
+pub fn exact_neighbours(mind: Mind, vector: Vec<f32>, k: u32) -> Result<Vec<Neighbour>> {
+    let hits = store::read(&mind, |store| {
+        store.search_vector_exact(&vector, &native::SearchFilter::default(), k)
+    })
+    .map_err(storage)?;
+    Ok(hits
+        .iter()
+        .map(|hit| Neighbour {
+            frame: store::ref_out(&hit.frame_ref),
+            cosine: hit.score,
+        })
+        .collect())
 }

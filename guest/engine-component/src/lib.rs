@@ -42,7 +42,7 @@ mod store;
 
 use exports::hive::mind::admin::{
     AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, Guest as AdminGuest,
-    Identity, MindCheck, MindStatus, ReindexProgress,
+    Identity, MindCheck, MindStatus, Neighbour, PlanConstants, ReindexProgress,
 };
 use exports::hive::mind::harvest::{
     Error as HarvestError, Guest as HarvestGuest, GuestImportJob, HarvestSource, ImportJob,
@@ -181,6 +181,18 @@ impl AdminGuest for Component {
 
     fn retire_entity(mind: Mind, entity: u64) -> Result<(), AdminError> {
         admin::retire_entity(mind, entity)
+    }
+
+    fn get_plan_constants() -> PlanConstants {
+        admin::plan_constants()
+    }
+
+    fn exact_neighbours(
+        mind: Mind,
+        vector: Vec<f32>,
+        k: u32,
+    ) -> Result<Vec<Neighbour>, AdminError> {
+        admin::exact_neighbours(mind, vector, k)
     }
 }
 

@@ -24,7 +24,9 @@
 //!    question the embedder failed on (`failed`, or an `err` for its one
 //!    text) skips this step, and the notes say so.
 //! 6. **Rank** ([`rank_candidates`]) with the reranker import as the
-//!    cross-encoder (soft-fail: unavailable keeps the fused order).
+//!    cross-encoder (soft-fail: unavailable keeps the fused order), each
+//!    pair counted against the rerank budget at most the window its
+//!    `reranker.info` reports.
 //! 7. **Assemble** ([`assemble_recall`]), touch what was recalled, and add
 //!    the identity/awareness context ([`build_system_context`]).
 
@@ -357,10 +359,20 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         .collect();
 
     // Rank, with the reranker as the cross-encoder (soft-fail).
+    // The reranker's window sizes each pair's share of the rerank budget;
+    // asked only when the plan reranks (an answer of `unavailable` comes
+    // again from `score`, which notes it).
+    let reranks = options.rerank_pool != Some(0) && plan.lanes.iter().any(|spec| spec.rerank);
+    let rerank_pair_tokens = if reranks {
+        reranker::info().ok().map(|info| info.max_tokens)
+    } else {
+        None
+    };
     let rank_options = RankOptions {
         profile: core_profile(options.profile.unwrap_or(ScoringProfile::Balanced)),
         floor,
         rerank_pool: options.rerank_pool,
+        rerank_pair_tokens,
     };
     let mut reranker_note = None;
     let ranked = rank_candidates(&plan, candidates, &rank_options, |passages| {

@@ -59,3 +59,39 @@ def test_recall_reranks_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         assert any("reranked #1" in memory.why for memory in recall.memories), [m.why for m in recall.memories]
         plain = mind.recall(QUERY, limit=4, rerank_pool=0)
         assert not any("reranked" in memory.why for memory in plain.memories)
+
+
+class WindowedReranker:
+    """A stand-in cross-encoder reporting ``max_tokens`` as its pair window
+    and recording how many passages each call reads."""
+
+    name = "windowed"
+
+    def __init__(self, max_tokens: int) -> None:
+        self.max_tokens = max_tokens
+        self.calls: list[int] = []
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        self.calls.append(len(passages))
+        return [0.0] * len(passages)
+
+
+def test_the_engine_sizes_its_rerank_pool_by_the_window_the_host_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Twelve memories of some 300 tokens each: under the shipped window
+    # (128) every pair counts 128 and the engine's budget (896 pair tokens)
+    # holds seven; under a 512 window each counts in full, so it holds
+    # fewer. The engine learns the window from ``reranker.info``.
+    long = "the ledger database decision was long and careful " * 35
+    calls = {}
+    for window in (128, 512):
+        reranker = WindowedReranker(window)
+        monkeypatch.setattr("hive_mind.mind.default_reranker", lambda r=reranker: (r, ""))
+        with HiveMind(tmp_path / f"data-{window}") as mind:
+            for i in range(12):
+                mind.save(f"note {i}: {long}")
+            mind.recall("ledger database decision", limit=10)
+        calls[window] = reranker.calls
+    assert calls[128] == [7], calls
+    assert len(calls[512]) == 1 and 1 <= calls[512][0] < 7, calls

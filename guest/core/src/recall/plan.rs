@@ -53,7 +53,7 @@ pub const DATE_WINDOW_FETCH_MULTIPLIER: u32 = 10;
 pub const RERANK_POOL: usize = 30;
 
 /// The pair tokens (query + passage + 3 special tokens, each pair counted at
-/// most [`RERANK_PAIR_TOKENS`]) one recall's reranking may read, all its
+/// most the reranker's window, [`RERANK_PAIR_TOKENS`] when it reports none) one recall's reranking may read, all its
 /// reranked lanes together: each lane's pool is its best fused results that
 /// fit in what is left. A cross-encoder's cost is linear in pair tokens:
 /// the shipped 12-layer MiniLM does ~42 MFLOP per token, and measured on
@@ -73,8 +73,18 @@ pub const RERANK_POOL: usize = 30;
 /// trades it per recall.
 pub const RERANK_TOKEN_BUDGET: u64 = 896;
 
-/// The most tokens a pair counts for against [`RERANK_TOKEN_BUDGET`]: the
-/// host's cross-encoder cuts pairs there (its `DEFAULT_MAX_TOKENS`).
+/// The most tokens a pair counts for against [`RERANK_TOKEN_BUDGET`] when
+/// the reranker reports no window of its own (`reranker.info` answering 0,
+/// or failing). A pair costs what the model reads of it, and the host's
+/// cross-encoder cuts every pair at its window, so the engine plans each
+/// recall with the window the host's `reranker.info` reports
+/// ([`super::RankOptions::rerank_pair_tokens`]): a host configured for 512
+/// tokens spends the same budget on fewer, longer pairs instead of running
+/// four times the planned cost. 128 is the window the shipped
+/// ms-marco-MiniLM-L-12-v2 reports as both hosts configure it (its training
+/// passages' length; see `DEFAULT_MAX_TOKENS` in the Rust host's reranker),
+/// so the shipped model's budget holds 896 / 128 = 7 full pairs, as the
+/// figures above were measured.
 pub const RERANK_PAIR_TOKENS: u64 = 128;
 
 /// The importance lane's K: the most recent critical and important frames

@@ -23,7 +23,7 @@
 //! 3. **Rerank** (optional, soft-fail). The best fused results of every
 //!    lane the plan reranks, at most [`RankOptions::rerank_pool`] per lane
 //!    and [`RERANK_TOKEN_BUDGET`] pair tokens in all (estimated, each pair
-//!    at most [`RERANK_PAIR_TOKENS`]; the lanes take turns, and a passage
+//!    at most the reranker's window, [`RankOptions::pair_tokens`]; the lanes take turns, and a passage
 //!    two lanes share is read once), go to the caller's reranker in one
 //!    call, and its logits become the main term of each reranked lane's
 //!    *strength* (the evidence a memory matches the query):
@@ -184,6 +184,11 @@ pub struct RankOptions {
     /// How many of a reranked lane's best fused results the reranker reads;
     /// `None`: [`RERANK_POOL`]; `Some(0)`: no reranking.
     pub rerank_pool: Option<u32>,
+    /// The most tokens the reranker reads of one query/passage pair, special
+    /// tokens included (its `reranker.info` window): each pair counts at
+    /// most this against [`RERANK_TOKEN_BUDGET`]. `None` or `Some(0)`:
+    /// [`RERANK_PAIR_TOKENS`], the shipped cross-encoder's window.
+    pub rerank_pair_tokens: Option<u32>,
 }
 
 impl RankOptions {
@@ -192,6 +197,13 @@ impl RankOptions {
         self.rerank_pool.map_or(RERANK_POOL, |pool| {
             usize::try_from(pool).unwrap_or(usize::MAX)
         })
+    }
+
+    /// The most a pair counts against the rerank budget under these options.
+    pub fn pair_tokens(&self) -> u64 {
+        self.rerank_pair_tokens
+            .filter(|&window| window > 0)
+            .map_or(RERANK_PAIR_TOKENS, u64::from)
     }
 }
 
@@ -330,7 +342,7 @@ where
     // 3. Rerank: one call for every reranked lane.
     let pool = options.pool();
     if pool > 0 {
-        rerank_lanes(plan, pool, &mut entries, &mut rerank);
+        rerank_lanes(plan, pool, options.pair_tokens(), &mut entries, &mut rerank);
     }
 
     // 4. Score.
@@ -486,7 +498,7 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>, query: &str) 
 /// documentation); on any failure strengths stay the fused scores.
 ///
 /// Each lane's pool is a prefix of its fused order, at most `pool_size`
-/// long. The pools grow in turns, one position per lane in precedence
+/// long; each pair costs its estimated tokens, at most `pair_tokens`. The pools grow in turns, one position per lane in precedence
 /// order, until the next passage of a lane no longer fits in what is left
 /// of [`RERANK_TOKEN_BUDGET`] (that lane's pool stops there; the first pair
 /// always fits, however long). A passage two lanes share (the same chunk of
@@ -496,8 +508,13 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>, query: &str) 
 /// left out would compete at its full fused strength against lanes whose
 /// strengths the reranker had re-scaled, and its best fused result would
 /// win on that alone.
-fn rerank_lanes<R>(plan: &RecallPlan, pool_size: usize, entries: &mut [Entry], rerank: &mut R)
-where
+fn rerank_lanes<R>(
+    plan: &RecallPlan,
+    pool_size: usize,
+    pair_tokens: u64,
+    entries: &mut [Entry],
+    rerank: &mut R,
+) where
     R: FnMut(&[&str]) -> Option<Vec<f32>>,
 {
     // Each reranked lane's members, best fused first.
@@ -552,7 +569,7 @@ where
                 continue;
             }
             let passage = passage_text(&entry.frame.content, entry.chunk);
-            let cost = (query_tokens + estimate_tokens(&passage) + 3).min(RERANK_PAIR_TOKENS);
+            let cost = (query_tokens + estimate_tokens(&passage) + 3).min(pair_tokens);
             if spent + cost > RERANK_TOKEN_BUDGET && !passages.is_empty() {
                 *open = false;
                 continue;

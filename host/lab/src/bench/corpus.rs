@@ -18,10 +18,12 @@
 //! - **Event dates** spread over two years (June 2024 – May 2026), so date
 //!   windows ("in May 2025") have something to find.
 //! - **Importances** mostly normal, some important, critical or temporary.
-//! - **Kinds**: mostly plain memories, plus a share of the prefixed frames
-//!   the standing lanes list (`[mind-fact]`, `[mind-event] [date]`,
-//!   `[mind-profile Name]`) and verbatim conversation turns
-//!   (`[mind-rawturn …]`), so every lane of the pipeline has work.
+//! - **Kinds**: mostly plain memories, plus a share of the kinds the
+//!   standing lanes list (facts, events, profiles) and verbatim conversation
+//!   turns, so every lane of the pipeline has work. A memory carries its
+//!   kind as a [`CorpusKind`] (the WIT's `memory-kind`), and the engine
+//!   writes the kind's marking when the benchmark saves it: the host never
+//!   spells one.
 //!
 //! The random numbers come from [`Rng`], a hand-written xorshift64*: no
 //! dependency, and stable across versions of anything.
@@ -31,8 +33,10 @@ use std::collections::HashSet;
 use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 
 /// Bump when the generator's output changes: a corpus built by another
-/// version is rebuilt.
-pub const GENERATOR_VERSION: u32 = 1;
+/// version is rebuilt. Version 2 saves the same contents as version 1 with
+/// their kind typed, so the engine also records a raw turn's origin and a
+/// profile's name in the frames' metadata.
+pub const GENERATOR_VERSION: u32 = 2;
 
 /// The first day an event can fall on.
 pub fn first_day() -> NaiveDate {
@@ -280,11 +284,36 @@ pub enum Weight {
     Temporary,
 }
 
+/// What a generated memory is: the WIT `memory-kind` it is saved with
+/// (the engine writes the kind's marking into the stored content).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CorpusKind {
+    /// A plain memory (no kind).
+    Plain,
+    /// A standing fact.
+    Fact,
+    /// An event, on the day of its event time.
+    Event,
+    /// Who the named person is.
+    Profile(&'static str),
+    /// A verbatim conversation turn (the WIT `turn-origin`).
+    RawTurn {
+        /// The conversation's key.
+        conversation: String,
+        /// The turn's 1-based position.
+        turn: u32,
+        /// Who spoke.
+        speaker: &'static str,
+    },
+}
+
 /// One generated memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorpusFrame {
-    /// The content, with its lane prefix when it has one.
+    /// What it says, without any marking: the content it is saved with.
     pub content: String,
+    /// What it is.
+    pub kind: CorpusKind,
     /// Its importance.
     pub weight: Weight,
     /// Its event day.
@@ -430,17 +459,18 @@ pub fn generate_frames(frames: usize, seed: u64) -> Vec<CorpusFrame> {
             _ => Weight::Normal,
         };
         // The first memories include one profile per person.
-        let content = if profiled < PEOPLE.len() && out.len() % 7 == 0 {
+        let (kind, content) = if profiled < PEOPLE.len() && out.len() % 7 == 0 {
             let person = PEOPLE[profiled];
             profiled += 1;
-            format!(
-                "[mind-profile {person}] {person} is a {} on {}, based in {}, and prefers {} for {}.",
+            let about = format!(
+                "{person} is a {} on {}, based in {}, and prefers {} for {}.",
                 pick(&mut rng, &ROLES),
                 fill.project,
                 fill.place,
                 fill.tool,
                 fill.activity
-            )
+            );
+            (CorpusKind::Profile(person), about)
         } else {
             let body = match rng.below(100) {
                 0..=44 => lead,
@@ -465,32 +495,37 @@ pub fn generate_frames(frames: usize, seed: u64) -> Vec<CorpusFrame> {
                     parts.join("\n\n")
                 }
             };
-            match rng.below(100) {
-                0..=4 => format!("[mind-fact] {body}"),
-                5..=9 => format!("[mind-event] [{}] {body}", day.format("%Y-%m-%d")),
+            let kind = match rng.below(100) {
+                0..=4 => CorpusKind::Fact,
+                5..=9 => CorpusKind::Event,
                 10..=15 => {
                     if turn == 0 || rng.chance(0.1) {
                         conversation += 1;
                         turn = 0;
                     }
                     turn += 1;
-                    format!(
-                        "[mind-rawturn conv:bench-{conversation} turn:{turn} speaker:{}] {body}",
-                        fill.person
-                    )
+                    CorpusKind::RawTurn {
+                        conversation: format!("bench-{conversation}"),
+                        turn: u32::try_from(turn).unwrap_or(u32::MAX),
+                        speaker: fill.person,
+                    }
                 }
-                _ => body,
-            }
+                _ => CorpusKind::Plain,
+            };
+            (kind, body)
         };
-        // Content must be unique (the store deduplicates by hash): pad a
-        // repeat with detail until it is new.
+        // A memory must be new to the store (it deduplicates by the stored
+        // content, which is the kind's marking, an event's day and the
+        // text): pad a repeat with detail until it is new.
         let mut content = content;
-        while !seen.insert(content.clone()) {
+        let event_day = (kind == CorpusKind::Event).then_some(day);
+        while !seen.insert((kind.clone(), event_day, content.clone())) {
             content.push(' ');
             content.push_str(&detail(&mut rng, &fill));
         }
         out.push(CorpusFrame {
             content,
+            kind,
             weight,
             day,
             created_at,
@@ -560,8 +595,9 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, generate_frames(600, 8));
         assert_eq!(a.len(), 600);
-        let unique: HashSet<&str> = a.iter().map(|f| f.content.as_str()).collect();
-        assert_eq!(unique.len(), 600, "contents must be unique");
+        let unique: HashSet<(&CorpusKind, &str)> =
+            a.iter().map(|f| (&f.kind, f.content.as_str())).collect();
+        assert_eq!(unique.len(), 600, "memories must be unique");
 
         let lengths: Vec<usize> = a.iter().map(|f| f.content.len()).collect();
         assert!(
@@ -572,11 +608,16 @@ mod tests {
             lengths.iter().any(|&l| l > 2500),
             "some long enough to chunk"
         );
-        let prefixed = |p: &str| a.iter().filter(|f| f.content.starts_with(p)).count();
-        assert!(prefixed("[mind-fact]") > 0);
-        assert!(prefixed("[mind-event] [") > 0);
-        assert!(prefixed("[mind-rawturn conv:bench-") > 0);
-        assert!(prefixed("[mind-profile ") > 0);
+        let of_kind =
+            |wanted: fn(&CorpusKind) -> bool| a.iter().filter(|f| wanted(&f.kind)).count();
+        assert!(of_kind(|k| *k == CorpusKind::Fact) > 0);
+        assert!(of_kind(|k| *k == CorpusKind::Event) > 0);
+        assert!(of_kind(|k| matches!(k, CorpusKind::RawTurn { .. })) > 0);
+        assert!(of_kind(|k| matches!(k, CorpusKind::Profile(_))) > 0);
+        assert!(
+            of_kind(|k| *k == CorpusKind::Plain) > 600 / 2,
+            "mostly plain"
+        );
         for weight in [
             Weight::Critical,
             Weight::Important,

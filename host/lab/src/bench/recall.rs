@@ -23,18 +23,18 @@
 //!    split by the host's import timings into the engine's own work inside
 //!    the component and the host's SQLite, embedder and reranker time; see
 //!    [`crate::timing::split_parts`]), peak RSS, and the **bare exact
-//!    KNN** time for the same query vectors — sqlite-vec's
-//!    `vec_distance_cosine` over the mind's plain frame-vector table
-//!    (`SELECT id, vec_distance_cosine(embedding, ?1) AS distance FROM
-//!    memory_frames_vec ORDER BY distance LIMIT ?2`, a full float scan, with
-//!    the semantic lane's fetch size), run natively by the host on its own
-//!    connection — so the pipeline's overhead is one ratio: pipeline p50 /
-//!    bare KNN p50.
+//!    KNN** time for the same query vectors — the engine's
+//!    `admin.exact-neighbours`, its measurement reference: an exact float
+//!    cosine scan of every stored vector of the mind, with the semantic
+//!    lane's fetch size (`limit ×` the engine's `search-fetch-multiplier`,
+//!    from `admin.get-plan-constants`) — so the pipeline's overhead is one
+//!    ratio: pipeline p50 / bare KNN p50. The host knows neither the
+//!    engine's tables nor its constants: it asks.
 //!
 //! Recall's own vector search runs on the in-memory int8 index inside the
-//! component, which the host cannot call; how closely that index agrees
-//! with the exact search is measured by the store's own tests
-//! (`guest/store/tests/search.rs`), not here.
+//! component; how closely that index agrees with the exact search is
+//! measured by the store's own tests (`guest/store/tests/search.rs`), not
+//! here.
 //!
 //! Recall writes too (it touches the frames it returns: access counts), so
 //! a reused corpus is not bit-identical to a fresh one; the popularity
@@ -45,12 +45,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use hive_mind_sqlite::{DataDir, SqlError, Value};
+use hive_mind_sqlite::{DataDir, SqlError};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::{
-    BenchQuery, CorpusFrame, GENERATOR_VERSION, NOW, QueryKind, Weight, generate_frames,
-    generate_queries,
+    BenchQuery, CorpusFrame, CorpusKind, GENERATOR_VERSION, NOW, QueryKind, Weight,
+    generate_frames, generate_queries,
 };
 use crate::mind::{OpenError, open_engine};
 use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
@@ -70,18 +70,14 @@ pub const INGEST_BATCH: usize = 256;
 /// The recall limit the queries ask for.
 pub const RECALL_LIMIT: u32 = 10;
 
-/// The `k` of the bare KNN reference query. It mirrors the engine's fetch
-/// depth for the semantic lane — `limit × SEARCH_FETCH_MULTIPLIER` (4, in
-/// `hive-mind-core`'s recall plan), so [`RECALL_LIMIT`] × 4 — which the host
-/// cannot read (it links none of the engine's crates); it only sizes the
-/// reference figure, and nothing in recall depends on it.
-pub const BARE_KNN_K: u32 = RECALL_LIMIT * 4;
-
-/// The bare KNN reference query: sqlite-vec's exact cosine distance over
-/// every frame vector of the mind (schema v4: `memory_frames_vec(id INTEGER
-/// PRIMARY KEY, embedding BLOB)`, little-endian `f32`s), nearest first.
-pub const BARE_KNN_SQL: &str = "SELECT id, vec_distance_cosine(embedding, ?1) AS distance \
-     FROM memory_frames_vec ORDER BY distance LIMIT ?2";
+/// The `k` of the bare KNN reference: the engine's fetch depth for the
+/// semantic lane of a recall of `limit` memories, `limit ×` its
+/// `search-fetch-multiplier` (asked of the engine: `admin.get-plan-constants`).
+/// It only sizes the reference figure; nothing in recall depends on it.
+pub fn bare_knn_k(engine: &mut EngineRuntime, limit: u32) -> Result<u32, EngineError> {
+    let constants = engine.admin().plan_constants()?;
+    Ok(limit.saturating_mul(constants.search_fetch_multiplier))
+}
 
 /// The manifest's file name in the corpus directory.
 pub const MANIFEST: &str = "bench-corpus.json";
@@ -146,8 +142,8 @@ pub enum BenchError {
     /// The engine failed.
     #[error(transparent)]
     Engine(#[from] EngineError),
-    /// The bare KNN query failed (or the corpus could not be opened for it).
-    #[error("the bare KNN query failed: {0}")]
+    /// The corpus's file could not be named.
+    #[error("the corpus's mind: {0}")]
     Sql(#[from] SqlError),
     /// Embedding the queries failed.
     #[error(transparent)]
@@ -250,10 +246,10 @@ pub struct RecallBenchReport {
     /// Where recall's time goes, between the engine in the component and the
     /// host's imports ([`crate::timing::split_parts`]).
     pub split: Vec<Stage>,
-    /// The `k` of the bare KNN query ([`BARE_KNN_K`]).
+    /// The `k` of the bare KNN query ([`bare_knn_k`] of [`RECALL_LIMIT`]).
     pub knn_k: u32,
-    /// The bare exact KNN (sqlite-vec's `vec_distance_cosine` over the frame
-    /// vectors, run by the host), same query vectors.
+    /// The bare exact KNN (the engine's `admin.exact-neighbours`: an exact
+    /// float cosine scan of the mind's vectors), same query vectors.
     pub bare_knn: Latency,
     /// Pipeline p50 / bare KNN p50.
     pub overhead_ratio: f64,
@@ -339,6 +335,60 @@ fn file_size(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 
+/// The WIT `memory-kind` a corpus memory is saved with; none for a plain
+/// one. The engine writes the kind's marking into the stored content.
+fn memory_kind(kind: &CorpusKind) -> Option<wit_types::MemoryKind> {
+    Some(match kind {
+        CorpusKind::Plain => return None,
+        CorpusKind::Fact => wit_types::MemoryKind::Fact,
+        CorpusKind::Event => wit_types::MemoryKind::Event,
+        CorpusKind::Profile(name) => wit_types::MemoryKind::Profile((*name).to_string()),
+        CorpusKind::RawTurn {
+            conversation,
+            turn,
+            speaker,
+        } => wit_types::MemoryKind::RawTurn(wit_types::TurnOrigin {
+            conversation: conversation.clone(),
+            turn: *turn,
+            speaker: (*speaker).to_string(),
+        }),
+    })
+}
+
+/// Whether a recalled frame is the corpus memory `target`: its typed kind
+/// is the target's, and its stored content is the target's text (after the
+/// marking the engine put in front of it, for a memory of a kind).
+fn is_memory(frame: &wit_types::Frame, target: &CorpusFrame) -> bool {
+    let kind = frame.metadata.kind.as_ref();
+    let same_kind = match (kind, &target.kind) {
+        (None, CorpusKind::Plain) => true,
+        (Some(wit_types::MemoryKind::Fact), CorpusKind::Fact)
+        | (Some(wit_types::MemoryKind::Event), CorpusKind::Event) => true,
+        (Some(wit_types::MemoryKind::Profile(name)), CorpusKind::Profile(wanted)) => name == wanted,
+        (
+            Some(wit_types::MemoryKind::RawTurn(origin)),
+            CorpusKind::RawTurn {
+                conversation,
+                turn,
+                speaker,
+            },
+        ) => {
+            origin.conversation == *conversation
+                && origin.turn == *turn
+                && origin.speaker == *speaker
+        }
+        _ => false,
+    };
+    same_kind
+        && match kind {
+            None => frame.content == target.content,
+            Some(_) => frame
+                .content
+                .strip_suffix(target.content.as_str())
+                .is_some_and(|marking| marking.ends_with(' ')),
+        }
+}
+
 /// Build the corpus into the (empty) `dir` through `engine`.
 fn ingest(
     engine: &mut EngineRuntime,
@@ -362,7 +412,7 @@ fn ingest(
                 source: Some(wit_types::Source::UserStated),
                 mind: wit_types::Mind::Personal,
                 created_at: Some(frame.created_at.and_utc().timestamp_millis()),
-                kind: None,
+                kind: memory_kind(&frame.kind),
             })
             .collect();
         for saved in engine.save_memories(&inputs)? {
@@ -524,15 +574,15 @@ pub fn run(
             && recall
                 .memories
                 .iter()
-                .any(|memory| memory.frame.content == target.content)
+                .any(|memory| is_memory(&memory.frame, target))
         {
             answered += 1;
         }
     }
 
-    let knn_k = BARE_KNN_K;
+    let knn_k = bare_knn_k(&mut engine, RECALL_LIMIT)?;
     let data_dir = DataDir::new(dir);
-    let bare_ms = bare_knn(&data_dir, embedder.as_ref(), &queries, knn_k)?;
+    let bare_ms = bare_knn(&mut engine, embedder.as_ref(), &queries, knn_k)?;
     let recall = Latency::of(&latencies);
     let bare_knn = Latency::of(&bare_ms);
     let stages = stage_table(&stage_micros, queries.len());
@@ -567,61 +617,27 @@ pub fn run(
     })
 }
 
-/// A vector as the vector tables (and sqlite-vec) store it: little-endian
-/// `f32`s.
-fn vector_bytes(vector: &[f32]) -> Vec<u8> {
-    vector
-        .iter()
-        .flat_map(|value| value.to_le_bytes())
-        .collect()
-}
-
-/// Time the bare exact KNN ([`BARE_KNN_SQL`]) for each query's vector
-/// (embedded first, outside the timing) on the host's own connection to the
-/// corpus's personal mind: milliseconds per query. Each query's rows are
-/// read back (ids and distances), as a caller of the KNN would.
+/// Time the bare exact KNN (`admin.exact-neighbours` over the personal
+/// mind) for each query's vector (embedded first, outside the timing):
+/// milliseconds per query. Each query's neighbours come back whole (refs
+/// and cosines), as a caller of the KNN would read them.
 fn bare_knn(
-    data_dir: &DataDir,
+    engine: &mut EngineRuntime,
     embedder: &dyn Embedder,
     queries: &[BenchQuery],
     k: u32,
 ) -> Result<Vec<f64>, BenchError> {
     let texts: Vec<String> = queries.iter().map(|q| q.text.clone()).collect();
     let vectors = embedder.embed(&texts)?;
-    let conn = data_dir.open("personal")?;
-    // The reference query is sqlite-vec's; the host's connections get it
-    // only when asked (the engine's never do).
-    conn.load_sqlite_vec()?;
-    let exact = |vector: &[f32]| -> Result<Vec<(i64, f64)>, BenchError> {
-        let result = conn.execute(
-            BARE_KNN_SQL,
-            &[
-                Value::Blob(vector_bytes(vector)),
-                Value::Integer(i64::from(k)),
-            ],
-        )?;
-        result
-            .rows
-            .iter()
-            .map(|row| match row.as_slice() {
-                [Value::Integer(id), Value::Real(distance)] => Ok((*id, *distance)),
-                // A degenerate (zero) vector has no cosine: SQL NULL.
-                [Value::Integer(id), Value::Null] => Ok((*id, f64::NAN)),
-                other => Err(BenchError::Sql(SqlError::Io(format!(
-                    "unexpected row from the bare KNN query: {other:?}"
-                )))),
-            })
-            .collect()
-    };
-    // Warm-up: the first query prepares the statement and reads the table
-    // into the page cache.
+    let mind = wit_types::Mind::Personal;
+    // Warm-up: the first scan reads the vectors into the page cache.
     if let Some(first) = vectors.first() {
-        exact(first)?;
+        engine.admin().exact_neighbours(&mind, first, k)?;
     }
     let mut ms = Vec::with_capacity(vectors.len());
     for vector in &vectors {
         let started = Instant::now();
-        let hits = exact(vector)?;
+        let hits = engine.admin().exact_neighbours(&mind, vector, k)?;
         ms.push(started.elapsed().as_secs_f64() * 1000.0);
         std::hint::black_box(hits);
     }
@@ -699,9 +715,9 @@ pub fn render(report: &RecallBenchReport) -> String {
     );
     let _ = writeln!(
         text,
-        "  (exact float KNN by sqlite-vec over the frame vectors, run by the host; recall's own \
-         vector search is the int8 index inside the component, whose agreement with the exact \
-         search is measured by the store's own tests in guest/store, not here)"
+        "  (exact float KNN over the mind's vectors: the engine's admin.exact-neighbours; \
+         recall's own vector search is the int8 index inside the component, whose agreement \
+         with the exact search is measured by the store's own tests in guest/store, not here)"
     );
     let _ = writeln!(
         text,

@@ -14,10 +14,11 @@
 //! 2. **Build one fresh mind per sample** in a temporary data directory
 //!    ([`run::evaluate`]): every session becomes one
 //!    `memory.import-conversations` conversation (key `s<N>`, dated by its
-//!    session time), so each turn is stored as a
-//!    `[mind-rawturn conv:sN turn:P speaker:S]` frame. `P` is the turn's
-//!    position in the imported list; the evaluation remembers, per key, the
-//!    dialogue ids in that order, to map frames back to the data set.
+//!    session time), so each turn is stored as a raw turn whose typed origin
+//!    (`memory-kind.raw-turn`) names conversation `sN`, turn `P` and the
+//!    speaker. `P` is the turn's position in the imported list; the
+//!    evaluation remembers, per key, the dialogue ids in that order, to map
+//!    frames back to the data set.
 //! 3. **Ask every question** through `memory.recall-memory`, with "now" set
 //!    to the day after the sample's last session, and score the ranked
 //!    memories ([`metrics`]): session-level recall@k (is a gold session among

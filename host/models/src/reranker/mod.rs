@@ -60,14 +60,32 @@ pub enum RerankError {
     Failed(String),
 }
 
+/// What a reranker is: the WIT `reranker.reranker-info`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RerankerInfo {
+    /// The model's name.
+    pub model: String,
+    /// The most tokens it reads of one query/passage pair, special tokens
+    /// included; the engine sizes its rerank budget's pairs by it.
+    pub max_tokens: usize,
+}
+
 /// Scores how well each passage answers a query.
 pub trait Reranker: Send + Sync {
+    /// The model and its pair window, without loading the model;
+    /// `Unavailable` when there is none.
+    fn info(&self) -> Result<RerankerInfo, RerankError>;
+
     /// One score per passage, in order; higher is more relevant. Scores are
     /// comparable within one call only.
     fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError>;
 }
 
 impl<R: Reranker + ?Sized> Reranker for Arc<R> {
+    fn info(&self) -> Result<RerankerInfo, RerankError> {
+        (**self).info()
+    }
+
     fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError> {
         (**self).score(query, passages)
     }
@@ -82,6 +100,10 @@ pub const UNCONFIGURED: &str = "no cross-encoder is configured (set [reranker] m
     $HIVE_MIND_HOME/config.toml or HIVE_MIND_RERANKER_MODEL); recall keeps the fused order";
 
 impl Reranker for Unconfigured {
+    fn info(&self) -> Result<RerankerInfo, RerankError> {
+        Err(RerankError::Unavailable(UNCONFIGURED.to_string()))
+    }
+
     fn score(&self, _query: &str, _passages: &[String]) -> Result<Vec<f32>, RerankError> {
         Err(RerankError::Unavailable(UNCONFIGURED.to_string()))
     }
@@ -99,6 +121,9 @@ pub const MODEL_FILE: &str = "model.onnx";
 /// (ms-marco) on passages of about that length, and cost is linear in it:
 /// 512 would make every pair four times dearer for the few long passages.
 pub const DEFAULT_MAX_TOKENS: usize = 128;
+/// The shortest window a pair is cut to: the three special tokens and one
+/// more (a smaller configured window is raised to it).
+const MIN_PAIR_TOKENS: usize = 4;
 /// Pairs per model run.
 pub const DEFAULT_BATCH_SIZE: usize = 16;
 /// Characters kept per token of the window before tokenizing.
@@ -139,7 +164,8 @@ impl CrossEncoder {
     ) -> Result<CrossEncoder, ModelError> {
         let tokenizer_path =
             tokenizer.map_or_else(|| model.with_file_name("tokenizer.json"), Path::to_path_buf);
-        let tokenizer = load_tokenizer(&tokenizer_path, None, max_tokens.max(4), HINT)?;
+        let tokenizer =
+            load_tokenizer(&tokenizer_path, None, max_tokens.max(MIN_PAIR_TOKENS), HINT)?;
         let bytes = onnx::read_model_file(model, None, HINT)?;
         let mut proto = onnx::decode(model, &bytes)?;
         drop(bytes);
@@ -158,20 +184,17 @@ impl CrossEncoder {
                 ),
             });
         }
-        let name = model
-            .file_stem()
-            .map(|stem| stem.to_string_lossy().into_owned())
-            .unwrap_or_default();
         Ok(CrossEncoder {
-            name,
+            name: model_name(model),
             tokenizer,
             plan,
-            max_tokens: max_tokens.max(4),
+            max_tokens: max_tokens.max(MIN_PAIR_TOKENS),
             batch_size: batch_size.max(1),
         })
     }
 
-    /// The model's name (its file stem).
+    /// The model's name (its folder's for a folder's `model.onnx`, else its
+    /// file stem).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -226,6 +249,13 @@ impl CrossEncoder {
 }
 
 impl Reranker for CrossEncoder {
+    fn info(&self) -> Result<RerankerInfo, RerankError> {
+        Ok(RerankerInfo {
+            model: self.name.clone(),
+            max_tokens: self.max_tokens,
+        })
+    }
+
     fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError> {
         if passages.is_empty() {
             return Ok(Vec::new());
@@ -276,6 +306,43 @@ pub fn shipped_model(search_dirs: &[PathBuf]) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
+/// The model file the configuration asks for: the configured one, else the
+/// shipped one when installed; when there is none, why (turned off, or the
+/// shipped model not installed).
+fn chosen_model(config: &RerankerConfig) -> Result<PathBuf, String> {
+    if !config.enabled {
+        return Err(
+            "reranking is turned off ([reranker] enabled = false or HIVE_MIND_RERANKER=off)".into(),
+        );
+    }
+    match (&config.model, shipped_model(&config.search_dirs)) {
+        (Some(model), _) => Ok(model.clone()),
+        (None, Some(shipped)) => Ok(shipped),
+        (None, None) => Err(format!(
+            "the shipped cross-encoder ({DEFAULT_MODEL}) is not installed in any of {}; \
+             `cargo xtask models` installs it",
+            config
+                .search_dirs
+                .iter()
+                .map(|dir| dir.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// A model's name: its folder's for a folder's `model.onnx` (the shipped
+/// layout), else the file's stem.
+fn model_name(model: &Path) -> String {
+    model
+        .parent()
+        .and_then(Path::file_name)
+        .filter(|_| model.file_name().is_some_and(|f| f == MODEL_FILE))
+        .or_else(|| model.file_stem())
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// Load the reranker the configuration asks for: the configured model, else
 /// the shipped one when installed, else none (with the reason); none at all
 /// when `enabled` is false. A model that is there but cannot be loaded is an
@@ -286,26 +353,9 @@ pub fn load(config: &RerankerConfig) -> Result<Loaded, ModelError> {
         name: None,
         missing: Some(why),
     };
-    if !config.enabled {
-        return Ok(none(
-            "reranking is turned off ([reranker] enabled = false or HIVE_MIND_RERANKER=off)".into(),
-        ));
-    }
-    let model = match (&config.model, shipped_model(&config.search_dirs)) {
-        (Some(model), _) => model.clone(),
-        (None, Some(shipped)) => shipped,
-        (None, None) => {
-            return Ok(none(format!(
-                "the shipped cross-encoder ({DEFAULT_MODEL}) is not installed in any of {}; \
-                 `cargo xtask models` installs it",
-                config
-                    .search_dirs
-                    .iter()
-                    .map(|dir| dir.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
+    let model = match chosen_model(config) {
+        Ok(model) => model,
+        Err(why) => return Ok(none(why)),
     };
     let encoder = CrossEncoder::load(
         &model,
@@ -313,14 +363,7 @@ pub fn load(config: &RerankerConfig) -> Result<Loaded, ModelError> {
         config.max_tokens,
         config.batch_size,
     )?;
-    let name = model
-        .parent()
-        .and_then(Path::file_name)
-        .filter(|_| model.file_name().is_some_and(|f| f == MODEL_FILE))
-        .map_or_else(
-            || encoder.name().to_string(),
-            |dir| dir.to_string_lossy().into_owned(),
-        );
+    let name = model_name(&model);
     Ok(Loaded {
         reranker: Arc::new(encoder),
         name: Some(name),
@@ -357,6 +400,16 @@ struct OnFirstUse {
 }
 
 impl Reranker for OnFirstUse {
+    /// From the configuration alone: the model it would load and the window
+    /// it truncates pairs to, so asking never loads the model.
+    fn info(&self) -> Result<RerankerInfo, RerankError> {
+        let model = chosen_model(&self.config).map_err(RerankError::Unavailable)?;
+        Ok(RerankerInfo {
+            model: model_name(&model),
+            max_tokens: self.config.max_tokens.max(MIN_PAIR_TOKENS),
+        })
+    }
+
     fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError> {
         match self
             .loaded
@@ -408,5 +461,70 @@ impl Default for RerankerConfig {
             batch_size: DEFAULT_BATCH_SIZE,
             search_dirs: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `models/` folder holding a file where the shipped model would be:
+    /// not a model at all, so anything that loads it fails.
+    fn fake_install() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join(DEFAULT_MODEL);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(MODEL_FILE), b"not an onnx model").unwrap();
+        dir
+    }
+
+    #[test]
+    fn info_reports_the_configured_window_without_loading_the_model() {
+        let models = fake_install();
+        let config = RerankerConfig {
+            max_tokens: 512,
+            search_dirs: vec![models.path().to_path_buf()],
+            ..RerankerConfig::default()
+        };
+        let reranker = from_config(&config).unwrap();
+        assert_eq!(
+            reranker.info(),
+            Ok(RerankerInfo {
+                model: DEFAULT_MODEL.to_string(),
+                max_tokens: 512
+            })
+        );
+        // Scoring loads the model, which is not one.
+        assert!(matches!(
+            reranker.score("q", &["p".to_string()]),
+            Err(RerankError::Failed(_))
+        ));
+    }
+
+    #[test]
+    fn info_is_unavailable_without_a_reranker() {
+        let models = fake_install();
+        let off = RerankerConfig {
+            enabled: false,
+            search_dirs: vec![models.path().to_path_buf()],
+            ..RerankerConfig::default()
+        };
+        assert!(matches!(
+            from_config(&off).unwrap().info(),
+            Err(RerankError::Unavailable(why)) if why.contains("turned off")
+        ));
+        let empty = tempfile::tempdir().unwrap();
+        let missing = RerankerConfig {
+            search_dirs: vec![empty.path().to_path_buf()],
+            ..RerankerConfig::default()
+        };
+        assert!(matches!(
+            from_config(&missing).unwrap().info(),
+            Err(RerankError::Unavailable(why)) if why.contains("not installed")
+        ));
+        assert!(matches!(
+            Unconfigured.info(),
+            Err(RerankError::Unavailable(_))
+        ));
     }
 }

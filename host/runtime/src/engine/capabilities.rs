@@ -12,7 +12,8 @@
 //!   goes on with its SQL; `finish` waits for it ([`PendingEmbedding`]).
 //! - `reranker` is the configured cross-encoder, or
 //!   [`hive_mind_models::reranker::Unconfigured`], which answers `unavailable`: recall
-//!   then keeps the fused order.
+//!   then keeps the fused order. Its `info` reports the configured pair
+//!   window, which sizes the engine's rerank budget per pair.
 //! - `llm` is the configured provider of [`hive_mind_outbound::llm`]
 //!   (OpenAI-compatible, Anthropic, Ollama: timeouts, retries with backoff,
 //!   a concurrency limit for `complete-many`), or `unavailable` when none is
@@ -199,17 +200,29 @@ impl embedder::Host for EngineState {
     }
 }
 
+fn rerank_error(error: RerankError) -> reranker::Error {
+    match error {
+        RerankError::Unavailable(message) => reranker::Error::Unavailable(message),
+        RerankError::Failed(message) => reranker::Error::Failed(message),
+    }
+}
+
 impl reranker::Host for EngineState {
+    fn info(&mut self) -> Result<reranker::RerankerInfo, reranker::Error> {
+        let info = self.capabilities.reranker.info().map_err(rerank_error)?;
+        Ok(reranker::RerankerInfo {
+            model: info.model,
+            max_tokens: u32::try_from(info.max_tokens).unwrap_or(u32::MAX),
+        })
+    }
+
     fn score(&mut self, query: String, passages: Vec<String>) -> Result<Vec<f32>, reranker::Error> {
         let started = std::time::Instant::now();
-        let result =
-            self.capabilities
-                .reranker
-                .score(&query, &passages)
-                .map_err(|error| match error {
-                    RerankError::Unavailable(message) => reranker::Error::Unavailable(message),
-                    RerankError::Failed(message) => reranker::Error::Failed(message),
-                });
+        let result = self
+            .capabilities
+            .reranker
+            .score(&query, &passages)
+            .map_err(rerank_error);
         self.timings.rerank += started.elapsed();
         result
     }

@@ -821,4 +821,18 @@ impl Admin<'_> {
     admin_call!(
         /// Retire an entity.
         retire_entity as Save => call_retire_entity(mind: &wit_types::Mind, entity: u64) -> ());
+    admin_call!(
+        /// The `k` frames nearest to `vector` by an exact float scan: the
+        /// measurement reference recall's int8 index approximates.
+        exact_neighbours as Recall => call_exact_neighbours(mind: &wit_types::Mind, vector: &[f32], k: u32) -> Vec<wit_admin::Neighbour>);
+
+    /// The engine's plan constants (recall's default limit and fetch
+    /// multiplier, harvest's step size): a host asks instead of copying them.
+    pub fn plan_constants(&mut self) -> Result<wit_admin::PlanConstants, EngineError> {
+        Ok(self
+            .runtime
+            .call("get_plan_constants", CallKind::Recall, |engine, store| {
+                engine.hive_mind_admin().call_get_plan_constants(store)
+            })?)
+    }
 }

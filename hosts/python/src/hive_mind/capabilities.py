@@ -29,6 +29,10 @@ NO_RERANKER = "no cross-encoder is configured in the Python host; recall keeps t
 NO_LLM = "no language model is configured; recall and save do not need one"
 
 
+def _reranker_info(_store: StoreContext) -> Variant:
+    return Variant("unavailable", NO_RERANKER)
+
+
 def _score(_store: StoreContext, query: str, passages: list[str]) -> Variant:
     return Variant("unavailable", NO_RERANKER)
 
@@ -54,6 +58,7 @@ def add_unconfigured(root: LinkerInstance, reranker: bool = True) -> None:
     ``reranker`` is false (the host defines its own), all ``unavailable``."""
     if reranker:
         with root.add_instance(RERANKER) as instance:
+            instance.add_func("info", _reranker_info)
             instance.add_func("score", _score)
     with root.add_instance(LLM) as llm:
         llm.add_func("complete", _complete)

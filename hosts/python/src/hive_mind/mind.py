@@ -60,8 +60,6 @@ FORMATS = (
 )
 #: How harvest distills (``harvest.distillation``).
 DISTILLATIONS = ("auto", "heuristic", "llm")
-#: Items per ``import-job.step`` (the CLI's step: one classification batch).
-IMPORT_STEP = 20
 #: How recall weighs its relevance signals (``types.scoring-profile``).
 PROFILES = ("balanced", "recent", "important", "connected")
 
@@ -442,6 +440,8 @@ class HiveMind:
             host = self._host
             instance = host.restarts
             try:
+                # Items per step: the engine's classification batch.
+                step_items = field(host.call("get-plan-constants", interface=ADMIN), "harvest_step_items")
                 started = host.call("[static]import-job.start", [document], options, interface=HARVEST)
                 ok, job = split_result(started)
                 if not ok:
@@ -449,7 +449,7 @@ class HiveMind:
                 try:
                     while True:
                         ok, progress = split_result(
-                            host.call("[method]import-job.step", job, IMPORT_STEP, interface=HARVEST)
+                            host.call("[method]import-job.step", job, step_items, interface=HARVEST)
                         )
                         if not ok:
                             raise from_variant(progress)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnxruntime
@@ -30,7 +31,7 @@ from tokenizers import Tokenizer
 from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance
 
-from ._wit import Variant
+from ._wit import Variant, record
 from .dequantize import dequantized_model_bytes
 from .embedder import ModelError, read_verified
 
@@ -57,9 +58,12 @@ class CrossEncoder:
         model_path = model_dir / MODEL_FILE
         tokenizer_path = model_dir / "tokenizer.json"
         self.name = model_dir.name
+        #: The most tokens of a pair the model reads (``reranker.info``'s
+        #: ``max-tokens``: the engine sizes its rerank budget's pairs by it).
+        self.max_tokens = MAX_TOKENS
         tokenizer = Tokenizer.from_str(read_verified(tokenizer_path, None).decode("utf-8"))
         tokenizer.no_padding()
-        tokenizer.enable_truncation(MAX_TOKENS, strategy="longest_first")
+        tokenizer.enable_truncation(self.max_tokens, strategy="longest_first")
         self._tokenizer = tokenizer
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = min(os.cpu_count() or 1, 8)
@@ -79,7 +83,7 @@ class CrossEncoder:
         """One logit per passage, in order."""
         if not passages:
             return []
-        cap = MAX_TOKENS * CHARS_PER_TOKEN_CAP
+        cap = self.max_tokens * CHARS_PER_TOKEN_CAP
         encodings = self._tokenizer.encode_batch([(query[:cap], p[:cap]) for p in passages])
         order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
         scores = [0.0] * len(encodings)
@@ -143,7 +147,13 @@ class RerankerImports:
 
     def add_to(self, root: LinkerInstance) -> None:
         with root.add_instance(INTERFACE) as instance:
+            instance.add_func("info", self._info)
             instance.add_func("score", self._score)
+
+    def _info(self, _store: StoreContext) -> Any:
+        if self.reranker is None:
+            return Variant("unavailable", self.why)
+        return record(model=self.reranker.name, max_tokens=self.reranker.max_tokens)
 
     def _score(self, _store: StoreContext, query: str, passages: list[str]) -> Variant:
         if self.reranker is None:

@@ -254,6 +254,7 @@ fn order_of_equals(profile: ScoringProfile) -> Vec<(u64, f64)> {
         profile,
         floor: RelevanceFloor::OFF,
         rerank_pool: None,
+        ..RankOptions::default()
     };
     rank_candidates(&ordinary_plan(), candidates, &options, no_rerank)
         .unwrap()
@@ -301,6 +302,7 @@ fn relevance_never_overturns_clear_evidence_however_deep_the_fetch() {
             profile,
             floor: RelevanceFloor::OFF,
             rerank_pool: None,
+            ..RankOptions::default()
         };
         let ranked = rank_candidates(&plan, candidates.clone(), &options, no_rerank).unwrap();
         assert_eq!(ranked[0].frame_id, 1, "{profile:?}");
@@ -333,6 +335,7 @@ fn the_profile_changes_the_weights() {
             profile,
             floor: RelevanceFloor::OFF,
             rerank_pool: None,
+            ..RankOptions::default()
         };
         rank_candidates(&ordinary_plan(), candidates.clone(), &options, no_rerank).unwrap()[0]
             .frame_id
@@ -844,6 +847,46 @@ fn the_rerank_pool_stops_at_the_token_budget() {
         sizes.into_inner(),
         [(RERANK_TOKEN_BUDGET / RERANK_PAIR_TOKENS) as usize]
     );
+}
+
+#[test]
+fn the_rerank_budget_follows_the_window_the_reranker_reports() {
+    // The same long passages (each ~500 estimated pair tokens) under three
+    // windows: the shipped 128 (7 pairs), a host configured for 256 (3) and
+    // for 512 (1: the first pair always fits). A window of 0 means unknown
+    // and plans as the shipped model's.
+    let plan = plan_recall("ledger database", NOW, 50).unwrap();
+    let candidates: Vec<Candidate> = (0..20)
+        .map(|i| {
+            let mut c = text(&P, u64::from(i), Lane::Semantic, i);
+            c.frame.content = "the ledger database decision was long and careful ".repeat(60);
+            c
+        })
+        .collect();
+    let pairs = |window: Option<u32>| {
+        let sizes = RefCell::new(Vec::new());
+        rank_candidates(
+            &plan,
+            candidates.clone(),
+            &RankOptions {
+                rerank_pair_tokens: window,
+                ..RankOptions::default()
+            },
+            |passages: &[&str]| {
+                sizes.borrow_mut().push(passages.len());
+                None
+            },
+        )
+        .unwrap();
+        sizes.into_inner()
+    };
+    assert_eq!(pairs(None), [7]);
+    assert_eq!(pairs(Some(0)), [7]);
+    assert_eq!(pairs(Some(128)), [7]);
+    assert_eq!(pairs(Some(256)), [3]);
+    assert_eq!(pairs(Some(512)), [1]);
+    // A small window makes every pair cheap: the pool size binds instead.
+    assert_eq!(pairs(Some(16)), [20]);
 }
 
 #[test]
