@@ -122,7 +122,10 @@ mod tests {
     use wit_parser::{Resolve, TypeDefKind, TypeOwner};
 
     fn workspace() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .unwrap()
     }
 
     /// Every enum (`true`) and variant (`false`) defined by an interface of
@@ -208,6 +211,90 @@ mod tests {
         assert_eq!(one_of::<RecallScope>(), "personal, current or all");
         assert_eq!(MemoryKind::Fact.wit_case(), "fact");
         assert_eq!(MemoryKind::Profile("Ada".into()).wit_case(), "profile");
+    }
+
+    /// `Lane` for `lane`, `RecallScope` for `recall-scope`.
+    fn upper_camel(kebab: &str) -> String {
+        kebab
+            .split('-')
+            .map(|word| {
+                let mut chars = word.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_uppercase().chain(chars).collect()
+                })
+            })
+            .collect()
+    }
+
+    /// Every `.rs` and `.py` file under `dir`.
+    fn sources(dir: &std::path::Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, found);
+            } else if path
+                .extension()
+                .is_some_and(|extension| extension == "rs" || extension == "py")
+            {
+                found.push(path);
+            }
+        }
+    }
+
+    /// No host source spells an enum's cases by hand again: no match arm
+    /// `Lane::DateWindow => "date-window"`, no table entry
+    /// `("date-window", Lane::DateWindow)`, no list `"personal", "current"`
+    /// (whitespace ignored). The generated tables are the one spelling.
+    #[test]
+    fn no_host_source_spells_an_enums_cases() {
+        let root = workspace();
+        let mut files = Vec::new();
+        for dir in ["host", "hosts/python/src"] {
+            sources(&root.join(dir), &mut files);
+        }
+        let generated = root.join("hosts/python/src/hive_mind/_wit_enums.py");
+        let this_file = root.join("host/runtime/src/engine/wit_names.rs");
+        let mut spelled = Vec::new();
+        for file in files
+            .iter()
+            .filter(|f| **f != generated && **f != this_file)
+        {
+            let text: String = std::fs::read_to_string(file)
+                .unwrap()
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .map(|c| if c == '\'' { '"' } else { c })
+                .collect();
+            for wit in ENUMS {
+                let names = (wit.case_names)();
+                let rust_type = upper_camel(wit.name);
+                let mut patterns: Vec<String> = names
+                    .iter()
+                    .flat_map(|name| {
+                        let case = upper_camel(name);
+                        [
+                            format!("{rust_type}::{case}=>\"{name}\""),
+                            format!("(\"{name}\",{rust_type}::{case})"),
+                        ]
+                    })
+                    .collect();
+                patterns.extend(
+                    names
+                        .windows(2)
+                        .map(|pair| format!("\"{}\",\"{}\"", pair[0], pair[1])),
+                );
+                for pattern in patterns {
+                    if text.contains(&pattern) {
+                        spelled.push(format!("{}: {pattern}", file.display()));
+                    }
+                }
+            }
+        }
+        assert!(
+            spelled.is_empty(),
+            "WIT names spelled by hand:\n{}",
+            spelled.join("\n")
+        );
     }
 
     /// The Python host's `_wit_enums.py` is this build's output, checked
