@@ -7,10 +7,16 @@
 //! paths of the resulting `.wasm` files are handed to the host crate as
 //! compile-time environment variables; the host embeds the two product
 //! components in its binary.
+//!
+//! It also writes the WIT's enum and variant case names, read from `wit/`
+//! itself, for the runtime and the Python host (`build/wit_names.rs`).
 
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "build/wit_names.rs"]
+mod wit_names;
 
 /// (package, wasm file stem, env var the host reads).
 const COMPONENTS: [(&str, &str, &str); 3] = [
@@ -34,7 +40,7 @@ const COMPONENTS: [(&str, &str, &str); 3] = [
 fn main() {
     // Exiting non-zero (rather than `cargo::error`) makes cargo show the
     // nested build's own messages, which say what actually went wrong.
-    if let Err(message) = build_components() {
+    if let Err(message) = generate_wit_names().and_then(|()| build_components()) {
         eprintln!("error: {message}");
         std::process::exit(1);
     }
@@ -122,6 +128,24 @@ fn build_components() -> Result<(), String> {
         let wasm = out_dir.join(format!("{stem}.wasm"));
         require_file(&wasm)?;
         println!("cargo::rustc-env={var}={}", wasm.display());
+    }
+    Ok(())
+}
+
+/// Writes the WIT's enum and variant case names for the runtime
+/// (`wit_names.rs`) and for the Python host's check (`wit_enums.py`) into
+/// `OUT_DIR` ([`wit_names`]).
+fn generate_wit_names() -> Result<(), String> {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
+    let out_dir = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
+    let wit_dir = manifest_dir.join("../../wit");
+    let generated = wit_names::generate(&wit_dir, "engine")?;
+    for (file, text) in [
+        ("wit_names.rs", generated.rust),
+        ("wit_enums.py", generated.python),
+    ] {
+        std::fs::write(out_dir.join(file), text)
+            .map_err(|e| format!("cannot write {file} into OUT_DIR: {e}"))?;
     }
     Ok(())
 }

@@ -31,11 +31,12 @@ use serde_json::{Value as Json, json};
 
 use hive_mind_models::config::Config;
 use hive_mind_models::embedder::config::ProviderChoice;
-use hive_mind_runtime::engine::convert::{importance_name, lane_name, ref_name, timestamp_name};
+use hive_mind_runtime::engine::convert::{ref_name, timestamp_name};
 use hive_mind_runtime::engine::wit_memory::{
-    ExchangeOptions, ImportedConversation, ImportedTurn, MemoryInput, Recall, RecallOptions,
+    ExchangeOptions, ImportedConversation, ImportedTurn, Lane, MemoryInput, Recall, RecallOptions,
     RecallScope,
 };
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::wit_types::{self, Importance, MemoryKind, Timestamp};
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, OpenError};
@@ -166,7 +167,7 @@ enum Expect {
     /// raw turns, and a memory is reported once).
     RawTurn(&'static str),
     /// A memory of this lane contains this text.
-    Lane(&'static str, &'static str),
+    Lane(Lane, &'static str),
     /// The block renders the workspace mind before the personal mind, and
     /// each contributes.
     WorkspaceFirst,
@@ -197,14 +198,14 @@ const SHOWCASES: [Showcase; 7] = [
         query: "What happened in March 2026?",
         workspace: Some(WORKSPACE),
         scope: RecallScope::All,
-        expect: Expect::Lane("date-window", "beta launched"),
+        expect: Expect::Lane(Lane::DateWindow, "beta launched"),
     },
     Showcase {
         title: "a catch-up: what matters, not what is similar",
         query: "Where were we?",
         workspace: Some(WORKSPACE),
         scope: RecallScope::All,
-        expect: Expect::Lane("catch-up", "PostgreSQL"),
+        expect: Expect::Lane(Lane::CatchUp, "PostgreSQL"),
     },
     Showcase {
         title: "workspace first, then personal",
@@ -360,7 +361,7 @@ fn save_memories(engine: &mut EngineRuntime, out: &mut dyn Write) -> Result<(), 
             out,
             "   {:<20} {:<10} {} {}",
             frame_ref(&saved.frame.ref_),
-            format!("[{}]", importance_name(saved.frame.importance)),
+            format!("[{}]", saved.frame.importance.wit_name()),
             day(saved.frame.created_at),
             memory.content
         )?;
@@ -482,8 +483,8 @@ fn recall_showcases(
             showcase.title,
             showcase.query,
             match showcase.workspace {
-                Some(id) => format!("   (workspace {id}, scope {})", scope_name(showcase.scope)),
-                None => format!("   (scope {})", scope_name(showcase.scope)),
+                Some(id) => format!("   (workspace {id}, scope {})", showcase.scope.wit_name()),
+                None => format!("   (scope {})", showcase.scope.wit_name()),
             }
         )?;
         print_recall(&recall, out)?;
@@ -504,14 +505,6 @@ fn recall_showcases(
     Ok(failed)
 }
 
-fn scope_name(scope: RecallScope) -> &'static str {
-    match scope {
-        RecallScope::Personal => "personal",
-        RecallScope::Current => "current",
-        RecallScope::All => "all",
-    }
-}
-
 fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
     if let Some(why) = &recall.withheld {
         writeln!(out, "   recall withheld: {why}")?;
@@ -525,7 +518,7 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
         writeln!(
             out,
             "   {:<11} {:.4}  {}  {:<20} {}",
-            lane_name(memory.lane),
+            memory.lane.wit_name(),
             memory.score,
             day(memory.frame.created_at),
             frame_ref(&memory.frame.ref_),
@@ -539,17 +532,18 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
 /// Whether `recall` shows what `expect` says; the sentence to print either
 /// way.
 fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
-    let holding = |lane: Option<&str>, text: &str| {
-        recall.memories.iter().find(|m| {
-            lane.is_none_or(|lane| lane_name(m.lane) == lane) && m.frame.content.contains(text)
-        })
+    let holding = |lane: Option<Lane>, text: &str| {
+        recall
+            .memories
+            .iter()
+            .find(|m| lane.is_none_or(|lane| m.lane == lane) && m.frame.content.contains(text))
     };
     match expect {
         Expect::VectorOnly(text) => {
             let best = recall
                 .memories
                 .iter()
-                .find(|m| lane_name(m.lane) == "semantic")
+                .find(|m| m.lane == Lane::Semantic)
                 .ok_or("the semantic lane found nothing")?;
             if !best.frame.content.contains(text) {
                 return Err(format!(
@@ -572,10 +566,15 @@ fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
             }
             _ => Err(format!("no imported turn mentions {text:?}")),
         },
-        Expect::Lane(lane, text) => match holding(Some(lane), text) {
-            Some(_) => Ok(format!("the {lane} lane brought the memory about {text:?}")),
-            None => Err(format!("no {lane} memory mentions {text:?}")),
-        },
+        Expect::Lane(lane, text) => {
+            let lane_name = lane.wit_name();
+            match holding(Some(*lane), text) {
+                Some(_) => Ok(format!(
+                    "the {lane_name} lane brought the memory about {text:?}"
+                )),
+                None => Err(format!("no {lane_name} memory mentions {text:?}")),
+            }
+        }
         Expect::WorkspaceFirst => {
             let workspace = recall.text.find("### Workspace memory");
             let personal = recall.text.find("### Personal memory");

@@ -23,6 +23,7 @@ use hive_mind_runtime::engine::wit_harvest::{
     Distillation, Document, Error as HarvestErrorCase, HarvestSource, ImportOptions, ImportReport,
     Input, SourceFormat, SourceReport,
 };
+use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, HarvestError, describe_harvest_error};
 
@@ -71,45 +72,22 @@ pub enum ImportError {
     Engine(#[from] EngineError),
 }
 
-/// A format by its CLI/WIT name.
+/// A format by its CLI/WIT name: the WIT's case names (`claude-code`,
+/// `plain-text`, …) or one of a few everyday aliases (`openai`, `md`, `txt`,
+/// `json`, …); any case, surrounding spaces ignored.
 pub fn parse_format(name: &str) -> Option<SourceFormat> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "chatgpt" | "openai" => SourceFormat::Chatgpt,
-        "claude" => SourceFormat::Claude,
-        "gemini" | "bard" => SourceFormat::Gemini,
-        "perplexity" => SourceFormat::Perplexity,
-        "claude-code" | "claude_code" => SourceFormat::ClaudeCode,
-        "markdown" | "md" => SourceFormat::Markdown,
-        "plain-text" | "text" | "txt" => SourceFormat::PlainText,
-        "pdf" => SourceFormat::Pdf,
-        "html" | "url" | "web" => SourceFormat::Html,
-        "universal" | "json" | "jsonl" => SourceFormat::Universal,
-        _ => return None,
-    })
-}
-
-/// A format's name.
-pub fn format_name(format: SourceFormat) -> &'static str {
-    match format {
-        SourceFormat::Chatgpt => "chatgpt",
-        SourceFormat::Claude => "claude",
-        SourceFormat::Gemini => "gemini",
-        SourceFormat::Perplexity => "perplexity",
-        SourceFormat::ClaudeCode => "claude-code",
-        SourceFormat::Markdown => "markdown",
-        SourceFormat::PlainText => "plain-text",
-        SourceFormat::Pdf => "pdf",
-        SourceFormat::Html => "html",
-        SourceFormat::Universal => "universal",
-    }
-}
-
-fn distillation_name(distillation: Distillation) -> &'static str {
-    match distillation {
-        Distillation::Auto => "auto",
-        Distillation::Heuristic => "heuristic",
-        Distillation::Llm => "llm",
-    }
+    let name = name.trim().to_ascii_lowercase();
+    let alias = match name.as_str() {
+        "openai" => SourceFormat::Chatgpt,
+        "bard" => SourceFormat::Gemini,
+        "claude_code" => SourceFormat::ClaudeCode,
+        "md" => SourceFormat::Markdown,
+        "text" | "txt" => SourceFormat::PlainText,
+        "url" | "web" => SourceFormat::Html,
+        "json" | "jsonl" => SourceFormat::Universal,
+        _ => return SourceFormat::from_wit_name(&name),
+    };
+    Some(alias)
 }
 
 /// Whether `text` names a URL (the engine fetches it).
@@ -203,7 +181,8 @@ pub fn options(args: &ImportArgs) -> Result<ImportOptions, ImportError> {
     let source = match args.source.as_deref() {
         Some(name) => Some(parse_format(name).ok_or_else(|| {
             ImportError::Input(format!(
-                "--source {name:?}: use chatgpt, claude, gemini, perplexity, claude-code, markdown, plain-text, pdf, html or universal"
+                "--source {name:?}: use {}",
+                one_of::<SourceFormat>()
             ))
         })?),
         None => None,
@@ -449,7 +428,7 @@ pub fn import(
 /// A source imported before (`hive-mind sources`, MCP `harvest_sources`).
 pub fn harvest_source_json(source: &HarvestSource) -> Json {
     json!({
-        "format": format_name(source.format),
+        "format": source.format.wit_name(),
         "name": source.name,
         "items": source.items,
         "set_hash": source.set_hash,
@@ -461,7 +440,7 @@ pub fn harvest_source_json(source: &HarvestSource) -> Json {
 fn source_json(source: &SourceReport) -> Json {
     json!({
         "name": source.name,
-        "format": source.format.map(format_name),
+        "format": source.format.map(SourceFormat::wit_name),
         "items": source.items,
         "known": source.known,
         "unchanged": source.unchanged,
@@ -474,7 +453,7 @@ fn source_json(source: &SourceReport) -> Json {
 pub fn report_json(report: &ImportReport) -> Json {
     json!({
         "sources": report.sources.iter().map(source_json).collect::<Vec<_>>(),
-        "distillation": distillation_name(report.distillation),
+        "distillation": report.distillation.wit_name(),
         "dry_run": report.dry_run,
         "items": report.items,
         "dropped_hostile": report.dropped_hostile,
@@ -514,7 +493,7 @@ pub fn report_text(report: &ImportReport, mind: &Mind) -> String {
         "imported"
     };
     for source in &report.sources {
-        let format = source.format.map_or("?", format_name);
+        let format = source.format.map_or("?", SourceFormat::wit_name);
         match &source.error {
             Some(error) => out.push_str(&format!(
                 "✗ {} ({format}): {}\n",
@@ -538,7 +517,7 @@ pub fn report_text(report: &ImportReport, mind: &Mind) -> String {
     out.push_str(&format!(
         "\n{verb} into {} — distillation: {}\n",
         mind_name(mind),
-        distillation_name(report.distillation)
+        report.distillation.wit_name()
     ));
     out.push_str(&format!(
         "  pass 0  scan        {} items in, {} hostile dropped\n",

@@ -12,6 +12,7 @@ use serde_json::{Value as Json, json};
 
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::MemoryInput;
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::{self, Mind};
 use hive_mind_runtime::engine::{EngineError, OpenError};
 
@@ -196,7 +197,7 @@ pub fn recall_json(recall: &hive_mind_runtime::engine::wit_memory::Recall) -> Js
             let frame = frame_json(&memory.frame);
             json!({
                 "ref": frame["ref"],
-                "lane": convert::lane_name(memory.lane),
+                "lane": memory.lane.wit_name(),
                 "score": memory.score,
                 "why": memory.why,
                 "frame": frame,
@@ -212,7 +213,7 @@ pub fn recall_json(recall: &hive_mind_runtime::engine::wit_memory::Recall) -> Js
         "stages": recall
             .stages
             .iter()
-            .map(|stage| json!({"stage": convert::stage_name(stage.stage), "micros": stage.micros}))
+            .map(|stage| json!({"stage": stage.stage.wit_name(), "micros": stage.micros}))
             .collect::<Vec<_>>(),
     })
 }

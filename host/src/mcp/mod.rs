@@ -80,13 +80,14 @@ use crate::file_access::{AllowedRoots, FileAccessError};
 use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::{recall_json, saved_json};
 use hive_mind_runtime::engine::convert::{
-    cleanup_reason_name, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
-    timestamp_in, timestamp_name,
+    frame_json, importance_in, mind_name, profile_in, scope_in, source_in, timestamp_in,
+    timestamp_name,
 };
 use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions};
+use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
-use hive_mind_runtime::engine::wit_types::{InjectionCategory, InjectionReport, ScanContext};
+use hive_mind_runtime::engine::wit_types::{InjectionReport, ScanContext};
 use hive_mind_runtime::engine::{
     AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, describe_storage_error,
     wit_admin, wit_harvest, wit_memory,
@@ -382,43 +383,23 @@ fn engine_error(error: EngineError) -> McpError {
     }
 }
 
-/// The awareness categories, by name.
-const AWARENESS_CATEGORIES: [(&str, AwarenessCategory); 4] = [
-    ("task", AwarenessCategory::Task),
-    ("action", AwarenessCategory::Action),
-    ("pending", AwarenessCategory::Pending),
-    ("flag", AwarenessCategory::Flag),
-];
-
 /// An awareness category by name; the error names the allowed values.
 fn category_in(name: &str) -> Result<AwarenessCategory, McpError> {
-    AWARENESS_CATEGORIES
-        .iter()
-        .find(|(known, _)| *known == name)
-        .map(|(_, category)| *category)
-        .ok_or_else(|| {
-            invalid(format!(
-                "unknown awareness category {name:?}; expected one of: {}",
-                AWARENESS_CATEGORIES.map(|(known, _)| known).join(", ")
-            ))
-        })
-}
-
-/// An awareness category's name.
-fn category_name(category: AwarenessCategory) -> &'static str {
-    match category {
-        AwarenessCategory::Task => "task",
-        AwarenessCategory::Action => "action",
-        AwarenessCategory::Pending => "pending",
-        AwarenessCategory::Flag => "flag",
-    }
+    AwarenessCategory::from_wit_name(name).ok_or_else(|| {
+        invalid(format!(
+            "unknown awareness category {name:?}; expected one of: {}",
+            AwarenessCategory::wit_names()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
 }
 
 /// An awareness item as the tools show it.
 fn awareness_json(item: &AwarenessItem) -> Json {
     json!({
         "id": item.id,
-        "category": category_name(item.category),
+        "category": item.category.wit_name(),
         "content": item.content,
         "priority": item.priority,
         "created_at": timestamp_name(item.created_at),
@@ -440,22 +421,9 @@ fn identity_json(identity: Option<&Identity>) -> Json {
     })
 }
 
-/// An injection category's WIT name.
-fn injection_category_name(category: InjectionCategory) -> &'static str {
-    match category {
-        InjectionCategory::RoleOverride => "role-override",
-        InjectionCategory::PromptExtraction => "prompt-extraction",
-        InjectionCategory::InstructionInjection => "instruction-injection",
-    }
-}
-
 /// The names of the categories the injection scan found.
 fn flag_names(report: &InjectionReport) -> Vec<&'static str> {
-    report
-        .flags
-        .iter()
-        .map(|flag| injection_category_name(*flag))
-        .collect()
+    report.flags.iter().map(|flag| flag.wit_name()).collect()
 }
 
 /// The injection scan's verdict as JSON.
@@ -1144,7 +1112,8 @@ impl MemoryServer {
             None | Some("") | Some("auto") => None,
             Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
                 invalid(format!(
-                    "unknown source {name:?}: use auto, chatgpt, claude, gemini, perplexity, claude-code, markdown, plain-text, pdf, html or universal"
+                    "unknown source {name:?}: use auto, {}",
+                    one_of::<wit_harvest::SourceFormat>()
                 ))
             })?),
         };
@@ -1244,7 +1213,7 @@ impl MemoryServer {
                     .map(|candidate| {
                         let value = json!({
                             "id": candidate.frame.id,
-                            "reason": cleanup_reason_name(candidate.reason),
+                            "reason": candidate.reason.wit_name(),
                             "kept": candidate.kept.as_ref().map(|kept| kept.id),
                             "similarity": candidate.similarity,
                             "content": candidate.content,

@@ -200,3 +200,45 @@ pub struct IngestSourceArgs {
     /// Import into this workspace's mind (it must exist) instead of the personal mind.
     pub workspace: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hive_mind_runtime::engine::wit_admin::AwarenessCategory;
+    use hive_mind_runtime::engine::wit_harvest::SourceFormat;
+    use hive_mind_runtime::engine::wit_memory::RecallScope;
+    use hive_mind_runtime::engine::wit_names::WitEnum;
+    use hive_mind_runtime::engine::wit_types::{Importance, ScoringProfile, Source};
+
+    /// The description `tools/list` shows for one argument.
+    fn description<T: JsonSchema>(field: &str) -> String {
+        let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap();
+        schema["properties"][field]["description"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no description for {field} in {schema}"))
+            .to_string()
+    }
+
+    /// Every case of `E`, by its WIT name, is named in the description.
+    fn names_every_case<E: WitEnum>(description: &str) {
+        for name in E::wit_names() {
+            assert!(
+                description.contains(name),
+                "{description:?} does not name {}.{name}",
+                E::NAME
+            );
+        }
+    }
+
+    /// The schemas a client reads list the values the WIT allows: a case
+    /// added to or renamed in the WIT fails here until the docs say so.
+    #[test]
+    fn argument_docs_name_every_wit_case() {
+        names_every_case::<Importance>(&description::<SaveMemoryArgs>("importance"));
+        names_every_case::<Source>(&description::<SaveMemoryArgs>("source"));
+        names_every_case::<RecallScope>(&description::<RecallMemoryArgs>("scope"));
+        names_every_case::<ScoringProfile>(&description::<RecallMemoryArgs>("profile"));
+        names_every_case::<AwarenessCategory>(&description::<SetAwarenessArgs>("category"));
+        names_every_case::<SourceFormat>(&description::<HarvestImportArgs>("source"));
+    }
+}

@@ -3,14 +3,15 @@
 //!
 //! The engine speaks typed WIT values; people and agents speak names
 //! (`personal`, `workspace:acme`, `important`, `semantic`). This module
-//! spells and reads them. It decides nothing: the vocabulary is the WIT's,
-//! and a workspace id is validated again by the engine (and the database
-//! name by [`hive_mind_sqlite`]).
+//! reads and writes them. It decides nothing: the vocabulary is the WIT's
+//! (an enum's case names come from [`super::wit_names`], generated from
+//! `wit/`), and a workspace id is validated again by the engine (and the
+//! database name by [`hive_mind_sqlite`]).
 
-use super::wit_memory::{CleanupReason, Lane, RecallScope, RecallStage, RelevanceFloor};
+use super::wit_memory::{Lane, RecallScope, RecallStage, RelevanceFloor};
+use super::wit_names::{WitEnum, WitVariant, one_of};
 use super::wit_types::{
-    Frame, FrameMetadata, FrameRef, FrameType, Importance, MemoryKind, Mind, ScoringProfile,
-    Source, Timestamp,
+    Frame, FrameMetadata, FrameRef, Importance, MemoryKind, Mind, ScoringProfile, Source, Timestamp,
 };
 
 /// A mind as written: `personal` or `workspace:<id>`.
@@ -65,107 +66,34 @@ pub fn ref_in(name: &str) -> Result<FrameRef, String> {
     })
 }
 
-/// An importance's name.
-pub fn importance_name(importance: Importance) -> &'static str {
-    match importance {
-        Importance::Critical => "critical",
-        Importance::Important => "important",
-        Importance::Normal => "normal",
-        Importance::Temporary => "temporary",
-        Importance::Deprecated => "deprecated",
-    }
+/// A case of a WIT enum by its WIT name; the error names `what` was asked
+/// for and the allowed values (`unknown scope "x": expected personal,
+/// current or all`).
+pub fn name_in<T: WitEnum>(what: &str, name: &str) -> Result<T, String> {
+    T::from_wit_name(name)
+        .ok_or_else(|| format!("unknown {what} {name:?}: expected {}", one_of::<T>()))
 }
 
 /// An importance by name.
 pub fn importance_in(name: &str) -> Result<Importance, String> {
-    [
-        Importance::Critical,
-        Importance::Important,
-        Importance::Normal,
-        Importance::Temporary,
-        Importance::Deprecated,
-    ]
-    .into_iter()
-    .find(|importance| importance_name(*importance) == name)
-    .ok_or_else(|| {
-        format!(
-            "unknown importance {name:?}: expected critical, important, normal, temporary or deprecated"
-        )
-    })
-}
-
-/// A source's name.
-pub fn source_name(source: Source) -> &'static str {
-    match source {
-        Source::UserStated => "user-stated",
-        Source::ToolVerified => "tool-verified",
-        Source::AgentInferred => "agent-inferred",
-        Source::Import => "import",
-        Source::System => "system",
-    }
+    name_in("importance", name)
 }
 
 /// A source by name.
 pub fn source_in(name: &str) -> Result<Source, String> {
-    [
-        Source::UserStated,
-        Source::ToolVerified,
-        Source::AgentInferred,
-        Source::Import,
-        Source::System,
-    ]
-    .into_iter()
-    .find(|source| source_name(*source) == name)
-    .ok_or_else(|| {
-        format!(
-            "unknown source {name:?}: expected user-stated, tool-verified, agent-inferred, import or system"
-        )
-    })
+    name_in("source", name)
 }
 
-/// A frame type's name.
-pub fn frame_type_name(frame_type: FrameType) -> &'static str {
-    match frame_type {
-        FrameType::IFrame => "i-frame",
-        FrameType::PFrame => "p-frame",
-        FrameType::BFrame => "b-frame",
-    }
-}
-
-/// A lane's name (`semantic`, `date-window`, …).
+/// A lane's name (`semantic`, `date-window`, …): [`WitEnum::wit_name`],
+/// kept for the lab's tools.
 pub fn lane_name(lane: Lane) -> &'static str {
-    match lane {
-        Lane::Semantic => "semantic",
-        Lane::DateWindow => "date-window",
-        Lane::CatchUp => "catch-up",
-        Lane::Importance => "importance",
-        Lane::RawDetail => "raw-detail",
-        Lane::Profile => "profile",
-        Lane::Facts => "facts",
-        Lane::Events => "events",
-    }
+    lane.wit_name()
 }
 
-/// A recall stage's name (`embed-query`, `search`, …).
+/// A recall stage's name (`embed-query`, `search`, …):
+/// [`WitEnum::wit_name`], kept for the lab's tools.
 pub fn stage_name(stage: RecallStage) -> &'static str {
-    match stage {
-        RecallStage::EmbedQuery => "embed-query",
-        RecallStage::Search => "search",
-        RecallStage::Graph => "graph",
-        RecallStage::Rank => "rank",
-        RecallStage::Format => "format",
-        RecallStage::Touch => "touch",
-        RecallStage::Context => "context",
-    }
-}
-
-/// A cleanup reason's name.
-pub fn cleanup_reason_name(reason: CleanupReason) -> &'static str {
-    match reason {
-        CleanupReason::Empty => "empty",
-        CleanupReason::Duplicate => "duplicate",
-        CleanupReason::NearDuplicate => "near-duplicate",
-    }
+    stage.wit_name()
 }
 
 /// A timestamp (Unix milliseconds) as ISO-8601 UTC text
@@ -208,10 +136,9 @@ pub fn timestamp_in(text: &str) -> Result<Timestamp, String> {
 /// `{"raw-turn": {conversation, turn, speaker}}`.
 pub fn kind_json(kind: &MemoryKind) -> serde_json::Value {
     match kind {
-        MemoryKind::Fact => serde_json::json!("fact"),
-        MemoryKind::Event => serde_json::json!("event"),
-        MemoryKind::Profile(name) => serde_json::json!({ "profile": name }),
-        MemoryKind::RawTurn(origin) => serde_json::json!({ "raw-turn": {
+        MemoryKind::Fact | MemoryKind::Event => serde_json::json!(kind.wit_case()),
+        MemoryKind::Profile(name) => serde_json::json!({ kind.wit_case(): name }),
+        MemoryKind::RawTurn(origin) => serde_json::json!({ kind.wit_case(): {
             "conversation": origin.conversation,
             "turn": origin.turn,
             "speaker": origin.speaker,
@@ -235,13 +162,13 @@ pub fn metadata_json(metadata: &FrameMetadata) -> serde_json::Value {
 pub fn frame_json(frame: &Frame) -> serde_json::Value {
     serde_json::json!({
         "ref": ref_name(&frame.ref_),
-        "frame-type": frame_type_name(frame.frame_type),
+        "frame-type": frame.frame_type.wit_name(),
         "gop-id": frame.gop_id,
         "t": frame.t,
         "base-frame": frame.base_frame.as_ref().map(ref_name),
         "content": frame.content,
-        "importance": importance_name(frame.importance),
-        "source": source_name(frame.source),
+        "importance": frame.importance.wit_name(),
+        "source": frame.source.wit_name(),
         "access-count": frame.access_count,
         "created-at": timestamp_name(frame.created_at),
         "inserted-at": timestamp_name(frame.inserted_at),
@@ -254,28 +181,13 @@ pub fn frame_json(frame: &Frame) -> serde_json::Value {
 /// A scoring profile by name (`balanced`, `recent`, `important`,
 /// `connected`); the error names the allowed values.
 pub fn profile_in(name: &str) -> Result<ScoringProfile, String> {
-    match name {
-        "balanced" => Ok(ScoringProfile::Balanced),
-        "recent" => Ok(ScoringProfile::Recent),
-        "important" => Ok(ScoringProfile::Important),
-        "connected" => Ok(ScoringProfile::Connected),
-        other => Err(format!(
-            "unknown profile {other:?}: expected balanced, recent, important or connected"
-        )),
-    }
+    name_in("profile", name)
 }
 
 /// A recall scope by name (`personal`, `current`, `all`); the error names
 /// the allowed values.
 pub fn scope_in(name: &str) -> Result<RecallScope, String> {
-    match name {
-        "personal" => Ok(RecallScope::Personal),
-        "current" => Ok(RecallScope::Current),
-        "all" => Ok(RecallScope::All),
-        other => Err(format!(
-            "unknown scope {other:?}: expected personal, current or all"
-        )),
-    }
+    name_in("scope", name)
 }
 
 /// The relevance floor turned off: every hit counts and the standing lanes

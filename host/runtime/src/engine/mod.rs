@@ -25,6 +25,7 @@
 pub mod capabilities;
 pub mod convert;
 pub mod sqlite_import;
+pub mod wit_names;
 
 use std::sync::Arc;
 

@@ -33,35 +33,27 @@ from typing import Any
 
 import wasmtime
 
+from . import _wit_enums
 from ._wit import Variant, field, record, split_result
 from .embedder import InProcessEmbedder
 from .engine import ADMIN, HARVEST, MEMORY, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
 from .reranker import RerankerImports, default_reranker
 
+# The enums' case names come from the WIT (``_wit_enums``, generated from
+# ``wit/``); none is spelled here.
 #: The importance levels, most important first (``types.importance``).
-IMPORTANCE = ("critical", "important", "normal", "temporary", "deprecated")
+IMPORTANCE = _wit_enums.IMPORTANCE
 #: Where a memory came from (``types.source``).
-SOURCES = ("user-stated", "tool-verified", "agent-inferred", "import", "system")
+SOURCES = _wit_enums.SOURCE
 #: Which minds a recall searches (``memory.recall-scope``).
-SCOPES = ("personal", "current", "all")
+SCOPES = _wit_enums.RECALL_SCOPE
 #: The formats harvest reads (``harvest.source-format``).
-FORMATS = (
-    "chatgpt",
-    "claude",
-    "gemini",
-    "perplexity",
-    "claude-code",
-    "markdown",
-    "plain-text",
-    "pdf",
-    "html",
-    "universal",
-)
+FORMATS = _wit_enums.SOURCE_FORMAT
 #: How harvest distills (``harvest.distillation``).
-DISTILLATIONS = ("auto", "heuristic", "llm")
+DISTILLATIONS = _wit_enums.DISTILLATION
 #: How recall weighs its relevance signals (``types.scoring-profile``).
-PROFILES = ("balanced", "recent", "important", "connected")
+PROFILES = _wit_enums.SCORING_PROFILE
 
 
 @dataclass(frozen=True)

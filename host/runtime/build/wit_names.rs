@@ -1,0 +1,230 @@
+//! The WIT's enum and variant case names, generated from `wit/` itself, so
+//! no surface spells them by hand (part of `build.rs`).
+//!
+//! `wasmtime::component::bindgen!` turns every WIT enum into a Rust enum
+//! whose cases carry their WIT names only inside the component derive
+//! (`#[component(name = "user-stated")]`), where no code can read them. This
+//! step parses the same `wit/` with `wit-parser` (the version the bindgen
+//! uses), walks the `engine` world, and writes two files into `OUT_DIR`:
+//!
+//! - `wit_names.rs`, included by `hive_mind_runtime::engine::wit_names`:
+//!   a `WitEnum` impl for every enum (`CASES`, `wit_name`) and a
+//!   `WitVariant` impl for every variant (`wit_case`) of the world, naming
+//!   the Rust cases as the bindgen does (heck's upper camel case), so a
+//!   renamed case either flows through or fails the build;
+//! - `wit_enums.py`, the Python host's copy of every enum's case names,
+//!   which is checked in (`hosts/python/src/hive_mind/_wit_enums.py`) and
+//!   compared with this output by the runtime's `wit_names` tests.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
+use wit_parser::{Resolve, TypeDefKind, TypeOwner, WorldItem, WorldKey};
+
+/// One enum or variant of the world, as the generated code needs it.
+struct NamedType {
+    /// The Rust path of the bindgen's type, from `bindings`.
+    rust_path: String,
+    /// The interface's name (`types`).
+    interface: String,
+    /// The type's WIT name (`importance`).
+    name: String,
+    /// The cases' WIT names, in declaration order, and whether each one
+    /// carries a payload (always false for an enum).
+    cases: Vec<(String, bool)>,
+}
+
+/// The generated Rust and Python sources.
+pub struct Generated {
+    /// `wit_names.rs`.
+    pub rust: String,
+    /// `wit_enums.py`.
+    pub python: String,
+}
+
+/// Read `wit_dir` and generate the tables for `world`.
+pub fn generate(wit_dir: &Path, world: &str) -> Result<Generated, String> {
+    let mut resolve = Resolve::new();
+    let (package, _) = resolve
+        .push_dir(wit_dir)
+        .map_err(|e| format!("cannot read the WIT in {}: {e:#}", wit_dir.display()))?;
+    let world = resolve
+        .select_world(&[package], Some(world))
+        .map_err(|e| format!("no world {world:?} in the WIT: {e:#}"))?;
+    let world = &resolve.worlds[world];
+    let mut enums = Vec::new();
+    let mut variants = Vec::new();
+    let sides = [(&world.imports, false), (&world.exports, true)];
+    for (items, exported) in sides {
+        for (key, item) in items {
+            let (WorldKey::Interface(interface_id), WorldItem::Interface { .. }) = (key, item)
+            else {
+                continue;
+            };
+            let interface = &resolve.interfaces[*interface_id];
+            let Some(interface_name) = interface.name.as_deref() else {
+                continue;
+            };
+            let Some(package) = interface.package.map(|id| &resolve.packages[id].name) else {
+                continue;
+            };
+            let module = format!(
+                "{}{}::{}::{}",
+                if exported { "exports::" } else { "" },
+                package.namespace.to_snake_case(),
+                package.name.to_snake_case(),
+                interface_name.to_snake_case()
+            );
+            for (type_name, id) in &interface.types {
+                let definition = &resolve.types[*id];
+                // A `use`d type is an alias here; it is generated where it
+                // is defined.
+                if definition.owner != TypeOwner::Interface(*interface_id) {
+                    continue;
+                }
+                let cases = match &definition.kind {
+                    TypeDefKind::Enum(e) => {
+                        e.cases.iter().map(|c| (c.name.clone(), false)).collect()
+                    }
+                    TypeDefKind::Variant(v) => v
+                        .cases
+                        .iter()
+                        .map(|c| (c.name.clone(), c.ty.is_some()))
+                        .collect(),
+                    _ => continue,
+                };
+                let named = NamedType {
+                    rust_path: format!("{module}::{}", type_name.to_upper_camel_case()),
+                    interface: interface_name.to_string(),
+                    name: type_name.clone(),
+                    cases,
+                };
+                if matches!(definition.kind, TypeDefKind::Enum(_)) {
+                    enums.push(named);
+                } else {
+                    variants.push(named);
+                }
+            }
+        }
+    }
+    Ok(Generated {
+        rust: rust_source(&enums, &variants),
+        python: python_source(&enums)?,
+    })
+}
+
+fn rust_source(enums: &[NamedType], variants: &[NamedType]) -> String {
+    let mut out =
+        String::from("// Generated by host/runtime/build/wit_names.rs from wit/; do not edit.\n\n");
+    for named in enums {
+        let path = &named.rust_path;
+        let _ = writeln!(out, "impl WitEnum for super::bindings::{path} {{");
+        let _ = writeln!(
+            out,
+            "    const INTERFACE: &'static str = {:?};",
+            named.interface
+        );
+        let _ = writeln!(out, "    const NAME: &'static str = {:?};", named.name);
+        out.push_str("    const CASES: &'static [Self] = &[");
+        for (case, _) in &named.cases {
+            let _ = write!(out, "Self::{}, ", case.to_upper_camel_case());
+        }
+        out.push_str("];\n    fn wit_name(self) -> &'static str {\n        match self {\n");
+        for (case, _) in &named.cases {
+            let _ = writeln!(
+                out,
+                "            Self::{} => {case:?},",
+                case.to_upper_camel_case()
+            );
+        }
+        out.push_str("        }\n    }\n}\n\n");
+    }
+    for named in variants {
+        let path = &named.rust_path;
+        let _ = writeln!(out, "impl WitVariant for super::bindings::{path} {{");
+        let _ = writeln!(
+            out,
+            "    const INTERFACE: &'static str = {:?};",
+            named.interface
+        );
+        let _ = writeln!(out, "    const NAME: &'static str = {:?};", named.name);
+        let names: Vec<String> = named
+            .cases
+            .iter()
+            .map(|(case, _)| format!("{case:?}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "    const CASE_NAMES: &'static [&'static str] = &[{}];",
+            names.join(", ")
+        );
+        out.push_str("    fn wit_case(&self) -> &'static str {\n        match self {\n");
+        for (case, payload) in &named.cases {
+            let pattern = if *payload { "(_)" } else { "" };
+            let _ = writeln!(
+                out,
+                "            Self::{}{pattern} => {case:?},",
+                case.to_upper_camel_case()
+            );
+        }
+        out.push_str("        }\n    }\n}\n\n");
+    }
+    out.push_str("/// Every enum of the world, as its [`WitEnum`] impl sees it.\n");
+    out.push_str("#[cfg(test)]\nconst ENUMS: &[WitType] = &[\n");
+    for named in enums {
+        let _ = writeln!(
+            out,
+            "    WitType::of_enum::<super::bindings::{}>(),",
+            named.rust_path
+        );
+    }
+    out.push_str("];\n\n/// Every variant of the world, as its [`WitVariant`] impl sees it.\n");
+    out.push_str("#[cfg(test)]\nconst VARIANTS: &[WitType] = &[\n");
+    for named in variants {
+        let _ = writeln!(
+            out,
+            "    WitType::of_variant::<super::bindings::{}>(),",
+            named.rust_path
+        );
+    }
+    out.push_str("];\n");
+    out
+}
+
+fn python_source(enums: &[NamedType]) -> Result<String, String> {
+    let mut out = String::from(
+        r#""""The case names of the engine world's WIT enums, generated from ``wit/``.
+
+Do not edit: ``host/runtime/build/wit_names.rs`` writes this file's text
+from the WIT, and the runtime's ``wit_names`` test fails while the copy
+checked in here differs. After a WIT change, run
+``HIVE_MIND_UPDATE_WIT_ENUMS=1 cargo test -p hive-mind-runtime --lib wit_names``
+to rewrite it.
+
+Each constant is one enum, named after it (``recall-scope`` is
+``RECALL_SCOPE``), its cases in declaration order, as wasmtime-py passes
+them (``%flag`` is ``"flag"``).
+"""
+"#,
+    );
+    let mut seen = BTreeMap::new();
+    for named in enums {
+        let constant = named.name.to_shouty_snake_case();
+        if let Some(other) = seen.insert(constant.clone(), named.interface.clone()) {
+            return Err(format!(
+                "the enums {other}.{name} and {}.{name} would share the Python name {constant}",
+                named.interface,
+                name = named.name
+            ));
+        }
+        let _ = writeln!(out, "\n#: ``{}.{}``", named.interface, named.name);
+        let _ = writeln!(out, "{constant} = (");
+        for (case, _) in &named.cases {
+            let _ = writeln!(out, "    {case:?},");
+        }
+        out.push_str(")\n");
+    }
+    Ok(out)
+}
