@@ -218,6 +218,7 @@ def test_the_real_embedder_through_the_boundary(tmp_path: Path, embedder: InProc
 
 def test_reranker_llm_and_fetch_are_unavailable(echo: ComponentHost) -> None:
     assert echo.call("score", "query", ["a", "b"]) == Variant("unavailable", capabilities.NO_RERANKER)
+    assert echo.call("rerank-info") == Variant("unavailable", capabilities.NO_RERANKER)
     request = record(tier="capable", system="be brief", prompt="hi", max_tokens=16, json=True)
     assert echo.call("complete", request) == Variant("unavailable", capabilities.NO_LLM)
     assert echo.call("complete-many", [request, request]) == [Variant("unavailable", capabilities.NO_LLM)] * 2

@@ -44,8 +44,8 @@ def enums_in(ty: Any, found: set[tuple[str, ...]]) -> None:
 def component_enums(path: Path) -> set[tuple[str, ...]]:
     """The case names of every enum in the functions the component
     imports from or exports to a hive:mind interface."""
-    engine = wasmtime.Engine()
-    component = load_component(engine, path).type
+    engine, loaded = load_component(path, epoch_interruption=True)
+    component = loaded.type
     found: set[tuple[str, ...]] = set()
     for externs in (component.imports(engine), component.exports(engine)):
         for name, item in externs.items():
