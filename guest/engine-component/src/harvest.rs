@@ -50,8 +50,9 @@ use crate::hive::mind::{fetch, llm};
 use crate::save::{Draft, embed_drafts};
 use crate::store;
 
-/// Items a classification prompt carries (the design's batch of 20).
-pub const CLASSIFY_BATCH: usize = 20;
+/// Items a classification prompt carries (the design's batch of 20): the
+/// harvest crate's, whose prompt is built for it.
+pub const CLASSIFY_BATCH: usize = hive_mind_harvest::distill::llm::MAX_CLASSIFY_BATCH;
 
 /// Notes kept in a report; beyond this they are counted, not listed (a
 /// large export must not grow the report without bound).

@@ -56,8 +56,8 @@ use crate::mind::{OpenError, open_engine};
 use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
 use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::{EmbedError, Embedder};
-use hive_mind_runtime::engine::convert::stage_name;
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
 
 /// One part of recall's time: a guest stage, or a part of the split
@@ -562,7 +562,7 @@ pub fn run(
             None => by_kind.push((query.kind, vec![ms])),
         }
         for stage in &recall.stages {
-            let name = stage_name(stage.stage);
+            let name = stage.stage.wit_name();
             match stage_micros.iter_mut().find(|(known, _)| known == name) {
                 Some((_, micros)) => *micros += stage.micros,
                 None => stage_micros.push((name.to_string(), stage.micros)),

@@ -36,10 +36,10 @@ use crate::timing::{StageShare, add_timings, mean, percentile, split_rows};
 use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
-use hive_mind_runtime::engine::convert::{lane_name, stage_name};
 use hive_mind_runtime::engine::wit_memory::{
     ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
 };
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::MemoryKind;
 use hive_mind_runtime::engine::{ImportTimings, wit_types};
 
@@ -588,7 +588,7 @@ fn record_timing(tally: &mut Tally, recall: &Recall, elapsed: Duration, imports:
     tally.latencies_ms.push(elapsed.as_secs_f64() * 1000.0);
     tally.recall_time += elapsed;
     for stage in &recall.stages {
-        let name = stage_name(stage.stage);
+        let name = stage.stage.wit_name();
         match tally
             .stage_micros
             .iter_mut()
@@ -633,14 +633,14 @@ fn ranked_turns(
         if ranked.len() < usize::try_from(limit).unwrap_or(usize::MAX) {
             *tally
                 .returned_lanes
-                .entry(lane_name(memory.lane).to_string())
+                .entry(memory.lane.wit_name().to_string())
                 .or_default() += 1;
             if id.is_some_and(|id| evidence.contains(&id))
                 && !ranked.iter().any(|turn: &RetrievedTurn| turn.id == id)
             {
                 *tally
                     .evidence_lanes
-                    .entry(lane_name(memory.lane).to_string())
+                    .entry(memory.lane.wit_name().to_string())
                     .or_default() += 1;
             }
         }

@@ -8,7 +8,7 @@
 //! `wit/`), and a workspace id is validated again by the engine (and the
 //! database name by [`hive_mind_sqlite`]).
 
-use super::wit_memory::{Lane, RecallScope, RecallStage, RelevanceFloor};
+use super::wit_memory::{RecallScope, RelevanceFloor};
 use super::wit_names::{WitEnum, WitVariant, one_of};
 use super::wit_types::{
     Frame, FrameMetadata, FrameRef, Importance, MemoryKind, Mind, ScoringProfile, Source, Timestamp,
@@ -82,18 +82,6 @@ pub fn importance_in(name: &str) -> Result<Importance, String> {
 /// A source by name.
 pub fn source_in(name: &str) -> Result<Source, String> {
     name_in("source", name)
-}
-
-/// A lane's name (`semantic`, `date-window`, …): [`WitEnum::wit_name`],
-/// kept for the lab's tools.
-pub fn lane_name(lane: Lane) -> &'static str {
-    lane.wit_name()
-}
-
-/// A recall stage's name (`embed-query`, `search`, …):
-/// [`WitEnum::wit_name`], kept for the lab's tools.
-pub fn stage_name(stage: RecallStage) -> &'static str {
-    stage.wit_name()
 }
 
 /// A timestamp (Unix milliseconds) as ISO-8601 UTC text
