@@ -765,7 +765,7 @@ fn ollama_config(url: &str) -> EmbedderConfig {
 fn ollama_speaks_api_embed_and_measures_the_token_limit() {
     let server = fake_ollama(2048);
     let config = ollama_config(&server.url);
-    let embedder = ollama::connect(&config.ollama, &config).unwrap();
+    let embedder = ollama::connect(&config.ollama, &config.http()).unwrap();
     assert_eq!(
         embedder.info(),
         hive_mind_models::embedder::EmbedderInfo {
@@ -793,7 +793,7 @@ fn voyage_sends_the_key_and_reads_data_by_index() {
     let mut config = bare_config();
     config.voyage.base_url = format!("{}/v1", server.url);
     config.voyage.api_key = Some("voy-key".into());
-    let embedder = voyage::connect(&config.voyage, &config).unwrap();
+    let embedder = voyage::connect(&config.voyage, &config.http()).unwrap();
     assert_eq!(embedder.info().provider, "voyage");
     assert_eq!(embedder.info().model, "voyage-3-lite");
     let texts = strings(&["one", "two", "three"]);
@@ -808,7 +808,7 @@ fn voyage_sends_the_key_and_reads_data_by_index() {
 
     // A wrong key: the provider is unavailable, and says why.
     config.voyage.api_key = Some("wrong".into());
-    let error = voyage::connect(&config.voyage, &config).unwrap_err();
+    let error = voyage::connect(&config.voyage, &config.http()).unwrap_err();
     assert!(
         matches!(&error, EmbedError::Unavailable(m) if m.contains("401")),
         "{error}"
@@ -822,7 +822,7 @@ fn openai_compatible_passes_dimensions_and_needs_no_key_locally() {
     config.openai.base_url = format!("{}/v1/", server.url);
     config.openai.model = "text-embedding-3-small".into();
     config.openai.dimensions = Some(16);
-    let embedder = openai::connect(&config.openai, &config).unwrap();
+    let embedder = openai::connect(&config.openai, &config.http()).unwrap();
     assert_eq!(embedder.info().provider, "openai-compatible");
     assert_eq!(embedder.info().dimensions, 16);
     assert_eq!(embedder.max_tokens(), 8191);
@@ -839,7 +839,7 @@ fn openai_compatible_passes_dimensions_and_needs_no_key_locally() {
 fn a_failed_batch_is_retried_per_text_and_only_failures_have_no_vector() {
     let server = fake_ollama(2048);
     let config = ollama_config(&server.url);
-    let embedder = ollama::connect(&config.ollama, &config).unwrap();
+    let embedder = ollama::connect(&config.ollama, &config.http()).unwrap();
     let texts = strings(&["keep one", "POISON pill", "keep two"]);
     let embedded = embedder.embed_marked(&texts).unwrap();
     assert_eq!(embedded.vectors[0], Ok(normalized(fake_vector("keep one"))));
@@ -875,7 +875,7 @@ fn texts_are_capped_by_the_measured_token_limit() {
     // The server says the model takes 10 tokens: 30 characters are sent.
     let server = fake_ollama(10);
     let config = ollama_config(&server.url);
-    let embedder = ollama::connect(&config.ollama, &config).unwrap();
+    let embedder = ollama::connect(&config.ollama, &config.http()).unwrap();
     assert_eq!(embedder.max_chars(), 30);
     let long = "é".repeat(100);
     let embedded = embedder
@@ -893,7 +893,7 @@ fn requests_time_out() {
     let mut config = ollama_config(&server.url);
     config.ollama.timeout_secs = 0.5;
     config.retry.max_retries = 1;
-    let embedder = ollama::connect(&config.ollama, &config).unwrap();
+    let embedder = ollama::connect(&config.ollama, &config.http()).unwrap();
     let started = Instant::now();
     let error = embedder
         .embed(&strings(&["SLOW text", "other"]))
@@ -930,7 +930,7 @@ fn a_server_error_that_passes_is_retried_not_split_text_by_text() {
         (200, json!({"embeddings": embeddings}))
     });
     let config = ollama_config(&server.url);
-    let embedder = ollama::connect(&config.ollama, &config).unwrap();
+    let embedder = ollama::connect(&config.ollama, &config.http()).unwrap();
     let texts = strings(&["one", "two"]);
     let vectors = embedder.embed(&texts).unwrap();
     assert_eq!(vectors[1], normalized(fake_vector("two")));
@@ -943,7 +943,7 @@ fn a_server_error_that_passes_is_retried_not_split_text_by_text() {
 fn an_unreachable_server_is_unavailable() {
     let mut config = ollama_config(&dead_url());
     config.connect_timeout_secs = 0.5;
-    let error = ollama::connect(&config.ollama, &config).unwrap_err();
+    let error = ollama::connect(&config.ollama, &config.http()).unwrap_err();
     assert!(
         matches!(&error, EmbedError::Unavailable(m) if m.contains("ollama")),
         "{error}"
@@ -1064,7 +1064,7 @@ fn http_embedders_are_shareable_trait_objects() {
     let mut config = bare_config();
     config.openai.base_url = format!("{}/v1", server.url);
     let embedder: HttpEmbedder<openai::OpenAiWire> =
-        openai::connect(&config.openai, &config).unwrap();
+        openai::connect(&config.openai, &config.http()).unwrap();
     assert_embedder(&embedder);
     let shared: Arc<dyn Embedder> = Arc::new(embedder);
     let handles: Vec<_> = (0..4)

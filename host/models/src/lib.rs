@@ -6,9 +6,10 @@
 //! behind native traits, with their backends and fakes; the host's engine
 //! runtime adapts the traits to the imports.
 //!
-//! - [`embedder`] — the `Embedder` trait; the in-process model (tract-onnx),
-//!   Ollama, Voyage and OpenAI-compatible providers, a mock; the provider
-//!   chain that picks the active one.
+//! - [`embedder`] — the in-process model (tract-onnx), a mock, and the
+//!   provider chain that picks the active one among them and the HTTP
+//!   providers (Ollama, Voyage, OpenAI-compatible) of `hive-mind-outbound`;
+//!   the `Embedder` trait and its types come from `hive-mind-embedding`.
 //! - [`reranker`] — the optional cross-encoder; "unavailable" when none is
 //!   configured.
 //! - [`onnx`] — what both models share: loading, checking and planning an

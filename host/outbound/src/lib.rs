@@ -16,8 +16,13 @@
 //!   name resolves to checked against the private ranges *in the resolver the
 //!   connection uses*, so the address checked is the address connected to.
 //!
-//! Their HTTP requests, and the HTTP embedders' (`hive-mind-models`), retry
-//! under one policy: [`retry`] (what is retried, the backoff, `Retry-After`).
+//! - [`embedder`] — the HTTP providers of the `hive:mind/embedder` import
+//!   (Ollama, Voyage, OpenAI-compatible servers), each an `Embedder` of the
+//!   `hive-mind-embedding` crate; `hive-mind-models` picks among them and
+//!   its in-process model.
+//!
+//! Their HTTP requests retry under one policy: [`retry`] (what is retried,
+//! the backoff, `Retry-After`).
 //!
 //! Both are configured from `$HIVE_MIND_HOME/config.toml` (the `[llm]` and
 //! `[fetch]` tables) and the environment; see [`config`]. Everything here is
@@ -49,6 +54,7 @@
 //! ```
 
 pub mod config;
+pub mod embedder;
 pub mod fetch;
 pub mod llm;
 pub mod retry;

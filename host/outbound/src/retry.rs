@@ -1,7 +1,7 @@
 //! # Retrying: what, how often, how long to wait
 //!
 //! The one retry stack of the host's outbound HTTP: the language models
-//! ([`crate::llm`]) and the HTTP embedders (`hive_mind_models::embedder::http`)
+//! ([`crate::llm`]) and the HTTP embedders ([`crate::embedder::http`])
 //! both run their requests through [`RetryPolicy::run`], and read a
 //! server's wait with [`server_wait`].
 //!

@@ -197,7 +197,7 @@ fn try_provider(
         }
         ProviderChoice::Ollama => (
             ollama::PROVIDER,
-            ollama::connect(&config.ollama, config)
+            ollama::connect(&config.ollama, &config.http())
                 .map(|e| Arc::new(e) as Arc<dyn Embedder>)
                 .map_err(|e| Outcome::Failed(reason(&e))),
         ),
@@ -210,7 +210,7 @@ fn try_provider(
             }
             (
                 voyage::PROVIDER,
-                voyage::connect(&config.voyage, config)
+                voyage::connect(&config.voyage, &config.http())
                     .map(|e| Arc::new(e) as Arc<dyn Embedder>)
                     .map_err(|e| Outcome::Failed(reason(&e))),
             )
@@ -226,7 +226,7 @@ fn try_provider(
             }
             (
                 openai::PROVIDER,
-                openai::connect(&config.openai, config)
+                openai::connect(&config.openai, &config.http())
                     .map(|e| Arc::new(e) as Arc<dyn Embedder>)
                     .map_err(|e| Outcome::Failed(reason(&e))),
             )

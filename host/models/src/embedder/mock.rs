@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::{EmbedError, Embedded, Embedder, EmbedderInfo, l2_normalize};
 
 /// The provider name in fingerprints.
-pub const PROVIDER: &str = "mock";
+pub const PROVIDER: &str = hive_mind_embedding::MOCK_PROVIDER;
 /// The model name in fingerprints.
 pub const MODEL: &str = "sha256-hash";
 /// The default dimension (the in-process model's, so a store can be opened

@@ -8,11 +8,11 @@
 //!   running does not stall the auto-probe) and an overall request timeout
 //!   per provider.
 //! - **Retries.** Every request runs on the host's one retry stack,
-//!   [`hive_mind_outbound::retry`], as the language models' do: a timeout, a
+//!   [`crate::retry`], as the language models' do: a timeout, a
 //!   dropped connection, `408`, `429` and `5xx` are retried with backoff, or
 //!   after the server's `Retry-After`; a refused connection and any other
 //!   status are not. The policy is the config's
-//!   ([`super::EmbedderConfig::retry`]).
+//!   ([`super::config::HttpProviderConfig::retry`]).
 //! - **Probing.** [`HttpEmbedder::connect`] embeds one text, once (no
 //!   retries: a down server must not stall the auto-probe), before the
 //!   provider is accepted; that also measures the vector dimension.
@@ -26,7 +26,7 @@
 //!   transport (an HTTP error status, a malformed answer: its content, most
 //!   likely), each of its texts is retried alone — a long text that is
 //!   refused is retried once cut to a quarter — and only the texts that still
-//!   fail have no vector: their entry in [`super::Embedded::vectors`] says
+//!   fail have no vector: their entry in [`Embedded::vectors`] says
 //!   why, and the engine stores nothing for them (never a placeholder that
 //!   would rank at random). If every text fails, or the server cannot be
 //!   reached at all, the call fails instead.
@@ -36,12 +36,10 @@
 use std::fmt;
 use std::time::Duration;
 
-use hive_mind_outbound::retry::{
-    self, RetryPolicy, is_transient_status, is_transient_transport, server_wait,
-};
+use hive_mind_embedding::{EmbedError, Embedded, Embedder, EmbedderInfo, cap_chars, l2_normalize};
 use serde_json::Value as Json;
 
-use super::{EmbedError, Embedded, Embedder, EmbedderInfo, cap_chars, l2_normalize};
+use crate::retry::{self, RetryPolicy, is_transient_status, is_transient_transport, server_wait};
 
 /// Characters sent per token of the model's limit.
 pub const CHARS_PER_TOKEN: usize = 3;
@@ -135,7 +133,7 @@ impl HttpClient {
             .timeout_global(Some(timeout))
             .timeout_connect(Some(connect))
             .http_status_as_error(false)
-            .user_agent(concat!("hive-mind/", env!("CARGO_PKG_VERSION")));
+            .user_agent(crate::USER_AGENT);
         if is_loopback(base_url) {
             builder = builder.proxy(None);
         }

@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::EmbedError;
-use super::config::{EmbedderConfig, OpenAiConfig};
+use hive_mind_embedding::EmbedError;
+
+use super::config::{HttpProviderConfig, OpenAiConfig};
 use super::http::{
     HttpClient, HttpEmbedder, HttpSettings, RequestError, UNKNOWN_MODEL_MAX_TOKENS, WireFormat,
     measured_token_limit, parse_data_embeddings,
@@ -55,14 +56,14 @@ impl WireFormat for OpenAiWire {
 /// Probe the server as configured; on success it is ready to embed.
 pub fn connect(
     config: &OpenAiConfig,
-    embedder: &EmbedderConfig,
+    http: &HttpProviderConfig,
 ) -> Result<HttpEmbedder<OpenAiWire>, EmbedError> {
     let base = config.base_url.trim_end_matches('/');
     let client = HttpClient::new(
         base,
-        Duration::from_secs_f64(embedder.connect_timeout_secs.max(0.001)),
+        Duration::from_secs_f64(http.connect_timeout_secs.max(0.001)),
         Duration::from_secs_f64(config.timeout_secs.max(0.001)),
-        embedder.retry,
+        http.retry,
     );
     let wire = OpenAiWire {
         url: format!("{base}/embeddings"),
@@ -78,7 +79,7 @@ pub fn connect(
         wire,
         client,
         HttpSettings {
-            batch_size: embedder.batch_size,
+            batch_size: http.batch_size,
             max_tokens,
         },
     )

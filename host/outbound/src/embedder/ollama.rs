@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use serde_json::{Value as Json, json};
 
-use super::EmbedError;
-use super::config::{EmbedderConfig, OllamaConfig};
+use hive_mind_embedding::EmbedError;
+
+use super::config::{HttpProviderConfig, OllamaConfig};
 use super::http::{
     HttpClient, HttpEmbedder, HttpSettings, RequestError, UNKNOWN_MODEL_MAX_TOKENS, WireFormat,
     measured_token_limit, parse_vector,
@@ -66,21 +67,21 @@ pub fn context_length(client: &HttpClient, host: &str, model: &str) -> Option<us
 /// Probe Ollama as configured; on success it is ready to embed.
 pub fn connect(
     config: &OllamaConfig,
-    embedder: &EmbedderConfig,
+    http: &HttpProviderConfig,
 ) -> Result<HttpEmbedder<OllamaWire>, EmbedError> {
     let host = config.host.trim_end_matches('/').to_string();
     let client = HttpClient::new(
         &host,
-        Duration::from_secs_f64(embedder.connect_timeout_secs.max(0.001)),
+        Duration::from_secs_f64(http.connect_timeout_secs.max(0.001)),
         Duration::from_secs_f64(config.timeout_secs.max(0.001)),
-        embedder.retry,
+        http.retry,
     );
     let wire = OllamaWire {
         host: host.clone(),
         model: config.model.clone(),
     };
     let settings = HttpSettings {
-        batch_size: embedder.batch_size,
+        batch_size: http.batch_size,
         max_tokens: UNKNOWN_MODEL_MAX_TOKENS,
     };
     let connected = HttpEmbedder::connect(wire, client.clone(), settings)?;

@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::EmbedError;
-use super::config::{EmbedderConfig, VoyageConfig};
+use hive_mind_embedding::EmbedError;
+
+use super::config::{HttpProviderConfig, VoyageConfig};
 use super::http::{
     HttpClient, HttpEmbedder, HttpSettings, RequestError, UNKNOWN_MODEL_MAX_TOKENS, WireFormat,
     measured_token_limit, parse_data_embeddings,
@@ -46,7 +47,7 @@ impl WireFormat for VoyageWire {
 /// Probe Voyage as configured; on success it is ready to embed.
 pub fn connect(
     config: &VoyageConfig,
-    embedder: &EmbedderConfig,
+    http: &HttpProviderConfig,
 ) -> Result<HttpEmbedder<VoyageWire>, EmbedError> {
     let api_key = config
         .api_key
@@ -55,9 +56,9 @@ pub fn connect(
     let base = config.base_url.trim_end_matches('/');
     let client = HttpClient::new(
         base,
-        Duration::from_secs_f64(embedder.connect_timeout_secs.max(0.001)),
+        Duration::from_secs_f64(http.connect_timeout_secs.max(0.001)),
         Duration::from_secs_f64(config.timeout_secs.max(0.001)),
-        embedder.retry,
+        http.retry,
     );
     let wire = VoyageWire {
         url: format!("{base}/embeddings"),
@@ -72,7 +73,7 @@ pub fn connect(
         wire,
         client,
         HttpSettings {
-            batch_size: embedder.batch_size,
+            batch_size: http.batch_size,
             max_tokens,
         },
     )
