@@ -101,7 +101,7 @@ pub fn is_url(text: &str) -> bool {
 /// itself stops after [`MAX_FILE_BYTES`] (a reported length is 0 for
 /// `/dev/zero` and `/proc`). The person at the command line names any file,
 /// a FIFO or `<(…)` included; the agent's paths go through
-/// [`crate::file_access`].
+/// [`hive_mind_files`].
 pub fn read_document(path: &Path) -> Result<Document, ImportError> {
     let io_error =
         |error: std::io::Error| ImportError::Input(format!("{}: {error}", path.display()));
@@ -114,7 +114,7 @@ pub fn read_document(path: &Path) -> Result<Document, ImportError> {
             metadata.len()
         )));
     }
-    let bytes = crate::file_access::read_capped(file, path, MAX_FILE_BYTES)
+    let bytes = hive_mind_files::read_capped(file, path, MAX_FILE_BYTES)
         .map_err(|error| ImportError::Input(error.to_string()))?;
     Ok(Document {
         name: path.display().to_string(),
@@ -124,7 +124,7 @@ pub fn read_document(path: &Path) -> Result<Document, ImportError> {
 
 /// The files under a folder, sorted, hidden entries skipped.
 fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
-    crate::file_access::walk(dir, MAX_FOLDER_FILES, &|_| true)
+    hive_mind_files::walk(dir, MAX_FOLDER_FILES, &|_| true)
         .map_err(|error| ImportError::Input(error.to_string()))
 }
 

@@ -18,9 +18,6 @@
 //! - [`demo`] — `hive-mind demo`: the main job on a fresh data directory
 //!   (save, import, learn, recall), each recall checked against what it
 //!   shows; `--logic` tours the pure functions.
-//! - [`file_access`] — which files an agent may have read over MCP (its
-//!   roots, never `/proc` and the like, regular files only) and reads capped
-//!   by the bytes actually read.
 //! - [`limits`] — the size caps of every argument, by name.
 //! - [`progress`] — progress bars on stderr for long work (import, reindex,
 //!   and the lab's eval and bench), hidden when stderr is not a terminal or
@@ -32,7 +29,6 @@
 pub mod admin_cli;
 pub mod demo;
 pub mod embed_cli;
-pub mod file_access;
 pub mod harvest_cli;
 pub mod limits;
 pub mod mcp;

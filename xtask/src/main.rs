@@ -21,7 +21,10 @@
 //!   real one, no host crate links a guest crate.
 //! - `lint` — `architecture`, rustfmt check, the dependency policy
 //!   (`cargo deny check licenses bans sources`, offline, `deny.toml`) and
-//!   clippy (`-D warnings`), native and for wasm32-wasip2.
+//!   clippy (`-D warnings`), native, for wasm32-wasip2, and for
+//!   `x86_64-pc-windows-gnu` on `hive-mind-files`, the one host crate with
+//!   Windows-only code (rustup adds that target's standard library when it
+//!   is missing; checking needs no Windows linker or C compiler).
 //! - `test` — `setup`, `tools`, `models`, `lint`, then the whole test suite
 //!   of the native crates with the wasmtime CLI required: `cargo nextest
 //!   run` when cargo-nextest is installed (all test binaries' tests
@@ -45,6 +48,11 @@ mod wheel;
 
 /// The guest components' target.
 const WASM_TARGET: &str = "wasm32-wasip2";
+/// The target the Windows-only host code is checked for. The `-gnu` one: its
+/// standard library comes from rustup alone, and checking needs no linker.
+/// Only `hive-mind-files` is checked: every other host crate's build scripts
+/// compile C (SQLite, ring) and would need a Windows C compiler.
+const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
@@ -98,39 +106,44 @@ fn workspace_root() -> Result<PathBuf> {
         .context("xtask must sit in the workspace")
 }
 
-/// Make sure the active toolchain has the `wasm32-wasip2` standard library,
-/// asking rustup to add it when it is missing.
+/// Make sure the active toolchain has the `wasm32-wasip2` standard library
+/// (the guest components cannot be built without it).
 fn ensure_wasm_target(root: &Path) -> Result<()> {
-    if wasm_target_installed(root)? {
+    ensure_target(root, WASM_TARGET, "the guest components cannot be built")
+}
+
+/// Make sure the active toolchain has `target`'s standard library, asking
+/// rustup to add it when it is missing; `without` says what fails without it.
+fn ensure_target(root: &Path, target: &str, without: &str) -> Result<()> {
+    if target_installed(root, target)? {
         return Ok(());
     }
-    eprintln!("xtask: the {WASM_TARGET} target is missing; asking rustup to add it");
+    eprintln!("xtask: the {target} target is missing; asking rustup to add it");
     let status = Command::new("rustup")
         .current_dir(root)
-        .args(["target", "add", WASM_TARGET])
+        .args(["target", "add", target])
         .status();
     match status {
         Ok(status) if status.success() => {}
-        Ok(status) => bail!(
-            "`rustup target add {WASM_TARGET}` failed ({status}); the guest components cannot be \
-             built without that target"
-        ),
+        Ok(status) => {
+            bail!("`rustup target add {target}` failed ({status}); {without} without that target")
+        }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => bail!(
-            "the {WASM_TARGET} target is not installed and rustup is not on PATH: install rustup \
-             (https://rustup.rs), or add the {WASM_TARGET} standard library to this toolchain \
+            "the {target} target is not installed and rustup is not on PATH: install rustup \
+             (https://rustup.rs), or add the {target} standard library to this toolchain \
              by other means"
         ),
         Err(error) => bail!("could not run rustup: {error}"),
     }
-    if !wasm_target_installed(root)? {
-        bail!("rustup reported success but the {WASM_TARGET} standard library is still missing");
+    if !target_installed(root, target)? {
+        bail!("rustup reported success but the {target} standard library is still missing");
     }
     Ok(())
 }
 
-/// Whether the toolchain cargo runs with has the target's standard library
-/// (`<sysroot>/lib/rustlib/wasm32-wasip2`).
-fn wasm_target_installed(root: &Path) -> Result<bool> {
+/// Whether the toolchain cargo runs with has `target`'s standard library
+/// (`<sysroot>/lib/rustlib/<target>`).
+fn target_installed(root: &Path, target: &str) -> Result<bool> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = Command::new(rustc)
         .current_dir(root)
@@ -147,7 +160,7 @@ fn wasm_target_installed(root: &Path) -> Result<bool> {
     Ok(sysroot
         .join("lib")
         .join("rustlib")
-        .join(WASM_TARGET)
+        .join(target)
         .join("lib")
         .is_dir())
 }
@@ -304,8 +317,8 @@ fn python_tests(
 }
 
 /// Everything CI checks besides the tests, cheapest first: the codemap,
-/// formatting, the dependency policy, then clippy natively and for the
-/// components' target.
+/// formatting, the dependency policy, then clippy natively, for the
+/// components' target, and for Windows on the crate with Windows-only code.
 fn lint(root: &Path) -> Result<()> {
     architecture::check(root)?;
     cargo(root, &["fmt", "--all", "--check"], &[])?;
@@ -361,6 +374,27 @@ fn lint(root: &Path) -> Result<()> {
             "hive-mind-engine-component",
             "--package",
             "hive-mind-sandbox-probe",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[],
+    )?;
+    ensure_target(
+        root,
+        WINDOWS_TARGET,
+        "the Windows-only file access code cannot be checked",
+    )?;
+    cargo(
+        root,
+        &[
+            "clippy",
+            "--locked",
+            "--target",
+            WINDOWS_TARGET,
+            "--package",
+            "hive-mind-files",
+            "--all-targets",
             "--",
             "-D",
             "warnings",

@@ -17,6 +17,7 @@
 //!   provider applies.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -179,41 +180,35 @@ pub trait Embedder: Send + Sync {
     }
 }
 
-impl<E: Embedder + ?Sized> Embedder for Box<E> {
-    fn info(&self) -> EmbedderInfo {
-        (**self).info()
-    }
-    fn token_window(&self) -> u32 {
-        (**self).token_window()
-    }
-    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
-        (**self).embed_marked(texts)
-    }
-    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
-        (**self).embed_marked_as(texts, kind)
-    }
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed(texts)
-    }
+/// An embedder behind a smart pointer is the embedder: every method forwards.
+macro_rules! forward_embedder {
+    ($pointer:ident) => {
+        impl<E: Embedder + ?Sized> Embedder for $pointer<E> {
+            fn info(&self) -> EmbedderInfo {
+                (**self).info()
+            }
+            fn token_window(&self) -> u32 {
+                (**self).token_window()
+            }
+            fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
+                (**self).embed_marked(texts)
+            }
+            fn embed_marked_as(
+                &self,
+                texts: &[String],
+                kind: InputKind,
+            ) -> Result<Embedded, EmbedError> {
+                (**self).embed_marked_as(texts, kind)
+            }
+            fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+                (**self).embed(texts)
+            }
+        }
+    };
 }
 
-impl<E: Embedder + ?Sized> Embedder for std::sync::Arc<E> {
-    fn info(&self) -> EmbedderInfo {
-        (**self).info()
-    }
-    fn token_window(&self) -> u32 {
-        (**self).token_window()
-    }
-    fn embed_marked(&self, texts: &[String]) -> Result<Embedded, EmbedError> {
-        (**self).embed_marked(texts)
-    }
-    fn embed_marked_as(&self, texts: &[String], kind: InputKind) -> Result<Embedded, EmbedError> {
-        (**self).embed_marked_as(texts, kind)
-    }
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed(texts)
-    }
-}
+forward_embedder!(Box);
+forward_embedder!(Arc);
 
 /// Scale `vector` to unit length in place. A zero vector is left as is.
 pub fn l2_normalize(vector: &mut [f32]) {

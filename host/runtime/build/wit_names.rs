@@ -171,26 +171,41 @@ fn rust_source(enums: &[NamedType], variants: &[NamedType]) -> String {
         }
         out.push_str("        }\n    }\n}\n\n");
     }
-    out.push_str("/// Every enum of the world, as its [`WitEnum`] impl sees it.\n");
-    out.push_str("#[cfg(test)]\nconst ENUMS: &[WitType] = &[\n");
-    for named in enums {
-        let _ = writeln!(
-            out,
-            "    WitType::of_enum::<super::bindings::{}>(),",
-            named.rust_path
-        );
-    }
-    out.push_str("];\n\n/// Every variant of the world, as its [`WitVariant`] impl sees it.\n");
-    out.push_str("#[cfg(test)]\nconst VARIANTS: &[WitType] = &[\n");
-    for named in variants {
-        let _ = writeln!(
-            out,
-            "    WitType::of_variant::<super::bindings::{}>(),",
-            named.rust_path
-        );
-    }
-    out.push_str("];\n");
+    write_table(&mut out, "enum", "ENUMS", "WitEnum", "of_enum", enums);
+    write_table(
+        &mut out,
+        "variant",
+        "VARIANTS",
+        "WitVariant",
+        "of_variant",
+        variants,
+    );
     out
+}
+
+/// A test-only table `name` of every `what` (enum or variant) in `types`,
+/// as its `trait_name` impl sees it (`WitType::constructor`).
+fn write_table(
+    out: &mut String,
+    what: &str,
+    name: &str,
+    trait_name: &str,
+    constructor: &str,
+    types: &[NamedType],
+) {
+    let _ = writeln!(
+        out,
+        "/// Every {what} of the world, as its [`{trait_name}`] impl sees it."
+    );
+    let _ = writeln!(out, "#[cfg(test)]\nconst {name}: &[WitType] = &[");
+    for named in types {
+        let _ = writeln!(
+            out,
+            "    WitType::{constructor}::<super::bindings::{}>(),",
+            named.rust_path
+        );
+    }
+    out.push_str("];\n\n");
 }
 
 fn python_source(enums: &[NamedType]) -> Result<String, String> {

@@ -46,7 +46,7 @@
 //!   and those of `[mcp] import_roots` ([`config`]); never under `/proc`,
 //!   `/sys`, `/dev` or `/run`; no hidden file and only regular files, read
 //!   one at a time off the async threads, each handed to the engine as its
-//!   own import job (see [`crate::file_access`]). With no root, an agent
+//!   own import job (see [`hive_mind_files`]). With no root, an agent
 //!   imports inline `data` and URLs only.
 //! - **send oversized arguments.** Every string argument of every tool is
 //!   capped by its name ([`crate::limits`]); the refusal names it.
@@ -76,9 +76,9 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value as Json, json};
 
-use crate::file_access::{AllowedRoots, FileAccessError};
 use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::{recall_json, saved_json};
+use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{
     frame_json, importance_in, mind_name, profile_in, scope_in, source_in, timestamp_in,
     timestamp_name,
@@ -160,7 +160,7 @@ async fn list_client_roots(peer: &Peer<RoleServer>) -> Option<Vec<PathBuf>> {
             listed
                 .roots
                 .iter()
-                .filter_map(|root| crate::file_access::file_uri_path(&root.uri))
+                .filter_map(|root| hive_mind_files::file_uri_path(&root.uri))
                 .collect(),
         ),
         Ok(Err(error)) => {
