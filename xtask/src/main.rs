@@ -342,24 +342,10 @@ fn lint(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("the dependency policy (deny.toml) is not met ({status})");
     }
-    cargo(
+    clippy(root, &["--workspace", "--all-targets"])?;
+    clippy(
         root,
         &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &[],
-    )?;
-    cargo(
-        root,
-        &[
-            "clippy",
-            "--locked",
             "--target",
             WASM_TARGET,
             "--package",
@@ -374,33 +360,31 @@ fn lint(root: &Path) -> Result<()> {
             "hive-mind-engine-component",
             "--package",
             "hive-mind-sandbox-probe",
-            "--",
-            "-D",
-            "warnings",
         ],
-        &[],
     )?;
     ensure_target(
         root,
         WINDOWS_TARGET,
         "the Windows-only file access code cannot be checked",
     )?;
-    cargo(
+    clippy(
         root,
         &[
-            "clippy",
-            "--locked",
             "--target",
             WINDOWS_TARGET,
             "--package",
             "hive-mind-files",
             "--all-targets",
-            "--",
-            "-D",
-            "warnings",
         ],
-        &[],
     )
+}
+
+/// `cargo clippy --locked ARGS -- -D warnings`: every lint a failure.
+fn clippy(root: &Path, args: &[&str]) -> Result<()> {
+    let mut all = vec!["clippy", "--locked"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", "-D", "warnings"]);
+    cargo(root, &all, &[])
 }
 
 /// Run cargo (the one running this task) in `root`; a failure is an error.
