@@ -11,7 +11,7 @@ use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo, M
 use hive_mind_runtime::HostError;
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
 use hive_mind_runtime::engine::wit_types::{Mind, ScoringProfile};
-use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime};
 use hive_mind_runtime::limits::{Deadlines, Limits, TrapKind};
 
 /// The mock embedder, made slow on demand: while `slow` is set each batch
@@ -44,17 +44,7 @@ fn cli_mock() -> MockEmbedder {
 }
 
 fn engine(dir: &std::path::Path, embedder: Arc<dyn Embedder>, limits: Limits) -> EngineRuntime {
-    EngineRuntime::from_component_bytes(
-        hive_mind_runtime::artifacts::ENGINE_COMPONENT,
-        Some(&crate::support::cache_dir()),
-        Capabilities::new(
-            hive_mind_sqlite::DataDir::new(dir),
-            Ok(embedder),
-            Arc::new(hive_mind_models::reranker::Unconfigured),
-        )
-        .with_limits(limits),
-    )
-    .unwrap()
+    crate::support::engine_with_limits(dir, Ok(embedder), limits)
 }
 
 fn memory(content: &str) -> MemoryInput {

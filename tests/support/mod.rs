@@ -89,10 +89,20 @@ pub fn native_minds(
 }
 
 /// An engine over a data directory with `embedder` (or none: the reason
-/// given) and no reranker, through the tests' compile cache.
+/// given) and no reranker, through the tests' compile cache, under the
+/// default limits.
 pub fn engine(
     dir: &Path,
     embedder: Result<std::sync::Arc<dyn hive_mind_models::embedder::Embedder>, String>,
+) -> hive_mind_runtime::engine::EngineRuntime {
+    engine_with_limits(dir, embedder, hive_mind_runtime::limits::Limits::default())
+}
+
+/// [`engine`] under other limits.
+pub fn engine_with_limits(
+    dir: &Path,
+    embedder: Result<std::sync::Arc<dyn hive_mind_models::embedder::Embedder>, String>,
+    limits: hive_mind_runtime::limits::Limits,
 ) -> hive_mind_runtime::engine::EngineRuntime {
     hive_mind_runtime::engine::EngineRuntime::from_component_bytes(
         hive_mind_runtime::artifacts::ENGINE_COMPONENT,
@@ -101,7 +111,8 @@ pub fn engine(
             hive_mind_sqlite::DataDir::new(dir),
             embedder,
             std::sync::Arc::new(hive_mind_models::reranker::Unconfigured),
-        ),
+        )
+        .with_limits(limits),
     )
     .unwrap()
 }
