@@ -18,27 +18,19 @@
 //! | a notification (a `method`, no `id`) rmcp cannot read | nothing: JSON-RPC never answers a notification |
 //!
 //! Everything else goes to rmcp as it would have; the server keeps serving
-//! after every case.
-//!
-//! The end of input ends the server, but only once every request passed on
-//! has been answered (at most [`ANSWER_AFTER_EOF`] later): a client that
-//! writes its last request and closes its end at once, as a pipe does, still
-//! gets the answer. Lines are read through `fill_buf`/`consume` with the
+//! after every case. Lines are read through `fill_buf`/`consume` with the
 //! limit checked before each append, so an endless line never grows the
 //! buffer past the limit, and a read cancelled by rmcp's service loop (it
 //! polls `receive` inside a `select!`) resumes where it stopped.
 
-use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::Mutex;
 
 /// The longest line read, in bytes: rmcp's own stdio limit (16 MiB), so a
 /// message acceptable over its HTTP transport is acceptable here too.
@@ -138,60 +130,6 @@ pub struct LineTransport<R, W> {
     /// Set after an oversized line was answered, until its newline.
     discarding: bool,
     write: Arc<Mutex<W>>,
-    /// The requests passed on and not answered yet: at the end of input
-    /// they are still answered before the transport reports the end.
-    unanswered: Arc<Unanswered>,
-}
-
-/// How long the end of input waits for the requests still running: past
-/// it, the server stops without their answers (a client that closed its
-/// end and left a call hanging cannot keep the process alive). The
-/// longest default deadline of a call (an import step, 10 minutes) bounds
-/// a call that does end.
-const ANSWER_AFTER_EOF: Duration = Duration::from_secs(600);
-
-/// The ids of requests passed on to the server and not answered yet.
-#[derive(Default)]
-struct Unanswered {
-    ids: std::sync::Mutex<HashSet<RequestId>>,
-    answered: Notify,
-}
-
-impl Unanswered {
-    fn insert(&self, id: RequestId) {
-        if let Ok(mut ids) = self.ids.lock() {
-            ids.insert(id);
-        }
-    }
-
-    fn remove(&self, id: &RequestId) {
-        if let Ok(mut ids) = self.ids.lock() {
-            ids.remove(id);
-        }
-        self.answered.notify_waiters();
-    }
-
-    fn is_empty(&self) -> bool {
-        self.ids.lock().map_or(true, |ids| ids.is_empty())
-    }
-
-    /// Until every request is answered, or [`ANSWER_AFTER_EOF`] passed.
-    async fn all_answered(&self) {
-        let wait = async {
-            loop {
-                let answered = self.answered.notified();
-                if self.is_empty() {
-                    return;
-                }
-                answered.await;
-            }
-        };
-        if tokio::time::timeout(ANSWER_AFTER_EOF, wait).await.is_err() {
-            tracing::warn!(
-                "input ended with requests still running; stopping without their answers"
-            );
-        }
-    }
 }
 
 impl<R, W> LineTransport<R, W>
@@ -208,7 +146,6 @@ where
             limit,
             discarding: false,
             write: Arc::new(Mutex::new(write)),
-            unanswered: Arc::default(),
         }
     }
 
@@ -274,19 +211,7 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = Arc::clone(&self.write);
-        let unanswered = Arc::clone(&self.unanswered);
-        async move {
-            let written = write_line(&write, &item).await;
-            let id = match &item {
-                JsonRpcMessage::Response(response) => Some(&response.id),
-                JsonRpcMessage::Error(error) => error.id.as_ref(),
-                _ => None,
-            };
-            if let Some(id) = id {
-                unanswered.remove(id);
-            }
-            written
-        }
+        async move { write_line(&write, &item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -299,10 +224,7 @@ where
                 }
             };
             let verdict = match read {
-                LineRead::Eof => {
-                    self.unanswered.all_answered().await;
-                    return None;
-                }
+                LineRead::Eof => return None,
                 LineRead::Oversized => {
                     tracing::warn!(
                         limit = self.limit,
@@ -318,12 +240,7 @@ where
                 }
             };
             match verdict {
-                Verdict::Pass(message) => {
-                    if let JsonRpcMessage::Request(request) = message.as_ref() {
-                        self.unanswered.insert(request.id.clone());
-                    }
-                    return Some(*message);
-                }
+                Verdict::Pass(message) => return Some(*message),
                 Verdict::Skip => {}
                 Verdict::Answer(response) => {
                     tracing::debug!("answered an unreadable message: {response}");
