@@ -603,6 +603,48 @@ fn every_line_over_stdio_is_answered() {
     assert!(again["result"].is_object(), "{again}");
 }
 
+/// A client that sends a request and closes its end at once (a pipe, a
+/// script) still gets the answer: the end of input waits for the requests
+/// still running.
+#[test]
+fn a_request_sent_just_before_the_end_of_input_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hive-mind"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("mcp")
+        .env("HIVE_MIND_EMBEDDER", "mock")
+        .env("HIVE_MIND_RERANKER", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "pipe", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "recall_memory", "arguments": {"query": "anything at all"}}}),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let answer = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Json>(line).ok())
+        .find(|message| message["id"] == 2);
+    assert!(
+        answer.is_some_and(|answer| answer["result"].is_object()),
+        "no answer to the last request: {stdout}"
+    );
+}
+
 #[test]
 fn two_servers_on_one_data_directory_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -18,19 +18,27 @@
 //! | a notification (a `method`, no `id`) rmcp cannot read | nothing: JSON-RPC never answers a notification |
 //!
 //! Everything else goes to rmcp as it would have; the server keeps serving
-//! after every case. Lines are read through `fill_buf`/`consume` with the
+//! after every case.
+//!
+//! Over stdio the end of input ends the server, but only once every request
+//! passed on has been answered (at most [`ANSWER_AFTER_EOF`] later): a client
+//! that writes its last request and closes its end at once, as a pipe does,
+//! still gets the answer ([`LineTransport::answering_before_end`]). Lines are read through `fill_buf`/`consume` with the
 //! limit checked before each append, so an endless line never grows the
 //! buffer past the limit, and a read cancelled by rmcp's service loop (it
 //! polls `receive` inside a `select!`) resumes where it stopped.
 
+use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::RoleServer;
+use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Notify};
 
 /// The longest line read, in bytes: rmcp's own stdio limit (16 MiB), so a
 /// message acceptable over its HTTP transport is acceptable here too.
@@ -130,6 +138,62 @@ pub struct LineTransport<R, W> {
     /// Set after an oversized line was answered, until its newline.
     discarding: bool,
     write: Arc<Mutex<W>>,
+    /// The requests passed on and not answered yet: at the end of input
+    /// they are still answered before the transport reports the end.
+    unanswered: Arc<Unanswered>,
+    /// How long the end of input waits for them (zero: not at all).
+    drain: Duration,
+}
+
+/// How long the end of input waits for the requests still running: past
+/// it, the server stops without their answers (a client that closed its
+/// end and left a call hanging cannot keep the process alive). The
+/// longest default deadline of a call (an import step, 10 minutes) bounds
+/// a call that does end.
+const ANSWER_AFTER_EOF: Duration = Duration::from_secs(600);
+
+/// The ids of requests passed on to the server and not answered yet.
+#[derive(Default)]
+struct Unanswered {
+    ids: std::sync::Mutex<HashSet<RequestId>>,
+    answered: Notify,
+}
+
+impl Unanswered {
+    fn insert(&self, id: RequestId) {
+        if let Ok(mut ids) = self.ids.lock() {
+            ids.insert(id);
+        }
+    }
+
+    fn remove(&self, id: &RequestId) {
+        if let Ok(mut ids) = self.ids.lock() {
+            ids.remove(id);
+        }
+        self.answered.notify_waiters();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ids.lock().map_or(true, |ids| ids.is_empty())
+    }
+
+    /// Until every request is answered, or `drain` passed.
+    async fn all_answered(&self, drain: Duration) {
+        let wait = async {
+            loop {
+                let answered = self.answered.notified();
+                if self.is_empty() {
+                    return;
+                }
+                answered.await;
+            }
+        };
+        if tokio::time::timeout(drain, wait).await.is_err() {
+            tracing::warn!(
+                "input ended with requests still running; stopping without their answers"
+            );
+        }
+    }
 }
 
 impl<R, W> LineTransport<R, W>
@@ -138,7 +202,8 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     /// A transport reading `read` and writing `write`, lines of at most
-    /// `limit` bytes.
+    /// `limit` bytes. Its end of input ends it at once, whatever is still
+    /// running: see [`Self::answering_before_end`].
     pub fn new(read: R, write: W, limit: usize) -> Self {
         Self {
             read: BufReader::new(read),
@@ -146,7 +211,17 @@ where
             limit,
             discarding: false,
             write: Arc::new(Mutex::new(write)),
+            unanswered: Arc::default(),
+            drain: Duration::ZERO,
         }
+    }
+
+    /// At the end of input, wait up to `drain` for the answers of the
+    /// requests still running before reporting the end.
+    #[must_use]
+    pub fn answering_before_end(mut self, drain: Duration) -> Self {
+        self.drain = drain;
+        self
     }
 
     /// Read the next line into `self.line` without letting it grow past
@@ -211,7 +286,19 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = Arc::clone(&self.write);
-        async move { write_line(&write, &item).await }
+        let unanswered = Arc::clone(&self.unanswered);
+        async move {
+            let written = write_line(&write, &item).await;
+            let id = match &item {
+                JsonRpcMessage::Response(response) => Some(&response.id),
+                JsonRpcMessage::Error(error) => error.id.as_ref(),
+                _ => None,
+            };
+            if let Some(id) = id {
+                unanswered.remove(id);
+            }
+            written
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -224,7 +311,10 @@ where
                 }
             };
             let verdict = match read {
-                LineRead::Eof => return None,
+                LineRead::Eof => {
+                    self.unanswered.all_answered(self.drain).await;
+                    return None;
+                }
                 LineRead::Oversized => {
                     tracing::warn!(
                         limit = self.limit,
@@ -240,7 +330,12 @@ where
                 }
             };
             match verdict {
-                Verdict::Pass(message) => return Some(*message),
+                Verdict::Pass(message) => {
+                    if let JsonRpcMessage::Request(request) = message.as_ref() {
+                        self.unanswered.insert(request.id.clone());
+                    }
+                    return Some(*message);
+                }
                 Verdict::Skip => {}
                 Verdict::Answer(response) => {
                     tracing::debug!("answered an unreadable message: {response}");
@@ -261,6 +356,7 @@ where
 /// The transport over this process's stdin and stdout.
 pub fn stdio() -> LineTransport<tokio::io::Stdin, tokio::io::Stdout> {
     LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), MAX_LINE_BYTES)
+        .answering_before_end(ANSWER_AFTER_EOF)
 }
 
 #[cfg(test)]
@@ -412,6 +508,55 @@ mod tests {
         let (output, answers) = read_answers(&mut client_read).await;
         assert_eq!(answers.len(), 1, "{output}");
         assert_eq!(answers[0]["error"]["code"], PARSE_ERROR);
+    }
+
+    #[tokio::test]
+    async fn the_end_of_input_waits_for_the_answers_still_owed() {
+        let (client, server) = tokio::io::duplex(1 << 12);
+        let (server_read, server_write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(server_read, server_write, 1024)
+            .answering_before_end(Duration::from_secs(60));
+        let (mut client_read, mut client_write) = tokio::io::split(client);
+        client_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        client_write.shutdown().await.unwrap();
+        transport.receive().await.expect("the ping passes");
+        let answer: TxJsonRpcMessage<RoleServer> =
+            serde_json::from_value(serde_json::json!({"jsonrpc": "2.0", "id": 2, "result": {}}))
+                .unwrap();
+        let send = transport.send(answer);
+        let ended = tokio::spawn(async move {
+            let end = transport.receive().await;
+            (end.is_none(), transport)
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!ended.is_finished(), "the end waits for the ping's answer");
+        send.await.unwrap();
+        let (ended, transport) = ended.await.unwrap();
+        assert!(ended, "answered, the input ends");
+        drop(transport);
+        let (output, answers) = read_answers(&mut client_read).await;
+        assert_eq!(answers.len(), 1, "{output}");
+        assert_eq!(answers[0]["id"], 2);
+    }
+
+    #[tokio::test]
+    async fn an_answer_never_given_stops_waiting_after_the_drain() {
+        let (client, server) = tokio::io::duplex(1 << 12);
+        let (server_read, server_write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(server_read, server_write, 1024)
+            .answering_before_end(Duration::from_millis(20));
+        let (_client_read, mut client_write) = tokio::io::split(client);
+        client_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        client_write.shutdown().await.unwrap();
+        transport.receive().await.expect("the ping passes");
+        let end = tokio::time::timeout(Duration::from_secs(30), transport.receive()).await;
+        assert!(matches!(end, Ok(None)), "the drain ends the wait");
     }
 
     #[tokio::test]
