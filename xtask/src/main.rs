@@ -99,7 +99,13 @@ fn main() -> Result<()> {
 }
 
 fn workspace_root() -> Result<PathBuf> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // `cargo run` sets the variable for the process it runs: the checkout
+    // being worked on. The path compiled in is only a fallback, because a
+    // target directory shared by two checkouts may hand this checkout an
+    // xtask binary another one built (its sources older than the binary,
+    // cargo keeps it), whose compiled-in path is the other checkout.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
     manifest
         .parent()
         .map(Path::to_path_buf)
