@@ -71,7 +71,7 @@ pub use hash::{content_hash, strip_hm_prefix};
 pub use injection::{
     InjectionCategory, InjectionReport, ScanContext, scan_for_injection, scan_in_windows,
 };
-pub use raw_turn::{RawTurnTag, raw_turn_content, reply_context, speaker_named_in};
+pub use raw_turn::{RAW_TURN_TAG, RawTurnTag, raw_turn_content, reply_context, speaker_named_in};
 pub use recall::{
     Candidate, FrameInfo, Lane, LaneHit, MindKey, RankOptions, RankedMemory, RecallOutput,
     RecallPlan, RelevanceFloor, assemble_recall, plan_recall, rank_candidates,

@@ -256,7 +256,7 @@ fn write_vectors(
 
 /// Remove a frame's vector and chunks (chunk vectors go by trigger-free
 /// explicit delete, since `vec0` tables cannot take foreign keys).
-fn clear_vectors(conn: &Connection, id: u64) -> StoreResult<()> {
+pub(crate) fn clear_vectors(conn: &Connection, id: u64) -> StoreResult<()> {
     conn.execute(
         "DELETE FROM memory_frame_chunks_vec WHERE rowid IN
              (SELECT id FROM memory_frame_chunks WHERE frame_id = ?1)",

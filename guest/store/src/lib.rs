@@ -36,14 +36,18 @@
 //! 4. **Validate, then write.** Bad timestamps, unknown vocabulary, wrong
 //!    vector dimensions, missing minds, foreign or newer databases: typed
 //!    errors, nothing written.
-//! 5. **Append-only where the law says so.** `install_audit` and
-//!    `ai_interactions` refuse UPDATE and DELETE (triggers).
+//! 5. **Append-only where the law says so.** `install_audit`,
+//!    `ai_interactions` and the erasure log `memory_erasures` refuse UPDATE,
+//!    DELETE and replacement (triggers).
+//! 6. **Forgotten means gone.** An erasure removes every copy of a frame's
+//!    text the mind holds and reclaims the pages ([`erasure`]).
 //!
 //! ## Map
 //!
 //! [`sql`] (the capability and the statement API) · [`schema`] (versions and
 //! migrations) · [`meta`] (embedder fingerprint, vector tables) · [`frames`]
-//! (I/P/B writes, dedup, update, deprecate, delete, reindex) · [`search`]
+//! (I/P/B writes, dedup, update, deprecate, delete, reindex) · [`erasure`]
+//! (forgetting for real, and the erasure log) · [`search`]
 //! (BM25, KNN, listings) · [`vector_index`] (the in-memory int8 KNN index
 //! that vector search runs on) · [`graph`] (entities, relations, BFS,
 //! dedupe) · [`harvest`] (imported sources and items, one transaction per
@@ -58,6 +62,7 @@
 pub mod audit;
 pub mod awareness;
 pub mod check;
+pub mod erasure;
 pub mod error;
 pub mod frames;
 pub mod graph;

@@ -71,7 +71,7 @@
 //!   resolution, which fires no DELETE trigger, and so overwrote an audit
 //!   row unseen. A BEFORE INSERT trigger runs before the conflict is
 //!   resolved, so it refuses both. `check` reports a mind missing any guard.
-//! - **v9** — the current layout: the vector tables are schema objects
+//! - **v9** — the vector tables are schema objects
 //!   like every other, made by this step in every mind, with no width in
 //!   their definition. Until v8 they were made (and on `reindex` dropped and
 //!   made again at the new width) outside the migrations, when a mind met
@@ -81,6 +81,10 @@
 //!   [`super::meta::create_vector_tables`]) and triggers refuse a vector of
 //!   another width, as the tables' CHECK did. Vectors already held are
 //!   copied into the new tables.
+//! - **v10** — the current layout: the erasure log, `memory_erasures`
+//!   ([`super::erasure`]): what was forgotten, by id, hash, time and reason,
+//!   never the text; append-only like the audit tables, with the same
+//!   three guards.
 //!
 //! # Crash safety and idempotence
 //!
@@ -117,7 +121,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -273,7 +277,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 9] = [v1, v2, v3, v4, v5, v6, v7, v8, v9];
+pub const MIGRATIONS: [Step; 10] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -1089,7 +1093,7 @@ fn v7(conn: &Connection) -> StoreResult<()> {
 /// The append-only tables and the triggers that guard each: v1's UPDATE and
 /// DELETE guards and v8's replacement guard. `hive-mind check` reports a
 /// mind whose table lacks one of them.
-pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 2] = [
+pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 3] = [
     (
         "install_audit",
         [
@@ -1104,6 +1108,14 @@ pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 2] = [
             "ai_interactions_no_update",
             "ai_interactions_no_delete",
             "ai_interactions_no_replace",
+        ],
+    ),
+    (
+        "memory_erasures",
+        [
+            "memory_erasures_no_update",
+            "memory_erasures_no_delete",
+            "memory_erasures_no_replace",
         ],
     ),
 ];
@@ -1208,6 +1220,34 @@ fn v9(conn: &Connection) -> StoreResult<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// v10's erasure log and its guards; idempotent, like every step a test may
+/// run again on a mind taken back a version. Frozen: never edit.
+const V10_SQL: &str = r#"
+CREATE TABLE IF NOT EXISTS memory_erasures (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    erased_at TEXT NOT NULL,
+    frame_id INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    event_date TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    request TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(request))
+);
+CREATE INDEX IF NOT EXISTS memory_erasures_frame ON memory_erasures(frame_id);
+CREATE TRIGGER IF NOT EXISTS memory_erasures_no_update BEFORE UPDATE ON memory_erasures
+BEGIN SELECT RAISE(ABORT, 'memory_erasures is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS memory_erasures_no_delete BEFORE DELETE ON memory_erasures
+BEGIN SELECT RAISE(ABORT, 'memory_erasures is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS memory_erasures_no_replace BEFORE INSERT ON memory_erasures
+WHEN EXISTS (SELECT 1 FROM memory_erasures WHERE id = new.id)
+BEGIN SELECT RAISE(ABORT, 'memory_erasures is append-only'); END;
+"#;
+
+/// v10: the erasure log (see [`V10_SQL`] and the module docs).
+fn v10(conn: &Connection) -> StoreResult<()> {
+    conn.execute_batch(V10_SQL)?;
     Ok(())
 }
 

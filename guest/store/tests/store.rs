@@ -5,6 +5,7 @@
 
 mod support;
 
+mod erasure;
 mod frames;
 mod graph;
 mod harvest;
