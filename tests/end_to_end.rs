@@ -19,6 +19,8 @@ mod cli;
 mod embedder;
 /// The memory API across the component boundary.
 mod engine;
+/// Forgetting for real: the CLI's `forget` and the MCP `forget_memory` tool.
+mod forget;
 /// Harvest through the CLI and the engine: every adapter's fixtures, hostile
 /// items, malformed files, re-import, kill -9 and rerun, URLs over loopback.
 mod harvest;

@@ -7,6 +7,8 @@
 //! crate holds the surfaces a person or an agent uses:
 //!
 //! - [`memory_cli`] — `hive-mind save` and `hive-mind recall`.
+//! - [`forget_cli`] — `hive-mind forget`: erasure for real, a dry run
+//!   unless confirmed with `--yes`.
 //! - [`harvest_cli`] — `hive-mind import` and `hive-mind sources`: bytes
 //!   and URLs handed to the engine's harvest, a progress bar, the report.
 //! - [`admin_cli`] — the minds' subcommands (get, status, reindex, check)
@@ -29,6 +31,7 @@
 pub mod admin_cli;
 pub mod demo;
 pub mod embed_cli;
+pub mod forget_cli;
 pub mod harvest_cli;
 pub mod limits;
 pub mod mcp;

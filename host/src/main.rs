@@ -67,6 +67,9 @@ enum Command {
     /// Recall the memories most relevant to a query (the recall block, the
     /// identity/awareness context, and notes on how it ran).
     Recall(hive_mind_host::memory_cli::RecallArgs),
+    /// Forget memories for real: named by reference or selected by a filter;
+    /// a dry run listing what would go unless `--yes` confirms it.
+    Forget(hive_mind_host::forget_cli::ForgetArgs),
     /// Import a history: ChatGPT, Claude, Gemini, Perplexity or Claude Code
     /// exports (JSON or the export zip), Markdown, text, PDF, web pages
     /// (http(s) URLs) or universal JSON/JSONL, detected by content.
@@ -202,6 +205,17 @@ fn run(cli: Cli) -> Result<()> {
                 } else {
                     println!("{}", recall.text);
                 }
+            }
+        }
+        Command::Forget(args) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let report = hive_mind_host::forget_cli::forget(&dir, &args)?;
+            if args.json {
+                print_json(&hive_mind_host::forget_cli::report_json(&report), false)?;
+            } else {
+                print!("{}", hive_mind_host::forget_cli::report_text(&report));
             }
         }
         Command::Import(args) => {

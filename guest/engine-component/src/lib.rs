@@ -15,7 +15,7 @@
 //! multi-lane pipeline), [`cognify`] (learning from an exchange),
 //! [`import`] (raw conversation turns), [`harvest`] (whole exports,
 //! distilled), [`cleanup`] (retiring
-//! dead-weight frames) and [`graph`] (entities and relations an agent
+//! dead-weight frames), [`forget`] (erasure for real) and [`graph`] (entities and relations an agent
 //! names explicitly).
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
@@ -33,6 +33,7 @@ mod boundary;
 mod calibration;
 mod cleanup;
 mod cognify;
+mod forget;
 mod graph;
 mod harvest;
 mod import;
@@ -49,9 +50,9 @@ use exports::hive::mind::harvest::{
     ImportOptions, ImportReport as HarvestReport, Input, Progress,
 };
 use exports::hive::mind::memory::{
-    CleanupOptions, CleanupReport, Error, ExchangeOptions, Guest as MemoryGuest, ImportReport,
-    ImportedConversation, KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions,
-    SavedMemory,
+    CleanupOptions, CleanupReport, Error, ExchangeOptions, ForgetReport, ForgetRequest,
+    Guest as MemoryGuest, ImportReport, ImportedConversation, KnownEntity, KnownRelation,
+    MemoryInput, Recall, RecallOptions, SavedMemory,
 };
 use hive::mind::types::{Frame, FrameRef, InjectionReport, Mind, ScanContext};
 
@@ -90,6 +91,10 @@ impl MemoryGuest for Component {
 
     fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
         cleanup::cleanup_frames(options)
+    }
+
+    fn forget(request: ForgetRequest) -> Result<ForgetReport, Error> {
+        forget::forget(request)
     }
 
     fn scan_for_injection(text: String, context: ScanContext) -> InjectionReport {

@@ -70,7 +70,7 @@ pub enum CallKind {
     /// language model and embed many texts).
     Import,
     /// Maintenance an operator runs: a reindex step, `check`, cleanup,
-    /// entity de-duplication.
+    /// entity de-duplication, a forget (its `VACUUM` rewrites the file).
     Maintenance,
 }
 

@@ -11,8 +11,9 @@
 //! `save_memory`, `recall_memory`, `remember_exchange`, `cleanup_frames`,
 //! harvest (`harvest_import`, `harvest_sources`, `ingest_source`: a path is
 //! read only under the allowed roots, see below; URLs go through the host's
-//! guarded fetch) and the graph tools (`save_entity`, `create_relation`, `search_entities`:
-//! the noise filter, the relation spelling, name resolution). The identity,
+//! guarded fetch), the graph tools (`save_entity`, `create_relation`, `search_entities`:
+//! the noise filter, the relation spelling, name resolution) and
+//! `forget_memory` (erasure for real; a dry run unless `confirm` is true). The identity,
 //! awareness, workspace and `cleanup_entities` tools and the resources call
 //! the component's `admin` export ([`EngineRuntime::admin`]); the host
 //! never opens a mind itself. Bad input — an unknown workspace, a bad
@@ -54,8 +55,8 @@
 //!   handled at once; another is answered at once with a JSON-RPC error
 //!   ([`SERVER_BUSY`]) instead of waiting in an unbounded queue.
 //! - **get unscanned stored text in front of a model.** Identity,
-//!   awareness, the recent-memories resource and the `cleanup_frames`
-//!   listing pass through the engine's injection scan (its `logic` export,
+//!   awareness, the recent-memories resource, the `cleanup_frames`
+//!   listing and `forget_memory`'s previews pass through the engine's injection scan (its `logic` export,
 //!   the scan recall uses); what it flags is withheld, with the reason.
 //!   `save_memory` stores what it is given and reports the scan's verdict.
 
@@ -80,8 +81,8 @@ use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::{recall_json, saved_json};
 use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{
-    frame_json, importance_in, mind_name, profile_in, scope_in, source_in, timestamp_in,
-    timestamp_name,
+    self as convert, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
+    timestamp_in, timestamp_name,
 };
 use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions};
@@ -1232,6 +1233,76 @@ impl MemoryServer {
             "candidates": candidates,
             "notes": report.notes,
         })))
+    }
+
+    /// Forget memories for real.
+    #[tool(
+        description = "Forget memories for good: each named memory (by reference, e.g. personal:42) or every memory of one mind matching a filter (matching: all these words; since/until: event days YYYY-MM-DD; harvest_format; document) is erased with its search entries, vectors, the entities left without evidence and copies of its text, and the freed space is reclaimed. Without confirm=true nothing changes: the answer lists exactly what would be erased. An erasure log keeps references, hashes, times and the reason, never the text."
+    )]
+    async fn forget_memory(
+        &self,
+        Parameters(args): Parameters<ForgetMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let has_filter = args.matching.is_some()
+            || args.since.is_some()
+            || args.until.is_some()
+            || args.harvest_format.is_some()
+            || args.document.is_some();
+        let memories = args.memories.clone().unwrap_or_default();
+        let selector = match (memories.is_empty(), has_filter) {
+            (false, false) => {
+                if args.workspace.is_some() {
+                    return Err(invalid(
+                        "workspace applies to a filter; a reference names its mind (workspace:ID:N)",
+                    ));
+                }
+                wit_memory::ForgetSelector::Memories(
+                    memories
+                        .iter()
+                        .map(|name| convert::ref_in(name))
+                        .collect::<Result<_, _>>()
+                        .map_err(invalid)?,
+                )
+            }
+            (true, true) => wit_memory::ForgetSelector::Matching(wit_memory::ForgetFilter {
+                mind: self.target_mind(None, args.workspace.as_deref()).await?,
+                text: args.matching.clone(),
+                since: args.since.clone(),
+                until: args.until.clone(),
+                harvest_format: args.harvest_format.clone(),
+                document: args.document.clone(),
+            }),
+            (false, true) => return Err(invalid("give memories or a filter, not both")),
+            (true, false) => {
+                return Err(invalid(
+                    "name the memories to forget (memories: [\"personal:42\"]) or give a filter (matching, since, until, harvest_format, document)",
+                ));
+            }
+        };
+        let request = wit_memory::ForgetRequest {
+            selector,
+            reason: args.reason.clone(),
+            dry_run: !args.confirm,
+        };
+        let value = self
+            .with_engine(move |engine| {
+                let report = engine.forget(&request).map_err(engine_error)?;
+                let mut value = crate::forget_cli::report_json(&report);
+                if let Some(memories) = value.get_mut("memories").and_then(Json::as_array_mut) {
+                    for (memory, forgotten) in memories.iter_mut().zip(&report.memories) {
+                        *memory = guarded(engine, memory.take(), "preview", &forgotten.preview)?;
+                    }
+                }
+                if report.dry_run {
+                    let count = report.memories.len();
+                    value["confirm"] = json!(format!(
+                        "nothing was changed; call forget_memory again with the same arguments and confirm: true to erase these {count} memories"
+                    ));
+                }
+                Ok(value)
+            })
+            .await?;
+        Ok(json_result(value))
     }
 
     /// Merge duplicate entities.

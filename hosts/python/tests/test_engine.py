@@ -205,3 +205,37 @@ def test_the_cli_recalls_what_python_wrote_as_python_does(cli: Cli, tmp_path: Pa
     expected = python_recall_refs(for_python)
     assert any(expected), "Python recalled nothing"
     assert [cli.recall_refs(for_cli, *query) for query in QUERIES] == expected
+
+
+def _anywhere(data: Path, token: bytes) -> bool:
+    return any(token in path.read_bytes() for path in data.rglob("*") if path.is_file())
+
+
+def test_forget_lists_then_erases_for_real(tmp_path: Path) -> None:
+    """On this host's SQLite (3.40 on Debian 12: no FTS5 secure-delete) the
+    engine rewrites the full-text index instead; the token must still be
+    gone from every file."""
+    secret = b"qzvpython7731"
+    data = tmp_path / "data"
+    with HiveMind(data) as mind:
+        kept = mind.save("The boat is moored at pier seven.")
+        gone = mind.save(f"The boat's lock code is {secret.decode()}.")
+        assert _anywhere(data, secret), "the control: the secret is on disk"
+
+        plan = mind.forget([gone.ref])
+        assert plan["dry_run"] and [item["ref"] for item in plan["memories"]] == [gone.ref]
+        assert _anywhere(data, secret), "a dry run changes nothing"
+
+        done = mind.forget(matching="boat lock code", reason="asked by the owner", confirm=True)
+        assert not done["dry_run"] and done["memories"] == plan["memories"]
+        assert not _anywhere(data, secret)
+        assert [m.ref for m in mind.recall("where is the boat moored?").memories][:1] == [kept.ref]
+
+        with pytest.raises(HiveMindError) as missing:
+            mind.forget([gone.ref], confirm=True)
+        assert missing.value.case == "storage"
+        with pytest.raises(ValueError):
+            mind.forget()
+        with pytest.raises(ValueError):
+            mind.forget(["boat"])
+        assert mind.status()[0].frames == 1

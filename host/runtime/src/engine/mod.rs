@@ -507,6 +507,18 @@ impl EngineRuntime {
         Ok(result.map_err(MemoryError)?)
     }
 
+    /// `memory.forget`: erase memories for real, or (a dry run) say what
+    /// would go. A maintenance call: its `VACUUM` rewrites the mind's file.
+    pub fn forget(
+        &mut self,
+        request: &wit_memory::ForgetRequest,
+    ) -> Result<wit_memory::ForgetReport, EngineError> {
+        let result = self.call("forget", CallKind::Maintenance, |engine, store| {
+            engine.hive_mind_memory().call_forget(store, request)
+        })?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
     /// `memory.save-entity`: save (or strengthen) an entity.
     pub fn save_entity(
         &mut self,

@@ -115,6 +115,7 @@ _KINDS = {
     "reindex-step": "maintenance",
     "check": "maintenance",
     "cleanup-frames": "maintenance",
+    "forget": "maintenance",
     "dedupe-entities": "maintenance",
 }
 

@@ -34,7 +34,7 @@ from typing import Any
 import wasmtime
 
 from . import _wit_enums
-from ._wit import Variant, field, record, split_result
+from ._wit import Record, Variant, field, record, split_result
 from .embedder import InProcessEmbedder
 from .engine import ADMIN, HARVEST, MEMORY, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
@@ -195,6 +195,43 @@ def _ref(frame_ref: Any) -> str:
     mind = field(frame_ref, "mind")
     frame_id = field(frame_ref, "id")
     return f"personal:{frame_id}" if mind is None else f"workspace:{mind}:{frame_id}"
+
+
+def _ref_in(name: str) -> Record:
+    """A frame reference as the CLI writes it (``personal:42``,
+    ``workspace:acme:42``) as the WIT ``frame-ref``."""
+    mind, _, frame_id = name.rpartition(":")
+    if not frame_id.isdigit():
+        raise ValueError(f"invalid frame reference {name!r}: expected MIND:ID")
+    if mind == "personal":
+        return record(mind=None, id=int(frame_id))
+    if mind.startswith("workspace:") and mind != "workspace:":
+        return record(mind=mind.removeprefix("workspace:"), id=int(frame_id))
+    raise ValueError(f"invalid frame reference {name!r}: the mind is personal or workspace:<id>")
+
+
+def _forget_report(report: Any) -> dict[str, Any]:
+    def memory(item: Any) -> dict[str, Any]:
+        branch_of = field(item, "branch_of")
+        return {
+            "ref": _ref(field(item, "frame")),
+            "content_hash": field(item, "content_hash"),
+            "event_day": field(item, "event_day"),
+            "preview": field(item, "preview"),
+            "branch_of": None if branch_of is None else _ref(branch_of),
+        }
+
+    return {
+        "dry_run": field(report, "dry_run"),
+        "memories": [memory(item) for item in field(report, "memories")],
+        "entities": [
+            {"mind": _mind(field(entity, "mind")), "name": field(entity, "name")}
+            for entity in field(report, "entities")
+        ],
+        "contexts_rewritten": field(report, "contexts_rewritten"),
+        "bytes_before": field(report, "bytes_before"),
+        "bytes_after": field(report, "bytes_after"),
+    }
 
 
 def _saved(saved: Any) -> Saved:
@@ -454,6 +491,54 @@ class HiveMind:
             except wasmtime.WasmtimeError as trap:
                 raise EngineTrap("trap", str(trap)) from trap
         return _report(report)
+
+    def forget(
+        self,
+        memories: list[str] | None = None,
+        *,
+        matching: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        harvest_format: str | None = None,
+        document: str | None = None,
+        workspace: str | None = None,
+        reason: str | None = None,
+        confirm: bool = False,
+    ) -> dict[str, Any]:
+        """Forget memories for real (``memory.forget``): ``memories`` by
+        reference (``personal:42``), or every memory of the personal mind (or
+        ``workspace``'s) passing a filter: ``matching`` (all its words),
+        ``since``/``until`` (event days, ``YYYY-MM-DD``), ``harvest_format``,
+        ``document``. Without ``confirm=True`` nothing changes and the report
+        lists exactly what would be erased. With it, each memory goes with
+        its search entries, vectors, the entities left without evidence and
+        the copies of its text; the freed pages are reclaimed. ``reason`` is
+        kept in the erasure log (which never keeps the text). Returns the
+        report as a dict (the WIT ``forget-report``'s fields, snake_case)."""
+        has_filter = any(value is not None for value in (matching, since, until, harvest_format, document))
+        if memories and has_filter:
+            raise ValueError("give memories or a filter, not both")
+        if memories:
+            if workspace is not None:
+                raise ValueError("workspace applies to a filter; a reference names its mind (workspace:ID:N)")
+            selector: Any = [_ref_in(name) for name in memories]
+        elif has_filter:
+            selector = record(
+                mind=workspace,
+                text=matching,
+                since=since,
+                until=until,
+                harvest_format=harvest_format,
+                document=document,
+            )
+        else:
+            raise ValueError("name the memories to forget or give a filter")
+        report = self._call(
+            MEMORY,
+            "forget",
+            record(selector=selector, reason=reason, dry_run=not confirm),
+        )
+        return _forget_report(report)
 
     def status(self) -> list[MindStatus]:
         """Every mind's counts, personal first."""

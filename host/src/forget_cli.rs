@@ -1,0 +1,228 @@
+//! `hive-mind forget`: erase memories for real, through the engine's
+//! `memory.forget`.
+//!
+//! Without `--yes` the command is a dry run: it lists exactly what would be
+//! erased (each memory with its reference, day and first words; the entities
+//! left without evidence) and changes nothing. With `--yes` it erases that,
+//! reclaims the freed pages and prints what went. The memories are named by
+//! reference (`personal:42`, `workspace:acme:7`) or selected by a filter of
+//! one mind (`--matching`, `--since`, `--until`, `--harvest-format`,
+//! `--document`, all of which must hold).
+
+use std::path::Path;
+
+use serde_json::{Value as Json, json};
+
+use hive_mind_runtime::engine::convert;
+use hive_mind_runtime::engine::wit_memory::{
+    ForgetFilter, ForgetReport, ForgetRequest, ForgetSelector,
+};
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::{EngineError, OpenError};
+
+/// `hive-mind forget`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ForgetArgs {
+    /// Memories to forget, by reference (`personal:42`,
+    /// `workspace:acme:7`); or give a filter instead.
+    pub memories: Vec<String>,
+    /// Filter: every word of this text is in the memory.
+    #[arg(long)]
+    pub matching: Option<String>,
+    /// Filter: the memory's event day is on or after this day (YYYY-MM-DD).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Filter: the memory's event day is on or before this day.
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Filter: imported from this harvest format (chatgpt, claude, …).
+    #[arg(long)]
+    pub harvest_format: Option<String>,
+    /// Filter: a section of this imported document (its key).
+    #[arg(long)]
+    pub document: Option<String>,
+    /// The workspace mind a filter applies to (default: the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// Why, kept in the erasure log (never quote what is forgotten).
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// Erase. Without it, only show what would be erased.
+    #[arg(long)]
+    pub yes: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What can go wrong in `forget`.
+#[derive(Debug, thiserror::Error)]
+pub enum ForgetError {
+    /// The arguments do not make a request.
+    #[error("{0}")]
+    Argument(String),
+    /// The engine could not be set up.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The engine refused or failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+impl ForgetArgs {
+    fn has_filter(&self) -> bool {
+        self.matching.is_some()
+            || self.since.is_some()
+            || self.until.is_some()
+            || self.harvest_format.is_some()
+            || self.document.is_some()
+    }
+
+    /// The engine's request.
+    pub fn request(&self) -> Result<ForgetRequest, ForgetError> {
+        for (field, value) in [
+            ("query", self.matching.as_ref()),
+            ("since", self.since.as_ref()),
+            ("until", self.until.as_ref()),
+            ("harvest_format", self.harvest_format.as_ref()),
+            ("document", self.document.as_ref()),
+            ("workspace", self.workspace.as_ref()),
+            ("reason", self.reason.as_ref()),
+        ] {
+            if let Some(value) = value {
+                crate::limits::check(field, value)
+                    .map_err(|error| ForgetError::Argument(error.to_string()))?;
+            }
+        }
+        let selector = match (self.memories.is_empty(), self.has_filter()) {
+            (false, false) => {
+                if self.workspace.is_some() {
+                    return Err(ForgetError::Argument(
+                        "--workspace applies to a filter; a reference names its mind (workspace:ID:N)"
+                            .to_string(),
+                    ));
+                }
+                ForgetSelector::Memories(
+                    self.memories
+                        .iter()
+                        .map(|name| convert::ref_in(name))
+                        .collect::<Result<_, _>>()
+                        .map_err(ForgetError::Argument)?,
+                )
+            }
+            (true, true) => ForgetSelector::Matching(ForgetFilter {
+                mind: match &self.workspace {
+                    Some(id) => convert::workspace(id).map_err(ForgetError::Argument)?,
+                    None => Mind::Personal,
+                },
+                text: self.matching.clone(),
+                since: self.since.clone(),
+                until: self.until.clone(),
+                harvest_format: self.harvest_format.clone(),
+                document: self.document.clone(),
+            }),
+            (false, true) => {
+                return Err(ForgetError::Argument(
+                    "name memories or give a filter, not both".to_string(),
+                ));
+            }
+            (true, false) => {
+                return Err(ForgetError::Argument(
+                    "name the memories to forget (personal:42 …) or give a filter \
+                     (--matching, --since, --until, --harvest-format, --document)"
+                        .to_string(),
+                ));
+            }
+        };
+        Ok(ForgetRequest {
+            selector,
+            reason: self.reason.clone(),
+            dry_run: !self.yes,
+        })
+    }
+}
+
+/// Run `hive-mind forget` on the data directory `dir`.
+pub fn forget(dir: &Path, args: &ForgetArgs) -> Result<ForgetReport, ForgetError> {
+    let request = args.request()?;
+    let mut engine = hive_mind_runtime::engine::open(dir)?;
+    Ok(engine.forget(&request)?)
+}
+
+/// The report as JSON, every field by its WIT name.
+pub fn report_json(report: &ForgetReport) -> Json {
+    json!({
+        "dry-run": report.dry_run,
+        "memories": report.memories.iter().map(|memory| json!({
+            "ref": convert::ref_name(&memory.frame),
+            "content-hash": memory.content_hash,
+            "event-day": memory.event_day,
+            "preview": memory.preview,
+            "branch-of": memory.branch_of.as_ref().map(convert::ref_name),
+        })).collect::<Vec<_>>(),
+        "entities": report.entities.iter().map(|entity| json!({
+            "mind": convert::mind_name(&entity.mind),
+            "name": entity.name,
+        })).collect::<Vec<_>>(),
+        "contexts-rewritten": report.contexts_rewritten,
+        "bytes-before": report.bytes_before,
+        "bytes-after": report.bytes_after,
+    })
+}
+
+/// The report for a person: what goes (or went), and how to confirm.
+pub fn report_text(report: &ForgetReport) -> String {
+    let mut text = String::new();
+    let count = report.memories.len();
+    text.push_str(&if report.dry_run {
+        format!("would forget {count} memor{}:\n", plural(count))
+    } else {
+        format!("forgot {count} memor{}:\n", plural(count))
+    });
+    for memory in &report.memories {
+        let branch = memory
+            .branch_of
+            .as_ref()
+            .map(|base| format!(" (branches off {})", convert::ref_name(base)))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "  {}  {}  {}{branch}\n",
+            convert::ref_name(&memory.frame),
+            memory.event_day,
+            memory.preview.replace('\n', " ")
+        ));
+    }
+    if !report.entities.is_empty() {
+        let names: Vec<String> = report
+            .entities
+            .iter()
+            .map(|entity| format!("{} ({})", entity.name, convert::mind_name(&entity.mind)))
+            .collect();
+        text.push_str(&format!(
+            "{} entit{} left without evidence: {}\n",
+            names.len(),
+            if names.len() == 1 { "y" } else { "ies" },
+            names.join(", ")
+        ));
+    }
+    if report.dry_run {
+        text.push_str("nothing was changed; run again with --yes to erase these for good\n");
+    } else {
+        text.push_str(&format!(
+            "{} search context{} rewritten; database size {} -> {} bytes\n",
+            report.contexts_rewritten,
+            if report.contexts_rewritten == 1 {
+                ""
+            } else {
+                "s"
+            },
+            report.bytes_before,
+            report.bytes_after
+        ));
+    }
+    text
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "y" } else { "ies" }
+}
