@@ -16,7 +16,9 @@
 //!   [`entity`] canonicalises knowledge-graph names and filters noise;
 //!   [`cognify`] plans what a successful turn writes: frames, entities and
 //!   relations; [`raw_turn`] tags verbatim conversation turns and gives
-//!   each the end of the turn before it as its search context.
+//!   each the end of the turn before it as its search context;
+//!   [`supersede`] gives a short statement its slot (`user|residence`), so
+//!   a newer statement of the same slot replaces the older in recall.
 //! - **Recalling.** [`fusion`] merges a search's keyword and vector hits by
 //!   their normalised scores, and ranked listings by reciprocal rank fusion;
 //!   [`relevance`] scores a frame by recency, popularity, graph distance and
@@ -52,6 +54,7 @@ pub mod injection;
 pub mod raw_turn;
 pub mod recall;
 pub mod relevance;
+pub mod supersede;
 pub mod tokens;
 pub mod types;
 mod words;

@@ -11,6 +11,7 @@
 //! | its chunks and vectors | deleted (the v9 triggers and the chunk cascade) |
 //! | the full-text index | FTS5's `secure-delete` option (SQLite 3.44+) takes the tokens out of the index at once; on an older SQLite, the index is `optimize`d after the deletes, which rewrites it without them |
 //! | the search context of the next raw turn of its conversation (v7) | rewritten from the turn now before it |
+//! | the memories it replaced (a correction, a newer statement) | reopened: the version before it is current again |
 //! | B-frames that branch off it | erased with it (listed, with the frame they depend on) |
 //! | P-frames of its session based on it (it was the session's I-frame) | kept: the first of them becomes the session's I-frame, the others are based on it |
 //! | related-frame links, entity links | cascade |
@@ -522,6 +523,8 @@ impl MindStore {
         let erased_at = now();
         let request_json = request_record(request);
         rebase_sessions(&tx, &ids)?;
+        let erased: Vec<u64> = ids.iter().copied().collect();
+        super::validity::reopen_replaced_by_in(&tx, &erased)?;
         // Branches before their bases: a branch is written after its base,
         // so a higher id goes first.
         for (frame, _) in chosen.iter().rev() {

@@ -38,7 +38,7 @@ use super::{MindStore, plan_chunks, sessions};
 /// The columns [`frame_from_row`] reads, in order.
 pub const FRAME_COLUMNS: &str = "f.id, f.frame_type, f.gop_id, f.t, f.base_frame_id, f.content, \
      f.importance, f.source, f.access_count, f.created_at, f.event_date, f.inserted_at, \
-     f.last_accessed, f.content_hash, f.metadata";
+     f.last_accessed, f.content_hash, f.metadata, f.valid_to, f.superseded_by, f.superseded_at";
 
 /// A B-frame to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,11 +183,14 @@ pub fn frame_from_row(store_mind: &super::Mind, row: &Row<'_>) -> crate::sql::Re
         last_accessed: row.get(12)?,
         content_hash: row.get(13)?,
         metadata: row.get(14)?,
+        valid_to: row.get(15)?,
+        superseded_by: row.get(16)?,
+        superseded_at: row.get(17)?,
     })
 }
 
 /// Fetch one frame inside a connection or transaction.
-fn get_in(conn: &Connection, mind: &super::Mind, id: u64) -> StoreResult<Option<Frame>> {
+pub(crate) fn get_in(conn: &Connection, mind: &super::Mind, id: u64) -> StoreResult<Option<Frame>> {
     Ok(conn
         .query_row(
             &format!("SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE f.id = ?1"),
@@ -791,10 +794,14 @@ fn insert(
         (Kind::Log, None) => (FrameType::IFrame, None),
         (Kind::Log, Some(i_frame)) => (FrameType::PFrame, Some(i_frame)),
     };
+    let slot = match frame_type {
+        FrameType::BFrame => None,
+        _ => super::validity::slot_of(&checked.content),
+    };
     conn.prepare_cached(
         "INSERT INTO memory_frames (frame_type, gop_id, t, base_frame_id, content, importance, source,
-             created_at, event_date, inserted_at, content_hash, metadata, context)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             created_at, event_date, inserted_at, content_hash, metadata, context, slot)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?
     .execute(params![
         frame_type.as_str(),
@@ -810,10 +817,14 @@ fn insert(
         checked.hash,
         checked.metadata,
         checked.context,
+        slot,
     ])?;
     let id = u64::try_from(conn.last_insert_rowid())
         .map_err(|_| StoreError::InvalidInput("negative rowid".to_string()))?;
     write_vectors(conn, id, embedding, chunks)?;
+    if let Some(slot) = &slot {
+        super::validity::chain_slot_in(conn, slot)?;
+    }
     let frame = get_in(conn, mind, id)?
         .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
     Ok(SavedFrame {

@@ -47,7 +47,8 @@
 //! [`sql`] (the capability and the statement API) · [`schema`] (versions and
 //! migrations) · [`meta`] (embedder fingerprint, vector tables) · [`frames`]
 //! (I/P/B writes, dedup, update, deprecate, delete, reindex) · [`erasure`]
-//! (forgetting for real, and the erasure log) · [`search`]
+//! (forgetting for real, and the erasure log) · [`validity`] (corrections,
+//! and the newer statement of a slot replacing the older) · [`search`]
 //! (BM25, KNN, listings) · [`vector_index`] (the in-memory int8 KNN index
 //! that vector search runs on) · [`graph`] (entities, relations, BFS,
 //! dedupe) · [`harvest`] (imported sources and items, one transaction per
@@ -75,6 +76,7 @@ pub mod search;
 pub mod sessions;
 pub mod sql;
 pub mod types;
+pub mod validity;
 pub mod vector_index;
 pub mod vectors;
 

@@ -81,10 +81,17 @@
 //!   [`super::meta::create_vector_tables`]) and triggers refuse a vector of
 //!   another width, as the tables' CHECK did. Vectors already held are
 //!   copied into the new tables.
-//! - **v10** — the current layout: the erasure log, `memory_erasures`
+//! - **v10** — the erasure log, `memory_erasures`
 //!   ([`super::erasure`]): what was forgotten, by id, hash, time and reason,
 //!   never the text; append-only like the audit tables, with the same
 //!   three guards.
+//! - **v11** — the current layout: validity ([`super::validity`]). A frame
+//!   has `valid_to`, `superseded_by` and `superseded_at` (all null while
+//!   current) and its statement `slot` (indexed). The step gives every
+//!   frame its slot with today's [`hive_mind_core::supersede::memory_slot`]
+//!   (deliberately the live rules, like v2's canonical names: the slot is
+//!   the key the store chains by today) and chains each slot, so a mind's
+//!   outdated statements are closed as a new save would close them.
 //!
 //! # Crash safety and idempotence
 //!
@@ -121,7 +128,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -277,7 +284,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 10] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10];
+pub const MIGRATIONS: [Step; 11] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -1248,6 +1255,47 @@ BEGIN SELECT RAISE(ABORT, 'memory_erasures is append-only'); END;
 /// v10: the erasure log (see [`V10_SQL`] and the module docs).
 fn v10(conn: &Connection) -> StoreResult<()> {
     conn.execute_batch(V10_SQL)?;
+    Ok(())
+}
+
+/// v11's columns. Frozen: never edit.
+const V11_SQL: &str = "
+ALTER TABLE memory_frames ADD COLUMN valid_to TEXT;
+ALTER TABLE memory_frames ADD COLUMN superseded_by INTEGER REFERENCES memory_frames(id) ON DELETE SET NULL;
+ALTER TABLE memory_frames ADD COLUMN superseded_at TEXT;
+ALTER TABLE memory_frames ADD COLUMN slot TEXT;
+CREATE INDEX memory_frames_slot ON memory_frames(slot) WHERE slot IS NOT NULL;
+CREATE INDEX memory_frames_superseded_by ON memory_frames(superseded_by) WHERE superseded_by IS NOT NULL;
+";
+
+/// v11: validity (see the module docs). Idempotent: a mind that already has
+/// the columns (a test's mind taken back a version) only gets its slots
+/// and chains again.
+fn v11(conn: &Connection) -> StoreResult<()> {
+    let has_slot: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('memory_frames') WHERE name = 'slot')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_slot {
+        conn.execute_batch(V11_SQL)?;
+    }
+    let frames = conn.query_all(
+        "SELECT id, content FROM memory_frames WHERE frame_type != 'b-frame' ORDER BY id",
+        [],
+        |row| Ok((row.get::<_, u64>(0)?, row.get::<_, String>(1)?)),
+    )?;
+    let mut slots = std::collections::BTreeSet::new();
+    let mut update = conn.prepare("UPDATE memory_frames SET slot = ?1 WHERE id = ?2")?;
+    for (id, content) in frames {
+        if let Some(slot) = super::validity::slot_of(&content) {
+            update.execute(params![slot, id])?;
+            slots.insert(slot);
+        }
+    }
+    for slot in slots {
+        super::validity::chain_slot_in(conn, &slot)?;
+    }
     Ok(())
 }
 

@@ -195,6 +195,14 @@ pub struct Frame {
     pub content_hash: String,
     /// A JSON object; never indexed.
     pub metadata: String,
+    /// The event time it stopped being valid: a correction or a newer
+    /// statement of the same slot replaced it ([`super::validity`]). `None`
+    /// while current.
+    pub valid_to: Option<String>,
+    /// The frame that replaced it (same mind).
+    pub superseded_by: Option<u64>,
+    /// When the replacement was recorded (ingestion clock).
+    pub superseded_at: Option<String>,
 }
 
 /// A chunk's offsets and embedding (WIT `chunk-vector`).

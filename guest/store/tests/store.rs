@@ -12,3 +12,4 @@ mod harvest;
 mod layers;
 mod schema;
 mod search;
+mod validity;

@@ -1,0 +1,203 @@
+//! Validity: which memories are current, and what each replaced.
+//!
+//! A memory has two clocks: its **event time** (`created_at`, when what it
+//! says happened or was said) and its **ingestion time** (`inserted_at`,
+//! when the mind learned it). From v11 it also has a validity window on the
+//! event clock: it is valid from its event time until `valid_to`, when a
+//! newer statement replaced it (`superseded_by`, recorded at
+//! `superseded_at` on the ingestion clock). A memory with no `valid_to` is
+//! current. Nothing is deleted: the replaced memory stays in the log, recall
+//! leaves it out unless asked "as of" a time inside its window.
+//!
+//! Two ways a memory is replaced:
+//!
+//! - **A correction** ([`MindStore::correct_frame`]): the owner (or an agent)
+//!   writes the new version of one memory. The old one is closed at the new
+//!   one's event time.
+//! - **A newer statement of the same slot**
+//!   ([`hive_mind_core::supersede::memory_slot`]: `user|residence`,
+//!   `ana|phone number`, …). Every frame written gets its slot; the current
+//!   frames of one slot are put in event-time order and each is closed at
+//!   the next one's event time ([`chain_slot_in`]), so the latest statement
+//!   is current whatever order they arrived in (an import of an old chat
+//!   after a newer save does not bring the old value back).
+
+use crate::sql::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::MindStore;
+use super::error::{StoreError, StoreResult};
+use super::frames::{FRAME_COLUMNS, frame_from_row, get_in};
+use super::schema::now;
+use super::types::{Frame, NewFrame, SavedFrame};
+
+/// Put the frames of `slot` in event-time order and close each at the next
+/// one's event time, so the latest is current; returns how many links
+/// changed. The timeline is the slot's current frames and those a newer
+/// frame of the same slot closed; a frame closed by a correction into
+/// another slot stays as the correction left it.
+pub(crate) fn chain_slot_in(conn: &Connection, slot: &str) -> StoreResult<u64> {
+    let timeline: Vec<(u64, String, Option<u64>)> = conn.query_all(
+        "SELECT f.id, f.created_at, f.superseded_by FROM memory_frames f
+         LEFT JOIN memory_frames n ON n.id = f.superseded_by
+         WHERE f.slot = ?1 AND (f.valid_to IS NULL OR n.slot = ?1)
+         ORDER BY f.created_at, f.id",
+        [slot],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )?;
+    let mut changed = 0;
+    let recorded = now();
+    for pair in timeline.windows(2) {
+        let [(older, _, linked), (newer, newer_at, _)] = pair else {
+            continue;
+        };
+        if *linked == Some(*newer) {
+            continue;
+        }
+        conn.prepare_cached(
+            "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
+             WHERE id = ?1",
+        )?
+        .execute(params![*older, newer_at, *newer, recorded])?;
+        changed += 1;
+    }
+    Ok(changed)
+}
+
+/// The slot of a frame written with `content` (none for a B-frame, whose
+/// content is a description of an alternative, not a statement).
+pub(crate) fn slot_of(content: &str) -> Option<String> {
+    hive_mind_core::supersede::memory_slot(content).map(|slot| slot.key())
+}
+
+/// Reopen the frames that `erased` (being erased) replaced, and chain their
+/// slots again: the memory before a forgotten correction is current again.
+pub(crate) fn reopen_replaced_by_in(conn: &Connection, erased: &[u64]) -> StoreResult<()> {
+    let mut slots = std::collections::BTreeSet::new();
+    for id in erased {
+        let replaced: Vec<(u64, Option<String>)> = conn.query_all(
+            "SELECT id, slot FROM memory_frames WHERE superseded_by = ?1",
+            [*id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        for (frame, slot) in replaced {
+            if erased.contains(&frame) {
+                continue;
+            }
+            conn.execute(
+                "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
+                 WHERE id = ?1",
+                [frame],
+            )?;
+            slots.extend(slot);
+        }
+    }
+    for slot in slots {
+        chain_slot_in(conn, &slot)?;
+    }
+    Ok(())
+}
+
+/// A correction's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corrected {
+    /// The new version, as stored.
+    pub saved: SavedFrame,
+    /// The old version, now closed.
+    pub replaced: Frame,
+}
+
+impl MindStore {
+    /// Correct frame `id`: write `new` (its text, vectors and event time)
+    /// and close the old version at the new one's event time (or at its own,
+    /// if the new one is dated earlier: it was never valid after). One
+    /// transaction. A frame that does not exist is [`StoreError::NotFound`];
+    /// one already replaced, or a correction that says the same thing, is
+    /// [`StoreError::InvalidInput`] naming why.
+    pub fn correct_frame(&mut self, id: u64, new: NewFrame) -> StoreResult<Corrected> {
+        let dim = self.vectors.require()?;
+        let plan = self.chunk_plan;
+        let mind = self.mind.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let old = get_in(&tx, &mind, id)?
+            .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
+        if let Some(newer) = old.superseded_by {
+            return Err(StoreError::InvalidInput(format!(
+                "frame {mind}:{id} was already replaced by {mind}:{newer}; correct that one"
+            )));
+        }
+        let mut saved = super::frames::save_frames_in(&tx, &mind, dim, plan, &[new])?;
+        let saved = saved
+            .pop()
+            .ok_or_else(|| StoreError::InvalidInput("nothing to save".to_string()))?;
+        let new_id = saved.frame.frame_ref.id;
+        if new_id == id {
+            return Err(StoreError::InvalidInput(format!(
+                "the correction of {mind}:{id} says the same thing"
+            )));
+        }
+        let valid_to = std::cmp::max(&saved.frame.created_at, &old.created_at).clone();
+        tx.execute(
+            "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
+             WHERE id = ?1",
+            params![id, valid_to, new_id, now()],
+        )?;
+        let replaced = get_in(&tx, &mind, id)?
+            .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
+        let saved = SavedFrame {
+            frame: get_in(&tx, &mind, new_id)?
+                .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{new_id}")))?,
+            duplicate: saved.duplicate,
+        };
+        tx.commit()?;
+        Ok(Corrected { saved, replaced })
+    }
+
+    /// The versions of frame `id`'s memory, oldest first: the frames it
+    /// replaced (and what they replaced), itself, and the frames that
+    /// replaced it, following the links both ways.
+    pub fn history(&self, id: u64) -> StoreResult<Vec<Frame>> {
+        let mind = self.mind.clone();
+        let start = get_in(&self.conn, &mind, id)?
+            .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
+        let mut before = Vec::new();
+        let mut at = start.frame_ref.id;
+        while before.len() < MAX_HISTORY {
+            let Some(older) = self
+                .conn
+                .query_row(
+                    &format!(
+                        "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE f.superseded_by = ?1
+                         ORDER BY f.created_at DESC, f.id DESC LIMIT 1"
+                    ),
+                    [at],
+                    |row| frame_from_row(&mind, row),
+                )
+                .optional()?
+            else {
+                break;
+            };
+            at = older.frame_ref.id;
+            before.push(older);
+        }
+        before.reverse();
+        let mut versions = before;
+        let mut next = start.superseded_by;
+        versions.push(start);
+        while let Some(id) = next {
+            if versions.len() >= 2 * MAX_HISTORY {
+                break;
+            }
+            let Some(newer) = get_in(&self.conn, &mind, id)? else {
+                break;
+            };
+            next = newer.superseded_by;
+            versions.push(newer);
+        }
+        Ok(versions)
+    }
+}
+
+/// The most versions followed each way by [`MindStore::history`].
+pub const MAX_HISTORY: usize = 100;

@@ -1,0 +1,154 @@
+//! Validity against real SQLite files: a newer statement of the same slot
+//! closes the older whatever order they arrive in, a correction closes the
+//! version it replaces, history follows the links both ways, forgetting the
+//! newest version reopens the one before, and bad corrections change
+//! nothing.
+
+use crate::support::*;
+
+use hive_mind_store::erasure::ErasureRequest;
+use hive_mind_store::{Frame, Mind, Minds, StoreError};
+
+fn save_at(minds: &mut Minds, content: &str, at: &str) -> u64 {
+    let mut new = frame(&Mind::Personal, content);
+    new.created_at = Some(at.to_string());
+    minds.save_frame(new).unwrap().frame.frame_ref.id
+}
+
+fn get(minds: &mut Minds, id: u64) -> Frame {
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .get_frames(&[id])
+        .unwrap()
+        .pop()
+        .unwrap()
+}
+
+#[test]
+fn the_latest_statement_of_a_slot_is_current_whatever_the_order_of_arrival() {
+    let (_dir, mut minds) = minds();
+    let lisbon = save_at(&mut minds, "I live in Lisbon.", "2023-01-10T09:00:00Z");
+    let other = save_at(
+        &mut minds,
+        "Ana's birthday is in March.",
+        "2023-02-01T09:00:00Z",
+    );
+    let porto = save_at(&mut minds, "I moved to Porto.", "2025-03-01T09:00:00Z");
+    let berlin = save_at(
+        &mut minds,
+        "I'm based in Berlin now.",
+        "2026-01-05T09:00:00Z",
+    );
+    // An older statement arriving last (an import of an old chat).
+    let madrid = save_at(&mut minds, "I live in Madrid.", "2022-05-01T09:00:00Z");
+
+    let links: Vec<(u64, Option<u64>, Option<String>)> = [madrid, lisbon, porto, berlin]
+        .into_iter()
+        .map(|id| {
+            let frame = get(&mut minds, id);
+            (id, frame.superseded_by, frame.valid_to)
+        })
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            (
+                madrid,
+                Some(lisbon),
+                Some("2023-01-10T09:00:00.000Z".to_string())
+            ),
+            (
+                lisbon,
+                Some(porto),
+                Some("2025-03-01T09:00:00.000Z".to_string())
+            ),
+            (
+                porto,
+                Some(berlin),
+                Some("2026-01-05T09:00:00.000Z".to_string())
+            ),
+            (berlin, None, None),
+        ]
+    );
+    let untouched = get(&mut minds, other);
+    assert_eq!((untouched.superseded_by, untouched.valid_to), (None, None));
+    // History follows the links from any version.
+    let history: Vec<u64> = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .history(porto)
+        .unwrap()
+        .iter()
+        .map(|frame| frame.frame_ref.id)
+        .collect();
+    assert_eq!(history, vec![madrid, lisbon, porto, berlin]);
+    assert!(minds.mind(&Mind::Personal).unwrap().check().unwrap().ok());
+}
+
+#[test]
+fn a_correction_closes_the_old_version_and_refuses_what_cannot_be_corrected() {
+    let (_dir, mut minds) = minds();
+    let old = save_at(
+        &mut minds,
+        "The billing service runs on Postgres 14.",
+        "2026-01-01T00:00:00Z",
+    );
+    let mut new = frame(&Mind::Personal, "The billing service runs on Postgres 16.");
+    new.created_at = Some("2026-06-01T00:00:00Z".to_string());
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let corrected = store.correct_frame(old, new.clone()).unwrap();
+    let new_id = corrected.saved.frame.frame_ref.id;
+    assert_eq!(corrected.replaced.superseded_by, Some(new_id));
+    assert_eq!(
+        corrected.replaced.valid_to.as_deref(),
+        Some("2026-06-01T00:00:00.000Z")
+    );
+    assert_eq!(corrected.saved.frame.valid_to, None);
+
+    // Correcting the old version again, a frame that does not exist, or
+    // to the same words: refused, nothing written.
+    let frames_before = store.status().unwrap().frames;
+    let again = frame(&Mind::Personal, "The billing service runs on Postgres 17.");
+    assert!(matches!(
+        store.correct_frame(old, again.clone()),
+        Err(StoreError::InvalidInput(why)) if why.contains("already replaced")
+    ));
+    assert!(matches!(
+        store.correct_frame(9_999, again),
+        Err(StoreError::NotFound(_))
+    ));
+    let same = frame(&Mind::Personal, "The billing service runs on Postgres 16.");
+    assert!(matches!(
+        store.correct_frame(new_id, same),
+        Err(StoreError::InvalidInput(why)) if why.contains("same thing")
+    ));
+    assert_eq!(store.status().unwrap().frames, frames_before);
+
+    // Forgetting the correction makes the old version current again.
+    store
+        .erase(&ErasureRequest::Frames(vec![new_id]), "wrong correction")
+        .unwrap();
+    let reopened = get(&mut minds, old);
+    assert_eq!((reopened.superseded_by, reopened.valid_to), (None, None));
+    assert!(minds.mind(&Mind::Personal).unwrap().check().unwrap().ok());
+}
+
+#[test]
+fn forgetting_the_newest_statement_of_a_slot_makes_the_one_before_current() {
+    let (_dir, mut minds) = minds();
+    let first = save_at(&mut minds, "I work at Acme.", "2024-01-01T00:00:00Z");
+    let second = save_at(&mut minds, "I joined Globex.", "2025-01-01T00:00:00Z");
+    let third = save_at(
+        &mut minds,
+        "I work for Initech now.",
+        "2026-01-01T00:00:00Z",
+    );
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .erase(&ErasureRequest::Frames(vec![third]), "")
+        .unwrap();
+    assert_eq!(get(&mut minds, second).superseded_by, None);
+    assert_eq!(get(&mut minds, first).superseded_by, Some(second));
+}
