@@ -15,6 +15,8 @@ mod support;
 mod chunk_tokens;
 /// The `hive-mind` CLI: listing, calling, clear errors for bad input; the demo.
 mod cli;
+/// Corrections and changing facts: current and "as of" recall, history.
+mod correct;
 /// The in-process model against reference vectors; HTTP providers over loopback.
 mod embedder;
 /// The memory API across the component boundary.

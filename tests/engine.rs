@@ -758,6 +758,7 @@ fn a_memory_the_embedder_fails_on_is_kept_for_text_reported_and_reindexed() {
         now: None,
         floor: None,
         rerank_pool: None,
+        as_of: None,
     };
     let recall = engine
         .recall_memory("quarantine build host", &options)
@@ -949,6 +950,7 @@ fn the_rerank_budget_follows_the_window_the_hosts_reranker_reports() {
                     now: None,
                     floor: None,
                     rerank_pool: None,
+                    as_of: None,
                 },
             )
             .unwrap();

@@ -52,6 +52,7 @@ fn options(workspace: Option<&str>, scope: RecallScope) -> RecallOptions {
         now: Some(ms(NOW)),
         floor: None,
         rerank_pool: None,
+        as_of: None,
     }
 }
 
@@ -109,6 +110,7 @@ fn absent_recall_options_get_the_engine_defaults() {
         now: Some(ms(NOW)),
         floor: None,
         rerank_pool: None,
+        as_of: None,
     };
     let explicit = RecallOptions {
         profile: Some(ScoringProfile::Balanced),

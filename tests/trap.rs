@@ -67,6 +67,7 @@ fn recall_options() -> RecallOptions {
         now: None,
         floor: None,
         rerank_pool: None,
+        as_of: None,
     }
 }
 

@@ -474,6 +474,7 @@ fn recall_showcases(
             now: None,
             floor: None,
             rerank_pool: None,
+            as_of: None,
         };
         let recall = engine.recall_memory(showcase.query, &options)?;
         writeln!(

@@ -7,6 +7,8 @@
 //! crate holds the surfaces a person or an agent uses:
 //!
 //! - [`memory_cli`] — `hive-mind save` and `hive-mind recall`.
+//! - [`correct_cli`] — `hive-mind correct` and `hive-mind history`: a new
+//!   version of a memory that closes the old, and the versions of a memory.
 //! - [`forget_cli`] — `hive-mind forget`: erasure for real, a dry run
 //!   unless confirmed with `--yes`.
 //! - [`harvest_cli`] — `hive-mind import` and `hive-mind sources`: bytes
@@ -29,6 +31,7 @@
 //! benchmarks) are another crate and binary, `hive-mind-lab` (`host/lab`).
 
 pub mod admin_cli;
+pub mod correct_cli;
 pub mod demo;
 pub mod embed_cli;
 pub mod forget_cli;

@@ -67,6 +67,17 @@ enum Command {
     /// Recall the memories most relevant to a query (the recall block, the
     /// identity/awareness context, and notes on how it ran).
     Recall(hive_mind_host::memory_cli::RecallArgs),
+    /// Correct a memory: the new version replaces the old in recall; the old
+    /// stays in its history (and answers a recall `--as-of` before it).
+    Correct(hive_mind_host::correct_cli::CorrectArgs),
+    /// The versions of a memory, oldest first.
+    History {
+        /// The memory (`personal:42`, `workspace:acme:7`).
+        memory: String,
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Forget memories for real: named by reference or selected by a filter;
     /// a dry run listing what would go unless `--yes` confirms it.
     Forget(hive_mind_host::forget_cli::ForgetArgs),
@@ -205,6 +216,28 @@ fn run(cli: Cli) -> Result<()> {
                 } else {
                     println!("{}", recall.text);
                 }
+            }
+        }
+        Command::Correct(args) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let corrected = hive_mind_host::correct_cli::correct(&dir, &args)?;
+            println!("{}", serde_json::to_string_pretty(&corrected)?);
+        }
+        Command::History { memory, json } => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let versions = hive_mind_host::correct_cli::history(&dir, &memory)?;
+            if json {
+                let versions: Vec<Json> = versions
+                    .iter()
+                    .map(hive_mind_runtime::engine::convert::frame_json)
+                    .collect();
+                print_json(&Json::Array(versions), false)?;
+            } else {
+                print!("{}", hive_mind_host::correct_cli::history_text(&versions));
             }
         }
         Command::Forget(args) => {

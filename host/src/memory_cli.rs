@@ -143,6 +143,10 @@ pub struct RecallArgs {
     /// engine's); 0 turns reranking off.
     #[arg(long)]
     pub rerank_pool: Option<u32>,
+    /// Answer with what was valid at this time (ISO-8601): memories from
+    /// before it that had not been replaced by then.
+    #[arg(long)]
+    pub as_of: Option<String>,
     /// Print the structured result as JSON instead of the text.
     #[arg(long)]
     pub json: bool,
@@ -165,6 +169,8 @@ pub fn recall_options(
     let scope = scope.map_err(|why| bad_flag("scope", why))?;
     let now = args.now.as_deref().map(convert::timestamp_in).transpose();
     let now = now.map_err(|why| bad_flag("now", why))?;
+    let as_of = args.as_of.as_deref().map(convert::timestamp_in).transpose();
+    let as_of = as_of.map_err(|why| bad_flag("as-of", why))?;
     if let Some(id) = &args.workspace {
         convert::workspace(id).map_err(|why| bad_flag("workspace", why))?;
     }
@@ -185,6 +191,7 @@ pub fn recall_options(
         now,
         floor,
         rerank_pool: args.rerank_pool,
+        as_of,
     })
 }
 

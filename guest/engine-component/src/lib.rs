@@ -15,7 +15,8 @@
 //! multi-lane pipeline), [`cognify`] (learning from an exchange),
 //! [`import`] (raw conversation turns), [`harvest`] (whole exports,
 //! distilled), [`cleanup`] (retiring
-//! dead-weight frames), [`forget`] (erasure for real) and [`graph`] (entities and relations an agent
+//! dead-weight frames), [`forget`] (erasure for real), [`correct`] (a new
+//! version that closes the old one) and [`graph`] (entities and relations an agent
 //! names explicitly).
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
@@ -33,6 +34,7 @@ mod boundary;
 mod calibration;
 mod cleanup;
 mod cognify;
+mod correct;
 mod forget;
 mod graph;
 mod harvest;
@@ -50,9 +52,9 @@ use exports::hive::mind::harvest::{
     ImportOptions, ImportReport as HarvestReport, Input, Progress,
 };
 use exports::hive::mind::memory::{
-    CleanupOptions, CleanupReport, Error, ExchangeOptions, ForgetReport, ForgetRequest,
-    Guest as MemoryGuest, ImportReport, ImportedConversation, KnownEntity, KnownRelation,
-    MemoryInput, Recall, RecallOptions, SavedMemory,
+    CleanupOptions, CleanupReport, CorrectedMemory, Correction, Error, ExchangeOptions,
+    ForgetReport, ForgetRequest, Guest as MemoryGuest, ImportReport, ImportedConversation,
+    KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions, SavedMemory,
 };
 use hive::mind::types::{Frame, FrameRef, InjectionReport, Mind, ScanContext};
 
@@ -95,6 +97,14 @@ impl MemoryGuest for Component {
 
     fn forget(request: ForgetRequest) -> Result<ForgetReport, Error> {
         forget::forget(request)
+    }
+
+    fn correct_memory(correction: Correction) -> Result<CorrectedMemory, Error> {
+        correct::correct_memory(correction)
+    }
+
+    fn memory_history(frame: FrameRef) -> Result<Vec<Frame>, Error> {
+        correct::memory_history(frame)
     }
 
     fn scan_for_injection(text: String, context: ScanContext) -> InjectionReport {

@@ -212,7 +212,8 @@ pub const DEFAULT_LIMIT: u32 = 10;
 pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Error> {
     let mut clock = Stopwatch::start();
     let limit = options.limit.unwrap_or(DEFAULT_LIMIT);
-    let now = match options.now {
+    // "As of" a time, recency is scored against that time too.
+    let now = match options.now.or(options.as_of) {
         Some(now) => boundary::iso(now).map_err(Error::InvalidArgument)?,
         None => now_iso(),
     };
@@ -340,6 +341,10 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
             frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
         }
     }
+    let pending_hits = match options.as_of {
+        None => current_versions(pending_hits, &mut frames, &mut notes)?,
+        Some(as_of) => valid_as_of(pending_hits, &frames, as_of, &mut notes),
+    };
     clock.lap(RecallStage::Search);
 
     let candidates: Vec<Candidate> = pending_hits
@@ -424,6 +429,122 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         notes,
         stages: clock.stages,
     })
+}
+
+/// The most replacements followed from one memory to its current version.
+const MAX_VERSION_STEPS: usize = 100;
+
+/// Recall now answers with what is current: a search hit on a replaced
+/// memory (a correction or a newer statement closed it) becomes a hit on
+/// its current version, at the same rank (the search found the subject;
+/// the answer is today's); a listing's replaced memory is dropped (the
+/// listing holds the current version in its own right). A memory found
+/// both ways counts once per lane and kind of hit.
+fn current_versions(
+    pending: Vec<(Mind, u64, PendingHit)>,
+    frames: &mut BTreeMap<(MindKey, u64), Frame>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<(Mind, u64, PendingHit)>, Error> {
+    // Fetch the versions the hits lead to, a step at a time.
+    for _ in 0..MAX_VERSION_STEPS {
+        let mut wanted = BTreeSet::new();
+        let missing: Vec<FrameRef> = frames
+            .values()
+            .filter_map(|frame| frame.superseded_by.clone())
+            .filter(|next| !frames.contains_key(&(mind_key(&next.mind), next.id)))
+            .filter(|next| wanted.insert((mind_key(&next.mind), next.id)))
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        let fetched = store::get_frames(&missing).map_err(store_error)?;
+        if fetched.is_empty() {
+            break;
+        }
+        for frame in fetched {
+            frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
+        }
+    }
+    let current = |mind: &Mind, id: u64| -> Option<u64> {
+        let mut at = id;
+        for _ in 0..MAX_VERSION_STEPS {
+            let frame = frames.get(&(mind_key(mind), at))?;
+            match &frame.superseded_by {
+                None => return Some(at),
+                Some(next) => at = next.id,
+            }
+        }
+        None
+    };
+    let mut replaced = 0usize;
+    let mut seen = BTreeSet::new();
+    let mut kept = Vec::with_capacity(pending.len());
+    for (mind, id, hit) in pending {
+        let Some(now_id) = current(&mind, id) else {
+            continue;
+        };
+        let hit = if now_id == id {
+            hit
+        } else {
+            let lane_hit = match hit.hit {
+                LaneHit::Listed { .. } => continue,
+                LaneHit::Text { rank, bm25, .. } => LaneHit::Text {
+                    rank,
+                    bm25,
+                    chunk: None,
+                },
+                LaneHit::Vector { rank, cosine, .. } => LaneHit::Vector {
+                    rank,
+                    cosine,
+                    chunk: None,
+                },
+            };
+            replaced += 1;
+            PendingHit {
+                lane: hit.lane,
+                hit: lane_hit,
+            }
+        };
+        let kind = match hit.hit {
+            LaneHit::Text { .. } => 0u8,
+            LaneHit::Vector { .. } => 1,
+            LaneHit::Listed { .. } => 2,
+        };
+        if seen.insert((hit.lane, mind_key(&mind), now_id, kind)) {
+            kept.push((mind, now_id, hit));
+        }
+    }
+    if replaced > 0 {
+        notes.push(format!(
+            "{replaced} search hit(s) on replaced memories were answered by their current versions"
+        ));
+    }
+    Ok(kept)
+}
+
+/// Recall "as of" a time answers with what was valid then: a memory whose
+/// event time is after it, or that had been replaced by then, is left out.
+fn valid_as_of(
+    pending: Vec<(Mind, u64, PendingHit)>,
+    frames: &BTreeMap<(MindKey, u64), Frame>,
+    as_of: i64,
+    notes: &mut Vec<String>,
+) -> Vec<(Mind, u64, PendingHit)> {
+    let before = pending.len();
+    let kept: Vec<(Mind, u64, PendingHit)> = pending
+        .into_iter()
+        .filter(|(mind, id, _)| {
+            frames.get(&(mind_key(mind), *id)).is_some_and(|frame| {
+                frame.created_at <= as_of && frame.valid_to.is_none_or(|until| until > as_of)
+            })
+        })
+        .collect();
+    notes.push(format!(
+        "as of {}: {} hit(s) on memories from later, or replaced by then, were left out",
+        boundary::iso(as_of).unwrap_or_default(),
+        before - kept.len()
+    ));
+    kept
 }
 
 /// The store filter of a lane in one mind.

@@ -361,6 +361,11 @@ pub fn frame_out(frame: &native::Frame) -> Frame {
         last_accessed: frame.last_accessed.as_deref().map(boundary::millis),
         content_hash: frame.content_hash.clone(),
         metadata: boundary::metadata(&frame.content, &frame.metadata),
+        valid_to: frame.valid_to.as_deref().map(boundary::millis),
+        superseded_by: frame.superseded_by.map(|id| FrameRef {
+            mind: mind_out(&frame.frame_ref.mind),
+            id,
+        }),
     }
 }
 
@@ -449,6 +454,36 @@ pub fn set_importance(frame_ref: &FrameRef, importance: Importance) -> Result<Fr
         Ok(frame_out(
             &store.set_importance(frame_ref.id, importance_in(importance))?,
         ))
+    })
+}
+
+/// A frame's stored metadata (a JSON object), for a write that keeps it.
+pub fn stored_metadata(frame_ref: &FrameRef) -> Result<String> {
+    let id = frame_ref.id;
+    read(&frame_ref.mind, |store| {
+        store
+            .get_frames(&[id])?
+            .pop()
+            .map(|frame| frame.metadata)
+            .ok_or_else(|| StoreError::NotFound(format!("frame {id}")))
+    })
+}
+
+/// Correct a frame: the new version, then the old one closed.
+pub fn correct_frame(frame_ref: &FrameRef, new: NewFrame) -> Result<(Frame, Frame)> {
+    read(&frame_ref.mind, |store| {
+        let corrected = store.correct_frame(frame_ref.id, new)?;
+        Ok((
+            frame_out(&corrected.saved.frame),
+            frame_out(&corrected.replaced),
+        ))
+    })
+}
+
+/// The versions of a frame, oldest first.
+pub fn history(frame_ref: &FrameRef) -> Result<Vec<Frame>> {
+    read(&frame_ref.mind, |store| {
+        Ok(store.history(frame_ref.id)?.iter().map(frame_out).collect())
     })
 }
 

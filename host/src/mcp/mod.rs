@@ -13,7 +13,9 @@
 //! read only under the allowed roots, see below; URLs go through the host's
 //! guarded fetch), the graph tools (`save_entity`, `create_relation`, `search_entities`:
 //! the noise filter, the relation spelling, name resolution) and
-//! `forget_memory` (erasure for real; a dry run unless `confirm` is true). The identity,
+//! `forget_memory` (erasure for real; a dry run unless `confirm` is true),
+//! `update_memory` (a correction: a new version that closes the old) and
+//! `memory_history`. The identity,
 //! awareness, workspace and `cleanup_entities` tools and the resources call
 //! the component's `admin` export ([`EngineRuntime::admin`]); the host
 //! never opens a mind itself. Bad input — an unknown workspace, a bad
@@ -790,6 +792,7 @@ impl MemoryServer {
         };
         let scope = args.scope.as_deref().map(scope_in).transpose();
         let profile = args.profile.as_deref().map(profile_in).transpose();
+        let as_of = args.as_of.as_deref().map(timestamp_in).transpose();
         let options = RecallOptions {
             limit: args.limit.map(|limit| limit.clamp(1, 100)),
             workspace,
@@ -798,6 +801,7 @@ impl MemoryServer {
             now: None,
             floor: None,
             rerank_pool: None,
+            as_of: as_of.map_err(|why| invalid(format!("as_of: {why}")))?,
         };
         let query = args.query;
         let recall = self
@@ -1300,6 +1304,68 @@ impl MemoryServer {
                     ));
                 }
                 Ok(value)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Correct a memory.
+    #[tool(
+        description = "Correct a memory: writes the corrected text as a new version and closes the old one (it stays in the history; recall answers with the new version, and a recall as_of a time before the correction answers with the old). Use it when the user says a remembered fact is wrong or has changed. The memory is named by reference (e.g. personal:42) as recall shows it."
+    )]
+    async fn update_memory(
+        &self,
+        Parameters(args): Parameters<UpdateMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let frame = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        if args.content.trim().is_empty() {
+            return Err(invalid("content is empty: give the corrected text"));
+        }
+        let created_at = args
+            .created_at
+            .as_deref()
+            .map(timestamp_in)
+            .transpose()
+            .map_err(|why| invalid(format!("created_at: {why}")))?;
+        let correction = wit_memory::Correction {
+            frame,
+            content: args.content,
+            created_at,
+        };
+        let value = self
+            .with_engine(move |engine| {
+                let corrected = engine.correct_memory(&correction).map_err(engine_error)?;
+                let scan = engine
+                    .scan_for_injection(&correction.content, ScanContext::ToolOutput)
+                    .map_err(engine_error)?;
+                let scan = scan_json(&scan);
+                Ok(json!({
+                    "memory": frame_json(&corrected.memory),
+                    "replaced": frame_view(engine, &corrected.replaced)?,
+                    "injection_scan": scan,
+                }))
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// The versions of a memory.
+    #[tool(
+        description = "The versions of a memory, oldest first: the memories it replaced, itself, and those that replaced it, each with its event time and when it stopped being valid."
+    )]
+    async fn memory_history(
+        &self,
+        Parameters(args): Parameters<MemoryHistoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let frame = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let value = self
+            .with_engine(move |engine| {
+                let versions = engine.memory_history(&frame).map_err(engine_error)?;
+                let versions = versions
+                    .iter()
+                    .map(|version| frame_view(engine, version))
+                    .collect::<Result<Vec<Json>, McpError>>()?;
+                Ok(json!({ "versions": versions }))
             })
             .await?;
         Ok(json_result(value))

@@ -35,6 +35,10 @@ pub struct RecallMemoryArgs {
     pub scope: Option<String>,
     /// balanced (default), recent, important or connected.
     pub profile: Option<String>,
+    /// Answer with what was valid at this time (ISO-8601): memories from
+    /// before it that had not been replaced by then. Default: now, where
+    /// replaced memories are answered by their current versions.
+    pub as_of: Option<String>,
 }
 
 /// `remember_exchange`'s arguments.
@@ -148,6 +152,25 @@ pub struct ForgetMemoryArgs {
     /// lists exactly what would be erased.
     #[serde(default)]
     pub confirm: bool,
+}
+
+/// `update_memory`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdateMemoryArgs {
+    /// The memory to correct, by reference as recall shows it
+    /// (`personal:42`, `workspace:acme:7`).
+    pub memory: String,
+    /// The corrected text.
+    pub content: String,
+    /// When the corrected fact became true (ISO-8601); default now.
+    pub created_at: Option<String>,
+}
+
+/// `memory_history`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MemoryHistoryArgs {
+    /// The memory, by reference (`personal:42`).
+    pub memory: String,
 }
 
 /// `set_awareness`'s arguments.

@@ -239,3 +239,22 @@ def test_forget_lists_then_erases_for_real(tmp_path: Path) -> None:
         with pytest.raises(ValueError):
             mind.forget(["boat"])
         assert mind.status()[0].frames == 1
+
+
+def test_corrections_and_as_of_recall(tmp_path: Path) -> None:
+    with HiveMind(tmp_path / "data") as mind:
+        porto = mind.save("I moved to Porto.", created_at="2025-03-01T10:00:00Z")
+        lisbon = mind.save("I live in Lisbon.", created_at="2023-01-10T10:00:00Z")
+        current = [m.ref for m in mind.recall("Where do I live?").memories]
+        assert porto.ref in current and lisbon.ref not in current
+        then = [m.ref for m in mind.recall("Where do I live?", as_of="2024-06-01").memories]
+        assert lisbon.ref in then and porto.ref not in then
+        assert [version["ref"] for version in mind.history(lisbon.ref)] == [lisbon.ref, porto.ref]
+
+        old = mind.save("The dentist appointment is on Monday at 9.", created_at="2026-01-05T08:00:00Z")
+        new, replaced = mind.correct(old.ref, "The dentist appointment is on Tuesday at 11.", "2026-01-06T08:00:00Z")
+        assert replaced.ref == old.ref and new.ref != old.ref
+        assert mind.history(new.ref)[0]["superseded_by"] == new.ref
+        assert [m.ref for m in mind.recall("When is the dentist appointment?").memories][:1] == [new.ref]
+        with pytest.raises(HiveMindError):
+            mind.correct(old.ref, "Wednesday.")

@@ -535,6 +535,7 @@ pub fn run(
             Some((_, pool)) => *pool,
             None => Some(0),
         },
+        as_of: None,
     };
     // Warm-up: the first recall pays for cold caches and prepared
     // statements.

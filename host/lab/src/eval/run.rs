@@ -486,6 +486,7 @@ fn evaluate_sample(
         now,
         floor,
         rerank_pool,
+        as_of: None,
     };
     let turn_ids = sample.turn_ids();
     let mut asked = 0;

@@ -163,6 +163,8 @@ pub fn frame_json(frame: &Frame) -> serde_json::Value {
         "last-accessed": frame.last_accessed.map(timestamp_name),
         "content-hash": frame.content_hash,
         "metadata": metadata_json(&frame.metadata),
+        "valid-to": frame.valid_to.map(timestamp_name),
+        "superseded-by": frame.superseded_by.as_ref().map(ref_name),
     })
 }
 

@@ -519,6 +519,31 @@ impl EngineRuntime {
         Ok(result.map_err(MemoryError)?)
     }
 
+    /// `memory.correct-memory`: a new version of a memory that closes the
+    /// old one.
+    pub fn correct_memory(
+        &mut self,
+        correction: &wit_memory::Correction,
+    ) -> Result<wit_memory::CorrectedMemory, EngineError> {
+        let result = self.call("correct-memory", CallKind::Save, |engine, store| {
+            engine
+                .hive_mind_memory()
+                .call_correct_memory(store, correction)
+        })?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
+    /// `memory.memory-history`: the versions of a memory, oldest first.
+    pub fn memory_history(
+        &mut self,
+        frame: &wit_types::FrameRef,
+    ) -> Result<Vec<wit_types::Frame>, EngineError> {
+        let result = self.call("memory-history", CallKind::Recall, |engine, store| {
+            engine.hive_mind_memory().call_memory_history(store, frame)
+        })?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
     /// `memory.save-entity`: save (or strengthen) an entity.
     pub fn save_entity(
         &mut self,

@@ -116,6 +116,8 @@ _KINDS = {
     "check": "maintenance",
     "cleanup-frames": "maintenance",
     "forget": "maintenance",
+    "correct-memory": "save",
+    "memory-history": "recall",
     "dedupe-entities": "maintenance",
 }
 

@@ -392,6 +392,7 @@ class HiveMind:
         now: str | None = None,
         profile: str | None = None,
         rerank_pool: int | None = None,
+        as_of: str | None = None,
     ) -> Recall:
         """Recall the memories most relevant to ``query``.
 
@@ -404,7 +405,9 @@ class HiveMind:
         recency is scored against (ISO-8601; default now); ``profile`` one of
         :data:`PROFILES` (default ``balanced``); ``rerank_pool`` how many of
         the best candidates the reranker reads (default: the engine's; 0:
-        none).
+        none). ``as_of`` (ISO-8601) answers with what was valid then:
+        memories from before it that had not been replaced by then (default:
+        now, where a replaced memory is answered by its current version).
         """
         result = self._call(
             MEMORY,
@@ -418,6 +421,7 @@ class HiveMind:
                 now=_timestamp(now),
                 floor=None,
                 rerank_pool=rerank_pool,
+                as_of=_timestamp(as_of),
             ),
         )
         return Recall(
@@ -539,6 +543,41 @@ class HiveMind:
             record(selector=selector, reason=reason, dry_run=not confirm),
         )
         return _forget_report(report)
+
+    def correct(self, memory: str, content: str, created_at: str | None = None) -> tuple[Saved, Saved]:
+        """Correct a memory (``memory.correct-memory``): ``content`` becomes
+        its new version (event time ``created_at``, default now) and the old
+        one is closed; recall answers with the new one, a recall ``as_of``
+        before it with the old. Returns ``(new, replaced)``."""
+        corrected = self._call(
+            MEMORY,
+            "correct-memory",
+            record(frame=_ref_in(memory), content=content, created_at=_timestamp(created_at)),
+        )
+        return (
+            _saved(record(frame=field(corrected, "memory"), duplicate=False)),
+            _saved(record(frame=field(corrected, "replaced"), duplicate=False)),
+        )
+
+    def history(self, memory: str) -> list[dict[str, Any]]:
+        """The versions of a memory, oldest first (``memory.memory-history``):
+        each with ``ref``, ``content``, ``created_at``, ``valid_to`` and
+        ``superseded_by`` (None while current)."""
+        versions = self._call(MEMORY, "memory-history", _ref_in(memory))
+        out = []
+        for frame in versions:
+            valid_to = field(frame, "valid_to")
+            superseded_by = field(frame, "superseded_by")
+            out.append(
+                {
+                    "ref": _ref(field(frame, "ref")),
+                    "content": field(frame, "content"),
+                    "created_at": _iso(field(frame, "created_at")),
+                    "valid_to": None if valid_to is None else _iso(valid_to),
+                    "superseded_by": None if superseded_by is None else _ref(superseded_by),
+                }
+            )
+        return out
 
     def status(self) -> list[MindStatus]:
         """Every mind's counts, personal first."""
