@@ -222,3 +222,80 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
         String::from_utf8_lossy(&check.stdout)
     );
 }
+
+/// Kill `hive-mind forget` at several moments of a large erasure: before,
+/// during and after its transaction, and during its `VACUUM`. Each time the
+/// mind holds either every matching frame or none of them, and is
+/// consistent; the last run, left to finish, erases them.
+#[test]
+fn killing_a_forget_leaves_the_old_state_or_the_new_never_half() {
+    let dir = tempfile::tempdir().unwrap();
+    let cli = |args: &[&str]| {
+        let mut command = Command::new(BIN);
+        command
+            .args(["--data-dir"])
+            .arg(dir.path())
+            .args(args)
+            .env("HIVE_MIND_EMBEDDER", "mock");
+        command
+    };
+    let saved = cli(&["debug-bulk-save", "--count", "3000", "--batch", "500"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(saved.success());
+    // Every bulk frame holds "fox"; frame numbers ending in 7 hold "7 jumps".
+    let count = |dir: &std::path::Path| {
+        let mut minds = crate::support::native_minds(dir, None);
+        let store = minds.mind(&Mind::Personal).unwrap();
+        let report = store.check().unwrap();
+        assert!(report.ok(), "{:?}", report.problems);
+        report.status.frames
+    };
+    let before = count(dir.path());
+    assert_eq!(before, 3000);
+    let mut outcomes = Vec::new();
+    for delay_ms in [0u64, 150, 400, 800, 1500, 3000] {
+        let mut child = cli(&[
+            "forget",
+            "--matching",
+            "fox",
+            "--yes",
+            "--reason",
+            "kill test",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let frames = count(dir.path());
+        assert!(
+            frames == before || frames == 0,
+            "killed after {delay_ms} ms: {frames} of {before} frames left (half an erasure)"
+        );
+        outcomes.push(frames);
+        if frames == 0 {
+            break;
+        }
+    }
+    if outcomes.last() != Some(&0) {
+        let done = cli(&["forget", "--matching", "fox", "--yes"])
+            .output()
+            .unwrap();
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert_eq!(count(dir.path()), 0);
+    }
+    let save = cli(&["save", "after the kills"]).output().unwrap();
+    assert!(
+        save.status.success(),
+        "{}",
+        String::from_utf8_lossy(&save.stderr)
+    );
+}
