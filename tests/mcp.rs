@@ -302,10 +302,48 @@ async fn tools_save_recall_and_refuse_bad_calls_in_process() {
         [
             "hive-mind://identity",
             "hive-mind://awareness",
-            "hive-mind://memories/recent"
+            "hive-mind://memories/recent",
+            "hive-mind://stats"
         ]
     );
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert_eq!(
+        templates
+            .iter()
+            .map(|t| t.uri_template.as_str())
+            .collect::<Vec<_>>(),
+        ["hive-mind://workspace/{id}/memories/recent"]
+    );
     let read = |uri: &str| rmcp::model::ReadResourceRequestParams::new(uri);
+    let text_of = |result: &rmcp::model::ReadResourceResult| -> Json {
+        let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &result.contents[0]
+        else {
+            panic!("{result:?}")
+        };
+        serde_json::from_str(text).unwrap()
+    };
+    let stats = text_of(
+        &client
+            .read_resource(read("hive-mind://stats"))
+            .await
+            .unwrap(),
+    );
+    let minds = stats["minds"].as_array().unwrap();
+    assert!(minds.len() >= 2, "{stats}");
+    assert!(minds[0]["frames"].as_u64().unwrap() > 0, "{stats}");
+    let acme = text_of(
+        &client
+            .read_resource(read("hive-mind://workspace/acme/memories/recent"))
+            .await
+            .unwrap(),
+    );
+    assert!(acme["memories"].is_array(), "{acme}");
+    assert!(
+        client
+            .read_resource(read("hive-mind://workspace/nope/memories/recent"))
+            .await
+            .is_err()
+    );
     let recent = client
         .read_resource(read("hive-mind://memories/recent"))
         .await

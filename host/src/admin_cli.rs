@@ -94,7 +94,8 @@ fn print(value: &Json) {
     );
 }
 
-fn status_json(status: &MindStatus) -> Json {
+/// A mind's status as JSON (the CLI's `status` and the MCP stats resource).
+pub fn status_json(status: &MindStatus) -> Json {
     json!({
         "mind": mind_name(&status.mind),
         "schema_version": status.schema_version,

@@ -1391,7 +1391,7 @@ impl MemoryServer {
 const RECENT_MEMORIES: u32 = 20;
 
 /// The resources: URI, name, description.
-pub const RESOURCES: [(&str, &str, &str); 3] = [
+pub const RESOURCES: [(&str, &str, &str); 4] = [
     (
         "hive-mind://identity",
         "identity",
@@ -1407,7 +1407,19 @@ pub const RESOURCES: [(&str, &str, &str); 3] = [
         "recent memories",
         "The 20 most recent memories of the personal mind.",
     ),
+    (
+        "hive-mind://stats",
+        "stats",
+        "Every mind's counts: memories, full-text rows, vectors, chunks, entities, relations, sessions, schema version and embedder.",
+    ),
 ];
+
+/// The resource templates (RFC 6570): URI template, name, description.
+pub const RESOURCE_TEMPLATES: [(&str, &str, &str); 1] = [(
+    "hive-mind://workspace/{id}/memories/recent",
+    "recent workspace memories",
+    "The 20 most recent memories of a workspace's mind (see list_workspaces).",
+)];
 
 impl MemoryServer {
     /// The JSON of one resource.
@@ -1435,13 +1447,45 @@ impl MemoryServer {
                     .await?;
                 Ok(json!({ "memories": frames }))
             }
-            other => Err(McpError::resource_not_found(
-                format!(
-                    "no resource {other:?}; there are: {}",
-                    RESOURCES.map(|(uri, _, _)| uri).join(", ")
-                ),
-                None,
-            )),
+            "hive-mind://stats" => {
+                let minds = self
+                    .with_engine(|engine| engine.admin().status().map_err(engine_error))
+                    .await?;
+                let minds: Vec<Json> = minds.iter().map(crate::admin_cli::status_json).collect();
+                Ok(json!({ "minds": minds }))
+            }
+            other => {
+                if let Some(id) = other
+                    .strip_prefix("hive-mind://workspace/")
+                    .and_then(|rest| rest.strip_suffix("/memories/recent"))
+                {
+                    let mind = self
+                        .existing_workspace(id)
+                        .await
+                        .map_err(|error| McpError::resource_not_found(error.message, None))?;
+                    let frames = self
+                        .with_engine(move |engine| {
+                            let frames = engine
+                                .admin()
+                                .recent_frames(&mind, RECENT_MEMORIES)
+                                .map_err(engine_error)?;
+                            frames
+                                .iter()
+                                .map(|frame| frame_view(engine, frame))
+                                .collect::<Result<Vec<Json>, McpError>>()
+                        })
+                        .await?;
+                    return Ok(json!({ "memories": frames }));
+                }
+                Err(McpError::resource_not_found(
+                    format!(
+                        "no resource {other:?}; there are: {}, and the template {}",
+                        RESOURCES.map(|(uri, _, _)| uri).join(", "),
+                        RESOURCE_TEMPLATES.map(|(uri, _, _)| uri).join(", ")
+                    ),
+                    None,
+                ))
+            }
         }
     }
 }
@@ -1492,6 +1536,24 @@ impl ServerHandler for MemoryServer {
             })
             .collect();
         Ok(rmcp::model::ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, McpError> {
+        let templates = RESOURCE_TEMPLATES
+            .iter()
+            .map(|(uri, name, description)| {
+                rmcp::model::ResourceTemplate::new(*uri, *name)
+                    .with_description(*description)
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(rmcp::model::ListResourceTemplatesResult::with_all_items(
+            templates,
+        ))
     }
 
     async fn read_resource(
