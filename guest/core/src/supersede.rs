@@ -133,19 +133,19 @@ const LEAD: &str =
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     [
         pattern(
-            &format!(
+            format!(
                 r"(?i){LEAD}(?P<s>i|we)(?:'m|'ve|'re|\s+am|\s+have|\s+are)?(?:\s+(?:now|currently|still|actually|recently|just|finally))?\s+(?:live|reside|living|based|moved|relocated)\s+(?:in|to)\s+\S"
             ),
             Some("residence"),
         ),
         pattern(
-            &format!(
+            format!(
                 r"(?i){LEAD}(?P<s>i)(?:'m|'ve|\s+am|\s+have)?(?:\s+(?:now|currently|still|actually|recently|just|finally))?\s+(?:work|working|started working)\s+(?:at|for)\s+\S"
             ),
             Some("employer"),
         ),
         pattern(
-            &format!(
+            format!(
                 r"(?i){LEAD}(?P<s>i)(?:'ve|\s+have)?(?:\s+(?:now|recently|just|finally))?\s+(?:joined|started at)\s+\S"
             ),
             Some("employer"),
@@ -159,19 +159,19 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             Some("employer"),
         ),
         pattern(
-            &format!(
+            format!(
                 r"(?i){LEAD}(?P<s>my|our|[a-z]{{2,30}}'s)\s+(?:new\s+|current\s+|latest\s+)?(?P<a>[a-z]{{2,20}}(?:\s+[a-z]{{2,20}}){{0,2}})\s+(?:is|are)(?:\s+now)?\s+\S"
             ),
             None,
         ),
         pattern(
-            &format!(
+            format!(
                 r"(?i){LEAD}(?:the|our)\s+(?:new\s+)?(?P<a>[a-z]{{2,20}}(?:\s+[a-z]{{2,20}})?)(?:\s+(?:for|of)\s+(?:the\s+)?(?P<t>[a-z0-9][a-z0-9 -]{{0,38}}?))?(?:\s+(?:is|was|has been|got))?(?:\s+now)?\s+(?:moved|changed|pushed back|pushed|postponed|brought forward|rescheduled|delayed)\s+(?:to|for|on|until)\s+\S"
             ),
             None,
         ),
         pattern(
-            &format!(
+            format!(
                 r"(?i){LEAD}(?:the|our)\s+(?:new\s+)?(?P<a>deadline|due date|launch date|release date|start date|end date|go-live date|budget|price|address|owner|status|version|location|venue|meeting time)(?:\s+(?:for|of)\s+(?:the\s+)?(?P<t>[a-z0-9][a-z0-9 -]{{0,38}}?))?\s+(?:is|was|has been)\s+(?:now\s+)?(?:set\s+(?:to|for)\s+)?\S"
             ),
             None,
