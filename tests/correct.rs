@@ -9,21 +9,7 @@ use std::path::Path;
 
 use serde_json::{Value as Json, json};
 
-use crate::support;
-
-fn cli(dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let output = support::hive_mind()
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.success(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
+use crate::support::{self, cli};
 
 fn save(dir: &Path, text: &str, at: &str) -> String {
     let (ok, stdout, stderr) = cli(dir, &["save", text, "--created-at", at]);

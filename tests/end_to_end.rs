@@ -34,10 +34,15 @@ mod host_sources;
 mod logic_agreement;
 /// The MCP server: in process (rmcp client), over stdio, two servers at once.
 mod mcp;
+/// Export and restore of a mind: a round trip, a cut export refused.
+mod portable;
 /// The recall pipeline over real SQLite files and the real embedder.
 mod recall;
 /// The cross-encoder plumbing on a small model the test builds.
 mod reranker;
+/// Review: archive, merge, trace, flagged memories, sessions, workspace
+/// deletion, and the MCP review and cleanup tools.
+mod review;
 /// The guest gets no ambient authority.
 mod sandbox;
 /// Crash safety: SIGKILL during a bulk save loses whole batches only.

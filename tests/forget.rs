@@ -4,35 +4,14 @@
 //! `confirm: true`; bad references change nothing).
 
 use std::path::Path;
-use std::sync::Arc;
 
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
 use serde_json::{Value as Json, json};
 
-use hive_mind_host::mcp::MemoryServer;
-use hive_mind_models::embedder::{Embedder, MockEmbedder};
-use hive_mind_models::reranker::Unconfigured;
-use hive_mind_runtime::engine::{Capabilities, EngineRuntime};
-
-use crate::support;
+use crate::support::{self, cli};
 
 /// A token that is nowhere else in a data directory.
 const SECRET: &str = "qzvpasscode9931";
-
-fn cli(dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let output = support::hive_mind()
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.success(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
 
 /// Whether any file under `dir` holds `token`.
 fn anywhere(dir: &Path, token: &str) -> bool {
@@ -134,39 +113,11 @@ fn the_cli_lists_then_erases_and_the_text_leaves_the_data_directory() {
     assert!(stderr.contains("name the memories"), "{stderr}");
 }
 
-fn server(dir: &Path) -> MemoryServer {
-    let embedder: Arc<dyn Embedder> = Arc::new(MockEmbedder::new(384));
-    let engine = EngineRuntime::from_component_bytes(
-        hive_mind_runtime::artifacts::ENGINE_COMPONENT,
-        Some(&support::cache_dir()),
-        Capabilities::new(
-            hive_mind_sqlite::DataDir::new(dir),
-            Ok::<_, String>(embedder),
-            Arc::new(Unconfigured),
-        ),
-    )
-    .unwrap();
-    MemoryServer::new(engine)
-}
-
-struct TestClient;
-
-impl rmcp::ClientHandler for TestClient {
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        rmcp::model::ClientConfig::default()
-    }
-}
-
-fn call(name: &str, arguments: Json) -> CallToolRequestParams {
-    CallToolRequestParams::new(name.to_string())
-        .with_arguments(arguments.as_object().unwrap().clone())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mcp_tool_needs_confirmation_and_refuses_what_does_not_exist() {
     let dir = tempfile::tempdir().unwrap();
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = server(dir.path());
+    let server = support::mcp_server(dir.path());
     let serving = tokio::spawn(async move {
         server
             .serve(server_io)
@@ -176,20 +127,23 @@ async fn the_mcp_tool_needs_confirmation_and_refuses_what_does_not_exist() {
             .await
             .unwrap();
     });
-    let client = TestClient.serve(client_io).await.unwrap();
+    let client = support::TestClient.serve(client_io).await.unwrap();
     for content in [
         "The wifi password of the cabin is on the fridge.",
         &format!("The cabin wifi password is {SECRET}."),
         "The cabin is two hours north of the city.",
     ] {
         client
-            .call_tool(call("save_memory", json!({"content": content})))
+            .call_tool(support::mcp_call(
+                "save_memory",
+                json!({"content": content}),
+            ))
             .await
             .unwrap();
     }
     let filter = json!({"matching": "cabin wifi password", "reason": "a secret"});
     let plan = client
-        .call_tool(call("forget_memory", filter.clone()))
+        .call_tool(support::mcp_call("forget_memory", filter.clone()))
         .await
         .unwrap()
         .structured_content
@@ -202,7 +156,7 @@ async fn the_mcp_tool_needs_confirmation_and_refuses_what_does_not_exist() {
     let mut confirmed = filter.clone();
     confirmed["confirm"] = json!(true);
     let done = client
-        .call_tool(call("forget_memory", confirmed))
+        .call_tool(support::mcp_call("forget_memory", confirmed))
         .await
         .unwrap()
         .structured_content
@@ -220,13 +174,13 @@ async fn the_mcp_tool_needs_confirmation_and_refuses_what_does_not_exist() {
         json!({"memories": ["personal:1"], "matching": "north", "confirm": true}),
     ] {
         let result = client
-            .call_tool(call("forget_memory", arguments.clone()))
+            .call_tool(support::mcp_call("forget_memory", arguments.clone()))
             .await
             .unwrap();
         assert_eq!(result.is_error, Some(true), "{arguments}: {result:?}");
     }
     let recall = client
-        .call_tool(call(
+        .call_tool(support::mcp_call(
             "recall_memory",
             json!({"query": "How far is the cabin?"}),
         ))

@@ -33,9 +33,8 @@ use hive_mind_runtime::engine::wit_harvest::{
 };
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime, HarvestError};
-use rmcp::model::{CallToolRequestParams, ClientConfig};
+use rmcp::ServiceExt;
 use rmcp::service::ServiceError;
-use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value as Json, json};
 
 // ---------------------------------------------------------------------------
@@ -1346,19 +1345,7 @@ fn auto_without_a_model_is_heuristic_and_llm_without_one_is_refused() {
 // 4. The MCP harvest tools
 // ---------------------------------------------------------------------------
 
-#[derive(Debug, Clone, Default)]
-struct TestClient;
-
-impl ClientHandler for TestClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
-    }
-}
-
-fn call(name: &str, arguments: Json) -> CallToolRequestParams {
-    CallToolRequestParams::new(name.to_string())
-        .with_arguments(arguments.as_object().unwrap().clone())
-}
+use crate::support::{TestClient, mcp_call as call};
 
 fn structured(result: &rmcp::model::CallToolResult) -> Json {
     assert_ne!(result.is_error, Some(true), "{result:?}");

@@ -11,19 +11,11 @@ use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_models::reranker::Unconfigured;
 use hive_mind_runtime::engine::wit_types::{FrameRef, Importance, Mind};
 use hive_mind_runtime::engine::{Capabilities, EngineRuntime};
-use rmcp::model::{CallToolRequestParams, ClientConfig};
+use rmcp::ServiceExt;
 use rmcp::service::ServiceError;
-use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value as Json, json};
 
-#[derive(Debug, Clone, Default)]
-struct TestClient;
-
-impl ClientHandler for TestClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
-    }
-}
+use crate::support::{TestClient, mcp_call as call};
 
 /// An engine over `dir` with `embedder` (or none: the minds are then read
 /// without locking them to a fingerprint).
@@ -43,11 +35,6 @@ fn engine(dir: &std::path::Path, embedder: Option<Arc<dyn Embedder>>) -> EngineR
 fn server(dir: &std::path::Path) -> MemoryServer {
     let embedder: Arc<dyn Embedder> = Arc::new(MockEmbedder::new(384));
     MemoryServer::new(engine(dir, Some(embedder)))
-}
-
-fn call(name: &str, arguments: Json) -> CallToolRequestParams {
-    CallToolRequestParams::new(name.to_string())
-        .with_arguments(arguments.as_object().unwrap().clone())
 }
 
 fn structured(result: &rmcp::model::CallToolResult) -> Json {

@@ -22,7 +22,9 @@ use hive_mind_runtime::engine::convert::{self, frame_json, mind_name};
 use hive_mind_runtime::engine::wit_admin::{MindCheck, MindStatus};
 use hive_mind_runtime::engine::wit_memory::MemoryInput;
 use hive_mind_runtime::engine::wit_types::Mind;
-use hive_mind_runtime::engine::{EngineError, EngineRuntime, OpenError};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime};
+
+use crate::command_error::CommandError;
 
 /// Frames re-embedded per `admin.reindex-step` call.
 const REINDEX_BATCH: u32 = 64;
@@ -32,23 +34,6 @@ const REINDEX_BATCH: u32 = 64;
 /// minds and `config.toml` are always looked for in the same place).
 pub fn default_data_dir() -> PathBuf {
     hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
-}
-
-/// What an administration command can fail with.
-#[derive(Debug, thiserror::Error)]
-pub enum AdminCliError {
-    /// A bad argument.
-    #[error("{0}")]
-    Argument(String),
-    /// The engine could not be set up.
-    #[error(transparent)]
-    Open(#[from] OpenError),
-    /// The engine refused or failed.
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    /// The configuration is unusable.
-    #[error(transparent)]
-    Config(#[from] hive_mind_models::config::ConfigError),
 }
 
 /// The administration subcommands, flattened into the `hive-mind` command.
@@ -94,6 +79,43 @@ fn print(value: &Json) {
     );
 }
 
+/// Re-embed one mind with the active embedder, a step at a time, with a
+/// progress bar; what was done as JSON.
+pub fn reindex_mind(
+    engine: &mut hive_mind_runtime::engine::EngineRuntime,
+    mind: &hive_mind_runtime::engine::wit_types::Mind,
+    quiet: bool,
+) -> Result<Json, hive_mind_runtime::engine::EngineError> {
+    let name = mind_name(mind);
+    let mut bar: Option<Progress> = None;
+    loop {
+        let step = engine.admin().reindex_step(mind, REINDEX_BATCH)?;
+        let shown = bar.get_or_insert_with(|| {
+            let bar = Progress::new(step.total, "frames", quiet);
+            bar.working_on(format!("reindex {name}"));
+            bar
+        });
+        shown.set_done(step.done);
+        if !shown.is_visible() {
+            shown.note(&format!(
+                "reindex {name}: {}/{} frames, {} chunks for {} tokens",
+                step.done, step.total, step.chunks, step.chunk_window
+            ));
+        }
+        if step.finished {
+            if let Some(bar) = bar {
+                bar.finish();
+            }
+            return Ok(json!({
+                "mind": name,
+                "frames": step.total,
+                "chunks": step.chunks,
+                "chunk_window": step.chunk_window,
+            }));
+        }
+    }
+}
+
 /// A mind's status as JSON (the CLI's `status` and the MCP stats resource).
 pub fn status_json(status: &MindStatus) -> Json {
     json!({
@@ -128,7 +150,7 @@ fn check_json(check: &MindCheck) -> Json {
 }
 
 /// The engine over `dir` with the mock embedder, for the crash test.
-fn mock_engine(dir: &Path) -> Result<EngineRuntime, AdminCliError> {
+fn mock_engine(dir: &Path) -> Result<EngineRuntime, CommandError> {
     let mut config = Config::load_in(dir)?;
     config.embedder.provider = ProviderChoice::Mock;
     let capabilities = hive_mind_runtime::engine::capabilities_with(dir, &config)?;
@@ -137,17 +159,17 @@ fn mock_engine(dir: &Path) -> Result<EngineRuntime, AdminCliError> {
 
 /// Run an administration subcommand against the data directory;
 /// `Ok(false)` when the command ran but found a problem (`check`).
-pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, AdminCliError> {
+pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, CommandError> {
     let dir = data_dir.unwrap_or_else(default_data_dir);
     match command {
         AdminCommand::Get { reference } => {
-            let frame_ref = convert::ref_in(&reference).map_err(AdminCliError::Argument)?;
+            let frame_ref = convert::ref_in(&reference).map_err(CommandError::Argument)?;
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let frame = engine
                 .admin()
                 .get_frames(std::slice::from_ref(&frame_ref))?
                 .pop()
-                .ok_or_else(|| AdminCliError::Argument(format!("no frame {reference}")))?;
+                .ok_or_else(|| CommandError::Argument(format!("no frame {reference}")))?;
             print(&frame_json(&frame));
         }
         AdminCommand::Status => {
@@ -192,35 +214,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Adm
             let minds = engine.admin().list_minds()?;
             let mut done = Vec::new();
             for mind in minds {
-                let name = mind_name(&mind);
-                let mut bar: Option<Progress> = None;
-                loop {
-                    let step = engine.admin().reindex_step(&mind, REINDEX_BATCH)?;
-                    let shown = bar.get_or_insert_with(|| {
-                        let bar = Progress::new(step.total, "frames", quiet);
-                        bar.working_on(format!("reindex {name}"));
-                        bar
-                    });
-                    shown.set_done(step.done);
-                    if !shown.is_visible() {
-                        shown.note(&format!(
-                            "reindex {name}: {}/{} frames, {} chunks for {} tokens",
-                            step.done, step.total, step.chunks, step.chunk_window
-                        ));
-                    }
-                    if step.finished {
-                        done.push(json!({
-                            "mind": name,
-                            "frames": step.total,
-                            "chunks": step.chunks,
-                            "chunk_window": step.chunk_window,
-                        }));
-                        break;
-                    }
-                }
-                if let Some(bar) = bar {
-                    bar.finish();
-                }
+                done.push(reindex_mind(&mut engine, &mind, quiet)?);
             }
             let embedder = engine
                 .admin()

@@ -10,7 +10,7 @@ use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::Correction;
 use hive_mind_runtime::engine::wit_types::Frame;
 
-use crate::memory_cli::SaveError;
+use crate::command_error::CommandError;
 
 /// `hive-mind correct`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -26,7 +26,7 @@ pub struct CorrectArgs {
 
 /// Correct a memory in the data directory `dir`: the new version and the
 /// old one, closed, as JSON.
-pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, SaveError> {
+pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, CommandError> {
     for (field, value) in [
         ("text", Some(&args.text)),
         ("memory", Some(&args.memory)),
@@ -34,16 +34,16 @@ pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, SaveError> {
     ] {
         if let Some(value) = value {
             crate::limits::check(field, value)
-                .map_err(|error| SaveError::Argument(error.to_string()))?;
+                .map_err(|error| CommandError::Argument(error.to_string()))?;
         }
     }
-    let frame = convert::ref_in(&args.memory).map_err(SaveError::Argument)?;
+    let frame = convert::ref_in(&args.memory).map_err(CommandError::Argument)?;
     let created_at = args
         .created_at
         .as_deref()
         .map(convert::timestamp_in)
         .transpose()
-        .map_err(|why| SaveError::Argument(format!("--created-at: {why}")))?;
+        .map_err(|why| CommandError::Argument(format!("--created-at: {why}")))?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     let corrected = engine.correct_memory(&Correction {
         frame,
@@ -57,8 +57,8 @@ pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, SaveError> {
 }
 
 /// The versions of a memory in the data directory `dir`, oldest first.
-pub fn history(dir: &Path, memory: &str) -> Result<Vec<Frame>, SaveError> {
-    let frame = convert::ref_in(memory).map_err(SaveError::Argument)?;
+pub fn history(dir: &Path, memory: &str) -> Result<Vec<Frame>, CommandError> {
+    let frame = convert::ref_in(memory).map_err(CommandError::Argument)?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     Ok(engine.memory_history(&frame)?)
 }

@@ -13,12 +13,12 @@ use std::path::Path;
 
 use serde_json::{Value as Json, json};
 
+use crate::command_error::CommandError;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::{
     ForgetFilter, ForgetReport, ForgetRequest, ForgetSelector,
 };
 use hive_mind_runtime::engine::wit_types::Mind;
-use hive_mind_runtime::engine::{EngineError, OpenError};
 
 /// `hive-mind forget`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -55,20 +55,6 @@ pub struct ForgetArgs {
     pub json: bool,
 }
 
-/// What can go wrong in `forget`.
-#[derive(Debug, thiserror::Error)]
-pub enum ForgetError {
-    /// The arguments do not make a request.
-    #[error("{0}")]
-    Argument(String),
-    /// The engine could not be set up.
-    #[error(transparent)]
-    Open(#[from] OpenError),
-    /// The engine refused or failed.
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-}
-
 impl ForgetArgs {
     fn has_filter(&self) -> bool {
         self.matching.is_some()
@@ -79,7 +65,7 @@ impl ForgetArgs {
     }
 
     /// The engine's request.
-    pub fn request(&self) -> Result<ForgetRequest, ForgetError> {
+    pub fn request(&self) -> Result<ForgetRequest, CommandError> {
         for (field, value) in [
             ("query", self.matching.as_ref()),
             ("since", self.since.as_ref()),
@@ -91,13 +77,13 @@ impl ForgetArgs {
         ] {
             if let Some(value) = value {
                 crate::limits::check(field, value)
-                    .map_err(|error| ForgetError::Argument(error.to_string()))?;
+                    .map_err(|error| CommandError::Argument(error.to_string()))?;
             }
         }
         let selector = match (self.memories.is_empty(), self.has_filter()) {
             (false, false) => {
                 if self.workspace.is_some() {
-                    return Err(ForgetError::Argument(
+                    return Err(CommandError::Argument(
                         "--workspace applies to a filter; a reference names its mind (workspace:ID:N)"
                             .to_string(),
                     ));
@@ -107,12 +93,12 @@ impl ForgetArgs {
                         .iter()
                         .map(|name| convert::ref_in(name))
                         .collect::<Result<_, _>>()
-                        .map_err(ForgetError::Argument)?,
+                        .map_err(CommandError::Argument)?,
                 )
             }
             (true, true) => ForgetSelector::Matching(ForgetFilter {
                 mind: match &self.workspace {
-                    Some(id) => convert::workspace(id).map_err(ForgetError::Argument)?,
+                    Some(id) => convert::workspace(id).map_err(CommandError::Argument)?,
                     None => Mind::Personal,
                 },
                 text: self.matching.clone(),
@@ -122,12 +108,12 @@ impl ForgetArgs {
                 document: self.document.clone(),
             }),
             (false, true) => {
-                return Err(ForgetError::Argument(
+                return Err(CommandError::Argument(
                     "name memories or give a filter, not both".to_string(),
                 ));
             }
             (true, false) => {
-                return Err(ForgetError::Argument(
+                return Err(CommandError::Argument(
                     "name the memories to forget (personal:42 …) or give a filter \
                      (--matching, --since, --until, --harvest-format, --document)"
                         .to_string(),
@@ -143,7 +129,7 @@ impl ForgetArgs {
 }
 
 /// Run `hive-mind forget` on the data directory `dir`.
-pub fn forget(dir: &Path, args: &ForgetArgs) -> Result<ForgetReport, ForgetError> {
+pub fn forget(dir: &Path, args: &ForgetArgs) -> Result<ForgetReport, CommandError> {
     let request = args.request()?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     Ok(engine.forget(&request)?)

@@ -11,6 +11,9 @@
 //!   version of a memory that closes the old, and the versions of a memory.
 //! - [`forget_cli`] — `hive-mind forget`: erasure for real, a dry run
 //!   unless confirmed with `--yes`.
+//! - [`review_cli`] — `hive-mind review …`: archive, pin, tag, merge,
+//!   trace; the knowledge graph, sessions and logs read; flagged memories
+//!   released; a workspace mind deleted.
 //! - [`harvest_cli`] — `hive-mind import` and `hive-mind sources`: bytes
 //!   and URLs handed to the engine's harvest, a progress bar, the report.
 //! - [`admin_cli`] — the minds' subcommands (get, status, reindex, check)
@@ -23,6 +26,10 @@
 //!   (save, import, learn, recall), each recall checked against what it
 //!   shows; `--logic` tours the pure functions.
 //! - [`limits`] — the size caps of every argument, by name.
+//! - [`command_error`] — the one error of the subcommands that drive the
+//!   engine.
+//! - [`portable_cli`] — `hive-mind export` (JSON Lines or Markdown) and
+//!   `hive-mind restore` (into an empty mind, then re-embedded).
 //! - [`progress`] — progress bars on stderr for long work (import, reindex,
 //!   and the lab's eval and bench), hidden when stderr is not a terminal or
 //!   with `--quiet`.
@@ -31,6 +38,7 @@
 //! benchmarks) are another crate and binary, `hive-mind-lab` (`host/lab`).
 
 pub mod admin_cli;
+pub mod command_error;
 pub mod correct_cli;
 pub mod demo;
 pub mod embed_cli;
@@ -39,7 +47,9 @@ pub mod harvest_cli;
 pub mod limits;
 pub mod mcp;
 pub mod memory_cli;
+pub mod portable_cli;
 pub mod progress;
+pub mod review_cli;
 
 /// Log to stderr (stdout carries results and, for `hive-mind mcp`, the
 /// protocol), at the level `HIVE_MIND_LOG` names, `warn` by default. Both

@@ -78,9 +78,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Export a mind: the portable JSON Lines format (restorable), or
+    /// `--markdown` to read.
+    Export(hive_mind_host::portable_cli::ExportArgs),
+    /// Restore a JSON Lines export into an empty mind, then embed it with
+    /// the active model.
+    Restore(hive_mind_host::portable_cli::RestoreArgs),
     /// Forget memories for real: named by reference or selected by a filter;
     /// a dry run listing what would go unless `--yes` confirms it.
     Forget(hive_mind_host::forget_cli::ForgetArgs),
+    /// Review memories by hand: archive, pin, tag, merge, trace; the
+    /// knowledge graph, sessions and logs; flagged memories; delete a
+    /// workspace mind. Prints JSON.
+    #[command(subcommand)]
+    Review(hive_mind_host::review_cli::ReviewCommand),
     /// Import a history: ChatGPT, Claude, Gemini, Perplexity or Claude Code
     /// exports (JSON or the export zip), Markdown, text, PDF, web pages
     /// (http(s) URLs) or universal JSON/JSONL, detected by content.
@@ -240,6 +251,22 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{}", hive_mind_host::correct_cli::history_text(&versions));
             }
         }
+        Command::Export(args) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let lines = hive_mind_host::portable_cli::export(&dir, &args)?;
+            if let Some(path) = &args.out {
+                eprintln!("exported {lines} lines to {}", path.display());
+            }
+        }
+        Command::Restore(args) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let report = hive_mind_host::portable_cli::restore(&dir, &args)?;
+            print_json(&report, false)?;
+        }
         Command::Forget(args) => {
             let dir = cli
                 .data_dir
@@ -250,6 +277,13 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 print!("{}", hive_mind_host::forget_cli::report_text(&report));
             }
+        }
+        Command::Review(command) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            let answer = hive_mind_host::review_cli::review_json(&dir, &command)?;
+            print_json(&answer, false)?;
         }
         Command::Import(args) => {
             let dir = cli

@@ -10,11 +10,11 @@ use std::path::Path;
 
 use serde_json::{Value as Json, json};
 
+use crate::command_error::CommandError;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::MemoryInput;
 use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::{self, Mind};
-use hive_mind_runtime::engine::{EngineError, OpenError};
 
 /// `hive-mind save`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -35,38 +35,24 @@ pub struct SaveArgs {
     pub created_at: Option<String>,
 }
 
-/// What can go wrong in `save`.
-#[derive(Debug, thiserror::Error)]
-pub enum SaveError {
-    /// A flag had a value outside its vocabulary.
-    #[error("{0}")]
-    Argument(String),
-    /// The engine could not be set up.
-    #[error(transparent)]
-    Open(#[from] OpenError),
-    /// The engine refused or failed.
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-}
-
 /// The WIT frame as JSON, every field by its WIT name.
 pub fn frame_json(frame: &wit_types::Frame) -> Json {
     convert::frame_json(frame)
 }
 
 /// Refuse an argument over its size cap ([`crate::limits`]).
-fn capped(arguments: &[(&str, Option<&String>)]) -> Result<(), SaveError> {
+fn capped(arguments: &[(&str, Option<&String>)]) -> Result<(), CommandError> {
     for (field, value) in arguments {
         if let Some(value) = value {
             crate::limits::check(field, value)
-                .map_err(|error| SaveError::Argument(error.to_string()))?;
+                .map_err(|error| CommandError::Argument(error.to_string()))?;
         }
     }
     Ok(())
 }
 
 /// Save one memory in the data directory `dir`; the saved frame as JSON.
-pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
+pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, CommandError> {
     capped(&[
         ("text", Some(&args.text)),
         ("importance", Some(&args.importance)),
@@ -74,10 +60,10 @@ pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, SaveError> {
         ("workspace", args.workspace.as_ref()),
         ("created_at", args.created_at.as_ref()),
     ])?;
-    let importance = convert::importance_in(&args.importance).map_err(SaveError::Argument)?;
-    let source = convert::source_in(&args.source).map_err(SaveError::Argument)?;
+    let importance = convert::importance_in(&args.importance).map_err(CommandError::Argument)?;
+    let source = convert::source_in(&args.source).map_err(CommandError::Argument)?;
     let mind = match &args.workspace {
-        Some(id) => convert::workspace(id).map_err(SaveError::Argument)?,
+        Some(id) => convert::workspace(id).map_err(CommandError::Argument)?,
         None => Mind::Personal,
     };
     let mut engine = hive_mind_runtime::engine::open(dir)?;
@@ -153,14 +139,14 @@ pub struct RecallArgs {
 }
 
 /// A flag value outside its vocabulary: the flag and why.
-fn bad_flag(flag: &str, why: String) -> SaveError {
-    SaveError::Argument(format!("--{flag}: {why}"))
+fn bad_flag(flag: &str, why: String) -> CommandError {
+    CommandError::Argument(format!("--{flag}: {why}"))
 }
 
 /// The WIT recall options from the command's flags.
 pub fn recall_options(
     args: &RecallArgs,
-) -> Result<hive_mind_runtime::engine::wit_memory::RecallOptions, SaveError> {
+) -> Result<hive_mind_runtime::engine::wit_memory::RecallOptions, CommandError> {
     use hive_mind_runtime::engine::convert::{NO_FLOOR, profile_in, scope_in};
     use hive_mind_runtime::engine::wit_memory::{RecallOptions, RelevanceFloor};
     let profile = args.profile.as_deref().map(profile_in).transpose();
@@ -229,7 +215,7 @@ pub fn recall_json(recall: &hive_mind_runtime::engine::wit_memory::Recall) -> Js
 pub fn recall(
     dir: &Path,
     args: &RecallArgs,
-) -> Result<hive_mind_runtime::engine::wit_memory::Recall, SaveError> {
+) -> Result<hive_mind_runtime::engine::wit_memory::Recall, CommandError> {
     capped(&[
         ("query", Some(&args.query)),
         ("profile", args.profile.as_ref()),

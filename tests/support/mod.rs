@@ -182,3 +182,43 @@ fn close(a: &Json, b: &Json, path: &str) -> Result<(), String> {
         _ => Err(path.to_owned()),
     }
 }
+
+/// Run `hive-mind --data-dir DIR ARGS…`: whether it succeeded, its stdout
+/// and its stderr.
+pub fn cli(dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let output = hive_mind()
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// An MCP server over `dir` in process, with the mock embedder (384
+/// dimensions) and no reranker.
+pub fn mcp_server(dir: &Path) -> hive_mind_host::mcp::MemoryServer {
+    let embedder: std::sync::Arc<dyn hive_mind_models::embedder::Embedder> =
+        std::sync::Arc::new(hive_mind_models::embedder::MockEmbedder::new(384));
+    hive_mind_host::mcp::MemoryServer::new(engine(dir, Ok(embedder)))
+}
+
+/// The tests' MCP client: it declares nothing.
+#[derive(Debug, Clone, Default)]
+pub struct TestClient;
+
+impl rmcp::ClientHandler for TestClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::default()
+    }
+}
+
+/// A `tools/call` of `name` with the JSON object `arguments`.
+pub fn mcp_call(name: &str, arguments: Json) -> rmcp::model::CallToolRequestParams {
+    rmcp::model::CallToolRequestParams::new(name.to_string())
+        .with_arguments(arguments.as_object().unwrap().clone())
+}

@@ -101,6 +101,12 @@ pub trait Databases {
     fn open(&self, name: &str, create: bool) -> Result<Box<dyn Database>, SqlError>;
     /// The names of the databases that exist.
     fn list(&self) -> Result<Vec<String>, SqlError>;
+    /// Delete a workspace database and its journal files; `personal` is
+    /// never deleted. A host without the operation refuses it.
+    fn remove(&self, name: &str) -> Result<(), SqlError> {
+        let _ = name;
+        Err(SqlError::AccessDenied)
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use hive_mind_store::{self as native, EmbedderFingerprint, VectorSource, frames:
 
 use crate::boundary;
 use crate::exports::hive::mind::admin::{
-    AwarenessAdded, AwarenessCategory, AwarenessItem, Error, Fingerprint, Identity, MindCheck,
-    MindStatus, Neighbour, PlanConstants,
+    AwarenessAdded, AwarenessCategory, AwarenessItem, Error, ExportFormat, Fingerprint, Identity,
+    MindCheck, MindStatus, Neighbour, PlanConstants, RestoreReport, TableRows,
 };
 use crate::hive::mind::embedder;
 use crate::hive::mind::types::{Frame, FrameRef, Mind};
@@ -214,6 +214,28 @@ pub fn recent_frames(mind: Mind, limit: u32) -> Result<Vec<Frame>> {
         ..store::SearchFilter::default()
     };
     store::list_frames(&filter, false, limit).map_err(storage)
+}
+
+/// Export a mind (see `admin.export-mind`).
+pub fn export_mind(mind: Mind, format: ExportFormat) -> Result<Vec<String>> {
+    store::read(&mind, |store| match format {
+        ExportFormat::JsonLines => store.export_lines(),
+        ExportFormat::Markdown => store.export_markdown(),
+    })
+    .map_err(storage)
+}
+
+/// Restore an export into an empty mind (see `admin.restore-mind`).
+pub fn restore_mind(mind: Mind, lines: Vec<String>) -> Result<RestoreReport> {
+    let restored = store::write(&mind, |store| store.restore(&lines)).map_err(storage)?;
+    Ok(RestoreReport {
+        frames: restored.frames,
+        tables: restored
+            .rows
+            .into_iter()
+            .map(|(table, rows)| TableRows { table, rows })
+            .collect(),
+    })
 }
 
 /// The mind's identity.

@@ -5,7 +5,7 @@
 //! unit-tested); this module lists the mind's frames (oldest first), runs
 //! the plan, and — only when asked — marks each frame found `deprecated`
 //! through the store's `set_importance` (the store keeps it; recall ranks it
-//! down).
+//! down). A memory its owner pinned is never retired.
 
 use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};
 
@@ -37,9 +37,17 @@ pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
             .map(|frame| frame.content.clone())
             .unwrap_or_default()
     };
+    // A pinned memory is never retired (its owner said so); it can still
+    // be the one a duplicate is retired in favour of.
+    let pinned: std::collections::BTreeSet<u64> = frames
+        .iter()
+        .filter(|frame| frame.pinned)
+        .map(|frame| frame.ref_.id)
+        .collect();
     let candidates: Vec<CleanupCandidate> = plan
         .retire
         .iter()
+        .filter(|verdict| !pinned.contains(&verdict.id))
         .map(|verdict| CleanupCandidate {
             frame: FrameRef {
                 mind: options.mind.clone(),

@@ -15,7 +15,7 @@ use crate::store;
 
 /// The leading markings of a stored content (`[mind-fact] `, a raw turn's
 /// tag, a provenance block): what a correction keeps.
-fn marking(content: &str) -> &str {
+pub fn marking(content: &str) -> &str {
     let mut rest = content;
     while let Some(inside) = rest.strip_prefix('[') {
         let Some((_, after)) = inside.split_once(']') else {

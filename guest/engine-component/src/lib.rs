@@ -16,7 +16,8 @@
 //! [`import`] (raw conversation turns), [`harvest`] (whole exports,
 //! distilled), [`cleanup`] (retiring
 //! dead-weight frames), [`forget`] (erasure for real), [`correct`] (a new
-//! version that closes the old one) and [`graph`] (entities and relations an agent
+//! version that closes the old one), [`review`] (the owner's archive, merge,
+//! trace, logs and flagged memories) and [`graph`] (entities and relations an agent
 //! names explicitly).
 
 // wit-bindgen's generated glue (the canonical-ABI exports) is the crate's only
@@ -40,12 +41,14 @@ mod graph;
 mod harvest;
 mod import;
 mod recall;
+mod review;
 mod save;
 mod store;
 
 use exports::hive::mind::admin::{
-    AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, Guest as AdminGuest,
-    Identity, MindCheck, MindStatus, Neighbour, PlanConstants, ReindexProgress,
+    AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, ExportFormat,
+    Guest as AdminGuest, Identity, MindCheck, MindStatus, Neighbour, PlanConstants,
+    ReindexProgress, RestoreReport,
 };
 use exports::hive::mind::harvest::{
     Error as HarvestError, Guest as HarvestGuest, GuestImportJob, HarvestSource, ImportJob,
@@ -56,12 +59,98 @@ use exports::hive::mind::memory::{
     ForgetReport, ForgetRequest, Guest as MemoryGuest, ImportReport, ImportedConversation,
     KnownEntity, KnownRelation, MemoryInput, Recall, RecallOptions, SavedMemory,
 };
+use exports::hive::mind::review::{
+    EntityHop, EntityInfo, EntityRule, EntityView, Error as ReviewError, FlaggedMemory,
+    Guest as ReviewGuest, LogEntry, LogKind, MemoryTrace, MergeRequest, Merged, MetadataChange,
+    SessionInfo, WorkspaceDeletion,
+};
 use hive::mind::types::{Frame, FrameRef, InjectionReport, Mind, ScanContext};
 
-/// The component: `memory`, `admin` and `harvest` below.
+/// The component: `memory`, `admin`, `review` and `harvest` below.
 pub struct Component;
 
 export!(Component);
+
+impl ReviewGuest for Component {
+    fn set_metadata(memory: FrameRef, change: MetadataChange) -> Result<Frame, ReviewError> {
+        review::set_metadata(memory, change)
+    }
+
+    fn merge(request: MergeRequest) -> Result<Merged, ReviewError> {
+        review::merge(request)
+    }
+
+    fn list_sessions(mind: Mind, limit: u32) -> Result<Vec<SessionInfo>, ReviewError> {
+        review::list_sessions(mind, limit)
+    }
+
+    fn close_session(
+        mind: Mind,
+        gop_id: String,
+        summary: Option<String>,
+    ) -> Result<SessionInfo, ReviewError> {
+        review::close_session(mind, gop_id, summary)
+    }
+
+    fn get_entity(mind: Mind, id: u64) -> Result<EntityView, ReviewError> {
+        review::get_entity(mind, id)
+    }
+
+    fn list_entities(
+        mind: Mind,
+        text: String,
+        entity_type: Option<String>,
+        limit: u32,
+    ) -> Result<Vec<EntityInfo>, ReviewError> {
+        review::list_entities(mind, text, entity_type, limit)
+    }
+
+    fn clean_entities(
+        mind: Mind,
+        rule: EntityRule,
+        apply: bool,
+    ) -> Result<Vec<EntityInfo>, ReviewError> {
+        review::clean_entities(mind, rule, apply)
+    }
+
+    fn neighbours(
+        mind: Mind,
+        id: u64,
+        depth: u32,
+        entity_type: Option<String>,
+        limit: u32,
+    ) -> Result<Vec<EntityHop>, ReviewError> {
+        review::neighbours(mind, id, depth, entity_type, limit)
+    }
+
+    fn read_log(
+        mind: Mind,
+        log: LogKind,
+        limit: u32,
+        before: Option<u64>,
+    ) -> Result<Vec<LogEntry>, ReviewError> {
+        review::read_log(mind, log, limit, before)
+    }
+
+    fn trace(memory: FrameRef) -> Result<MemoryTrace, ReviewError> {
+        review::trace(memory)
+    }
+
+    fn list_flagged(mind: Mind, limit: u32) -> Result<Vec<FlaggedMemory>, ReviewError> {
+        review::list_flagged(mind, limit)
+    }
+
+    fn release(memory: FrameRef) -> Result<Frame, ReviewError> {
+        review::release(memory)
+    }
+
+    fn delete_workspace(
+        workspace: String,
+        dry_run: bool,
+    ) -> Result<WorkspaceDeletion, ReviewError> {
+        review::delete_workspace(workspace, dry_run)
+    }
+}
 
 impl MemoryGuest for Component {
     fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
@@ -157,6 +246,14 @@ impl AdminGuest for Component {
 
     fn recent_frames(mind: Mind, limit: u32) -> Result<Vec<Frame>, AdminError> {
         admin::recent_frames(mind, limit)
+    }
+
+    fn export_mind(mind: Mind, format: ExportFormat) -> Result<Vec<String>, AdminError> {
+        admin::export_mind(mind, format)
+    }
+
+    fn restore_mind(mind: Mind, lines: Vec<String>) -> Result<RestoreReport, AdminError> {
+        admin::restore_mind(mind, lines)
     }
 
     fn get_identity(mind: Mind) -> Result<Option<Identity>, AdminError> {

@@ -44,7 +44,7 @@ use crate::calibration;
 use crate::exports::hive::mind::memory::{
     Error, Lane as WitLane, Recall, RecallOptions, RecallScope, RecallStage, Recalled, StageTime,
 };
-use crate::hive::mind::types::{Frame, FrameRef, Mind, ScoringProfile};
+use crate::hive::mind::types::{Frame, FrameRef, MemoryStatus, Mind, ScoringProfile};
 use crate::hive::mind::{embedder, reranker};
 use crate::save::{embedder_error, store_error};
 use crate::store;
@@ -168,6 +168,7 @@ fn frame_info(frame: &Frame, distance: Option<u32>) -> FrameInfo {
         importance: importance_from_wit(frame.importance),
         access_count: frame.access_count,
         graph_distance: distance,
+        released: frame.released,
     }
 }
 
@@ -434,10 +435,22 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
 /// The most replacements followed from one memory to its current version.
 const MAX_VERSION_STEPS: usize = 100;
 
+/// The memory that stands for `frame` now: the version that replaced it,
+/// or the memory a merge folded it into.
+fn next_version(frame: &Frame) -> Option<FrameRef> {
+    frame.superseded_by.clone().or_else(|| {
+        (frame.status == MemoryStatus::Archived)
+            .then(|| frame.merged_into.clone())
+            .flatten()
+    })
+}
+
 /// Recall now answers with what is current: a search hit on a replaced
 /// memory (a correction or a newer statement closed it) becomes a hit on
 /// its current version, at the same rank (the search found the subject;
-/// the answer is today's); a listing's replaced memory is dropped (the
+/// the answer is today's), and a hit on a memory merged into another
+/// becomes a hit on the merged memory; an archived memory is left out; a
+/// listing's replaced memory is dropped (the
 /// listing holds the current version in its own right). A memory found
 /// both ways counts once per lane and kind of hit.
 fn current_versions(
@@ -450,7 +463,7 @@ fn current_versions(
         let mut wanted = BTreeSet::new();
         let missing: Vec<FrameRef> = frames
             .values()
-            .filter_map(|frame| frame.superseded_by.clone())
+            .filter_map(next_version)
             .filter(|next| !frames.contains_key(&(mind_key(&next.mind), next.id)))
             .filter(|next| wanted.insert((mind_key(&next.mind), next.id)))
             .collect();
@@ -469,7 +482,8 @@ fn current_versions(
         let mut at = id;
         for _ in 0..MAX_VERSION_STEPS {
             let frame = frames.get(&(mind_key(mind), at))?;
-            match &frame.superseded_by {
+            match next_version(frame) {
+                None if frame.status == MemoryStatus::Archived => return None,
                 None => return Some(at),
                 Some(next) => at = next.id,
             }
@@ -523,7 +537,9 @@ fn current_versions(
 }
 
 /// Recall "as of" a time answers with what was valid then: a memory whose
-/// event time is after it, or that had been replaced by then, is left out.
+/// event time is after it, or that had been replaced by then, is left out,
+/// and so is one its owner archived (a merged original was believed then,
+/// and stays).
 fn valid_as_of(
     pending: Vec<(Mind, u64, PendingHit)>,
     frames: &BTreeMap<(MindKey, u64), Frame>,
@@ -535,7 +551,9 @@ fn valid_as_of(
         .into_iter()
         .filter(|(mind, id, _)| {
             frames.get(&(mind_key(mind), *id)).is_some_and(|frame| {
-                frame.created_at <= as_of && frame.valid_to.is_none_or(|until| until > as_of)
+                frame.created_at <= as_of
+                    && frame.valid_to.is_none_or(|until| until > as_of)
+                    && (frame.status == MemoryStatus::Active || frame.merged_into.is_some())
             })
         })
         .collect();

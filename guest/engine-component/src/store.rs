@@ -28,7 +28,9 @@ pub use hive_mind_store::{ChunkVector, NewFrame};
 
 use crate::boundary;
 use crate::hive::mind::sqlite;
-use crate::hive::mind::types::{Frame, FrameRef, FrameType, Importance, Mind, Source};
+use crate::hive::mind::types::{
+    Frame, FrameRef, FrameType, Importance, MemoryStatus, Mind, Source,
+};
 
 /// The store's result.
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -111,6 +113,10 @@ impl Databases for HostDatabases {
 
     fn list(&self) -> std::result::Result<Vec<String>, SqlError> {
         sqlite::databases().map_err(sql_error)
+    }
+
+    fn remove(&self, name: &str) -> std::result::Result<(), SqlError> {
+        sqlite::remove_database(name).map_err(sql_error)
     }
 }
 
@@ -366,6 +372,17 @@ pub fn frame_out(frame: &native::Frame) -> Frame {
             mind: mind_out(&frame.frame_ref.mind),
             id,
         }),
+        status: match frame.status {
+            native::MemoryStatus::Active => MemoryStatus::Active,
+            native::MemoryStatus::Archived => MemoryStatus::Archived,
+        },
+        pinned: frame.pinned,
+        tags: frame.tags.clone(),
+        merged_into: frame.merged_into.map(|id| FrameRef {
+            mind: mind_out(&frame.frame_ref.mind),
+            id,
+        }),
+        released: frame.released_at.is_some(),
     }
 }
 

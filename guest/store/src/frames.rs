@@ -30,15 +30,16 @@ use super::error::{StoreError, StoreResult};
 use super::meta::{check_vector, vector_bytes};
 use super::schema::{now, parse_event_time};
 use super::types::{
-    BranchContent, ChunkVector, Frame, FrameType, NewFrame, SavedFrame, parse_frame_type,
-    parse_importance, parse_source,
+    BranchContent, ChunkVector, Frame, FrameType, MemoryStatus, NewFrame, SavedFrame,
+    parse_frame_type, parse_importance, parse_source,
 };
 use super::{MindStore, plan_chunks, sessions};
 
 /// The columns [`frame_from_row`] reads, in order.
 pub const FRAME_COLUMNS: &str = "f.id, f.frame_type, f.gop_id, f.t, f.base_frame_id, f.content, \
      f.importance, f.source, f.access_count, f.created_at, f.event_date, f.inserted_at, \
-     f.last_accessed, f.content_hash, f.metadata, f.valid_to, f.superseded_by, f.superseded_at";
+     f.last_accessed, f.content_hash, f.metadata, f.valid_to, f.superseded_by, f.superseded_at, f.status, f.pinned, f.tags, \
+     f.merged_into, f.released_at";
 
 /// A B-frame to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,6 +187,24 @@ pub fn frame_from_row(store_mind: &super::Mind, row: &Row<'_>) -> crate::sql::Re
         valid_to: row.get(15)?,
         superseded_by: row.get(16)?,
         superseded_at: row.get(17)?,
+        status: {
+            let status: String = row.get(18)?;
+            MemoryStatus::parse(&status).ok_or_else(|| {
+                text_err(
+                    18,
+                    StoreError::InvalidInput(format!("unknown memory status {status:?}")),
+                )
+            })?
+        },
+        pinned: row.get(19)?,
+        tags: {
+            let tags: String = row.get(20)?;
+            serde_json::from_str(&tags).map_err(|e| {
+                text_err(20, StoreError::InvalidInput(format!("tags {tags:?}: {e}")))
+            })?
+        },
+        merged_into: row.get(21)?,
+        released_at: row.get(22)?,
     })
 }
 

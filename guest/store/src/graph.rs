@@ -71,6 +71,15 @@ pub struct Relation {
     pub valid_to: Option<String>,
 }
 
+/// What an entity cleanup looks for ([`MindStore::clean_entities`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntityRule {
+    /// No memory mentions it and no relation touches it.
+    Orphans,
+    /// Its name is noise (a stop word, a number, a fragment).
+    Noise,
+}
+
 const ENTITY_COLUMNS: &str =
     "id, name, normalized_name, entity_type, seen_count, properties, valid_from, valid_to";
 const RELATION_COLUMNS: &str =
@@ -475,6 +484,17 @@ impl MindStore {
     /// Active entities whose name contains `text` (case-insensitive, `%` and
     /// `_` taken literally), most seen first. For browsing, never for dedup.
     pub fn search_entities(&self, text: &str, limit: u32) -> StoreResult<Vec<Entity>> {
+        self.browse_entities(text, None, limit)
+    }
+
+    /// [`Self::search_entities`], of one type when `entity_type` is given
+    /// (its graph spelling: lower case, `-` between words).
+    pub fn browse_entities(
+        &self,
+        text: &str,
+        entity_type: Option<&str>,
+        limit: u32,
+    ) -> StoreResult<Vec<Entity>> {
         let escaped: String = text
             .trim()
             .to_lowercase()
@@ -490,9 +510,10 @@ impl MindStore {
             .prepare_cached(&format!(
                 "SELECT {ENTITY_COLUMNS} FROM knowledge_entities
                  WHERE valid_to IS NULL AND (lower(name) LIKE ?1 ESCAPE '\\' OR normalized_name LIKE ?1 ESCAPE '\\')
+                   AND (?3 IS NULL OR entity_type = ?3)
                  ORDER BY seen_count DESC, id LIMIT ?2"
             ))?
-            .query_map(params![pattern, limit], entity_from_row)?
+            .query_map(params![pattern, limit, entity_type], entity_from_row)?
             .collect::<Result<_, _>>()?;
         Ok(entities)
     }
@@ -570,6 +591,65 @@ impl MindStore {
         )?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// The active entities a cleanup rule finds (oldest first), and with
+    /// `apply` retires them with their relations in one transaction:
+    /// [`EntityRule::Orphans`], entities with no evidence (no memory
+    /// mentions them) and no active relation; [`EntityRule::Noise`],
+    /// entities whose name [`hive_mind_core::is_noise_name`] rejects (left
+    /// by an older extractor or a raw import) and that no active relation
+    /// touches: that rule's length test also rejects short real names
+    /// ("Ana"), and a relation someone made says the entity means something.
+    pub fn clean_entities(&mut self, rule: EntityRule, apply: bool) -> StoreResult<Vec<Entity>> {
+        let now = now();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let found: Vec<Entity> = match rule {
+            EntityRule::Orphans => tx.query_all(
+                &format!(
+                    "SELECT {ENTITY_COLUMNS} FROM knowledge_entities e
+                     WHERE e.valid_to IS NULL
+                       AND NOT EXISTS (SELECT 1 FROM kg_entity_frames l WHERE l.entity_id = e.id)
+                       AND NOT EXISTS (SELECT 1 FROM knowledge_relations r WHERE r.valid_to IS NULL
+                                       AND (r.source_id = e.id OR r.target_id = e.id))
+                     ORDER BY e.id"
+                ),
+                [],
+                entity_from_row,
+            )?,
+            EntityRule::Noise => tx
+                .query_all(
+                    &format!(
+                        "SELECT {ENTITY_COLUMNS} FROM knowledge_entities e
+                         WHERE e.valid_to IS NULL
+                           AND NOT EXISTS (SELECT 1 FROM knowledge_relations r WHERE r.valid_to IS NULL
+                                           AND (r.source_id = e.id OR r.target_id = e.id))
+                         ORDER BY e.id"
+                    ),
+                    [],
+                    entity_from_row,
+                )?
+                .into_iter()
+                .filter(|entity| hive_mind_core::is_noise_name(&entity.name))
+                .collect(),
+        };
+        if apply {
+            for entity in &found {
+                tx.execute(
+                    "UPDATE knowledge_relations SET valid_to = ?2
+                     WHERE valid_to IS NULL AND (source_id = ?1 OR target_id = ?1)",
+                    params![entity.id, now],
+                )?;
+                tx.execute(
+                    "UPDATE knowledge_entities SET valid_to = ?2 WHERE id = ?1",
+                    params![entity.id, now],
+                )?;
+            }
+            tx.commit()?;
+        }
+        Ok(found)
     }
 
     /// Merge duplicate entities (same canonical name and type, by today's

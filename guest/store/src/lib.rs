@@ -47,7 +47,8 @@
 //! [`sql`] (the capability and the statement API) · [`schema`] (versions and
 //! migrations) · [`meta`] (embedder fingerprint, vector tables) · [`frames`]
 //! (I/P/B writes, dedup, update, deprecate, delete, reindex) · [`erasure`]
-//! (forgetting for real, and the erasure log) · [`validity`] (corrections,
+//! (forgetting for real, and the erasure log) · [`portable`] (export to JSON
+//! Lines, restore into an empty mind) · [`validity`] (corrections,
 //! and the newer statement of a slot replacing the older) · [`search`]
 //! (BM25, KNN, listings) · [`vector_index`] (the in-memory int8 KNN index
 //! that vector search runs on) · [`graph`] (entities, relations, BFS,
@@ -71,6 +72,8 @@ pub mod harvest;
 pub mod identity;
 pub mod links;
 pub mod meta;
+pub mod portable;
+pub mod review;
 pub mod schema;
 pub mod search;
 pub mod sessions;
@@ -90,8 +93,8 @@ pub use error::{StoreError, StoreResult};
 pub use hive_mind_core::ChunkPlan;
 pub use meta::VectorState;
 pub use types::{
-    BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameType, Hit, Mind,
-    NewFrame, SavedFrame, SearchFilter,
+    BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameType, Hit, MemoryStatus,
+    Mind, NewFrame, SavedFrame, SearchFilter,
 };
 pub use vectors::{EmbedOutcome, FakeHashVectorSource, VectorSource};
 
@@ -337,6 +340,23 @@ impl Minds {
         self.workspaces
             .get_mut(id)
             .ok_or_else(|| StoreError::MindNotFound(mind.to_string()))
+    }
+
+    /// Delete workspace mind `id` for good: its database and journal files
+    /// (the capability's `remove-database`), after the connection this
+    /// store holds is closed. Returns the mind's status as it was, which
+    /// names what went. The personal mind cannot be deleted
+    /// ([`StoreError::InvalidInput`]); a workspace without a database is
+    /// [`StoreError::MindNotFound`].
+    pub fn delete_workspace(&mut self, id: &str) -> StoreResult<check::MindStatus> {
+        let mind = Mind::workspace(id)?;
+        let status = self.mind(&mind)?.status()?;
+        // Close the connection (dropping the store) before the files go.
+        self.workspaces.remove(id);
+        self.databases
+            .remove(&format!("workspace/{id}"))
+            .map_err(|error| StoreError::Sql(sql::Error::Sql(error)))?;
+        Ok(status)
     }
 
     /// Every mind with a database: personal first, then the workspaces by id.

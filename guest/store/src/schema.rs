@@ -85,13 +85,20 @@
 //!   ([`super::erasure`]): what was forgotten, by id, hash, time and reason,
 //!   never the text; append-only like the audit tables, with the same
 //!   three guards.
-//! - **v11** — the current layout: validity ([`super::validity`]). A frame
+//! - **v11** — validity ([`super::validity`]). A frame
 //!   has `valid_to`, `superseded_by` and `superseded_at` (all null while
 //!   current) and its statement `slot` (indexed). The step gives every
 //!   frame its slot with today's [`hive_mind_core::supersede::memory_slot`]
 //!   (deliberately the live rules, like v2's canonical names: the slot is
 //!   the key the store chains by today) and chains each slot, so a mind's
 //!   outdated statements are closed as a new save would close them.
+//! - **v12** — the current layout: review ([`super::review`]). A frame has
+//!   its owner's `status` (`active` or `archived`), `pinned` flag, `tags`
+//!   (a JSON array of strings), `merged_into` (the memory a merge folded it
+//!   into) and `released_at` (when its owner released it from the recall
+//!   injection scan); `memory_reviews` is the append-only log of the owner's
+//!   review actions, with the same three guards as the audit tables. Every
+//!   existing frame is active, unpinned, untagged.
 //!
 //! # Crash safety and idempotence
 //!
@@ -128,7 +135,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 11;
+pub const SCHEMA_VERSION: u32 = 12;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -284,7 +291,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 11] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11];
+pub const MIGRATIONS: [Step; 12] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -1100,7 +1107,7 @@ fn v7(conn: &Connection) -> StoreResult<()> {
 /// The append-only tables and the triggers that guard each: v1's UPDATE and
 /// DELETE guards and v8's replacement guard. `hive-mind check` reports a
 /// mind whose table lacks one of them.
-pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 3] = [
+pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 4] = [
     (
         "install_audit",
         [
@@ -1123,6 +1130,14 @@ pub const APPEND_ONLY_GUARDS: [(&str, [&str; 3]); 3] = [
             "memory_erasures_no_update",
             "memory_erasures_no_delete",
             "memory_erasures_no_replace",
+        ],
+    ),
+    (
+        "memory_reviews",
+        [
+            "memory_reviews_no_update",
+            "memory_reviews_no_delete",
+            "memory_reviews_no_replace",
         ],
     ),
 ];
@@ -1295,6 +1310,49 @@ fn v11(conn: &Connection) -> StoreResult<()> {
     }
     for slot in slots {
         super::validity::chain_slot_in(conn, &slot)?;
+    }
+    Ok(())
+}
+
+/// v12's columns and review log. Frozen: never edit.
+const V12_SQL: &str = r#"
+ALTER TABLE memory_frames ADD COLUMN status TEXT NOT NULL DEFAULT 'active'
+    CHECK (status IN ('active', 'archived'));
+ALTER TABLE memory_frames ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1));
+ALTER TABLE memory_frames ADD COLUMN tags TEXT NOT NULL DEFAULT '[]'
+    CHECK (json_valid(tags) AND json_type(tags) = 'array');
+ALTER TABLE memory_frames ADD COLUMN merged_into INTEGER
+    REFERENCES memory_frames(id) ON DELETE SET NULL;
+ALTER TABLE memory_frames ADD COLUMN released_at TEXT;
+CREATE INDEX memory_frames_archived ON memory_frames(id) WHERE status = 'archived';
+CREATE INDEX memory_frames_merged_into ON memory_frames(merged_into) WHERE merged_into IS NOT NULL;
+CREATE TABLE memory_reviews (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    frame_id INTEGER,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(detail))
+);
+CREATE INDEX memory_reviews_frame ON memory_reviews(frame_id);
+CREATE TRIGGER memory_reviews_no_update BEFORE UPDATE ON memory_reviews
+BEGIN SELECT RAISE(ABORT, 'memory_reviews is append-only'); END;
+CREATE TRIGGER memory_reviews_no_delete BEFORE DELETE ON memory_reviews
+BEGIN SELECT RAISE(ABORT, 'memory_reviews is append-only'); END;
+CREATE TRIGGER memory_reviews_no_replace BEFORE INSERT ON memory_reviews
+WHEN EXISTS (SELECT 1 FROM memory_reviews WHERE id = new.id)
+BEGIN SELECT RAISE(ABORT, 'memory_reviews is append-only'); END;
+"#;
+
+/// v12: review (see the module docs). Idempotent: a mind that already has
+/// the columns (a test's mind taken back a version) is left as it is.
+fn v12(conn: &Connection) -> StoreResult<()> {
+    let has_status: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('memory_frames') WHERE name = 'status')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_status {
+        conn.execute_batch(V12_SQL)?;
     }
     Ok(())
 }

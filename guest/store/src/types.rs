@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use hive_mind_core::{Importance, Source};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::StoreError;
 
@@ -203,6 +203,45 @@ pub struct Frame {
     pub superseded_by: Option<u64>,
     /// When the replacement was recorded (ingestion clock).
     pub superseded_at: Option<String>,
+    /// Active, or archived by its owner ([`super::review`]).
+    pub status: MemoryStatus,
+    /// Pinned by its owner: cleanup never retires it.
+    pub pinned: bool,
+    /// The owner's tags.
+    pub tags: Vec<String>,
+    /// The memory a merge folded it into (same mind).
+    pub merged_into: Option<u64>,
+    /// When its owner released it from recall's injection scan.
+    pub released_at: Option<String>,
+}
+
+/// A memory's review status (WIT `memory-status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryStatus {
+    /// Recalled as usual.
+    Active,
+    /// Kept, but out of recall: archived by its owner, or by a merge.
+    Archived,
+}
+
+impl MemoryStatus {
+    /// Its name as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryStatus::Active => "active",
+            MemoryStatus::Archived => "archived",
+        }
+    }
+
+    /// The status stored as `text`.
+    pub fn parse(text: &str) -> Option<MemoryStatus> {
+        match text {
+            "active" => Some(MemoryStatus::Active),
+            "archived" => Some(MemoryStatus::Archived),
+            _ => None,
+        }
+    }
 }
 
 /// A chunk's offsets and embedding (WIT `chunk-vector`).

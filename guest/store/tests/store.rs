@@ -10,6 +10,8 @@ mod frames;
 mod graph;
 mod harvest;
 mod layers;
+mod portable;
+mod review;
 mod schema;
 mod search;
 mod validity;

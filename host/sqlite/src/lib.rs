@@ -183,6 +183,36 @@ impl DataDir {
         })
     }
 
+    /// Delete workspace database `name` and its `-wal` and `-shm` files.
+    /// `personal` is never deleted ([`SqlError::AccessDenied`]); a database
+    /// that does not exist is [`SqlError::NoSuchDatabase`].
+    pub fn remove(&self, name: &str) -> Result<(), SqlError> {
+        if name == "personal" {
+            return Err(SqlError::AccessDenied);
+        }
+        let path = self.path_of(name)?;
+        if !path.exists() {
+            return Err(SqlError::NoSuchDatabase);
+        }
+        std::fs::remove_file(&path)
+            .map_err(|error| SqlError::Io(format!("{}: {error}", path.display())))?;
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let mut journal = path.clone().into_os_string();
+            journal.push(suffix);
+            match std::fs::remove_file(&journal) {
+                Ok(()) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => {
+                    return Err(SqlError::Io(format!(
+                        "{}: {error}",
+                        std::path::Path::new(&journal).display()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The names of the databases that exist: `personal` first, then the
     /// workspaces by id.
     pub fn list(&self) -> Result<Vec<String>, SqlError> {
@@ -424,6 +454,10 @@ impl Databases for DataDir {
 
     fn list(&self) -> Result<Vec<String>, SqlError> {
         DataDir::list(self)
+    }
+
+    fn remove(&self, name: &str) -> Result<(), SqlError> {
+        DataDir::remove(self, name)
     }
 }
 

@@ -17,8 +17,14 @@
 //! `update_memory` (a correction: a new version that closes the old) and
 //! `memory_history`. The identity,
 //! awareness, workspace and `cleanup_entities` tools and the resources call
-//! the component's `admin` export ([`EngineRuntime::admin`]); the host
-//! never opens a mind itself. Bad input — an unknown workspace, a bad
+//! the component's `admin` export ([`EngineRuntime::admin`]); the review
+//! tools (`review_memory`, `merge_memories`, `trace_memory`,
+//! `explore_graph`, `list_sessions`, `close_session`, `cleanup_memory`)
+//! call its `review` export ([`EngineRuntime::review`]); the host never
+//! opens a mind itself. Two of the owner's review operations are not
+//! tools, because an agent must not have them: releasing a memory from the
+//! injection scan (a poisoned memory would release itself) and deleting a
+//! workspace mind. Bad input — an unknown workspace, a bad
 //! importance, a content too large, a mind named ambiguously, a missing
 //! argument — is a tool result with `isError: true` and a message the model
 //! can act on (MCP 2025-11-25: input validation errors are tool execution
@@ -92,8 +98,8 @@ use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
 use hive_mind_runtime::engine::wit_types::{InjectionReport, ScanContext};
 use hive_mind_runtime::engine::{
-    AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, describe_storage_error,
-    wit_admin, wit_harvest, wit_memory,
+    AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, ReviewError,
+    describe_storage_error, wit_admin, wit_harvest, wit_memory, wit_review,
 };
 use params::*;
 
@@ -362,11 +368,13 @@ fn engine_error(error: EngineError) -> McpError {
     };
     match &error {
         EngineError::Memory(MemoryError(wit_memory::Error::InvalidArgument(why)))
-        | EngineError::Admin(AdminError(wit_admin::Error::InvalidArgument(why))) => {
+        | EngineError::Admin(AdminError(wit_admin::Error::InvalidArgument(why)))
+        | EngineError::Review(ReviewError(wit_review::Error::InvalidArgument(why))) => {
             invalid(why.clone())
         }
         EngineError::Memory(MemoryError(wit_memory::Error::Storage(error)))
         | EngineError::Admin(AdminError(wit_admin::Error::Storage(error)))
+        | EngineError::Review(ReviewError(wit_review::Error::Storage(error)))
         | EngineError::Harvest(HarvestError(wit_harvest::Error::Storage(error))) => storage(error),
         EngineError::Harvest(HarvestError(
             wit_harvest::Error::InvalidArgument(_)
@@ -382,6 +390,7 @@ fn engine_error(error: EngineError) -> McpError {
             wit_memory::Error::Embedder(_) | wit_memory::Error::Llm(_),
         ))
         | EngineError::Admin(AdminError(wit_admin::Error::Embedder(_)))
+        | EngineError::Review(ReviewError(wit_review::Error::Embedder(_)))
         | EngineError::Host(_) => internal(error.to_string()),
     }
 }
@@ -1385,7 +1394,261 @@ impl MemoryServer {
             .await?;
         Ok(json_result(json!({ "retired": retired })))
     }
+
+    /// Archive, pin or tag a memory.
+    #[tool(
+        description = "Review a memory by hand: archived=true archives it (kept, readable and traceable, but out of recall), archived=false brings it back; pinned=true pins it (cleanup never retires it); add_tags / remove_tags change its tags. What is left out stays as it is. Every change is logged."
+    )]
+    async fn review_memory(
+        &self,
+        Parameters(args): Parameters<ReviewMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let memory = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let change = wit_review::MetadataChange {
+            status: args.archived.map(|archived| {
+                if archived {
+                    wit_types::MemoryStatus::Archived
+                } else {
+                    wit_types::MemoryStatus::Active
+                }
+            }),
+            pinned: args.pinned,
+            add_tags: args.add_tags.unwrap_or_default(),
+            remove_tags: args.remove_tags.unwrap_or_default(),
+        };
+        let value = self
+            .with_engine(move |engine| {
+                let frame = engine
+                    .review()
+                    .set_metadata(&memory, &change)
+                    .map_err(engine_error)?;
+                Ok(json!({ "memory": frame_view(engine, &frame)? }))
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Merge memories into one.
+    #[tool(
+        description = "Merge memories of one mind that say parts of the same thing into one memory (content: the merged text; default: their texts joined). The originals are archived, never deleted, and point at the merged memory; recall answers a search that finds one of them with the merged memory."
+    )]
+    async fn merge_memories(
+        &self,
+        Parameters(args): Parameters<MergeMemoriesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let memories = args
+            .memories
+            .iter()
+            .map(|name| convert::ref_in(name.trim()).map_err(invalid))
+            .collect::<Result<Vec<_>, McpError>>()?;
+        let request = wit_review::MergeRequest {
+            memories,
+            content: args.content,
+        };
+        let value = self
+            .with_engine(move |engine| {
+                let merged = engine.review().merge(&request).map_err(engine_error)?;
+                let originals = merged
+                    .originals
+                    .iter()
+                    .map(|frame| frame_view(engine, frame))
+                    .collect::<Result<Vec<Json>, McpError>>()?;
+                Ok(json!({
+                    "memory": frame_view(engine, &merged.memory)?,
+                    "originals": originals,
+                }))
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Where a memory came from.
+    #[tool(
+        description = "The trace of a memory: how it was written (its metadata: conversation turn, import, kind), its session, the memory it branches off, the memories it replaced and that were merged into it, its branches, its entities, related memories, and its review history."
+    )]
+    async fn trace_memory(
+        &self,
+        Parameters(args): Parameters<MemoryHistoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let memory = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let value = self
+            .with_engine(move |engine| {
+                let trace = engine.review().trace(&memory).map_err(engine_error)?;
+                let mut value = crate::review_cli::trace_json(&trace);
+                value["memory"] = frame_view(engine, &trace.memory)?;
+                Ok(value)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Read the knowledge graph.
+    #[tool(
+        description = "Read the knowledge graph: with entity (an id), that entity with its properties, its relations out and in, the entities at their other end and the memories that mention it, plus, with depth (1-4), every entity within that many hops; without entity, the entities whose name contains text, most seen first. entity_type keeps one type."
+    )]
+    async fn explore_graph(
+        &self,
+        Parameters(args): Parameters<ExploreGraphArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
+        let value = self
+            .with_engine(move |engine| {
+                let entity_type = args.entity_type.as_deref();
+                let Some(id) = args.entity else {
+                    let found = engine
+                        .review()
+                        .list_entities(&mind, args.text.as_deref().unwrap_or(""), entity_type, limit)
+                        .map_err(engine_error)?;
+                    return Ok(json!({
+                        "entities": found.iter().map(crate::review_cli::entity_json).collect::<Vec<_>>(),
+                    }));
+                };
+                let view = engine.review().get_entity(&mind, id).map_err(engine_error)?;
+                let mut value = crate::review_cli::entity_view_json(&view);
+                if let Some(depth) = args.depth {
+                    let hops = engine
+                        .review()
+                        .neighbours(&mind, id, depth, entity_type, limit)
+                        .map_err(engine_error)?;
+                    value["neighbours"] = crate::review_cli::hops_json(&hops);
+                }
+                Ok(value)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// The sessions of a mind.
+    #[tool(
+        description = "The sessions of the personal mind (or a workspace's), newest first: id, project, whether closed, start and end, summary, how many memories."
+    )]
+    async fn list_sessions(
+        &self,
+        Parameters(args): Parameters<ListSessionsArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
+        let sessions = self
+            .with_engine(move |engine| {
+                engine
+                    .review()
+                    .list_sessions(&mind, limit)
+                    .map_err(engine_error)
+            })
+            .await?;
+        Ok(json_result(json!({
+            "sessions": sessions.iter().map(crate::review_cli::session_json).collect::<Vec<_>>(),
+        })))
+    }
+
+    /// Close a session.
+    #[tool(
+        description = "Close a session (with an optional summary); the next memory saved starts a new one. Closing a closed session is an error."
+    )]
+    async fn close_session(
+        &self,
+        Parameters(args): Parameters<CloseSessionArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let session = self
+            .with_engine(move |engine| {
+                engine
+                    .review()
+                    .close_session(&mind, args.session.trim(), args.summary.as_deref())
+                    .map_err(engine_error)
+            })
+            .await?;
+        Ok(json_result(crate::review_cli::session_json(&session)))
+    }
+
+    /// Cleanup modes.
+    #[tool(
+        description = "Keep a mind tidy. mode: compact (empty and duplicated memories), retire-orphans (entities no memory mentions and no relation touches), remove-noise (entities named by noise words, with no relation), or audit (all of them, and how many memories the injection scan flags; never changes anything). With apply=true the mode retires what it finds (kept for history, ranked down or out of the graph, never deleted); by default it only reports."
+    )]
+    async fn cleanup_memory(
+        &self,
+        Parameters(args): Parameters<CleanupMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mode = args.mode.trim().to_string();
+        if !CLEANUP_MODES.contains(&mode.as_str()) {
+            return Err(invalid(format!(
+                "unknown mode {mode:?}; expected one of: {}",
+                CLEANUP_MODES.join(", ")
+            )));
+        }
+        let apply = args.apply && mode != "audit";
+        let name = mind_name(&mind);
+        let value = self
+            .with_engine(move |engine| {
+                let mut report = json!({ "mind": name, "mode": mode, "applied": apply });
+                if mode == "compact" || mode == "audit" {
+                    let frames = engine
+                        .cleanup_frames(&wit_memory::CleanupOptions {
+                            mind: mind.clone(),
+                            apply,
+                        })
+                        .map_err(engine_error)?;
+                    report["memories"] = json!({
+                        "scanned": frames.scanned,
+                        "found": frames.candidates.iter().map(|candidate| json!({
+                            "memory": convert::ref_name(&candidate.frame),
+                            "reason": candidate.reason.wit_name(),
+                            "kept": candidate.kept.as_ref().map(convert::ref_name),
+                        })).collect::<Vec<_>>(),
+                        "retired": frames.retired,
+                    });
+                }
+                for (wanted, key, rule) in [
+                    (
+                        "retire-orphans",
+                        "orphan_entities",
+                        wit_review::EntityRule::Orphans,
+                    ),
+                    (
+                        "remove-noise",
+                        "noise_entities",
+                        wit_review::EntityRule::Noise,
+                    ),
+                ] {
+                    if mode == wanted || mode == "audit" {
+                        let found = engine
+                            .review()
+                            .clean_entities(&mind, rule, apply)
+                            .map_err(engine_error)?;
+                        report[key] =
+                            Json::Array(found.iter().map(crate::review_cli::entity_json).collect());
+                    }
+                }
+                if mode == "audit" {
+                    let flagged = engine
+                        .review()
+                        .list_flagged(&mind, MAX_FLAGGED_COUNTED)
+                        .map_err(engine_error)?;
+                    // Counted, never shown: their text is what the scan
+                    // flags. The owner reviews them with `hive-mind review
+                    // flagged`.
+                    report["flagged_memories"] = json!(flagged.len());
+                }
+                Ok(report)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
 }
+
+/// The modes of `cleanup_memory`.
+const CLEANUP_MODES: [&str; 4] = ["compact", "retire-orphans", "remove-noise", "audit"];
+
+/// A listing's default length over MCP.
+const DEFAULT_LISTING: u32 = 20;
+
+/// A listing's longest over MCP.
+const MAX_LISTING: u32 = 200;
+
+/// The most flagged memories an audit counts.
+const MAX_FLAGGED_COUNTED: u32 = 1000;
 
 /// How many memories the recent-memories resource shows.
 const RECENT_MEMORIES: u32 = 20;

@@ -291,3 +291,83 @@ mod tests {
         names_every_case::<SourceFormat>(&description::<HarvestImportArgs>("source"));
     }
 }
+
+/// `review_memory`'s arguments: what to change; what is left out stays.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReviewMemoryArgs {
+    /// The memory, by reference as recall shows it (`personal:42`).
+    pub memory: String,
+    /// true archives it (kept, out of recall); false brings it back.
+    pub archived: Option<bool>,
+    /// Pin it (cleanup never retires a pinned memory), or unpin it.
+    pub pinned: Option<bool>,
+    /// Tags to add (lower-cased; 1 to 64 characters; at most 32 a memory).
+    pub add_tags: Option<Vec<String>>,
+    /// Tags to remove.
+    pub remove_tags: Option<Vec<String>>,
+}
+
+/// `merge_memories`' arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MergeMemoriesArgs {
+    /// Two to 50 memories of one mind, by reference.
+    pub memories: Vec<String>,
+    /// The merged text (default: the originals' texts joined, oldest
+    /// first).
+    pub content: Option<String>,
+}
+
+/// `explore_graph`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ExploreGraphArgs {
+    /// An entity's id: its relations in and out, the entities at their
+    /// other end and the memories that mention it. Without it, the entities
+    /// whose name contains `text` are listed.
+    pub entity: Option<u64>,
+    /// With `entity`: also the entities within this many hops (1 to 4).
+    pub depth: Option<u32>,
+    /// Only entities of this type (person, project, …).
+    pub entity_type: Option<String>,
+    /// Without `entity`: the text names contain (default: every entity).
+    pub text: Option<String>,
+    /// At most this many (1 to 200, default 20).
+    pub limit: Option<u32>,
+    /// The workspace whose graph to read (default: the personal mind).
+    pub workspace: Option<String>,
+}
+
+/// `list_sessions`' arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListSessionsArgs {
+    /// The workspace (default: the personal mind).
+    pub workspace: Option<String>,
+    /// At most this many (1 to 200, default 20).
+    pub limit: Option<u32>,
+}
+
+/// `close_session`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CloseSessionArgs {
+    /// The session's id (a memory's `gop-id`).
+    pub session: String,
+    /// A summary to keep with it.
+    pub summary: Option<String>,
+    /// The workspace (default: the personal mind).
+    pub workspace: Option<String>,
+}
+
+/// `cleanup_memory`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CleanupMemoryArgs {
+    /// `compact` (retire empty and duplicated memories), `retire-orphans`
+    /// (entities nothing mentions or relates), `remove-noise` (entities
+    /// named by noise words), or `audit` (report them all; never changes
+    /// anything).
+    pub mode: String,
+    /// Apply the mode (retire what it finds; retired things are kept for
+    /// history). Default false: only report.
+    #[serde(default)]
+    pub apply: bool,
+    /// The workspace (default: the personal mind).
+    pub workspace: Option<String>,
+}

@@ -106,7 +106,7 @@ def test_the_echo_imports_what_the_engine_imports(
         engine.close()
 
 
-def test_open_create_and_errors_cross_as_variants(echo: ComponentHost, tmp_path: Path) -> None:
+def test_open_create_remove_and_errors_cross_as_variants(echo: ComponentHost, tmp_path: Path) -> None:
     assert echo.call("open", "personal") == Variant("no-such-database")
     assert echo.call("open", "workspace/../x") == Variant("access-denied")
     assert echo.call("databases") == []
@@ -116,6 +116,11 @@ def test_open_create_and_errors_cross_as_variants(echo: ComponentHost, tmp_path:
     echo.call("create", "workspace/acme")
     assert echo.call("databases") == ["personal", "workspace/acme"]
     assert (tmp_path / "workspaces" / "acme.sqlite").is_file()
+    assert echo.call("remove-database", "personal") == Variant("access-denied")
+    assert echo.call("remove-database", "workspace/none") == Variant("no-such-database")
+    assert echo.call("remove-database", "workspace/acme") is None
+    assert not (tmp_path / "workspaces" / "acme.sqlite").exists()
+    assert echo.call("databases") == ["personal"]
 
 
 def test_values_rows_and_errors_through_the_boundary(echo: ComponentHost) -> None:

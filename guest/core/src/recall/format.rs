@@ -46,7 +46,10 @@
 //! model would see it, is scanned with [`scan_for_injection`] as tool output.
 //! If it is unsafe, nothing is recalled: no text, no memories, and a
 //! `withheld` reason. There is no partial recall — removing the one hostile
-//! memory would still show its neighbours, which may quote it.
+//! memory would still show its neighbours, which may quote it. A memory its
+//! owner released (read and vouched for: `review.release`) is left out of
+//! the scan, never out of the block; the rest of the block is scanned as
+//! before.
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
@@ -105,7 +108,21 @@ pub fn assemble_recall(plan: &RecallPlan, memories: Vec<RankedMemory>) -> Recall
         };
     }
     let text = render(plan, &memories);
-    let report = scan_for_injection(&text, ScanContext::ToolOutput);
+    let mut report = scan_for_injection(&text, ScanContext::ToolOutput);
+    if !report.safe && memories.iter().any(|memory| memory.frame.released) {
+        // The owner vouched for the released memories: scan the block
+        // without them (everything else in it is still scanned).
+        let unreleased: Vec<RankedMemory> = memories
+            .iter()
+            .filter(|memory| !memory.frame.released)
+            .cloned()
+            .collect();
+        if unreleased.is_empty() {
+            report = scan_for_injection("", ScanContext::ToolOutput);
+        } else {
+            report = scan_for_injection(&render(plan, &unreleased), ScanContext::ToolOutput);
+        }
+    }
     if report.safe {
         return RecallOutput {
             memories,

@@ -101,6 +101,10 @@ pub struct FrameInfo {
     /// Hops in the knowledge graph from the query's entities; `None` when
     /// unknown or unreachable.
     pub graph_distance: Option<u32>,
+    /// Released by its owner from the injection scan of the recall block
+    /// ([`super::assemble_recall`] scans the block without it).
+    #[serde(default)]
+    pub released: bool,
 }
 
 /// How a lane found a frame. Ranks are 0-based positions in the lane's list

@@ -495,14 +495,7 @@ pub fn command(
     let report = run(args, active.embedder, &progress);
     progress.finish();
     let report = report?;
-    if args.json {
-        let text = serde_json::to_string_pretty(&report)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        writeln!(out, "{text}")?;
-    } else {
-        write!(out, "{}", render(&report))?;
-    }
-    Ok(())
+    Ok(super::write_report(&report, args.json, render, out)?)
 }
 
 /// A loopback OpenAI-compatible server answering every harvest prompt at

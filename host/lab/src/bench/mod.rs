@@ -16,6 +16,9 @@
 //!   (sqlite-vec's cosine distance over the frame vectors) on the same
 //!   vectors.
 //!
+//! - [`governance`] — the owner's operations on the recall corpus (copied):
+//!   forgetting one memory (time, file size before and after), export and
+//!   restore (memories/s), and the re-embed after a restore.
 //! - [`harvest`] — imports a synthetic ChatGPT export through the engine's
 //!   harvest and compares its time with the bare embedder's on the same
 //!   texts; optionally the pipeline's own cost per call of a loopback LLM.
@@ -25,6 +28,7 @@
 
 pub mod corpus;
 pub mod embed;
+pub mod governance;
 pub mod harvest;
 pub mod recall;
 
@@ -49,6 +53,10 @@ pub enum BenchTarget {
     /// import's time against the bare embedder's on the same texts; the
     /// pipeline's cost per call of a loopback LLM.
     Harvest(harvest::BenchHarvestArgs),
+    /// The owner's operations on a mind of N memories: forgetting one
+    /// memory (time, file size before and after), export and restore
+    /// (memories/s each way, and the re-embed after a restore).
+    Governance(governance::BenchGovernanceArgs),
 }
 
 /// `hive-mind-lab bench embed`'s arguments.
@@ -82,6 +90,23 @@ pub enum BenchCommandError {
     Output(#[from] std::io::Error),
 }
 
+/// Write a benchmark's report: one JSON object with `json`, else the text
+/// `render` makes of it.
+pub fn write_report<R: serde::Serialize>(
+    report: &R,
+    json: bool,
+    render: impl Fn(&R) -> String,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if json {
+        let text = serde_json::to_string_pretty(report)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        writeln!(out, "{text}")
+    } else {
+        write!(out, "{}", render(report))
+    }
+}
+
 /// Run `hive-mind-lab bench <target>` with the configuration of `data_dir`.
 pub fn command(
     target: &BenchTarget,
@@ -97,6 +122,7 @@ pub fn command(
         }
         BenchTarget::Recall(args) => recall::command(args, data_dir, out)?,
         BenchTarget::Harvest(args) => harvest::command(args, data_dir, out)?,
+        BenchTarget::Governance(args) => governance::command(args, data_dir, out)?,
     }
     Ok(())
 }

@@ -454,18 +454,16 @@ fn ingest(
     })
 }
 
-/// Run the benchmark with `embedder`; `progress` counts the corpus build and
-/// gets a note now and then.
-pub fn run(
+/// The engine over the corpus of `options` (`frames`, generated from its
+/// seed), building the corpus first unless a matching one is there: the
+/// engine, the corpus's manifest, and whether it was reused.
+pub fn open_corpus(
     options: &RecallBenchOptions,
+    frames: &[CorpusFrame],
     embedder: Arc<dyn Embedder>,
+    reranker: Arc<dyn hive_mind_models::reranker::Reranker>,
     progress: &Progress,
-) -> Result<RecallBenchReport, BenchError> {
-    if options.frames == 0 || options.queries == 0 {
-        return Err(BenchError::Option(
-            "--frames and --queries must be at least 1".into(),
-        ));
-    }
+) -> Result<(EngineRuntime, Manifest, bool), BenchError> {
     let embedder_name = embedder.info().to_string();
     let dir = &options.corpus_dir;
     let wanted = |manifest: &Manifest| {
@@ -481,14 +479,7 @@ pub fn run(
     if !reused {
         clear_corpus_dir(dir)?;
     }
-    let frames = generate_frames(options.frames, options.seed);
-    let reranker = options.rerank.as_ref().map_or_else(
-        || -> Arc<dyn hive_mind_models::reranker::Reranker> {
-            Arc::new(hive_mind_models::reranker::Unconfigured)
-        },
-        |(r, _)| Arc::clone(r),
-    );
-    let mut engine = open_engine(dir, Arc::clone(&embedder), reranker)?;
+    let mut engine = open_engine(dir, embedder, reranker)?;
     let build = match existing {
         Some(manifest) => {
             progress.note(&format!(
@@ -505,7 +496,7 @@ pub fn run(
                 options.frames,
                 dir.display()
             ));
-            let manifest = ingest(&mut engine, &frames, options, &embedder_name, progress)?;
+            let manifest = ingest(&mut engine, frames, options, &embedder_name, progress)?;
             let text = serde_json::to_string_pretty(&manifest)
                 .map_err(|e| std::io::Error::other(e.to_string()))?;
             std::fs::write(dir.join(MANIFEST), text).map_err(|e| BenchError::Corpus {
@@ -520,6 +511,32 @@ pub fn run(
             manifest
         }
     };
+    Ok((engine, build, reused))
+}
+
+/// Run the benchmark with `embedder`; `progress` counts the corpus build and
+/// gets a note now and then.
+pub fn run(
+    options: &RecallBenchOptions,
+    embedder: Arc<dyn Embedder>,
+    progress: &Progress,
+) -> Result<RecallBenchReport, BenchError> {
+    if options.frames == 0 || options.queries == 0 {
+        return Err(BenchError::Option(
+            "--frames and --queries must be at least 1".into(),
+        ));
+    }
+    let embedder_name = embedder.info().to_string();
+    let frames = generate_frames(options.frames, options.seed);
+    let reranker = options.rerank.as_ref().map_or_else(
+        || -> Arc<dyn hive_mind_models::reranker::Reranker> {
+            Arc::new(hive_mind_models::reranker::Unconfigured)
+        },
+        |(r, _)| Arc::clone(r),
+    );
+    let (mut engine, build, reused) =
+        open_corpus(options, &frames, Arc::clone(&embedder), reranker, progress)?;
+    let dir = &options.corpus_dir;
 
     let queries = generate_queries(&frames, options.queries, options.seed);
     let recall_options = RecallOptions {
@@ -794,12 +811,5 @@ pub fn command(
     let report = run(&options, active.embedder, &progress);
     progress.finish();
     let report = report?;
-    if args.json {
-        let text = serde_json::to_string_pretty(&report)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        writeln!(out, "{text}")?;
-    } else {
-        write!(out, "{}", render(&report))?;
-    }
-    Ok(())
+    Ok(super::write_report(&report, args.json, render, out)?)
 }

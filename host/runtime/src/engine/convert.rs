@@ -165,6 +165,11 @@ pub fn frame_json(frame: &Frame) -> serde_json::Value {
         "metadata": metadata_json(&frame.metadata),
         "valid-to": frame.valid_to.map(timestamp_name),
         "superseded-by": frame.superseded_by.as_ref().map(ref_name),
+        "status": frame.status.wit_name(),
+        "pinned": frame.pinned,
+        "tags": frame.tags,
+        "merged-into": frame.merged_into.as_ref().map(ref_name),
+        "released": frame.released,
     })
 }
 

@@ -60,6 +60,7 @@ pub mod bindings {
 pub use bindings::exports::hive::mind::admin as wit_admin;
 pub use bindings::exports::hive::mind::harvest as wit_harvest;
 pub use bindings::exports::hive::mind::memory as wit_memory;
+pub use bindings::exports::hive::mind::review as wit_review;
 pub use bindings::hive::mind::types as wit_types;
 
 /// What the host lends the engine: the minds, the models, the network, and
@@ -255,6 +256,9 @@ pub enum EngineError {
     /// A `harvest` export answered with an error.
     #[error(transparent)]
     Harvest(#[from] HarvestError),
+    /// A `review` export answered with an error.
+    #[error(transparent)]
+    Review(#[from] ReviewError),
     /// The component could not be loaded, or trapped.
     #[error(transparent)]
     Host(#[from] HostError),
@@ -316,6 +320,19 @@ fn describe_admin_error(error: &wit_admin::Error) -> String {
         wit_admin::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
         wit_admin::Error::Storage(e) => describe_storage_error(e),
         wit_admin::Error::Embedder(m) => format!("embedder: {m}"),
+    }
+}
+
+/// A `review` export's typed error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe_review_error(.0))]
+pub struct ReviewError(pub wit_review::Error);
+
+fn describe_review_error(error: &wit_review::Error) -> String {
+    match error {
+        wit_review::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
+        wit_review::Error::Storage(e) => describe_storage_error(e),
+        wit_review::Error::Embedder(m) => format!("embedder: {m}"),
     }
 }
 
@@ -628,6 +645,11 @@ impl EngineRuntime {
         Admin { runtime: self }
     }
 
+    /// The `review` exports: what a mind's owner does by hand.
+    pub fn review(&mut self) -> Review<'_> {
+        Review { runtime: self }
+    }
+
     /// `harvest.import-job.start`: parse and plan an import. The job is a
     /// resource of this runtime: step it with [`EngineRuntime::harvest_step`]
     /// and drop it with [`EngineRuntime::harvest_drop`].
@@ -836,6 +858,13 @@ impl Admin<'_> {
         /// The newest frames of a mind.
         recent_frames as Recall => call_recent_frames(mind: &wit_types::Mind, limit: u32) -> Vec<wit_types::Frame>);
     admin_call!(
+        /// Export a mind: JSON Lines (restorable) or Markdown.
+        export_mind as Maintenance => call_export_mind(mind: &wit_types::Mind, format: wit_admin::ExportFormat) -> Vec<String>);
+    admin_call!(
+        /// Restore a JSON Lines export into an empty mind (no vectors until
+        /// a reindex).
+        restore_mind as Import => call_restore_mind(mind: &wit_types::Mind, lines: &[String]) -> wit_admin::RestoreReport);
+    admin_call!(
         /// The mind's identity.
         get_identity as Recall => call_get_identity(mind: &wit_types::Mind) -> Option<wit_admin::Identity>);
     admin_call!(
@@ -873,4 +902,64 @@ impl Admin<'_> {
                 engine.hive_mind_admin().call_get_plan_constants(store)
             })?)
     }
+}
+
+/// Calls into the component's `review` export ([`EngineRuntime::review`]).
+pub struct Review<'a> {
+    runtime: &'a mut EngineRuntime,
+}
+
+/// One `review` export as a method of [`Review`] (see [`admin_call!`]).
+macro_rules! review_call {
+    ($(#[$doc:meta])* $name:ident as $kind:ident => $call:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty) => {
+        $(#[$doc])*
+        pub fn $name(&mut self, $($arg: $ty),*) -> Result<$out, EngineError> {
+            let result = self.runtime.call(stringify!($name), CallKind::$kind, |engine, store| {
+                engine.hive_mind_review().$call(store, $($arg),*)
+            })?;
+            Ok(result.map_err(ReviewError)?)
+        }
+    };
+}
+
+impl Review<'_> {
+    review_call!(
+        /// Change a memory's status, pin or tags.
+        set_metadata as Save => call_set_metadata(memory: &wit_types::FrameRef, change: &wit_review::MetadataChange) -> wit_types::Frame);
+    review_call!(
+        /// Merge memories into one; the originals are archived.
+        merge as Save => call_merge(request: &wit_review::MergeRequest) -> wit_review::Merged);
+    review_call!(
+        /// The newest sessions of a mind.
+        list_sessions as Recall => call_list_sessions(mind: &wit_types::Mind, limit: u32) -> Vec<wit_review::SessionInfo>);
+    review_call!(
+        /// Close a session.
+        close_session as Save => call_close_session(mind: &wit_types::Mind, gop_id: &str, summary: Option<&str>) -> wit_review::SessionInfo);
+    review_call!(
+        /// An entity with its relations in and out.
+        get_entity as Recall => call_get_entity(mind: &wit_types::Mind, id: u64) -> wit_review::EntityView);
+    review_call!(
+        /// Entities by name and type.
+        list_entities as Recall => call_list_entities(mind: &wit_types::Mind, text: &str, entity_type: Option<&str>, limit: u32) -> Vec<wit_review::EntityInfo>);
+    review_call!(
+        /// The entities a cleanup rule finds; with `apply`, retired.
+        clean_entities as Maintenance => call_clean_entities(mind: &wit_types::Mind, rule: wit_review::EntityRule, apply: bool) -> Vec<wit_review::EntityInfo>);
+    review_call!(
+        /// The entities within a depth of one.
+        neighbours as Recall => call_neighbours(mind: &wit_types::Mind, id: u64, depth: u32, entity_type: Option<&str>, limit: u32) -> Vec<wit_review::EntityHop>);
+    review_call!(
+        /// The newest rows of a log.
+        read_log as Recall => call_read_log(mind: &wit_types::Mind, log: wit_review::LogKind, limit: u32, before: Option<u64>) -> Vec<wit_review::LogEntry>);
+    review_call!(
+        /// Where a memory came from and what it is tied to.
+        trace as Recall => call_trace(memory: &wit_types::FrameRef) -> wit_review::MemoryTrace);
+    review_call!(
+        /// The memories recall's injection scan trips on.
+        list_flagged as Maintenance => call_list_flagged(mind: &wit_types::Mind, limit: u32) -> Vec<wit_review::FlaggedMemory>);
+    review_call!(
+        /// Release a memory from recall's injection scan.
+        release as Save => call_release(memory: &wit_types::FrameRef) -> wit_types::Frame);
+    review_call!(
+        /// Delete a workspace mind (or, with `dry_run`, say what would go).
+        delete_workspace as Maintenance => call_delete_workspace(workspace: &str, dry_run: bool) -> wit_review::WorkspaceDeletion);
 }

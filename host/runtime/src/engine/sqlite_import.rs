@@ -124,6 +124,13 @@ impl Host for EngineState {
     fn databases(&mut self) -> Result<Vec<String>, Error> {
         self.capabilities.data_dir.list().map_err(error_out)
     }
+
+    fn remove_database(&mut self, database: String) -> Result<(), Error> {
+        self.capabilities
+            .data_dir
+            .remove(&database)
+            .map_err(error_out)
+    }
 }
 
 impl super::wit_types::Host for EngineState {}

@@ -48,6 +48,12 @@ FRAME_TYPE = (
     "b-frame",
 )
 
+#: ``types.memory-status``
+MEMORY_STATUS = (
+    "active",
+    "archived",
+)
+
 #: ``types.scoring-profile``
 SCORING_PROFILE = (
     "balanced",
@@ -106,12 +112,32 @@ CLEANUP_REASON = (
     "near-duplicate",
 )
 
+#: ``admin.export-format``
+EXPORT_FORMAT = (
+    "json-lines",
+    "markdown",
+)
+
 #: ``admin.awareness-category``
 AWARENESS_CATEGORY = (
     "task",
     "action",
     "pending",
     "flag",
+)
+
+#: ``review.entity-rule``
+ENTITY_RULE = (
+    "orphans",
+    "noise",
+)
+
+#: ``review.log-kind``
+LOG_KIND = (
+    "reviews",
+    "erasures",
+    "installs",
+    "ai-interactions",
 )
 
 #: ``harvest.source-format``

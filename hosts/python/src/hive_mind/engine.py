@@ -76,6 +76,7 @@ from .sqlite import DataDir, SqliteImports
 MEMORY = "hive:mind/memory@0.2.0"
 ADMIN = "hive:mind/admin@0.2.0"
 HARVEST = "hive:mind/harvest@0.2.0"
+REVIEW = "hive:mind/review@0.2.0"
 
 #: The engine component's file name in a guest build.
 COMPONENT_FILE = "hive_mind_engine_component.wasm"
@@ -119,6 +120,15 @@ _KINDS = {
     "correct-memory": "save",
     "memory-history": "recall",
     "dedupe-entities": "maintenance",
+    "export-mind": "maintenance",
+    "restore-mind": "import",
+    "set-metadata": "save",
+    "merge": "save",
+    "close-session": "save",
+    "release": "save",
+    "clean-entities": "maintenance",
+    "list-flagged": "maintenance",
+    "delete-workspace": "maintenance",
 }
 
 

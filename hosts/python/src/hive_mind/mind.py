@@ -24,6 +24,8 @@ run one at a time.
 
 from __future__ import annotations
 
+import json
+
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -36,7 +38,7 @@ import wasmtime
 from . import _wit_enums
 from ._wit import Record, Variant, field, record, split_result
 from .embedder import InProcessEmbedder
-from .engine import ADMIN, HARVEST, MEMORY, ComponentHost, default_component_path
+from .engine import ADMIN, HARVEST, MEMORY, REVIEW, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
 from .reranker import RerankerImports, default_reranker
 
@@ -54,6 +56,13 @@ FORMATS = _wit_enums.SOURCE_FORMAT
 DISTILLATIONS = _wit_enums.DISTILLATION
 #: How recall weighs its relevance signals (``types.scoring-profile``).
 PROFILES = _wit_enums.SCORING_PROFILE
+#: The logs :meth:`HiveMind.log` reads.
+LOGS = _wit_enums.LOG_KIND
+#: The rules :meth:`HiveMind.clean_entities` applies.
+ENTITY_RULES = _wit_enums.ENTITY_RULE
+#: Memories embedded per ``reindex-step`` call after a restore (the CLI's
+#: batch).
+REINDEX_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -296,6 +305,30 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "__dict__") and not isinstance(value, (str, bytes, int, float)):
         return {name.replace("-", "_"): _plain(item) for name, item in vars(value).items()}
     return value
+
+
+def _plain_frame(frame: Any) -> dict[str, Any]:
+    """A WIT frame as a dict (snake_case), its references as the CLI writes
+    them (``personal:42``)."""
+    plain = _plain(frame)
+    plain["ref"] = _ref(field(frame, "ref"))
+    for key in ("base_frame", "superseded_by", "merged_into"):
+        value = field(frame, key)
+        plain[key] = None if value is None else _ref(value)
+    return plain
+
+
+def _log_row(entry: Any) -> dict[str, Any]:
+    """A WIT ``log-entry`` as a dict: its time ISO-8601, its memory a
+    reference, its detail parsed from JSON."""
+    memory = field(entry, "memory")
+    return {
+        "id": field(entry, "id"),
+        "at": _iso(field(entry, "at")),
+        "action": field(entry, "action"),
+        "memory": None if memory is None else _ref(memory),
+        "detail": json.loads(field(entry, "detail")),
+    }
 
 
 def _report(report: Any) -> dict[str, Any]:
@@ -578,6 +611,150 @@ class HiveMind:
                 }
             )
         return out
+
+    def export(self, workspace: str | None = None, markdown: bool = False) -> list[str]:
+        """Export the personal mind (or ``workspace``'s), read in one
+        transaction: the lines of the portable ``hive-mind-export`` JSON
+        Lines format (restorable with :meth:`restore`), or with
+        ``markdown=True`` a document to read. Vectors are not exported."""
+        return list(self._call(ADMIN, "export-mind", workspace, "markdown" if markdown else "json-lines"))
+
+    def restore(self, lines: list[str], workspace: str | None = None) -> dict[str, Any]:
+        """Restore a JSON Lines export (:meth:`export`'s lines, or a file's
+        non-empty lines) into the personal mind (or ``workspace``'s), which
+        must be empty; every line is checked before anything is written.
+        The restored memories are then embedded with this host's model.
+        Returns ``{"frames": n, "tables": {table: rows}, "reindexed": n}``."""
+        report = self._call(ADMIN, "restore-mind", workspace, [line for line in lines if line.strip()])
+        while True:
+            step = self._call(ADMIN, "reindex-step", workspace, REINDEX_BATCH)
+            if field(step, "finished"):
+                break
+        return {
+            "frames": field(report, "frames"),
+            "tables": {field(table, "table"): field(table, "rows") for table in field(report, "tables")},
+            "reindexed": field(step, "total"),
+        }
+
+    def review(
+        self,
+        memory: str,
+        *,
+        archived: bool | None = None,
+        pinned: bool | None = None,
+        add_tags: list[str] | tuple[str, ...] = (),
+        remove_tags: list[str] | tuple[str, ...] = (),
+    ) -> dict[str, Any]:
+        """Review a memory by hand (``review.set-metadata``): ``archived``
+        archives it (kept, out of recall) or brings it back, ``pinned`` pins
+        it (cleanup never retires it), and tags are added or removed; what
+        is left out stays. Returns the memory as a dict."""
+        change = record(
+            status=None if archived is None else ("archived" if archived else "active"),
+            pinned=pinned,
+            add_tags=list(add_tags),
+            remove_tags=list(remove_tags),
+        )
+        return _plain_frame(self._call(REVIEW, "set-metadata", _ref_in(memory), change))
+
+    def merge(self, memories: list[str], content: str | None = None) -> dict[str, Any]:
+        """Merge memories of one mind into one (``review.merge``): the
+        originals are archived with ``merged_into`` set, never deleted.
+        Returns ``{"memory": …, "originals": [...]}``."""
+        merged = self._call(REVIEW, "merge", record(memories=[_ref_in(name) for name in memories], content=content))
+        return {
+            "memory": _plain_frame(field(merged, "memory")),
+            "originals": [_plain_frame(frame) for frame in field(merged, "originals")],
+        }
+
+    def trace(self, memory: str) -> dict[str, Any]:
+        """Where a memory came from and what it is tied to
+        (``review.trace``), as a dict of the WIT ``memory-trace``'s fields."""
+        trace = self._call(REVIEW, "trace", _ref_in(memory))
+        plain = _plain(trace)
+        plain["memory"] = _plain_frame(field(trace, "memory"))
+        for key in ("replaced", "merged_from", "branches"):
+            plain[key] = [_ref(item) for item in field(trace, key)]
+        base = field(trace, "base")
+        plain["base"] = None if base is None else _ref(base)
+        plain["reviews"] = [_log_row(row) for row in field(trace, "reviews")]
+        plain["related"] = [
+            {"memory": _ref(field(item, "memory")), "similarity": field(item, "similarity")}
+            for item in field(trace, "related")
+        ]
+        return plain
+
+    def entity(self, entity_id: int, workspace: str | None = None) -> dict[str, Any]:
+        """An entity with its relations in and out (``review.get-entity``)."""
+        view = self._call(REVIEW, "get-entity", workspace, entity_id)
+        plain = _plain(view)
+        plain["memories"] = [_ref(item) for item in field(view, "memories")]
+        return plain
+
+    def entities(
+        self, text: str = "", entity_type: str | None = None, workspace: str | None = None, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Entities whose name contains ``text``, of one type, most seen
+        first (``review.list-entities``)."""
+        return _plain(self._call(REVIEW, "list-entities", workspace, text, entity_type, limit))
+
+    def neighbours(
+        self,
+        entity_id: int,
+        depth: int = 2,
+        entity_type: str | None = None,
+        workspace: str | None = None,
+        limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """The entities within ``depth`` hops, nearest first
+        (``review.neighbours``)."""
+        return _plain(self._call(REVIEW, "neighbours", workspace, entity_id, depth, entity_type, limit))
+
+    def sessions(self, workspace: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """A mind's sessions, newest first (``review.list-sessions``)."""
+        return _plain(self._call(REVIEW, "list-sessions", workspace, limit))
+
+    def close_session(self, gop_id: str, summary: str | None = None, workspace: str | None = None) -> dict[str, Any]:
+        """Close a session (``review.close-session``)."""
+        return _plain(self._call(REVIEW, "close-session", workspace, gop_id, summary))
+
+    def log(
+        self, kind: str, workspace: str | None = None, limit: int = 50, before: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The newest rows of a log (``review.read-log``): ``kind`` one of
+        :data:`LOGS`; each row's ``detail`` parsed from its JSON."""
+        rows = self._call(REVIEW, "read-log", workspace, _choice("log", kind, LOGS), limit, before)
+        return [_log_row(row) for row in rows]
+
+    def flagged(self, workspace: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """The memories recall's injection scan trips on, not released
+        (``review.list-flagged``): each ``memory``, ``score`` and
+        ``patterns``."""
+        return [
+            {
+                "memory": _plain_frame(field(item, "memory")),
+                "score": field(item, "score"),
+                "patterns": list(field(item, "patterns")),
+            }
+            for item in self._call(REVIEW, "list-flagged", workspace, limit)
+        ]
+
+    def release(self, memory: str) -> dict[str, Any]:
+        """Release a memory from recall's injection scan (``review.release``):
+        you have read it and vouch for it."""
+        return _plain_frame(self._call(REVIEW, "release", _ref_in(memory)))
+
+    def clean_entities(self, rule: str, apply: bool = False, workspace: str | None = None) -> list[dict[str, Any]]:
+        """The entities a cleanup ``rule`` (:data:`ENTITY_RULES`) finds; with
+        ``apply``, retired (``review.clean-entities``)."""
+        rule = _choice("rule", rule, ENTITY_RULES)
+        return _plain(self._call(REVIEW, "clean-entities", workspace, rule, apply))
+
+    def delete_workspace(self, workspace: str, confirm: bool = False) -> dict[str, Any]:
+        """Delete a workspace mind for good (``review.delete-workspace``).
+        Without ``confirm=True`` nothing changes and the answer says what
+        would go (its memories, entities and sessions)."""
+        return _plain(self._call(REVIEW, "delete-workspace", workspace, not confirm))
 
     def status(self) -> list[MindStatus]:
         """Every mind's counts, personal first."""

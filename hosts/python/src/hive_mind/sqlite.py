@@ -408,6 +408,22 @@ class DataDir:
             raise error_from(exception) from exception
         return SqliteConnection(conn, name)
 
+    def remove(self, name: str) -> None:
+        """Delete workspace database ``name`` and its journal files, as the
+        Rust host does: ``personal`` is never deleted (``access-denied``), a
+        missing one is ``no-such-database``."""
+        if name == "personal":
+            raise SqliteError("access-denied")
+        path = self.path_of(name)
+        if not path.exists():
+            raise SqliteError("no-such-database")
+        try:
+            path.unlink()
+            for suffix in ("-wal", "-shm", "-journal"):
+                path.with_name(path.name + suffix).unlink(missing_ok=True)
+        except OSError as exception:
+            raise SqliteError("io", f"{path}: {exception}") from exception
+
     def databases(self) -> list[str]:
         """The databases that exist: ``personal`` first, then the workspaces
         sorted by name."""
@@ -450,6 +466,7 @@ class SqliteImports:
             sqlite.add_func("[method]connection.last-insert-rowid", self._last_insert_rowid)
             sqlite.add_func("[method]connection.changes", self._changes)
             sqlite.add_func("databases", self._databases)
+            sqlite.add_func("remove-database", self._remove_database)
 
     def close(self) -> None:
         """Close every connection still open."""
@@ -512,6 +529,13 @@ class SqliteImports:
             return self.data_dir.databases()
         except SqliteError as error:
             return wit_error(error)
+
+    def _remove_database(self, _store: StoreContext, database: str) -> Any:
+        try:
+            self.data_dir.remove(database)
+        except SqliteError as error:
+            return wit_error(error)
+        return None
 
 
 def wit_error(error: SqliteError) -> Variant:

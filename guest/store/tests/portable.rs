@@ -1,0 +1,133 @@
+//! Export and restore against real SQLite files: a mind restored into an
+//! empty data directory exports the same lines; the vectors are made again
+//! by a reindex; a cut, edited, newer or foreign export, or a mind that is
+//! not empty, is refused with nothing written.
+
+use crate::support::*;
+
+use hive_mind_store::{Mind, Minds, StoreError};
+
+fn build(minds: &mut Minds) {
+    let mut old = frame(&Mind::Personal, "I live in Lisbon.");
+    old.created_at = Some("2023-01-01T00:00:00Z".to_string());
+    minds.save_frame(old).unwrap();
+    let mut new = frame(&Mind::Personal, "I moved to Porto.");
+    new.created_at = Some("2025-01-01T00:00:00Z".to_string());
+    let porto = minds.save_frame(new).unwrap().frame.frame_ref.id;
+    let long = minds
+        .save_frame(frame(&Mind::Personal, &long_text("ledger")))
+        .unwrap()
+        .frame
+        .frame_ref
+        .id;
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let ana = store.upsert_entity("Ana", "person", &[porto]).unwrap();
+    let ledger = store.upsert_entity("ledger", "project", &[long]).unwrap();
+    store.relate(ana.id, "works-on", ledger.id, 0.8).unwrap();
+}
+
+/// The lines but the header's time.
+fn comparable(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .skip(1)
+        .take(lines.len().saturating_sub(2))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_restored_mind_exports_the_same_lines_and_reindexes() {
+    let (_dir, mut minds) = minds();
+    build(&mut minds);
+    let lines = minds.mind(&Mind::Personal).unwrap().export_lines().unwrap();
+    assert!(lines[0].contains("\"hive-mind-export\""));
+    assert!(lines.last().unwrap().contains("\"end\""));
+    assert!(lines.iter().any(|line| line.contains("I moved to Porto.")));
+
+    let restored_dir = tempfile::tempdir().unwrap();
+    let mut restored = open_minds(restored_dir.path(), config()).unwrap();
+    let store = restored.mind_or_create(&Mind::Personal).unwrap();
+    let report = store.restore(&lines).unwrap();
+    assert_eq!(report.frames, 3);
+    assert_eq!(
+        comparable(&store.export_lines().unwrap()),
+        comparable(&lines)
+    );
+    // The vectors are the restoring model's: a reindex makes them.
+    store.reindex(&fake(), &mut |_, _| {}).unwrap();
+    let check = store.check().unwrap();
+    assert!(check.ok(), "{:?}", check.problems);
+    assert_eq!(check.status.frame_vectors, 3);
+    assert_eq!(check.status.entities, 2);
+    assert_eq!(check.status.relations, 1);
+    let porto = store
+        .search_text_exact("Porto", &hive_mind_store::SearchFilter::default(), 5)
+        .unwrap();
+    assert_eq!(porto.len(), 1);
+}
+
+#[test]
+fn bad_exports_and_full_minds_are_refused_with_nothing_written() {
+    let (_dir, mut minds) = minds();
+    build(&mut minds);
+    let lines = minds.mind(&Mind::Personal).unwrap().export_lines().unwrap();
+
+    // Into a mind that holds memories: refused.
+    let full = minds.mind(&Mind::Personal).unwrap().restore(&lines);
+    assert!(matches!(full, Err(StoreError::InvalidInput(why)) if why.contains("not empty")));
+
+    let cut = lines[..lines.len() - 2].to_vec();
+    let mut edited = lines.clone();
+    let at = edited
+        .iter()
+        .position(|line| line.contains("I moved to Porto."))
+        .unwrap();
+    edited[at] = edited[at].replace("Porto", "Paris");
+    let mut newer = lines.clone();
+    newer[0] = newer[0].replace("\"format\":1", "\"format\":9");
+    let foreign = vec!["{\"hello\": 1}".to_string()];
+    let cases: [(&str, Vec<String>, &str); 5] = [
+        ("cut", cut, "cut off"),
+        ("edited", edited, "changed"),
+        ("newer", newer, "newer"),
+        ("foreign", foreign, "header"),
+        ("empty", Vec::new(), "empty"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut empty = open_minds(dir.path(), config()).unwrap();
+    let store = empty.mind_or_create(&Mind::Personal).unwrap();
+    for (name, lines, expected) in cases {
+        match store.restore(&lines) {
+            Err(StoreError::InvalidInput(why)) => assert!(why.contains(expected), "{name}: {why}"),
+            other => panic!("{name}: {other:?}"),
+        }
+        assert_eq!(store.status().unwrap().frames, 0, "{name}");
+    }
+    // An edit with a recomputed checksum is still caught by the frame's hash.
+    let mut forged = lines.clone();
+    let at = forged
+        .iter()
+        .position(|line| line.contains("I moved to Porto."))
+        .unwrap();
+    forged[at] = forged[at].replace("Porto", "Paris");
+    forged.pop();
+    let mut digest = <sha2::Sha256 as sha2::Digest>::new();
+    for line in &forged {
+        sha2::Digest::update(&mut digest, line.as_bytes());
+        sha2::Digest::update(&mut digest, b"\n");
+    }
+    let sum: String = sha2::Digest::finalize(digest)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    forged.push(format!(
+        "{{\"type\":\"end\",\"rows\":{},\"sha256\":\"{sum}\"}}",
+        forged.len() - 1
+    ));
+    match store.restore(&forged) {
+        Err(StoreError::InvalidInput(why)) => assert!(why.contains("content hash"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.status().unwrap().frames, 0);
+}

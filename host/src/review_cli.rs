@@ -1,0 +1,512 @@
+//! `hive-mind review …`: what the owner of a mind does by hand, through the
+//! engine's `review` export — archive, restore, pin and tag a memory, merge
+//! memories, trace one, read the knowledge graph, list and close sessions,
+//! read the logs, list the memories recall's injection scan trips on and
+//! release one, and delete a workspace mind (a dry run unless `--yes`).
+//!
+//! Every subcommand prints JSON: the records of `wit/review.wit`, with
+//! field names as the WIT spells them and times as ISO-8601. The same JSON
+//! is what the MCP tools answer ([`review_json`] and the `*_json` helpers).
+
+use std::path::Path;
+
+use serde_json::{Value as Json, json};
+
+use hive_mind_runtime::engine::EngineRuntime;
+use hive_mind_runtime::engine::convert;
+use hive_mind_runtime::engine::wit_review::{
+    EntityHop, EntityInfo, EntityView, FlaggedMemory, LogEntry, LogKind, MemoryTrace, MergeRequest,
+    MetadataChange, RelationInfo, SessionInfo, WorkspaceDeletion,
+};
+use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
+
+use crate::command_error::CommandError;
+
+/// The default number of rows a listing prints.
+const DEFAULT_LIMIT: u32 = 50;
+
+/// `hive-mind review`'s subcommands.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum ReviewCommand {
+    /// Archive memories: kept, readable, traceable, but out of recall.
+    Archive {
+        /// The memories (`personal:42`, `workspace:acme:7`).
+        #[arg(required = true)]
+        memories: Vec<String>,
+    },
+    /// Bring archived memories back into recall.
+    Unarchive {
+        /// The memories.
+        #[arg(required = true)]
+        memories: Vec<String>,
+    },
+    /// Pin memories (cleanup never retires a pinned memory), or unpin them.
+    Pin {
+        /// The memories.
+        #[arg(required = true)]
+        memories: Vec<String>,
+        /// Unpin instead.
+        #[arg(long)]
+        off: bool,
+    },
+    /// Add or remove a memory's tags.
+    Tag {
+        /// The memory.
+        memory: String,
+        /// Tags to add.
+        #[arg(long = "add")]
+        add: Vec<String>,
+        /// Tags to remove.
+        #[arg(long = "remove")]
+        remove: Vec<String>,
+    },
+    /// Merge memories of one mind into one; the originals are archived,
+    /// never deleted.
+    Merge {
+        /// The memories (two or more).
+        #[arg(required = true, num_args = 2..)]
+        memories: Vec<String>,
+        /// The merged text (default: the originals' texts joined, oldest
+        /// first).
+        #[arg(long)]
+        content: Option<String>,
+    },
+    /// Where a memory came from and what it is tied to.
+    Trace {
+        /// The memory.
+        memory: String,
+    },
+    /// A mind's sessions, newest first.
+    Sessions {
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = DEFAULT_LIMIT)]
+        limit: u32,
+    },
+    /// Close a session (the next save starts a new one).
+    CloseSession {
+        /// The session's id (a frame's `gop-id`).
+        gop_id: String,
+        /// A summary to keep with it.
+        #[arg(long)]
+        summary: Option<String>,
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+    /// An entity of the knowledge graph with its relations in and out.
+    Entity {
+        /// The entity's id.
+        id: u64,
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+    /// Entities whose name contains a text, of one type, most seen first.
+    Entities {
+        /// The text (default: every entity).
+        #[arg(default_value = "")]
+        text: String,
+        /// Only this type (`person`, `project`, …).
+        #[arg(long = "type")]
+        entity_type: Option<String>,
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = DEFAULT_LIMIT)]
+        limit: u32,
+    },
+    /// Entities no memory mentions and no relation touches (`orphans`), or
+    /// whose name is noise (`noise`); retired with `--apply`.
+    CleanEntities {
+        /// `orphans` or `noise`.
+        rule: String,
+        /// Retire them (kept for history). Without it, only list them.
+        #[arg(long)]
+        apply: bool,
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+    /// The entities within a depth of one, nearest first.
+    Neighbours {
+        /// The entity's id.
+        id: u64,
+        /// Hops to follow (1 to 4).
+        #[arg(long, default_value_t = 2)]
+        depth: u32,
+        /// Only this type.
+        #[arg(long = "type")]
+        entity_type: Option<String>,
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = DEFAULT_LIMIT)]
+        limit: u32,
+    },
+    /// The newest rows of a log: reviews, erasures, installs or
+    /// ai-interactions.
+    Log {
+        /// Which log.
+        log: String,
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = DEFAULT_LIMIT)]
+        limit: u32,
+        /// Only rows older than this id (the next page).
+        #[arg(long)]
+        before: Option<u64>,
+    },
+    /// The memories recall's injection scan trips on (each withholds every
+    /// recall that reaches it): release or forget them.
+    Flagged {
+        /// The workspace's mind (default: the personal mind).
+        #[arg(long)]
+        workspace: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = DEFAULT_LIMIT)]
+        limit: u32,
+    },
+    /// Release a flagged memory from recall's injection scan: you have read
+    /// it and vouch for it.
+    Release {
+        /// The memory.
+        memory: String,
+    },
+    /// Delete a workspace mind for good (its file); a dry run naming what
+    /// would go unless `--yes`.
+    DeleteWorkspace {
+        /// The workspace.
+        workspace: String,
+        /// Delete. Without it, only show what would be deleted.
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+fn mind_of(workspace: Option<&String>) -> Result<Mind, CommandError> {
+    match workspace {
+        Some(id) => convert::workspace(id).map_err(CommandError::Argument),
+        None => Ok(Mind::Personal),
+    }
+}
+
+fn refs_in(names: &[String]) -> Result<Vec<FrameRef>, CommandError> {
+    names
+        .iter()
+        .map(|name| {
+            crate::limits::check("memory", name)
+                .map_err(|error| CommandError::Argument(error.to_string()))?;
+            convert::ref_in(name).map_err(CommandError::Argument)
+        })
+        .collect()
+}
+
+/// A log by name (`reviews`, `erasures`, `installs`, `ai-interactions`).
+pub fn log_in(name: &str) -> Result<LogKind, String> {
+    convert::name_in("log", name)
+}
+
+/// A session as JSON.
+pub fn session_json(session: &SessionInfo) -> Json {
+    json!({
+        "gop-id": session.gop_id,
+        "project": session.project,
+        "closed": session.closed,
+        "started-at": convert::timestamp_name(session.started_at),
+        "ended-at": session.ended_at.map(convert::timestamp_name),
+        "summary": session.summary,
+        "memories": session.memories,
+    })
+}
+
+/// An entity as JSON (its properties as the JSON object they are).
+pub fn entity_json(entity: &EntityInfo) -> Json {
+    json!({
+        "id": entity.id,
+        "name": entity.name,
+        "entity-type": entity.entity_type,
+        "seen-count": entity.seen_count,
+        "properties": serde_json::from_str::<Json>(&entity.properties).unwrap_or(Json::Null),
+        "valid-from": convert::timestamp_name(entity.valid_from),
+        "retired-at": entity.retired_at.map(convert::timestamp_name),
+    })
+}
+
+fn relation_json(relation: &RelationInfo) -> Json {
+    json!({
+        "id": relation.id,
+        "subject": relation.subject,
+        "relation": relation.relation,
+        "object": relation.object,
+        "strength": relation.strength,
+        "seen-count": relation.seen_count,
+    })
+}
+
+/// An entity view as JSON.
+pub fn entity_view_json(view: &EntityView) -> Json {
+    json!({
+        "entity": entity_json(&view.entity),
+        "outgoing": view.outgoing.iter().map(relation_json).collect::<Vec<_>>(),
+        "incoming": view.incoming.iter().map(relation_json).collect::<Vec<_>>(),
+        "related": view.related.iter().map(entity_json).collect::<Vec<_>>(),
+        "memories": view.memories.iter().map(convert::ref_name).collect::<Vec<_>>(),
+    })
+}
+
+/// Neighbours as JSON.
+pub fn hops_json(hops: &[EntityHop]) -> Json {
+    Json::Array(
+        hops.iter()
+            .map(|hop| json!({"depth": hop.depth, "entity": entity_json(&hop.entity)}))
+            .collect(),
+    )
+}
+
+/// A log row as JSON (its detail as the JSON object it is).
+pub fn log_json(entry: &LogEntry) -> Json {
+    json!({
+        "id": entry.id,
+        "at": convert::timestamp_name(entry.at),
+        "action": entry.action,
+        "memory": entry.memory.as_ref().map(convert::ref_name),
+        "detail": serde_json::from_str::<Json>(&entry.detail).unwrap_or(Json::Null),
+    })
+}
+
+/// A trace as JSON.
+pub fn trace_json(trace: &MemoryTrace) -> Json {
+    let names = |refs: &[FrameRef]| refs.iter().map(convert::ref_name).collect::<Vec<_>>();
+    json!({
+        "memory": convert::frame_json(&trace.memory),
+        "session": trace.session.as_ref().map(session_json),
+        "base": trace.base.as_ref().map(convert::ref_name),
+        "replaced": names(&trace.replaced),
+        "merged-from": names(&trace.merged_from),
+        "branches": names(&trace.branches),
+        "entities": trace.entities.iter().map(entity_json).collect::<Vec<_>>(),
+        "related": trace.related.iter().map(|related| json!({
+            "memory": convert::ref_name(&related.memory),
+            "similarity": related.similarity,
+        })).collect::<Vec<_>>(),
+        "reviews": trace.reviews.iter().map(log_json).collect::<Vec<_>>(),
+    })
+}
+
+/// Flagged memories as JSON.
+pub fn flagged_json(flagged: &[FlaggedMemory]) -> Json {
+    Json::Array(
+        flagged
+            .iter()
+            .map(|item| {
+                json!({
+                    "memory": convert::frame_json(&item.memory),
+                    "score": item.score,
+                    "patterns": item.patterns,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A workspace deletion as JSON.
+pub fn deletion_json(deletion: &WorkspaceDeletion) -> Json {
+    json!({
+        "workspace": deletion.workspace,
+        "memories": deletion.memories,
+        "entities": deletion.entities,
+        "sessions": deletion.sessions,
+        "deleted": deletion.deleted,
+    })
+}
+
+fn metadata_each(
+    engine: &mut EngineRuntime,
+    memories: &[String],
+    change: &MetadataChange,
+) -> Result<Json, CommandError> {
+    let refs = refs_in(memories)?;
+    let mut changed = Vec::with_capacity(refs.len());
+    for memory in &refs {
+        changed.push(convert::frame_json(
+            &engine.review().set_metadata(memory, change)?,
+        ));
+    }
+    Ok(Json::Array(changed))
+}
+
+fn change(status: Option<MemoryStatus>, pinned: Option<bool>) -> MetadataChange {
+    MetadataChange {
+        status,
+        pinned,
+        add_tags: Vec::new(),
+        remove_tags: Vec::new(),
+    }
+}
+
+/// Run a `review` subcommand against the data directory `dir`; its JSON.
+pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandError> {
+    let mut engine = hive_mind_runtime::engine::open(dir)?;
+    let engine = &mut engine;
+    Ok(match command {
+        ReviewCommand::Archive { memories } => metadata_each(
+            engine,
+            memories,
+            &change(Some(MemoryStatus::Archived), None),
+        )?,
+        ReviewCommand::Unarchive { memories } => {
+            metadata_each(engine, memories, &change(Some(MemoryStatus::Active), None))?
+        }
+        ReviewCommand::Pin { memories, off } => {
+            metadata_each(engine, memories, &change(None, Some(!off)))?
+        }
+        ReviewCommand::Tag {
+            memory,
+            add,
+            remove,
+        } => {
+            for tag in add.iter().chain(remove) {
+                crate::limits::check("tag", tag)
+                    .map_err(|error| CommandError::Argument(error.to_string()))?;
+            }
+            let change = MetadataChange {
+                status: None,
+                pinned: None,
+                add_tags: add.clone(),
+                remove_tags: remove.clone(),
+            };
+            metadata_each(engine, std::slice::from_ref(memory), &change)?
+        }
+        ReviewCommand::Merge { memories, content } => {
+            if let Some(content) = content {
+                crate::limits::check("content", content)
+                    .map_err(|error| CommandError::Argument(error.to_string()))?;
+            }
+            let merged = engine.review().merge(&MergeRequest {
+                memories: refs_in(memories)?,
+                content: content.clone(),
+            })?;
+            json!({
+                "memory": convert::frame_json(&merged.memory),
+                "originals": merged.originals.iter().map(convert::frame_json).collect::<Vec<_>>(),
+            })
+        }
+        ReviewCommand::Trace { memory } => {
+            let memory = refs_in(std::slice::from_ref(memory))?;
+            let Some(memory) = memory.first() else {
+                return Err(CommandError::Argument("name a memory".to_string()));
+            };
+            trace_json(&engine.review().trace(memory)?)
+        }
+        ReviewCommand::Sessions { workspace, limit } => {
+            let mind = mind_of(workspace.as_ref())?;
+            Json::Array(
+                engine
+                    .review()
+                    .list_sessions(&mind, *limit)?
+                    .iter()
+                    .map(session_json)
+                    .collect(),
+            )
+        }
+        ReviewCommand::CloseSession {
+            gop_id,
+            summary,
+            workspace,
+        } => {
+            let mind = mind_of(workspace.as_ref())?;
+            session_json(
+                &engine
+                    .review()
+                    .close_session(&mind, gop_id, summary.as_deref())?,
+            )
+        }
+        ReviewCommand::Entity { id, workspace } => {
+            let mind = mind_of(workspace.as_ref())?;
+            entity_view_json(&engine.review().get_entity(&mind, *id)?)
+        }
+        ReviewCommand::Entities {
+            text,
+            entity_type,
+            workspace,
+            limit,
+        } => {
+            let mind = mind_of(workspace.as_ref())?;
+            Json::Array(
+                engine
+                    .review()
+                    .list_entities(&mind, text, entity_type.as_deref(), *limit)?
+                    .iter()
+                    .map(entity_json)
+                    .collect(),
+            )
+        }
+        ReviewCommand::CleanEntities {
+            rule,
+            apply,
+            workspace,
+        } => {
+            let mind = mind_of(workspace.as_ref())?;
+            let rule = convert::name_in("rule", rule).map_err(CommandError::Argument)?;
+            let found = engine.review().clean_entities(&mind, rule, *apply)?;
+            json!({
+                "applied": apply,
+                "entities": found.iter().map(entity_json).collect::<Vec<_>>(),
+            })
+        }
+        ReviewCommand::Neighbours {
+            id,
+            depth,
+            entity_type,
+            workspace,
+            limit,
+        } => {
+            let mind = mind_of(workspace.as_ref())?;
+            hops_json(&engine.review().neighbours(
+                &mind,
+                *id,
+                *depth,
+                entity_type.as_deref(),
+                *limit,
+            )?)
+        }
+        ReviewCommand::Log {
+            log,
+            workspace,
+            limit,
+            before,
+        } => {
+            let mind = mind_of(workspace.as_ref())?;
+            let log = log_in(log).map_err(CommandError::Argument)?;
+            Json::Array(
+                engine
+                    .review()
+                    .read_log(&mind, log, *limit, *before)?
+                    .iter()
+                    .map(log_json)
+                    .collect(),
+            )
+        }
+        ReviewCommand::Flagged { workspace, limit } => {
+            let mind = mind_of(workspace.as_ref())?;
+            flagged_json(&engine.review().list_flagged(&mind, *limit)?)
+        }
+        ReviewCommand::Release { memory } => {
+            let memory = refs_in(std::slice::from_ref(memory))?;
+            let Some(memory) = memory.first() else {
+                return Err(CommandError::Argument("name a memory".to_string()));
+            };
+            convert::frame_json(&engine.review().release(memory)?)
+        }
+        ReviewCommand::DeleteWorkspace { workspace, yes } => {
+            deletion_json(&engine.review().delete_workspace(workspace, !yes)?)
+        }
+    })
+}
