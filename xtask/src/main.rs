@@ -37,6 +37,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
@@ -251,11 +252,13 @@ fn test(root: &Path) -> Result<()> {
     };
     cargo(root, build, &env)?;
     let hive_mind = target.join("debug").join("hive-mind");
+    let started = Instant::now();
     let status = Command::new(&hive_mind)
         .args(["components", "--compile"])
         .env("HIVE_MIND_CACHE_DIR", &*cache)
         .status()
         .with_context(|| format!("could not run {}", hive_mind.display()))?;
+    report_time("hive-mind components --compile", started);
     if !status.success() {
         bail!("`hive-mind components --compile` failed ({status})");
     }
@@ -305,6 +308,7 @@ fn python_tests(
         .join("wasm32-wasip2")
         .join("guest")
         .join("hive_mind_engine_component.wasm");
+    let started = Instant::now();
     let status = Command::new(python_dir.join(".venv").join("bin").join("python"))
         .args(["-m", "pytest", "-q", "hosts/python/tests"])
         .current_dir(root)
@@ -316,6 +320,7 @@ fn python_tests(
         .env("HIVE_MIND_REQUIRE_CROSS_HOST", "1")
         .status()
         .context("could not run pytest")?;
+    report_time("the Python host's tests", started);
     if !status.success() {
         bail!("the Python host's tests failed ({status})");
     }
@@ -394,17 +399,28 @@ fn clippy(root: &Path, args: &[&str]) -> Result<()> {
 }
 
 /// Run cargo (the one running this task) in `root`; a failure is an error.
+/// Each run's wall time is printed, so a CI log is its own profile.
 fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
     let mut command = cargo_command();
     command.current_dir(root).args(args);
     for (key, value) in env {
         command.env(key, value);
     }
+    let started = Instant::now();
     let status = command
         .status()
         .with_context(|| format!("could not run cargo {}", args.join(" ")))?;
+    report_time(&format!("cargo {}", args.join(" ")), started);
     if !status.success() {
         bail!("cargo {} failed ({status})", args.join(" "));
     }
     Ok(())
+}
+
+/// `xtask: <what> took N s`, on standard error.
+fn report_time(what: &str, started: Instant) {
+    eprintln!(
+        "xtask: {what} took {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
 }
