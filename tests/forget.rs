@@ -141,6 +141,29 @@ async fn the_mcp_tool_needs_confirmation_and_refuses_what_does_not_exist() {
             .await
             .unwrap();
     }
+    // The learning clock: all three were written today, none before 2000.
+    let learned = client
+        .call_tool(support::mcp_call(
+            "forget_memory",
+            json!({"learned_since": "2000-01-01"}),
+        ))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(
+        learned["memories"].as_array().unwrap().len(),
+        3,
+        "{learned}"
+    );
+    let none = client
+        .call_tool(support::mcp_call(
+            "forget_memory",
+            json!({"learned_until": "2000-01-01"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(none.is_error, Some(true), "{none:?}");
     let filter = json!({"matching": "cabin wifi password", "reason": "a secret"});
     let plan = client
         .call_tool(support::mcp_call("forget_memory", filter.clone()))

@@ -35,6 +35,13 @@ pub struct ForgetArgs {
     /// Filter: the memory's event day is on or before this day.
     #[arg(long)]
     pub until: Option<String>,
+    /// Filter: the memory was learned (written into the mind, UTC) on or
+    /// after this day (YYYY-MM-DD), whenever what it tells happened.
+    #[arg(long)]
+    pub learned_since: Option<String>,
+    /// Filter: the memory was learned on or before this day (UTC).
+    #[arg(long)]
+    pub learned_until: Option<String>,
     /// Filter: imported from this harvest format (chatgpt, claude, …).
     #[arg(long)]
     pub harvest_format: Option<String>,
@@ -60,6 +67,8 @@ impl ForgetArgs {
         self.matching.is_some()
             || self.since.is_some()
             || self.until.is_some()
+            || self.learned_since.is_some()
+            || self.learned_until.is_some()
             || self.harvest_format.is_some()
             || self.document.is_some()
     }
@@ -70,6 +79,8 @@ impl ForgetArgs {
             ("query", self.matching.as_ref()),
             ("since", self.since.as_ref()),
             ("until", self.until.as_ref()),
+            ("learned_since", self.learned_since.as_ref()),
+            ("learned_until", self.learned_until.as_ref()),
             ("harvest_format", self.harvest_format.as_ref()),
             ("document", self.document.as_ref()),
             ("workspace", self.workspace.as_ref()),
@@ -104,6 +115,8 @@ impl ForgetArgs {
                 text: self.matching.clone(),
                 since: self.since.clone(),
                 until: self.until.clone(),
+                learned_since: self.learned_since.clone(),
+                learned_until: self.learned_until.clone(),
                 harvest_format: self.harvest_format.clone(),
                 document: self.document.clone(),
             }),
@@ -115,7 +128,8 @@ impl ForgetArgs {
             (true, false) => {
                 return Err(CommandError::Argument(
                     "name the memories to forget (personal:42 …) or give a filter \
-                     (--matching, --since, --until, --harvest-format, --document)"
+                     (--matching, --since, --until, --learned-since, --learned-until, \
+                     --harvest-format, --document)"
                         .to_string(),
                 ));
             }

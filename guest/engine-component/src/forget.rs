@@ -48,6 +48,8 @@ pub fn forget(request: ForgetRequest) -> Result<ForgetReport, Error> {
                 text: filter.text,
                 since: filter.since,
                 until: filter.until,
+                learned_since: filter.learned_since,
+                learned_until: filter.learned_until,
                 harvest_format: filter.harvest_format,
                 document: filter.document,
             }),

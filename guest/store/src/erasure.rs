@@ -71,6 +71,11 @@ pub struct ErasureFilter {
     pub since: Option<String>,
     /// The frame's event day is on or before this day (inclusive).
     pub until: Option<String>,
+    /// The frame was written (its ingestion time, `inserted_at`, UTC) on or
+    /// after this day (`YYYY-MM-DD`).
+    pub learned_since: Option<String>,
+    /// The frame was written on or before this day (inclusive, UTC).
+    pub learned_until: Option<String>,
     /// The frame was imported from this harvest format (`chatgpt`, …).
     pub harvest_format: Option<String>,
     /// The frame is a section of this imported document (its key).
@@ -82,6 +87,8 @@ impl ErasureFilter {
         self.text.is_none()
             && self.since.is_none()
             && self.until.is_none()
+            && self.learned_since.is_none()
+            && self.learned_until.is_none()
             && self.harvest_format.is_none()
             && self.document.is_none()
     }
@@ -184,6 +191,8 @@ fn request_record(request: &ErasureRequest) -> String {
             "text_sha256": filter.text.as_ref().map(|text| hex(&sha2::Sha256::digest(text.as_bytes()))),
             "since": filter.since,
             "until": filter.until,
+            "learned_since": filter.learned_since,
+            "learned_until": filter.learned_until,
             "harvest_format": filter.harvest_format,
             "document": filter.document,
         })
@@ -237,13 +246,16 @@ fn select(
         ErasureRequest::Matching(filter) => {
             if filter.is_empty() {
                 return Err(StoreError::InvalidInput(
-                    "a filter needs at least one condition (text, since, until, harvest format or document); \
+                    "a filter needs at least one condition (text, since, until, learned since, learned until, \
+                     harvest format or document); \
                      forgetting a whole mind is not a filter"
                         .to_string(),
                 ));
             }
             check_day("since", filter.since.as_ref())?;
             check_day("until", filter.until.as_ref())?;
+            check_day("learned since", filter.learned_since.as_ref())?;
+            check_day("learned until", filter.learned_until.as_ref())?;
             let mut sql = format!("SELECT {COLUMNS} FROM memory_frames WHERE 1");
             let mut values: Vec<crate::sql::Value> = Vec::new();
             let bind = |values: &mut Vec<crate::sql::Value>, value: String| {
@@ -274,6 +286,16 @@ fn select(
             if let Some(until) = &filter.until {
                 let at = bind(&mut values, until.clone());
                 sql.push_str(&format!(" AND event_date <= ?{at}"));
+            }
+            // `inserted_at` is ISO-8601 UTC: its first ten characters are
+            // the day it was learned.
+            if let Some(since) = &filter.learned_since {
+                let at = bind(&mut values, since.clone());
+                sql.push_str(&format!(" AND substr(inserted_at, 1, 10) >= ?{at}"));
+            }
+            if let Some(until) = &filter.learned_until {
+                let at = bind(&mut values, until.clone());
+                sql.push_str(&format!(" AND substr(inserted_at, 1, 10) <= ?{at}"));
             }
             if let Some(format) = &filter.harvest_format {
                 let at = bind(&mut values, format.clone());

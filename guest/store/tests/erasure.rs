@@ -320,3 +320,47 @@ fn bad_requests_change_nothing() {
         file_before
     );
 }
+
+#[test]
+fn a_filter_on_the_learning_day_picks_what_one_import_added() {
+    let (_dir, mut minds) = minds();
+    save_filler(&mut minds);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    // Two memories learned on an earlier day (their event days untouched:
+    // when a thing happened and when it was learned are separate clocks).
+    store
+        .connection()
+        .execute(
+            "UPDATE memory_frames SET inserted_at = '2025-01-15T10:00:00.000Z' WHERE id IN (3, 4)",
+            [],
+        )
+        .unwrap();
+    let plan = |since: Option<&str>, until: Option<&str>| {
+        store
+            .plan_erasure(&ErasureRequest::Matching(ErasureFilter {
+                learned_since: since.map(str::to_string),
+                learned_until: until.map(str::to_string),
+                ..ErasureFilter::default()
+            }))
+            .map(|plan| plan.frames.iter().map(|frame| frame.id).collect::<Vec<_>>())
+    };
+    assert_eq!(plan(None, Some("2025-01-15")).unwrap(), vec![3, 4]);
+    assert_eq!(
+        plan(Some("2025-01-01"), Some("2025-01-31")).unwrap(),
+        vec![3, 4]
+    );
+    assert_eq!(plan(Some("2025-01-16"), None).unwrap().len(), 28);
+    assert!(
+        plan(None, Some("2025-01-14")).is_err(),
+        "nothing learned then"
+    );
+    let error = plan(Some("yesterday"), None).unwrap_err();
+    assert!(error.to_string().contains("learned since"), "{error}");
+    // The event clock is not the learning clock: the same two frames are
+    // not picked by an event-day filter on that day.
+    let by_event = store.plan_erasure(&ErasureRequest::Matching(ErasureFilter {
+        until: Some("2025-01-15".to_string()),
+        ..ErasureFilter::default()
+    }));
+    assert!(by_event.is_err(), "{by_event:?}");
+}

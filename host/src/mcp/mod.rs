@@ -1250,7 +1250,7 @@ impl MemoryServer {
 
     /// Forget memories for real.
     #[tool(
-        description = "Forget memories for good: each named memory (by reference, e.g. personal:42) or every memory of one mind matching a filter (matching: all these words; since/until: event days YYYY-MM-DD; harvest_format; document) is erased with its search entries, vectors, the entities left without evidence and copies of its text, and the freed space is reclaimed. Without confirm=true nothing changes: the answer lists exactly what would be erased. An erasure log keeps references, hashes, times and the reason, never the text."
+        description = "Forget memories for good: each named memory (by reference, e.g. personal:42) or every memory of one mind matching a filter (matching: all these words; since/until: event days YYYY-MM-DD; learned_since/learned_until: the days it was written into the mind; harvest_format; document) is erased with its search entries, vectors, the entities left without evidence and copies of its text, and the freed space is reclaimed. Without confirm=true nothing changes: the answer lists exactly what would be erased. An erasure log keeps references, hashes, times and the reason, never the text."
     )]
     async fn forget_memory(
         &self,
@@ -1259,6 +1259,8 @@ impl MemoryServer {
         let has_filter = args.matching.is_some()
             || args.since.is_some()
             || args.until.is_some()
+            || args.learned_since.is_some()
+            || args.learned_until.is_some()
             || args.harvest_format.is_some()
             || args.document.is_some();
         let memories = args.memories.clone().unwrap_or_default();
@@ -1282,13 +1284,15 @@ impl MemoryServer {
                 text: args.matching.clone(),
                 since: args.since.clone(),
                 until: args.until.clone(),
+                learned_since: args.learned_since.clone(),
+                learned_until: args.learned_until.clone(),
                 harvest_format: args.harvest_format.clone(),
                 document: args.document.clone(),
             }),
             (false, true) => return Err(invalid("give memories or a filter, not both")),
             (true, false) => {
                 return Err(invalid(
-                    "name the memories to forget (memories: [\"personal:42\"]) or give a filter (matching, since, until, harvest_format, document)",
+                    "name the memories to forget (memories: [\"personal:42\"]) or give a filter (matching, since, until, learned_since, learned_until, harvest_format, document)",
                 ));
             }
         };

@@ -140,6 +140,11 @@ pub struct ForgetMemoryArgs {
     pub since: Option<String>,
     /// Filter: the memory's event day is on or before this day.
     pub until: Option<String>,
+    /// Filter: the memory was learned (written into the mind, UTC) on or
+    /// after this day (YYYY-MM-DD), whenever what it tells happened.
+    pub learned_since: Option<String>,
+    /// Filter: the memory was learned on or before this day (UTC).
+    pub learned_until: Option<String>,
     /// Filter: imported from this harvest format (chatgpt, claude, …).
     pub harvest_format: Option<String>,
     /// Filter: a section of this imported document (its key).

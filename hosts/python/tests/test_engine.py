@@ -224,6 +224,10 @@ def test_forget_lists_then_erases_for_real(tmp_path: Path) -> None:
 
         plan = mind.forget([gone.ref])
         assert plan["dry_run"] and [item["ref"] for item in plan["memories"]] == [gone.ref]
+        learned = mind.forget(learned_since="2000-01-01")
+        assert [item["ref"] for item in learned["memories"]] == [kept.ref, gone.ref]
+        with pytest.raises(HiveMindError):
+            mind.forget(learned_until="2000-01-01")
         assert _anywhere(data, secret), "a dry run changes nothing"
 
         done = mind.forget(matching="boat lock code", reason="asked by the owner", confirm=True)

@@ -536,6 +536,8 @@ class HiveMind:
         matching: str | None = None,
         since: str | None = None,
         until: str | None = None,
+        learned_since: str | None = None,
+        learned_until: str | None = None,
         harvest_format: str | None = None,
         document: str | None = None,
         workspace: str | None = None,
@@ -545,14 +547,19 @@ class HiveMind:
         """Forget memories for real (``memory.forget``): ``memories`` by
         reference (``personal:42``), or every memory of the personal mind (or
         ``workspace``'s) passing a filter: ``matching`` (all its words),
-        ``since``/``until`` (event days, ``YYYY-MM-DD``), ``harvest_format``,
+        ``since``/``until`` (event days, ``YYYY-MM-DD``),
+        ``learned_since``/``learned_until`` (the days it was written into the
+        mind, UTC), ``harvest_format``,
         ``document``. Without ``confirm=True`` nothing changes and the report
         lists exactly what would be erased. With it, each memory goes with
         its search entries, vectors, the entities left without evidence and
         the copies of its text; the freed pages are reclaimed. ``reason`` is
         kept in the erasure log (which never keeps the text). Returns the
         report as a dict (the WIT ``forget-report``'s fields, snake_case)."""
-        has_filter = any(value is not None for value in (matching, since, until, harvest_format, document))
+        has_filter = any(
+            value is not None
+            for value in (matching, since, until, learned_since, learned_until, harvest_format, document)
+        )
         if memories and has_filter:
             raise ValueError("give memories or a filter, not both")
         if memories:
@@ -565,6 +572,8 @@ class HiveMind:
                 text=matching,
                 since=since,
                 until=until,
+                learned_since=learned_since,
+                learned_until=learned_until,
                 harvest_format=harvest_format,
                 document=document,
             )
