@@ -682,7 +682,10 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
     let call = |model: &str, args: &[&str]| {
         hive_mind(home.path())
             .env("HIVE_MIND_IN_PROCESS_MODEL", model)
-            .env("HIVE_MIND_CACHE_DIR", workspace().join("target/test-cache"))
+            // The compile cache every test shares (filled before the tests
+            // start): another one would compile the components again, about
+            // a minute of this test on 2 cores.
+            .env("HIVE_MIND_CACHE_DIR", crate::support::cache_dir())
             .args(["--data-dir"])
             .arg(home.path())
             .args(args)

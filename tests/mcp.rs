@@ -1177,9 +1177,12 @@ fn a_recall_is_answered_while_a_long_import_runs() {
     assert_eq!(saved["result"]["isError"], false, "{saved}");
     let import = child.start(
         "tools/call",
-        json!({"name": "harvest_import", "arguments": {"data": long_history(500), "source": "universal", "no_llm": true}}),
+        json!({"name": "harvest_import", "arguments": {"data": long_history(2000), "source": "universal", "no_llm": true}}),
     );
-    std::thread::sleep(std::time::Duration::from_secs(1));
+    // The import of 2000 conversations takes seconds (500 took about one on
+    // a loaded CI machine, too close to the recall's start to be sure it
+    // was still running); the recall goes once the import is under way.
+    std::thread::sleep(std::time::Duration::from_millis(200));
     let recall = child.start(
         "tools/call",
         json!({"name": "recall_memory", "arguments": {"query": "when are the plants watered"}}),

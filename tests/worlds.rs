@@ -56,7 +56,10 @@ fn the_logic_world_needs_nothing_from_a_host() {
 
 #[test]
 fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
-    let engine = runtime::engine().unwrap();
+    // The engine component as hosts run it: with epoch checks compiled in
+    // (the configuration `hive-mind components --compile` fills the tests'
+    // cache with; another would compile it again, most of a minute).
+    let engine = runtime::engine_for(&hive_mind_runtime::limits::Limits::default()).unwrap();
     let component = load(&engine, "engine", artifacts::ENGINE_COMPONENT);
     let mut imports = names(&component, &engine, true);
     imports.sort();

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hive_mind import HiveMind, HiveMindError
-from test_engine import NOW, Cli, cli  # noqa: F401 (the `cli` fixture)
+from test_engine import CROSS_HOST_MODEL, NOW, Cli, cli  # noqa: F401 (the `cli` fixture)
 
 pytestmark = pytest.mark.usefixtures("engine_component")
 
@@ -88,12 +88,12 @@ def test_python_and_the_cli_harvest_the_same_file_into_the_same_mind(cli: Cli, t
     source = export(tmp_path)
     by_cli, by_python = tmp_path / "cli", tmp_path / "python"
     cli.run("import", "--data-dir", str(by_cli), "--quiet", "--json", str(source))
-    with HiveMind(by_python) as mind:
+    with HiveMind(by_python, model=CROSS_HOST_MODEL) as mind:
         mind.import_file(source)
     assert contents(by_python) == contents(by_cli)
     expected = [cli.recall_refs(by_cli, query, None, "personal") for query in QUERIES]
     assert any(expected)
-    with HiveMind(by_python) as mind:
+    with HiveMind(by_python, model=CROSS_HOST_MODEL) as mind:
         assert [
             [memory.ref for memory in mind.recall(query, limit=10, scope="personal", now=NOW).memories]
             for query in QUERIES
