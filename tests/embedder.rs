@@ -475,6 +475,68 @@ fn corrupt_model_is_a_clear_error() {
     assert!(message.contains(TOKENIZER_FILE), "{message}");
 }
 
+/// The chain knows the model's fingerprint from its folder and loads the
+/// model on the first embedding: a command that embeds nothing never pays
+/// for it, and a model that cannot be loaded fails that embedding naming
+/// the file.
+#[test]
+fn the_model_loads_on_its_first_embedding_and_a_bad_one_fails_it_clearly() {
+    let models = workspace().join("models/all-MiniLM-L6-v2");
+    let dir = tempfile::tempdir().unwrap();
+    let resolve = |folder: &Path| {
+        let mut config = bare_config();
+        config.provider = ProviderChoice::InProcess;
+        config.in_process.model_dir = Some(folder.to_path_buf());
+        chain::resolve(&config).unwrap()
+    };
+
+    // A truncated model file: the fingerprint is known, the embedding fails.
+    let truncated = dir.path().join("truncated").join("all-MiniLM-L6-v2");
+    std::fs::create_dir_all(&truncated).unwrap();
+    copy_model_folder(&models, &truncated, &[MODEL_FILE]);
+    let bytes = std::fs::read(models.join(MODEL_FILE)).unwrap();
+    std::fs::write(truncated.join(MODEL_FILE), &bytes[..bytes.len() / 2]).unwrap();
+    let active = resolve(&truncated);
+    assert_eq!(active.info.model, "all-MiniLM-L6-v2");
+    assert_eq!(active.info.dimensions, 384);
+    assert_eq!(active.embedder.token_window(), 256);
+    let error = active.embedder.embed(&strings(&["hello"])).unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, EmbedError::Unavailable(_)), "{message}");
+    assert!(
+        message.contains(MODEL_FILE) && message.contains("corrupt"),
+        "{message}"
+    );
+
+    // A folder that declares another dimension than its model makes.
+    let misdeclared = dir.path().join("misdeclared").join("all-MiniLM-L6-v2");
+    std::fs::create_dir_all(&misdeclared).unwrap();
+    copy_model_folder(&models, &misdeclared, &[]);
+    let pooling = misdeclared.join("1_Pooling").join("config.json");
+    let mut config: Json = serde_json::from_slice(&std::fs::read(&pooling).unwrap()).unwrap();
+    config["word_embedding_dimension"] = serde_json::json!(512);
+    std::fs::write(&pooling, config.to_string()).unwrap();
+    let active = resolve(&misdeclared);
+    assert_eq!(active.info.dimensions, 512);
+    let message = active
+        .embedder
+        .embed(&strings(&["hello"]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("384 dimensions") && message.contains("declares 512"),
+        "{message}"
+    );
+
+    // The shipped folder: the same vectors as the model loaded directly.
+    let active = resolve(&models);
+    let texts = strings(&["The deploy key lives in the vault."]);
+    assert_eq!(
+        active.embedder.embed(&texts).unwrap(),
+        model().embed(&texts).unwrap()
+    );
+}
+
 // ------------------------------------- model folders: bge-small-en-v1.5
 
 /// The folder of bge-small-en-v1.5, whose binary files `cargo xtask models`

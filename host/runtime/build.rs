@@ -98,7 +98,13 @@ fn build_components() -> Result<(), String> {
         command.args(["--package", package]);
     }
     // The outer build's flags, wrappers and lint settings are for the host
-    // target; the guest build gets none of them.
+    // target; the guest build gets none of them — except the clippy driver
+    // when `HIVE_MIND_GUEST_LINT=1` asks for it (`cargo xtask test` does):
+    // the guest crates are then linted for wasm32-wasip2 while this build
+    // compiles them, instead of by a separate `cargo clippy` that would
+    // compile their dependencies once more.
+    println!("cargo::rerun-if-env-changed=HIVE_MIND_GUEST_LINT");
+    let lint = env::var("HIVE_MIND_GUEST_LINT").is_ok_and(|value| value == "1");
     for var in [
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
@@ -111,6 +117,9 @@ fn build_components() -> Result<(), String> {
         "MAKEFLAGS",
         "MFLAGS",
     ] {
+        if lint && matches!(var, "RUSTC_WORKSPACE_WRAPPER" | "CLIPPY_ARGS") {
+            continue;
+        }
         command.env_remove(var);
     }
     let status = command

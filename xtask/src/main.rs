@@ -35,9 +35,11 @@
 //!   crates through `clippy-driver` (what `cargo clippy` does, but with code
 //!   generation), so the dependencies are compiled once instead of checked
 //!   and then compiled (on a fresh 2-core machine the separate check took
-//!   391 s of a 20-minute CI). Built that way, the workspace's crates are
-//!   rebuilt by a plain `cargo test` afterwards (their fingerprints name the
-//!   driver), never the dependencies.
+//!   391 s of a 20-minute CI). The components' crates are linted for
+//!   wasm32-wasip2 the same way, by the runtime's build script while it
+//!   builds them (`HIVE_MIND_GUEST_LINT=1`). Built that way, the
+//!   workspace's crates are rebuilt by a plain `cargo test` afterwards
+//!   (their fingerprints name the driver), never the dependencies.
 //! - `demo [ARGS]` — `models`, then build the release host and run `hive-mind demo ARGS`
 //!   (`--logic` for the tour of the pure functions, `--keep DIR` to keep the
 //!   demo's data directory).
@@ -251,6 +253,9 @@ fn test(root: &Path) -> Result<()> {
         // has the same wrapper, so none rebuilds what another built.
         ("RUSTC_WORKSPACE_WRAPPER", &*driver),
         ("CLIPPY_ARGS", CLIPPY_ARGS),
+        // And the components' crates, for wasm32-wasip2, by the runtime's
+        // build script while it builds them (host/runtime/build.rs).
+        ("HIVE_MIND_GUEST_LINT", "1"),
     ];
     // The default members (`Cargo.toml`): the native crates. The component
     // crates hold bindings only, with no tests of their own; their logic is
@@ -346,7 +351,9 @@ fn python_tests(
 enum NativeLint {
     /// `cargo clippy --workspace --all-targets` (the `lint` task).
     Clippy,
-    /// Not here: [`test`]'s build runs clippy while it compiles.
+    /// Not here: [`test`]'s build runs clippy while it compiles, the
+    /// native crates and (through the runtime's build script) the
+    /// components' crates for wasm32-wasip2.
     InTestBuild,
 }
 
@@ -408,28 +415,30 @@ fn lint(root: &Path, native: NativeLint) -> Result<()> {
     if !status.success() {
         bail!("the dependency policy (deny.toml) is not met ({status})");
     }
+    // The native crates, and the components' for wasm32-wasip2; under
+    // `test` both are linted while the test build compiles them.
     if native == NativeLint::Clippy {
         clippy(root, &["--workspace", "--all-targets"])?;
+        clippy(
+            root,
+            &[
+                "--target",
+                WASM_TARGET,
+                "--package",
+                "hive-mind-core",
+                "--package",
+                "hive-mind-store",
+                "--package",
+                "hive-mind-harvest",
+                "--package",
+                "hive-mind-logic-component",
+                "--package",
+                "hive-mind-engine-component",
+                "--package",
+                "hive-mind-sandbox-probe",
+            ],
+        )?;
     }
-    clippy(
-        root,
-        &[
-            "--target",
-            WASM_TARGET,
-            "--package",
-            "hive-mind-core",
-            "--package",
-            "hive-mind-store",
-            "--package",
-            "hive-mind-harvest",
-            "--package",
-            "hive-mind-logic-component",
-            "--package",
-            "hive-mind-engine-component",
-            "--package",
-            "hive-mind-sandbox-probe",
-        ],
-    )?;
     ensure_target(
         root,
         WINDOWS_TARGET,

@@ -114,6 +114,9 @@ pub struct ModelSpec {
     pub max_tokens: usize,
     /// How token vectors become the text's vector.
     pub pooling: Pooling,
+    /// The vector size the folder declares, if it does; the loaded model's
+    /// output must have it.
+    pub dimensions: Option<usize>,
     /// What to prepend to queries and documents.
     pub prompts: Prompts,
 }
@@ -135,6 +138,7 @@ impl ModelSpec {
             tokenizer_path: folder.tokenizer_path,
             max_tokens: folder.max_tokens,
             pooling: folder.pooling,
+            dimensions: folder.dimensions,
             prompts: folder.prompts,
         })
     }
@@ -247,6 +251,20 @@ impl InProcessEmbedder {
         drop(proto);
         let shape = plan.output_shape();
         let dimensions = match shape {
+            [_, _, Some(dimensions)]
+                if spec
+                    .dimensions
+                    .is_some_and(|declared| declared != *dimensions) =>
+            {
+                return Err(ModelError::Invalid {
+                    path: spec.model_path.clone(),
+                    message: format!(
+                        "its vectors have {dimensions} dimensions, but its folder's pooling \
+                         config declares {} (word_embedding_dimension)",
+                        spec.dimensions.unwrap_or_default()
+                    ),
+                });
+            }
             [_, _, Some(dimensions)] if *dimensions > 0 => *dimensions,
             _ => {
                 return Err(ModelError::Invalid {

@@ -77,6 +77,11 @@ pub struct ModelFolder {
     pub tokenizer_path: PathBuf,
     /// The pooling mode.
     pub pooling: Pooling,
+    /// The vector size the pooling config declares
+    /// (`word_embedding_dimension`), when it does: the embedder's
+    /// fingerprint is known from it before the model is loaded, and the
+    /// model's output is checked against it at load.
+    pub dimensions: Option<usize>,
     /// The token window.
     pub max_tokens: usize,
     /// The prompts per kind.
@@ -295,7 +300,13 @@ impl ModelFolder {
         let (pooling_dir, normalize) =
             parse_modules(&modules_path, &require_json(&modules_path, hint)?)?;
         let pooling_path = dir.join(&pooling_dir).join("config.json");
-        let pooling = parse_pooling(&pooling_path, &require_json(&pooling_path, hint)?)?;
+        let pooling_config = require_json(&pooling_path, hint)?;
+        let pooling = parse_pooling(&pooling_path, &pooling_config)?;
+        let dimensions = pooling_config
+            .get("word_embedding_dimension")
+            .and_then(Value::as_u64)
+            .filter(|dimensions| *dimensions > 0)
+            .and_then(|dimensions| usize::try_from(dimensions).ok());
         let window_path = dir.join(SENTENCE_BERT_FILE);
         let max_tokens = parse_window(&window_path, &require_json(&window_path, hint)?)?;
         let prompts_path = dir.join(PROMPTS_FILE);
@@ -324,6 +335,7 @@ impl ModelFolder {
             model_path,
             tokenizer_path,
             pooling,
+            dimensions,
             max_tokens,
             prompts,
             normalize,
