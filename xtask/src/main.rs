@@ -160,6 +160,16 @@ fn ensure_target(root: &Path, target: &str, without: &str) -> Result<()> {
 /// Whether the toolchain cargo runs with has `target`'s standard library
 /// (`<sysroot>/lib/rustlib/<target>`).
 fn target_installed(root: &Path, target: &str) -> Result<bool> {
+    Ok(sysroot(root)?
+        .join("lib")
+        .join("rustlib")
+        .join(target)
+        .join("lib")
+        .is_dir())
+}
+
+/// The sysroot of the toolchain cargo runs with (`rustc --print sysroot`).
+fn sysroot(root: &Path) -> Result<PathBuf> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = Command::new(rustc)
         .current_dir(root)
@@ -172,13 +182,9 @@ fn target_installed(root: &Path, target: &str) -> Result<bool> {
             String::from_utf8_lossy(&output.stderr).trim()
         );
     }
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
-    Ok(sysroot
-        .join("lib")
-        .join("rustlib")
-        .join(target)
-        .join("lib")
-        .is_dir())
+    Ok(PathBuf::from(
+        String::from_utf8_lossy(&output.stdout).trim(),
+    ))
 }
 
 /// A command running the cargo that runs this task, with the environment
@@ -365,17 +371,7 @@ const CLIPPY_ARGS: &str = "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__";
 /// The toolchain's `clippy-driver` (the `clippy` component the toolchain
 /// file pins), next to its `rustc`.
 fn clippy_driver(root: &Path) -> Result<String> {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = Command::new(rustc)
-        .current_dir(root)
-        .args(["--print", "sysroot"])
-        .output()
-        .context("could not run rustc --print sysroot")?;
-    if !output.status.success() {
-        bail!("rustc --print sysroot failed ({})", output.status);
-    }
-    let sysroot = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    let driver = Path::new(&sysroot)
+    let driver = sysroot(root)?
         .join("bin")
         .join(format!("clippy-driver{}", std::env::consts::EXE_SUFFIX));
     if !driver.is_file() {
