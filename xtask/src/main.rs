@@ -266,7 +266,8 @@ fn test(root: &Path) -> Result<()> {
     // The default members (`Cargo.toml`): the native crates. The component
     // crates hold bindings only, with no tests of their own; their logic is
     // `hive-mind-core`'s, tested here natively and across the boundary by
-    // the end-to-end tests (clippy checks them natively and for wasm).
+    // the end-to-end tests (linted for wasm while the runtime's build script
+    // builds them; `cargo xtask lint` also checks them natively).
     let nextest = has_nextest(root);
     // Every target, as `cargo clippy --all-targets` lints them (benches and
     // examples too, built with the test profile like the tests), linted

@@ -279,35 +279,24 @@ fn select(
                     " AND id IN (SELECT rowid FROM memory_frames_fts WHERE memory_frames_fts MATCH ?{at})"
                 ));
             }
-            if let Some(since) = &filter.since {
-                let at = bind(&mut values, since.clone());
-                sql.push_str(&format!(" AND event_date >= ?{at}"));
-            }
-            if let Some(until) = &filter.until {
-                let at = bind(&mut values, until.clone());
-                sql.push_str(&format!(" AND event_date <= ?{at}"));
-            }
+            // Each plain condition: the SQL it adds before its parameter.
             // `inserted_at` is ISO-8601 UTC: its first ten characters are
-            // the day it was learned.
-            if let Some(since) = &filter.learned_since {
-                let at = bind(&mut values, since.clone());
-                sql.push_str(&format!(" AND substr(inserted_at, 1, 10) >= ?{at}"));
-            }
-            if let Some(until) = &filter.learned_until {
-                let at = bind(&mut values, until.clone());
-                sql.push_str(&format!(" AND substr(inserted_at, 1, 10) <= ?{at}"));
-            }
-            if let Some(format) = &filter.harvest_format {
-                let at = bind(&mut values, format.clone());
-                sql.push_str(&format!(
-                    " AND json_extract(metadata, '$.harvest.format') = ?{at}"
-                ));
-            }
-            if let Some(document) = &filter.document {
-                let at = bind(&mut values, document.clone());
-                sql.push_str(&format!(
-                    " AND json_extract(metadata, '$.document') = ?{at}"
-                ));
+            // the day the frame was learned.
+            for (condition, value) in [
+                ("event_date >=", &filter.since),
+                ("event_date <=", &filter.until),
+                ("substr(inserted_at, 1, 10) >=", &filter.learned_since),
+                ("substr(inserted_at, 1, 10) <=", &filter.learned_until),
+                (
+                    "json_extract(metadata, '$.harvest.format') =",
+                    &filter.harvest_format,
+                ),
+                ("json_extract(metadata, '$.document') =", &filter.document),
+            ] {
+                if let Some(value) = value {
+                    let at = bind(&mut values, value.clone());
+                    sql.push_str(&format!(" AND {condition} ?{at}"));
+                }
             }
             sql.push_str(" ORDER BY id");
             selected = conn.query_all(&sql, values, read)?;

@@ -251,20 +251,6 @@ impl InProcessEmbedder {
         drop(proto);
         let shape = plan.output_shape();
         let dimensions = match shape {
-            [_, _, Some(dimensions)]
-                if spec
-                    .dimensions
-                    .is_some_and(|declared| declared != *dimensions) =>
-            {
-                return Err(ModelError::Invalid {
-                    path: spec.model_path.clone(),
-                    message: format!(
-                        "its vectors have {dimensions} dimensions, but its folder's pooling \
-                         config declares {} (word_embedding_dimension)",
-                        spec.dimensions.unwrap_or_default()
-                    ),
-                });
-            }
             [_, _, Some(dimensions)] if *dimensions > 0 => *dimensions,
             _ => {
                 return Err(ModelError::Invalid {
@@ -276,6 +262,17 @@ impl InProcessEmbedder {
                 });
             }
         };
+        if let Some(declared) = spec.dimensions
+            && declared != dimensions
+        {
+            return Err(ModelError::Invalid {
+                path: spec.model_path.clone(),
+                message: format!(
+                    "its vectors have {dimensions} dimensions, but its folder's pooling \
+                     config declares {declared} (word_embedding_dimension)"
+                ),
+            });
+        }
         let embedder = InProcessEmbedder {
             name: spec.name.clone(),
             tokenizer,
