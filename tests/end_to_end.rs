@@ -28,6 +28,8 @@ mod forget;
 mod harvest;
 /// Harvest with each LLM provider over loopback, and the MCP harvest tools.
 mod harvest_llm;
+/// `hive-mind hook`: Claude Code's hook events through a server and alone.
+mod hook;
 /// No host source spells a content marking or runs SQL on an engine table.
 mod host_sources;
 /// Native functions, `hive-mind logic` and the plain `wasmtime` CLI agree.
@@ -45,6 +47,9 @@ mod reranker;
 mod review;
 /// The guest gets no ambient authority.
 mod sandbox;
+/// `hive-mind serve`: REST checked against its OpenAPI document, tokens and
+/// minds, bad requests, MCP over HTTP, a clean stop.
+mod serve;
 /// Crash safety: SIGKILL during a bulk save loses whole batches only.
 mod store_kill;
 /// Trap recovery: a limit hit inside a write transaction releases the lock,

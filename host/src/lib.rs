@@ -22,9 +22,17 @@
 //!   embedder, or show the provider chain.
 //! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine's
 //!   exports.
+//! - [`serve`] — `hive-mind serve`: REST with its OpenAPI document, MCP
+//!   over streamable HTTP, the memory browser; a pool of engines.
+//! - [`tokens`] — `hive-mind token`: bearer tokens stored hashed, each
+//!   with a scope and the minds it reaches (the server's and MCP's
+//!   checks).
 //! - [`demo`] — `hive-mind demo`: the main job on a fresh data directory
 //!   (save, import, learn, recall), each recall checked against what it
 //!   shows; `--logic` tours the pure functions.
+//! - [`hook`] — `hive-mind hook`: Claude Code's hooks (recall before a
+//!   prompt, learn after a turn, import the session at its end), through a
+//!   running server or alone; `hook install` writes them into the settings.
 //! - [`limits`] — the size caps of every argument, by name.
 //! - [`command_error`] — the one error of the subcommands that drive the
 //!   engine.
@@ -44,12 +52,15 @@ pub mod demo;
 pub mod embed_cli;
 pub mod forget_cli;
 pub mod harvest_cli;
+pub mod hook;
 pub mod limits;
 pub mod mcp;
 pub mod memory_cli;
 pub mod portable_cli;
 pub mod progress;
 pub mod review_cli;
+pub mod serve;
+pub mod tokens;
 
 /// Log to stderr (stdout carries results and, for `hive-mind mcp`, the
 /// protocol), at the level `HIVE_MIND_LOG` names, `warn` by default. Both

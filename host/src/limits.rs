@@ -72,6 +72,21 @@ pub struct TooLarge {
     pub hint: &'static str,
 }
 
+/// `value` cut to the cap of the argument `field` (at a character
+/// boundary), for text a hook takes from an agent's transcript, where a
+/// refusal would lose the whole turn.
+pub fn truncate_to(field: &str, value: &str) -> String {
+    let cap = field_cap(field);
+    if value.len() <= cap {
+        return value.to_string();
+    }
+    let mut end = cap;
+    while end > 0 && !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    value.get(..end).unwrap_or_default().to_string()
+}
+
 /// Refuse `value` when it is over the cap of the argument `field`.
 pub fn check(field: &str, value: &str) -> Result<(), TooLarge> {
     let cap = field_cap(field);

@@ -105,6 +105,18 @@ enum Command {
     /// Serve the Model Context Protocol on stdin/stdout (for Claude Code,
     /// Claude Desktop, Codex and any stdio MCP client).
     Mcp,
+    /// Serve the REST API (with its OpenAPI document), MCP over HTTP and the
+    /// memory browser, on loopback by default; requests need a token
+    /// (`hive-mind token create`).
+    Serve(hive_mind_host::serve::ServeOptions),
+    /// Bearer tokens for `hive-mind serve`: create (printed once, stored
+    /// hashed), list, revoke.
+    #[command(subcommand)]
+    Token(hive_mind_host::tokens::TokenCommand),
+    /// Hooks for coding agents: recall before each prompt, learn after each
+    /// turn (Claude Code), and their installation.
+    #[command(subcommand)]
+    Hook(hive_mind_host::hook::HookCommand),
     /// Embed texts with the active embedder, or show the provider chain.
     Embed(hive_mind_host::embed_cli::EmbedArgs),
     #[command(flatten)]
@@ -332,6 +344,47 @@ fn run(cli: Cli) -> Result<()> {
                 .enable_all()
                 .build()?;
             runtime.block_on(hive_mind_host::mcp::serve_stdio(server))?;
+        }
+        Command::Serve(options) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            hive_mind_host::serve::run(&dir, &options)?;
+        }
+        Command::Token(command) => {
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            print!("{}", hive_mind_host::tokens::run(&dir, &command)?);
+        }
+        Command::Hook(command) => {
+            let data_dir_flag = cli.data_dir.is_some();
+            let dir = cli
+                .data_dir
+                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+            match command {
+                hive_mind_host::hook::HookCommand::ClaudeCode(options) => {
+                    hive_mind_host::hook::run_claude_code(&dir, &options);
+                }
+                hive_mind_host::hook::HookCommand::Install {
+                    agent,
+                    scope,
+                    dry_run,
+                    workspace,
+                } => {
+                    print!(
+                        "{}",
+                        hive_mind_host::hook::install(
+                            &dir,
+                            &agent,
+                            &scope,
+                            dry_run,
+                            workspace.as_deref(),
+                            data_dir_flag,
+                        )?
+                    );
+                }
+            }
         }
         Command::Embed(args) => {
             let dir = cli

@@ -118,6 +118,21 @@ impl Progress {
         }
     }
 
+    /// Items done so far (what a server reports of a job in progress).
+    pub fn done(&self) -> u64 {
+        self.bar.position()
+    }
+
+    /// Items expected, once known.
+    pub fn total(&self) -> Option<u64> {
+        self.bar.length()
+    }
+
+    /// What is being worked on now.
+    pub fn current(&self) -> String {
+        self.bar.message()
+    }
+
     /// Remove the bar (the job is over).
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -6,6 +6,8 @@ use std::process::Command;
 
 use serde_json::Value as Json;
 
+pub mod openapi;
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -69,6 +69,7 @@
 //!   `save_memory` stores what it is given and reports the scan's verdict.
 
 pub mod config;
+pub mod grant;
 pub mod params;
 pub mod transport;
 
@@ -1773,6 +1774,13 @@ impl ServerHandler for MemoryServer {
         let _permit = self.admit()?;
         let known = self.tool_router.has_route(&request.name);
         if known
+            && let Some(token) = grant::request_grant(&context.extensions)
+            && let Err(refused) =
+                grant::check_tool(&token, &request.name, request.arguments.as_ref())
+        {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(refused)]).into());
+        }
+        if known
             && let Some(arguments) = &request.arguments
             && let Err(too_large) = crate::limits::check_json(arguments)
         {
@@ -1826,9 +1834,20 @@ impl ServerHandler for MemoryServer {
     async fn read_resource(
         &self,
         request: rmcp::model::ReadResourceRequestParams,
-        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, McpError> {
         let _permit = self.admit()?;
+        if let Some(token) = grant::request_grant(&context.extensions)
+            && !token.all_minds()
+        {
+            return Err(McpError::invalid_request(
+                format!(
+                    "the token {:?} is not granted every mind, which the resources reach",
+                    token.name
+                ),
+                None,
+            ));
+        }
         let value = self.resource(&request.uri).await?;
         let contents = rmcp::model::ResourceContents::text(value.to_string(), request.uri)
             .with_mime_type("application/json");

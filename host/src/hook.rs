@@ -1,0 +1,824 @@
+//! `hive-mind hook`: memory that works by itself in coding agents.
+//!
+//! Claude Code runs a command at points of a session and hands it a JSON
+//! object on stdin. `hive-mind hook claude-code` answers three of them:
+//!
+//! - **`UserPromptSubmit`** — recall for the prompt; the engine's recall
+//!   block (already checked by its injection scan) is returned as
+//!   `hookSpecificOutput.additionalContext`, cut at a line to the token
+//!   budget (`--budget`, about four characters a token). Nothing relevant,
+//!   or a withheld block: nothing is printed, and the prompt goes on.
+//! - **`Stop`** — the turn is over: the last exchange of the transcript
+//!   (the last user message and the assistant's text after it) goes to
+//!   the engine's `remember-exchange` (cognify), in the session's name.
+//! - **`SessionEnd`** — the session's transcript is imported with the
+//!   Claude Code adapter (the engine skips what it already holds).
+//!
+//! A cold process pays for loading the engine and the embedder (seconds),
+//! so the hook first asks a running `hive-mind serve` over loopback: its
+//! address from `HIVE_MIND_SERVER` or from `<data-dir>/server/serve.json`
+//! (written by the server), its token from `HIVE_MIND_TOKEN` or
+//! `<data-dir>/server/hook-token` (written by `hook install`). When no
+//! server answers, it does the work alone. A hook never blocks the agent:
+//! every failure is a line on stderr and exit status 0.
+//!
+//! `hive-mind hook install claude-code` writes the three hooks into
+//! Claude Code's settings (`--scope project`: `.claude/settings.json` of the
+//! current folder; `--scope user`: `~/.claude/settings.json`), keeping
+//! everything else in the file, showing the change as a diff, and changing
+//! nothing when they are already there.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value as Json, json};
+
+use crate::command_error::CommandError;
+use hive_mind_runtime::engine::EngineRuntime;
+use hive_mind_runtime::engine::wit_harvest::{Distillation, ImportOptions, Input, SourceFormat};
+use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
+use hive_mind_runtime::engine::wit_types::Mind;
+
+/// The most of a hook's stdin read.
+const MAX_PAYLOAD_BYTES: u64 = 1024 * 1024;
+
+/// The most of a transcript's end read for the last exchange.
+const TRANSCRIPT_TAIL_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The largest transcript imported at the session's end.
+const MAX_TRANSCRIPT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The hook's command line, as written into the agent's settings.
+pub const HOOK_COMMAND: &str = "hook claude-code";
+
+/// `hive-mind hook`'s subcommands.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum HookCommand {
+    /// Answer a Claude Code hook (the event is read from stdin).
+    ClaudeCode(HookOptions),
+    /// Install the hooks into an agent's settings.
+    Install {
+        /// The agent: claude-code.
+        agent: String,
+        /// project (`.claude/settings.json` here) or user
+        /// (`~/.claude/settings.json`).
+        #[arg(long, default_value = "project")]
+        scope: String,
+        /// Show the change without writing it.
+        #[arg(long)]
+        dry_run: bool,
+        /// The workspace whose mind the hooks use (default: personal).
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+}
+
+/// What a hook run may be told.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HookOptions {
+    /// The most tokens of recalled context added to a prompt.
+    #[arg(long, default_value_t = 1500)]
+    pub budget: usize,
+    /// The workspace whose mind is searched first and learns the
+    /// workspace's facts.
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// Never ask a server; work alone.
+    #[arg(long)]
+    pub no_server: bool,
+}
+
+/// Where the memory work goes: a running server, or an engine of our own.
+enum Memory {
+    Server { url: String, token: Option<String> },
+    Alone(Box<EngineRuntime>),
+}
+
+fn read_trimmed(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// The running server, if one answers its health check at once.
+fn find_server(data_dir: &Path) -> Option<(String, Option<String>)> {
+    let url = match std::env::var("HIVE_MIND_SERVER") {
+        Ok(url) if !url.trim().is_empty() => url.trim().trim_end_matches('/').to_string(),
+        _ => {
+            let text = std::fs::read_to_string(crate::serve::announcement_path(data_dir)).ok()?;
+            let announced: Json = serde_json::from_str(&text).ok()?;
+            announced.get("url")?.as_str()?.to_string()
+        }
+    };
+    let token = std::env::var("HIVE_MIND_TOKEN")
+        .ok()
+        .filter(|token| !token.trim().is_empty())
+        .or_else(|| read_trimmed(&hook_token_path(data_dir)));
+    let agent = client(Duration::from_millis(500));
+    agent.get(format!("{url}/api/health")).call().ok()?;
+    Some((url, token))
+}
+
+/// Where `hook install` keeps the hook's token.
+pub fn hook_token_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("server").join("hook-token")
+}
+
+fn client(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+/// A server's answer as JSON, or its problem's detail.
+fn server_answer(
+    response: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+) -> Result<Json, String> {
+    let mut response = response.map_err(|error| format!("the server did not answer: {error}"))?;
+    let status = response.status();
+    let body: Json = response
+        .body_mut()
+        .with_config()
+        .limit(64 * 1024 * 1024)
+        .read_json()
+        .map_err(|error| format!("the server's answer is not JSON: {error}"))?;
+    if status.is_success() {
+        Ok(body)
+    } else {
+        Err(format!(
+            "the server answered {status}: {}",
+            body.get("detail").and_then(Json::as_str).unwrap_or("")
+        ))
+    }
+}
+
+impl Memory {
+    fn open(data_dir: &Path, options: &HookOptions) -> Result<Memory, String> {
+        if !options.no_server
+            && let Some((url, token)) = find_server(data_dir)
+        {
+            return Ok(Memory::Server { url, token });
+        }
+        hive_mind_runtime::engine::open(data_dir)
+            .map(|engine| Memory::Alone(Box::new(engine)))
+            .map_err(|error| error.to_string())
+    }
+
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+    ) -> Option<ureq::RequestBuilder<ureq::typestate::WithBody>> {
+        let Memory::Server { url, token } = self else {
+            return None;
+        };
+        let agent = client(Duration::from_secs(30));
+        let mut request = match method {
+            "POST" => agent.post(format!("{url}{path}")),
+            _ => agent.put(format!("{url}{path}")),
+        };
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        Some(request)
+    }
+
+    /// The recall block for `prompt` (empty when nothing is relevant or the
+    /// block was withheld).
+    fn recall(&mut self, prompt: &str, workspace: Option<&str>) -> Result<String, String> {
+        let recall = match self {
+            Memory::Server { url, token } => {
+                let agent = client(Duration::from_secs(30));
+                let mut request = agent
+                    .get(format!("{url}/api/memory/search"))
+                    .query("q", prompt);
+                if let Some(workspace) = workspace {
+                    request = request.query("workspace", workspace);
+                }
+                if let Some(token) = token {
+                    request = request.header("Authorization", format!("Bearer {token}"));
+                }
+                server_answer(request.call())?
+            }
+            Memory::Alone(engine) => {
+                let args = crate::memory_cli::RecallArgs {
+                    query: prompt.to_string(),
+                    limit: None,
+                    profile: None,
+                    workspace: workspace.map(str::to_string),
+                    scope: None,
+                    now: None,
+                    min_cosine: None,
+                    no_floor: false,
+                    rerank_pool: None,
+                    as_of: None,
+                    json: true,
+                };
+                let options =
+                    crate::memory_cli::recall_options(&args).map_err(|error| error.to_string())?;
+                let recall = engine
+                    .recall_memory(prompt, &options)
+                    .map_err(|error| error.to_string())?;
+                crate::memory_cli::recall_json(&recall)
+            }
+        };
+        if recall.get("withheld").is_some_and(|why| !why.is_null()) {
+            return Ok(String::new());
+        }
+        let found = recall
+            .get("memories")
+            .and_then(Json::as_array)
+            .is_some_and(|memories| !memories.is_empty());
+        Ok(if found {
+            recall
+                .get("text")
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_string()
+        } else {
+            String::new()
+        })
+    }
+
+    fn remember(
+        &mut self,
+        user: &str,
+        assistant: &str,
+        session: Option<&str>,
+        workspace: Option<&str>,
+    ) -> Result<usize, String> {
+        match self {
+            Memory::Server { .. } => {
+                let path = match workspace {
+                    Some(id) => format!("/api/exchanges?workspace={id}"),
+                    None => "/api/exchanges".to_string(),
+                };
+                let request = self.request("POST", &path).ok_or("no server")?;
+                let saved = server_answer(request.send_json(json!({
+                    "user": user,
+                    "assistant": assistant,
+                    "session": session,
+                })))?;
+                Ok(saved.as_array().map_or(0, Vec::len))
+            }
+            Memory::Alone(engine) => engine
+                .remember_exchange(
+                    user,
+                    assistant,
+                    &ExchangeOptions {
+                        workspace: workspace.map(str::to_string),
+                        gop_id: session.map(str::to_string),
+                        succeeded: true,
+                    },
+                )
+                .map(|saved| saved.len())
+                .map_err(|error| error.to_string()),
+        }
+    }
+
+    fn import_transcript(
+        &mut self,
+        path: &Path,
+        workspace: Option<&str>,
+    ) -> Result<String, String> {
+        let bytes = crate::harvest_cli::read_document(path)
+            .map_err(|error| error.to_string())?
+            .bytes;
+        if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_TRANSCRIPT_BYTES {
+            return Err(format!("{} is too large to import", path.display()));
+        }
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().to_string())
+            .unwrap_or_else(|| "transcript.jsonl".to_string());
+        match self {
+            Memory::Server { .. } => {
+                let mind = match workspace {
+                    Some(id) => format!("mind=workspace&workspace={id}"),
+                    None => "mind=personal".to_string(),
+                };
+                let request = self
+                    .request(
+                        "POST",
+                        &format!("/api/imports?{mind}&format=claude-code&name={name}"),
+                    )
+                    .ok_or("no server")?;
+                let job = server_answer(request.send(&bytes[..]))?;
+                Ok(format!(
+                    "import job {} started on the server",
+                    job.get("id").cloned().unwrap_or(Json::Null)
+                ))
+            }
+            Memory::Alone(engine) => {
+                let options = ImportOptions {
+                    source: Some(SourceFormat::ClaudeCode),
+                    mind: match workspace {
+                        Some(id) => Mind::Workspace(id.to_string()),
+                        None => Mind::Personal,
+                    },
+                    distillation: Distillation::Auto,
+                    dry_run: false,
+                };
+                let input = Input::Document(hive_mind_runtime::engine::wit_harvest::Document {
+                    name,
+                    bytes,
+                });
+                let report = crate::harvest_cli::run_job(
+                    engine.as_mut(),
+                    &[input],
+                    &options,
+                    &crate::progress::Progress::hidden(),
+                )
+                .map_err(|error| error.to_string())?;
+                Ok(format!("imported {} items", report.imported))
+            }
+        }
+    }
+}
+
+/// The text of a transcript message's content: a string, or the `text`
+/// blocks of a list (tool calls, tool results and thinking left out).
+fn message_text(content: &Json) -> String {
+    match content {
+        Json::String(text) => text.clone(),
+        Json::Array(blocks) => blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Json::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The last exchange of a Claude Code transcript (JSON Lines): the last
+/// message the user typed (not a tool result, not a meta line) and the
+/// assistant's text after it. Lines that do not parse are skipped.
+pub fn last_exchange(transcript: &str) -> Option<(String, String)> {
+    let mut user: Option<String> = None;
+    let mut assistant: Vec<String> = Vec::new();
+    for line in transcript.lines() {
+        let Ok(entry) = serde_json::from_str::<Json>(line) else {
+            continue;
+        };
+        if entry.get("isMeta").and_then(Json::as_bool) == Some(true)
+            || entry.get("isSidechain").and_then(Json::as_bool) == Some(true)
+        {
+            continue;
+        }
+        let Some(content) = entry
+            .get("message")
+            .and_then(|message| message.get("content"))
+        else {
+            continue;
+        };
+        let text = message_text(content);
+        match entry.get("type").and_then(Json::as_str) {
+            Some("user") if !text.trim().is_empty() => {
+                user = Some(text);
+                assistant.clear();
+            }
+            Some("assistant")
+                if !text.trim().is_empty() && user.is_some() && assistant.last() != Some(&text) =>
+            {
+                assistant.push(text);
+            }
+            _ => {}
+        }
+    }
+    let assistant = assistant.join("\n");
+    match user {
+        Some(user) if !assistant.trim().is_empty() => Some((user, assistant)),
+        _ => None,
+    }
+}
+
+/// The end of a file, at most `TRANSCRIPT_TAIL_BYTES`, from a line start.
+fn transcript_tail(path: &Path) -> Result<String, String> {
+    let mut file =
+        std::fs::File::open(path).map_err(|error| format!("{}: {error}", path.display()))?;
+    let length = file
+        .metadata()
+        .map_err(|error| format!("{}: {error}", path.display()))?
+        .len();
+    let start = length.saturating_sub(TRANSCRIPT_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start))
+        .map_err(|error| format!("{}: {error}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(TRANSCRIPT_TAIL_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("{}: {error}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    Ok(if start > 0 {
+        // Drop the partial first line.
+        text.split_once('\n')
+            .map(|(_, rest)| rest.to_string())
+            .unwrap_or_default()
+    } else {
+        text
+    })
+}
+
+/// Cut `text` to about `budget` tokens (four characters each), at a line.
+pub fn within_budget(text: &str, budget: usize) -> String {
+    let most = budget.saturating_mul(4);
+    if text.len() <= most {
+        return text.to_string();
+    }
+    let mut kept = String::new();
+    for line in text.lines() {
+        if kept.len() + line.len() + 1 > most {
+            break;
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    kept.trim_end().to_string()
+}
+
+/// Answer one Claude Code hook event read from `payload`; what to print on
+/// stdout (often nothing).
+pub fn answer(data_dir: &Path, options: &HookOptions, payload: &Json) -> Result<String, String> {
+    let event = payload
+        .get("hook_event_name")
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    let session = payload.get("session_id").and_then(Json::as_str);
+    let transcript = payload
+        .get("transcript_path")
+        .and_then(Json::as_str)
+        .filter(|path| !path.is_empty())
+        .map(PathBuf::from);
+    let workspace = options.workspace.as_deref();
+    match event {
+        "UserPromptSubmit" => {
+            let prompt = payload
+                .get("prompt")
+                .and_then(Json::as_str)
+                .unwrap_or_default();
+            if prompt.trim().is_empty() {
+                return Ok(String::new());
+            }
+            let prompt = crate::limits::truncate_to("query", prompt);
+            let mut memory = Memory::open(data_dir, options)?;
+            let block = within_budget(&memory.recall(&prompt, workspace)?, options.budget);
+            if block.trim().is_empty() {
+                return Ok(String::new());
+            }
+            Ok(json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "UserPromptSubmit",
+                    "additionalContext": block,
+                }
+            })
+            .to_string())
+        }
+        "Stop" => {
+            let Some(path) = transcript else {
+                return Ok(String::new());
+            };
+            let Some((user, assistant)) = last_exchange(&transcript_tail(&path)?) else {
+                return Ok(String::new());
+            };
+            let user = crate::limits::truncate_to("user", &user);
+            let assistant = crate::limits::truncate_to("assistant", &assistant);
+            let mut memory = Memory::open(data_dir, options)?;
+            let kept = memory.remember(&user, &assistant, session, workspace)?;
+            eprintln!("hive-mind: learned {kept} memories from the exchange");
+            Ok(String::new())
+        }
+        "SessionEnd" => {
+            let Some(path) = transcript else {
+                return Ok(String::new());
+            };
+            let mut memory = Memory::open(data_dir, options)?;
+            let outcome = memory.import_transcript(&path, workspace)?;
+            eprintln!("hive-mind: {outcome}");
+            Ok(String::new())
+        }
+        other => Err(format!(
+            "hive-mind hook claude-code answers UserPromptSubmit, Stop and SessionEnd, not {other:?}"
+        )),
+    }
+}
+
+/// Run the hook: read stdin, answer, print. Never fails the agent.
+pub fn run_claude_code(data_dir: &Path, options: &HookOptions) {
+    let mut input = String::new();
+    if let Err(error) = std::io::stdin()
+        .take(MAX_PAYLOAD_BYTES)
+        .read_to_string(&mut input)
+    {
+        eprintln!("hive-mind hook: could not read the event: {error}");
+        return;
+    }
+    let payload: Json = match serde_json::from_str(&input) {
+        Ok(payload) => payload,
+        Err(error) => {
+            eprintln!("hive-mind hook: the event is not JSON: {error}");
+            return;
+        }
+    };
+    match answer(data_dir, options, &payload) {
+        Ok(out) if !out.is_empty() => println!("{out}"),
+        Ok(_) => {}
+        Err(error) => eprintln!("hive-mind hook: {error}"),
+    }
+}
+
+/// The events the hooks are installed for.
+const EVENTS: [&str; 3] = ["UserPromptSubmit", "Stop", "SessionEnd"];
+
+/// `settings` with our hooks for `command`: an entry of ours already there
+/// is replaced, anything else is kept as it is.
+pub fn with_hooks(settings: &Json, command: &str) -> Json {
+    let mut settings = match settings {
+        Json::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| Json::Object(Map::new()));
+    if !hooks.is_object() {
+        *hooks = Json::Object(Map::new());
+    }
+    if let Json::Object(hooks) = hooks {
+        for event in EVENTS {
+            let entries = hooks
+                .entry(event)
+                .or_insert_with(|| Json::Array(Vec::new()));
+            if !entries.is_array() {
+                *entries = Json::Array(Vec::new());
+            }
+            if let Json::Array(entries) = entries {
+                let ours = |entry: &Json| {
+                    entry
+                        .get("hooks")
+                        .and_then(Json::as_array)
+                        .is_some_and(|hooks| {
+                            hooks.iter().any(|hook| {
+                                hook.get("command")
+                                    .and_then(Json::as_str)
+                                    .is_some_and(|line| line.contains(HOOK_COMMAND))
+                            })
+                        })
+                };
+                entries.retain(|entry| !ours(entry));
+                entries.push(json!({
+                    "hooks": [{"type": "command", "command": command, "timeout": 30}]
+                }));
+            }
+        }
+    }
+    Json::Object(settings)
+}
+
+/// A line diff of two texts (`-` removed, `+` added, two lines of context).
+pub fn line_diff(old: &str, new: &str) -> String {
+    let old: Vec<&str> = old.lines().collect();
+    let new: Vec<&str> = new.lines().collect();
+    // Longest common subsequence lengths of the suffixes, row-major.
+    let width = new.len() + 1;
+    let mut table = vec![0usize; (old.len() + 1) * width];
+    let at = |table: &[usize], i: usize, j: usize| table.get(i * width + j).copied().unwrap_or(0);
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            let value = if old.get(i) == new.get(j) {
+                at(&table, i + 1, j + 1) + 1
+            } else {
+                at(&table, i + 1, j).max(at(&table, i, j + 1))
+            };
+            if let Some(cell) = table.get_mut(i * width + j) {
+                *cell = value;
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) if a == b => {
+                lines.push(format!("  {a}"));
+                i += 1;
+                j += 1;
+            }
+            (Some(a), _) if j >= new.len() || at(&table, i + 1, j) >= at(&table, i, j + 1) => {
+                lines.push(format!("- {a}"));
+                i += 1;
+            }
+            (_, Some(b)) => {
+                lines.push(format!("+ {b}"));
+                j += 1;
+            }
+            (Some(a), None) => {
+                lines.push(format!("- {a}"));
+                i += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    // Keep changed lines with two lines of context.
+    let changed: Vec<bool> = lines.iter().map(|line| !line.starts_with("  ")).collect();
+    let near = |index: usize| {
+        let from = index.saturating_sub(2);
+        let to = (index + 2).min(changed.len().saturating_sub(1));
+        (from..=to).any(|k| changed.get(k).copied().unwrap_or(false))
+    };
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| near(*index))
+        .map(|(_, line)| format!("{line}\n"))
+        .collect()
+}
+
+/// Install the hooks for `agent`; a report of what changed.
+pub fn install(
+    data_dir: &Path,
+    agent: &str,
+    scope: &str,
+    dry_run: bool,
+    workspace: Option<&str>,
+    data_dir_flag: bool,
+) -> Result<String, CommandError> {
+    if agent != "claude-code" {
+        return Err(CommandError::Argument(format!(
+            "unknown agent {agent:?}: hooks are installed for claude-code"
+        )));
+    }
+    let settings_path = match scope {
+        "project" => std::env::current_dir()?
+            .join(".claude")
+            .join("settings.json"),
+        "user" => dirs::home_dir()
+            .ok_or_else(|| CommandError::Argument("no home directory".to_string()))?
+            .join(".claude")
+            .join("settings.json"),
+        other => {
+            return Err(CommandError::Argument(format!(
+                "unknown scope {other:?}: expected project or user"
+            )));
+        }
+    };
+    if let Some(id) = workspace {
+        hive_mind_runtime::engine::convert::workspace(id).map_err(CommandError::Argument)?;
+    }
+    let program = std::env::current_exe()?;
+    let quote = |text: &str| {
+        if text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-:".contains(c))
+        {
+            text.to_string()
+        } else {
+            format!("'{}'", text.replace('\'', "'\\''"))
+        }
+    };
+    let mut command = format!("{} {HOOK_COMMAND}", quote(&program.to_string_lossy()));
+    if data_dir_flag {
+        command = format!(
+            "{} --data-dir {} {HOOK_COMMAND}",
+            quote(&program.to_string_lossy()),
+            quote(&data_dir.to_string_lossy())
+        );
+    }
+    if let Some(id) = workspace {
+        command.push_str(&format!(" --workspace {id}"));
+    }
+    let old_text = match std::fs::read_to_string(&settings_path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(error.into()),
+    };
+    let old: Json = if old_text.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(&old_text).map_err(|error| {
+            CommandError::Argument(format!(
+                "{} is not JSON ({error}); fix it first, nothing was changed",
+                settings_path.display()
+            ))
+        })?
+    };
+    let new = with_hooks(&old, &command);
+    let old_pretty = if old_text.trim().is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string_pretty(&old).unwrap_or_default()
+    };
+    let new_pretty = serde_json::to_string_pretty(&new).unwrap_or_default();
+    let mut report = String::new();
+    if old == new {
+        report.push_str(&format!(
+            "{}: the hooks are already installed; nothing changed\n",
+            settings_path.display()
+        ));
+    } else {
+        report.push_str(&format!("{}:\n", settings_path.display()));
+        report.push_str(&line_diff(&old_pretty, &new_pretty));
+        if dry_run {
+            report.push_str("(dry run: nothing written)\n");
+        } else {
+            if let Some(dir) = settings_path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&settings_path, format!("{new_pretty}\n"))?;
+            report.push_str("written\n");
+        }
+    }
+    if !dry_run {
+        let token_path = hook_token_path(data_dir);
+        if !token_path.exists() {
+            let name = format!("hook-{}", std::process::id());
+            let token = crate::tokens::create_token(
+                &crate::tokens::tokens_path(data_dir),
+                &name,
+                crate::tokens::Scope::Write,
+                &[crate::tokens::ALL_MINDS.to_string()],
+            )
+            .map_err(|error| CommandError::Argument(error.to_string()))?;
+            write_private(&token_path, &token)?;
+            report.push_str(&format!(
+                "a token for the hooks ({name}, write scope) is in {}\n",
+                token_path.display()
+            ));
+        }
+    }
+    report.push_str(
+        "Recall is instant when a server runs: keep `hive-mind serve` running (for example \
+         `systemd-run --user hive-mind serve`, or a login item); without one each hook loads \
+         the engine itself (a few seconds a prompt).\n",
+    );
+    Ok(report)
+}
+
+/// Write a secret readable by its owner only.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_exchange_skips_tool_results_meta_lines_and_broken_lines() {
+        let transcript =
+            include_str!("../../guest/harvest/tests/fixtures/claude-code/session.jsonl");
+        let (user, assistant) = last_exchange(transcript).unwrap();
+        assert!(!user.contains("Caveat"), "{user}");
+        assert!(!assistant.is_empty());
+        assert!(!assistant.contains("tool_use"), "{assistant}");
+    }
+
+    #[test]
+    fn installing_twice_changes_nothing_and_keeps_other_settings() {
+        let old = json!({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}});
+        let once = with_hooks(&old, "/bin/hive-mind hook claude-code");
+        let twice = with_hooks(&once, "/bin/hive-mind hook claude-code");
+        assert_eq!(once, twice);
+        assert_eq!(once["model"], "opus");
+        let stop = once["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 2, "the user's own Stop hook is kept");
+        for event in EVENTS {
+            assert!(
+                once["hooks"][event]
+                    .to_string()
+                    .contains("hook claude-code")
+            );
+        }
+        let moved = with_hooks(&once, "/usr/local/bin/hive-mind hook claude-code");
+        assert_eq!(
+            moved["hooks"]["Stop"].as_array().unwrap().len(),
+            2,
+            "replaced, not added"
+        );
+    }
+
+    #[test]
+    fn the_budget_cuts_at_a_line() {
+        let text = "one two three\nfour five six\nseven eight";
+        assert_eq!(within_budget(text, 4), "one two three");
+        assert_eq!(within_budget(text, 100), text);
+    }
+
+    #[test]
+    fn the_diff_shows_added_and_removed_lines() {
+        let diff = line_diff("a\nb\nc\n", "a\nB\nc\n");
+        assert!(diff.contains("- b") && diff.contains("+ B"), "{diff}");
+    }
+}

@@ -1,0 +1,1342 @@
+//! The REST API: the engine's exports over HTTP, typed.
+//!
+//! Every handler's query, body and answer is a Rust type here, and the same
+//! types derive the OpenAPI document (`utoipa`): what `/openapi.json`
+//! describes is what the handlers parse and answer. Query structs and
+//! bodies refuse unknown fields, so a typo (`?wrokspace=`) is a 400 whose
+//! detail names the valid parameters instead of a silently ignored filter.
+//!
+//! Minds follow the design's rules: reads take the workspace as
+//! `?workspace=<id>` (none: the personal mind); a mutation that creates
+//! names its mind explicitly (`?mind=personal`, or `?mind=workspace` with
+//! `?workspace=<id>`); a memory is named by its reference
+//! (`personal:42`, `workspace:acme:7`), which carries its mind. Every
+//! handler checks the token's [`Grant`] for its scope and minds before it
+//! asks the engine.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value as JsonValue, json};
+use utoipa::{IntoParams, ToSchema};
+
+use hive_mind_runtime::engine::convert;
+use hive_mind_runtime::engine::wit_admin::{ExportFormat, Identity};
+use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions, MemoryInput};
+use hive_mind_runtime::engine::wit_review::{MergeRequest, MetadataChange};
+use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime};
+
+use super::extract::{ApiJson, ApiQuery};
+use super::problem::{PROBLEM_JSON, Problem};
+use super::App;
+use crate::tokens::{Grant, Scope};
+
+/// A memory (a frame), every field by its WIT name.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct Memory {
+    /// Its reference: `personal:42`, `workspace:acme:7`.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// `i-frame`, `p-frame` or `b-frame`.
+    pub frame_type: String,
+    /// The session it belongs to.
+    pub gop_id: String,
+    /// Its logical time in the session.
+    pub t: u32,
+    /// The frame it patches or branches.
+    pub base_frame: Option<String>,
+    /// The text.
+    pub content: String,
+    /// critical, important, normal, temporary or deprecated.
+    pub importance: String,
+    /// Where it came from.
+    pub source: String,
+    /// How often recall returned it.
+    pub access_count: u32,
+    /// When the remembered thing happened (ISO-8601).
+    pub created_at: String,
+    /// When it was written.
+    pub inserted_at: String,
+    /// When recall last returned it.
+    pub last_accessed: Option<String>,
+    /// SHA-256 of the text without its provenance prefix.
+    pub content_hash: String,
+    /// How it was written (kind, harvest format, document, provenance).
+    #[schema(value_type = Object)]
+    pub metadata: JsonValue,
+    /// When it stopped being valid (replaced), if it did.
+    pub valid_to: Option<String>,
+    /// The memory that replaced it.
+    pub superseded_by: Option<String>,
+    /// active or archived.
+    pub status: String,
+    /// Pinned by its owner.
+    pub pinned: bool,
+    /// Its owner's tags.
+    pub tags: Vec<String>,
+    /// The memory it was merged into.
+    pub merged_into: Option<String>,
+    /// Released by its owner from the injection scan.
+    pub released: bool,
+}
+
+impl Memory {
+    /// The frame as the API shows it (the host's one JSON rendering of a
+    /// frame, typed).
+    pub fn of(frame: &hive_mind_runtime::engine::wit_types::Frame) -> Result<Memory, Problem> {
+        typed(convert::frame_json(frame))
+    }
+}
+
+/// One recalled memory.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RecallHit {
+    /// Its reference.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The lane that found it (`semantic`, `profile`, …).
+    pub lane: String,
+    /// Its final score.
+    pub score: f64,
+    /// Why it was recalled.
+    pub why: String,
+    /// The memory.
+    pub frame: Memory,
+}
+
+/// A memory the injection scan flags.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct FlaggedView {
+    /// The memory.
+    pub memory: Memory,
+    /// The scan's score.
+    pub score: f64,
+    /// The patterns it matched.
+    pub patterns: Vec<String>,
+}
+
+/// An entity some hops from another.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Hop {
+    /// How many hops away.
+    pub depth: u32,
+    /// The entity.
+    #[schema(value_type = Object)]
+    pub entity: JsonValue,
+}
+
+/// The host's JSON rendering of a value, as the typed answer the document
+/// describes.
+fn typed<T: serde::de::DeserializeOwned>(value: JsonValue) -> Result<T, Problem> {
+    serde_json::from_value(value)
+        .map_err(|error| Problem::internal(format!("an answer did not render: {error}")))
+}
+
+/// One stage's time.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct StageTime {
+    /// The stage.
+    pub stage: String,
+    /// Microseconds.
+    pub micros: u64,
+}
+
+/// A recall: the memories with their lanes, scores and reasons, the block
+/// a model is given, and how it ran.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RecallResponse {
+    /// The memories, best first.
+    pub memories: Vec<RecallHit>,
+    /// The recall block for a model's prompt.
+    pub text: String,
+    /// Why the block was withheld (the injection scan), if it was.
+    pub withheld: Option<String>,
+    /// The identity and awareness context.
+    pub context: String,
+    /// Notes on how it ran.
+    pub notes: Vec<String>,
+    /// Per-stage timings.
+    pub stages: Vec<StageTime>,
+}
+
+/// `GET /api/memory/search`'s parameters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct SearchQuery {
+    /// What to recall memories for.
+    pub q: String,
+    /// The active workspace (searched before the personal mind).
+    pub workspace: Option<String>,
+    /// personal, current (the workspace only) or all (default).
+    pub scope: Option<String>,
+    /// balanced, recent, important or connected.
+    pub profile: Option<String>,
+    /// The most memories (default 10).
+    pub limit: Option<u32>,
+    /// Answer with what was valid at this time (ISO-8601).
+    pub as_of: Option<String>,
+    /// Turn the relevance floor off.
+    pub no_floor: Option<bool>,
+}
+
+/// A read's mind: `?workspace=<id>`, else the personal mind.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct MindQuery {
+    /// The workspace (default: the personal mind).
+    pub workspace: Option<String>,
+    /// The most items (default 50, at most 500).
+    pub limit: Option<u32>,
+}
+
+/// A creating mutation's mind, named explicitly.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct WriteQuery {
+    /// `personal` or `workspace` (required: a write never picks a mind for
+    /// you).
+    pub mind: Option<String>,
+    /// The workspace, with `mind=workspace`.
+    pub workspace: Option<String>,
+}
+
+/// A memory to save.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMemory {
+    /// The text.
+    pub content: String,
+    /// critical, important, normal (default), temporary or deprecated.
+    pub importance: Option<String>,
+    /// user-stated (default), tool-verified, agent-inferred, import or system.
+    pub source: Option<String>,
+    /// The event time (ISO-8601; default now).
+    pub created_at: Option<String>,
+}
+
+/// A saved memory.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Saved {
+    /// Its reference.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Whether the same text was already stored (nothing new written).
+    pub duplicate: bool,
+    /// The memory.
+    pub frame: Memory,
+}
+
+/// A correction.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CorrectionBody {
+    /// The corrected text.
+    pub content: String,
+    /// When the corrected fact became true (ISO-8601; default now).
+    pub created_at: Option<String>,
+}
+
+/// A correction's outcome.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Corrected {
+    /// The new version.
+    pub memory: Memory,
+    /// The old version, now closed.
+    pub replaced: Memory,
+}
+
+/// A change of a memory's review metadata.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryChange {
+    /// `active` or `archived` (kept, out of recall).
+    pub status: Option<String>,
+    /// Pin or unpin.
+    pub pinned: Option<bool>,
+    /// Tags to add.
+    #[serde(default)]
+    pub add_tags: Vec<String>,
+    /// Tags to remove.
+    #[serde(default)]
+    pub remove_tags: Vec<String>,
+}
+
+/// Memories to merge.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MergeBody {
+    /// Two to 50 references, of one mind.
+    pub memories: Vec<String>,
+    /// The merged text (default: the originals joined).
+    pub content: Option<String>,
+}
+
+/// A merge's outcome.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MergedView {
+    /// The merged memory.
+    pub memory: Memory,
+    /// The originals, archived.
+    pub originals: Vec<Memory>,
+}
+
+/// What to forget: memories by reference, or a filter of one mind. A dry
+/// run unless `confirm` is true.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForgetBody {
+    /// References (or give a filter).
+    #[serde(default)]
+    pub memories: Vec<String>,
+    /// Filter: every word of this text is in the memory.
+    pub matching: Option<String>,
+    /// Filter: event day on or after (YYYY-MM-DD).
+    pub since: Option<String>,
+    /// Filter: event day on or before.
+    pub until: Option<String>,
+    /// Filter: learned on or after (YYYY-MM-DD, UTC).
+    pub learned_since: Option<String>,
+    /// Filter: learned on or before.
+    pub learned_until: Option<String>,
+    /// Filter: imported from this format.
+    pub harvest_format: Option<String>,
+    /// Filter: a section of this document.
+    pub document: Option<String>,
+    /// The workspace a filter applies to (default: personal).
+    pub workspace: Option<String>,
+    /// Why (kept in the erasure log).
+    pub reason: Option<String>,
+    /// Erase for real; without it the answer only lists what would go.
+    #[serde(default)]
+    pub confirm: bool,
+}
+
+/// An exchange to learn from (cognify).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeBody {
+    /// The user's message.
+    pub user: String,
+    /// The assistant's answer.
+    pub assistant: String,
+    /// The session, if known.
+    pub session: Option<String>,
+}
+
+/// An identity.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdentityBody {
+    /// Its name.
+    pub name: String,
+    /// Its role.
+    #[serde(default)]
+    pub role: String,
+    /// Its personality.
+    #[serde(default)]
+    pub personality: String,
+    /// What it can do.
+    #[serde(default)]
+    pub capabilities: String,
+    /// Extra system prompt.
+    #[serde(default)]
+    pub system_prompt: String,
+}
+
+/// `GET /api/graph/entities`'s parameters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EntityQuery {
+    /// The workspace (default: personal).
+    pub workspace: Option<String>,
+    /// Words of the name (default: every entity).
+    pub q: Option<String>,
+    /// Only this type.
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    pub entity_type: Option<String>,
+    /// The most entities (default 50).
+    pub limit: Option<u32>,
+}
+
+/// `GET /api/graph/entities/{id}/neighbours`' parameters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct NeighbourQuery {
+    /// The workspace (default: personal).
+    pub workspace: Option<String>,
+    /// How many hops (default 1, at most 3).
+    pub depth: Option<u32>,
+    /// Only this type.
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    pub entity_type: Option<String>,
+}
+
+/// `GET /api/export`'s parameters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ExportQuery {
+    /// The workspace (default: personal).
+    pub workspace: Option<String>,
+    /// `jsonl` (restorable, default) or `markdown`.
+    pub format: Option<String>,
+}
+
+/// The server and its minds, in short.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`.
+    pub status: String,
+    /// The server's version.
+    pub version: String,
+}
+
+/// Bound a listing's size.
+fn limit_of(limit: Option<u32>) -> u32 {
+    limit.unwrap_or(50).clamp(1, 500)
+}
+
+/// A read's mind from `?workspace=`.
+pub fn read_mind(workspace: Option<&str>) -> Result<Mind, Problem> {
+    match workspace.map(str::trim).filter(|id| !id.is_empty()) {
+        None => Ok(Mind::Personal),
+        Some(id) => convert::workspace(id).map_err(Problem::bad_request),
+    }
+}
+
+/// A creating mutation's mind, which must be named.
+pub fn write_mind(query: &WriteQuery) -> Result<Mind, Problem> {
+    let workspace = query
+        .workspace
+        .as_deref()
+        .map(str::trim)
+        .filter(|id| !id.is_empty());
+    match (query.mind.as_deref(), workspace) {
+        (Some("personal"), None) => Ok(Mind::Personal),
+        (Some("workspace"), Some(id)) => convert::workspace(id).map_err(Problem::bad_request),
+        (Some("personal"), Some(id)) => Err(Problem::bad_request(format!(
+            "ambiguous mind: mind=personal with workspace={id:?}; drop one"
+        ))),
+        (Some("workspace"), None) => {
+            Err(Problem::bad_request("mind=workspace needs workspace=<id>"))
+        }
+        (Some(other), _) => Err(Problem::bad_request(format!(
+            "unknown mind {other:?}: expected personal or workspace"
+        ))),
+        (None, _) => Err(Problem::bad_request(
+            "a write names its mind: ?mind=personal, or ?mind=workspace&workspace=<id>",
+        )),
+    }
+}
+
+fn reference(name: &str) -> Result<FrameRef, Problem> {
+    convert::ref_in(name).map_err(Problem::bad_request)
+}
+
+fn mind_label(mind: &Mind) -> String {
+    convert::mind_name(mind)
+}
+
+fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), Problem> {
+    for (field, value) in fields {
+        if let Some(value) = value {
+            crate::limits::check(field, value)
+                .map_err(|error| Problem::bad_request(error.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuse a workspace mind that does not exist (a 404), before a read
+/// would answer as if it were empty.
+fn existing(engine: &mut EngineRuntime, mind: &Mind) -> Result<(), Problem> {
+    if matches!(mind, Mind::Personal) {
+        return Ok(());
+    }
+    let wanted = mind_label(mind);
+    let minds = engine.admin().list_minds()?;
+    if minds.iter().any(|known| mind_label(known) == wanted) {
+        Ok(())
+    } else {
+        Err(Problem::not_found(format!(
+            "no mind {:?} in this data directory",
+            mind_label(mind)
+        )))
+    }
+}
+
+impl App {
+    /// Run `work` on an engine of the pool, after the grant allows `scope`
+    /// on `minds` (by name: `personal`, `workspace:<id>`).
+    pub async fn engine<T, F>(
+        &self,
+        grant: &Grant,
+        scope: Scope,
+        minds: Vec<String>,
+        work: F,
+    ) -> Result<T, Problem>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut EngineRuntime) -> Result<T, Problem> + Send + 'static,
+    {
+        grant.require(scope, &minds).map_err(Problem::forbidden)?;
+        match self.pool.run(work).await {
+            Ok(result) => result,
+            Err(error) => Err(super::busy_problem(&error)),
+        }
+    }
+}
+
+/// Whether the server runs.
+#[utoipa::path(get, path = "/api/health", tag = "server",
+    responses((status = 200, body = Health)))]
+pub async fn health() -> Json<Health> {
+    Json(Health {
+        status: "ok".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+}
+
+/// Every mind the token reaches, with its counts.
+#[utoipa::path(get, path = "/api/stats", tag = "minds", security(("bearer" = [])),
+    responses((status = 200, body = Vec<Object>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn stats(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+) -> Result<Json<Vec<JsonValue>>, Problem> {
+    let shown = grant.clone();
+    app.engine(&grant, Scope::Read, Vec::new(), move |engine| {
+        Ok(engine
+            .admin()
+            .status()?
+            .iter()
+            .filter(|status| shown.reaches(&mind_label(&status.mind)))
+            .map(crate::admin_cli::status_json)
+            .collect())
+    })
+    .await
+    .map(Json)
+}
+
+/// Recall: the memories most relevant to `q`, with their lanes, scores and
+/// why.
+#[utoipa::path(get, path = "/api/memory/search", tag = "memory", params(SearchQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = RecallResponse),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn search(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<SearchQuery>,
+) -> Result<Json<RecallResponse>, Problem> {
+    let args = crate::memory_cli::RecallArgs {
+        query: query.q,
+        limit: query.limit,
+        profile: query.profile,
+        workspace: query.workspace,
+        scope: query.scope,
+        now: None,
+        min_cosine: None,
+        no_floor: query.no_floor.unwrap_or(false),
+        rerank_pool: None,
+        as_of: query.as_of,
+        json: true,
+    };
+    capped(&[
+        ("query", Some(&args.query)),
+        ("workspace", args.workspace.as_ref()),
+    ])?;
+    let options = crate::memory_cli::recall_options(&args)
+        .map_err(|e| Problem::bad_request(e.to_string()))?;
+    let workspace = read_mind(args.workspace.as_deref())?;
+    let scope = args.scope.as_deref().unwrap_or("all");
+    let minds: Vec<Mind> = match (&workspace, scope) {
+        (Mind::Personal, _) | (_, "personal") => vec![Mind::Personal],
+        (mind, "current") => vec![mind.clone()],
+        (mind, _) => vec![mind.clone(), Mind::Personal],
+    };
+    let query = args.query.clone();
+    app.engine(
+        &grant,
+        Scope::Read,
+        minds.iter().map(mind_label).collect(),
+        move |engine| {
+            existing(engine, &workspace)?;
+            let recall = engine.recall_memory(&query, &options)?;
+            typed(crate::memory_cli::recall_json(&recall))
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// The newest memories of a mind.
+#[utoipa::path(get, path = "/api/memories", tag = "memory", params(MindQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Memory>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn list_memories(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+) -> Result<Json<Vec<Memory>>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    let limit = limit_of(query.limit);
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            engine
+                .admin()
+                .recent_frames(&mind, limit)?
+                .iter()
+                .map(Memory::of)
+                .collect()
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Save a memory in the mind named by `?mind=`.
+#[utoipa::path(post, path = "/api/memories", tag = "memory", params(WriteQuery),
+    request_body = NewMemory, security(("bearer" = [])),
+    responses((status = 201, body = Saved),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn create_memory(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<WriteQuery>,
+    ApiJson(body): ApiJson<NewMemory>,
+) -> Result<Response, Problem> {
+    let mind = write_mind(&query)?;
+    capped(&[
+        ("text", Some(&body.content)),
+        ("importance", body.importance.as_ref()),
+        ("source", body.source.as_ref()),
+        ("created_at", body.created_at.as_ref()),
+    ])?;
+    let input = MemoryInput {
+        content: body.content,
+        importance: body
+            .importance
+            .as_deref()
+            .map(convert::importance_in)
+            .transpose()
+            .map_err(Problem::bad_request)?,
+        source: body
+            .source
+            .as_deref()
+            .map(convert::source_in)
+            .transpose()
+            .map_err(Problem::bad_request)?,
+        mind: mind.clone(),
+        created_at: body
+            .created_at
+            .as_deref()
+            .map(convert::timestamp_in)
+            .transpose()
+            .map_err(|why| Problem::bad_request(format!("created_at: {why}")))?,
+        kind: None,
+    };
+    let saved = app
+        .engine(
+            &grant,
+            Scope::Write,
+            vec![mind_label(&mind)],
+            move |engine| {
+                // A workspace's mind is made by its first write (as with
+                // `hive-mind save --workspace`).
+                let saved = engine.save_memory(&input)?;
+                let frame = Memory::of(&saved.frame)?;
+                Ok(Saved {
+                    reference: frame.reference.clone(),
+                    duplicate: saved.duplicate,
+                    frame,
+                })
+            },
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(saved)).into_response())
+}
+
+/// One memory by reference.
+#[utoipa::path(get, path = "/api/memories/{ref}", tag = "memory",
+    params(("ref" = String, Path, description = "`personal:42`, `workspace:acme:7`")),
+    security(("bearer" = [])),
+    responses((status = 200, body = Memory),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn get_memory(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(name): Path<String>,
+) -> Result<Json<Memory>, Problem> {
+    let frame = reference(&name)?;
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&frame.mind)],
+        move |engine| {
+            let frames = engine.admin().get_frames(std::slice::from_ref(&frame))?;
+            match frames.first() {
+                Some(found) => Memory::of(found),
+                None => Err(Problem::not_found(format!("no memory {name}"))),
+            }
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Archive or restore a memory, pin it, tag it.
+#[utoipa::path(patch, path = "/api/memories/{ref}", tag = "review",
+    params(("ref" = String, Path, description = "The memory")), request_body = MemoryChange,
+    security(("bearer" = [])),
+    responses((status = 200, body = Memory),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn change_memory(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(name): Path<String>,
+    ApiJson(body): ApiJson<MemoryChange>,
+) -> Result<Json<Memory>, Problem> {
+    let frame = reference(&name)?;
+    for tag in body.add_tags.iter().chain(&body.remove_tags) {
+        crate::limits::check("tag", tag)
+            .map_err(|error| Problem::bad_request(error.to_string()))?;
+    }
+    let change = MetadataChange {
+        status: body
+            .status
+            .as_deref()
+            .map(|name| convert::name_in::<MemoryStatus>("status", name))
+            .transpose()
+            .map_err(Problem::bad_request)?,
+        pinned: body.pinned,
+        add_tags: body.add_tags,
+        remove_tags: body.remove_tags,
+    };
+    app.engine(
+        &grant,
+        Scope::Write,
+        vec![mind_label(&frame.mind)],
+        move |engine| Memory::of(&engine.review().set_metadata(&frame, &change)?),
+    )
+    .await
+    .map(Json)
+}
+
+/// Correct a memory: a new version replaces it in recall; the old one is
+/// kept in its history.
+#[utoipa::path(post, path = "/api/memories/{ref}/correct", tag = "memory",
+    params(("ref" = String, Path, description = "The memory (current)")),
+    request_body = CorrectionBody, security(("bearer" = [])),
+    responses((status = 200, body = Corrected),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn correct_memory(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(name): Path<String>,
+    ApiJson(body): ApiJson<CorrectionBody>,
+) -> Result<Json<Corrected>, Problem> {
+    let frame = reference(&name)?;
+    capped(&[
+        ("text", Some(&body.content)),
+        ("created_at", body.created_at.as_ref()),
+    ])?;
+    let correction = Correction {
+        frame: frame.clone(),
+        content: body.content,
+        created_at: body
+            .created_at
+            .as_deref()
+            .map(convert::timestamp_in)
+            .transpose()
+            .map_err(|why| Problem::bad_request(format!("created_at: {why}")))?,
+    };
+    app.engine(
+        &grant,
+        Scope::Write,
+        vec![mind_label(&frame.mind)],
+        move |engine| {
+            let corrected = engine.correct_memory(&correction)?;
+            Ok(Corrected {
+                memory: Memory::of(&corrected.memory)?,
+                replaced: Memory::of(&corrected.replaced)?,
+            })
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// A memory's versions, oldest first.
+#[utoipa::path(get, path = "/api/memories/{ref}/history", tag = "memory",
+    params(("ref" = String, Path, description = "The memory")), security(("bearer" = [])),
+    responses((status = 200, body = Vec<Memory>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn memory_history(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(name): Path<String>,
+) -> Result<Json<Vec<Memory>>, Problem> {
+    let frame = reference(&name)?;
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&frame.mind)],
+        move |engine| {
+            engine
+                .memory_history(&frame)?
+                .iter()
+                .map(Memory::of)
+                .collect()
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Where a memory came from and what it is tied to.
+#[utoipa::path(get, path = "/api/memories/{ref}/trace", tag = "review",
+    params(("ref" = String, Path, description = "The memory")), security(("bearer" = [])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn trace_memory(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(name): Path<String>,
+) -> Result<Json<JsonValue>, Problem> {
+    let frame = reference(&name)?;
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&frame.mind)],
+        move |engine| {
+            Ok(crate::review_cli::trace_json(
+                &engine.review().trace(&frame)?,
+            ))
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Merge memories of one mind into one; the originals are archived.
+#[utoipa::path(post, path = "/api/memories/merge", tag = "review", request_body = MergeBody,
+    security(("bearer" = [])),
+    responses((status = 200, body = MergedView),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn merge_memories(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiJson(body): ApiJson<MergeBody>,
+) -> Result<Json<MergedView>, Problem> {
+    capped(&[("content", body.content.as_ref())])?;
+    let memories = body
+        .memories
+        .iter()
+        .map(|name| reference(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let minds: Vec<Mind> = memories.iter().map(|frame| frame.mind.clone()).collect();
+    let request = MergeRequest {
+        memories,
+        content: body.content,
+    };
+    app.engine(
+        &grant,
+        Scope::Write,
+        minds.iter().map(mind_label).collect(),
+        move |engine| {
+            let merged = engine.review().merge(&request)?;
+            Ok(MergedView {
+                memory: Memory::of(&merged.memory)?,
+                originals: merged
+                    .originals
+                    .iter()
+                    .map(Memory::of)
+                    .collect::<Result<_, _>>()?,
+            })
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Forget for real: a dry run listing exactly what would go, unless
+/// `confirm` is true.
+#[utoipa::path(post, path = "/api/forget", tag = "memory", request_body = ForgetBody,
+    security(("bearer" = [])),
+    responses((status = 200, body = Object, description = "What was (or would be) erased"),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn forget(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiJson(body): ApiJson<ForgetBody>,
+) -> Result<Json<JsonValue>, Problem> {
+    let args = crate::forget_cli::ForgetArgs {
+        memories: body.memories,
+        matching: body.matching,
+        since: body.since,
+        until: body.until,
+        learned_since: body.learned_since,
+        learned_until: body.learned_until,
+        harvest_format: body.harvest_format,
+        document: body.document,
+        workspace: body.workspace,
+        reason: body.reason,
+        yes: body.confirm,
+        json: true,
+    };
+    let request = args
+        .request()
+        .map_err(|error| Problem::bad_request(error.to_string()))?;
+    let minds: Vec<Mind> = match &request.selector {
+        hive_mind_runtime::engine::wit_memory::ForgetSelector::Memories(refs) => {
+            refs.iter().map(|frame| frame.mind.clone()).collect()
+        }
+        hive_mind_runtime::engine::wit_memory::ForgetSelector::Matching(filter) => {
+            vec![filter.mind.clone()]
+        }
+    };
+    // A dry run reads; erasure is the admin scope's.
+    let scope = if request.dry_run {
+        Scope::Read
+    } else {
+        Scope::Admin
+    };
+    app.engine(
+        &grant,
+        scope,
+        minds.iter().map(mind_label).collect(),
+        move |engine| Ok(crate::forget_cli::report_json(&engine.forget(&request)?)),
+    )
+    .await
+    .map(Json)
+}
+
+/// Learn from one exchange (cognify): what the write-back patterns find is
+/// kept, routed to the personal mind or the workspace's.
+#[utoipa::path(post, path = "/api/exchanges", tag = "memory", params(MindQuery),
+    request_body = ExchangeBody, security(("bearer" = [])),
+    responses((status = 200, body = Vec<Saved>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn remember_exchange(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiJson(body): ApiJson<ExchangeBody>,
+) -> Result<Json<Vec<Saved>>, Problem> {
+    capped(&[
+        ("user", Some(&body.user)),
+        ("assistant", Some(&body.assistant)),
+        ("session", body.session.as_ref()),
+    ])?;
+    let workspace = read_mind(query.workspace.as_deref())?;
+    let mut minds = vec![Mind::Personal];
+    if !matches!(workspace, Mind::Personal) {
+        minds.push(workspace.clone());
+    }
+    let options = ExchangeOptions {
+        workspace: match &workspace {
+            Mind::Workspace(id) => Some(id.clone()),
+            Mind::Personal => None,
+        },
+        gop_id: body.session,
+        succeeded: true,
+    };
+    app.engine(
+        &grant,
+        Scope::Write,
+        minds.iter().map(mind_label).collect(),
+        move |engine| {
+            engine
+                .remember_exchange(&body.user, &body.assistant, &options)?
+                .iter()
+                .map(|saved| {
+                    let frame = Memory::of(&saved.frame)?;
+                    Ok(Saved {
+                        reference: frame.reference.clone(),
+                        duplicate: saved.duplicate,
+                        frame,
+                    })
+                })
+                .collect()
+        },
+    )
+    .await
+    .map(Json)
+}
+
+fn identity_view(identity: Option<&Identity>) -> JsonValue {
+    match identity {
+        None => JsonValue::Null,
+        Some(identity) => json!({
+            "name": identity.name,
+            "role": identity.role,
+            "personality": identity.personality,
+            "capabilities": identity.capabilities,
+            "system_prompt": identity.system_prompt,
+            "updated_at": identity.updated_at.map(convert::timestamp_name),
+        }),
+    }
+}
+
+/// The agent's identity (null when none is set).
+#[utoipa::path(get, path = "/api/identity", tag = "minds", params(MindQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn get_identity(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+) -> Result<Json<JsonValue>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            Ok(identity_view(engine.admin().get_identity(&mind)?.as_ref()))
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Set the agent's identity.
+#[utoipa::path(put, path = "/api/identity", tag = "minds", params(WriteQuery),
+    request_body = IdentityBody, security(("bearer" = [])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn put_identity(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<WriteQuery>,
+    ApiJson(body): ApiJson<IdentityBody>,
+) -> Result<Json<JsonValue>, Problem> {
+    let mind = write_mind(&query)?;
+    capped(&[
+        ("name", Some(&body.name)),
+        ("role", Some(&body.role)),
+        ("personality", Some(&body.personality)),
+        ("capabilities", Some(&body.capabilities)),
+        ("system_prompt", Some(&body.system_prompt)),
+    ])?;
+    let identity = Identity {
+        name: body.name,
+        role: body.role,
+        personality: body.personality,
+        capabilities: body.capabilities,
+        system_prompt: body.system_prompt,
+        updated_at: None,
+    };
+    app.engine(
+        &grant,
+        Scope::Write,
+        vec![mind_label(&mind)],
+        move |engine| {
+            let set = engine.admin().set_identity(&mind, &identity)?;
+            Ok(identity_view(Some(&set)))
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// The live awareness items.
+#[utoipa::path(get, path = "/api/awareness", tag = "minds", params(MindQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Object>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn awareness(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+) -> Result<Json<Vec<JsonValue>>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    app.engine(&grant, Scope::Read, vec![mind_label(&mind)], move |engine| {
+        existing(engine, &mind)?;
+        Ok(engine
+            .admin()
+            .list_awareness(&mind)?
+            .iter()
+            .map(|item| {
+                json!({
+                    "id": item.id,
+                    "category": hive_mind_runtime::engine::wit_names::WitEnum::wit_name(item.category),
+                    "content": item.content,
+                    "priority": item.priority,
+                    "created_at": convert::timestamp_name(item.created_at),
+                    "expires_at": item.expires_at.map(convert::timestamp_name),
+                })
+            })
+            .collect())
+    })
+    .await
+    .map(Json)
+}
+
+/// Entities of the knowledge graph.
+#[utoipa::path(get, path = "/api/graph/entities", tag = "graph", params(EntityQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Object>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn list_entities(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<EntityQuery>,
+) -> Result<Json<Vec<JsonValue>>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    capped(&[
+        ("query", query.q.as_ref()),
+        ("entity_type", query.entity_type.as_ref()),
+    ])?;
+    let limit = limit_of(query.limit);
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            Ok(engine
+                .review()
+                .list_entities(
+                    &mind,
+                    query.q.as_deref().unwrap_or(""),
+                    query.entity_type.as_deref(),
+                    limit,
+                )?
+                .iter()
+                .map(crate::review_cli::entity_json)
+                .collect())
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// An entity with its relations in and out.
+#[utoipa::path(get, path = "/api/graph/entities/{id}", tag = "graph",
+    params(("id" = u64, Path, description = "The entity"), MindQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn get_entity(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(id): Path<u64>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+) -> Result<Json<JsonValue>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            Ok(crate::review_cli::entity_view_json(
+                &engine.review().get_entity(&mind, id)?,
+            ))
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// The entities within a few hops of one.
+#[utoipa::path(get, path = "/api/graph/entities/{id}/neighbours", tag = "graph",
+    params(("id" = u64, Path, description = "The entity"), NeighbourQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Hop>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn neighbours(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(id): Path<u64>,
+    ApiQuery(query): ApiQuery<NeighbourQuery>,
+) -> Result<Json<Vec<Hop>>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    capped(&[("entity_type", query.entity_type.as_ref())])?;
+    let depth = query.depth.unwrap_or(1).clamp(1, 3);
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            let hops =
+                engine
+                    .review()
+                    .neighbours(&mind, id, depth, query.entity_type.as_deref(), 200)?;
+            typed(crate::review_cli::hops_json(&hops))
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// The newest sessions of a mind.
+#[utoipa::path(get, path = "/api/sessions", tag = "review", params(MindQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Object>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn sessions(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+) -> Result<Json<Vec<JsonValue>>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    let limit = limit_of(query.limit);
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            Ok(engine
+                .review()
+                .list_sessions(&mind, limit)?
+                .iter()
+                .map(crate::review_cli::session_json)
+                .collect())
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// What was imported into a mind.
+#[utoipa::path(get, path = "/api/sources", tag = "imports", params(MindQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Object>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn sources(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+) -> Result<Json<Vec<JsonValue>>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            Ok(engine
+                .harvest_sources(&mind)?
+                .iter()
+                .map(crate::harvest_cli::harvest_source_json)
+                .collect())
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// The memories the injection scan flags, for their owner's review.
+#[utoipa::path(get, path = "/api/flagged", tag = "review", params(MindQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<FlaggedView>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn flagged(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<MindQuery>,
+) -> Result<Json<Vec<FlaggedView>>, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    let limit = limit_of(query.limit);
+    app.engine(
+        &grant,
+        Scope::Admin,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            typed(crate::review_cli::flagged_json(
+                &engine.review().list_flagged(&mind, limit)?,
+            ))
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Release a flagged memory: recall no longer withholds because of it.
+#[utoipa::path(post, path = "/api/memories/{ref}/release", tag = "review",
+    params(("ref" = String, Path, description = "The flagged memory")),
+    security(("bearer" = [])),
+    responses((status = 200, body = Memory),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn release(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(name): Path<String>,
+) -> Result<Json<Memory>, Problem> {
+    let frame = reference(&name)?;
+    app.engine(
+        &grant,
+        Scope::Admin,
+        vec![mind_label(&frame.mind)],
+        move |engine| Memory::of(&engine.review().release(&frame)?),
+    )
+    .await
+    .map(Json)
+}
+
+/// Export a whole mind: JSON Lines (restorable with `hive-mind restore`)
+/// or Markdown.
+#[utoipa::path(get, path = "/api/export", tag = "minds", params(ExportQuery),
+    security(("bearer" = [])),
+    responses((status = 200, content_type = "application/x-ndjson", body = String),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn export(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<ExportQuery>,
+) -> Result<Response, Problem> {
+    let mind = read_mind(query.workspace.as_deref())?;
+    let (format, media) = match query.format.as_deref().unwrap_or("jsonl") {
+        "jsonl" => (ExportFormat::JsonLines, "application/x-ndjson"),
+        "markdown" => (ExportFormat::Markdown, "text/markdown; charset=utf-8"),
+        other => {
+            return Err(Problem::bad_request(format!(
+                "unknown format {other:?}: expected jsonl or markdown"
+            )));
+        }
+    };
+    let lines = app
+        .engine(
+            &grant,
+            Scope::Admin,
+            vec![mind_label(&mind)],
+            move |engine| {
+                existing(engine, &mind)?;
+                engine
+                    .admin()
+                    .export_mind(&mind, format)
+                    .map_err(|error: EngineError| Problem::from(error))
+            },
+        )
+        .await?;
+    let mut body = lines.join("\n");
+    body.push('\n');
+    Ok(([(axum::http::header::CONTENT_TYPE, media)], body).into_response())
+}

@@ -1,0 +1,83 @@
+//! The request extractors: a query string and a JSON body that answer a
+//! [`Problem`] when refused.
+//!
+//! [`ApiQuery`] parses the query string into a type that refuses unknown
+//! fields, so a typo is a 400 naming the valid parameters. [`ApiJson`]
+//! reads the body within the router's size limit (a 413 past it) and the
+//! server's body deadline (a 408 for a client that stops sending: a slow
+//! client never holds an engine, since the body is read before one is
+//! taken), then parses it (a 400 naming the field and the place).
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::problem::Problem;
+
+/// How long a client may take to send its body.
+pub const BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A query string parsed into `T`.
+#[derive(Debug)]
+pub struct ApiQuery<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for ApiQuery<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or_default();
+        serde_urlencoded::from_str(query)
+            .map(ApiQuery)
+            .map_err(|error| Problem::bad_request(format!("bad query parameter: {error}")))
+    }
+}
+
+/// A JSON body parsed into `T`.
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+impl<T, S> FromRequest<S> for ApiJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = Problem;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = tokio::time::timeout(BODY_DEADLINE, Bytes::from_request(request, state))
+            .await
+            .map_err(|_| {
+                Problem::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "the body did not arrive within {} s",
+                        BODY_DEADLINE.as_secs()
+                    ),
+                )
+            })?
+            .map_err(|rejection| {
+                let status = rejection.status();
+                Problem::new(status, rejection.body_text())
+            })?;
+        let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+            let path = error.path().to_string();
+            let inner = error.into_inner();
+            if path == "." {
+                Problem::bad_request(format!("bad JSON body: {inner}"))
+            } else {
+                Problem::bad_request(format!("bad JSON body at {path}: {inner}"))
+            }
+        })?;
+        deserializer
+            .end()
+            .map_err(|error| Problem::bad_request(format!("bad JSON body: {error}")))?;
+        Ok(ApiJson(value))
+    }
+}

@@ -1,0 +1,178 @@
+//! `hive-mind hook claude-code` with recorded hook payloads
+//! (`tests/fixtures/hooks/`), through a running server and alone, and
+//! `hive-mind hook install claude-code`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::{Value as Json, json};
+
+use crate::serve::{Server, token};
+use crate::support::{cli, hive_mind, workspace};
+
+/// Run the hook with the recorded payload `name`, its transcript path
+/// pointing at `transcript`; (stdout, stderr).
+fn hook(dir: &Path, name: &str, transcript: &Path, extra: &[&str]) -> (String, String) {
+    let payload = std::fs::read_to_string(workspace().join("tests/fixtures/hooks").join(name))
+        .unwrap()
+        .replace("TRANSCRIPT", &transcript.display().to_string());
+    let mut child = hive_mind()
+        .arg("--data-dir")
+        .arg(dir)
+        .args(["hook", "claude-code"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "a hook never fails the agent");
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+fn context(stdout: &str) -> String {
+    let answer: Json = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_hooks_recall_and_learn_through_a_server_and_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("session.jsonl");
+    std::fs::copy(
+        workspace().join("tests/fixtures/hooks/transcript.jsonl"),
+        &transcript,
+    )
+    .unwrap();
+    let (ok, _, err) = cli(
+        dir.path(),
+        &[
+            "save",
+            "The staging environment runs on Postgres 16 in eu-west-1.",
+        ],
+    );
+    assert!(ok, "{err}");
+    // The install writes the settings and the hooks' token.
+    let install = hive_mind()
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["hook", "install", "claude-code"])
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    assert!(install.status.success());
+    let admin = token(dir.path(), "owner", "admin", &["*"]);
+    let server = Server::start(dir.path(), &[]);
+
+    let (out, err) = hook(dir.path(), "user_prompt_submit.json", &transcript, &[]);
+    assert!(context(&out).contains("Postgres 16"), "{out}\n{err}");
+    let (out, _) = hook(dir.path(), "unrelated_prompt.json", &transcript, &[]);
+    assert_eq!(out.trim(), "", "nothing relevant: nothing added");
+
+    let (_, err) = hook(dir.path(), "stop.json", &transcript, &[]);
+    assert!(err.contains("learned"), "{err}");
+    let (_, recall) = server.get(
+        "/api/memory/search?q=which%20language%20do%20I%20prefer%20for%20command-line%20tools",
+        Some(&admin),
+    );
+    assert!(recall.to_string().contains("Rust"), "{recall}");
+
+    let (_, err) = hook(dir.path(), "session_end.json", &transcript, &[]);
+    assert!(err.contains("import job"), "{err}");
+    let mut imported = false;
+    for _ in 0..600 {
+        let (_, sources) = server.get("/api/sources", Some(&admin));
+        if sources
+            .as_array()
+            .is_some_and(|sources| !sources.is_empty())
+        {
+            imported = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(imported, "the session's transcript was imported");
+
+    // Without a server the hook loads the engine itself, with the same answer.
+    assert!(server.terminate());
+    let (out, err) = hook(dir.path(), "user_prompt_submit.json", &transcript, &[]);
+    assert!(context(&out).contains("Postgres 16"), "{out}\n{err}");
+}
+
+#[test]
+fn install_shows_its_diff_keeps_other_settings_and_is_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let settings = project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        json!({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}).to_string(),
+    )
+    .unwrap();
+    let install = |extra: &[&str]| {
+        let output = hive_mind()
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["hook", "install", "claude-code"])
+            .args(extra)
+            .current_dir(project.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let dry = install(&["--dry-run"]);
+    assert!(dry.contains("+ ") && dry.contains("dry run"), "{dry}");
+    assert!(
+        !std::fs::read_to_string(&settings)
+            .unwrap()
+            .contains("hook claude-code")
+    );
+    let first = install(&[]);
+    assert!(
+        first.contains("UserPromptSubmit") && first.contains("written"),
+        "{first}"
+    );
+    let written: Json = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(written["model"], "opus");
+    assert_eq!(written["hooks"]["Stop"].as_array().unwrap().len(), 2);
+    let second = install(&[]);
+    assert!(second.contains("nothing changed"), "{second}");
+    assert!(dir.path().join("server/hook-token").exists());
+    let broken = project.path().join("broken");
+    std::fs::create_dir_all(broken.join(".claude")).unwrap();
+    std::fs::write(broken.join(".claude/settings.json"), "{ not json").unwrap();
+    let output = hive_mind()
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["hook", "install", "claude-code"])
+        .current_dir(&broken)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert_eq!(
+        std::fs::read_to_string(broken.join(".claude/settings.json")).unwrap(),
+        "{ not json",
+        "a settings file that is not JSON is left alone"
+    );
+}
