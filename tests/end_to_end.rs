@@ -11,6 +11,8 @@
 
 mod support;
 
+/// The memory browser in headless Chromium over WebDriver.
+mod browser;
 /// The guest's token estimate and chunk plan against the real tokenizer.
 mod chunk_tokens;
 /// The `hive-mind` CLI: listing, calling, clear errors for bad input; the demo.

@@ -37,7 +37,9 @@
 //!   and then compiled (on a fresh 2-core machine the separate check took
 //!   391 s of a 20-minute CI). The components' crates are linted for
 //!   wasm32-wasip2 the same way, by the runtime's build script while it
-//!   builds them (`HIVE_MIND_GUEST_LINT=1`). Built that way, the
+//!   builds them (`HIVE_MIND_GUEST_LINT=1`). Debian's Chromium and
+//!   ChromeDriver are installed meanwhile when missing, for the memory
+//!   browser's test ([`browser`]). Built that way, the
 //!   workspace's crates are rebuilt by a plain `cargo test` afterwards
 //!   (their fingerprints name the driver), never the dependencies.
 //! - `demo [ARGS]` — `models`, then build the release host and run `hive-mind demo ARGS`
@@ -51,6 +53,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 mod architecture;
+mod browser;
 mod imports;
 mod models;
 mod tools;
@@ -232,6 +235,8 @@ fn test(root: &Path) -> Result<()> {
     // it is set up while cargo builds (about 50 s on a fresh machine that
     // the build would otherwise wait for at the end).
     let venv = start_python_venv(root)?;
+    // Chromium for the page's test, installed meanwhile when missing.
+    let browser = browser::start_install()?;
     let wasmtime = tools::WASMTIME.install(root)?;
     let wasmtime = wasmtime.to_string_lossy();
     // One compile cache for every test process, in the target directory
@@ -287,6 +292,10 @@ fn test(root: &Path) -> Result<()> {
     report_time("hive-mind components --compile", started);
     if !status.success() {
         bail!("`hive-mind components --compile` failed ({status})");
+    }
+    let mut env = env.to_vec();
+    if browser.finish()? {
+        env.push(("HIVE_MIND_REQUIRE_BROWSER", "1"));
     }
     if nextest {
         cargo(

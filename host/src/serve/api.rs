@@ -31,9 +31,9 @@ use hive_mind_runtime::engine::wit_review::{MergeRequest, MetadataChange};
 use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
 use hive_mind_runtime::engine::{EngineError, EngineRuntime};
 
+use super::App;
 use super::extract::{ApiJson, ApiQuery};
 use super::problem::{PROBLEM_JSON, Problem};
-use super::App;
 use crate::tokens::{Grant, Scope};
 
 /// A memory (a frame), every field by its WIT name.
