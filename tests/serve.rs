@@ -334,7 +334,47 @@ fn every_operation_answers_as_its_openapi_document_says() {
     );
     assert_eq!(status, 200, "{identity}");
     assert_eq!(server.get("/api/identity", t).1["name"], "Ada");
-    assert_eq!(server.get("/api/awareness", t).0, 200);
+    let (status, added) = server.post(
+        "/api/awareness?mind=personal",
+        t,
+        json!({"category": "task", "content": "Review the acme launch checklist", "priority": 2}),
+    );
+    assert_eq!(status, 201, "{added}");
+    let (_, items) = server.get("/api/awareness", t);
+    assert_eq!(items[0]["content"], "Review the acme launch checklist");
+    let item = added["added"]["id"].as_u64().unwrap();
+    assert_eq!(
+        server
+            .post(
+                "/api/awareness?mind=personal",
+                t,
+                json!({"category": "chore", "content": "x"})
+            )
+            .0,
+        400
+    );
+    assert_eq!(
+        server
+            .call(
+                "DELETE",
+                &format!("/api/awareness/{item}?mind=personal"),
+                t,
+                None
+            )
+            .0,
+        200
+    );
+    assert_eq!(
+        server
+            .call(
+                "DELETE",
+                &format!("/api/awareness/{item}?mind=personal"),
+                t,
+                None
+            )
+            .0,
+        404
+    );
     let (_, entities) = server.get("/api/graph/entities", t);
     let entity = entities.as_array().unwrap().first().cloned();
     if let Some(entity) = entity {

@@ -352,6 +352,24 @@ pub struct IdentityBody {
     pub system_prompt: String,
 }
 
+/// An awareness item to add.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAwareness {
+    /// task, action, pending or flag.
+    pub category: String,
+    /// What it says.
+    pub content: String,
+    /// Higher comes first (default 0).
+    pub priority: Option<i64>,
+    /// When it stops being live (ISO-8601).
+    pub expires_at: Option<String>,
+    /// When ten items are live, evict the lowest-priority one instead of
+    /// refusing.
+    #[serde(default)]
+    pub evict: bool,
+}
+
 /// `GET /api/graph/entities`'s parameters.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -984,6 +1002,17 @@ pub async fn remember_exchange(
     .map(Json)
 }
 
+fn awareness_view(item: &hive_mind_runtime::engine::wit_admin::AwarenessItem) -> JsonValue {
+    json!({
+        "id": item.id,
+        "category": hive_mind_runtime::engine::wit_names::WitEnum::wit_name(item.category),
+        "content": item.content,
+        "priority": item.priority,
+        "created_at": convert::timestamp_name(item.created_at),
+        "expires_at": item.expires_at.map(convert::timestamp_name),
+    })
+}
+
 fn identity_view(identity: Option<&Identity>) -> JsonValue {
     match identity {
         None => JsonValue::Null,
@@ -1073,24 +1102,101 @@ pub async fn awareness(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.engine(&grant, Scope::Read, vec![mind_label(&mind)], move |engine| {
-        existing(engine, &mind)?;
-        Ok(engine
-            .admin()
-            .list_awareness(&mind)?
-            .iter()
-            .map(|item| {
-                json!({
-                    "id": item.id,
-                    "category": hive_mind_runtime::engine::wit_names::WitEnum::wit_name(item.category),
-                    "content": item.content,
-                    "priority": item.priority,
-                    "created_at": convert::timestamp_name(item.created_at),
-                    "expires_at": item.expires_at.map(convert::timestamp_name),
-                })
-            })
-            .collect())
-    })
+    app.engine(
+        &grant,
+        Scope::Read,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            Ok(engine
+                .admin()
+                .list_awareness(&mind)?
+                .iter()
+                .map(awareness_view)
+                .collect())
+        },
+    )
+    .await
+    .map(Json)
+}
+
+/// Add an awareness item (at most ten are live).
+#[utoipa::path(post, path = "/api/awareness", tag = "minds", params(WriteQuery),
+    request_body = NewAwareness, security(("bearer" = [])),
+    responses((status = 201, body = Object, description = "The item added and the one evicted, if any"),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn add_awareness(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(query): ApiQuery<WriteQuery>,
+    ApiJson(body): ApiJson<NewAwareness>,
+) -> Result<Response, Problem> {
+    let mind = write_mind(&query)?;
+    capped(&[
+        ("content", Some(&body.content)),
+        ("expires_at", body.expires_at.as_ref()),
+    ])?;
+    let category = convert::name_in::<hive_mind_runtime::engine::wit_admin::AwarenessCategory>(
+        "category",
+        body.category.trim(),
+    )
+    .map_err(Problem::bad_request)?;
+    let expires_at = body
+        .expires_at
+        .as_deref()
+        .map(convert::timestamp_in)
+        .transpose()
+        .map_err(|why| Problem::bad_request(format!("expires_at: {why}")))?;
+    let added = app
+        .engine(
+            &grant,
+            Scope::Write,
+            vec![mind_label(&mind)],
+            move |engine| {
+                let added = engine.admin().add_awareness(
+                    &mind,
+                    category,
+                    &body.content,
+                    body.priority.unwrap_or(0),
+                    expires_at,
+                    body.evict,
+                )?;
+                Ok(json!({
+                    "added": awareness_view(&added.item),
+                    "evicted": added.evicted.as_ref().map(awareness_view),
+                }))
+            },
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(added)).into_response())
+}
+
+/// Remove an awareness item.
+#[utoipa::path(delete, path = "/api/awareness/{id}", tag = "minds",
+    params(("id" = u64, Path, description = "The item"), WriteQuery),
+    security(("bearer" = [])),
+    responses((status = 200, body = Object, description = "How many were removed"),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn remove_awareness(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(id): Path<u64>,
+    ApiQuery(query): ApiQuery<WriteQuery>,
+) -> Result<Json<JsonValue>, Problem> {
+    let mind = write_mind(&query)?;
+    app.engine(
+        &grant,
+        Scope::Write,
+        vec![mind_label(&mind)],
+        move |engine| {
+            existing(engine, &mind)?;
+            let removed = engine.admin().remove_awareness(&mind, &[id])?;
+            if removed == 0 {
+                return Err(Problem::not_found(format!("no live awareness item {id}")));
+            }
+            Ok(json!({ "removed": removed }))
+        },
+    )
     .await
     .map(Json)
 }

@@ -19,6 +19,9 @@
 //! - [`governance`] — the owner's operations on the recall corpus (copied):
 //!   forgetting one memory (time, file size before and after), export and
 //!   restore (memories/s), and the re-embed after a restore.
+//! - [`serve`] — `hive-mind serve` under load (clients mixing recall and
+//!   save, one or two servers on one data directory) and the hook's wall
+//!   time per prompt with and without a running server.
 //! - [`harvest`] — imports a synthetic ChatGPT export through the engine's
 //!   harvest and compares its time with the bare embedder's on the same
 //!   texts; optionally the pipeline's own cost per call of a loopback LLM.
@@ -31,6 +34,7 @@ pub mod embed;
 pub mod governance;
 pub mod harvest;
 pub mod recall;
+pub mod serve;
 
 use std::io::Write;
 use std::path::Path;
@@ -57,6 +61,14 @@ pub enum BenchTarget {
     /// memory (time, file size before and after), export and restore
     /// (memories/s each way, and the re-embed after a restore).
     Governance(governance::BenchGovernanceArgs),
+    /// `hive-mind serve` under load on the recall corpus: concurrent
+    /// clients mixing recall and save for a set time (one server or two on
+    /// one data directory): throughput, percentiles, errors, peak memory,
+    /// and `check` afterwards.
+    Serve(serve::BenchServeArgs),
+    /// `hive-mind hook claude-code`'s wall time per prompt, with a running
+    /// server and alone.
+    Hook(serve::BenchHookArgs),
 }
 
 /// `hive-mind-lab bench embed`'s arguments.
@@ -123,6 +135,14 @@ pub fn command(
         BenchTarget::Recall(args) => recall::command(args, data_dir, out)?,
         BenchTarget::Harvest(args) => harvest::command(args, data_dir, out)?,
         BenchTarget::Governance(args) => governance::command(args, data_dir, out)?,
+        BenchTarget::Serve(args) => {
+            let report = serve::run_serve(args, data_dir)?;
+            write_report(&report, args.json, serve::render_serve, out)?;
+        }
+        BenchTarget::Hook(args) => {
+            let report = serve::run_hook(args, data_dir)?;
+            write_report(&report, args.json, serve::render_hook, out)?;
+        }
     }
     Ok(())
 }

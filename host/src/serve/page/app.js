@@ -13,9 +13,11 @@
  *   6. Memory detail dialog — fields, history, trace, correct, archive,
  *                     pin, tags, forget (dry run, confirm dialog, erase).
  *   7. Review       — flagged memories (release / forget), sessions.
- *   8. Graph        — SVG force layout, expand on click, drag, text list.
+ *   8. Graph        — SVG force layout (centred in the viewBox), edges of
+ *                     the first entities fetched on load, expand on click,
+ *                     drag, text list.
  *   9. Import/export — upload + progress polling, Blob downloads.
- *  10. Identity & awareness.
+ *  10. Identity & awareness (add with optional eviction, remove).
  *  11. Docs page    — when body[data-page=docs], render /openapi.json.
  *
  * Memory text is untrusted: nothing from the server is ever parsed as HTML.
@@ -1087,7 +1089,10 @@
     const H = 560;
     const nodes = new Map(); // id -> {id, name, type, x, y, vx, vy, el}
     const edges = new Map(); // "a|b" -> {a, b, depth, el}
+    const RELATIONS_MAX = 30; // entities whose relations are fetched after a load
+    const RELATIONS_PARALLEL = 4; // requests in flight at once
     let drag = null;
+    let generation = 0; // bumped by reset(): late answers of an older load are dropped
 
     function entityOf(raw) {
       const entity = raw && typeof raw.entity === "object" && raw.entity ? raw.entity : raw || {};
@@ -1120,7 +1125,8 @@
         name: entity.name,
         type: entity.type,
         x: base.x + Math.cos(angle) * radius,
-        y: base.y + Math.sin(angle) * radius,
+        // Spread fresh nodes over an ellipse of the viewBox's shape.
+        y: base.y + Math.sin(angle) * radius * (near ? 1 : H / W),
         vx: 0,
         vy: 0,
         expanded: false,
@@ -1203,6 +1209,64 @@
         }
         temperature = Math.max(1, temperature * 0.985);
       }
+      centre(list);
+    }
+
+    /* Move (and if needed shrink) the free nodes so that the drawing — circles
+       and their labels, which run to the right — sits in the middle of the
+       viewBox. Dragged (fixed) nodes stay where the user put them. */
+    function centre(list) {
+      const free = list.filter((node) => !node.fixed);
+      if (!free.length) return;
+      let left = Infinity;
+      let right = -Infinity;
+      let top = Infinity;
+      let bottom = -Infinity;
+      for (const node of free) {
+        left = Math.min(left, node.x - 12);
+        right = Math.max(right, node.x + 13 + labelWidth(node));
+        top = Math.min(top, node.y - 12);
+        bottom = Math.max(bottom, node.y + 12);
+      }
+      const margin = 12;
+      const scale = Math.min(1, (W - 2 * margin) / Math.max(right - left, 1), (H - 2 * margin) / Math.max(bottom - top, 1));
+      const cx = (left + right) / 2;
+      const cy = (top + bottom) / 2;
+      for (const node of free) {
+        node.x = W / 2 + (node.x - cx) * scale;
+        node.y = H / 2 + (node.y - cy) * scale;
+        node.x = Math.max(14, Math.min(W - 14, node.x));
+        node.y = Math.max(14, Math.min(H - 14, node.y));
+      }
+    }
+
+    /** About how wide a label is drawn (SVG units), capped: long names may overflow. */
+    function labelWidth(node) {
+      return Math.min(node.name.length, 24) * 6.5;
+    }
+
+    /** Add an edge for each relation of an entity view whose both ends are shown; returns how many are new. */
+    function addRelations(view) {
+      if (!view || typeof view !== "object") return 0;
+      const before = edges.size;
+      for (const rel of [].concat(view.outgoing || [], view.incoming || [])) {
+        const a = pick(rel, "subject");
+        const b = pick(rel, "object");
+        if (a === undefined || b === undefined) continue;
+        if (nodes.has(String(a)) && nodes.has(String(b))) addEdge(String(a), String(b), 1, rel.relation);
+      }
+      return edges.size - before;
+    }
+
+    /** Redraw, keeping keyboard focus on the node that had it. */
+    function renderKeepFocus() {
+      const active = document.activeElement;
+      const focusedId =
+        active && active.closest && active.closest("#graph-svg") ? active.getAttribute("data-entity-id") : null;
+      render();
+      if (focusedId === null) return;
+      const again = $("graph-nodes").querySelector('[data-entity-id="' + CSS.escape(focusedId) + '"]');
+      if (again) again.focus();
     }
 
     function render() {
@@ -1339,10 +1403,49 @@
         }),
       });
       reset();
+      const run = generation;
       for (const raw of Array.isArray(found) ? found : asList(found) || []) addNode(entityOf(raw));
       layout(300);
       render();
-      setStatus(nodes.size + (nodes.size === 1 ? " entity." : " entities."), "ok");
+      const count = nodes.size + (nodes.size === 1 ? " entity" : " entities");
+      if (!nodes.size) {
+        setStatus(count + ".", "ok");
+        return;
+      }
+      setStatus(count + "; loading their relations…", "info");
+      const linked = await loadRelations(run);
+      if (run !== generation) return;
+      if (linked) {
+        layout(300);
+        renderKeepFocus();
+      }
+      setStatus(count + ", " + edges.size + (edges.size === 1 ? " link." : " links."), "ok");
+    }
+
+    /* The edges between the entities just loaded: fetch the relations of the
+       first RELATIONS_MAX of them, RELATIONS_PARALLEL at a time. A failed
+       fetch only loses that entity's edges. Returns how many edges are new. */
+    async function loadRelations(run) {
+      const ids = [...nodes.keys()].slice(0, RELATIONS_MAX);
+      let next = 0;
+      let linked = 0;
+      async function worker() {
+        while (next < ids.length && run === generation) {
+          const id = ids[next++];
+          let view = null;
+          try {
+            view = await api("/api/graph/entities/" + enc(id), { query: readQuery() });
+          } catch (error) {
+            if (error && error.status === 401) throw error;
+            view = null;
+          }
+          if (run === generation) linked += addRelations(view);
+        }
+      }
+      const workers = [];
+      for (let i = 0; i < Math.min(RELATIONS_PARALLEL, ids.length); i++) workers.push(worker());
+      await Promise.all(workers);
+      return linked;
     }
 
     async function expand(id) {
@@ -1371,12 +1474,7 @@
         addEdge(from, entity.id, from === id ? depth : 1, entity.relation);
       }
       if (view && typeof view === "object") {
-        for (const rel of [].concat(view.outgoing || [], view.incoming || [])) {
-          const a = pick(rel, "subject");
-          const b = pick(rel, "object");
-          if (a === undefined || b === undefined) continue;
-          if (nodes.has(String(a)) && nodes.has(String(b))) addEdge(String(a), String(b), 1, rel.relation);
-        }
+        addRelations(view);
         showInfo(view, center);
       }
       layout(200);
@@ -1417,6 +1515,7 @@
     }
 
     function reset() {
+      generation++;
       nodes.clear();
       edges.clear();
       const box = $("graph-info");
@@ -1599,30 +1698,113 @@
     const items = await api("/api/awareness", { query: readQuery() });
     const list = clear($("awareness-list"));
     const all = Array.isArray(items) ? items : asList(items) || [];
-    for (const item of all) {
-      list.appendChild(
-        el(
-          "li",
-          { class: "awareness", "data-awareness-id": pick(item, "id") },
-          item.category ? el("span", { class: "badge" }, String(item.category)) : null,
-          item.priority !== undefined && item.priority !== null ? el("span", { class: "badge score" }, "priority " + item.priority) : null,
-          el("p", { class: "content" }, String(pick(item, "content") || "")),
-          el(
-            "span",
-            { class: "muted" },
-            "since " + shortDate(pick(item, "created_at", "created-at")) +
-              (pick(item, "expires_at", "expires-at") ? " · expires " + shortDate(pick(item, "expires_at", "expires-at")) : "")
-          )
-        )
-      );
-    }
+    for (const item of all) list.appendChild(awarenessItem(item));
     if (!all.length) list.appendChild(emptyItem("No awareness items."));
+  }
+
+  function awarenessItem(item) {
+    const id = pick(item, "id");
+    const content = String(pick(item, "content") || "");
+    const created = pick(item, "created_at", "created-at");
+    const expires = pick(item, "expires_at", "expires-at");
+    const short = content.length > 60 ? content.slice(0, 57) + "…" : content;
+    return el(
+      "li",
+      { class: "awareness", "data-awareness-id": id },
+      item.category ? el("span", { class: "badge" }, String(item.category)) : null,
+      item.priority !== undefined && item.priority !== null ? el("span", { class: "badge score" }, "priority " + item.priority) : null,
+      el("p", { class: "content" }, content),
+      el(
+        "span",
+        { class: "muted awareness-meta" },
+        (created ? "since " + shortDate(created) : "") + (expires ? (created ? " · " : "") + "expires " + shortDate(expires) : "")
+      ),
+      id === undefined
+        ? null
+        : el(
+            "button",
+            {
+              type: "button",
+              class: "awareness-remove",
+              "data-awareness-id": id,
+              "aria-label": "Remove awareness item: " + short,
+              onclick: guard(() => removeAwareness(id)),
+            },
+            "remove"
+          )
+    );
+  }
+
+  async function addAwareness() {
+    const content = $("awareness-content").value;
+    if (!content.trim()) {
+      setStatus("Write the awareness item's text first.", "error");
+      $("awareness-content").focus();
+      return;
+    }
+    const body = { category: $("awareness-category").value, content };
+    const priority = $("awareness-priority").value.trim();
+    if (priority !== "") {
+      const number = Number(priority);
+      if (!Number.isInteger(number)) {
+        setStatus("The priority must be a whole number.", "error");
+        $("awareness-priority").focus();
+        return;
+      }
+      body.priority = number;
+    }
+    const expires = $("awareness-expires").value;
+    if (expires) {
+      // datetime-local is local time without a zone: send it as UTC.
+      const when = new Date(expires);
+      if (Number.isNaN(when.getTime())) {
+        setStatus("The expiry is not a valid date and time.", "error");
+        $("awareness-expires").focus();
+        return;
+      }
+      body.expires_at = when.toISOString();
+    }
+    const evict = $("awareness-evict").checked;
+    if (evict) body.evict = true;
+    let result;
+    try {
+      result = await api("/api/awareness", { method: "POST", query: writeQuery(), body });
+    } catch (error) {
+      if (error && error.status === 400 && !evict && /\bfull\b/i.test(error.message || "")) {
+        setStatus(error.message + " Tick “evict the lowest-priority item” to replace one.", "error");
+        $("awareness-evict").focus();
+        error.silent = true;
+      }
+      throw error;
+    }
+    $("awareness-form").reset();
+    const evicted = result && result.evicted;
+    setStatus(
+      evicted
+        ? "Awareness item added; evicted “" + String(pick(evicted, "content") || "#" + pick(evicted, "id")) + "”."
+        : "Awareness item added.",
+      "ok"
+    );
+    await loadAwareness();
+  }
+
+  async function removeAwareness(id) {
+    await api("/api/awareness/" + enc(id), { method: "DELETE", query: writeQuery() });
+    setStatus("Awareness item removed.", "ok");
+    await loadAwareness();
+    // The button is gone: keep keyboard focus in the section.
+    const next = $("awareness-list").querySelector(".awareness-remove") || $("awareness-content");
+    if (next) next.focus();
   }
 
   function initIdentity() {
     $("identity-form").addEventListener("submit", (event) => {
       event.preventDefault();
       guard(saveIdentity)();
+    });
+    $("awareness-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      guard(addAwareness)();
     });
   }
 
