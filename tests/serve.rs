@@ -22,7 +22,7 @@ use crate::support::{cli, hive_mind, openapi};
 pub struct Server {
     child: Child,
     pub url: String,
-    document: Json,
+    pub document: Json,
     /// `METHOD template` of every operation answered so far.
     seen: std::cell::RefCell<BTreeSet<String>>,
 }
@@ -745,4 +745,144 @@ fn mcp_over_http_needs_a_token_and_keeps_to_its_minds() {
     );
     let listed = call(4, "list_workspaces", json!({}));
     assert_eq!(listed["result"]["isError"], true, "{listed}");
+}
+
+/// A small deterministic generator for the request fuzz (xorshift64*).
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+
+    /// A percent-encoded piece of text: words, numbers, references,
+    /// unicode, control bytes, traversal, very long runs.
+    fn piece(&mut self) -> String {
+        let raw = match self.below(10) {
+            0 => "personal:1".to_string(),
+            1 => "workspace:acme:1".to_string(),
+            2 => "../../etc/passwd".to_string(),
+            3 => "ünïcödé 🐝 \u{202e}".to_string(),
+            4 => "x".repeat(self.below(5_000)),
+            5 => (self.next() as i64).to_string(),
+            6 => "\0\u{1}\u{7f}".to_string(),
+            7 => "workspace:".to_string(),
+            8 => "%zz%".to_string(),
+            _ => "lisbon".to_string(),
+        };
+        raw.bytes().map(|b| format!("%{b:02X}")).collect()
+    }
+}
+
+#[test]
+fn random_requests_are_each_answered_and_change_nothing_they_should_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let admin = token(dir.path(), "owner", "admin", &["*"]);
+    let server = Server::start(dir.path(), &["--max-body", "65536"]);
+    let t = Some(admin.as_str());
+    server.post("/api/memories?mind=personal", t, json!({"content": "The spare key is under the blue pot."}));
+    let templates: Vec<String> = server.document["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let keys = [
+        "q", "workspace", "mind", "limit", "scope", "profile", "as_of", "no_floor", "format",
+        "type", "depth", "name", "url", "wrokspace", "",
+    ];
+    let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+    for round in 0..300 {
+        let template = &templates[noise.below(templates.len())];
+        let mut path = String::new();
+        for segment in template.split('/').filter(|s| !s.is_empty()) {
+            path.push('/');
+            if segment.starts_with('{') {
+                path.push_str(&noise.piece());
+            } else {
+                path.push_str(segment);
+            }
+        }
+        let mut query = Vec::new();
+        for _ in 0..noise.below(4) {
+            query.push(format!("{}={}", noise.pick(&keys), noise.piece()));
+        }
+        if !query.is_empty() {
+            path.push('?');
+            path.push_str(&query.join("&"));
+        }
+        let method = noise.pick(&["GET", "POST", "PUT", "PATCH", "DELETE"]);
+        let body = match noise.below(5) {
+            0 => None,
+            1 => Some(Body::Raw((0..noise.below(2000)).map(|_| noise.next() as u8).collect())),
+            2 => Some(Body::Json(json!({"content": noise.piece(), "memories": [noise.piece()], "confirm": false}))),
+            3 => Some(Body::Json(json!([1, {"a": null}, "x"]))),
+            _ => Some(Body::Json(json!({"status": noise.piece(), "pinned": "yes"}))),
+        };
+        // Erasure only as a dry run: the fuzz must not forget the memory
+        // it checks for below.
+        if path.starts_with("/api/forget") {
+            continue;
+        }
+        let (status, answer) = server.call(method, &path, t, body);
+        assert!(
+            status < 500 || status == 503,
+            "round {round}: {method} {path} answered {status}: {answer}"
+        );
+    }
+    assert_eq!(server.get("/api/health", None).0, 200, "still serving");
+    let (_, recall) = server.get("/api/memory/search?q=where%20is%20the%20spare%20key", t);
+    assert!(recall.to_string().contains("blue pot"));
+    assert!(server.terminate());
+    let (ok, _, err) = cli(dir.path(), &["check"]);
+    assert!(ok, "{err}");
+}
+
+#[test]
+fn a_slow_client_holds_no_engine_and_no_write_lock() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let admin = token(dir.path(), "owner", "admin", &["*"]);
+    // One engine: a client that held it while sending its body would stop
+    // every other request.
+    let server = Server::start(dir.path(), &["--engines", "1"]);
+    let address = server.url.trim_start_matches("http://").to_string();
+    let mut slow = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        slow,
+        "POST /api/memories?mind=personal HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {admin}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{{\"content\": \"half"
+    )
+    .unwrap();
+    slow.flush().unwrap();
+    let started = std::time::Instant::now();
+    let (status, _) = server.post(
+        "/api/memories?mind=personal",
+        Some(&admin),
+        json!({"content": "Saved while another client dawdles."}),
+    );
+    assert_eq!(status, 201);
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // A client that asks and leaves at once does not stop the server.
+    drop(slow);
+    let mut gone = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        gone,
+        "GET /api/memory/search?q=dawdles HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {admin}\r\n\r\n"
+    )
+    .unwrap();
+    drop(gone);
+    let (status, recall) = server.get("/api/memory/search?q=dawdles", Some(&admin));
+    assert_eq!(status, 200);
+    assert!(recall.to_string().contains("dawdles"));
 }
