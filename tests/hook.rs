@@ -14,13 +14,24 @@ use crate::support::{cli, hive_mind, workspace};
 /// Run the hook with the recorded payload `name`, its transcript path
 /// pointing at `transcript`; (stdout, stderr).
 fn hook(dir: &Path, name: &str, transcript: &Path, extra: &[&str]) -> (String, String) {
+    agent_hook("claude-code", dir, name, transcript, extra)
+}
+
+/// The same for another agent's hook.
+fn agent_hook(
+    agent: &str,
+    dir: &Path,
+    name: &str,
+    transcript: &Path,
+    extra: &[&str],
+) -> (String, String) {
     let payload = std::fs::read_to_string(workspace().join("tests/fixtures/hooks").join(name))
         .unwrap()
         .replace("TRANSCRIPT", &transcript.display().to_string());
     let mut child = hive_mind()
         .arg("--data-dir")
         .arg(dir)
-        .args(["hook", "claude-code"])
+        .args(["hook", agent])
         .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -111,6 +122,32 @@ fn the_hooks_recall_and_learn_through_a_server_and_alone() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert!(imported, "the session's transcript was imported");
+
+    // Gemini CLI's hooks: the same recall, and the exchange its AfterAgent
+    // event carries.
+    let (out, err) = agent_hook(
+        "gemini-cli",
+        dir.path(),
+        "gemini_before_agent.json",
+        &transcript,
+        &[],
+    );
+    let answer: Json = serde_json::from_str(out.trim()).unwrap_or_else(|_| panic!("{out}\n{err}"));
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+    assert!(answer.to_string().contains("Postgres 16"), "{answer}");
+    let (out, err) = agent_hook(
+        "gemini-cli",
+        dir.path(),
+        "gemini_after_agent.json",
+        &transcript,
+        &[],
+    );
+    assert_eq!(out.trim(), "{}", "{err}");
+    let (_, recall) = server.get(
+        "/api/memory/search?q=which%20editor%20do%20I%20prefer%20for%20config%20files",
+        Some(&admin),
+    );
+    assert!(recall.to_string().contains("Emacs"), "{recall}");
 
     // Without a server the hook loads the engine itself, with the same answer.
     assert!(server.terminate());

@@ -791,7 +791,11 @@ fn random_requests_are_each_answered_and_change_nothing_they_should_not() {
     let admin = token(dir.path(), "owner", "admin", &["*"]);
     let server = Server::start(dir.path(), &["--max-body", "65536"]);
     let t = Some(admin.as_str());
-    server.post("/api/memories?mind=personal", t, json!({"content": "The spare key is under the blue pot."}));
+    server.post(
+        "/api/memories?mind=personal",
+        t,
+        json!({"content": "The spare key is under the blue pot."}),
+    );
     let templates: Vec<String> = server.document["paths"]
         .as_object()
         .unwrap()
@@ -799,8 +803,21 @@ fn random_requests_are_each_answered_and_change_nothing_they_should_not() {
         .cloned()
         .collect();
     let keys = [
-        "q", "workspace", "mind", "limit", "scope", "profile", "as_of", "no_floor", "format",
-        "type", "depth", "name", "url", "wrokspace", "",
+        "q",
+        "workspace",
+        "mind",
+        "limit",
+        "scope",
+        "profile",
+        "as_of",
+        "no_floor",
+        "format",
+        "type",
+        "depth",
+        "name",
+        "url",
+        "wrokspace",
+        "",
     ];
     let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
     for round in 0..300 {
@@ -825,10 +842,16 @@ fn random_requests_are_each_answered_and_change_nothing_they_should_not() {
         let method = noise.pick(&["GET", "POST", "PUT", "PATCH", "DELETE"]);
         let body = match noise.below(5) {
             0 => None,
-            1 => Some(Body::Raw((0..noise.below(2000)).map(|_| noise.next() as u8).collect())),
-            2 => Some(Body::Json(json!({"content": noise.piece(), "memories": [noise.piece()], "confirm": false}))),
+            1 => Some(Body::Raw(
+                (0..noise.below(2000)).map(|_| noise.next() as u8).collect(),
+            )),
+            2 => Some(Body::Json(
+                json!({"content": noise.piece(), "memories": [noise.piece()], "confirm": false}),
+            )),
             3 => Some(Body::Json(json!([1, {"a": null}, "x"]))),
-            _ => Some(Body::Json(json!({"status": noise.piece(), "pinned": "yes"}))),
+            _ => Some(Body::Json(
+                json!({"status": noise.piece(), "pinned": "yes"}),
+            )),
         };
         // Erasure only as a dry run: the fuzz must not forget the memory
         // it checks for below.
@@ -872,7 +895,11 @@ fn a_slow_client_holds_no_engine_and_no_write_lock() {
         json!({"content": "Saved while another client dawdles."}),
     );
     assert_eq!(status, 201);
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
     // A client that asks and leaves at once does not stop the server.
     drop(slow);
     let mut gone = std::net::TcpStream::connect(&address).unwrap();

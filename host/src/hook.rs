@@ -22,11 +22,20 @@
 //! server answers, it does the work alone. A hook never blocks the agent:
 //! every failure is a line on stderr and exit status 0.
 //!
+//! `hive-mind hook gemini-cli` answers Gemini CLI's documented hooks the
+//! same way: `BeforeAgent` (recall for `prompt`, returned as
+//! `hookSpecificOutput.additionalContext`) and `AfterAgent` (cognify the
+//! `prompt` and its `prompt_response`, which the event carries). Gemini
+//! CLI's stdout must be JSON, so "nothing" is `{}`. Its session
+//! transcripts are not in a format harvest reads, so there is no
+//! end-of-session import for it.
+//!
 //! `hive-mind hook install claude-code` writes the three hooks into
 //! Claude Code's settings (`--scope project`: `.claude/settings.json` of the
 //! current folder; `--scope user`: `~/.claude/settings.json`), keeping
 //! everything else in the file, showing the change as a diff, and changing
-//! nothing when they are already there.
+//! nothing when they are already there; `hook install gemini-cli` writes
+//! its two into `.gemini/settings.json` the same way.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -49,20 +58,79 @@ const TRANSCRIPT_TAIL_BYTES: u64 = 4 * 1024 * 1024;
 /// The largest transcript imported at the session's end.
 const MAX_TRANSCRIPT_BYTES: u64 = 256 * 1024 * 1024;
 
-/// The hook's command line, as written into the agent's settings.
-pub const HOOK_COMMAND: &str = "hook claude-code";
+/// A coding agent whose hooks are documented and answered here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Anthropic's Claude Code (`.claude/settings.json`).
+    ClaudeCode,
+    /// Google's Gemini CLI (`.gemini/settings.json`).
+    GeminiCli,
+}
+
+impl Agent {
+    /// The agent by the name `hook install` takes.
+    pub fn from_name(name: &str) -> Result<Agent, String> {
+        match name {
+            "claude-code" => Ok(Agent::ClaudeCode),
+            "gemini-cli" => Ok(Agent::GeminiCli),
+            other => Err(format!(
+                "unknown agent {other:?}: hooks are installed for claude-code or gemini-cli"
+            )),
+        }
+    }
+
+    /// Its name, as in `hive-mind hook <name>`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::GeminiCli => "gemini-cli",
+        }
+    }
+
+    /// The folder of its settings (in a project or the home directory).
+    fn settings_folder(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => ".claude",
+            Agent::GeminiCli => ".gemini",
+        }
+    }
+
+    /// The events the hooks are installed for.
+    fn events(self) -> &'static [&'static str] {
+        match self {
+            Agent::ClaudeCode => &["UserPromptSubmit", "Stop", "SessionEnd"],
+            Agent::GeminiCli => &["BeforeAgent", "AfterAgent"],
+        }
+    }
+
+    /// A hook's time limit as its settings spell it (Claude Code: seconds;
+    /// Gemini CLI: milliseconds).
+    fn timeout(self) -> u64 {
+        match self {
+            Agent::ClaudeCode => 30,
+            Agent::GeminiCli => 30_000,
+        }
+    }
+
+    /// The hook's command after the program (what marks our entries).
+    fn command(self) -> String {
+        format!("hook {}", self.name())
+    }
+}
 
 /// `hive-mind hook`'s subcommands.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum HookCommand {
     /// Answer a Claude Code hook (the event is read from stdin).
     ClaudeCode(HookOptions),
+    /// Answer a Gemini CLI hook (the event is read from stdin).
+    GeminiCli(HookOptions),
     /// Install the hooks into an agent's settings.
     Install {
-        /// The agent: claude-code.
+        /// The agent: claude-code or gemini-cli.
         agent: String,
-        /// project (`.claude/settings.json` here) or user
-        /// (`~/.claude/settings.json`).
+        /// project (`.claude/` or `.gemini/settings.json` here) or user
+        /// (the same in the home directory).
         #[arg(long, default_value = "project")]
         scope: String,
         /// Show the change without writing it.
@@ -439,9 +507,95 @@ pub fn within_budget(text: &str, budget: usize) -> String {
     kept.trim_end().to_string()
 }
 
-/// Answer one Claude Code hook event read from `payload`; what to print on
+/// The recall context for a prompt event's answer (nothing when nothing
+/// is relevant).
+fn prompt_context(
+    data_dir: &Path,
+    options: &HookOptions,
+    payload: &Json,
+) -> Result<Option<String>, String> {
+    let prompt = payload
+        .get("prompt")
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    if prompt.trim().is_empty() {
+        return Ok(None);
+    }
+    let prompt = crate::limits::truncate_to("query", prompt);
+    let mut memory = Memory::open(data_dir, options)?;
+    let block = within_budget(
+        &memory.recall(&prompt, options.workspace.as_deref())?,
+        options.budget,
+    );
+    Ok((!block.trim().is_empty()).then_some(block))
+}
+
+/// Answer one hook event of `agent` read from `payload`; what to print on
 /// stdout (often nothing).
-pub fn answer(data_dir: &Path, options: &HookOptions, payload: &Json) -> Result<String, String> {
+pub fn answer(
+    agent: Agent,
+    data_dir: &Path,
+    options: &HookOptions,
+    payload: &Json,
+) -> Result<String, String> {
+    match agent {
+        Agent::ClaudeCode => answer_claude_code(data_dir, options, payload),
+        Agent::GeminiCli => answer_gemini_cli(data_dir, options, payload),
+    }
+}
+
+/// Gemini CLI: `BeforeAgent` recalls for the prompt; `AfterAgent` learns
+/// from the prompt and the final answer it carries. Its stdout must be
+/// JSON, so "nothing" is `{}`.
+fn answer_gemini_cli(
+    data_dir: &Path,
+    options: &HookOptions,
+    payload: &Json,
+) -> Result<String, String> {
+    let event = payload
+        .get("hook_event_name")
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    match event {
+        "BeforeAgent" => Ok(match prompt_context(data_dir, options, payload)? {
+            Some(block) => json!({
+                "hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": block}
+            })
+            .to_string(),
+            None => "{}".to_string(),
+        }),
+        "AfterAgent" => {
+            let text = |key: &str| {
+                payload
+                    .get(key)
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let (user, assistant) = (text("prompt"), text("prompt_response"));
+            if user.trim().is_empty() || assistant.trim().is_empty() {
+                return Ok("{}".to_string());
+            }
+            let user = crate::limits::truncate_to("user", &user);
+            let assistant = crate::limits::truncate_to("assistant", &assistant);
+            let session = payload.get("session_id").and_then(Json::as_str);
+            let mut memory = Memory::open(data_dir, options)?;
+            let kept = memory.remember(&user, &assistant, session, options.workspace.as_deref())?;
+            eprintln!("hive-mind: learned {kept} memories from the exchange");
+            Ok("{}".to_string())
+        }
+        other => Err(format!(
+            "hive-mind hook gemini-cli answers BeforeAgent and AfterAgent, not {other:?}"
+        )),
+    }
+}
+
+/// Claude Code: `UserPromptSubmit`, `Stop`, `SessionEnd` (module docs).
+fn answer_claude_code(
+    data_dir: &Path,
+    options: &HookOptions,
+    payload: &Json,
+) -> Result<String, String> {
     let event = payload
         .get("hook_event_name")
         .and_then(Json::as_str)
@@ -454,28 +608,16 @@ pub fn answer(data_dir: &Path, options: &HookOptions, payload: &Json) -> Result<
         .map(PathBuf::from);
     let workspace = options.workspace.as_deref();
     match event {
-        "UserPromptSubmit" => {
-            let prompt = payload
-                .get("prompt")
-                .and_then(Json::as_str)
-                .unwrap_or_default();
-            if prompt.trim().is_empty() {
-                return Ok(String::new());
-            }
-            let prompt = crate::limits::truncate_to("query", prompt);
-            let mut memory = Memory::open(data_dir, options)?;
-            let block = within_budget(&memory.recall(&prompt, workspace)?, options.budget);
-            if block.trim().is_empty() {
-                return Ok(String::new());
-            }
-            Ok(json!({
+        "UserPromptSubmit" => Ok(match prompt_context(data_dir, options, payload)? {
+            Some(block) => json!({
                 "hookSpecificOutput": {
                     "hookEventName": "UserPromptSubmit",
                     "additionalContext": block,
                 }
             })
-            .to_string())
-        }
+            .to_string(),
+            None => String::new(),
+        }),
         "Stop" => {
             let Some(path) = transcript else {
                 return Ok(String::new());
@@ -506,7 +648,7 @@ pub fn answer(data_dir: &Path, options: &HookOptions, payload: &Json) -> Result<
 }
 
 /// Run the hook: read stdin, answer, print. Never fails the agent.
-pub fn run_claude_code(data_dir: &Path, options: &HookOptions) {
+pub fn run(agent: Agent, data_dir: &Path, options: &HookOptions) {
     let mut input = String::new();
     if let Err(error) = std::io::stdin()
         .take(MAX_PAYLOAD_BYTES)
@@ -522,19 +664,16 @@ pub fn run_claude_code(data_dir: &Path, options: &HookOptions) {
             return;
         }
     };
-    match answer(data_dir, options, &payload) {
+    match answer(agent, data_dir, options, &payload) {
         Ok(out) if !out.is_empty() => println!("{out}"),
         Ok(_) => {}
         Err(error) => eprintln!("hive-mind hook: {error}"),
     }
 }
 
-/// The events the hooks are installed for.
-const EVENTS: [&str; 3] = ["UserPromptSubmit", "Stop", "SessionEnd"];
-
-/// `settings` with our hooks for `command`: an entry of ours already there
-/// is replaced, anything else is kept as it is.
-pub fn with_hooks(settings: &Json, command: &str) -> Json {
+/// `settings` with `agent`'s hooks running `command`: an entry of ours
+/// already there is replaced, anything else is kept as it is.
+pub fn with_hooks(agent: Agent, settings: &Json, command: &str) -> Json {
     let mut settings = match settings {
         Json::Object(map) => map.clone(),
         _ => Map::new(),
@@ -546,9 +685,9 @@ pub fn with_hooks(settings: &Json, command: &str) -> Json {
         *hooks = Json::Object(Map::new());
     }
     if let Json::Object(hooks) = hooks {
-        for event in EVENTS {
+        for event in agent.events() {
             let entries = hooks
-                .entry(event)
+                .entry(*event)
                 .or_insert_with(|| Json::Array(Vec::new()));
             if !entries.is_array() {
                 *entries = Json::Array(Vec::new());
@@ -562,13 +701,13 @@ pub fn with_hooks(settings: &Json, command: &str) -> Json {
                             hooks.iter().any(|hook| {
                                 hook.get("command")
                                     .and_then(Json::as_str)
-                                    .is_some_and(|line| line.contains(HOOK_COMMAND))
+                                    .is_some_and(|line| line.contains(&agent.command()))
                             })
                         })
                 };
                 entries.retain(|entry| !ours(entry));
                 entries.push(json!({
-                    "hooks": [{"type": "command", "command": command, "timeout": 30}]
+                    "hooks": [{"type": "command", "command": command, "timeout": agent.timeout()}]
                 }));
             }
         }
@@ -644,18 +783,14 @@ pub fn install(
     workspace: Option<&str>,
     data_dir_flag: bool,
 ) -> Result<String, CommandError> {
-    if agent != "claude-code" {
-        return Err(CommandError::Argument(format!(
-            "unknown agent {agent:?}: hooks are installed for claude-code"
-        )));
-    }
+    let agent = Agent::from_name(agent).map_err(CommandError::Argument)?;
     let settings_path = match scope {
         "project" => std::env::current_dir()?
-            .join(".claude")
+            .join(agent.settings_folder())
             .join("settings.json"),
         "user" => dirs::home_dir()
             .ok_or_else(|| CommandError::Argument("no home directory".to_string()))?
-            .join(".claude")
+            .join(agent.settings_folder())
             .join("settings.json"),
         other => {
             return Err(CommandError::Argument(format!(
@@ -677,10 +812,11 @@ pub fn install(
             format!("'{}'", text.replace('\'', "'\\''"))
         }
     };
-    let mut command = format!("{} {HOOK_COMMAND}", quote(&program.to_string_lossy()));
+    let hook = agent.command();
+    let mut command = format!("{} {hook}", quote(&program.to_string_lossy()));
     if data_dir_flag {
         command = format!(
-            "{} --data-dir {} {HOOK_COMMAND}",
+            "{} --data-dir {} {hook}",
             quote(&program.to_string_lossy()),
             quote(&data_dir.to_string_lossy())
         );
@@ -703,7 +839,7 @@ pub fn install(
             ))
         })?
     };
-    let new = with_hooks(&old, &command);
+    let new = with_hooks(agent, &old, &command);
     let old_pretty = if old_text.trim().is_empty() {
         String::new()
     } else {
@@ -788,24 +924,41 @@ mod tests {
     #[test]
     fn installing_twice_changes_nothing_and_keeps_other_settings() {
         let old = json!({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}});
-        let once = with_hooks(&old, "/bin/hive-mind hook claude-code");
-        let twice = with_hooks(&once, "/bin/hive-mind hook claude-code");
+        let agent = Agent::ClaudeCode;
+        let once = with_hooks(agent, &old, "/bin/hive-mind hook claude-code");
+        let twice = with_hooks(agent, &once, "/bin/hive-mind hook claude-code");
         assert_eq!(once, twice);
         assert_eq!(once["model"], "opus");
         let stop = once["hooks"]["Stop"].as_array().unwrap();
         assert_eq!(stop.len(), 2, "the user's own Stop hook is kept");
-        for event in EVENTS {
+        for event in agent.events() {
             assert!(
                 once["hooks"][event]
                     .to_string()
                     .contains("hook claude-code")
             );
         }
-        let moved = with_hooks(&once, "/usr/local/bin/hive-mind hook claude-code");
+        let moved = with_hooks(agent, &once, "/usr/local/bin/hive-mind hook claude-code");
         assert_eq!(
             moved["hooks"]["Stop"].as_array().unwrap().len(),
             2,
             "replaced, not added"
+        );
+    }
+
+    #[test]
+    fn gemini_hooks_sit_beside_claude_code_ones_and_time_out_in_milliseconds() {
+        let claude = with_hooks(Agent::ClaudeCode, &json!({}), "hm hook claude-code");
+        let both = with_hooks(Agent::GeminiCli, &claude, "hm hook gemini-cli");
+        assert_eq!(
+            both["hooks"]["BeforeAgent"][0]["hooks"][0]["timeout"],
+            30_000
+        );
+        assert_eq!(both["hooks"]["Stop"], claude["hooks"]["Stop"]);
+        assert!(
+            Agent::from_name("cursor")
+                .unwrap_err()
+                .contains("gemini-cli")
         );
     }
 

@@ -364,7 +364,18 @@ fn run(cli: Cli) -> Result<()> {
                 .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             match command {
                 hive_mind_host::hook::HookCommand::ClaudeCode(options) => {
-                    hive_mind_host::hook::run_claude_code(&dir, &options);
+                    hive_mind_host::hook::run(
+                        hive_mind_host::hook::Agent::ClaudeCode,
+                        &dir,
+                        &options,
+                    );
+                }
+                hive_mind_host::hook::HookCommand::GeminiCli(options) => {
+                    hive_mind_host::hook::run(
+                        hive_mind_host::hook::Agent::GeminiCli,
+                        &dir,
+                        &options,
+                    );
                 }
                 hive_mind_host::hook::HookCommand::Install {
                     agent,
