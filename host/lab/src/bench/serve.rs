@@ -231,9 +231,9 @@ fn figures(mut ms: Vec<f64>) -> KindFigures {
     ms.sort_by(f64::total_cmp);
     KindFigures {
         ok: ms.len(),
-        p50_ms: percentile(&ms, 0.50),
-        p95_ms: percentile(&ms, 0.95),
-        p99_ms: percentile(&ms, 0.99),
+        p50_ms: percentile(&ms, 50.0),
+        p95_ms: percentile(&ms, 95.0),
+        p99_ms: percentile(&ms, 99.0),
     }
 }
 
@@ -521,10 +521,10 @@ pub fn run_hook(args: &BenchHookArgs, data_dir: &Path) -> Result<HookBenchReport
     Ok(HookBenchReport {
         frames: args.frames,
         prompts: args.prompts,
-        with_server_p50_ms: percentile(&with_server, 0.50),
-        with_server_p95_ms: percentile(&with_server, 0.95),
-        alone_p50_ms: percentile(&alone, 0.50),
-        alone_p95_ms: percentile(&alone, 0.95),
+        with_server_p50_ms: percentile(&with_server, 50.0),
+        with_server_p95_ms: percentile(&with_server, 95.0),
+        alone_p50_ms: percentile(&alone, 50.0),
+        alone_p95_ms: percentile(&alone, 95.0),
         with_context,
     })
 }

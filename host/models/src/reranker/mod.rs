@@ -396,7 +396,27 @@ pub fn from_config(config: &RerankerConfig) -> Result<Arc<dyn Reranker>, ModelEr
 /// [`from_config`]'s reranker: [`load`] on the first `score`.
 struct OnFirstUse {
     config: RerankerConfig,
-    loaded: std::sync::OnceLock<Result<Loaded, String>>,
+    loaded: std::sync::OnceLock<Result<Arc<Loaded>, String>>,
+}
+
+/// The cross-encoders this process has loaded, by configuration: every
+/// engine of a process (a server runs several) shares one copy of a model
+/// (about 130 MiB of weights for the shipped one) instead of loading its
+/// own.
+fn shared_load(config: &RerankerConfig) -> Result<Arc<Loaded>, String> {
+    type Cache = std::sync::Mutex<Vec<(RerankerConfig, Arc<Loaded>)>>;
+    static LOADED: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let cache = LOADED.get_or_init(Default::default);
+    // Held while loading, so engines that start together load it once.
+    let mut cache = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, loaded)) = cache.iter().find(|(seen, _)| seen == config) {
+        return Ok(Arc::clone(loaded));
+    }
+    let loaded = Arc::new(load(config).map_err(|e| e.to_string())?);
+    cache.push((config.clone(), Arc::clone(&loaded)));
+    Ok(loaded)
 }
 
 impl Reranker for OnFirstUse {
@@ -413,7 +433,7 @@ impl Reranker for OnFirstUse {
     fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError> {
         match self
             .loaded
-            .get_or_init(|| load(&self.config).map_err(|e| e.to_string()))
+            .get_or_init(|| shared_load(&self.config))
         {
             Ok(loaded) => match &loaded.missing {
                 Some(why) => Err(RerankError::Unavailable(why.clone())),
