@@ -32,10 +32,15 @@
 //!
 //! The REST handlers run on a [`pool::Pool`] of engine instances over the
 //! same data directory: reads in parallel (SQLite WAL), writes serialized
-//! by SQLite. Each instance costs its own wasm memory, chiefly the vector
-//! index of each mind it has searched (int8, about 0.4 KiB per memory with
-//! its chunks at 384 dimensions): the default is two instances, what two
-//! cores can keep busy; `--engines` sets it. At most `--max-in-flight`
+//! by SQLite. The models are shared by the process (one embedder, one
+//! cross-encoder); each instance costs its own wasm linear memory: the
+//! vector index of each mind it has searched and recall's working
+//! buffers. Measured with `hive-mind-lab bench serve` on its 10k-memory
+//! corpus (8 clients, 30 s): one engine peaked at 402 MiB for the whole
+//! server, four at 771 MiB, so about 120 MiB an engine at that size
+//! (growing with the mind). Recall is bound by the CPU, so the default is
+//! one engine per core, at most four ([`default_engines`]); `--engines`
+//! sets it. MCP over HTTP has one engine of its own. At most `--max-in-flight`
 //! requests are handled at once (one more is answered 429 with
 //! `Retry-After`), at most `--queue` wait for an instance (429 past it) and
 //! none waits more than 30 s (503 with `Retry-After`). A body is read
@@ -79,9 +84,10 @@ pub struct ServeOptions {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:7432")]
     pub listen: SocketAddr,
-    /// Engine instances for the REST API (each keeps its own vector index).
-    #[arg(long, default_value_t = 2)]
-    pub engines: usize,
+    /// Engine instances for the REST API (each keeps its own vector index);
+    /// default: the cores, at most 4.
+    #[arg(long)]
+    pub engines: Option<usize>,
     /// Requests handled at once; one more is answered 429.
     #[arg(long, default_value_t = 64)]
     pub max_in_flight: usize,
@@ -107,7 +113,7 @@ impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 7432)),
-            engines: 2,
+            engines: None,
             max_in_flight: 64,
             queue: 32,
             max_body: 4 * 1024 * 1024,
@@ -438,6 +444,17 @@ pub fn announcement_path(data_dir: &Path) -> PathBuf {
     data_dir.join("server").join("serve.json")
 }
 
+/// The pool's default size: one engine per core, at most four. Recall is
+/// bound by the CPU (the query's embedding, the reranker), so an engine
+/// more than the cores only queues inside the server, and each costs about
+/// 120 MiB on a 10k-memory mind (module docs).
+pub fn default_engines() -> usize {
+    std::thread::available_parallelism()
+        .map(std::num::NonZeroUsize::get)
+        .unwrap_or(2)
+        .clamp(1, 4)
+}
+
 /// Run the server until Ctrl-C or SIGTERM.
 pub fn run(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -447,7 +464,7 @@ pub fn run(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
 }
 
 async fn serve(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
-    let engines = options.engines.max(1);
+    let engines = options.engines.unwrap_or_else(default_engines).max(1);
     let dir = data_dir.to_path_buf();
     let queue = options.queue;
     let (pool, mcp_engine) = tokio::task::spawn_blocking(move || {

@@ -47,9 +47,9 @@ pub struct BenchServeArgs {
     /// Server processes on the one data directory (1 or 2).
     #[arg(long, default_value_t = 1)]
     pub servers: usize,
-    /// Engine instances per server.
-    #[arg(long, default_value_t = 2)]
-    pub engines: usize,
+    /// Engine instances per server (default: the server's own default).
+    #[arg(long)]
+    pub engines: Option<usize>,
     /// The share of recalls, in percent (the rest are saves).
     #[arg(long, default_value_t = 80)]
     pub recall_percent: u64,
@@ -160,20 +160,24 @@ struct ServerProcess {
 }
 
 impl ServerProcess {
-    fn start(binary: &Path, dir: &Path, engines: usize) -> Result<ServerProcess, BenchError> {
-        let mut child = Command::new(binary)
-            .arg("--data-dir")
-            .arg(dir)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--no-auth",
-                "--queue",
-                "256",
-            ])
-            .arg("--engines")
-            .arg(engines.to_string())
+    fn start(
+        binary: &Path,
+        dir: &Path,
+        engines: Option<usize>,
+    ) -> Result<ServerProcess, BenchError> {
+        let mut command = Command::new(binary);
+        command.arg("--data-dir").arg(dir).args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-auth",
+            "--queue",
+            "256",
+        ]);
+        if let Some(engines) = engines {
+            command.arg("--engines").arg(engines.to_string());
+        }
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
@@ -393,7 +397,9 @@ pub fn run_serve(args: &BenchServeArgs, data_dir: &Path) -> Result<ServeBenchRep
         frames: args.frames,
         embedder,
         servers: args.servers,
-        engines: args.engines,
+        engines: args
+            .engines
+            .unwrap_or_else(hive_mind_host::serve::default_engines),
         clients: args.clients,
         seconds,
         throughput: ok as f64 / seconds.max(1e-9),
@@ -493,7 +499,7 @@ pub fn run_hook(args: &BenchHookArgs, data_dir: &Path) -> Result<HookBenchReport
     let (mind, _) = corpus_copy(args.frames, args.seed, data_dir, work.path())?;
     let frames = generate_frames(args.frames, args.seed);
     let queries = generate_queries(&frames, args.prompts, args.seed);
-    let server = ServerProcess::start(&binary, &mind, 1)?;
+    let server = ServerProcess::start(&binary, &mind, Some(1))?;
     // The hook finds the server through HIVE_MIND_SERVER or the server's
     // announcement in the data directory (written at start).
     let mut with_server = Vec::new();

@@ -431,10 +431,7 @@ impl Reranker for OnFirstUse {
     }
 
     fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>, RerankError> {
-        match self
-            .loaded
-            .get_or_init(|| shared_load(&self.config))
-        {
+        match self.loaded.get_or_init(|| shared_load(&self.config)) {
             Ok(loaded) => match &loaded.missing {
                 Some(why) => Err(RerankError::Unavailable(why.clone())),
                 None => loaded.reranker.score(query, passages),
