@@ -385,3 +385,41 @@ fn the_main_flows_work_in_headless_chromium() {
     browser.screenshot(&shots.join("phone-search.png"));
     eprintln!("screenshots in {}", shots.display());
 }
+
+#[test]
+fn the_page_asks_for_a_token_once_and_then_works() {
+    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+        assert!(std::env::var_os("HIVE_MIND_REQUIRE_BROWSER").is_none());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let reader = crate::serve::token(dir.path(), "reader", "read", &["personal"]);
+    let (ok, _, err) = crate::support::cli(
+        dir.path(),
+        &["save", "The bike lock code is written in the red notebook."],
+    );
+    assert!(ok, "{err}");
+    let server = Server::start(dir.path(), &[]);
+    let browser = Driver::start();
+    browser.window(1280, 900);
+    browser.go(&server.url);
+    // The first call is refused: the page asks for a token.
+    browser.wait("#token-dialog[open] #token-input", 30);
+    browser.type_into("#token-input", &reader);
+    browser.click("#token-save");
+    browser.type_into("#search-input", "where is the bike lock code");
+    browser.click("#search-submit");
+    browser.wait("#search-results [data-ref]", 60);
+    assert!(browser.text_of("#search-results").contains("red notebook"));
+    // A read token cannot write: the page shows the server's reason.
+    browser.click("#nav-browse");
+    browser.type_into("#new-memory-content", "A reader tries to write.");
+    browser.click("#new-memory-submit");
+    browser.wait_until(
+        "the refusal",
+        "return document.getElementById('status').innerText.includes('write')",
+        30,
+    );
+    let (_, frames) = server.get("/api/stats", Some(&reader));
+    assert_eq!(frames[0]["frames"], 1, "nothing was written");
+}
