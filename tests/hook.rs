@@ -149,6 +149,39 @@ fn the_hooks_recall_and_learn_through_a_server_and_alone() {
     );
     assert!(recall.to_string().contains("Emacs"), "{recall}");
 
+    // A server that refuses the hook's token: the hook says so and works
+    // alone, with the same answer.
+    let (out, err) = hook(dir.path(), "user_prompt_submit.json", &transcript, &[]);
+    assert!(context(&out).contains("Postgres 16"), "{err}");
+    let refused = hive_mind()
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["hook", "claude-code"])
+        .env("HIVE_MIND_TOKEN", "hm_revoked")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let payload =
+        std::fs::read_to_string(workspace().join("tests/fixtures/hooks/user_prompt_submit.json"))
+            .unwrap()
+            .replace("TRANSCRIPT", &transcript.display().to_string());
+    let mut refused = refused;
+    refused
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let output = refused.wait_with_output().unwrap();
+    let (out, err) = (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    );
+    assert!(err.contains("working alone"), "{err}");
+    assert!(context(&out).contains("Postgres 16"), "{out}");
+
     // Without a server the hook loads the engine itself, with the same answer.
     assert!(server.terminate());
     let (out, err) = hook(dir.path(), "user_prompt_submit.json", &transcript, &[]);

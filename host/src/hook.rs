@@ -235,19 +235,13 @@ impl Memory {
             .map_err(|error| error.to_string())
     }
 
-    fn request(
-        &self,
-        method: &str,
-        path: &str,
-    ) -> Option<ureq::RequestBuilder<ureq::typestate::WithBody>> {
+    /// A POST to the server (none when working alone).
+    fn post(&self, path: &str) -> Option<ureq::RequestBuilder<ureq::typestate::WithBody>> {
         let Memory::Server { url, token } = self else {
             return None;
         };
         let agent = client(Duration::from_secs(30));
-        let mut request = match method {
-            "POST" => agent.post(format!("{url}{path}")),
-            _ => agent.put(format!("{url}{path}")),
-        };
+        let mut request = agent.post(format!("{url}{path}"));
         if let Some(token) = token {
             request = request.header("Authorization", format!("Bearer {token}"));
         }
@@ -320,11 +314,10 @@ impl Memory {
     ) -> Result<usize, String> {
         match self {
             Memory::Server { .. } => {
-                let path = match workspace {
-                    Some(id) => format!("/api/exchanges?workspace={id}"),
-                    None => "/api/exchanges".to_string(),
-                };
-                let request = self.request("POST", &path).ok_or("no server")?;
+                let mut request = self.post("/api/exchanges").ok_or("no server")?;
+                if let Some(id) = workspace {
+                    request = request.query("workspace", id);
+                }
                 let saved = server_answer(request.send_json(json!({
                     "user": user,
                     "assistant": assistant,
@@ -364,16 +357,15 @@ impl Memory {
             .unwrap_or_else(|| "transcript.jsonl".to_string());
         match self {
             Memory::Server { .. } => {
-                let mind = match workspace {
-                    Some(id) => format!("mind=workspace&workspace={id}"),
-                    None => "mind=personal".to_string(),
+                let mut request = self
+                    .post("/api/imports")
+                    .ok_or("no server")?
+                    .query("format", "claude-code")
+                    .query("name", &name);
+                request = match workspace {
+                    Some(id) => request.query("mind", "workspace").query("workspace", id),
+                    None => request.query("mind", "personal"),
                 };
-                let request = self
-                    .request(
-                        "POST",
-                        &format!("/api/imports?{mind}&format=claude-code&name={name}"),
-                    )
-                    .ok_or("no server")?;
                 let job = server_answer(request.send(&bytes[..]))?;
                 Ok(format!(
                     "import job {} started on the server",
@@ -507,6 +499,27 @@ pub fn within_budget(text: &str, budget: usize) -> String {
     kept.trim_end().to_string()
 }
 
+/// Run `work` on the running server, or alone when there is none; when
+/// the server fails it (it refused the token, it went away), once more
+/// alone, saying why on stderr.
+fn with_memory<T>(
+    data_dir: &Path,
+    options: &HookOptions,
+    work: impl Fn(&mut Memory) -> Result<T, String>,
+) -> Result<T, String> {
+    let mut memory = Memory::open(data_dir, options)?;
+    match work(&mut memory) {
+        Err(why) if matches!(memory, Memory::Server { .. }) => {
+            eprintln!("hive-mind hook: the server failed ({why}); working alone");
+            let mut alone = hive_mind_runtime::engine::open(data_dir)
+                .map(|engine| Memory::Alone(Box::new(engine)))
+                .map_err(|error| error.to_string())?;
+            work(&mut alone)
+        }
+        other => other,
+    }
+}
+
 /// The recall context for a prompt event's answer (nothing when nothing
 /// is relevant).
 fn prompt_context(
@@ -522,11 +535,10 @@ fn prompt_context(
         return Ok(None);
     }
     let prompt = crate::limits::truncate_to("query", prompt);
-    let mut memory = Memory::open(data_dir, options)?;
-    let block = within_budget(
-        &memory.recall(&prompt, options.workspace.as_deref())?,
-        options.budget,
-    );
+    let recalled = with_memory(data_dir, options, |memory| {
+        memory.recall(&prompt, options.workspace.as_deref())
+    })?;
+    let block = within_budget(&recalled, options.budget);
     Ok((!block.trim().is_empty()).then_some(block))
 }
 
@@ -579,8 +591,9 @@ fn answer_gemini_cli(
             let user = crate::limits::truncate_to("user", &user);
             let assistant = crate::limits::truncate_to("assistant", &assistant);
             let session = payload.get("session_id").and_then(Json::as_str);
-            let mut memory = Memory::open(data_dir, options)?;
-            let kept = memory.remember(&user, &assistant, session, options.workspace.as_deref())?;
+            let kept = with_memory(data_dir, options, |memory| {
+                memory.remember(&user, &assistant, session, options.workspace.as_deref())
+            })?;
             eprintln!("hive-mind: learned {kept} memories from the exchange");
             Ok("{}".to_string())
         }
@@ -627,8 +640,9 @@ fn answer_claude_code(
             };
             let user = crate::limits::truncate_to("user", &user);
             let assistant = crate::limits::truncate_to("assistant", &assistant);
-            let mut memory = Memory::open(data_dir, options)?;
-            let kept = memory.remember(&user, &assistant, session, workspace)?;
+            let kept = with_memory(data_dir, options, |memory| {
+                memory.remember(&user, &assistant, session, workspace)
+            })?;
             eprintln!("hive-mind: learned {kept} memories from the exchange");
             Ok(String::new())
         }
@@ -636,8 +650,9 @@ fn answer_claude_code(
             let Some(path) = transcript else {
                 return Ok(String::new());
             };
-            let mut memory = Memory::open(data_dir, options)?;
-            let outcome = memory.import_transcript(&path, workspace)?;
+            let outcome = with_memory(data_dir, options, |memory| {
+                memory.import_transcript(&path, workspace)
+            })?;
             eprintln!("hive-mind: {outcome}");
             Ok(String::new())
         }
