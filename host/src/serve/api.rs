@@ -24,12 +24,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value as JsonValue, json};
 use utoipa::{IntoParams, ToSchema};
 
+use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_admin::{ExportFormat, Identity};
 use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions, MemoryInput};
 use hive_mind_runtime::engine::wit_review::{MergeRequest, MetadataChange};
 use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
-use hive_mind_runtime::engine::{EngineError, EngineRuntime};
 
 use super::App;
 use super::extract::{ApiJson, ApiQuery};
@@ -497,6 +497,26 @@ fn existing(engine: &mut EngineRuntime, mind: &Mind) -> Result<(), Problem> {
 }
 
 impl App {
+    /// Run `work` on an engine of the pool with an existing `mind` (a 404
+    /// names one that is not there), after the grant allows `scope` on it.
+    pub async fn on_mind<T, F>(
+        &self,
+        grant: &Grant,
+        scope: Scope,
+        mind: Mind,
+        work: F,
+    ) -> Result<T, Problem>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut EngineRuntime, &Mind) -> Result<T, Problem> + Send + 'static,
+    {
+        self.engine(grant, scope, vec![mind_label(&mind)], move |engine| {
+            existing(engine, &mind)?;
+            work(engine, &mind)
+        })
+        .await
+    }
+
     /// Run `work` on an engine of the pool, after the grant allows `scope`
     /// on `minds` (by name: `personal`, `workspace:<id>`).
     pub async fn engine<T, F>(
@@ -614,20 +634,14 @@ pub async fn list_memories(
 ) -> Result<Json<Vec<Memory>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
     let limit = limit_of(query.limit);
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            engine
-                .admin()
-                .recent_frames(&mind, limit)?
-                .iter()
-                .map(Memory::of)
-                .collect()
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        engine
+            .admin()
+            .recent_frames(mind, limit)?
+            .iter()
+            .map(Memory::of)
+            .collect()
+    })
     .await
     .map(Json)
 }
@@ -1038,15 +1052,9 @@ pub async fn get_identity(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            Ok(identity_view(engine.admin().get_identity(&mind)?.as_ref()))
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        Ok(identity_view(engine.admin().get_identity(mind)?.as_ref()))
+    })
     .await
     .map(Json)
 }
@@ -1102,20 +1110,14 @@ pub async fn awareness(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            Ok(engine
-                .admin()
-                .list_awareness(&mind)?
-                .iter()
-                .map(awareness_view)
-                .collect())
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        Ok(engine
+            .admin()
+            .list_awareness(mind)?
+            .iter()
+            .map(awareness_view)
+            .collect())
+    })
     .await
     .map(Json)
 }
@@ -1184,19 +1186,13 @@ pub async fn remove_awareness(
     ApiQuery(query): ApiQuery<WriteQuery>,
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = write_mind(&query)?;
-    app.engine(
-        &grant,
-        Scope::Write,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            let removed = engine.admin().remove_awareness(&mind, &[id])?;
-            if removed == 0 {
-                return Err(Problem::not_found(format!("no live awareness item {id}")));
-            }
-            Ok(json!({ "removed": removed }))
-        },
-    )
+    app.on_mind(&grant, Scope::Write, mind, move |engine, mind| {
+        let removed = engine.admin().remove_awareness(mind, &[id])?;
+        if removed == 0 {
+            return Err(Problem::not_found(format!("no live awareness item {id}")));
+        }
+        Ok(json!({ "removed": removed }))
+    })
     .await
     .map(Json)
 }
@@ -1217,25 +1213,19 @@ pub async fn list_entities(
         ("entity_type", query.entity_type.as_ref()),
     ])?;
     let limit = limit_of(query.limit);
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            Ok(engine
-                .review()
-                .list_entities(
-                    &mind,
-                    query.q.as_deref().unwrap_or(""),
-                    query.entity_type.as_deref(),
-                    limit,
-                )?
-                .iter()
-                .map(crate::review_cli::entity_json)
-                .collect())
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        Ok(engine
+            .review()
+            .list_entities(
+                mind,
+                query.q.as_deref().unwrap_or(""),
+                query.entity_type.as_deref(),
+                limit,
+            )?
+            .iter()
+            .map(crate::review_cli::entity_json)
+            .collect())
+    })
     .await
     .map(Json)
 }
@@ -1253,17 +1243,11 @@ pub async fn get_entity(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            Ok(crate::review_cli::entity_view_json(
-                &engine.review().get_entity(&mind, id)?,
-            ))
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        Ok(crate::review_cli::entity_view_json(
+            &engine.review().get_entity(mind, id)?,
+        ))
+    })
     .await
     .map(Json)
 }
@@ -1283,19 +1267,13 @@ pub async fn neighbours(
     let mind = read_mind(query.workspace.as_deref())?;
     capped(&[("entity_type", query.entity_type.as_ref())])?;
     let depth = query.depth.unwrap_or(1).clamp(1, 3);
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            let hops =
-                engine
-                    .review()
-                    .neighbours(&mind, id, depth, query.entity_type.as_deref(), 200)?;
-            typed(crate::review_cli::hops_json(&hops))
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        let hops =
+            engine
+                .review()
+                .neighbours(mind, id, depth, query.entity_type.as_deref(), 200)?;
+        typed(crate::review_cli::hops_json(&hops))
+    })
     .await
     .map(Json)
 }
@@ -1312,20 +1290,14 @@ pub async fn sessions(
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
     let limit = limit_of(query.limit);
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            Ok(engine
-                .review()
-                .list_sessions(&mind, limit)?
-                .iter()
-                .map(crate::review_cli::session_json)
-                .collect())
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        Ok(engine
+            .review()
+            .list_sessions(mind, limit)?
+            .iter()
+            .map(crate::review_cli::session_json)
+            .collect())
+    })
     .await
     .map(Json)
 }
@@ -1341,19 +1313,13 @@ pub async fn sources(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.engine(
-        &grant,
-        Scope::Read,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            Ok(engine
-                .harvest_sources(&mind)?
-                .iter()
-                .map(crate::harvest_cli::harvest_source_json)
-                .collect())
-        },
-    )
+    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
+        Ok(engine
+            .harvest_sources(mind)?
+            .iter()
+            .map(crate::harvest_cli::harvest_source_json)
+            .collect())
+    })
     .await
     .map(Json)
 }
@@ -1370,17 +1336,11 @@ pub async fn flagged(
 ) -> Result<Json<Vec<FlaggedView>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
     let limit = limit_of(query.limit);
-    app.engine(
-        &grant,
-        Scope::Admin,
-        vec![mind_label(&mind)],
-        move |engine| {
-            existing(engine, &mind)?;
-            typed(crate::review_cli::flagged_json(
-                &engine.review().list_flagged(&mind, limit)?,
-            ))
-        },
-    )
+    app.on_mind(&grant, Scope::Admin, mind, move |engine, mind| {
+        typed(crate::review_cli::flagged_json(
+            &engine.review().list_flagged(mind, limit)?,
+        ))
+    })
     .await
     .map(Json)
 }
@@ -1429,18 +1389,9 @@ pub async fn export(
         }
     };
     let lines = app
-        .engine(
-            &grant,
-            Scope::Admin,
-            vec![mind_label(&mind)],
-            move |engine| {
-                existing(engine, &mind)?;
-                engine
-                    .admin()
-                    .export_mind(&mind, format)
-                    .map_err(|error: EngineError| Problem::from(error))
-            },
-        )
+        .on_mind(&grant, Scope::Admin, mind, move |engine, mind| {
+            Ok(engine.admin().export_mind(mind, format)?)
+        })
         .await?;
     let mut body = lines.join("\n");
     body.push('\n');
