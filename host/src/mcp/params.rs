@@ -128,8 +128,12 @@ pub struct CleanupFramesArgs {
     pub apply: bool,
 }
 
-/// `forget_memory`'s arguments: memories by reference, or a filter.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// `forget_memory`'s arguments: memories by reference, or a filter (also
+/// the body of the server's `POST /api/forget`). Unknown fields are
+/// refused: a misspelt `workspace` must not send an erasure to the personal
+/// mind.
+#[derive(Debug, Deserialize, JsonSchema, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ForgetMemoryArgs {
     /// The memories to forget, by reference as recall shows them
     /// (`personal:42`, `workspace:acme:7`). Give these or a filter.

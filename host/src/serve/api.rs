@@ -34,6 +34,7 @@ use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
 use super::App;
 use super::extract::{ApiJson, ApiQuery};
 use super::problem::{PROBLEM_JSON, Problem};
+use crate::mcp::params::ForgetMemoryArgs;
 use crate::tokens::{Grant, Scope};
 
 /// A memory (a frame), every field by its WIT name.
@@ -287,37 +288,6 @@ pub struct MergedView {
     pub memory: Memory,
     /// The originals, archived.
     pub originals: Vec<Memory>,
-}
-
-/// What to forget: memories by reference, or a filter of one mind. A dry
-/// run unless `confirm` is true.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ForgetBody {
-    /// References (or give a filter).
-    #[serde(default)]
-    pub memories: Vec<String>,
-    /// Filter: every word of this text is in the memory.
-    pub matching: Option<String>,
-    /// Filter: event day on or after (YYYY-MM-DD).
-    pub since: Option<String>,
-    /// Filter: event day on or before.
-    pub until: Option<String>,
-    /// Filter: learned on or after (YYYY-MM-DD, UTC).
-    pub learned_since: Option<String>,
-    /// Filter: learned on or before.
-    pub learned_until: Option<String>,
-    /// Filter: imported from this format.
-    pub harvest_format: Option<String>,
-    /// Filter: a section of this document.
-    pub document: Option<String>,
-    /// The workspace a filter applies to (default: personal).
-    pub workspace: Option<String>,
-    /// Why (kept in the erasure log).
-    pub reason: Option<String>,
-    /// Erase for real; without it the answer only lists what would go.
-    #[serde(default)]
-    pub confirm: bool,
 }
 
 /// An exchange to learn from (cognify).
@@ -913,17 +883,17 @@ pub async fn merge_memories(
 
 /// Forget for real: a dry run listing exactly what would go, unless
 /// `confirm` is true.
-#[utoipa::path(post, path = "/api/forget", tag = "memory", request_body = ForgetBody,
+#[utoipa::path(post, path = "/api/forget", tag = "memory", request_body = ForgetMemoryArgs,
     security(("bearer" = [])),
     responses((status = 200, body = Object, description = "What was (or would be) erased"),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn forget(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiJson(body): ApiJson<ForgetBody>,
+    ApiJson(body): ApiJson<ForgetMemoryArgs>,
 ) -> Result<Json<JsonValue>, Problem> {
     let args = crate::forget_cli::ForgetArgs {
-        memories: body.memories,
+        memories: body.memories.unwrap_or_default(),
         matching: body.matching,
         since: body.since,
         until: body.until,
