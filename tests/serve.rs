@@ -644,6 +644,19 @@ fn mcp(
     origin: Option<&str>,
     message: Json,
 ) -> (u16, Json, Option<String>) {
+    let (status, answer, session, _) = mcp_raw(server, token, session, origin, message);
+    (status, answer, session)
+}
+
+/// [`mcp`], with the raw text of the answer (an event stream may carry the
+/// server's own requests before the answer).
+fn mcp_raw(
+    server: &Server,
+    token: Option<&str>,
+    session: Option<&str>,
+    origin: Option<&str>,
+    message: Json,
+) -> (u16, Json, Option<String>, String) {
     let mut request = ureq::http::Request::builder()
         .method("POST")
         .uri(format!("{}/mcp", server.url))
@@ -677,7 +690,7 @@ fn mcp(
         .find(|data| data.starts_with('{'))
         .map(|data| serde_json::from_str(data).unwrap())
         .unwrap_or_else(|| serde_json::from_str(&text).unwrap_or(Json::Null));
-    (status, answer, session)
+    (status, answer, session, text)
 }
 
 #[test]
@@ -745,6 +758,40 @@ fn mcp_over_http_needs_a_token_and_keeps_to_its_minds() {
     );
     let listed = call(4, "list_workspaces", json!({}));
     assert_eq!(listed["result"]["isError"], true, "{listed}");
+
+    // A client elsewhere that declares roots names folders of its own
+    // machine: the server never asks for them, and reads no file.
+    let secret = dir.path().join("notes.md");
+    std::fs::write(&secret, "# private\n\nThe server's own file.\n").unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"roots": {"listChanged": false}},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let (_, _, rooted) = mcp(&server, Some(&admin), None, None, initialize);
+    let rooted = rooted.unwrap();
+    mcp(
+        &server,
+        Some(&admin),
+        Some(&rooted),
+        None,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let (_, answer, _, text) = mcp_raw(
+        &server,
+        Some(&admin),
+        Some(&rooted),
+        None,
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
+            "name": "ingest_source", "arguments": {"source": secret.display().to_string()}}}),
+    );
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        !text.contains("roots/list"),
+        "the server asked for roots: {text}"
+    );
+    assert!(
+        answer.to_string().contains("no folder is allowed"),
+        "{answer}"
+    );
 }
 
 /// A small deterministic generator for the request fuzz (xorshift64*).

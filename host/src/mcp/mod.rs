@@ -155,6 +155,11 @@ struct ImportAccess {
     /// Bumped by every `notifications/roots/list_changed`: a cached list of
     /// an older generation is asked for again.
     generation: AtomicU64,
+    /// Whether the client's roots count. Over stdio the client runs on the
+    /// user's machine and its roots are the user's folders; over HTTP a
+    /// client elsewhere would name folders of the server's machine, so
+    /// only the configured roots count there.
+    client_roots: bool,
 }
 
 /// The client's roots (`roots/list`) as paths; `None` when the client did
@@ -582,10 +587,21 @@ impl MemoryServer {
                 config_path: config.path,
                 client: tokio::sync::Mutex::new(None),
                 generation: AtomicU64::new(0),
+                client_roots: true,
             }),
             in_flight: Arc::new(tokio::sync::Semaphore::new(max_in_flight)),
             max_in_flight,
         }
+    }
+
+    /// The same server for clients elsewhere (MCP over HTTP): their
+    /// `roots` are not folders of this machine, so paths are read only
+    /// under `[mcp] import_roots`.
+    pub fn for_remote_clients(mut self) -> Self {
+        if let Some(access) = Arc::get_mut(&mut self.access) {
+            access.client_roots = false;
+        }
+        self
     }
 
     /// A permit to handle one request, or the busy error when
@@ -610,9 +626,10 @@ impl MemoryServer {
     /// with `roots/list` once, and again after each change notice).
     async fn root_candidates(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {
         let mut roots = self.access.configured.clone();
-        let declares = peer
-            .peer_info()
-            .is_some_and(|info| info.capabilities.roots.is_some());
+        let declares = self.access.client_roots
+            && peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.roots.is_some());
         if !declares {
             return roots;
         }

@@ -12,7 +12,9 @@
 //! - **`/openapi.json`** — the OpenAPI 3.1 document, generated from the
 //!   handlers' own types; **`/docs`** reads it for a person.
 //! - **`/mcp`** — the MCP server of `hive-mind mcp`, over streamable HTTP
-//!   (MCP 2025-11-25), with sessions, on one engine instance of its own.
+//!   (MCP 2025-11-25), with sessions, on one engine instance of its own;
+//!   a client's `roots` are folders of its own machine, so files are
+//!   imported only from `[mcp] import_roots` here.
 //! - **`/`** — the memory browser ([`page`]), its assets built into the
 //!   binary.
 //!
@@ -398,7 +400,7 @@ pub fn application(
         origins: options.allow_origins.clone(),
     });
     let config = crate::mcp::config::McpConfig::load_in(data_dir)?;
-    let mcp = crate::mcp::MemoryServer::with_config(mcp_engine, config);
+    let mcp = crate::mcp::MemoryServer::with_config(mcp_engine, config).for_remote_clients();
     let mcp_config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default()
         // The host and origin guards above run for every route.
         .disable_allowed_hosts()
