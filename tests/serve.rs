@@ -960,3 +960,53 @@ fn a_slow_client_holds_no_engine_and_no_write_lock() {
     assert_eq!(status, 200);
     assert!(recall.to_string().contains("dawdles"));
 }
+
+#[test]
+fn a_stop_lets_the_import_under_way_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let admin = token(dir.path(), "owner", "admin", &["*"]);
+    let server = Server::start(dir.path(), &[]);
+    let t = Some(admin.as_str());
+    let mut notes = String::from("# Field notes\n\n");
+    for n in 0..300 {
+        notes.push_str(&format!(
+            "## Plot {n}\n\nPlot {n} of the allotment grows variety {} of beans, sown in week {}.\n\n",
+            n * 7 % 31,
+            n % 52
+        ));
+    }
+    let file = dir.path().join("field-notes.md");
+    std::fs::write(&file, &notes).unwrap();
+    // Named as the command line names it, so the second import below
+    // recognises its items.
+    let name: String = file
+        .display()
+        .to_string()
+        .bytes()
+        .map(|b| format!("%{b:02X}"))
+        .collect();
+    let (status, job) = server.call(
+        "POST",
+        &format!("/api/imports?mind=personal&name={name}"),
+        t,
+        Some(Body::Raw(notes.into_bytes())),
+    );
+    assert_eq!(status, 202, "{job}");
+    // SIGTERM while it runs: the server lets it finish, then stops cleanly.
+    assert!(server.terminate(), "the server stopped cleanly");
+    let (ok, _, err) = cli(dir.path(), &["check"]);
+    assert!(ok, "{err}");
+    // The same file again: nothing left to import, so the first import was
+    // whole when the server stopped.
+    let (ok, out, err) = cli(
+        dir.path(),
+        &["import", "--json", "--quiet", &file.display().to_string()],
+    );
+    assert!(ok, "{err}");
+    let report: Json = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["imported"], 0, "{report}");
+    assert!(
+        report["sources"][0]["known"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+}
