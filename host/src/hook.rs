@@ -520,6 +520,24 @@ fn with_memory<T>(
     }
 }
 
+/// Learn from one exchange (cut to the engine's caps: a refusal would lose
+/// the turn), saying on stderr how many memories it kept.
+fn learn(
+    data_dir: &Path,
+    options: &HookOptions,
+    user: &str,
+    assistant: &str,
+    session: Option<&str>,
+) -> Result<(), String> {
+    let user = crate::limits::truncate_to("user", user);
+    let assistant = crate::limits::truncate_to("assistant", assistant);
+    let kept = with_memory(data_dir, options, |memory| {
+        memory.remember(&user, &assistant, session, options.workspace.as_deref())
+    })?;
+    eprintln!("hive-mind: learned {kept} memories from the exchange");
+    Ok(())
+}
+
 /// The recall context for a prompt event's answer (nothing when nothing
 /// is relevant).
 fn prompt_context(
@@ -588,13 +606,8 @@ fn answer_gemini_cli(
             if user.trim().is_empty() || assistant.trim().is_empty() {
                 return Ok("{}".to_string());
             }
-            let user = crate::limits::truncate_to("user", &user);
-            let assistant = crate::limits::truncate_to("assistant", &assistant);
             let session = payload.get("session_id").and_then(Json::as_str);
-            let kept = with_memory(data_dir, options, |memory| {
-                memory.remember(&user, &assistant, session, options.workspace.as_deref())
-            })?;
-            eprintln!("hive-mind: learned {kept} memories from the exchange");
+            learn(data_dir, options, &user, &assistant, session)?;
             Ok("{}".to_string())
         }
         other => Err(format!(
@@ -638,12 +651,7 @@ fn answer_claude_code(
             let Some((user, assistant)) = last_exchange(&transcript_tail(&path)?) else {
                 return Ok(String::new());
             };
-            let user = crate::limits::truncate_to("user", &user);
-            let assistant = crate::limits::truncate_to("assistant", &assistant);
-            let kept = with_memory(data_dir, options, |memory| {
-                memory.remember(&user, &assistant, session, workspace)
-            })?;
-            eprintln!("hive-mind: learned {kept} memories from the exchange");
+            learn(data_dir, options, &user, &assistant, session)?;
             Ok(String::new())
         }
         "SessionEnd" => {
