@@ -38,6 +38,8 @@
 //!   engine.
 //! - [`portable_cli`] — `hive-mind export` (JSON Lines or Markdown) and
 //!   `hive-mind restore` (into an empty mind, then re-embedded).
+//! - [`scan_cli`] — `hive-mind scan`: the engine's injection scanner on
+//!   one text (score, verdict, categories, patterns).
 //! - [`progress`] — progress bars on stderr for long work (import, reindex,
 //!   and the lab's eval and bench), hidden when stderr is not a terminal or
 //!   with `--quiet`.
@@ -59,6 +61,7 @@ pub mod memory_cli;
 pub mod portable_cli;
 pub mod progress;
 pub mod review_cli;
+pub mod scan_cli;
 pub mod serve;
 pub mod tokens;
 

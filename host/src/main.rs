@@ -117,6 +117,9 @@ enum Command {
     /// turn (Claude Code), and their installation.
     #[command(subcommand)]
     Hook(hive_mind_host::hook::HookCommand),
+    /// Scan a text with the injection scanner recall and harvest run: the
+    /// score, the verdict and the patterns that matched.
+    Scan(hive_mind_host::scan_cli::ScanArgs),
     /// Embed texts with the active embedder, or show the provider chain.
     Embed(hive_mind_host::embed_cli::EmbedArgs),
     #[command(flatten)]
@@ -395,6 +398,14 @@ fn run(cli: Cli) -> Result<()> {
                         )?
                     );
                 }
+            }
+        }
+        Command::Scan(args) => {
+            let report = hive_mind_host::scan_cli::scan(&args)?;
+            if args.json {
+                print_json(&report, false)?;
+            } else {
+                print!("{}", hive_mind_host::scan_cli::report_text(&report));
             }
         }
         Command::Embed(args) => {
