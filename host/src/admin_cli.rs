@@ -36,6 +36,32 @@ pub fn default_data_dir() -> PathBuf {
     hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
 }
 
+/// An awareness item as JSON (MCP and the server show it so).
+pub fn awareness_json(item: &hive_mind_runtime::engine::wit_admin::AwarenessItem) -> Json {
+    json!({
+        "id": item.id,
+        "category": hive_mind_runtime::engine::wit_names::WitEnum::wit_name(item.category),
+        "content": item.content,
+        "priority": item.priority,
+        "created_at": convert::timestamp_name(item.created_at),
+        "expires_at": item.expires_at.map(convert::timestamp_name),
+    })
+}
+
+/// An identity as JSON, null when never set (MCP and the server).
+pub fn identity_json(identity: Option<&hive_mind_runtime::engine::wit_admin::Identity>) -> Json {
+    identity.map_or(Json::Null, |identity| {
+        json!({
+            "name": identity.name,
+            "role": identity.role,
+            "personality": identity.personality,
+            "capabilities": identity.capabilities,
+            "system_prompt": identity.system_prompt,
+            "updated_at": identity.updated_at.map(convert::timestamp_name),
+        })
+    })
+}
+
 /// The administration subcommands, flattened into the `hive-mind` command.
 #[derive(Debug, clap::Subcommand)]
 pub enum AdminCommand {

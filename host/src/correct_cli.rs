@@ -27,16 +27,12 @@ pub struct CorrectArgs {
 /// Correct a memory in the data directory `dir`: the new version and the
 /// old one, closed, as JSON.
 pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, CommandError> {
-    for (field, value) in [
+    crate::limits::check_each(&[
         ("text", Some(&args.text)),
         ("memory", Some(&args.memory)),
         ("created_at", args.created_at.as_ref()),
-    ] {
-        if let Some(value) = value {
-            crate::limits::check(field, value)
-                .map_err(|error| CommandError::Argument(error.to_string()))?;
-        }
-    }
+    ])
+    .map_err(|error| CommandError::Argument(error.to_string()))?;
     let frame = convert::ref_in(&args.memory).map_err(CommandError::Argument)?;
     let created_at = args
         .created_at

@@ -75,7 +75,7 @@ impl ForgetArgs {
 
     /// The engine's request.
     pub fn request(&self) -> Result<ForgetRequest, CommandError> {
-        for (field, value) in [
+        crate::limits::check_each(&[
             ("query", self.matching.as_ref()),
             ("since", self.since.as_ref()),
             ("until", self.until.as_ref()),
@@ -85,12 +85,8 @@ impl ForgetArgs {
             ("document", self.document.as_ref()),
             ("workspace", self.workspace.as_ref()),
             ("reason", self.reason.as_ref()),
-        ] {
-            if let Some(value) = value {
-                crate::limits::check(field, value)
-                    .map_err(|error| CommandError::Argument(error.to_string()))?;
-            }
-        }
+        ])
+        .map_err(|error| CommandError::Argument(error.to_string()))?;
         let selector = match (self.memories.is_empty(), self.has_filter()) {
             (false, false) => {
                 if self.workspace.is_some() {

@@ -87,6 +87,17 @@ pub fn truncate_to(field: &str, value: &str) -> String {
     value.get(..end).unwrap_or_default().to_string()
 }
 
+/// Refuse the first of `fields` (each a name and, when given, its value)
+/// over its cap.
+pub fn check_each(fields: &[(&str, Option<&String>)]) -> Result<(), TooLarge> {
+    for (field, value) in fields {
+        if let Some(value) = value {
+            check(field, value)?;
+        }
+    }
+    Ok(())
+}
+
 /// Refuse `value` when it is over the cap of the argument `field`.
 pub fn check(field: &str, value: &str) -> Result<(), TooLarge> {
     let cap = field_cap(field);

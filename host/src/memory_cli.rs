@@ -42,13 +42,7 @@ pub fn frame_json(frame: &wit_types::Frame) -> Json {
 
 /// Refuse an argument over its size cap ([`crate::limits`]).
 fn capped(arguments: &[(&str, Option<&String>)]) -> Result<(), CommandError> {
-    for (field, value) in arguments {
-        if let Some(value) = value {
-            crate::limits::check(field, value)
-                .map_err(|error| CommandError::Argument(error.to_string()))?;
-        }
-    }
-    Ok(())
+    crate::limits::check_each(arguments).map_err(|error| CommandError::Argument(error.to_string()))
 }
 
 /// Save one memory in the data directory `dir`; the saved frame as JSON.

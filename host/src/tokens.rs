@@ -135,6 +135,17 @@ impl Grant {
     }
 }
 
+/// The minds a recall reaches, by name, for a grant to check: with no
+/// workspace (`workspace` is its mind's name) or `scope` personal, the
+/// personal mind; with `scope` current, the workspace alone; else both.
+pub fn recall_minds(workspace: Option<String>, scope: Option<&str>) -> Vec<String> {
+    match (workspace, scope) {
+        (None, _) | (_, Some("personal")) => vec!["personal".to_string()],
+        (Some(mind), Some("current")) => vec![mind],
+        (Some(mind), _) => vec![mind, "personal".to_string()],
+    }
+}
+
 /// A token file's failure.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
@@ -206,35 +217,39 @@ pub fn read_tokens(path: &Path) -> Result<Vec<StoredToken>, TokenError> {
     })
 }
 
-/// Write the token list atomically (a temporary file renamed over it),
-/// readable by its owner only.
+/// Write the token list ([`write_private`]).
 fn write_tokens(path: &Path, tokens: &[StoredToken]) -> Result<(), TokenError> {
-    let io = |source| TokenError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
     let text = serde_json::to_string_pretty(tokens).map_err(|error| TokenError::Malformed {
         path: path.to_path_buf(),
         why: error.to_string(),
     })?;
-    let temporary = path.with_extension("json.tmp");
-    {
-        use std::io::Write;
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&temporary).map_err(io)?;
-        file.write_all(text.as_bytes()).map_err(io)?;
-        file.sync_all().map_err(io)?;
+    write_private(path, text.as_bytes()).map_err(|source| TokenError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Write a secret readable by its owner only, atomically (a temporary
+/// file, synced, renamed over `path`): the token list, the hooks' token.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
     }
-    std::fs::rename(&temporary, path).map_err(io)
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".tmp");
+    let temporary = PathBuf::from(temporary);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&temporary)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&temporary, path)
 }
 
 /// A mind name as a token grants it: `personal`, `workspace:<id>` or `*`.
@@ -336,11 +351,6 @@ impl TokenBook {
             path: tokens_path(data_dir),
             cached: Mutex::new(None),
         }
-    }
-
-    /// Where its tokens are stored.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     fn stamp(&self) -> FileStamp {

@@ -45,23 +45,14 @@ pub fn tool_minds(tool: &str, arguments: &Map<String, Json>) -> Result<Vec<Strin
         .map(str::trim)
         .filter(|id| !id.is_empty());
     let workspace_mind = workspace.map(|id| format!("workspace:{id}"));
-    let mut minds = Vec::new();
-    match (tool, workspace_mind) {
-        ("recall_memory", Some(mind)) => match arguments.get("scope").and_then(Json::as_str) {
-            Some("current") => minds.push(mind),
-            Some("personal") => minds.push("personal".to_string()),
-            _ => {
-                minds.push(mind);
-                minds.push("personal".to_string());
-            }
-        },
-        ("remember_exchange", Some(mind)) => {
-            minds.push(mind);
-            minds.push("personal".to_string());
+    let mut minds = match (tool, workspace_mind) {
+        ("recall_memory", workspace) => {
+            crate::tokens::recall_minds(workspace, arguments.get("scope").and_then(Json::as_str))
         }
-        (_, Some(mind)) => minds.push(mind),
-        (_, None) => minds.push("personal".to_string()),
-    }
+        ("remember_exchange", Some(mind)) => vec![mind, "personal".to_string()],
+        (_, Some(mind)) => vec![mind],
+        (_, None) => vec!["personal".to_string()],
+    };
     let mut references: Vec<&str> = Vec::new();
     if let Some(memory) = arguments.get("memory").and_then(Json::as_str) {
         references.push(memory);

@@ -91,7 +91,7 @@ use crate::memory_cli::{recall_json, saved_json};
 use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{
     self as convert, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
-    timestamp_in, timestamp_name,
+    timestamp_in,
 };
 use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions};
@@ -413,32 +413,6 @@ fn category_in(name: &str) -> Result<AwarenessCategory, McpError> {
     })
 }
 
-/// An awareness item as the tools show it.
-fn awareness_json(item: &AwarenessItem) -> Json {
-    json!({
-        "id": item.id,
-        "category": item.category.wit_name(),
-        "content": item.content,
-        "priority": item.priority,
-        "created_at": timestamp_name(item.created_at),
-        "expires_at": item.expires_at.map(timestamp_name),
-    })
-}
-
-/// An identity as the tools show it (null when never set).
-fn identity_json(identity: Option<&Identity>) -> Json {
-    identity.map_or(Json::Null, |identity| {
-        json!({
-            "name": identity.name,
-            "role": identity.role,
-            "personality": identity.personality,
-            "capabilities": identity.capabilities,
-            "system_prompt": identity.system_prompt,
-            "updated_at": identity.updated_at.map(timestamp_name),
-        })
-    })
-}
-
 /// The names of the categories the injection scan found.
 fn flag_names(report: &InjectionReport) -> Vec<&'static str> {
     report.flags.iter().map(|flag| flag.wit_name()).collect()
@@ -491,7 +465,12 @@ fn guarded(
 
 /// An awareness item as a model may see it (scanned).
 fn awareness_view(engine: &mut EngineRuntime, item: &AwarenessItem) -> Result<Json, McpError> {
-    guarded(engine, awareness_json(item), "content", &item.content)
+    guarded(
+        engine,
+        crate::admin_cli::awareness_json(item),
+        "content",
+        &item.content,
+    )
 }
 
 /// A frame as a model may see it (scanned).
@@ -517,7 +496,7 @@ fn identity_view(
     ]
     .join("\n");
     Ok(match withheld_reason(engine, &text)? {
-        None => json!({ "identity": identity_json(Some(identity)) }),
+        None => json!({ "identity": crate::admin_cli::identity_json(Some(identity)) }),
         Some(why) => json!({ "identity": Json::Null, "withheld": why }),
     })
 }

@@ -439,13 +439,7 @@ fn mind_label(mind: &Mind) -> String {
 }
 
 fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), Problem> {
-    for (field, value) in fields {
-        if let Some(value) = value {
-            crate::limits::check(field, value)
-                .map_err(|error| Problem::bad_request(error.to_string()))?;
-        }
-    }
-    Ok(())
+    crate::limits::check_each(fields).map_err(|error| Problem::bad_request(error.to_string()))
 }
 
 /// Refuse a workspace mind that does not exist (a 404), before a read
@@ -571,23 +565,17 @@ pub async fn search(
     let options = crate::memory_cli::recall_options(&args)
         .map_err(|e| Problem::bad_request(e.to_string()))?;
     let workspace = read_mind(args.workspace.as_deref())?;
-    let scope = args.scope.as_deref().unwrap_or("all");
-    let minds: Vec<Mind> = match (&workspace, scope) {
-        (Mind::Personal, _) | (_, "personal") => vec![Mind::Personal],
-        (mind, "current") => vec![mind.clone()],
-        (mind, _) => vec![mind.clone(), Mind::Personal],
+    let named = match &workspace {
+        Mind::Personal => None,
+        mind => Some(mind_label(mind)),
     };
+    let minds = crate::tokens::recall_minds(named, args.scope.as_deref());
     let query = args.query.clone();
-    app.engine(
-        &grant,
-        Scope::Read,
-        minds.iter().map(mind_label).collect(),
-        move |engine| {
-            existing(engine, &workspace)?;
-            let recall = engine.recall_memory(&query, &options)?;
-            typed(crate::memory_cli::recall_json(&recall))
-        },
-    )
+    app.engine(&grant, Scope::Read, minds, move |engine| {
+        existing(engine, &workspace)?;
+        let recall = engine.recall_memory(&query, &options)?;
+        typed(crate::memory_cli::recall_json(&recall))
+    })
     .await
     .map(Json)
 }
@@ -986,31 +974,6 @@ pub async fn remember_exchange(
     .map(Json)
 }
 
-fn awareness_view(item: &hive_mind_runtime::engine::wit_admin::AwarenessItem) -> JsonValue {
-    json!({
-        "id": item.id,
-        "category": hive_mind_runtime::engine::wit_names::WitEnum::wit_name(item.category),
-        "content": item.content,
-        "priority": item.priority,
-        "created_at": convert::timestamp_name(item.created_at),
-        "expires_at": item.expires_at.map(convert::timestamp_name),
-    })
-}
-
-fn identity_view(identity: Option<&Identity>) -> JsonValue {
-    match identity {
-        None => JsonValue::Null,
-        Some(identity) => json!({
-            "name": identity.name,
-            "role": identity.role,
-            "personality": identity.personality,
-            "capabilities": identity.capabilities,
-            "system_prompt": identity.system_prompt,
-            "updated_at": identity.updated_at.map(convert::timestamp_name),
-        }),
-    }
-}
-
 /// The agent's identity (null when none is set).
 #[utoipa::path(get, path = "/api/identity", tag = "minds", params(MindQuery),
     security(("bearer" = [])),
@@ -1023,7 +986,9 @@ pub async fn get_identity(
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
     app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        Ok(identity_view(engine.admin().get_identity(mind)?.as_ref()))
+        Ok(crate::admin_cli::identity_json(
+            engine.admin().get_identity(mind)?.as_ref(),
+        ))
     })
     .await
     .map(Json)
@@ -1062,7 +1027,7 @@ pub async fn put_identity(
         vec![mind_label(&mind)],
         move |engine| {
             let set = engine.admin().set_identity(&mind, &identity)?;
-            Ok(identity_view(Some(&set)))
+            Ok(crate::admin_cli::identity_json(Some(&set)))
         },
     )
     .await
@@ -1085,7 +1050,7 @@ pub async fn awareness(
             .admin()
             .list_awareness(mind)?
             .iter()
-            .map(awareness_view)
+            .map(crate::admin_cli::awareness_json)
             .collect())
     })
     .await
@@ -1134,8 +1099,8 @@ pub async fn add_awareness(
                     body.evict,
                 )?;
                 Ok(json!({
-                    "added": awareness_view(&added.item),
-                    "evicted": added.evicted.as_ref().map(awareness_view),
+                    "added": crate::admin_cli::awareness_json(&added.item),
+                    "evicted": added.evicted.as_ref().map(crate::admin_cli::awareness_json),
                 }))
             },
         )
