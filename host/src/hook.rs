@@ -568,30 +568,37 @@ pub fn answer(
     options: &HookOptions,
     payload: &Json,
 ) -> Result<String, String> {
+    let event = payload
+        .get("hook_event_name")
+        .and_then(Json::as_str)
+        .unwrap_or_default();
     match agent {
-        Agent::ClaudeCode => answer_claude_code(data_dir, options, payload),
-        Agent::GeminiCli => answer_gemini_cli(data_dir, options, payload),
+        Agent::ClaudeCode => answer_claude_code(event, data_dir, options, payload),
+        Agent::GeminiCli => answer_gemini_cli(event, data_dir, options, payload),
     }
+}
+
+/// The answer that adds `block` to the prompt of `event`, as both agents
+/// read it.
+fn additional_context(event: &str, block: &str) -> String {
+    json!({
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": block}
+    })
+    .to_string()
 }
 
 /// Gemini CLI: `BeforeAgent` recalls for the prompt; `AfterAgent` learns
 /// from the prompt and the final answer it carries. Its stdout must be
 /// JSON, so "nothing" is `{}`.
 fn answer_gemini_cli(
+    event: &str,
     data_dir: &Path,
     options: &HookOptions,
     payload: &Json,
 ) -> Result<String, String> {
-    let event = payload
-        .get("hook_event_name")
-        .and_then(Json::as_str)
-        .unwrap_or_default();
     match event {
         "BeforeAgent" => Ok(match prompt_context(data_dir, options, payload)? {
-            Some(block) => json!({
-                "hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": block}
-            })
-            .to_string(),
+            Some(block) => additional_context(event, &block),
             None => "{}".to_string(),
         }),
         "AfterAgent" => {
@@ -618,14 +625,11 @@ fn answer_gemini_cli(
 
 /// Claude Code: `UserPromptSubmit`, `Stop`, `SessionEnd` (module docs).
 fn answer_claude_code(
+    event: &str,
     data_dir: &Path,
     options: &HookOptions,
     payload: &Json,
 ) -> Result<String, String> {
-    let event = payload
-        .get("hook_event_name")
-        .and_then(Json::as_str)
-        .unwrap_or_default();
     let session = payload.get("session_id").and_then(Json::as_str);
     let transcript = payload
         .get("transcript_path")
@@ -635,13 +639,7 @@ fn answer_claude_code(
     let workspace = options.workspace.as_deref();
     match event {
         "UserPromptSubmit" => Ok(match prompt_context(data_dir, options, payload)? {
-            Some(block) => json!({
-                "hookSpecificOutput": {
-                    "hookEventName": "UserPromptSubmit",
-                    "additionalContext": block,
-                }
-            })
-            .to_string(),
+            Some(block) => additional_context(event, &block),
             None => String::new(),
         }),
         "Stop" => {
@@ -899,7 +897,7 @@ pub fn install(
                 &[crate::tokens::ALL_MINDS.to_string()],
             )
             .map_err(|error| CommandError::Argument(error.to_string()))?;
-            write_private(&token_path, &token)?;
+            crate::tokens::write_private(&token_path, token.as_bytes())?;
             report.push_str(&format!(
                 "a token for the hooks ({name}, write scope) is in {}\n",
                 token_path.display()
@@ -912,22 +910,6 @@ pub fn install(
          the engine itself (a few seconds a prompt).\n",
     );
     Ok(report)
-}
-
-/// Write a secret readable by its owner only.
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path)?.write_all(text.as_bytes())
 }
 
 #[cfg(test)]
