@@ -130,7 +130,7 @@ fn corpus_error(path: &Path, why: impl std::fmt::Display) -> BenchError {
 }
 
 /// Copy the corpus's mind file (after its engine closed) into `to`.
-fn copy_mind(from: &Path, to: &Path) -> Result<(), BenchError> {
+pub(super) fn copy_mind(from: &Path, to: &Path) -> Result<(), BenchError> {
     std::fs::create_dir_all(to).map_err(|e| corpus_error(to, e))?;
     for name in ["personal.sqlite", "personal.sqlite-wal"] {
         let source = from.join(name);

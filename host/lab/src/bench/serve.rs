@@ -273,13 +273,7 @@ fn corpus_copy(
     drop(engine);
     progress.finish();
     let mind = work.join("mind");
-    std::fs::create_dir_all(&mind)?;
-    for file in ["personal.sqlite", "personal.sqlite-wal"] {
-        let source = corpus_dir.join(file);
-        if source.is_file() {
-            std::fs::copy(&source, mind.join(file))?;
-        }
-    }
+    super::governance::copy_mind(&corpus_dir, &mind)?;
     Ok((mind, name))
 }
 
