@@ -138,6 +138,13 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    // The data directory of the commands that use one (`--data-dir`, else
+    // $HIVE_MIND_HOME, else ~/.hive-mind).
+    let data_dir_flag = cli.data_dir.is_some();
+    let dir = cli
+        .data_dir
+        .clone()
+        .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
     match cli.command {
         Command::Logic {
             function,
@@ -213,16 +220,10 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Save(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let saved = hive_mind_host::memory_cli::save(&dir, &args)?;
             println!("{}", serde_json::to_string_pretty(&saved)?);
         }
         Command::Recall(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let recall = hive_mind_host::memory_cli::recall(&dir, &args)?;
             if args.json {
                 let value = hive_mind_host::memory_cli::recall_json(&recall);
@@ -245,16 +246,10 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Correct(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let corrected = hive_mind_host::correct_cli::correct(&dir, &args)?;
             println!("{}", serde_json::to_string_pretty(&corrected)?);
         }
         Command::History { memory, json } => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let versions = hive_mind_host::correct_cli::history(&dir, &memory)?;
             if json {
                 let versions: Vec<Json> = versions
@@ -267,25 +262,16 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Export(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let lines = hive_mind_host::portable_cli::export(&dir, &args)?;
             if let Some(path) = &args.out {
                 eprintln!("exported {lines} lines to {}", path.display());
             }
         }
         Command::Restore(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let report = hive_mind_host::portable_cli::restore(&dir, &args)?;
             print_json(&report, false)?;
         }
         Command::Forget(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let report = hive_mind_host::forget_cli::forget(&dir, &args)?;
             if args.json {
                 print_json(&hive_mind_host::forget_cli::report_json(&report), false)?;
@@ -294,16 +280,10 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Review(command) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let answer = hive_mind_host::review_cli::review_json(&dir, &command)?;
             print_json(&answer, false)?;
         }
         Command::Import(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let (report, complete) = hive_mind_host::harvest_cli::import(&mut engine, &args)?;
             if args.json {
@@ -320,9 +300,6 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Sources { workspace } => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let mind = match workspace {
                 Some(id) => hive_mind_runtime::engine::wit_types::Mind::Workspace(id),
@@ -336,9 +313,6 @@ fn run(cli: Cli) -> Result<()> {
             print_json(&Json::Array(sources), false)?;
         }
         Command::Mcp => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             let config = hive_mind_host::mcp::config::McpConfig::load_in(&dir)?;
             let engine = hive_mind_runtime::engine::open(&dir)?;
             let server = hive_mind_host::mcp::MemoryServer::with_config(engine, config);
@@ -349,57 +323,37 @@ fn run(cli: Cli) -> Result<()> {
             runtime.block_on(hive_mind_host::mcp::serve_stdio(server))?;
         }
         Command::Serve(options) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             hive_mind_host::serve::run(&dir, &options)?;
         }
         Command::Token(command) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             print!("{}", hive_mind_host::tokens::run(&dir, &command)?);
         }
-        Command::Hook(command) => {
-            let data_dir_flag = cli.data_dir.is_some();
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
-            match command {
-                hive_mind_host::hook::HookCommand::ClaudeCode(options) => {
-                    hive_mind_host::hook::run(
-                        hive_mind_host::hook::Agent::ClaudeCode,
-                        &dir,
-                        &options,
-                    );
-                }
-                hive_mind_host::hook::HookCommand::GeminiCli(options) => {
-                    hive_mind_host::hook::run(
-                        hive_mind_host::hook::Agent::GeminiCli,
-                        &dir,
-                        &options,
-                    );
-                }
-                hive_mind_host::hook::HookCommand::Install {
-                    agent,
-                    scope,
-                    dry_run,
-                    workspace,
-                } => {
-                    print!(
-                        "{}",
-                        hive_mind_host::hook::install(
-                            &dir,
-                            &agent,
-                            &scope,
-                            dry_run,
-                            workspace.as_deref(),
-                            data_dir_flag,
-                        )?
-                    );
-                }
+        Command::Hook(command) => match command {
+            hive_mind_host::hook::HookCommand::ClaudeCode(options) => {
+                hive_mind_host::hook::run(hive_mind_host::hook::Agent::ClaudeCode, &dir, &options);
             }
-        }
+            hive_mind_host::hook::HookCommand::GeminiCli(options) => {
+                hive_mind_host::hook::run(hive_mind_host::hook::Agent::GeminiCli, &dir, &options);
+            }
+            hive_mind_host::hook::HookCommand::Install {
+                agent,
+                scope,
+                dry_run,
+                workspace,
+            } => {
+                print!(
+                    "{}",
+                    hive_mind_host::hook::install(
+                        &dir,
+                        &agent,
+                        &scope,
+                        dry_run,
+                        workspace.as_deref(),
+                        data_dir_flag,
+                    )?
+                );
+            }
+        },
         Command::Scan(args) => {
             let report = hive_mind_host::scan_cli::scan(&args)?;
             if args.json {
@@ -409,9 +363,6 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Embed(args) => {
-            let dir = cli
-                .data_dir
-                .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
             hive_mind_host::embed_cli::embed(&args, &dir, &mut std::io::stdout().lock())?;
         }
         Command::Store(command) => {

@@ -111,21 +111,6 @@ pub struct ServeOptions {
     pub allow_hosts: Vec<String>,
 }
 
-impl Default for ServeOptions {
-    fn default() -> Self {
-        ServeOptions {
-            listen: SocketAddr::from(([127, 0, 0, 1], 7432)),
-            engines: None,
-            max_in_flight: 64,
-            queue: 32,
-            max_body: 4 * 1024 * 1024,
-            no_auth: false,
-            allow_origins: Vec::new(),
-            allow_hosts: Vec::new(),
-        }
-    }
-}
-
 /// The server's shared state.
 pub struct App {
     /// The engine instances.

@@ -60,25 +60,14 @@ impl Pool {
         let engines = (0..size)
             .map(|_| hive_mind_runtime::engine::open(dir))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Pool::from_engines(engines, max_waiting, wait))
-    }
-
-    /// A pool of instances opened by the caller.
-    pub fn from_engines(engines: Vec<EngineRuntime>, max_waiting: usize, wait: Duration) -> Pool {
-        let size = engines.len();
-        Pool {
+        Ok(Pool {
             idle: Mutex::new(engines),
             available: tokio::sync::Semaphore::new(size),
             waiting: AtomicUsize::new(0),
             max_waiting,
             size,
             wait,
-        }
-    }
-
-    /// How many instances it has.
-    pub fn size(&self) -> usize {
-        self.size
+        })
     }
 
     /// Take an instance: wait for one within [`Pool::wait`], or refuse.
