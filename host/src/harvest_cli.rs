@@ -345,7 +345,7 @@ pub fn merge_report(report: &mut ImportReport, more: ImportReport) {
     }
     report.dry_run |= more.dry_run;
     report.items += more.items;
-    report.dropped_hostile += more.dropped_hostile;
+    report.quarantined_items += more.quarantined_items;
     report.skipped_low_value += more.skipped_low_value;
     report.imported += more.imported;
     report.failed += more.failed;
@@ -379,7 +379,7 @@ pub fn empty_report(options: &ImportOptions) -> ImportReport {
         distillation: Distillation::Auto,
         dry_run: options.dry_run,
         items: 0,
-        dropped_hostile: 0,
+        quarantined_items: 0,
         skipped_low_value: 0,
         imported: 0,
         failed: 0,
@@ -456,7 +456,7 @@ pub fn report_json(report: &ImportReport) -> Json {
         "distillation": report.distillation.wit_name(),
         "dry_run": report.dry_run,
         "items": report.items,
-        "dropped_hostile": report.dropped_hostile,
+        "quarantined_items": report.quarantined_items,
         "skipped_low_value": report.skipped_low_value,
         "imported": report.imported,
         "failed": report.failed,
@@ -520,8 +520,8 @@ pub fn report_text(report: &ImportReport, mind: &Mind) -> String {
         report.distillation.wit_name()
     ));
     out.push_str(&format!(
-        "  pass 0  scan        {} items in, {} hostile dropped\n",
-        report.items, report.dropped_hostile
+        "  pass 0  screen      {} items in, {} hostile (quarantined, not distilled)\n",
+        report.items, report.quarantined_items
     ));
     out.push_str(&format!(
         "  pass 1  classify    {} skipped as low value\n",

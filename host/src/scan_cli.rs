@@ -1,13 +1,14 @@
-//! `hive-mind scan`: the injection scanner on one text, for people who
+//! `hive-mind scan`: the injection detector on one text, for people who
 //! tune what it flags.
 //!
-//! The scan is the engine's own (the logic component's
-//! `scan-for-injection`, the function recall and harvest run), called on
+//! The verdict is the engine's own (the logic component's
+//! `scan-for-injection`: the detector every write is screened with), on
 //! the text given or read from standard input (capped like a memory's
 //! content). The report names the score, the verdict against the
-//! threshold the scanner applies, the categories and the patterns that
-//! matched. A text is scanned as a tool's output by default: that is how
-//! stored memories reach a model, and instructions inside them weigh more.
+//! detector's threshold, the detector, the features that pushed the score
+//! up most, and the regex scanner's categories and patterns (one of the
+//! detector's inputs). `--context` weighs only those categories: the
+//! learned score reads the text alone.
 
 use std::io::Read;
 
@@ -67,7 +68,8 @@ pub fn scan(args: &ScanArgs) -> Result<Json, CommandError> {
     Ok(report)
 }
 
-/// The report for a person: score, verdict, categories, patterns.
+/// The report for a person: score against the threshold, verdict, the
+/// detector, its reasons, the regex categories and patterns.
 pub fn report_text(report: &Json) -> String {
     let list = |key: &str| {
         report
@@ -84,9 +86,15 @@ pub fn report_text(report: &Json) -> String {
             .unwrap_or_else(|| "none".to_string())
     };
     format!(
-        "score {:.2}  {}\ncategories: {}\npatterns: {}\n",
+        "score {:.3}  {} (threshold {:.3})\ndetector: {}\nreasons: {}\ncategories: {}\npatterns: {}\n",
         report.get("score").and_then(Json::as_f64).unwrap_or(0.0),
         report.get("verdict").and_then(Json::as_str).unwrap_or("?"),
+        report
+            .get("threshold")
+            .and_then(Json::as_f64)
+            .unwrap_or(0.0),
+        report.get("detector").and_then(Json::as_str).unwrap_or("?"),
+        list("reasons"),
         list("flags"),
         list("matched"),
     )

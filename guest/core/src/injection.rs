@@ -138,10 +138,18 @@ pub struct InjectionReport {
     pub flags: Vec<InjectionCategory>,
     /// Names of the matched patterns.
     pub matched: Vec<String>,
-    /// Sum of category weights, capped at 1.0.
+    /// Sum of category weights, capped at 1.0 (the learned detector's
+    /// score in [`crate::detector::detect`]'s report).
     pub score: f64,
-    /// `score < 0.3`.
+    /// `score < threshold`.
     pub safe: bool,
+    /// The score at or above which the text is hostile.
+    pub threshold: f64,
+    /// Which detector judged: [`crate::detector::FALLBACK_DETECTOR`] for
+    /// the patterns alone.
+    pub detector: String,
+    /// Why, strongest first: `pattern <name>` for each pattern here.
+    pub reasons: Vec<String>,
 }
 
 /// A text is safe iff its score is below this. With the weights below, any
@@ -231,11 +239,18 @@ pub fn scan_for_injection(text: &str, context: ScanContext) -> InjectionReport {
         .map(|&category| category_weight(category, context))
         .fold(0.0, |acc, weight| acc + weight);
     let score = round_hundredths(sum.min(MAX_SCORE));
+    let matched: Vec<String> = matched.into_iter().map(str::to_string).collect();
     InjectionReport {
         flags: categories.into_iter().collect(),
-        matched: matched.into_iter().map(str::to_string).collect(),
+        reasons: matched
+            .iter()
+            .map(|name| format!("pattern {name}"))
+            .collect(),
+        matched,
         score,
         safe: score < SAFE_THRESHOLD,
+        threshold: SAFE_THRESHOLD,
+        detector: crate::detector::FALLBACK_DETECTOR.to_string(),
     }
 }
 
@@ -876,6 +891,15 @@ static LETTER_SPACED: LazyLock<Option<Regex>> =
 /// An HTML comment.
 static HTML_COMMENT: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?s)<!--(.*?)-->").ok());
+
+/// The text as the patterns read it: normalised (invisible characters
+/// decoded or dropped, look-alikes folded, letter spacing joined, white
+/// space collapsed) and lower-cased. The learned detector
+/// ([`crate::detector`]) reads the same form, so both see through the same
+/// disguises.
+pub(crate) fn normalised(text: &str) -> String {
+    Views::new(text).lower
+}
 
 /// The normalised forms of one text.
 struct Views {

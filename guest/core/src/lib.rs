@@ -25,8 +25,10 @@
 //!   importance; [`dates`] reads the calendar periods a query names and
 //!   resolves relative date cues; [`catch_up`] spots "bring me up to date"
 //!   queries.
-//! - **Guarding.** [`injection`] scans text for prompt injection before it
-//!   reaches a model.
+//! - **Guarding.** [`detector`] screens every text written to a mind with a
+//!   learned model (its verdict is stored; a hostile memory is quarantined);
+//!   [`injection`] is the regex scanner, one of the model's inputs and the
+//!   recall block's last line for memories written before the detector.
 //!
 //! Shared vocabulary (importance, chunks, scored ids, …) lives in [`types`],
 //! mirroring the WIT `hive:mind/types` interface. Every public type
@@ -47,6 +49,7 @@ pub mod cleanup;
 pub mod cognify;
 pub mod dates;
 pub mod dedup;
+pub mod detector;
 pub mod entity;
 pub mod fusion;
 pub mod hash;
@@ -68,6 +71,7 @@ pub use cognify::{
 };
 pub use dates::{ResolvedDate, parse_date_window, resolve_relative_date};
 pub use dedup::{DedupIndex, DedupVerdict, SimilarContent, dedup_check, trigram_similarity};
+pub use detector::{Screening, detect, screen};
 pub use entity::{is_noise_name, normalize_entity_name};
 pub use fusion::{RRF_K, rrf_fuse};
 pub use hash::{content_hash, strip_hm_prefix};

@@ -123,8 +123,8 @@ pub fn metadata(content: &str, json: &str) -> FrameMetadata {
     }
 }
 
-/// The engine's injection scan of `text`, in the WIT's terms (the scanner
-/// recall runs on its block, [`hive_mind_core::scan_for_injection`]).
+/// The engine's injection report on `text`, in the WIT's terms: the
+/// detector every write is screened with ([`hive_mind_core::detect`]).
 pub fn injection_report(
     text: &str,
     context: crate::hive::mind::types::ScanContext,
@@ -135,7 +135,7 @@ pub fn injection_report(
         ScanContext::UserInput => core::ScanContext::UserInput,
         ScanContext::ToolOutput => core::ScanContext::ToolOutput,
     };
-    let report = core::scan_for_injection(text, context);
+    let report = core::detect(text, context);
     InjectionReport {
         flags: report
             .flags
@@ -151,5 +151,8 @@ pub fn injection_report(
         matched: report.matched,
         score: report.score,
         safe: report.safe,
+        threshold: report.threshold,
+        detector: report.detector,
+        reasons: report.reasons,
     }
 }

@@ -3,13 +3,16 @@
 //! ```text
 //! bytes / URL ─▶ adapter (detect by content, parse in the sandbox) ─▶ items
 //!   ─▶ known? (item hash already done in this mind: skipped)
-//!   ─▶ pass 0: injection scan of the whole item, title and headings included, in 4 KB
-//!      windows (hostile items dropped whole)
+//!   ─▶ pass 0: the injection detector reads the whole item, title and headings
+//!      included, in its windows; a hostile item is not distilled (its verbatim
+//!      text is still written, and the store's screening quarantines what is
+//!      hostile in it: kept for its owner to review, never recalled)
 //!   ─▶ pass 1: classify (LLM fast tier, 20 a prompt; or heuristic) — `skip` items keep
 //!              only their raw turns
 //!   ─▶ pass 2–3: extract + synthesize (LLM capable tier; or the heuristic distillation)
 //!   ─▶ pass 4: dedup against the mind's lanes (exact, trigram ≥ 0.75; possible
-//!              contradictions noted and still written); the second injection scan
+//!              contradictions noted and still written); the detector again on each
+//!              extraction (a hostile one is dropped: its source text is kept)
 //!   ─▶ write, one transaction per item: raw turns / document sections, the fact,
 //!      event and profile lanes (a profile merges into and replaces its
 //!      predecessor), entities and relations, the model calls, the item's record
@@ -29,9 +32,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use hive_mind_core::cognify::accept_entity_name;
-use hive_mind_core::{
-    DedupIndex, DedupVerdict, ScanContext, raw_turn_content, reply_context, scan_in_windows,
-};
+use hive_mind_core::{DedupIndex, DedupVerdict, raw_turn_content, reply_context};
 use hive_mind_harvest::distill::llm::{self as prompts, AnswerError, Prompt};
 use hive_mind_harvest::distill::{Classification, Distilled, Knowledge, Target, Value, heuristic};
 use hive_mind_harvest::sources::{item_hash, set_hash};
@@ -234,10 +235,10 @@ fn fetch_error(url: &str, error: fetch::Error) -> String {
     }
 }
 
-/// The text pass 0 scans: the title, then every message's text, or every
+/// The text pass 0 screens: the title, then every message's text, or every
 /// section's headings and text — all of the item (the design read its
 /// first 4 KB only, so an attack placed after them was imported; §8), in
-/// the scanner's windows ([`scan_in_windows`]). The texts go in bare,
+/// the detector's windows ([`hive_mind_core::screen`]). The texts go in bare,
 /// without `role:` labels: a line `system: You are …` reads as a
 /// system-prompt injection, and most real system prompts start "You are".
 fn scan_probe(item: &Item) -> String {
@@ -253,10 +254,9 @@ fn scan_probe(item: &Item) -> String {
     parts.join("\n\n")
 }
 
-/// Whether one verbatim text (a turn, or a section with its headings) is
-/// hostile: scanned whole, in windows.
-fn is_hostile(texts: &[&str]) -> bool {
-    !scan_in_windows(&texts.join("\n\n"), ScanContext::ToolOutput).safe
+/// Whether one distilled text is hostile to the detector.
+fn is_hostile(text: &str) -> bool {
+    hive_mind_core::screen(text).hostile
 }
 
 fn empty_report(dry_run: bool) -> ImportReport {
@@ -265,7 +265,7 @@ fn empty_report(dry_run: bool) -> ImportReport {
         distillation: Distillation::Heuristic,
         dry_run,
         items: 0,
-        dropped_hostile: 0,
+        quarantined_items: 0,
         skipped_low_value: 0,
         imported: 0,
         failed: 0,
@@ -538,8 +538,14 @@ impl State {
             if done.contains(&hash) {
                 continue;
             }
-            let report = scan_in_windows(&scan_probe(&item), ScanContext::ToolOutput);
-            let hostile = (!report.safe).then(|| report.matched.join(", "));
+            let screening = hive_mind_core::screen(&scan_probe(&item));
+            let hostile = screening.hostile.then(|| {
+                format!(
+                    "score {:.3}; {}",
+                    screening.score,
+                    screening.reasons.join(", ")
+                )
+            });
             self.pending.push_back(Pending {
                 source,
                 item,
@@ -587,25 +593,20 @@ impl State {
     fn process(&mut self, batch: Vec<Pending>) -> Result<(), Error> {
         let mut work: Vec<Pending> = Vec::with_capacity(batch.len());
         for pending in batch {
-            match &pending.hostile {
-                Some(patterns) => {
-                    self.report.dropped_hostile += 1;
-                    self.dropped += 1;
-                    self.done += 1;
-                    let title = pending
-                        .item
-                        .title
-                        .clone()
-                        .unwrap_or_else(|| pending.item.id.clone());
-                    self.note(format!(
-                        "dropped {:?} ({}): the injection scan flagged it ({patterns})",
-                        title,
-                        pending.item.source.name()
-                    ));
-                    self.commit_marker(&pending, ItemOutcome::Hostile)?;
-                }
-                None => work.push(pending),
+            if let Some(reasons) = &pending.hostile {
+                self.report.quarantined_items += 1;
+                let title = pending
+                    .item
+                    .title
+                    .clone()
+                    .unwrap_or_else(|| pending.item.id.clone());
+                self.note(format!(
+                    "quarantined {:?} ({}): the injection detector found it hostile ({reasons}); its text is kept for review, never recalled, and nothing is distilled from it",
+                    title,
+                    pending.item.source.name()
+                ));
             }
+            work.push(pending);
         }
         if work.is_empty() {
             return Ok(());
@@ -616,8 +617,10 @@ impl State {
         // Passes 2–3.
         let mut distilled: Vec<Option<Distilled>> = Vec::with_capacity(work.len());
         let mut failed: Vec<bool> = vec![false; work.len()];
+        // A hostile item is never distilled: an extraction could launder
+        // its instructions into a fact.
         let worth: Vec<usize> = (0..work.len())
-            .filter(|index| classes[*index].value != Value::Skip)
+            .filter(|index| classes[*index].value != Value::Skip && work[*index].hostile.is_none())
             .collect();
         distilled.resize_with(work.len(), || None);
         match self.mode {
@@ -647,7 +650,9 @@ impl State {
         let mut plans = Vec::with_capacity(work.len());
         for (index, pending) in work.iter().enumerate() {
             let class = &classes[index];
-            let outcome = if failed[index] {
+            let outcome = if pending.hostile.is_some() {
+                ItemOutcome::Hostile
+            } else if failed[index] {
                 ItemOutcome::Failed
             } else if class.value == Value::Skip {
                 ItemOutcome::Skipped
@@ -753,27 +758,6 @@ impl State {
             self.report.entities_new += u32::try_from(plan.entities.len()).unwrap_or(u32::MAX);
             self.report.relations += u32::try_from(plan.relations.len()).unwrap_or(u32::MAX);
         }
-    }
-
-    /// Record a hostile item as done without writing any of it.
-    fn commit_marker(&mut self, pending: &Pending, outcome: ItemOutcome) -> Result<(), Error> {
-        if self.dry_run {
-            return Ok(());
-        }
-        let commit = ItemCommit {
-            source_id: self.source_id(pending.source)?,
-            format: pending.item.source.name().to_string(),
-            item_id: pending.item.id.clone(),
-            item_hash: pending.hash.clone(),
-            outcome,
-            replaces: Vec::new(),
-            frames: Vec::new(),
-            entities: Vec::new(),
-            relations: Vec::new(),
-            interactions: Vec::new(),
-        };
-        store::write(&self.mind, |store| store.harvest_commit(&commit)).map_err(storage)?;
-        Ok(())
     }
 
     fn ensure_sessions(&self, plans: &[ItemPlan]) -> Result<(), Error> {
@@ -1091,16 +1075,13 @@ impl State {
         // Verbatim material: raw turns (conversations) or sections (documents).
         match item.kind {
             ItemKind::Conversation => {
-                let mut hostile_turns = 0;
-                // The turn before, as a reply's search context: the
-                // previous turn written (a hostile one is never quoted).
+                // The turn before, as a reply's search context (indexed for
+                // full-text search only, never shown). Every turn is
+                // written; the store screens each and quarantines the
+                // hostile ones.
                 let mut previous: Option<(&str, &str)> = None;
                 for (index, message) in item.messages.iter().enumerate() {
                     if message.role == Role::System || message.text.trim().is_empty() {
-                        continue;
-                    }
-                    if is_hostile(&[&message.text]) {
-                        hostile_turns += 1;
                         continue;
                     }
                     let turn = index + 1;
@@ -1124,13 +1105,6 @@ impl State {
                     previous = Some((message.role.name(), &message.text));
                     plan.kinds.push(FrameKind::RawTurn);
                 }
-                if hostile_turns > 0 {
-                    self.report.dropped_extractions += hostile_turns;
-                    self.note(format!(
-                        "item {}: {hostile_turns} turn(s) dropped by the injection scan",
-                        item.id
-                    ));
-                }
             }
             ItemKind::Document => {
                 let title = item.title.clone().unwrap_or_default();
@@ -1138,14 +1112,6 @@ impl State {
                     let mut texts: Vec<&str> =
                         section.headings.iter().map(String::as_str).collect();
                     texts.push(&section.text);
-                    if is_hostile(&texts) {
-                        self.report.dropped_extractions += 1;
-                        self.note(format!(
-                            "item {}: a section dropped by the injection scan",
-                            item.id
-                        ));
-                        continue;
-                    }
                     let mut path: Vec<&str> = Vec::new();
                     if !title.is_empty() {
                         path.push(&title);
@@ -1190,7 +1156,7 @@ impl State {
             if knowledge.text.trim().is_empty() {
                 continue;
             }
-            if is_hostile(&[&knowledge.text]) {
+            if is_hostile(&knowledge.text) {
                 self.report.dropped_extractions += 1;
                 self.note(format!(
                     "item {}: an extraction dropped by the injection scan",

@@ -168,7 +168,7 @@ fn frame_info(frame: &Frame, distance: Option<u32>) -> FrameInfo {
         importance: importance_from_wit(frame.importance),
         access_count: frame.access_count,
         graph_distance: distance,
-        released: frame.released,
+        screened: frame.released || frame.screening.is_some(),
     }
 }
 
@@ -346,6 +346,7 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         None => current_versions(pending_hits, &mut frames, &mut notes)?,
         Some(as_of) => valid_as_of(pending_hits, &frames, as_of, &mut notes),
     };
+    let pending_hits = without_quarantined(pending_hits, &frames, &mut notes);
     clock.lap(RecallStage::Search);
 
     let candidates: Vec<Candidate> = pending_hits
@@ -534,6 +535,43 @@ fn current_versions(
         ));
     }
     Ok(kept)
+}
+
+/// A quarantined memory (the detector found it hostile when it was
+/// written, and its owner has not released it) is never recalled: it is
+/// left out here, after the hits have been led to their current versions,
+/// and the notes say how many and where to review them. The rest of the
+/// recall stands (one planted memory no longer withholds every recall that
+/// reaches it).
+fn without_quarantined(
+    pending: Vec<(Mind, u64, PendingHit)>,
+    frames: &BTreeMap<(MindKey, u64), Frame>,
+    notes: &mut Vec<String>,
+) -> Vec<(Mind, u64, PendingHit)> {
+    let mut dropped = BTreeSet::new();
+    let kept: Vec<(Mind, u64, PendingHit)> = pending
+        .into_iter()
+        .filter(|(mind, id, _)| {
+            let quarantined = frames
+                .get(&(mind_key(mind), *id))
+                .and_then(|frame| frame.screening.as_ref())
+                .is_some_and(|screening| screening.quarantined);
+            if quarantined {
+                dropped.insert((mind_key(mind), *id));
+            }
+            !quarantined
+        })
+        .collect();
+    if !dropped.is_empty() {
+        notes.push(format!(
+            "{} quarantined memor{} left out: the injection detector found {} hostile when {} written (review with `hive-mind review flagged`; release or forget)",
+            dropped.len(),
+            if dropped.len() == 1 { "y was" } else { "ies were" },
+            if dropped.len() == 1 { "it" } else { "them" },
+            if dropped.len() == 1 { "it was" } else { "they were" },
+        ));
+    }
+    kept
 }
 
 /// Recall "as of" a time answers with what was valid then: a memory whose

@@ -455,7 +455,8 @@ pub fn trace(memory: FrameRef) -> Result<MemoryTrace> {
     .map_err(storage)
 }
 
-/// The memories the injection scan finds hostile, not released.
+/// The memories held back as likely injections, not released: quarantined
+/// by the detector, or (written before it) flagged by the block scan.
 pub fn list_flagged(mind: Mind, limit: u32) -> Result<Vec<FlaggedMemory>> {
     let limit = limit_of(limit)?;
     store::read(&mind, |store| {
@@ -471,14 +472,26 @@ pub fn list_flagged(mind: Mind, limit: u32) -> Result<Vec<FlaggedMemory>> {
                 if frame.released_at.is_some() {
                     continue;
                 }
-                let report = scan_for_injection(&frame.content, CoreScanContext::ToolOutput);
-                if report.safe {
-                    continue;
-                }
+                let (score, patterns) = match &frame.screening {
+                    // Screened when written: the stored verdict.
+                    Some(screening) if screening.quarantined => {
+                        (screening.score, screening.reasons.clone())
+                    }
+                    Some(_) => continue,
+                    // Written before the detector: recall's block scan.
+                    None => {
+                        let report =
+                            scan_for_injection(&frame.content, CoreScanContext::ToolOutput);
+                        if report.safe {
+                            continue;
+                        }
+                        (report.score, report.matched)
+                    }
+                };
                 flagged.push(FlaggedMemory {
                     memory: store::frame_out(&frame),
-                    score: report.score,
-                    patterns: report.matched,
+                    score,
+                    patterns,
                 });
                 if flagged.len() >= limit as usize {
                     return Ok(flagged);
@@ -490,7 +503,7 @@ pub fn list_flagged(mind: Mind, limit: u32) -> Result<Vec<FlaggedMemory>> {
     .map_err(storage)
 }
 
-/// Release a memory from recall's injection scan.
+/// Release a memory from quarantine (or recall's injection scan).
 pub fn release(memory: FrameRef) -> Result<Frame> {
     store::read(&memory.mind, |store| {
         Ok(store::frame_out(&store.release_frame(memory.id)?))

@@ -383,6 +383,15 @@ pub fn frame_out(frame: &native::Frame) -> Frame {
             id,
         }),
         released: frame.released_at.is_some(),
+        screening: frame
+            .screening
+            .as_ref()
+            .map(|screening| crate::hive::mind::types::Screening {
+                score: screening.score,
+                detector: screening.detector.clone(),
+                reasons: screening.reasons.clone(),
+                quarantined: screening.quarantined,
+            }),
     }
 }
 

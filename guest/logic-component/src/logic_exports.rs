@@ -131,7 +131,7 @@ impl Guest for crate::Component {
             ScanContext::UserInput => core::ScanContext::UserInput,
             ScanContext::ToolOutput => core::ScanContext::ToolOutput,
         };
-        let report = core::scan_for_injection(&text, context);
+        let report = core::detect(&text, context);
         InjectionReport {
             flags: report
                 .flags
@@ -149,6 +149,9 @@ impl Guest for crate::Component {
             matched: report.matched,
             score: report.score,
             safe: report.safe,
+            threshold: report.threshold,
+            detector: report.detector,
+            reasons: report.reasons,
         }
     }
 

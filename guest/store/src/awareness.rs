@@ -115,6 +115,7 @@ impl MindStore {
                 "an empty awareness item".to_string(),
             ));
         }
+        super::screen_or_refuse("the awareness item", &new.content)?;
         let expires_at =
             match &new.expires_at {
                 Some(text) => Some(parse_event_time(text).map(|(time, _)| time).map_err(

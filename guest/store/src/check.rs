@@ -53,7 +53,8 @@ pub struct MindStatus {
     /// character plan.
     pub chunk_window: Option<u32>,
     /// What the operator should hear (a chunk plan that does not match the
-    /// active embedder's window, with the remedy).
+    /// active embedder's window, memories the injection detector has not
+    /// screened), each with the remedy.
     pub notes: Vec<String>,
     /// Active entities.
     pub entities: u64,
@@ -121,7 +122,11 @@ impl MindStore {
                 hive_mind_core::ChunkPlan::LegacyChars => None,
                 hive_mind_core::ChunkPlan::Tokens(window) => Some(window),
             },
-            notes: self.notes()?,
+            notes: {
+                let mut notes = self.notes()?;
+                notes.extend(self.screening_note()?);
+                notes
+            },
         })
     }
 
@@ -170,7 +175,7 @@ impl MindStore {
                     u64::try_from(plan_chunks(&content, self.chunk_plan).len()).unwrap_or(0);
             }
         }
-        problems.extend(status.notes.iter().cloned());
+        problems.extend(self.notes()?);
         if status.chunks != expected_chunks {
             problems.push(format!(
                 "{} chunk rows but the contents call for {expected_chunks}",

@@ -30,8 +30,8 @@ use super::error::{StoreError, StoreResult};
 use super::meta::{check_vector, vector_bytes};
 use super::schema::{now, parse_event_time};
 use super::types::{
-    BranchContent, ChunkVector, Frame, FrameType, MemoryStatus, NewFrame, SavedFrame,
-    parse_frame_type, parse_importance, parse_source,
+    BranchContent, ChunkVector, Frame, FrameScreening, FrameType, MemoryStatus, NewFrame,
+    SavedFrame, parse_frame_type, parse_importance, parse_source,
 };
 use super::{MindStore, plan_chunks, sessions};
 
@@ -39,7 +39,8 @@ use super::{MindStore, plan_chunks, sessions};
 pub const FRAME_COLUMNS: &str = "f.id, f.frame_type, f.gop_id, f.t, f.base_frame_id, f.content, \
      f.importance, f.source, f.access_count, f.created_at, f.event_date, f.inserted_at, \
      f.last_accessed, f.content_hash, f.metadata, f.valid_to, f.superseded_by, f.superseded_at, f.status, f.pinned, f.tags, \
-     f.merged_into, f.released_at";
+     f.merged_into, f.released_at, f.screen_score, f.screen_detector, f.screen_reasons, \
+     f.quarantined";
 
 /// A B-frame to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,7 +206,52 @@ pub fn frame_from_row(store_mind: &super::Mind, row: &Row<'_>) -> crate::sql::Re
         },
         merged_into: row.get(21)?,
         released_at: row.get(22)?,
+        screening: {
+            let score: Option<f64> = row.get(23)?;
+            let detector: Option<String> = row.get(24)?;
+            match (score, detector) {
+                (Some(score), Some(detector)) => {
+                    let reasons: String = row.get(25)?;
+                    Some(FrameScreening {
+                        score,
+                        detector,
+                        reasons: serde_json::from_str(&reasons).map_err(|e| {
+                            text_err(
+                                25,
+                                StoreError::InvalidInput(format!(
+                                    "screen_reasons {reasons:?}: {e}"
+                                )),
+                            )
+                        })?,
+                        quarantined: row.get(26)?,
+                    })
+                }
+                _ => None,
+            }
+        },
     })
+}
+
+/// Screen `content` with the injection detector and store the verdict on
+/// frame `id` (inside the caller's transaction): hostile quarantines it,
+/// unless its owner released it.
+pub(crate) fn screen_in(conn: &Connection, id: u64, content: &str) -> StoreResult<()> {
+    let screening = hive_mind_core::screen(hive_mind_core::strip_hm_prefix(content));
+    let reasons = serde_json::to_string(&screening.reasons)
+        .map_err(|e| StoreError::InvalidInput(format!("screen reasons: {e}")))?;
+    conn.prepare_cached(
+        "UPDATE memory_frames SET screen_score = ?2, screen_detector = ?3, screen_reasons = ?4,
+             quarantined = (?5 AND released_at IS NULL)
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        id,
+        screening.score,
+        screening.detector,
+        reasons,
+        screening.hostile
+    ])?;
+    Ok(())
 }
 
 /// Fetch one frame inside a connection or transaction.
@@ -519,6 +565,7 @@ impl MindStore {
         )?;
         clear_vectors(&tx, id)?;
         write_vectors(&tx, id, Some(embedding), chunks)?;
+        screen_in(&tx, id, &checked.content)?;
         let frame = get_in(&tx, &mind, id)?
             .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
         tx.commit()?;
@@ -677,7 +724,10 @@ impl MindStore {
                 )));
             }
             let mut vectors = vectors.into_iter();
-            for ((id, _), plan) in frames.iter().zip(&plans) {
+            for ((id, content), plan) in frames.iter().zip(&plans) {
+                // Screened again by this engine's detector: a frame written
+                // before it (or judged by an older one) gets its verdict here.
+                screen_in(&self.conn, *id, content)?;
                 let frame_vector = vectors.next().and_then(Result::ok);
                 let mut chunks = Vec::with_capacity(plan.len());
                 let mut complete = frame_vector.is_some();
@@ -841,6 +891,7 @@ fn insert(
     let id = u64::try_from(conn.last_insert_rowid())
         .map_err(|_| StoreError::InvalidInput("negative rowid".to_string()))?;
     write_vectors(conn, id, embedding, chunks)?;
+    screen_in(conn, id, &checked.content)?;
     if let Some(slot) = &slot {
         super::validity::chain_slot_in(conn, slot)?;
     }

@@ -50,7 +50,19 @@ impl MindStore {
     }
 
     /// Replace the identity (its `updated_at` is ignored and set to now).
+    /// Each field is screened by the injection detector first, and a
+    /// hostile one refuses the whole write, naming the field, the score and
+    /// the reasons ([`super::screen_or_refuse`]).
     pub fn set_identity(&mut self, identity: &Identity) -> StoreResult<Identity> {
+        for (field, text) in [
+            ("name", &identity.name),
+            ("role", &identity.role),
+            ("personality", &identity.personality),
+            ("capabilities", &identity.capabilities),
+            ("system prompt", &identity.system_prompt),
+        ] {
+            super::screen_or_refuse(&format!("the identity's {field}"), text)?;
+        }
         let now = now();
         self.conn.execute(
             "INSERT INTO identity (id, name, role, personality, capabilities, system_prompt, updated_at)

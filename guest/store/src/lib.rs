@@ -93,10 +93,31 @@ pub use error::{StoreError, StoreResult};
 pub use hive_mind_core::ChunkPlan;
 pub use meta::VectorState;
 pub use types::{
-    BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameType, Hit, MemoryStatus,
-    Mind, NewFrame, SavedFrame, SearchFilter,
+    BranchContent, ChunkVector, EmbedderFingerprint, Frame, FrameRef, FrameScreening, FrameType,
+    Hit, MemoryStatus, Mind, NewFrame, SavedFrame, SearchFilter,
 };
 pub use vectors::{EmbedOutcome, FakeHashVectorSource, VectorSource};
+
+/// Screen a text that is pasted into every prompt (the identity, an
+/// awareness item) and refuse it when the injection detector finds it
+/// hostile. Unlike a memory, such a text has no recall step to be left out
+/// of, so it cannot be quarantined; refusing it tells the writer at once,
+/// and nothing already stored changes. `what` names the text in the error.
+pub fn screen_or_refuse(what: &str, text: &str) -> StoreResult<()> {
+    if text.trim().is_empty() {
+        return Ok(());
+    }
+    let screening = hive_mind_core::screen(text);
+    if screening.hostile {
+        return Err(StoreError::InvalidInput(format!(
+            "{what} looks like a prompt injection to the detector (score {:.3} ≥ {:.3}; {}), so it was not written; `hive-mind scan` explains a verdict",
+            screening.score,
+            screening.threshold,
+            screening.reasons.join(", ")
+        )));
+    }
+    Ok(())
+}
 
 /// The chunks a frame's content must be stored with under `plan` (a mind's
 /// is [`MindStore::chunk_plan`]): [`ChunkPlan::chunks`], the same plan the
@@ -241,6 +262,29 @@ impl MindStore {
             _ => {}
         }
         Ok(notes)
+    }
+
+    /// The status note for memories the active injection detector has not
+    /// screened (written before it existed, or judged by an older version),
+    /// with the remedy; `None` when every memory is screened. Not one of
+    /// [`MindStore::notes`]: it is a count over every frame (for `status`,
+    /// never on recall's path), and nothing is inconsistent meanwhile
+    /// (recall's block scan reads the unscreened memories), so `check`
+    /// does not report it as a problem.
+    pub fn screening_note(&self) -> StoreResult<Option<String>> {
+        let detector = hive_mind_core::detector::detector_name();
+        let unscreened: u64 = self.conn.query_row(
+            "SELECT count(*) FROM memory_frames
+             WHERE screen_detector IS NULL OR screen_detector <> ?1",
+            [&detector],
+            |row| row.get(0),
+        )?;
+        Ok((unscreened > 0).then(|| {
+            format!(
+                "{}: {unscreened} memories were not screened by this engine's injection detector {detector} (written before it existed, or judged by an older version): run `hive-mind reindex` to screen them",
+                self.mind
+            )
+        }))
     }
 
     /// The relevance floor calibrated for the active embedder, if this

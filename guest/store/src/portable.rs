@@ -88,6 +88,10 @@ pub const PORTABLE_TABLES: [(&str, &[&str]); 12] = [
             "tags",
             "merged_into",
             "released_at",
+            "screen_score",
+            "screen_detector",
+            "screen_reasons",
+            "quarantined",
         ],
     ),
     (

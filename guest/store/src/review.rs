@@ -8,10 +8,12 @@
 //!   written from several, which are archived with `merged_into` pointing
 //!   at it, never deleted. Recall answers a search that finds an original
 //!   with the merged memory.
-//! - **Release** ([`MindStore::release_frame`]): a memory the recall
-//!   injection scan trips on withholds every recall that reaches it; its
-//!   owner, having read it, can release it from the scan (the rest of the
-//!   recall block is still scanned).
+//! - **Release** ([`MindStore::release_frame`]): a memory the injection
+//!   detector found hostile when it was written is quarantined (kept, never
+//!   recalled; one written before the detector and not yet screened trips
+//!   recall's block scan instead); its owner, having read it, can release
+//!   it, which lifts the quarantine for good (a later `reindex` screens it
+//!   again but does not quarantine it again).
 //! - **Trace** ([`MindStore::trace`]): where a memory came from and what it
 //!   is tied to: its session, base frame, the versions it replaced and that
 //!   replaced it, what was merged into it, its entities and related
@@ -340,7 +342,7 @@ impl MindStore {
             )));
         }
         tx.execute(
-            "UPDATE memory_frames SET released_at = ?2 WHERE id = ?1",
+            "UPDATE memory_frames SET released_at = ?2, quarantined = 0 WHERE id = ?1",
             params![id, now()],
         )?;
         log_review(

@@ -92,13 +92,21 @@
 //!   (deliberately the live rules, like v2's canonical names: the slot is
 //!   the key the store chains by today) and chains each slot, so a mind's
 //!   outdated statements are closed as a new save would close them.
-//! - **v12** — the current layout: review ([`super::review`]). A frame has
+//! - **v12** — review ([`super::review`]). A frame has
 //!   its owner's `status` (`active` or `archived`), `pinned` flag, `tags`
 //!   (a JSON array of strings), `merged_into` (the memory a merge folded it
 //!   into) and `released_at` (when its owner released it from the recall
 //!   injection scan); `memory_reviews` is the append-only log of the owner's
 //!   review actions, with the same three guards as the audit tables. Every
 //!   existing frame is active, unpinned, untagged.
+//! - **v13** — the current layout: screening at write
+//!   ([`hive_mind_core::detector`]). A frame has the injection detector's
+//!   verdict on its text: `screen_score`, `screen_detector` (which detector
+//!   judged; null for a frame written before the detector, which the next
+//!   `reindex` screens), `screen_reasons` (a JSON array of strings) and
+//!   `quarantined` (hostile and not released by its owner: kept, listed
+//!   for review, never recalled), indexed where set. No frame is screened
+//!   by the step itself: opening an old mind stays instant.
 //!
 //! # Crash safety and idempotence
 //!
@@ -135,7 +143,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 12;
+pub const SCHEMA_VERSION: u32 = 13;
 
 /// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
 pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
@@ -291,7 +299,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 12] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12];
+pub const MIGRATIONS: [Step; 13] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -1353,6 +1361,30 @@ fn v12(conn: &Connection) -> StoreResult<()> {
     )?;
     if !has_status {
         conn.execute_batch(V12_SQL)?;
+    }
+    Ok(())
+}
+
+/// v13's columns. Frozen: never edit.
+const V13_SQL: &str = r#"
+ALTER TABLE memory_frames ADD COLUMN screen_score REAL;
+ALTER TABLE memory_frames ADD COLUMN screen_detector TEXT;
+ALTER TABLE memory_frames ADD COLUMN screen_reasons TEXT NOT NULL DEFAULT '[]'
+    CHECK (json_valid(screen_reasons) AND json_type(screen_reasons) = 'array');
+ALTER TABLE memory_frames ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0
+    CHECK (quarantined IN (0, 1));
+CREATE INDEX memory_frames_quarantined ON memory_frames(id) WHERE quarantined = 1;
+"#;
+
+/// v13: screening at write (see the module docs). Idempotent like v12.
+fn v13(conn: &Connection) -> StoreResult<()> {
+    let has_screen: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('memory_frames') WHERE name = 'quarantined')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_screen {
+        conn.execute_batch(V13_SQL)?;
     }
     Ok(())
 }

@@ -213,6 +213,25 @@ pub struct Frame {
     pub merged_into: Option<u64>,
     /// When its owner released it from recall's injection scan.
     pub released_at: Option<String>,
+    /// The injection detector's verdict on its text, stored when it was
+    /// written; `None` for a frame written before the detector existed
+    /// (the next `reindex` screens it).
+    pub screening: Option<FrameScreening>,
+}
+
+/// The injection detector's verdict on a frame's text, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct FrameScreening {
+    /// The score, 0 to 1.
+    pub score: f64,
+    /// Which detector judged ([`hive_mind_core::detector::detector_name`]).
+    pub detector: String,
+    /// Why, strongest first.
+    pub reasons: Vec<String>,
+    /// Hostile and not released by its owner: kept and listed for review,
+    /// never recalled.
+    pub quarantined: bool,
 }
 
 /// A memory's review status (WIT `memory-status`).

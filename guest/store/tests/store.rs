@@ -13,5 +13,6 @@ mod layers;
 mod portable;
 mod review;
 mod schema;
+mod screening;
 mod search;
 mod validity;

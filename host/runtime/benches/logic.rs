@@ -126,7 +126,7 @@ fn benches(c: &mut Criterion) {
     pair!("detect-catch-up", native: core::detect_catch_up(&input.query), wasm: |s| guest.call_detect_catch_up(s, &input.query));
     pair!("trigram-similarity", native: core::trigram_similarity(&input.sentence_a, &input.sentence_b), wasm: |s| guest.call_trigram_similarity(s, &input.sentence_a, &input.sentence_b));
     pair!("dedup-check", native: core::dedup_check(&input.sentence_a, core::Importance::Important, &input.existing), wasm: |s| guest.call_dedup_check(s, &input.sentence_a, WitImportance::Important, &input.existing));
-    pair!("scan-for-injection", native: core::scan_for_injection(&input.scan_text, core::ScanContext::ToolOutput), wasm: |s| guest.call_scan_for_injection(s, &input.scan_text, wit::ScanContext::ToolOutput));
+    pair!("scan-for-injection", native: core::detect(&input.scan_text, core::ScanContext::ToolOutput), wasm: |s| guest.call_scan_for_injection(s, &input.scan_text, wit::ScanContext::ToolOutput));
     pair!("pattern-write-back", native: core::pattern_write_back(&input.user, &input.assistant), wasm: |s| guest.call_pattern_write_back(s, &input.user, &input.assistant));
     pair!("normalize-entity-name", native: core::normalize_entity_name("  Node.JS "), wasm: |s| guest.call_normalize_entity_name(s, "  Node.JS "));
     pair!("is-noise-name", native: core::is_noise_name("However"), wasm: |s| guest.call_is_noise_name(s, "However"));

@@ -83,8 +83,24 @@ pub struct Memory {
     pub tags: Vec<String>,
     /// The memory it was merged into.
     pub merged_into: Option<String>,
-    /// Released by its owner from the injection scan.
+    /// Released by its owner from quarantine (or the injection scan).
     pub released: bool,
+    /// The injection detector's verdict, stored when it was written; null
+    /// for a memory written before the detector (`reindex` screens it).
+    pub screening: Option<ScreeningView>,
+}
+
+/// The injection detector's verdict on a memory's text.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ScreeningView {
+    /// The score, 0 to 1.
+    pub score: f64,
+    /// Which detector judged.
+    pub detector: String,
+    /// Why, strongest first.
+    pub reasons: Vec<String>,
+    /// Hostile and not released: kept, listed for review, never recalled.
+    pub quarantined: bool,
 }
 
 impl Memory {
@@ -116,9 +132,10 @@ pub struct RecallHit {
 pub struct FlaggedView {
     /// The memory.
     pub memory: Memory,
-    /// The scan's score.
+    /// The detector's stored score (or, for a memory written before it,
+    /// the regex scan's).
     pub score: f64,
-    /// The patterns it matched.
+    /// Why: the detector's reasons (or the patterns the scan matched).
     pub patterns: Vec<String>,
 }
 

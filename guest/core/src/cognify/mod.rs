@@ -30,11 +30,12 @@
 //!    from a preference. Importance comes from the pattern; the source is
 //!    `user-stated` for the user's sentences and `agent-inferred` for the
 //!    assistant's.
-//! 5. **Injection scan.** The frame content is scanned as tool output — the
-//!    context it will be read in when a later recall pastes it into a
-//!    prompt, where one hostile memory withholds the whole recall block. An
-//!    unsafe snippet is dropped and reported ([`DropReason::Injection`]);
-//!    nothing of it reaches the store, its entities included.
+//! 5. **Injection screening.** The frame content is screened by the
+//!    detector every write goes through ([`crate::detector::detect`]). A
+//!    hostile snippet is dropped and reported ([`DropReason::Injection`]):
+//!    it is a derived fact, not what was said, so nothing of it reaches the
+//!    store, its entities included (the exchange's own turns, when they are
+//!    kept, are screened by the store and quarantined there).
 //! 6. **Duplicates within the exchange.** A snippet that repeats, exactly or
 //!    nearly ([`dedup_check`]: trigram similarity ≥ 0.75), a snippet already
 //!    planned for the same mind is dropped ([`DropReason::Duplicate`]) —
@@ -69,8 +70,9 @@ pub use relations::{
 use serde::{Deserialize, Serialize};
 
 use crate::dedup::{DedupVerdict, SimilarContent, dedup_check};
+use crate::detector::detect;
 use crate::hash::content_hash;
-use crate::injection::{InjectionReport, ScanContext, scan_for_injection};
+use crate::injection::{InjectionReport, ScanContext};
 use crate::recall::MindKey;
 use crate::types::{Importance, Source};
 use crate::write_back::{TargetMind, WriteBackCandidate, WriteBackKind, pattern_write_back};
@@ -103,7 +105,7 @@ pub enum SkipReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DropReason {
-    /// The injection scan judged it unsafe; the report says what it found.
+    /// The injection detector judged it hostile; the report says why.
     Injection(InjectionReport),
     /// It repeats a snippet planned earlier for the same mind.
     Duplicate(SimilarContent),
@@ -155,7 +157,7 @@ pub struct PlannedFrame {
     pub entities: Vec<ExtractedEntity>,
     /// The relations to create or strengthen between them.
     pub relations: Vec<ExtractedRelation>,
-    /// The injection scan of `content` (as tool output): safe.
+    /// The injection detector's report on `content`: safe.
     pub injection: InjectionReport,
 }
 
@@ -319,7 +321,7 @@ fn plan_one(
         reason,
     };
     let content = frame_content(kind, &snippet);
-    let injection = scan_for_injection(&content, ScanContext::ToolOutput);
+    let injection = detect(&content, ScanContext::ToolOutput);
     if !injection.safe {
         plan.dropped.push(drop(DropReason::Injection(injection)));
         return;

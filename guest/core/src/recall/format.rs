@@ -42,14 +42,17 @@
 //!   written in the past, and a model that reads "tomorrow" in a memory from
 //!   March against today's date gets it wrong.
 //!
-//! Then the **injection scan** (design §4, step 10): the whole block, as the
-//! model would see it, is scanned with [`scan_for_injection`] as tool output.
-//! If it is unsafe, nothing is recalled: no text, no memories, and a
-//! `withheld` reason. There is no partial recall — removing the one hostile
-//! memory would still show its neighbours, which may quote it. A memory its
-//! owner released (read and vouched for: `review.release`) is left out of
-//! the scan, never out of the block; the rest of the block is scanned as
-//! before.
+//! Then the **injection scan** (design §4, step 10), the last line of
+//! defence: every memory written since the injection detector existed was
+//! screened when it was written ([`crate::detector`]), and a hostile one is
+//! quarantined and never reaches this point, so only the memories that were
+//! not (written before the detector, not yet screened by `reindex`, not
+//! released by their owner) are rendered as a block and scanned with
+//! [`scan_for_injection`] as tool output. If that is unsafe, nothing is
+//! recalled: no text, no memories, and a `withheld` reason. There is no
+//! partial recall — removing the one hostile memory would still show its
+//! neighbours, which may quote it. A recall of screened memories only runs
+//! no scan at all.
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
@@ -108,21 +111,18 @@ pub fn assemble_recall(plan: &RecallPlan, memories: Vec<RankedMemory>) -> Recall
         };
     }
     let text = render(plan, &memories);
-    let mut report = scan_for_injection(&text, ScanContext::ToolOutput);
-    if !report.safe && memories.iter().any(|memory| memory.frame.released) {
-        // The owner vouched for the released memories: scan the block
-        // without them (everything else in it is still scanned).
-        let unreleased: Vec<RankedMemory> = memories
-            .iter()
-            .filter(|memory| !memory.frame.released)
-            .cloned()
-            .collect();
-        if unreleased.is_empty() {
-            report = scan_for_injection("", ScanContext::ToolOutput);
-        } else {
-            report = scan_for_injection(&render(plan, &unreleased), ScanContext::ToolOutput);
-        }
-    }
+    let unscreened: Vec<RankedMemory> = memories
+        .iter()
+        .filter(|memory| !memory.frame.screened)
+        .cloned()
+        .collect();
+    let report = if unscreened.is_empty() {
+        scan_for_injection("", ScanContext::ToolOutput)
+    } else if unscreened.len() == memories.len() {
+        scan_for_injection(&text, ScanContext::ToolOutput)
+    } else {
+        scan_for_injection(&render(plan, &unscreened), ScanContext::ToolOutput)
+    };
     if report.safe {
         return RecallOutput {
             memories,

@@ -101,10 +101,13 @@ pub struct FrameInfo {
     /// Hops in the knowledge graph from the query's entities; `None` when
     /// unknown or unreachable.
     pub graph_distance: Option<u32>,
-    /// Released by its owner from the injection scan of the recall block
-    /// ([`super::assemble_recall`] scans the block without it).
+    /// Already judged, so the recall block's injection scan skips it
+    /// ([`super::assemble_recall`]): screened by the detector when it was
+    /// written (a quarantined memory never gets this far), or released by
+    /// its owner. False for a memory written before the detector, which the
+    /// block scan still reads.
     #[serde(default)]
-    pub released: bool,
+    pub screened: bool,
 }
 
 /// How a lane found a frame. Ranks are 0-based positions in the lane's list

@@ -170,6 +170,12 @@ pub fn frame_json(frame: &Frame) -> serde_json::Value {
         "tags": frame.tags,
         "merged-into": frame.merged_into.as_ref().map(ref_name),
         "released": frame.released,
+        "screening": frame.screening.as_ref().map(|screening| serde_json::json!({
+            "score": screening.score,
+            "detector": screening.detector,
+            "reasons": screening.reasons,
+            "quarantined": screening.quarantined,
+        })),
     })
 }
 

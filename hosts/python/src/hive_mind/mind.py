@@ -736,9 +736,11 @@ class HiveMind:
         return [_log_row(row) for row in rows]
 
     def flagged(self, workspace: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        """The memories recall's injection scan trips on, not released
-        (``review.list-flagged``): each ``memory``, ``score`` and
-        ``patterns``."""
+        """The memories held back as likely prompt injections, not released
+        (``review.list-flagged``): quarantined by the detector when written,
+        or (written before it) tripping recall's block scan. Each
+        ``memory`` (with its stored ``screening``), ``score`` and
+        ``patterns`` (the reasons)."""
         return [
             {
                 "memory": _plain_frame(field(item, "memory")),
@@ -749,8 +751,8 @@ class HiveMind:
         ]
 
     def release(self, memory: str) -> dict[str, Any]:
-        """Release a memory from recall's injection scan (``review.release``):
-        you have read it and vouch for it."""
+        """Release a memory from quarantine (``review.release``): you have
+        read it and vouch for it, and it is recalled again."""
         return _plain_frame(self._call(REVIEW, "release", _ref_in(memory)))
 
     def clean_entities(self, rule: str, apply: bool = False, workspace: str | None = None) -> list[dict[str, Any]]:

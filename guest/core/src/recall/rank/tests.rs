@@ -19,7 +19,7 @@ fn frame(content: &str) -> FrameInfo {
         importance: Importance::Normal,
         access_count: 0,
         graph_distance: None,
-        released: false,
+        screened: false,
     }
 }
 
@@ -738,7 +738,7 @@ fn arb_candidate() -> impl Strategy<Value = Candidate> {
                         importance,
                         access_count,
                         graph_distance: None,
-                        released: false,
+                        screened: false,
                     },
                 }
             },

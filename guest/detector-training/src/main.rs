@@ -1,0 +1,120 @@
+//! `train-detector`: trains the injection detector the engine ships
+//! (`models/injection-detector/injection-detector.bin`) from the recorded
+//! corpus (`guest/detector-training/data/corpus.jsonl.gz`, assembled by
+//! `data/assemble.py` from pinned public sources listed in
+//! `data/SOURCES.md`), and writes its validation figures.
+//!
+//! ```text
+//! cargo run --release -p hive-mind-detector-training -- \
+//!     --corpus guest/detector-training/data/corpus.jsonl.gz \
+//!     --out models/injection-detector
+//! ```
+//!
+//! Reproducible: the corpus is a file in the repository, the rows are
+//! shuffled by a seeded generator, and the features are the engine's own
+//! ([`hive_mind_core::detector::features`]), so the same inputs give the same
+//! bytes. The steps:
+//!
+//! 1. **Split.** The corpus's `val` rows (whole wrapper templates, goals and
+//!    documents held out by the assembler) are never seen until the report.
+//!    Of the `train` rows, the groups (wrapper templates, dialogues,
+//!    documents) one in [`CALIBRATION_ONE_IN`] of which are chosen by a hash
+//!    of the group's id are held back to choose the threshold on text the
+//!    fit never saw the like of.
+//! 2. **Fit** a logistic regression over the hashed features: AdaGrad,
+//!    [`EPOCHS`] passes, classes weighed to count equally, a small L2 penalty.
+//! 3. **Quantise** the weights to `i8` (the file's form) and from here on
+//!    score with the quantised model, as the engine will.
+//! 4. **Threshold** on the calibration rows: the lowest score at which at
+//!    most [`TARGET_FALSE_ALARMS`] of benign rows, and none of the ordinary
+//!    conversation turns, are flagged.
+//! 5. **Report** on `val`: recall at the threshold, false alarms, false
+//!    alarms on conversation turns, recall at 1 % false alarms, per slice and
+//!    per language, beside the regex scanner alone.
+
+mod corpus;
+mod fit;
+mod report;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use hive_mind_core::detector::model::Model;
+
+/// Passes over the training rows.
+pub const EPOCHS: usize = 12;
+
+/// One training group in this many is held back to choose the threshold.
+pub const CALIBRATION_ONE_IN: u64 = 7;
+
+/// The share of benign calibration rows the threshold may flag: half the
+/// 1 % budget, the margin other people's texts will use up.
+pub const TARGET_FALSE_ALARMS: f64 = 0.005;
+
+/// Weight bits: 2^18 buckets, 256 KiB of `i8`. Fewer collide more (the
+/// corpus has a few million distinct n-grams); more grow the engine for
+/// little.
+pub const BITS: u32 = 18;
+
+/// The seed of the row shuffles.
+pub const SEED: u64 = 26;
+
+#[derive(Debug, Parser)]
+#[command(about = "Train hive-mind's injection detector and report its validation figures")]
+struct Args {
+    /// The corpus (JSON Lines, gzip).
+    #[arg(long, default_value = "guest/detector-training/data/corpus.jsonl.gz")]
+    corpus: PathBuf,
+    /// Where to write `injection-detector.bin` and `VALIDATION.md`.
+    #[arg(long, default_value = "models/injection-detector")]
+    out: PathBuf,
+    /// Also print this many missed hostile validation rows and false
+    /// alarms (to standard error), to see what the model gets wrong.
+    #[arg(long, default_value_t = 0)]
+    show_errors: usize,
+    /// Also print the new model's score for each line of this file (to
+    /// standard error): texts to look at, never trained or calibrated on.
+    #[arg(long)]
+    probe: Option<PathBuf>,
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let rows = corpus::load(&args.corpus)
+        .with_context(|| format!("reading the corpus {}", args.corpus.display()))?;
+    let (split, left_out) = corpus::Split::of(rows);
+    eprintln!(
+        "train {} · calibration {} · validation {}",
+        split.train.len(),
+        split.calibration.len(),
+        split.validation.len()
+    );
+    let featurised = fit::featurise(&split.train, BITS);
+    let weights = fit::fit(&featurised, BITS, EPOCHS, SEED);
+    let unthresholded = fit::quantise(&weights, BITS, 0.5);
+    let calibration = report::scored(&unthresholded, &split.calibration);
+    let threshold = report::choose_threshold(&calibration, TARGET_FALSE_ALARMS);
+    let model = fit::quantise(&weights, BITS, threshold);
+    std::fs::create_dir_all(&args.out)?;
+    let bin = args.out.join("injection-detector.bin");
+    std::fs::write(&bin, model.to_bytes())?;
+    let reread = Model::from_bytes(&std::fs::read(&bin)?)?;
+    let validation = report::scored(&reread, &split.validation);
+    report::show_errors(&reread, &split.validation, &validation, args.show_errors);
+    if let Some(probe) = &args.probe {
+        for line in std::fs::read_to_string(probe)?.lines() {
+            let score = hive_mind_core::detector::worst_window(&reread, line).0;
+            let verdict = if score >= reread.threshold() {
+                "HOSTILE"
+            } else {
+                "safe"
+            };
+            eprintln!("{score:.3} {verdict:7} {line}");
+        }
+    }
+    let text = report::markdown(&reread, &split, &left_out, &calibration, &validation);
+    std::fs::write(args.out.join("VALIDATION.md"), &text)?;
+    println!("{text}");
+    Ok(())
+}
