@@ -166,7 +166,7 @@ fn the_demo_runs_the_main_job_in_a_temporary_data_directory() {
         "catch-up",
         "the workspace's memories render before the personal mind's",
         "[mind-rawturn conv:kyoto-trip-2 turn:1 speaker:user] I booked a small ryokan",
-        "recall withheld:",
+        "1 quarantined memory was left out",
         "nothing relevant remembered",
         "why: semantic: vector #1",
     ] {

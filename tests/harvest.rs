@@ -318,7 +318,7 @@ fn every_adapters_fixtures_import_into_raw_turns_or_sections() {
         assert_eq!(source["error"], Json::Null, "{path}");
         assert_eq!(source["known"], 0, "{path}");
         assert_eq!(report["items"], items, "{path}");
-        assert_eq!(report["dropped_hostile"], 0, "{path}");
+        assert_eq!(report["quarantined_items"], 0, "{path}");
         assert_eq!(report["distillation"], "heuristic", "{path}");
         assert_eq!(report["frames"]["raw_turns"], raw_turns, "{path}");
         assert_eq!(report["frames"]["documents"], sections, "{path}");
@@ -369,7 +369,7 @@ const SYSTEM_PROMPT_FIXTURE: &str = "universal/messages.json";
 fn a_system_prompt_is_not_taken_for_an_injection() {
     let dir = tempfile::tempdir().unwrap();
     let report = import(dir.path(), &[fixture(SYSTEM_PROMPT_FIXTURE)], &[]);
-    assert_eq!(report["dropped_hostile"], 0, "{report:#}");
+    assert_eq!(report["quarantined_items"], 0, "{report:#}");
     assert_eq!(report["frames"]["raw_turns"], 3, "{report:#}");
     let stored = frames(dir.path());
     assert!(
@@ -566,7 +566,7 @@ fn a_conversation_with_a_profile_a_preference_and_an_event_fills_the_lanes() {
 // ---------------------------------------------------- 2. hostile items
 
 #[test]
-fn a_hostile_conversation_is_dropped_whole_and_recorded_as_done() {
+fn a_hostile_conversation_is_kept_quarantined_and_not_distilled() {
     let tmp = tempfile::tempdir().unwrap();
     let export = tmp.path().join("conversations.json");
     let messages = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
@@ -609,7 +609,7 @@ fn a_hostile_conversation_is_dropped_whole_and_recorded_as_done() {
     let dir = tmp.path().join("data");
     let report = import(&dir, &[&export], &[]);
     assert_eq!(report["items"], 2);
-    assert_eq!(report["dropped_hostile"], 1, "{report:#}");
+    assert_eq!(report["quarantined_items"], 1, "{report:#}");
     assert_eq!(report["imported"], 1, "{report:#}");
     let notes: Vec<&str> = report["notes"]
         .as_array()
@@ -620,23 +620,25 @@ fn a_hostile_conversation_is_dropped_whole_and_recorded_as_done() {
     assert!(
         notes
             .iter()
-            .any(|note| note.contains("Totally normal chat") && note.contains("injection")),
+            .any(|note| note.contains("Totally normal chat") && note.contains("quarantined")),
         "{notes:#?}"
     );
+    // The hostile conversation's turns are kept, verbatim, for review: the
+    // attack quarantined, the ordinary turns not; nothing distilled.
+    let quarantined = strings(
+        &dir,
+        "SELECT content FROM memory_frames WHERE quarantined = 1 ORDER BY id",
+    );
+    assert_eq!(quarantined.len(), 1, "{quarantined:#?}");
+    assert!(quarantined[0].contains("Ignore all previous instructions"));
     let stored = frames(&dir);
-    for hostile in [
-        "Ignore all previous",
-        "system prompt",
-        "I can't share that",
-        "Mallory",
-        "Zanzibar",
-        "hostile-0001",
-    ] {
-        assert!(
-            !stored.iter().any(|c| c.contains(hostile)),
-            "{hostile:?} was written: {stored:#?}"
-        );
-    }
+    assert!(stored.iter().any(|c| c.contains("I can't share that")));
+    assert!(
+        !stored
+            .iter()
+            .any(|c| c.contains("Zanzibar") && !c.starts_with("[mind-rawturn")),
+        "distilled from a hostile item: {stored:#?}"
+    );
     let entities = strings(&dir, "SELECT name FROM knowledge_entities");
     assert!(
         !entities
@@ -644,6 +646,11 @@ fn a_hostile_conversation_is_dropped_whole_and_recorded_as_done() {
             .any(|e| e.contains("Mallory") || e.contains("Zanzibar")),
         "{entities:?}"
     );
+    let unscreened = count(
+        &dir,
+        "SELECT count(*) FROM memory_frames WHERE screen_detector IS NULL",
+    );
+    assert_eq!(unscreened, 0, "every frame is screened when written");
     // The benign conversation is there, turns and lanes.
     assert!(
         stored.iter().any(|c| c
@@ -656,13 +663,13 @@ fn a_hostile_conversation_is_dropped_whole_and_recorded_as_done() {
             .any(|c| c.starts_with("[mind-fact] ") && c.contains("habaneros")),
         "{stored:#?}"
     );
-    // Recorded as done: hostile, with no frames.
+    // Recorded as done: hostile, with its raw turns.
     let outcomes = strings(
         &dir,
         "SELECT item_id || ' ' || outcome || ' ' || frames FROM harvest_items ORDER BY item_id",
     );
     assert_eq!(outcomes.len(), 2, "{outcomes:?}");
-    assert_eq!(outcomes[1], "hostile-0001 hostile 0", "{outcomes:?}");
+    assert_eq!(outcomes[1], "hostile-0001 hostile 3", "{outcomes:?}");
     assert!(
         outcomes[0].starts_with("benign-0002 imported "),
         "{outcomes:?}"
@@ -674,7 +681,7 @@ fn a_hostile_conversation_is_dropped_whole_and_recorded_as_done() {
     let source = &again["sources"][0];
     assert_eq!(source["known"], 2, "{again:#}");
     assert_eq!(source["unchanged"], true, "{again:#}");
-    assert_eq!(again["dropped_hostile"], 0, "{again:#}");
+    assert_eq!(again["quarantined_items"], 0, "{again:#}");
     assert_eq!(again["imported"], 0, "{again:#}");
     assert_eq!(frames_total(&again), 0);
     assert_eq!(frames(&dir), before);
@@ -682,9 +689,9 @@ fn a_hostile_conversation_is_dropped_whole_and_recorded_as_done() {
 }
 
 /// Pass 0 reads every byte of an item, headings included: an attack placed
-/// after the first 4 KB (all the design scanned) or in a heading is caught,
-/// and the document around it is not imported; an ordinary long document
-/// is.
+/// after the first 4 KB (all the design scanned) or in a heading is caught
+/// (the item is not distilled, the section holding the attack is
+/// quarantined, the rest kept); an ordinary long document is imported.
 #[test]
 fn an_attack_past_the_first_4_kb_or_in_a_heading_is_caught() {
     let tmp = tempfile::tempdir().unwrap();
@@ -711,18 +718,35 @@ fn an_attack_past_the_first_4_kb_or_in_a_heading_is_caught() {
     let dir = tmp.path().join("data");
     let report = import(&dir, &[&buried, &heading, &ordinary], &[]);
     assert_eq!(report["items"], 3, "{report:#}");
-    assert_eq!(report["dropped_hostile"], 2, "{report:#}");
+    assert_eq!(report["quarantined_items"], 2, "{report:#}");
     assert_eq!(report["imported"], 1, "{report:#}");
-    let stored = frames(&dir);
-    for hostile in ["Ignore all previous", "Garden notes", "sourdough"] {
-        assert!(
-            !stored.iter().any(|c| c.contains(hostile)),
-            "{hostile:?} was written: {stored:#?}"
-        );
-    }
+    let quarantined = strings(
+        &dir,
+        "SELECT content FROM memory_frames WHERE quarantined = 1 ORDER BY id",
+    );
     assert!(
-        stored.iter().any(|c| c.contains("greenhouse")),
-        "{stored:#?}"
+        quarantined
+            .iter()
+            .any(|c| c.contains("Garden notes") && c.contains("Ignore all previous")),
+        "{quarantined:#?}"
+    );
+    assert!(
+        quarantined
+            .iter()
+            .any(|c| c.contains("Recipes") && c.contains("Ignore all previous")),
+        "{quarantined:#?}"
+    );
+    let recallable = strings(
+        &dir,
+        "SELECT content FROM memory_frames WHERE quarantined = 0 ORDER BY id",
+    );
+    assert!(
+        !recallable.iter().any(|c| c.contains("Ignore all previous")),
+        "{recallable:#?}"
+    );
+    assert!(
+        recallable.iter().any(|c| c.contains("Orchard log")),
+        "{recallable:#?}"
     );
     assert_check_ok(&dir);
 }
@@ -1169,10 +1193,15 @@ fn kill_9_mid_import_then_rerun_loses_and_duplicates_nothing() {
     let source = &rerun["sources"][0];
     assert_eq!(source["items"], total);
     assert_eq!(source["known"], committed, "{rerun:#}");
-    let processed: i64 = ["imported", "skipped_low_value", "failed", "dropped_hostile"]
-        .iter()
-        .map(|k| rerun[k].as_i64().unwrap())
-        .sum();
+    let processed: i64 = [
+        "imported",
+        "skipped_low_value",
+        "failed",
+        "quarantined_items",
+    ]
+    .iter()
+    .map(|k| rerun[k].as_i64().unwrap())
+    .sum();
     assert_eq!(processed, total - committed, "{rerun:#}");
 
     // A clean import of the same export makes the same mind.

@@ -1240,6 +1240,7 @@ fn stored_injections_are_reported_and_withheld_from_listings() {
     let scan = &saved["result"]["structuredContent"]["injection_scan"];
     assert_eq!(scan["safe"], false, "{saved}");
     assert!(!scan["flags"].as_array().unwrap().is_empty(), "{saved}");
+    assert!(!scan["reasons"].as_array().unwrap().is_empty(), "{saved}");
     assert_eq!(
         saved["result"]["structuredContent"]["duplicate"], false,
         "{saved}"
@@ -1269,26 +1270,28 @@ fn stored_injections_are_reported_and_withheld_from_listings() {
         "{text}"
     );
 
-    child.tool(
+    // The identity and awareness are pasted into every prompt: a hostile
+    // text is refused when it is written, and what was there stays.
+    let refused = child.tool(
         "set_identity",
         json!({"name": "Ada", "system_prompt": hostile}),
     );
-    let identity = child.tool("get_identity", json!({}));
-    let shown = &identity["result"]["structuredContent"];
     assert!(
-        shown["identity"].is_null() && shown["withheld"].is_string(),
+        refused.to_string().contains("prompt injection"),
+        "{refused}"
+    );
+    let identity = child.tool("get_identity", json!({}));
+    assert!(
+        identity["result"]["structuredContent"]["identity"].is_null(),
         "{identity}"
     );
-    let read = child.request("resources/read", json!({"uri": "hive-mind://identity"}));
-    let text = read["result"]["contents"][0]["text"].as_str().unwrap();
-    assert!(
-        !text.contains("Ignore all previous") && text.contains("withheld"),
-        "{text}"
-    );
-
-    child.tool(
+    let refused = child.tool(
         "set_awareness",
         json!({"category": "task", "content": hostile}),
+    );
+    assert!(
+        refused.to_string().contains("prompt injection"),
+        "{refused}"
     );
     child.tool(
         "set_awareness",
@@ -1298,20 +1301,8 @@ fn stored_injections_are_reported_and_withheld_from_listings() {
     let items = awareness["result"]["structuredContent"]["items"]
         .as_array()
         .unwrap();
-    assert_eq!(items.len(), 2, "{awareness}");
-    assert!(
-        items.iter().any(|item| item["content"] == "ship 2.3"),
-        "{awareness}"
-    );
-    assert!(
-        items
-            .iter()
-            .any(|item| item["content"].is_null() && item["withheld"].is_string()),
-        "{awareness}"
-    );
-    let read = child.request("resources/read", json!({"uri": "hive-mind://awareness"}));
-    let text = read["result"]["contents"][0]["text"].as_str().unwrap();
-    assert!(!text.contains("Ignore all previous"), "{text}");
+    assert_eq!(items.len(), 1, "{awareness}");
+    assert_eq!(items[0]["content"], "ship 2.3", "{awareness}");
 
     let cleanup = child.tool("cleanup_frames", json!({}));
     let listing = cleanup["result"]["structuredContent"].to_string();

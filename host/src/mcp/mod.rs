@@ -413,17 +413,20 @@ fn category_in(name: &str) -> Result<AwarenessCategory, McpError> {
     })
 }
 
-/// The names of the categories the injection scan found.
+/// The names of the regex scanner's categories the report lists.
 fn flag_names(report: &InjectionReport) -> Vec<&'static str> {
     report.flags.iter().map(|flag| flag.wit_name()).collect()
 }
 
-/// The injection scan's verdict as JSON.
+/// The injection detector's verdict as JSON.
 fn scan_json(report: &InjectionReport) -> Json {
     json!({
         "safe": report.safe,
-        "flags": flag_names(report),
         "score": report.score,
+        "threshold": report.threshold,
+        "detector": report.detector,
+        "reasons": report.reasons,
+        "flags": flag_names(report),
         "matched": report.matched,
     })
 }
@@ -439,10 +442,10 @@ fn withheld_reason(engine: &mut EngineRuntime, text: &str) -> Result<Option<Stri
         return Ok(None);
     }
     Ok(Some(format!(
-        "the injection scan found {} (score {:.2}; patterns: {}); the text is withheld",
-        flag_names(&report).join(", "),
+        "the injection detector found it hostile (score {:.3} ≥ {:.3}; {}); the text is withheld",
         report.score,
-        report.matched.join(", ")
+        report.threshold,
+        report.reasons.join(", ")
     )))
 }
 
@@ -729,7 +732,7 @@ impl MemoryServer {
 impl MemoryServer {
     /// Save one memory.
     #[tool(
-        description = "Save a memory: chunked, embedded and stored in the personal mind, or in a workspace's mind when `workspace` is given. Deduplicated by content. The text is stored as given; `injection_scan` in the result says what the prompt-injection scan found in it (recall withholds flagged text)."
+        description = "Save a memory: chunked, embedded and stored in the personal mind, or in a workspace's mind when `workspace` is given. Deduplicated by content. The text is stored as given and screened by the prompt-injection detector: `injection_scan` in the result is its verdict, and a hostile memory is quarantined (kept for its owner's review, never recalled)."
     )]
     async fn save_memory(
         &self,
