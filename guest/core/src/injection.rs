@@ -303,7 +303,7 @@ pub fn scan_in_windows(text: &str, context: ScanContext) -> InjectionReport {
 }
 
 /// The largest character boundary of `text` at or before `at`.
-fn floor_char_boundary(text: &str, at: usize) -> usize {
+pub(crate) fn floor_char_boundary(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at = at.saturating_sub(1);

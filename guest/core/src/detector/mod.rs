@@ -35,7 +35,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::injection::{InjectionReport, SAFE_THRESHOLD, ScanContext};
+use crate::injection::{InjectionReport, SAFE_THRESHOLD, ScanContext, floor_char_boundary};
 use model::{Contribution, Model, ModelError};
 
 /// The shipped weights (`models/injection-detector/`).
@@ -230,15 +230,6 @@ fn cut(text: &str, size: usize, overlap: usize) -> Vec<&str> {
         start = if next > start { next } else { end };
     }
     out
-}
-
-/// The largest character boundary of `text` at or before `at`.
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at = at.saturating_sub(1);
-    }
-    at
 }
 
 /// Round to three decimals, so a stored score prints as what it is.
