@@ -35,7 +35,7 @@ SEED = 26
 csv.field_size_limit(1 << 24)
 VAL_PCT = 20
 MAX_CHARS = 2000
-GZ_LIMIT = 7_900_000
+GZ_LIMIT = 8_700_000
 DOWNSAMPLE_SLICES = ("carrier-doc", "carrier-email", "carrier-web", "carrier-meeting", "carrier-calendar",
                      "carrier-tool-json", "carrier-chat", "plain-text")
 
@@ -1263,17 +1263,20 @@ def main():
     r5 = random.Random(rng.random())
     for lang in LEX.ATTACK:
         intents = list(enumerate(LEX.ATTACK[lang]))
+        n_int = len(intents)  # 12 original intents (+ 24 appended ones outside English)
         val_ids = set(random.Random(hkey("mlval" + lang)).sample(range(12), 3))
+        if n_int > 12:  # the appended intents: a quarter of them held out, drawn the same way
+            val_ids |= set(random.Random(hkey("mlval-ext" + lang)).sample(range(12, n_int), (n_int - 12) // 4))
         benign = LEX.BENIGN[lang]
         frames = LEX.FRAME[lang]
-        for j in range(260 if lang != "en" else 120):
-            ii, a = intents[j % 12]
+        for j in range(20 * n_int if lang != "en" else 120):
+            ii, a = intents[j % n_int]
             s = "val" if ii in val_ids else "train"
             slc = LEX.INTENT_SLICE[LEX.INTENT_IDS[ii]]
             text = fill_slots(a, r5)
-            mode = j // 12 % 5
+            mode = j // n_int % 5
             if mode == 1:  # two intents chained (same split)
-                jj = r5.choice([k for k in range(12) if (k in val_ids) == (ii in val_ids)])
+                jj = r5.choice([k for k in range(n_int) if (k in val_ids) == (ii in val_ids)])
                 text = text + " " + fill_slots(LEX.ATTACK[lang][jj], r5)
             elif mode == 2:  # after an ordinary request in the same language
                 text = r5.choice(benign) + " " + text
@@ -1297,7 +1300,8 @@ def main():
         if lang in ("zh", "it", "vi", "ar", "ko", "en"):
             for j in range(60):
                 s = "val" if j % 5 == 0 else "train"
-                ii = r5.choice([k for k in (0, 1, 4, 5) if (k in val_ids) == (s == "val")] or [0])
+                ii = r5.choice([k for k in (0, 1, 4, 5, 12, 14, 15, 24, 33) if k < n_int and (k in val_ids) == (s == "val")]
+                               or [0])
                 mid, row = pick(mj_pool, s, r5)
                 if not row.get(lang):
                     continue
@@ -1305,12 +1309,12 @@ def main():
                 A.add(base + " " + row[lang], 1, "jailbreak-roleplay", lang, SYN + "+multijail", f"ml:{lang}:{ii}",
                       split=s)
         # benign: ordinary sentences with the same verbs, single and combined
-        for j in range(12):
+        for j in range(len(benign)):
             s = split_of(f"mlb:{lang}:{j}")
             B.add(benign[j], 0, "hard-benign-verbs", lang, SYN, f"mlb:{lang}:{j}", split=s)
             for k in range(5):
                 rr = random.Random(hkey(f"mlb{lang}{j}{k}"))
-                others = [benign[m] for m in range(12) if split_of(f"mlb:{lang}:{m}") == s and m != j]
+                others = [benign[m] for m in range(len(benign)) if split_of(f"mlb:{lang}:{m}") == s and m != j]
                 if others:
                     B.add(benign[j] + " " + " ".join(rr.sample(others, min(len(others), rr.randint(1, 2)))), 0,
                           "hard-benign-verbs", lang, SYN, f"mlb:{lang}:{j}", split=s)
