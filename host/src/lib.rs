@@ -38,8 +38,9 @@
 //!   engine.
 //! - [`portable_cli`] — `hive-mind export` (JSON Lines or Markdown) and
 //!   `hive-mind restore` (into an empty mind, then re-embedded).
-//! - [`scan_cli`] — `hive-mind scan`: the engine's injection scanner on
-//!   one text (score, verdict, categories, patterns).
+//! - [`scan_cli`] — `hive-mind scan`: the engine's injection detector on
+//!   one text (score, threshold, verdict, reasons, regex categories and
+//!   patterns).
 //! - [`progress`] — progress bars on stderr for long work (import, reindex,
 //!   and the lab's eval and bench), hidden when stderr is not a terminal or
 //!   with `--quiet`.

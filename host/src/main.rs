@@ -117,8 +117,9 @@ enum Command {
     /// turn (Claude Code), and their installation.
     #[command(subcommand)]
     Hook(hive_mind_host::hook::HookCommand),
-    /// Scan a text with the injection scanner recall and harvest run: the
-    /// score, the verdict and the patterns that matched.
+    /// Screen a text with the injection detector every write goes through:
+    /// the score against its threshold, the verdict, the reasons and the
+    /// regex patterns that matched.
     Scan(hive_mind_host::scan_cli::ScanArgs),
     /// Embed texts with the active embedder, or show the provider chain.
     Embed(hive_mind_host::embed_cli::EmbedArgs),

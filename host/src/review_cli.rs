@@ -1,7 +1,7 @@
 //! `hive-mind review …`: what the owner of a mind does by hand, through the
 //! engine's `review` export — archive, restore, pin and tag a memory, merge
 //! memories, trace one, read the knowledge graph, list and close sessions,
-//! read the logs, list the memories recall's injection scan trips on and
+//! read the logs, list the quarantined memories (and unscreened ones recall's scan trips on) and
 //! release one, and delete a workspace mind (a dry run unless `--yes`).
 //!
 //! Every subcommand prints JSON: the records of `wit/review.wit`, with
@@ -163,7 +163,9 @@ pub enum ReviewCommand {
         #[arg(long)]
         before: Option<u64>,
     },
-    /// The memories recall's injection scan trips on (each withholds every
+    /// The quarantined memories: hostile to the injection detector when
+    /// written, never recalled (and, written before it, those the recall
+    /// block's scan trips on: each withholds every
     /// recall that reaches it): release or forget them.
     Flagged {
         /// The workspace's mind (default: the personal mind).
@@ -173,7 +175,7 @@ pub enum ReviewCommand {
         #[arg(long, default_value_t = DEFAULT_LIMIT)]
         limit: u32,
     },
-    /// Release a flagged memory from recall's injection scan: you have read
+    /// Release a quarantined memory: you have read
     /// it and vouch for it.
     Release {
         /// The memory.

@@ -127,7 +127,7 @@ pub struct RecallHit {
     pub frame: Memory,
 }
 
-/// A memory the injection scan flags.
+/// A memory held back as a likely injection: quarantined by the detector.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct FlaggedView {
     /// The memory.
@@ -1276,7 +1276,7 @@ pub async fn sources(
     .map(Json)
 }
 
-/// The memories the injection scan flags, for their owner's review.
+/// The quarantined memories (and unscreened ones the recall scan flags), for their owner's review.
 #[utoipa::path(get, path = "/api/flagged", tag = "review", params(MindQuery),
     security(("bearer" = [])),
     responses((status = 200, body = Vec<FlaggedView>),
