@@ -218,21 +218,7 @@ pub fn category_weight(category: InjectionCategory, context: ScanContext) -> f64
 /// assert!(ordinary.safe);
 /// ```
 pub fn scan_for_injection(text: &str, context: ScanContext) -> InjectionReport {
-    let views = Views::new(text);
-    let mut categories = BTreeSet::new();
-    let mut matched = BTreeSet::new();
-    for set in VIEW_SETS.iter() {
-        let Some(haystack) = views.of(set.view) else {
-            continue;
-        };
-        for index in set.set.matches(haystack).iter() {
-            let Some(pattern) = set.patterns.get(index) else {
-                continue;
-            };
-            categories.insert(pattern.category);
-            matched.insert(pattern.name);
-        }
-    }
+    let (categories, matched) = matches(&Views::new(text));
     // A fold from +0.0, not `sum()`, whose empty sum is -0.0.
     let sum = categories
         .iter()
@@ -892,13 +878,35 @@ static LETTER_SPACED: LazyLock<Option<Regex>> =
 static HTML_COMMENT: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?s)<!--(.*?)-->").ok());
 
-/// The text as the patterns read it: normalised (invisible characters
+/// The categories and the names of the patterns that match a text's views.
+fn matches(views: &Views) -> (BTreeSet<InjectionCategory>, BTreeSet<&'static str>) {
+    let mut categories = BTreeSet::new();
+    let mut matched = BTreeSet::new();
+    for set in VIEW_SETS.iter() {
+        let Some(haystack) = views.of(set.view) else {
+            continue;
+        };
+        for index in set.set.matches(haystack).iter() {
+            let Some(pattern) = set.patterns.get(index) else {
+                continue;
+            };
+            categories.insert(pattern.category);
+            matched.insert(pattern.name);
+        }
+    }
+    (categories, matched)
+}
+
+/// The text as the patterns read it — normalised (invisible characters
 /// decoded or dropped, look-alikes folded, letter spacing joined, white
-/// space collapsed) and lower-cased. The learned detector
-/// ([`crate::detector`]) reads the same form, so both see through the same
+/// space collapsed) and lower-cased — and the names of the patterns that
+/// match it, from one normalisation: what the learned detector
+/// ([`crate::detector`]) reads of a text, so both see through the same
 /// disguises.
-pub(crate) fn normalised(text: &str) -> String {
-    Views::new(text).lower
+pub(crate) fn normalised_with_patterns(text: &str) -> (String, BTreeSet<&'static str>) {
+    let views = Views::new(text);
+    let (_, matched) = matches(&views);
+    (views.lower, matched)
 }
 
 /// The normalised forms of one text.

@@ -28,7 +28,7 @@
 //! `2^bits` buckets; a text is the set of its buckets (presence, not
 //! counts: a long text does not win by repetition).
 
-use crate::injection::{ScanContext, normalised, scan_for_injection};
+use crate::injection::normalised_with_patterns;
 
 /// The version of this feature set. A model file names the version it was
 /// trained on, and a model for another version is refused.
@@ -77,7 +77,7 @@ impl FeatureKind {
 /// Call `each` with every feature of `text`: its kind and its text (a
 /// feature may come more than once; [`buckets`] deduplicates).
 pub fn visit(text: &str, each: &mut dyn FnMut(FeatureKind, &str)) {
-    let normal = normalised(text);
+    let (normal, patterns) = normalised_with_patterns(text);
     let mut previous: Option<&str> = None;
     let mut pair = String::new();
     let mut words = 0usize;
@@ -112,8 +112,8 @@ pub fn visit(text: &str, each: &mut dyn FnMut(FeatureKind, &str)) {
             }
         }
     }
-    for pattern in scan_for_injection(text, ScanContext::ToolOutput).matched {
-        each(FeatureKind::Pattern, &pattern);
+    for pattern in patterns {
+        each(FeatureKind::Pattern, pattern);
     }
     // How long the text is, in words: a short text carries little
     // evidence, and the model learns how much to make of that.

@@ -128,18 +128,24 @@ pub fn screen(text: &str) -> Screening {
         Ok(loaded) => loaded,
         Err(error) => return screen_with_patterns(text, error),
     };
-    let (score, window) = worst_window(model, text);
+    // A text of one window (most memories) is read once, score and reasons
+    // together; a longer one is scored window by window, and the reasons
+    // are those of its worst window.
+    let pieces = windows(text);
+    let (score, reasons) = match pieces.as_slice() {
+        [one] => model.score_with_reasons(one, REASONS),
+        _ => {
+            let (score, window) = worst_window(model, text);
+            (score, model.strongest(window, REASONS))
+        }
+    };
     let threshold = model.threshold();
     Screening {
         score: round_thousandths(score),
         threshold,
         hostile: score >= threshold,
         detector: name.clone(),
-        reasons: model
-            .strongest(window, REASONS)
-            .iter()
-            .map(describe)
-            .collect(),
+        reasons: reasons.iter().map(describe).collect(),
     }
 }
 

@@ -188,24 +188,51 @@ impl Model {
     /// The features of `text` that push its score up most, heaviest first,
     /// at most `limit` (each bucket once).
     pub fn strongest(&self, text: &str, limit: usize) -> Vec<Contribution> {
-        let mut seen = std::collections::BTreeSet::new();
-        let mut all = Vec::new();
+        self.score_with_reasons(text, limit).1
+    }
+
+    /// The score of one text and its `limit` strongest features, in one
+    /// pass over its features (a name is copied only when it enters the
+    /// strongest few, so the reasons cost next to nothing).
+    pub fn score_with_reasons(&self, text: &str, limit: usize) -> (f64, Vec<Contribution>) {
+        let mut buckets = Vec::new();
+        let mut top: Vec<(u32, Contribution)> = Vec::with_capacity(limit + 1);
         features::visit(text, &mut |kind, feature| {
             let bucket = features::bucket(kind, feature, self.bits);
-            if seen.insert(bucket) {
-                let weight = self.weight(bucket);
-                if weight > 0.0 {
-                    all.push(Contribution {
+            buckets.push(bucket);
+            let weight = self.weight(bucket);
+            if limit == 0 || weight <= 0.0 || top.iter().any(|(seen, _)| *seen == bucket) {
+                return;
+            }
+            if top.len() >= limit && top.last().is_some_and(|(_, last)| last.weight >= weight) {
+                return;
+            }
+            // Heaviest first; among equal weights, the first seen first.
+            let at = top
+                .iter()
+                .position(|(_, held)| held.weight < weight)
+                .unwrap_or(top.len());
+            top.insert(
+                at,
+                (
+                    bucket,
+                    Contribution {
                         kind,
                         feature: feature.to_string(),
                         weight,
-                    });
-                }
-            }
+                    },
+                ),
+            );
+            top.truncate(limit);
         });
-        all.sort_by(|a, b| b.weight.total_cmp(&a.weight));
-        all.truncate(limit);
-        all
+        buckets.sort_unstable();
+        buckets.dedup();
+        (
+            self.score_buckets(&buckets),
+            top.into_iter()
+                .map(|(_, contribution)| contribution)
+                .collect(),
+        )
     }
 }
 
