@@ -1568,7 +1568,7 @@ impl MemoryServer {
 
     /// Cleanup modes.
     #[tool(
-        description = "Keep a mind tidy. mode: compact (empty and duplicated memories), retire-orphans (entities no memory mentions and no relation touches), remove-noise (entities named by noise words, with no relation), or audit (all of them, and how many memories the injection scan flags; never changes anything). With apply=true the mode retires what it finds (kept for history, ranked down or out of the graph, never deleted); by default it only reports."
+        description = "Keep a mind tidy. mode: compact (empty and duplicated memories), retire-orphans (entities no memory mentions and no relation touches), remove-noise (entities named by noise words, with no relation), or audit (all of them, and how many memories are held back as likely injections: quarantined, or unscreened ones the recall scan flags; never changes anything). With apply=true the mode retires what it finds (kept for history, ranked down or out of the graph, never deleted); by default it only reports."
     )]
     async fn cleanup_memory(
         &self,
