@@ -11,7 +11,7 @@
 //!   dropped, look-alikes folded, letter spacing joined, lower case);
 //! - **word pairs** (`b`): each word with the one before it, the phrasing
 //!   ("previous instructions", "system prompt") that single words miss;
-//! - **character n-grams** (`c`) of 3, 4 and 5 characters of the normal
+//! - **character n-grams** (`c`) of 2 to 5 characters of the normal
 //!   form, spaces and punctuation included: they carry the languages
 //!   written without spaces, misspellings and leetspeak ("1gn0r"), and
 //!   markup shapes (`![`, `](ht`, `<!--`, `{{`);
@@ -34,7 +34,8 @@ use crate::injection::normalised_with_patterns;
 /// trained on, and a model for another version is refused.
 pub const FEATURE_VERSION: u32 = 1;
 
-/// Character n-gram lengths.
+/// Character n-gram lengths (2-grams carry the scripts written without
+/// spaces: a CJK word is two or three characters).
 const CHAR_GRAMS: [usize; 4] = [2, 3, 4, 5];
 
 /// The most words of one text that make features: a detector window is at
