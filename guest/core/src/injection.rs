@@ -266,10 +266,7 @@ pub const SCAN_WINDOW_OVERLAP: usize = 512;
 /// ```
 pub fn scan_in_windows(text: &str, context: ScanContext) -> InjectionReport {
     let mut worst: Option<InjectionReport> = None;
-    let mut start: usize = 0;
-    loop {
-        let end = floor_char_boundary(text, start.saturating_add(SCAN_WINDOW_BYTES));
-        let window = text.get(start..end).unwrap_or_default();
+    for window in windows_of(text, SCAN_WINDOW_BYTES, SCAN_WINDOW_OVERLAP) {
         let report = scan_for_injection(window, context);
         if worst
             .as_ref()
@@ -277,19 +274,33 @@ pub fn scan_in_windows(text: &str, context: ScanContext) -> InjectionReport {
         {
             worst = Some(report);
         }
-        if end >= text.len() {
-            break;
-        }
-        // The next window starts `SCAN_WINDOW_OVERLAP` bytes before this
-        // one's end, and always after this one's start.
-        let next = floor_char_boundary(text, end.saturating_sub(SCAN_WINDOW_OVERLAP));
-        start = if next > start { next } else { end };
     }
     worst.unwrap_or_else(|| scan_for_injection("", context))
 }
 
+/// `text` in windows of `size` bytes (cut at character boundaries) that
+/// overlap by `overlap` and cover all of it; the whole text when it fits
+/// one. The windows the scanner reads ([`scan_in_windows`]) and the
+/// detector's ([`crate::detector::windows`]).
+pub(crate) fn windows_of(text: &str, size: usize, overlap: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    loop {
+        let end = floor_char_boundary(text, start.saturating_add(size));
+        out.push(text.get(start..end).unwrap_or_default());
+        if end >= text.len() {
+            break;
+        }
+        // The next window starts `overlap` bytes before this one's end,
+        // and always after this one's start.
+        let next = floor_char_boundary(text, end.saturating_sub(overlap));
+        start = if next > start { next } else { end };
+    }
+    out
+}
+
 /// The largest character boundary of `text` at or before `at`.
-pub(crate) fn floor_char_boundary(text: &str, at: usize) -> usize {
+fn floor_char_boundary(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at = at.saturating_sub(1);

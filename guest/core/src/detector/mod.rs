@@ -35,7 +35,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::injection::{InjectionReport, SAFE_THRESHOLD, ScanContext, floor_char_boundary};
+use crate::injection::{InjectionReport, SAFE_THRESHOLD, ScanContext, windows_of};
 use model::{Contribution, Model, ModelError};
 
 /// The shipped weights (`models/injection-detector/`).
@@ -215,25 +215,13 @@ fn describe(contribution: &Contribution) -> String {
 /// instead of being diluted by the page around it. Windows are cut at
 /// character boundaries and cover all of the text.
 pub fn windows(text: &str) -> Vec<&str> {
-    let mut out = cut(text, WINDOW_BYTES, WINDOW_OVERLAP);
+    let mut out = windows_of(text, WINDOW_BYTES, WINDOW_OVERLAP);
     if text.len() > SENTENCE_WINDOW_BYTES {
-        out.extend(cut(text, SENTENCE_WINDOW_BYTES, SENTENCE_WINDOW_OVERLAP));
-    }
-    out
-}
-
-/// `text` in windows of `size` bytes overlapping by `overlap`.
-fn cut(text: &str, size: usize, overlap: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0usize;
-    loop {
-        let end = floor_char_boundary(text, start.saturating_add(size));
-        out.push(text.get(start..end).unwrap_or_default());
-        if end >= text.len() {
-            break;
-        }
-        let next = floor_char_boundary(text, end.saturating_sub(overlap));
-        start = if next > start { next } else { end };
+        out.extend(windows_of(
+            text,
+            SENTENCE_WINDOW_BYTES,
+            SENTENCE_WINDOW_OVERLAP,
+        ));
     }
     out
 }
