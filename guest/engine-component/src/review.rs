@@ -463,21 +463,16 @@ pub fn list_flagged(mind: Mind, limit: u32) -> Result<Vec<FlaggedMemory>> {
         let mut flagged = Vec::new();
         let mut after = 0;
         loop {
-            let frames = store.frames_after(after, SCAN_BATCH)?;
+            // Unreleased, and quarantined or never screened.
+            let frames = store.held_back_after(after, SCAN_BATCH)?;
             let Some(last) = frames.last() else {
                 break;
             };
             after = last.frame_ref.id;
             for frame in frames {
-                if frame.released_at.is_some() {
-                    continue;
-                }
                 let (score, patterns) = match &frame.screening {
-                    // Screened when written: the stored verdict.
-                    Some(screening) if screening.quarantined => {
-                        (screening.score, screening.reasons.clone())
-                    }
-                    Some(_) => continue,
+                    // Quarantined when written: the stored verdict.
+                    Some(screening) => (screening.score, screening.reasons.clone()),
                     // Written before the detector: recall's block scan.
                     None => {
                         let report =

@@ -356,13 +356,19 @@ impl MindStore {
         Ok(frame)
     }
 
-    /// Every frame of the mind in id order, `limit` at a time after id
-    /// `after` (the flagged-memory scan pages through them).
-    pub fn frames_after(&self, after: u64, limit: u32) -> StoreResult<Vec<Frame>> {
+    /// The frames its owner may have to review as likely injections, in id
+    /// order, `limit` at a time after id `after`: not released, and either
+    /// quarantined by the detector or never screened (written before it:
+    /// the caller scans those). A screened, unquarantined frame is not
+    /// read at all (the quarantined ones are indexed).
+    pub fn held_back_after(&self, after: u64, limit: u32) -> StoreResult<Vec<Frame>> {
         let mind = self.mind.clone();
         Ok(self.conn.query_all(
             &format!(
-                "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE f.id > ?1 ORDER BY f.id LIMIT ?2"
+                "SELECT {FRAME_COLUMNS} FROM memory_frames f
+                 WHERE f.id > ?1 AND f.released_at IS NULL
+                   AND (f.quarantined = 1 OR f.screen_detector IS NULL)
+                 ORDER BY f.id LIMIT ?2"
             ),
             params![after, limit],
             |row| frame_from_row(&mind, row),
