@@ -759,6 +759,7 @@ fn a_memory_the_embedder_fails_on_is_kept_for_text_reported_and_reindexed() {
         floor: None,
         rerank_pool: None,
         as_of: None,
+        max_tokens: None,
     };
     let recall = engine
         .recall_memory("quarantine build host", &options)
@@ -951,6 +952,7 @@ fn the_rerank_budget_follows_the_window_the_hosts_reranker_reports() {
                     floor: None,
                     rerank_pool: None,
                     as_of: None,
+                    max_tokens: None,
                 },
             )
             .unwrap();

@@ -53,6 +53,7 @@ fn options(workspace: Option<&str>, scope: RecallScope) -> RecallOptions {
         floor: None,
         rerank_pool: None,
         as_of: None,
+        max_tokens: None,
     }
 }
 
@@ -111,6 +112,7 @@ fn absent_recall_options_get_the_engine_defaults() {
         floor: None,
         rerank_pool: None,
         as_of: None,
+        max_tokens: None,
     };
     let explicit = RecallOptions {
         profile: Some(ScoringProfile::Balanced),

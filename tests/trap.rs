@@ -68,6 +68,7 @@ fn recall_options() -> RecallOptions {
         floor: None,
         rerank_pool: None,
         as_of: None,
+        max_tokens: None,
     }
 }
 

@@ -25,3 +25,15 @@ pub enum CommandError {
     #[error("could not write the output: {0}")]
     Write(#[from] std::io::Error),
 }
+
+impl From<crate::ops::OpError> for CommandError {
+    fn from(error: crate::ops::OpError) -> CommandError {
+        use crate::ops::OpError;
+        match error {
+            OpError::Invalid(why) | OpError::Forbidden(why) | OpError::NotFound(why) => {
+                CommandError::Argument(why)
+            }
+            OpError::Engine(error) => CommandError::Engine(error),
+        }
+    }
+}

@@ -484,6 +484,7 @@ fn recall_showcases(
             floor: None,
             rerank_pool: None,
             as_of: None,
+            max_tokens: None,
         };
         let recall = engine.recall_memory(showcase.query, &options)?;
         writeln!(

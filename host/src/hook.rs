@@ -5,8 +5,9 @@
 //!
 //! - **`UserPromptSubmit`** — recall for the prompt; the engine's recall
 //!   block (already checked by its injection scan) is returned as
-//!   `hookSpecificOutput.additionalContext`, cut at a line to the token
-//!   budget (`--budget`, about four characters a token). Nothing relevant,
+//!   `hookSpecificOutput.additionalContext`, within the token budget
+//!   (`--budget`: the engine leaves out the lowest-ranked memories until
+//!   the block fits, the recall's `max-tokens`). Nothing relevant,
 //!   or a withheld block: nothing is printed, and the prompt goes on.
 //! - **`Stop`** — the turn is over: the last exchange of the transcript
 //!   (the last user message and the assistant's text after it) goes to
@@ -248,61 +249,58 @@ impl Memory {
         Some(request)
     }
 
-    /// The recall block for `prompt` (empty when nothing is relevant or the
-    /// block was withheld).
-    fn recall(&mut self, prompt: &str, workspace: Option<&str>) -> Result<String, String> {
-        let recall = match self {
+    /// The recall block for `prompt` within `budget` tokens (the engine
+    /// leaves out the lowest-ranked memories until it fits); empty when
+    /// nothing is relevant or the block was withheld.
+    fn recall(
+        &mut self,
+        prompt: &str,
+        workspace: Option<&str>,
+        budget: u32,
+    ) -> Result<String, String> {
+        match self {
             Memory::Server { url, token } => {
                 let agent = client(Duration::from_secs(30));
                 let mut request = agent
                     .get(format!("{url}/api/memory/search"))
-                    .query("q", prompt);
+                    .query("q", prompt)
+                    .query("max_tokens", budget.to_string());
                 if let Some(workspace) = workspace {
                     request = request.query("workspace", workspace);
                 }
                 if let Some(token) = token {
                     request = request.header("Authorization", format!("Bearer {token}"));
                 }
-                server_answer(request.call())?
+                let recall = server_answer(request.call())?;
+                let withheld = recall.get("withheld").is_some_and(|why| !why.is_null());
+                let found = recall
+                    .get("memories")
+                    .and_then(Json::as_array)
+                    .is_some_and(|memories| !memories.is_empty());
+                Ok(if found && !withheld {
+                    recall
+                        .get("text")
+                        .and_then(Json::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                } else {
+                    String::new()
+                })
             }
             Memory::Alone(engine) => {
-                let args = crate::memory_cli::RecallArgs {
+                let request = crate::ops::recall::RecallRequest {
                     query: prompt.to_string(),
-                    limit: None,
-                    profile: None,
                     workspace: workspace.map(str::to_string),
-                    scope: None,
-                    now: None,
-                    min_cosine: None,
-                    no_floor: false,
-                    rerank_pool: None,
-                    as_of: None,
-                    json: true,
+                    max_tokens: Some(budget),
+                    ..crate::ops::recall::RecallRequest::default()
                 };
-                let options =
-                    crate::memory_cli::recall_options(&args).map_err(|error| error.to_string())?;
-                let recall = engine
-                    .recall_memory(prompt, &options)
+                let operation = crate::ops::recall::RecallOperation::try_from(request)
                     .map_err(|error| error.to_string())?;
-                crate::memory_cli::recall_json(&recall)
+                let recall = crate::ops::execute(engine, &crate::ops::Caller::Owner, operation)
+                    .map_err(|error| error.to_string())?;
+                Ok(crate::ops::recall::prompt_block(&recall))
             }
-        };
-        if recall.get("withheld").is_some_and(|why| !why.is_null()) {
-            return Ok(String::new());
         }
-        let found = recall
-            .get("memories")
-            .and_then(Json::as_array)
-            .is_some_and(|memories| !memories.is_empty());
-        Ok(if found {
-            recall
-                .get("text")
-                .and_then(Json::as_str)
-                .unwrap_or_default()
-                .to_string()
-        } else {
-            String::new()
-        })
     }
 
     fn remember(
@@ -482,23 +480,6 @@ fn transcript_tail(path: &Path) -> Result<String, String> {
     })
 }
 
-/// Cut `text` to about `budget` tokens (four characters each), at a line.
-pub fn within_budget(text: &str, budget: usize) -> String {
-    let most = budget.saturating_mul(4);
-    if text.len() <= most {
-        return text.to_string();
-    }
-    let mut kept = String::new();
-    for line in text.lines() {
-        if kept.len() + line.len() + 1 > most {
-            break;
-        }
-        kept.push_str(line);
-        kept.push('\n');
-    }
-    kept.trim_end().to_string()
-}
-
 /// Run `work` on the running server, or alone when there is none; when
 /// the server fails it (it refused the token, it went away), once more
 /// alone, saying why on stderr.
@@ -553,10 +534,10 @@ fn prompt_context(
         return Ok(None);
     }
     let prompt = crate::limits::truncate_to("query", prompt);
-    let recalled = with_memory(data_dir, options, |memory| {
-        memory.recall(&prompt, options.workspace.as_deref())
+    let budget = u32::try_from(options.budget).unwrap_or(u32::MAX);
+    let block = with_memory(data_dir, options, |memory| {
+        memory.recall(&prompt, options.workspace.as_deref(), budget)
     })?;
-    let block = within_budget(&recalled, options.budget);
     Ok((!block.trim().is_empty()).then_some(block))
 }
 
@@ -965,13 +946,6 @@ mod tests {
                 .unwrap_err()
                 .contains("gemini-cli")
         );
-    }
-
-    #[test]
-    fn the_budget_cuts_at_a_line() {
-        let text = "one two three\nfour five six\nseven eight";
-        assert_eq!(within_budget(text, 4), "one two three");
-        assert_eq!(within_budget(text, 100), text);
     }
 
     #[test]

@@ -59,6 +59,7 @@ pub mod hook;
 pub mod limits;
 pub mod mcp;
 pub mod memory_cli;
+pub mod ops;
 pub mod portable_cli;
 pub mod progress;
 pub mod review_cli;

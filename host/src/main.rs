@@ -227,7 +227,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Recall(args) => {
             let recall = hive_mind_host::memory_cli::recall(&dir, &args)?;
             if args.json {
-                let value = hive_mind_host::memory_cli::recall_json(&recall);
+                let value = hive_mind_host::ops::recall::recall_json(&recall);
                 println!("{}", serde_json::to_string_pretty(&value)?);
             } else {
                 for note in &recall.notes {

@@ -13,7 +13,6 @@ use serde_json::{Value as Json, json};
 use crate::command_error::CommandError;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::MemoryInput;
-use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::{self, Mind};
 
 /// `hive-mind save`'s arguments.
@@ -127,9 +126,32 @@ pub struct RecallArgs {
     /// before it that had not been replaced by then.
     #[arg(long)]
     pub as_of: Option<String>,
+    /// The most tokens the recall block may take; the lowest-ranked
+    /// memories are left out until it fits.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
     /// Print the structured result as JSON instead of the text.
     #[arg(long)]
     pub json: bool,
+}
+
+impl RecallArgs {
+    /// The operation's request (validated by [`crate::ops::recall`]).
+    pub fn request(&self) -> crate::ops::recall::RecallRequest {
+        crate::ops::recall::RecallRequest {
+            query: self.query.clone(),
+            limit: self.limit,
+            profile: self.profile.clone(),
+            workspace: self.workspace.clone(),
+            scope: self.scope.clone(),
+            now: self.now.clone(),
+            min_cosine: self.min_cosine,
+            no_floor: self.no_floor,
+            rerank_pool: self.rerank_pool,
+            as_of: self.as_of.clone(),
+            max_tokens: self.max_tokens,
+        }
+    }
 }
 
 /// A flag value outside its vocabulary: the flag and why.
@@ -137,87 +159,16 @@ fn bad_flag(flag: &str, why: String) -> CommandError {
     CommandError::Argument(format!("--{flag}: {why}"))
 }
 
-/// The WIT recall options from the command's flags.
-pub fn recall_options(
-    args: &RecallArgs,
-) -> Result<hive_mind_runtime::engine::wit_memory::RecallOptions, CommandError> {
-    use hive_mind_runtime::engine::convert::{NO_FLOOR, profile_in, scope_in};
-    use hive_mind_runtime::engine::wit_memory::{RecallOptions, RelevanceFloor};
-    let profile = args.profile.as_deref().map(profile_in).transpose();
-    let profile = profile.map_err(|why| bad_flag("profile", why))?;
-    let scope = args.scope.as_deref().map(scope_in).transpose();
-    let scope = scope.map_err(|why| bad_flag("scope", why))?;
-    let now = args.now.as_deref().map(convert::timestamp_in).transpose();
-    let now = now.map_err(|why| bad_flag("now", why))?;
-    let as_of = args.as_of.as_deref().map(convert::timestamp_in).transpose();
-    let as_of = as_of.map_err(|why| bad_flag("as-of", why))?;
-    if let Some(id) = &args.workspace {
-        convert::workspace(id).map_err(|why| bad_flag("workspace", why))?;
-    }
-    let floor = if args.no_floor {
-        Some(NO_FLOOR)
-    } else {
-        args.min_cosine.map(|min_cosine| RelevanceFloor {
-            min_cosine,
-            lexical_match: true,
-            standing_lanes_always: false,
-        })
-    };
-    Ok(RecallOptions {
-        limit: args.limit,
-        workspace: args.workspace.clone(),
-        scope,
-        profile,
-        now,
-        floor,
-        rerank_pool: args.rerank_pool,
-        as_of,
-    })
-}
-
-/// The recall result as JSON.
-pub fn recall_json(recall: &hive_mind_runtime::engine::wit_memory::Recall) -> Json {
-    let memories: Vec<Json> = recall
-        .memories
-        .iter()
-        .map(|memory| {
-            let frame = frame_json(&memory.frame);
-            json!({
-                "ref": frame["ref"],
-                "lane": memory.lane.wit_name(),
-                "score": memory.score,
-                "why": memory.why,
-                "frame": frame,
-            })
-        })
-        .collect();
-    json!({
-        "memories": memories,
-        "text": recall.text,
-        "withheld": recall.withheld,
-        "context": recall.context,
-        "notes": recall.notes,
-        "stages": recall
-            .stages
-            .iter()
-            .map(|stage| json!({"stage": stage.stage.wit_name(), "micros": stage.micros}))
-            .collect::<Vec<_>>(),
-    })
-}
-
-/// Recall memories in the data directory `dir`.
+/// Recall memories in the data directory `dir`, as its owner.
 pub fn recall(
     dir: &Path,
     args: &RecallArgs,
 ) -> Result<hive_mind_runtime::engine::wit_memory::Recall, CommandError> {
-    capped(&[
-        ("query", Some(&args.query)),
-        ("profile", args.profile.as_ref()),
-        ("scope", args.scope.as_ref()),
-        ("workspace", args.workspace.as_ref()),
-        ("now", args.now.as_ref()),
-    ])?;
-    let options = recall_options(args)?;
+    let operation = crate::ops::recall::RecallOperation::try_from(args.request())?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    Ok(engine.recall_memory(&args.query, &options)?)
+    Ok(crate::ops::execute(
+        &mut engine,
+        &crate::ops::Caller::Owner,
+        operation,
+    )?)
 }

@@ -165,6 +165,10 @@ impl MemoryGuest for Component {
         recall::recall_memory(query, options)
     }
 
+    fn recall_minds(options: RecallOptions) -> Result<Vec<Mind>, Error> {
+        recall::minds_in_scope(&options)
+    }
+
     fn remember_exchange(
         user: String,
         assistant: String,

@@ -71,8 +71,9 @@ fn logic_error(error: LogicError) -> Error {
     }
 }
 
-/// The minds a recall searches, active workspace first.
-fn minds_in_scope(options: &RecallOptions) -> Result<Vec<Mind>, Error> {
+/// The minds a recall searches, active workspace first (the `recall-minds`
+/// export: a host checks a caller's grant against exactly these).
+pub fn minds_in_scope(options: &RecallOptions) -> Result<Vec<Mind>, Error> {
     let workspace = options
         .workspace
         .as_ref()
@@ -209,10 +210,24 @@ struct PendingHit {
 /// How many memories a recall returns when the options name no `limit`.
 pub const DEFAULT_LIMIT: u32 = 10;
 
+/// The most memories one recall returns, whatever `limit` asks: every
+/// surface passes its caller's number through, and this is the one bound.
+pub const MAX_LIMIT: u32 = 100;
+
+/// The number of memories a recall with `limit` returns at most (`0` is
+/// the plan's own default).
+fn limit_of(limit: Option<u32>) -> u32 {
+    match limit.unwrap_or(DEFAULT_LIMIT) {
+        0 => hive_mind_core::recall::DEFAULT_RECALL_LIMIT,
+        limit => limit,
+    }
+    .min(MAX_LIMIT)
+}
+
 /// Recall the memories most relevant to `query`.
 pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Error> {
     let mut clock = Stopwatch::start();
-    let limit = options.limit.unwrap_or(DEFAULT_LIMIT);
+    let limit = limit_of(options.limit);
     // "As of" a time, recency is scored against that time too.
     let now = match options.now.or(options.as_of) {
         Some(now) => boundary::iso(now).map_err(Error::InvalidArgument)?,
@@ -400,7 +415,11 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     notes.extend(reranker_note);
     clock.lap(RecallStage::Rank);
 
-    let output = assemble_recall(&plan, ranked);
+    // `limit` bounds the whole answer, standing lanes included: the ranking
+    // is best first, so the lowest-ranked memories are the ones left out.
+    let mut ranked = ranked;
+    ranked.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let output = within_tokens(&plan, ranked, options.max_tokens, &mut notes);
     let memories: Vec<Recalled> = output
         .memories
         .iter()
@@ -732,23 +751,61 @@ fn record_hits(
     }
 }
 
-/// The identity (personal mind) and awareness (every mind in scope)
-/// context.
+/// The recall block of `ranked`, leaving out the lowest-ranked memories
+/// until its text fits `max_tokens` (a memory is never cut in half), with a
+/// note of how many were left out.
+fn within_tokens(
+    plan: &hive_mind_core::recall::RecallPlan,
+    mut ranked: Vec<hive_mind_core::recall::RankedMemory>,
+    max_tokens: Option<u32>,
+    notes: &mut Vec<String>,
+) -> hive_mind_core::recall::RecallOutput {
+    let mut output = assemble_recall(plan, ranked.clone());
+    let Some(budget) = max_tokens.map(u64::from) else {
+        return output;
+    };
+    let mut left_out = 0usize;
+    while !ranked.is_empty() && hive_mind_core::tokens::estimate_tokens(&output.text) > budget {
+        ranked.pop();
+        left_out += 1;
+        output = assemble_recall(plan, ranked.clone());
+    }
+    if left_out > 0 {
+        notes.push(format!(
+            "{left_out} lower-ranked memories were left out to keep the block within {budget} tokens"
+        ));
+    }
+    output
+}
+
 /// The note of a recall whose question could not be embedded.
 fn unembedded_query_note(why: &str) -> String {
     format!("the question could not be embedded ({why}): only keyword matches were searched")
 }
 
+/// The identity and awareness context of the minds a recall reads: the
+/// identity is the first of `minds` (active workspace first) that has one
+/// set, so a recall that does not read the personal mind never shows the
+/// personal identity; the awareness items are those of every mind read.
 fn system_context(minds: &[Mind], notes: &mut Vec<String>) -> Result<String, Error> {
-    let identity = store::get_identity(&Mind::Personal)
-        .map_err(store_error)?
-        .map(|identity| IdentityContext {
-            name: identity.name,
-            role: identity.role,
-            personality: identity.personality,
-            capabilities: identity.capabilities,
-            system_prompt: identity.system_prompt,
-        });
+    let mut identity = None;
+    for mind in minds {
+        match store::get_identity(mind) {
+            Ok(Some(found)) => {
+                identity = Some(found);
+                break;
+            }
+            Ok(None) | Err(store::StoreError::MindNotFound(_)) => {}
+            Err(error) => return Err(store_error(error)),
+        }
+    }
+    let identity = identity.map(|identity| IdentityContext {
+        name: identity.name,
+        role: identity.role,
+        personality: identity.personality,
+        capabilities: identity.capabilities,
+        system_prompt: identity.system_prompt,
+    });
     let mut awareness = Vec::new();
     for mind in minds {
         match store::list_awareness(mind) {

@@ -87,14 +87,15 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler,
 use serde_json::{Value as Json, json};
 
 use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
-use crate::memory_cli::{recall_json, saved_json};
+use crate::memory_cli::saved_json;
+use crate::ops::{self, Access, Caller, OpError, Operation};
+use crate::tokens::Scope;
 use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{
-    self as convert, frame_json, importance_in, mind_name, profile_in, scope_in, source_in,
-    timestamp_in,
+    self as convert, frame_json, importance_in, mind_name, source_in, timestamp_in,
 };
-use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, AwarenessItem, Identity};
-use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions};
+use hive_mind_runtime::engine::wit_admin::{AwarenessItem, Identity};
+use hive_mind_runtime::engine::wit_memory::MemoryInput;
 use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
 use hive_mind_runtime::engine::wit_types::{InjectionReport, ScanContext};
@@ -327,6 +328,25 @@ pub struct MemoryServer {
     access: Arc<ImportAccess>,
     in_flight: Arc<tokio::sync::Semaphore>,
     max_in_flight: usize,
+    /// Serving clients elsewhere (over HTTP): every call must carry a
+    /// grant, and one that does not is refused.
+    remote: bool,
+}
+
+tokio::task_local! {
+    /// The caller of the request being handled, set around each tool call
+    /// and resource read from the request's grant.
+    static CALLER: Caller;
+}
+
+/// An operation's refusal or failure as the tool's error: the caller's
+/// doing (a bad argument, a grant that does not reach, a missing mind) is
+/// `invalid_params`, which the model reads as the tool's result.
+fn op_error(error: OpError) -> McpError {
+    match error {
+        OpError::Invalid(why) | OpError::Forbidden(why) | OpError::NotFound(why) => invalid(why),
+        OpError::Engine(error) => engine_error(error),
+    }
 }
 
 fn invalid(message: impl Into<String>) -> McpError {
@@ -399,18 +419,6 @@ fn engine_error(error: EngineError) -> McpError {
         | EngineError::Review(ReviewError(wit_review::Error::Embedder(_)))
         | EngineError::Host(_) => internal(error.to_string()),
     }
-}
-
-/// An awareness category by name; the error names the allowed values.
-fn category_in(name: &str) -> Result<AwarenessCategory, McpError> {
-    AwarenessCategory::from_wit_name(name).ok_or_else(|| {
-        invalid(format!(
-            "unknown awareness category {name:?}; expected one of: {}",
-            AwarenessCategory::wit_names()
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })
 }
 
 /// The names of the regex scanner's categories the report lists.
@@ -518,18 +526,11 @@ fn json_result(value: Json) -> CallToolResult {
     CallToolResult::structured(value)
 }
 
-/// The personal identity as a model may see it (see [`identity_view`]).
-fn personal_identity(engine: &mut EngineRuntime) -> Result<Json, McpError> {
-    let identity = engine
-        .admin()
-        .get_identity(&Mind::Personal)
-        .map_err(engine_error)?;
-    identity_view(engine, identity.as_ref())
-}
-
 /// A mind's live awareness items as a model may see them.
-fn awareness_views(engine: &mut EngineRuntime, mind: &Mind) -> Result<Vec<Json>, McpError> {
-    let items = engine.admin().list_awareness(mind).map_err(engine_error)?;
+fn awareness_views(
+    engine: &mut EngineRuntime,
+    items: &[AwarenessItem],
+) -> Result<Vec<Json>, McpError> {
     items
         .iter()
         .map(|item| awareness_view(engine, item))
@@ -573,6 +574,7 @@ impl MemoryServer {
             }),
             in_flight: Arc::new(tokio::sync::Semaphore::new(max_in_flight)),
             max_in_flight,
+            remote: false,
         }
     }
 
@@ -583,7 +585,19 @@ impl MemoryServer {
         if let Some(access) = Arc::get_mut(&mut self.access) {
             access.client_roots = false;
         }
+        self.remote = true;
         self
+    }
+
+    /// The caller of the request being handled: its grant over HTTP, the
+    /// owner over stdio. A remote call that reached here without a grant is
+    /// refused (fail closed).
+    fn caller(&self) -> Result<Caller, McpError> {
+        match CALLER.try_with(Caller::clone) {
+            Ok(caller) => Ok(caller),
+            Err(_) if !self.remote => Ok(Caller::Owner),
+            Err(_) => Err(invalid("this call carries no grant; send a token")),
+        }
     }
 
     /// A permit to handle one request, or the busy error when
@@ -631,42 +645,42 @@ impl MemoryServer {
         roots
     }
 
-    /// Run `work` with the engine on a blocking thread.
-    async fn with_engine<T, F>(&self, work: F) -> Result<T, McpError>
+    /// Run `work` with the engine on a blocking thread, once the caller's
+    /// grant allows `access` and the workspaces it names exist
+    /// ([`ops::authorize_on`]): the only way a tool reaches the engine.
+    async fn with_access<T, F>(&self, access: Access, work: F) -> Result<T, McpError>
     where
         T: Send + 'static,
-        F: FnOnce(&mut EngineRuntime) -> Result<T, McpError> + Send + 'static,
+        F: FnOnce(&mut EngineRuntime, &Caller) -> Result<T, McpError> + Send + 'static,
     {
+        let caller = self.caller()?;
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
             let mut engine = lock_engine(&engine).map_err(internal)?;
-            work(&mut engine)
+            ops::authorize_on(&mut engine, &caller, &access).map_err(op_error)?;
+            work(&mut engine, &caller)
         })
         .await
         .map_err(|error| internal(format!("the tool's worker failed: {error}")))?
     }
 
-    /// The workspace ids that have a mind (the engine's `list-minds`).
-    async fn workspaces(&self) -> Result<Vec<String>, McpError> {
-        self.with_engine(workspace_ids).await
-    }
-
-    /// A workspace that must already exist.
-    async fn existing_workspace(&self, id: &str) -> Result<Mind, McpError> {
-        let mind = hive_mind_runtime::engine::convert::workspace(id).map_err(invalid)?;
-        let known = self.workspaces().await?;
-        if known.iter().any(|known| known == id) {
-            Ok(mind)
-        } else {
-            Err(invalid(format!(
-                "unknown workspace {id:?} (known: {}); create it with create_workspace",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )))
-        }
+    /// Run one typed operation for the caller ([`ops::execute`]), then
+    /// `render` its output with the engine (the guarded views).
+    async fn run_op<O, T, R>(&self, operation: O, render: R) -> Result<T, McpError>
+    where
+        O: Operation + Send + 'static,
+        T: Send + 'static,
+        R: FnOnce(&mut EngineRuntime, O::Output) -> Result<T, McpError> + Send + 'static,
+    {
+        let caller = self.caller()?;
+        let engine = Arc::clone(&self.engine);
+        tokio::task::spawn_blocking(move || {
+            let mut engine = lock_engine(&engine).map_err(internal)?;
+            let output = ops::execute(&mut engine, &caller, operation).map_err(op_error)?;
+            render(&mut engine, output)
+        })
+        .await
+        .map_err(|error| internal(format!("the tool's worker failed: {error}")))?
     }
 
     /// Run an import to the end on a blocking thread (the engine locked one
@@ -677,6 +691,8 @@ impl MemoryServer {
         options: wit_harvest::ImportOptions,
     ) -> Result<CallToolResult, McpError> {
         let name = mind_name(&options.mind);
+        self.with_access(Access::write(options.mind.clone()), |_, _| Ok(()))
+            .await?;
         let engine = Arc::clone(&self.engine);
         let access = Arc::clone(&self.access);
         let report = tokio::task::spawn_blocking(move || {
@@ -704,28 +720,12 @@ impl MemoryServer {
         let roots = self.root_candidates(peer).await;
         Ok(Pending::Path { path, roots })
     }
+}
 
-    /// The mind a tool acts on (see the module docs).
-    async fn target_mind(
-        &self,
-        mind: Option<&str>,
-        workspace: Option<&str>,
-    ) -> Result<Mind, McpError> {
-        let workspace = workspace.map(str::trim).filter(|w| !w.is_empty());
-        match (mind.map(str::trim), workspace) {
-            (None | Some("personal"), None) => Ok(Mind::Personal),
-            (None | Some("workspace"), Some(id)) => self.existing_workspace(id).await,
-            (Some("personal"), Some(id)) => Err(invalid(format!(
-                "ambiguous mind: mind is \"personal\" but workspace {id:?} is given; drop one"
-            ))),
-            (Some("workspace"), None) => Err(invalid(
-                "mind is \"workspace\" but no workspace is named; pass workspace",
-            )),
-            (Some(other), _) => Err(invalid(format!(
-                "unknown mind {other:?}: expected \"personal\" or \"workspace\""
-            ))),
-        }
-    }
+/// The mind a tool acts on (see the module docs): resolved here, checked
+/// against the grant and for existence with the engine ([`ops`]).
+fn target_mind(mind: Option<&str>, workspace: Option<&str>) -> Result<Mind, McpError> {
+    ops::write_mind(mind, workspace, false).map_err(op_error)
 }
 
 #[tool_router]
@@ -749,9 +749,7 @@ impl MemoryServer {
             Some(name) => Some(source_in(name).map_err(invalid)?),
             None => None,
         };
-        let mind = self
-            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
-            .await?;
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
         let input = MemoryInput {
             content: args.content,
             importance,
@@ -766,7 +764,7 @@ impl MemoryServer {
             kind: None,
         };
         let (saved, scan) = self
-            .with_engine(move |engine| {
+            .with_access(Access::write(input.mind.clone()), move |engine, _| {
                 let saved = engine.save_memory(&input).map_err(engine_error)?;
                 let scan = engine
                     .scan_for_injection(&input.content, ScanContext::ToolOutput)
@@ -789,34 +787,18 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<RecallMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        if args.query.trim().is_empty() {
-            return Err(invalid("query is empty"));
-        }
-        let workspace = match &args.workspace {
-            Some(id) => {
-                self.existing_workspace(id).await?;
-                Some(id.clone())
-            }
-            None => None,
+        let request = ops::recall::RecallRequest {
+            query: args.query,
+            limit: args.limit,
+            profile: args.profile,
+            workspace: args.workspace,
+            scope: args.scope,
+            as_of: args.as_of,
+            ..ops::recall::RecallRequest::default()
         };
-        let scope = args.scope.as_deref().map(scope_in).transpose();
-        let profile = args.profile.as_deref().map(profile_in).transpose();
-        let as_of = args.as_of.as_deref().map(timestamp_in).transpose();
-        let options = RecallOptions {
-            limit: args.limit.map(|limit| limit.clamp(1, 100)),
-            workspace,
-            scope: scope.map_err(invalid)?,
-            profile: profile.map_err(invalid)?,
-            now: None,
-            floor: None,
-            rerank_pool: None,
-            as_of: as_of.map_err(|why| invalid(format!("as_of: {why}")))?,
-        };
-        let query = args.query;
-        let recall = self
-            .with_engine(move |engine| engine.recall_memory(&query, &options).map_err(engine_error))
-            .await?;
-        let mut value = recall_json(&recall);
+        let operation = ops::recall::RecallOperation::try_from(request).map_err(op_error)?;
+        let recall = self.run_op(operation, |_, recall| Ok(recall)).await?;
+        let mut value = ops::recall::recall_json(&recall);
         if let Some(object) = value.as_object_mut() {
             object.remove("stages");
         }
@@ -840,9 +822,13 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<RememberExchangeArgs>,
     ) -> Result<CallToolResult, McpError> {
-        if let Some(id) = &args.workspace {
-            self.existing_workspace(id).await?;
+        let mut minds = Vec::new();
+        if let Some(id) = args.workspace.as_deref() {
+            minds.push(target_mind(None, Some(id))?);
         }
+        // Cognify writes preferences to the personal mind, work to the
+        // workspace's.
+        minds.push(Mind::Personal);
         let options = wit_memory::ExchangeOptions {
             workspace: args.workspace,
             gop_id: None,
@@ -850,7 +836,7 @@ impl MemoryServer {
         };
         let (user, assistant) = (args.user, args.assistant);
         let saved = self
-            .with_engine(move |engine| {
+            .with_access(Access::on_all(Scope::Write, minds), move |engine, _| {
                 engine
                     .remember_exchange(&user, &assistant, &options)
                     .map_err(engine_error)
@@ -868,10 +854,10 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SearchEntitiesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let limit = args.limit.unwrap_or(20).clamp(1, 200);
         let entities = self
-            .with_engine(move |engine| {
+            .with_access(Access::read(mind.clone()), move |engine, _| {
                 engine
                     .search_entities(&mind, &args.query, limit)
                     .map_err(engine_error)
@@ -889,11 +875,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SaveEntityArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self
-            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
-            .await?;
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
         let entity = self
-            .with_engine(move |engine| {
+            .with_access(Access::write(mind.clone()), move |engine, _| {
                 engine
                     .save_entity(&mind, &args.name, &args.entity_type)
                     .map_err(engine_error)
@@ -910,11 +894,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CreateRelationArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self
-            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
-            .await?;
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
         let relation = self
-            .with_engine(move |engine| {
+            .with_access(Access::write(mind.clone()), move |engine, _| {
                 engine
                     .create_relation(
                         &mind,
@@ -940,50 +922,40 @@ impl MemoryServer {
 
     /// Who the agent is.
     #[tool(
-        description = "The agent's identity (name, role, personality, capabilities, standing instructions)."
+        description = "The agent's identity (name, role, personality, capabilities, standing instructions): the personal mind's, or a workspace's own when `workspace` is given."
     )]
-    async fn get_identity(&self) -> Result<CallToolResult, McpError> {
-        let view = self.with_engine(personal_identity).await?;
+    async fn get_identity(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let view = self
+            .run_op(ops::identity::GetIdentity { mind }, |engine, identity| {
+                identity_view(engine, identity.as_ref())
+            })
+            .await?;
         Ok(json_result(view))
     }
 
     /// Set who the agent is.
-    #[tool(description = "Set the agent's identity; fields left out keep their value.")]
+    #[tool(
+        description = "Set the agent's identity (the personal mind's, or a workspace's own when `workspace` is given); fields left out keep their value."
+    )]
     async fn set_identity(
         &self,
         Parameters(args): Parameters<SetIdentityArgs>,
     ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let fields = ops::identity::IdentityFields {
+            name: args.name,
+            role: args.role,
+            personality: args.personality,
+            capabilities: args.capabilities,
+            system_prompt: args.system_prompt,
+        };
+        let operation = ops::identity::SetIdentity::new(mind, fields).map_err(op_error)?;
         let view = self
-            .with_engine(move |engine| {
-                let mut admin = engine.admin();
-                let mut identity = admin
-                    .get_identity(&Mind::Personal)
-                    .map_err(engine_error)?
-                    .unwrap_or_else(|| Identity {
-                        name: String::new(),
-                        role: String::new(),
-                        personality: String::new(),
-                        capabilities: String::new(),
-                        system_prompt: String::new(),
-                        updated_at: None,
-                    });
-                let fields = [
-                    (&mut identity.name, args.name),
-                    (&mut identity.role, args.role),
-                    (&mut identity.personality, args.personality),
-                    (&mut identity.capabilities, args.capabilities),
-                    (&mut identity.system_prompt, args.system_prompt),
-                ];
-                for (field, value) in fields {
-                    if let Some(value) = value {
-                        *field = value;
-                    }
-                }
-                // Set anew by the engine.
-                identity.updated_at = None;
-                let identity = admin
-                    .set_identity(&Mind::Personal, &identity)
-                    .map_err(engine_error)?;
+            .run_op(operation, |engine, identity| {
                 identity_view(engine, Some(&identity))
             })
             .await?;
@@ -998,9 +970,11 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<WorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let items = self
-            .with_engine(move |engine| awareness_views(engine, &mind))
+            .run_op(ops::awareness::ListAwareness { mind }, |engine, items| {
+                awareness_views(engine, &items)
+            })
             .await?;
         Ok(json_result(json!({ "items": items })))
     }
@@ -1013,20 +987,18 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SetAwarenessArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let category = category_in(args.category.trim())?;
-        let mind = self
-            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
-            .await?;
-        let priority = args.priority.unwrap_or(0);
-        let evict = args.evict.unwrap_or(false);
-        let expires_at = args.expires_at.as_deref().map(timestamp_in).transpose();
-        let expires_at = expires_at.map_err(invalid)?;
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let operation = ops::awareness::AddAwareness::new(
+            mind,
+            &args.category,
+            args.content,
+            args.priority,
+            args.expires_at.as_ref(),
+            args.evict.unwrap_or(false),
+        )
+        .map_err(op_error)?;
         let shown = self
-            .with_engine(move |engine| {
-                let added = engine
-                    .admin()
-                    .add_awareness(&mind, category, &args.content, priority, expires_at, evict)
-                    .map_err(engine_error)?;
+            .run_op(operation, |engine, added| {
                 let evicted = match &added.evicted {
                     Some(item) => Some(awareness_view(engine, item)?),
                     None => None,
@@ -1046,32 +1018,14 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<ClearAwarenessArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self
-            .target_mind(args.mind.as_deref(), args.workspace.as_deref())
-            .await?;
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
         let (id, all) = (args.id, args.all.unwrap_or(false));
         if id.is_none() && !all {
             return Err(invalid("name the item to remove (id), or pass all=true"));
         }
         let removed = self
-            .with_engine(move |engine| {
-                let mut admin = engine.admin();
-                let ids: Vec<u64> = match id {
-                    Some(id) => vec![id],
-                    None => admin
-                        .list_awareness(&mind)
-                        .map_err(engine_error)?
-                        .iter()
-                        .map(|item| item.id)
-                        .collect(),
-                };
-                let count = admin.remove_awareness(&mind, &ids).map_err(engine_error)?;
-                match id {
-                    Some(id) if count == 0 => Err(invalid(describe_storage_error(
-                        &StorageError::NotFound(format!("awareness item {id}")),
-                    ))),
-                    _ => Ok(ids),
-                }
+            .run_op(ops::awareness::RemoveAwareness { mind, id }, |_, ids| {
+                Ok(ids)
             })
             .await?;
         Ok(json_result(json!({ "removed": removed })))
@@ -1080,7 +1034,15 @@ impl MemoryServer {
     /// The workspaces.
     #[tool(description = "The workspaces that have a mind in the data directory.")]
     async fn list_workspaces(&self) -> Result<CallToolResult, McpError> {
-        let workspaces = self.workspaces().await?;
+        // Only the workspaces the caller reaches are named.
+        let workspaces = self
+            .with_access(Access::on_all(Scope::Read, Vec::new()), |engine, caller| {
+                Ok(workspace_ids(engine)?
+                    .into_iter()
+                    .filter(|id| caller.reaches(&Mind::Workspace(id.clone())))
+                    .collect::<Vec<_>>())
+            })
+            .await?;
         Ok(json_result(json!({ "workspaces": workspaces })))
     }
 
@@ -1092,10 +1054,10 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CreateWorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        hive_mind_runtime::engine::convert::workspace(&args.id).map_err(invalid)?;
+        let mind = hive_mind_runtime::engine::convert::workspace(&args.id).map_err(invalid)?;
         let id = args.id;
         let (id, existed) = self
-            .with_engine(move |engine| {
+            .with_access(Access::write(mind).creating(), move |engine, _| {
                 let existed = workspace_ids(engine)?.contains(&id);
                 engine.admin().create_workspace(&id).map_err(engine_error)?;
                 Ok((id, existed))
@@ -1142,7 +1104,7 @@ impl MemoryServer {
             self.path_import(args.path.unwrap_or_default(), &context.peer)
                 .await?
         };
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let options = wit_harvest::ImportOptions {
             source,
             mind,
@@ -1164,10 +1126,12 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<HarvestSourcesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let name = mind_name(&mind);
         let sources = self
-            .with_engine(move |engine| engine.harvest_sources(&mind).map_err(engine_error))
+            .with_access(Access::read(mind.clone()), move |engine, _| {
+                engine.harvest_sources(&mind).map_err(engine_error)
+            })
             .await?;
         let sources: Vec<Json> = sources
             .iter()
@@ -1194,7 +1158,7 @@ impl MemoryServer {
         } else {
             self.path_import(source.to_string(), &context.peer).await?
         };
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let options = wit_harvest::ImportOptions {
             source: None,
             mind,
@@ -1212,14 +1176,22 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CleanupFramesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let name = mind_name(&mind);
+        let access = Access::on(
+            if args.apply {
+                Scope::Write
+            } else {
+                Scope::Read
+            },
+            mind.clone(),
+        );
         let options = wit_memory::CleanupOptions {
             mind,
             apply: args.apply,
         };
         let (report, candidates) = self
-            .with_engine(move |engine| {
+            .with_access(access, move |engine, _| {
                 let report = engine.cleanup_frames(&options).map_err(engine_error)?;
                 let candidates = report
                     .candidates
@@ -1280,7 +1252,7 @@ impl MemoryServer {
                 )
             }
             (true, true) => wit_memory::ForgetSelector::Matching(wit_memory::ForgetFilter {
-                mind: self.target_mind(None, args.workspace.as_deref()).await?,
+                mind: target_mind(None, args.workspace.as_deref())?,
                 text: args.matching.clone(),
                 since: args.since.clone(),
                 until: args.until.clone(),
@@ -1296,13 +1268,25 @@ impl MemoryServer {
                 ));
             }
         };
+        // Erasure for real is the owner's (admin); a dry run only reads.
+        let minds = match &selector {
+            wit_memory::ForgetSelector::Memories(refs) => {
+                refs.iter().map(|frame| frame.mind.clone()).collect()
+            }
+            wit_memory::ForgetSelector::Matching(filter) => vec![filter.mind.clone()],
+        };
+        let scope = if args.confirm {
+            Scope::Admin
+        } else {
+            Scope::Read
+        };
         let request = wit_memory::ForgetRequest {
             selector,
             reason: args.reason.clone(),
             dry_run: !args.confirm,
         };
         let value = self
-            .with_engine(move |engine| {
+            .with_access(Access::on_all(scope, minds), move |engine, _| {
                 let report = engine.forget(&request).map_err(engine_error)?;
                 let mut value = crate::forget_cli::report_json(&report);
                 if let Some(memories) = value.get_mut("memories").and_then(Json::as_array_mut) {
@@ -1340,13 +1324,14 @@ impl MemoryServer {
             .map(timestamp_in)
             .transpose()
             .map_err(|why| invalid(format!("created_at: {why}")))?;
+        let access = Access::write(frame.mind.clone());
         let correction = wit_memory::Correction {
             frame,
             content: args.content,
             created_at,
         };
         let value = self
-            .with_engine(move |engine| {
+            .with_access(access, move |engine, _| {
                 let corrected = engine.correct_memory(&correction).map_err(engine_error)?;
                 let scan = engine
                     .scan_for_injection(&correction.content, ScanContext::ToolOutput)
@@ -1372,7 +1357,7 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         let frame = convert::ref_in(args.memory.trim()).map_err(invalid)?;
         let value = self
-            .with_engine(move |engine| {
+            .with_access(Access::read(frame.mind.clone()), move |engine, _| {
                 let versions = engine.memory_history(&frame).map_err(engine_error)?;
                 let versions = versions
                     .iter()
@@ -1392,9 +1377,11 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<WorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let retired = self
-            .with_engine(move |engine| engine.admin().dedupe_entities(&mind).map_err(engine_error))
+            .with_access(Access::write(mind.clone()), move |engine, _| {
+                engine.admin().dedupe_entities(&mind).map_err(engine_error)
+            })
             .await?;
         Ok(json_result(json!({ "retired": retired })))
     }
@@ -1421,7 +1408,7 @@ impl MemoryServer {
             remove_tags: args.remove_tags.unwrap_or_default(),
         };
         let value = self
-            .with_engine(move |engine| {
+            .with_access(Access::write(memory.mind.clone()), move |engine, _| {
                 let frame = engine
                     .review()
                     .set_metadata(&memory, &change)
@@ -1445,12 +1432,16 @@ impl MemoryServer {
             .iter()
             .map(|name| convert::ref_in(name.trim()).map_err(invalid))
             .collect::<Result<Vec<_>, McpError>>()?;
+        let access = Access::on_all(
+            Scope::Write,
+            memories.iter().map(|frame| frame.mind.clone()).collect(),
+        );
         let request = wit_review::MergeRequest {
             memories,
             content: args.content,
         };
         let value = self
-            .with_engine(move |engine| {
+            .with_access(access, move |engine, _| {
                 let merged = engine.review().merge(&request).map_err(engine_error)?;
                 let originals = merged
                     .originals
@@ -1476,7 +1467,7 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         let memory = convert::ref_in(args.memory.trim()).map_err(invalid)?;
         let value = self
-            .with_engine(move |engine| {
+            .with_access(Access::read(memory.mind.clone()), move |engine, _| {
                 let trace = engine.review().trace(&memory).map_err(engine_error)?;
                 let mut value = crate::review_cli::trace_json(&trace);
                 value["memory"] = frame_view(engine, &trace.memory)?;
@@ -1494,10 +1485,10 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<ExploreGraphArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
         let value = self
-            .with_engine(move |engine| {
+            .with_access(Access::read(mind.clone()), move |engine, _| {
                 let entity_type = args.entity_type.as_deref();
                 let Some(id) = args.entity else {
                     let found = engine
@@ -1531,10 +1522,10 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<ListSessionsArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
         let sessions = self
-            .with_engine(move |engine| {
+            .with_access(Access::read(mind.clone()), move |engine, _| {
                 engine
                     .review()
                     .list_sessions(&mind, limit)
@@ -1554,9 +1545,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CloseSessionArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let session = self
-            .with_engine(move |engine| {
+            .with_access(Access::write(mind.clone()), move |engine, _| {
                 engine
                     .review()
                     .close_session(&mind, args.session.trim(), args.summary.as_deref())
@@ -1574,7 +1565,7 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CleanupMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = self.target_mind(None, args.workspace.as_deref()).await?;
+        let mind = target_mind(None, args.workspace.as_deref())?;
         let mode = args.mode.trim().to_string();
         if !CLEANUP_MODES.contains(&mode.as_str()) {
             return Err(invalid(format!(
@@ -1584,8 +1575,9 @@ impl MemoryServer {
         }
         let apply = args.apply && mode != "audit";
         let name = mind_name(&mind);
+        let access = Access::on(if apply { Scope::Write } else { Scope::Read }, mind.clone());
         let value = self
-            .with_engine(move |engine| {
+            .with_access(access, move |engine, _| {
                 let mut report = json!({ "mind": name, "mode": mode, "applied": apply });
                 if mode == "compact" || mode == "audit" {
                     let frames = engine
@@ -1689,36 +1681,48 @@ pub const RESOURCE_TEMPLATES: [(&str, &str, &str); 1] = [(
 )];
 
 impl MemoryServer {
-    /// The JSON of one resource.
+    /// The JSON of one resource, for the caller's grant: the personal
+    /// mind's resources need the personal mind, a workspace's its own, and
+    /// the stats name only the minds the caller reaches.
     async fn resource(&self, uri: &str) -> Result<Json, McpError> {
+        let not_granted = |error: McpError| McpError::resource_not_found(error.message, None);
         match uri {
-            "hive-mind://identity" => self.with_engine(personal_identity).await,
+            "hive-mind://identity" => self
+                .run_op(
+                    ops::identity::GetIdentity {
+                        mind: Mind::Personal,
+                    },
+                    |engine, identity| identity_view(engine, identity.as_ref()),
+                )
+                .await
+                .map_err(not_granted),
             "hive-mind://awareness" => {
                 let items = self
-                    .with_engine(|engine| awareness_views(engine, &Mind::Personal))
-                    .await?;
+                    .run_op(
+                        ops::awareness::ListAwareness {
+                            mind: Mind::Personal,
+                        },
+                        |engine, items| awareness_views(engine, &items),
+                    )
+                    .await
+                    .map_err(not_granted)?;
                 Ok(json!({ "items": items }))
             }
-            "hive-mind://memories/recent" => {
-                let frames = self
-                    .with_engine(|engine| {
-                        let frames = engine
-                            .admin()
-                            .recent_frames(&Mind::Personal, RECENT_MEMORIES)
-                            .map_err(engine_error)?;
-                        frames
-                            .iter()
-                            .map(|frame| frame_view(engine, frame))
-                            .collect::<Result<Vec<Json>, McpError>>()
-                    })
-                    .await?;
-                Ok(json!({ "memories": frames }))
-            }
+            "hive-mind://memories/recent" => self
+                .recent_memories(Mind::Personal)
+                .await
+                .map_err(not_granted),
             "hive-mind://stats" => {
                 let minds = self
-                    .with_engine(|engine| engine.admin().status().map_err(engine_error))
+                    .with_access(Access::on_all(Scope::Read, Vec::new()), |engine, caller| {
+                        let minds = engine.admin().status().map_err(engine_error)?;
+                        Ok(minds
+                            .iter()
+                            .filter(|status| caller.reaches(&status.mind))
+                            .map(crate::admin_cli::status_json)
+                            .collect::<Vec<Json>>())
+                    })
                     .await?;
-                let minds: Vec<Json> = minds.iter().map(crate::admin_cli::status_json).collect();
                 Ok(json!({ "minds": minds }))
             }
             other => {
@@ -1726,23 +1730,9 @@ impl MemoryServer {
                     .strip_prefix("hive-mind://workspace/")
                     .and_then(|rest| rest.strip_suffix("/memories/recent"))
                 {
-                    let mind = self
-                        .existing_workspace(id)
-                        .await
-                        .map_err(|error| McpError::resource_not_found(error.message, None))?;
-                    let frames = self
-                        .with_engine(move |engine| {
-                            let frames = engine
-                                .admin()
-                                .recent_frames(&mind, RECENT_MEMORIES)
-                                .map_err(engine_error)?;
-                            frames
-                                .iter()
-                                .map(|frame| frame_view(engine, frame))
-                                .collect::<Result<Vec<Json>, McpError>>()
-                        })
-                        .await?;
-                    return Ok(json!({ "memories": frames }));
+                    let mind = convert::workspace(id)
+                        .map_err(|why| McpError::resource_not_found(why, None))?;
+                    return self.recent_memories(mind).await.map_err(not_granted);
                 }
                 Err(McpError::resource_not_found(
                     format!(
@@ -1754,6 +1744,23 @@ impl MemoryServer {
                 ))
             }
         }
+    }
+
+    /// The recent-memories resource of one mind.
+    async fn recent_memories(&self, mind: Mind) -> Result<Json, McpError> {
+        let frames = self
+            .with_access(Access::read(mind.clone()), move |engine, _| {
+                let frames = engine
+                    .admin()
+                    .recent_frames(&mind, RECENT_MEMORIES)
+                    .map_err(engine_error)?;
+                frames
+                    .iter()
+                    .map(|frame| frame_view(engine, frame))
+                    .collect::<Result<Vec<Json>, McpError>>()
+            })
+            .await?;
+        Ok(json!({ "memories": frames }))
     }
 }
 
@@ -1773,13 +1780,6 @@ impl ServerHandler for MemoryServer {
         let _permit = self.admit()?;
         let known = self.tool_router.has_route(&request.name);
         if known
-            && let Some(token) = grant::request_grant(&context.extensions)
-            && let Err(refused) =
-                grant::check_tool(&token, &request.name, request.arguments.as_ref())
-        {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(refused)]).into());
-        }
-        if known
             && let Some(arguments) = &request.arguments
             && let Err(too_large) = crate::limits::check_json(arguments)
         {
@@ -1787,8 +1787,11 @@ impl ServerHandler for MemoryServer {
                 CallToolResult::error(vec![ContentBlock::text(too_large.to_string())]).into(),
             );
         }
+        // The grant is judged by each tool on its resolved request
+        // ([`ops`]); here it is only handed down.
+        let caller = Caller::of(grant::request_grant(&context.extensions));
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        match self.tool_router.call(call).await {
+        match CALLER.scope(caller, self.tool_router.call(call)).await {
             Err(error) if known && error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
                 Ok(CallToolResult::error(vec![ContentBlock::text(error.message)]).into())
             }
@@ -1836,18 +1839,8 @@ impl ServerHandler for MemoryServer {
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, McpError> {
         let _permit = self.admit()?;
-        if let Some(token) = grant::request_grant(&context.extensions)
-            && !token.all_minds()
-        {
-            return Err(McpError::invalid_request(
-                format!(
-                    "the token {:?} is not granted every mind, which the resources reach",
-                    token.name
-                ),
-                None,
-            ));
-        }
-        let value = self.resource(&request.uri).await?;
+        let caller = Caller::of(grant::request_grant(&context.extensions));
+        let value = CALLER.scope(caller, self.resource(&request.uri)).await?;
         let contents = rmcp::model::ResourceContents::text(value.to_string(), request.uri)
             .with_mime_type("application/json");
         Ok(rmcp::model::ReadResourceResult::new(vec![contents]).into())

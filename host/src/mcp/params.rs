@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 /// `save_memory`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SaveMemoryArgs {
     /// What to remember.
     pub content: String,
@@ -24,6 +25,7 @@ pub struct SaveMemoryArgs {
 
 /// `recall_memory`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RecallMemoryArgs {
     /// What to recall memories for (usually the user's message).
     pub query: String,
@@ -43,6 +45,7 @@ pub struct RecallMemoryArgs {
 
 /// `remember_exchange`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RememberExchangeArgs {
     /// The user's message.
     pub user: String,
@@ -56,6 +59,7 @@ pub struct RememberExchangeArgs {
 
 /// `search_entities`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SearchEntitiesArgs {
     /// Text the entity names contain.
     pub query: String,
@@ -67,6 +71,7 @@ pub struct SearchEntitiesArgs {
 
 /// `save_entity`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SaveEntityArgs {
     /// The entity's name.
     pub name: String,
@@ -80,6 +85,7 @@ pub struct SaveEntityArgs {
 
 /// `create_relation`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateRelationArgs {
     /// The subject entity's exact name.
     pub subject: String,
@@ -97,7 +103,12 @@ pub struct CreateRelationArgs {
 
 /// `set_identity`'s arguments: fields left out keep their value.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SetIdentityArgs {
+    /// The workspace whose identity to set (default: the personal mind's).
+    pub workspace: Option<String>,
+    /// `personal` or `workspace` (must agree with `workspace`).
+    pub mind: Option<String>,
     /// The agent's name.
     pub name: Option<String>,
     /// Its role.
@@ -112,6 +123,7 @@ pub struct SetIdentityArgs {
 
 /// Arguments naming an optional workspace.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct WorkspaceArgs {
     /// The workspace (default: the personal mind).
     pub workspace: Option<String>,
@@ -119,6 +131,7 @@ pub struct WorkspaceArgs {
 
 /// `cleanup_frames`' arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CleanupFramesArgs {
     /// The workspace to clean (default: the personal mind).
     pub workspace: Option<String>,
@@ -165,6 +178,7 @@ pub struct ForgetMemoryArgs {
 
 /// `update_memory`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UpdateMemoryArgs {
     /// The memory to correct, by reference as recall shows it
     /// (`personal:42`, `workspace:acme:7`).
@@ -177,6 +191,7 @@ pub struct UpdateMemoryArgs {
 
 /// `memory_history`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct MemoryHistoryArgs {
     /// The memory, by reference (`personal:42`).
     pub memory: String,
@@ -184,6 +199,7 @@ pub struct MemoryHistoryArgs {
 
 /// `set_awareness`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SetAwarenessArgs {
     /// task, action, pending or flag.
     pub category: String,
@@ -203,6 +219,7 @@ pub struct SetAwarenessArgs {
 
 /// `clear_awareness`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ClearAwarenessArgs {
     /// The item to remove.
     pub id: Option<u64>,
@@ -216,6 +233,7 @@ pub struct ClearAwarenessArgs {
 
 /// `create_workspace`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateWorkspaceArgs {
     /// The workspace id.
     pub id: String,
@@ -223,6 +241,7 @@ pub struct CreateWorkspaceArgs {
 
 /// `harvest_import`'s arguments: exactly one of `path`, `data` and `url`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HarvestImportArgs {
     /// The format, overriding detection by content: chatgpt, claude, gemini,
     /// perplexity, claude-code, markdown, plain-text, pdf, html, universal
@@ -245,6 +264,7 @@ pub struct HarvestImportArgs {
 
 /// `harvest_sources`' arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HarvestSourcesArgs {
     /// The workspace whose imports to list (default: the personal mind).
     pub workspace: Option<String>,
@@ -252,6 +272,7 @@ pub struct HarvestSourcesArgs {
 
 /// `ingest_source`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct IngestSourceArgs {
     /// An http(s) URL or a path to a file on this machine.
     pub source: String,
@@ -303,6 +324,7 @@ mod tests {
 
 /// `review_memory`'s arguments: what to change; what is left out stays.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReviewMemoryArgs {
     /// The memory, by reference as recall shows it (`personal:42`).
     pub memory: String,
@@ -318,6 +340,7 @@ pub struct ReviewMemoryArgs {
 
 /// `merge_memories`' arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct MergeMemoriesArgs {
     /// Two to 50 memories of one mind, by reference.
     pub memories: Vec<String>,
@@ -328,6 +351,7 @@ pub struct MergeMemoriesArgs {
 
 /// `explore_graph`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ExploreGraphArgs {
     /// An entity's id: its relations in and out, the entities at their
     /// other end and the memories that mention it. Without it, the entities
@@ -347,6 +371,7 @@ pub struct ExploreGraphArgs {
 
 /// `list_sessions`' arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListSessionsArgs {
     /// The workspace (default: the personal mind).
     pub workspace: Option<String>,
@@ -356,6 +381,7 @@ pub struct ListSessionsArgs {
 
 /// `close_session`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CloseSessionArgs {
     /// The session's id (a memory's `gop-id`).
     pub session: String,
@@ -367,6 +393,7 @@ pub struct CloseSessionArgs {
 
 /// `cleanup_memory`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CleanupMemoryArgs {
     /// `compact` (retire empty and duplicated memories), `retire-orphans`
     /// (entities nothing mentions or relates), `remove-noise` (entities

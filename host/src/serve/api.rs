@@ -26,7 +26,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_admin::{ExportFormat, Identity};
+use hive_mind_runtime::engine::wit_admin::ExportFormat;
 use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions, MemoryInput};
 use hive_mind_runtime::engine::wit_review::{MergeRequest, MetadataChange};
 use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
@@ -35,6 +35,7 @@ use super::App;
 use super::extract::{ApiJson, ApiQuery};
 use super::problem::{PROBLEM_JSON, Problem};
 use crate::mcp::params::ForgetMemoryArgs;
+use crate::ops::{self, Access, Caller, OpError, Operation};
 use crate::tokens::{Grant, Scope};
 
 /// A memory (a frame), every field by its WIT name.
@@ -196,12 +197,15 @@ pub struct SearchQuery {
     pub scope: Option<String>,
     /// balanced, recent, important or connected.
     pub profile: Option<String>,
-    /// The most memories (default 10).
+    /// The most memories, every lane together (default 10, at most 100).
     pub limit: Option<u32>,
     /// Answer with what was valid at this time (ISO-8601).
     pub as_of: Option<String>,
     /// Turn the relevance floor off.
     pub no_floor: Option<bool>,
+    /// The most tokens the recall block may take (the lowest-ranked
+    /// memories are left out until it fits).
+    pub max_tokens: Option<u32>,
 }
 
 /// A read's mind: `?workspace=<id>`, else the personal mind.
@@ -416,64 +420,34 @@ fn limit_of(limit: Option<u32>) -> u32 {
 
 /// A read's mind from `?workspace=`.
 pub fn read_mind(workspace: Option<&str>) -> Result<Mind, Problem> {
-    match workspace.map(str::trim).filter(|id| !id.is_empty()) {
-        None => Ok(Mind::Personal),
-        Some(id) => convert::workspace(id).map_err(Problem::bad_request),
-    }
+    Ok(ops::read_mind(workspace)?)
 }
 
 /// A creating mutation's mind, which must be named.
 pub fn write_mind(query: &WriteQuery) -> Result<Mind, Problem> {
-    let workspace = query
-        .workspace
-        .as_deref()
-        .map(str::trim)
-        .filter(|id| !id.is_empty());
-    match (query.mind.as_deref(), workspace) {
-        (Some("personal"), None) => Ok(Mind::Personal),
-        (Some("workspace"), Some(id)) => convert::workspace(id).map_err(Problem::bad_request),
-        (Some("personal"), Some(id)) => Err(Problem::bad_request(format!(
-            "ambiguous mind: mind=personal with workspace={id:?}; drop one"
-        ))),
-        (Some("workspace"), None) => {
-            Err(Problem::bad_request("mind=workspace needs workspace=<id>"))
-        }
-        (Some(other), _) => Err(Problem::bad_request(format!(
-            "unknown mind {other:?}: expected personal or workspace"
-        ))),
-        (None, _) => Err(Problem::bad_request(
-            "a write names its mind: ?mind=personal, or ?mind=workspace&workspace=<id>",
-        )),
-    }
+    Ok(ops::write_mind(
+        query.mind.as_deref(),
+        query.workspace.as_deref(),
+        true,
+    )?)
 }
 
 fn reference(name: &str) -> Result<FrameRef, Problem> {
     convert::ref_in(name).map_err(Problem::bad_request)
 }
 
-fn mind_label(mind: &Mind) -> String {
-    convert::mind_name(mind)
-}
-
 fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), Problem> {
     crate::limits::check_each(fields).map_err(|error| Problem::bad_request(error.to_string()))
 }
 
-/// Refuse a workspace mind that does not exist (a 404), before a read
-/// would answer as if it were empty.
-fn existing(engine: &mut EngineRuntime, mind: &Mind) -> Result<(), Problem> {
-    if matches!(mind, Mind::Personal) {
-        return Ok(());
-    }
-    let wanted = mind_label(mind);
-    let minds = engine.admin().list_minds()?;
-    if minds.iter().any(|known| mind_label(known) == wanted) {
-        Ok(())
-    } else {
-        Err(Problem::not_found(format!(
-            "no mind {:?} in this data directory",
-            mind_label(mind)
-        )))
+impl From<OpError> for Problem {
+    fn from(error: OpError) -> Problem {
+        match error {
+            OpError::Invalid(why) => Problem::bad_request(why),
+            OpError::Forbidden(why) => Problem::forbidden(why),
+            OpError::NotFound(why) => Problem::not_found(why),
+            OpError::Engine(error) => Problem::from(error),
+        }
     }
 }
 
@@ -491,27 +465,51 @@ impl App {
         T: Send + 'static,
         F: FnOnce(&mut EngineRuntime, &Mind) -> Result<T, Problem> + Send + 'static,
     {
-        self.engine(grant, scope, vec![mind_label(&mind)], move |engine| {
-            existing(engine, &mind)?;
-            work(engine, &mind)
-        })
-        .await
+        let access = Access::on(scope, mind.clone());
+        self.engine(grant, access, move |engine| work(engine, &mind))
+            .await
     }
 
-    /// Run `work` on an engine of the pool, after the grant allows `scope`
-    /// on `minds` (by name: `personal`, `workspace:<id>`).
-    pub async fn engine<T, F>(
-        &self,
-        grant: &Grant,
-        scope: Scope,
-        minds: Vec<String>,
-        work: F,
-    ) -> Result<T, Problem>
+    /// Run `work` on an engine of the pool once the grant allows `access`
+    /// and the workspaces it names exist ([`ops::authorize_on`]). The
+    /// grant is judged before an engine is taken, so a refused request
+    /// waits for none.
+    pub async fn engine<T, F>(&self, grant: &Grant, access: Access, work: F) -> Result<T, Problem>
     where
         T: Send + 'static,
         F: FnOnce(&mut EngineRuntime) -> Result<T, Problem> + Send + 'static,
     {
-        grant.require(scope, &minds).map_err(Problem::forbidden)?;
+        let caller = Caller::Token(grant.clone());
+        caller.authorize(&access)?;
+        self.pooled(move |engine| {
+            ops::authorize_on(engine, &caller, &access)?;
+            work(engine)
+        })
+        .await
+    }
+
+    /// Run one typed operation for the grant's holder ([`ops::execute`]),
+    /// then `render` its output.
+    pub async fn op<O, T, R>(&self, grant: &Grant, operation: O, render: R) -> Result<T, Problem>
+    where
+        O: Operation + Send + 'static,
+        T: Send + 'static,
+        R: FnOnce(&mut EngineRuntime, O::Output) -> Result<T, Problem> + Send + 'static,
+    {
+        let caller = Caller::Token(grant.clone());
+        self.pooled(move |engine| {
+            let output = ops::execute(engine, &caller, operation)?;
+            render(engine, output)
+        })
+        .await
+    }
+
+    /// Run `work` on an engine of the pool.
+    async fn pooled<T, F>(&self, work: F) -> Result<T, Problem>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut EngineRuntime) -> Result<T, Problem> + Send + 'static,
+    {
         match self.pool.run(work).await {
             Ok(result) => result,
             Err(error) => Err(super::busy_problem(&error)),
@@ -537,16 +535,20 @@ pub async fn stats(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
-    let shown = grant.clone();
-    app.engine(&grant, Scope::Read, Vec::new(), move |engine| {
-        Ok(engine
-            .admin()
-            .status()?
-            .iter()
-            .filter(|status| shown.reaches(&mind_label(&status.mind)))
-            .map(crate::admin_cli::status_json)
-            .collect())
-    })
+    let shown = Caller::Token(grant.clone());
+    app.engine(
+        &grant,
+        Access::on_all(Scope::Read, Vec::new()),
+        move |engine| {
+            Ok(engine
+                .admin()
+                .status()?
+                .iter()
+                .filter(|status| shown.reaches(&status.mind))
+                .map(crate::admin_cli::status_json)
+                .collect())
+        },
+    )
     .await
     .map(Json)
 }
@@ -562,36 +564,20 @@ pub async fn search(
     Extension(grant): Extension<Grant>,
     ApiQuery(query): ApiQuery<SearchQuery>,
 ) -> Result<Json<RecallResponse>, Problem> {
-    let args = crate::memory_cli::RecallArgs {
+    let request = ops::recall::RecallRequest {
         query: query.q,
         limit: query.limit,
         profile: query.profile,
         workspace: query.workspace,
         scope: query.scope,
-        now: None,
-        min_cosine: None,
         no_floor: query.no_floor.unwrap_or(false),
-        rerank_pool: None,
         as_of: query.as_of,
-        json: true,
+        max_tokens: query.max_tokens,
+        ..ops::recall::RecallRequest::default()
     };
-    capped(&[
-        ("query", Some(&args.query)),
-        ("workspace", args.workspace.as_ref()),
-    ])?;
-    let options = crate::memory_cli::recall_options(&args)
-        .map_err(|e| Problem::bad_request(e.to_string()))?;
-    let workspace = read_mind(args.workspace.as_deref())?;
-    let named = match &workspace {
-        Mind::Personal => None,
-        mind => Some(mind_label(mind)),
-    };
-    let minds = crate::tokens::recall_minds(named, args.scope.as_deref());
-    let query = args.query.clone();
-    app.engine(&grant, Scope::Read, minds, move |engine| {
-        existing(engine, &workspace)?;
-        let recall = engine.recall_memory(&query, &options)?;
-        typed(crate::memory_cli::recall_json(&recall))
+    let operation = ops::recall::RecallOperation::try_from(request)?;
+    app.op(&grant, operation, |_, recall| {
+        typed(ops::recall::recall_json(&recall))
     })
     .await
     .map(Json)
@@ -665,8 +651,7 @@ pub async fn create_memory(
     let saved = app
         .engine(
             &grant,
-            Scope::Write,
-            vec![mind_label(&mind)],
+            Access::on(Scope::Write, mind.clone()).creating(),
             move |engine| {
                 // A workspace's mind is made by its first write (as with
                 // `hive-mind save --workspace`).
@@ -697,8 +682,7 @@ pub async fn get_memory(
     let frame = reference(&name)?;
     app.engine(
         &grant,
-        Scope::Read,
-        vec![mind_label(&frame.mind)],
+        Access::on(Scope::Read, frame.mind.clone()),
         move |engine| {
             let frames = engine.admin().get_frames(std::slice::from_ref(&frame))?;
             match frames.first() {
@@ -741,8 +725,7 @@ pub async fn change_memory(
     };
     app.engine(
         &grant,
-        Scope::Write,
-        vec![mind_label(&frame.mind)],
+        Access::on(Scope::Write, frame.mind.clone()),
         move |engine| Memory::of(&engine.review().set_metadata(&frame, &change)?),
     )
     .await
@@ -779,8 +762,7 @@ pub async fn correct_memory(
     };
     app.engine(
         &grant,
-        Scope::Write,
-        vec![mind_label(&frame.mind)],
+        Access::on(Scope::Write, frame.mind.clone()),
         move |engine| {
             let corrected = engine.correct_memory(&correction)?;
             Ok(Corrected {
@@ -806,8 +788,7 @@ pub async fn memory_history(
     let frame = reference(&name)?;
     app.engine(
         &grant,
-        Scope::Read,
-        vec![mind_label(&frame.mind)],
+        Access::on(Scope::Read, frame.mind.clone()),
         move |engine| {
             engine
                 .memory_history(&frame)?
@@ -833,8 +814,7 @@ pub async fn trace_memory(
     let frame = reference(&name)?;
     app.engine(
         &grant,
-        Scope::Read,
-        vec![mind_label(&frame.mind)],
+        Access::on(Scope::Read, frame.mind.clone()),
         move |engine| {
             Ok(crate::review_cli::trace_json(
                 &engine.review().trace(&frame)?,
@@ -866,22 +846,17 @@ pub async fn merge_memories(
         memories,
         content: body.content,
     };
-    app.engine(
-        &grant,
-        Scope::Write,
-        minds.iter().map(mind_label).collect(),
-        move |engine| {
-            let merged = engine.review().merge(&request)?;
-            Ok(MergedView {
-                memory: Memory::of(&merged.memory)?,
-                originals: merged
-                    .originals
-                    .iter()
-                    .map(Memory::of)
-                    .collect::<Result<_, _>>()?,
-            })
-        },
-    )
+    app.engine(&grant, Access::on_all(Scope::Write, minds), move |engine| {
+        let merged = engine.review().merge(&request)?;
+        Ok(MergedView {
+            memory: Memory::of(&merged.memory)?,
+            originals: merged
+                .originals
+                .iter()
+                .map(Memory::of)
+                .collect::<Result<_, _>>()?,
+        })
+    })
     .await
     .map(Json)
 }
@@ -928,12 +903,9 @@ pub async fn forget(
     } else {
         Scope::Admin
     };
-    app.engine(
-        &grant,
-        scope,
-        minds.iter().map(mind_label).collect(),
-        move |engine| Ok(crate::forget_cli::report_json(&engine.forget(&request)?)),
-    )
+    app.engine(&grant, Access::on_all(scope, minds), move |engine| {
+        Ok(crate::forget_cli::report_json(&engine.forget(&request)?))
+    })
     .await
     .map(Json)
 }
@@ -970,8 +942,7 @@ pub async fn remember_exchange(
     };
     app.engine(
         &grant,
-        Scope::Write,
-        minds.iter().map(mind_label).collect(),
+        Access::on_all(Scope::Write, minds).creating(),
         move |engine| {
             engine
                 .remember_exchange(&body.user, &body.assistant, &options)?
@@ -1002,11 +973,11 @@ pub async fn get_identity(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        Ok(crate::admin_cli::identity_json(
-            engine.admin().get_identity(mind)?.as_ref(),
-        ))
-    })
+    app.op(
+        &grant,
+        ops::identity::GetIdentity { mind },
+        |_, identity| Ok(crate::admin_cli::identity_json(identity.as_ref())),
+    )
     .await
     .map(Json)
 }
@@ -1023,30 +994,17 @@ pub async fn put_identity(
     ApiJson(body): ApiJson<IdentityBody>,
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = write_mind(&query)?;
-    capped(&[
-        ("name", Some(&body.name)),
-        ("role", Some(&body.role)),
-        ("personality", Some(&body.personality)),
-        ("capabilities", Some(&body.capabilities)),
-        ("system_prompt", Some(&body.system_prompt)),
-    ])?;
-    let identity = Identity {
-        name: body.name,
-        role: body.role,
-        personality: body.personality,
-        capabilities: body.capabilities,
-        system_prompt: body.system_prompt,
-        updated_at: None,
+    let fields = ops::identity::IdentityFields {
+        name: Some(body.name),
+        role: Some(body.role),
+        personality: Some(body.personality),
+        capabilities: Some(body.capabilities),
+        system_prompt: Some(body.system_prompt),
     };
-    app.engine(
-        &grant,
-        Scope::Write,
-        vec![mind_label(&mind)],
-        move |engine| {
-            let set = engine.admin().set_identity(&mind, &identity)?;
-            Ok(crate::admin_cli::identity_json(Some(&set)))
-        },
-    )
+    let operation = ops::identity::SetIdentity::new(mind, fields)?;
+    app.op(&grant, operation, |_, identity| {
+        Ok(crate::admin_cli::identity_json(Some(&identity)))
+    })
     .await
     .map(Json)
 }
@@ -1062,14 +1020,11 @@ pub async fn awareness(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        Ok(engine
-            .admin()
-            .list_awareness(mind)?
-            .iter()
-            .map(crate::admin_cli::awareness_json)
-            .collect())
-    })
+    app.op(
+        &grant,
+        ops::awareness::ListAwareness { mind },
+        |_, items| Ok(items.iter().map(crate::admin_cli::awareness_json).collect()),
+    )
     .await
     .map(Json)
 }
@@ -1086,41 +1041,21 @@ pub async fn add_awareness(
     ApiJson(body): ApiJson<NewAwareness>,
 ) -> Result<Response, Problem> {
     let mind = write_mind(&query)?;
-    capped(&[
-        ("content", Some(&body.content)),
-        ("expires_at", body.expires_at.as_ref()),
-    ])?;
-    let category = convert::name_in::<hive_mind_runtime::engine::wit_admin::AwarenessCategory>(
-        "category",
-        body.category.trim(),
-    )
-    .map_err(Problem::bad_request)?;
-    let expires_at = body
-        .expires_at
-        .as_deref()
-        .map(convert::timestamp_in)
-        .transpose()
-        .map_err(|why| Problem::bad_request(format!("expires_at: {why}")))?;
+    let operation = ops::awareness::AddAwareness::new(
+        mind,
+        &body.category,
+        body.content,
+        body.priority,
+        body.expires_at.as_ref(),
+        body.evict,
+    )?;
     let added = app
-        .engine(
-            &grant,
-            Scope::Write,
-            vec![mind_label(&mind)],
-            move |engine| {
-                let added = engine.admin().add_awareness(
-                    &mind,
-                    category,
-                    &body.content,
-                    body.priority.unwrap_or(0),
-                    expires_at,
-                    body.evict,
-                )?;
-                Ok(json!({
-                    "added": crate::admin_cli::awareness_json(&added.item),
-                    "evicted": added.evicted.as_ref().map(crate::admin_cli::awareness_json),
-                }))
-            },
-        )
+        .op(&grant, operation, |_, added| {
+            Ok(json!({
+                "added": crate::admin_cli::awareness_json(&added.item),
+                "evicted": added.evicted.as_ref().map(crate::admin_cli::awareness_json),
+            }))
+        })
         .await?;
     Ok((StatusCode::CREATED, Json(added)).into_response())
 }
@@ -1138,12 +1073,9 @@ pub async fn remove_awareness(
     ApiQuery(query): ApiQuery<WriteQuery>,
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = write_mind(&query)?;
-    app.on_mind(&grant, Scope::Write, mind, move |engine, mind| {
-        let removed = engine.admin().remove_awareness(mind, &[id])?;
-        if removed == 0 {
-            return Err(Problem::not_found(format!("no live awareness item {id}")));
-        }
-        Ok(json!({ "removed": removed }))
+    let operation = ops::awareness::RemoveAwareness { mind, id: Some(id) };
+    app.op(&grant, operation, |_, removed| {
+        Ok(json!({ "removed": removed.len() }))
     })
     .await
     .map(Json)
@@ -1311,8 +1243,7 @@ pub async fn release(
     let frame = reference(&name)?;
     app.engine(
         &grant,
-        Scope::Admin,
-        vec![mind_label(&frame.mind)],
+        Access::on(Scope::Admin, frame.mind.clone()),
         move |engine| Memory::of(&engine.review().release(&frame)?),
     )
     .await

@@ -553,6 +553,7 @@ pub fn run(
             None => Some(0),
         },
         as_of: None,
+        max_tokens: None,
     };
     // Warm-up: the first recall pays for cold caches and prepared
     // statements.

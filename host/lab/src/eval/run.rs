@@ -487,6 +487,7 @@ fn evaluate_sample(
         floor,
         rerank_pool,
         as_of: None,
+        max_tokens: None,
     };
     let turn_ids = sample.turn_ids();
     let mut asked = 0;

@@ -510,6 +510,19 @@ impl EngineRuntime {
         })?;
         Ok(result.map_err(MemoryError)?)
     }
+
+    /// `memory.recall-minds`: the minds a recall with `options` reads,
+    /// active workspace first (what a caller's grant is checked against).
+    pub fn recall_minds(
+        &mut self,
+        options: &wit_memory::RecallOptions,
+    ) -> Result<Vec<wit_types::Mind>, EngineError> {
+        let result = self.call("recall-minds", CallKind::Recall, |engine, store| {
+            engine.hive_mind_memory().call_recall_minds(store, options)
+        })?;
+        Ok(result.map_err(MemoryError)?)
+    }
+
     /// `memory.cleanup-frames`: find (and with `apply`, retire) a mind's
     /// dead-weight frames.
     pub fn cleanup_frames(

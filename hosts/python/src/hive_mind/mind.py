@@ -426,6 +426,7 @@ class HiveMind:
         profile: str | None = None,
         rerank_pool: int | None = None,
         as_of: str | None = None,
+        max_tokens: int | None = None,
     ) -> Recall:
         """Recall the memories most relevant to ``query``.
 
@@ -441,6 +442,8 @@ class HiveMind:
         none). ``as_of`` (ISO-8601) answers with what was valid then:
         memories from before it that had not been replaced by then (default:
         now, where a replaced memory is answered by its current version).
+        ``max_tokens`` bounds the recall block's text: the lowest-ranked
+        memories are left out until it fits (default: no bound).
         """
         result = self._call(
             MEMORY,
@@ -455,6 +458,7 @@ class HiveMind:
                 floor=None,
                 rerank_pool=rerank_pool,
                 as_of=_timestamp(as_of),
+                max_tokens=max_tokens,
             ),
         )
         return Recall(

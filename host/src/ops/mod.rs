@@ -1,0 +1,321 @@
+//! # The operations layer: one request per operation, authorized once
+//!
+//! The CLI, the MCP tools, the REST routes and the hooks are adapters: each
+//! turns what its caller sent (flags, tool arguments, a query string and a
+//! body) into the operation's typed request here, and hands it to
+//! [`execute`] with the [`Caller`] it serves. Nothing else reaches the
+//! engine on a caller's behalf.
+//!
+//! A request is **resolved** before it is judged: its minds are
+//! [`Mind`] values (a reference's mind, a `workspace` argument, a recall
+//! scope the engine expands with `recall-minds`), never argument names.
+//! [`Operation::access`] declares from those values what the request
+//! reads and writes and the [`Scope`] it needs; [`execute`] checks it
+//! against the caller's grant, then that every workspace it names exists,
+//! then runs the request on exactly the minds it declared. A tool that
+//! ignored an argument the check read (the old MCP `set_identity` with an
+//! extra `workspace` wrote the personal mind) cannot happen: the check and
+//! the write read the same value.
+//!
+//! Refusals never name a mind the caller did not name: an unknown
+//! workspace is "no mind `workspace:x`", never the list of the others.
+//!
+//! - [`recall`] — recall, its options validated and bounded once.
+//! - [`identity`] — a mind's identity, read and set (each mind has its own).
+//! - [`awareness`] — a mind's awareness items.
+
+pub mod awareness;
+pub mod identity;
+pub mod recall;
+
+use hive_mind_runtime::engine::convert;
+use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::{EngineError, EngineRuntime};
+
+use crate::tokens::{Grant, Scope};
+
+/// Who a request is served for.
+#[derive(Debug, Clone)]
+pub enum Caller {
+    /// The owner at their own machine: the CLI, MCP over stdio, a hook
+    /// working alone. Reaches every mind with every scope.
+    Owner,
+    /// A bearer token's holder (the server): what its [`Grant`] allows.
+    Token(Grant),
+}
+
+impl Caller {
+    /// The caller of a request with this grant (none: the owner).
+    pub fn of(grant: Option<Grant>) -> Caller {
+        grant.map_or(Caller::Owner, Caller::Token)
+    }
+
+    /// Whether the caller reaches `mind`.
+    pub fn reaches(&self, mind: &Mind) -> bool {
+        match self {
+            Caller::Owner => true,
+            Caller::Token(grant) => grant.reaches(&convert::mind_name(mind)),
+        }
+    }
+
+    /// Refuse what `access` needs beyond the caller's grant.
+    pub fn authorize(&self, access: &Access) -> Result<(), OpError> {
+        let Caller::Token(grant) = self else {
+            return Ok(());
+        };
+        if access.every_mind && !grant.all_minds() {
+            return Err(OpError::Forbidden(format!(
+                "the token {:?} is not granted every mind, which this reaches",
+                grant.name
+            )));
+        }
+        let minds: Vec<String> = access.minds.iter().map(convert::mind_name).collect();
+        grant
+            .require(access.scope, &minds)
+            .map_err(OpError::Forbidden)
+    }
+}
+
+/// What a resolved request reads and writes, and the scope it needs.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// The most it does: read, write, or the owner's admin work.
+    pub scope: Scope,
+    /// Every mind it reads or writes.
+    pub minds: Vec<Mind>,
+    /// It reaches every mind (a listing of the workspaces, a new one).
+    pub every_mind: bool,
+    /// The workspaces among `minds` must exist (a read of a missing one
+    /// would answer as if it were empty; a write would create it).
+    pub existing: bool,
+}
+
+impl Access {
+    /// `scope` on one existing mind.
+    pub fn on(scope: Scope, mind: Mind) -> Access {
+        Access::on_all(scope, vec![mind])
+    }
+
+    /// `scope` on existing minds.
+    pub fn on_all(scope: Scope, minds: Vec<Mind>) -> Access {
+        Access {
+            scope,
+            minds,
+            every_mind: false,
+            existing: true,
+        }
+    }
+
+    /// A read of `mind`.
+    pub fn read(mind: Mind) -> Access {
+        Access::on(Scope::Read, mind)
+    }
+
+    /// A write to `mind`.
+    pub fn write(mind: Mind) -> Access {
+        Access::on(Scope::Write, mind)
+    }
+
+    /// `scope` across every mind.
+    pub fn every_mind(scope: Scope) -> Access {
+        Access {
+            scope,
+            minds: Vec::new(),
+            every_mind: true,
+            existing: false,
+        }
+    }
+
+    /// The same, without asking that the minds exist (an import or a
+    /// workspace's creation makes the mind).
+    pub fn creating(mut self) -> Access {
+        self.existing = false;
+        self
+    }
+}
+
+/// Why an operation was refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// A malformed request: the message names the argument and why.
+    #[error("{0}")]
+    Invalid(String),
+    /// Beyond the caller's grant.
+    #[error("{0}")]
+    Forbidden(String),
+    /// A mind or item the caller named is not there.
+    #[error("{0}")]
+    NotFound(String),
+    /// The engine refused or failed (its typed case decides which).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// One operation's resolved request.
+pub trait Operation {
+    /// What it answers.
+    type Output;
+
+    /// What it reads and writes (the engine may be asked how a request
+    /// resolves: the minds a recall's scope reaches).
+    fn access(&self, engine: &mut EngineRuntime) -> Result<Access, OpError>;
+
+    /// Run it (authorized, its minds there).
+    fn run(self, engine: &mut EngineRuntime) -> Result<Self::Output, OpError>;
+}
+
+/// Authorize `operation` for `caller`, check that the workspaces it names
+/// exist, then run it.
+pub fn execute<O: Operation>(
+    engine: &mut EngineRuntime,
+    caller: &Caller,
+    operation: O,
+) -> Result<O::Output, OpError> {
+    let access = operation.access(engine)?;
+    authorize_on(engine, caller, &access)?;
+    operation.run(engine)
+}
+
+/// Authorize `access` for `caller` and check that its workspaces exist:
+/// the one gate of [`execute`], for the surfaces' work that is not (yet) a
+/// typed operation.
+pub fn authorize_on(
+    engine: &mut EngineRuntime,
+    caller: &Caller,
+    access: &Access,
+) -> Result<(), OpError> {
+    caller.authorize(access)?;
+    if access.existing {
+        require_minds(engine, &access.minds)?;
+    }
+    Ok(())
+}
+
+/// Refuse a workspace mind that is not in the data directory, naming only
+/// that mind.
+pub fn require_minds(engine: &mut EngineRuntime, minds: &[Mind]) -> Result<(), OpError> {
+    let workspaces: Vec<&Mind> = minds
+        .iter()
+        .filter(|mind| matches!(mind, Mind::Workspace(_)))
+        .collect();
+    if workspaces.is_empty() {
+        return Ok(());
+    }
+    let known: Vec<String> = engine
+        .admin()
+        .list_minds()?
+        .iter()
+        .map(convert::mind_name)
+        .collect();
+    for mind in workspaces {
+        if !known.contains(&convert::mind_name(mind)) {
+            return Err(OpError::NotFound(format!(
+                "no mind {:?} in this data directory",
+                convert::mind_name(mind)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The mind of a read: `workspace` names one, else the personal mind.
+pub fn read_mind(workspace: Option<&str>) -> Result<Mind, OpError> {
+    match workspace.map(str::trim).filter(|id| !id.is_empty()) {
+        None => Ok(Mind::Personal),
+        Some(id) => convert::workspace(id).map_err(OpError::Invalid),
+    }
+}
+
+/// The mind of a write: `mind` (`personal` or `workspace`) and
+/// `workspace` must agree; with `mind` absent, `workspace` decides (none:
+/// the personal mind) unless `explicit`, where a write must name its mind.
+pub fn write_mind(
+    mind: Option<&str>,
+    workspace: Option<&str>,
+    explicit: bool,
+) -> Result<Mind, OpError> {
+    let workspace = workspace.map(str::trim).filter(|id| !id.is_empty());
+    match (mind.map(str::trim), workspace) {
+        (None, _) if explicit => Err(OpError::Invalid(
+            "a write names its mind: mind=personal, or mind=workspace with workspace=<id>"
+                .to_string(),
+        )),
+        (None | Some("personal"), None) => Ok(Mind::Personal),
+        (None | Some("workspace"), Some(id)) => convert::workspace(id).map_err(OpError::Invalid),
+        (Some("personal"), Some(id)) => Err(OpError::Invalid(format!(
+            "ambiguous mind: mind is \"personal\" but workspace {id:?} is given; drop one"
+        ))),
+        (Some("workspace"), None) => Err(OpError::Invalid(
+            "mind is \"workspace\" but no workspace is named; pass workspace".to_string(),
+        )),
+        (Some(other), _) => Err(OpError::Invalid(format!(
+            "unknown mind {other:?}: expected \"personal\" or \"workspace\""
+        ))),
+    }
+}
+
+/// Refuse an argument over its size cap ([`crate::limits`]).
+pub fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), OpError> {
+    crate::limits::check_each(fields).map_err(|error| OpError::Invalid(error.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(scope: Scope, minds: &[&str]) -> Caller {
+        Caller::Token(Grant {
+            name: "t".to_string(),
+            scope,
+            minds: minds.iter().map(|mind| mind.to_string()).collect(),
+        })
+    }
+
+    #[test]
+    fn a_token_is_judged_on_the_resolved_minds() {
+        let acme = Mind::Workspace("acme".to_string());
+        let caller = token(Scope::Write, &["workspace:acme"]);
+        assert!(caller.authorize(&Access::write(acme.clone())).is_ok());
+        assert!(matches!(
+            caller.authorize(&Access::write(Mind::Personal)),
+            Err(OpError::Forbidden(_))
+        ));
+        assert!(matches!(
+            caller.authorize(&Access::on_all(
+                Scope::Read,
+                vec![acme.clone(), Mind::Personal]
+            )),
+            Err(OpError::Forbidden(_))
+        ));
+        assert!(matches!(
+            caller.authorize(&Access::on(Scope::Admin, acme)),
+            Err(OpError::Forbidden(_))
+        ));
+        assert!(matches!(
+            caller.authorize(&Access::every_mind(Scope::Read)),
+            Err(OpError::Forbidden(_))
+        ));
+        assert!(
+            Caller::Owner
+                .authorize(&Access::every_mind(Scope::Admin))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_write_mind_is_named_once_and_never_ambiguously() {
+        let name = |mind: Result<Mind, OpError>| mind.ok().map(|mind| convert::mind_name(&mind));
+        assert_eq!(
+            name(write_mind(None, None, false)).as_deref(),
+            Some("personal")
+        );
+        assert_eq!(
+            name(write_mind(None, Some("acme"), false)).as_deref(),
+            Some("workspace:acme")
+        );
+        assert!(write_mind(None, None, true).is_err());
+        assert!(write_mind(Some("personal"), Some("acme"), false).is_err());
+        assert!(write_mind(Some("workspace"), None, false).is_err());
+        assert!(write_mind(Some("elsewhere"), None, false).is_err());
+    }
+}

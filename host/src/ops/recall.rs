@@ -1,0 +1,200 @@
+//! Recall: one request for `hive-mind recall`, MCP `recall_memory`,
+//! `GET /api/memory/search` and the prompt hooks.
+//!
+//! [`RecallRequest`] holds what a caller may ask as text (ISO times,
+//! vocabulary names) and turns it into the WIT `recall-options` once
+//! ([`RecallRequest::options`]), capped by [`crate::limits`]. The minds it
+//! reads are the engine's answer (`recall-minds`), so the grant is checked
+//! against the rule the recall itself applies, and the identity and
+//! awareness in the answer's context come from those minds only. `limit`
+//! and `max_tokens` are passed through: the engine bounds them (at most
+//! `limit` memories, every lane together; a block within `max_tokens`).
+
+use serde_json::{Value as Json, json};
+
+use hive_mind_runtime::engine::EngineRuntime;
+use hive_mind_runtime::engine::convert::{self, NO_FLOOR, profile_in, scope_in};
+use hive_mind_runtime::engine::wit_memory::{Recall, RecallOptions, RelevanceFloor};
+use hive_mind_runtime::engine::wit_names::WitEnum;
+
+use super::{Access, OpError, Operation, capped};
+use crate::tokens::Scope;
+
+/// A recall, as every surface asks for it.
+#[derive(Debug, Clone, Default)]
+pub struct RecallRequest {
+    /// What to recall memories for.
+    pub query: String,
+    /// The most memories to return (the engine's default: 10).
+    pub limit: Option<u32>,
+    /// balanced, recent, important or connected.
+    pub profile: Option<String>,
+    /// The active workspace.
+    pub workspace: Option<String>,
+    /// personal, current or all.
+    pub scope: Option<String>,
+    /// The time to score recency against (ISO-8601).
+    pub now: Option<String>,
+    /// The least cosine of a semantic match.
+    pub min_cosine: Option<f64>,
+    /// No relevance floor at all.
+    pub no_floor: bool,
+    /// How many candidates the reranker reads.
+    pub rerank_pool: Option<u32>,
+    /// Answer as of this time (ISO-8601).
+    pub as_of: Option<String>,
+    /// The most tokens of the recall block.
+    pub max_tokens: Option<u32>,
+}
+
+/// A named argument's refusal.
+fn bad(name: &str, why: String) -> OpError {
+    OpError::Invalid(format!("{name}: {why}"))
+}
+
+impl RecallRequest {
+    /// The WIT options, validated (each argument's refusal names it).
+    pub fn options(&self) -> Result<RecallOptions, OpError> {
+        capped(&[
+            ("query", Some(&self.query)),
+            ("profile", self.profile.as_ref()),
+            ("scope", self.scope.as_ref()),
+            ("workspace", self.workspace.as_ref()),
+            ("now", self.now.as_ref()),
+            ("as_of", self.as_of.as_ref()),
+        ])?;
+        if self.query.trim().is_empty() {
+            return Err(OpError::Invalid("query is empty".to_string()));
+        }
+        let profile = self.profile.as_deref().map(profile_in).transpose();
+        let scope = self.scope.as_deref().map(scope_in).transpose();
+        let now = self.now.as_deref().map(convert::timestamp_in).transpose();
+        let as_of = self.as_of.as_deref().map(convert::timestamp_in).transpose();
+        let workspace = self
+            .workspace
+            .as_deref()
+            .map(str::trim)
+            .filter(|id| !id.is_empty())
+            .map(|id| convert::workspace(id).map(|_| id.to_string()))
+            .transpose();
+        let floor = if self.no_floor {
+            Some(NO_FLOOR)
+        } else {
+            self.min_cosine.map(|min_cosine| RelevanceFloor {
+                min_cosine,
+                lexical_match: true,
+                standing_lanes_always: false,
+            })
+        };
+        Ok(RecallOptions {
+            limit: self.limit,
+            workspace: workspace.map_err(|why| bad("workspace", why))?,
+            scope: scope.map_err(|why| bad("scope", why))?,
+            profile: profile.map_err(|why| bad("profile", why))?,
+            now: now.map_err(|why| bad("now", why))?,
+            floor,
+            rerank_pool: self.rerank_pool,
+            as_of: as_of.map_err(|why| bad("as_of", why))?,
+            max_tokens: self.max_tokens,
+        })
+    }
+}
+
+/// A validated recall: the query and its WIT options.
+pub struct RecallOperation {
+    query: String,
+    options: RecallOptions,
+}
+
+impl TryFrom<RecallRequest> for RecallOperation {
+    type Error = OpError;
+
+    fn try_from(request: RecallRequest) -> Result<Self, OpError> {
+        let options = request.options()?;
+        Ok(RecallOperation {
+            query: request.query,
+            options,
+        })
+    }
+}
+
+impl Operation for RecallOperation {
+    type Output = Recall;
+
+    fn access(&self, engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        let minds = engine.recall_minds(&self.options)?;
+        Ok(Access::on_all(Scope::Read, minds))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<Recall, OpError> {
+        Ok(engine.recall_memory(&self.query, &self.options)?)
+    }
+}
+
+/// The recall result as JSON (every surface renders it with this).
+pub fn recall_json(recall: &Recall) -> Json {
+    let memories: Vec<Json> = recall
+        .memories
+        .iter()
+        .map(|memory| {
+            let frame = convert::frame_json(&memory.frame);
+            json!({
+                "ref": frame["ref"],
+                "lane": memory.lane.wit_name(),
+                "score": memory.score,
+                "why": memory.why,
+                "frame": frame,
+            })
+        })
+        .collect();
+    json!({
+        "memories": memories,
+        "text": recall.text,
+        "withheld": recall.withheld,
+        "context": recall.context,
+        "notes": recall.notes,
+        "stages": recall
+            .stages
+            .iter()
+            .map(|stage| json!({"stage": stage.stage.wit_name(), "micros": stage.micros}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// The block to put before a prompt: the recall's text, or nothing when
+/// nothing was recalled or the recall was withheld.
+pub fn prompt_block(recall: &Recall) -> String {
+    if recall.withheld.is_some() || recall.memories.is_empty() {
+        String::new()
+    } else {
+        recall.text.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_bad_argument_is_named() {
+        let request = |edit: fn(&mut RecallRequest)| {
+            let mut request = RecallRequest {
+                query: "where do I live?".to_string(),
+                ..RecallRequest::default()
+            };
+            edit(&mut request);
+            request.options().err().map(|error| error.to_string())
+        };
+        assert_eq!(request(|_| {}), None);
+        let named = |edit, name: &str| {
+            let refused = request(edit).unwrap_or_default();
+            assert!(refused.starts_with(name), "{refused}");
+        };
+        named(|r| r.scope = Some("everything".to_string()), "scope");
+        named(|r| r.profile = Some("loud".to_string()), "profile");
+        named(|r| r.now = Some("yesterday-ish".to_string()), "now");
+        named(|r| r.as_of = Some("soon".to_string()), "as_of");
+        named(|r| r.workspace = Some("../etc".to_string()), "workspace");
+        named(|r| r.query = " ".to_string(), "query");
+    }
+}
