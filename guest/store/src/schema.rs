@@ -20,9 +20,9 @@
 //! v2's canonical entity names are today's
 //! [`hive_mind_core::normalize_entity_name`], and v11's slots are today's
 //! [`hive_mind_core::supersede::memory_slot`], chained by the store's live
-//! [`super::slots::chain_slot_in`].) Unit tests hold each frozen copy to
-//! the live definition it was taken from, so a change to one fails until a
-//! step follows it.
+//! `slots::chain_slot_in`.) Unit tests hold each frozen copy to the live
+//! definition it was taken from, so a change to one fails until a step
+//! follows it.
 //!
 //! - **v1** — the first released layout, frozen as it was written: frames
 //!   with the reference engine's names (`I`/`P`/`B`, `user_stated`), FTS5,

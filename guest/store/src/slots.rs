@@ -4,7 +4,7 @@
 //! ([`hive_mind_core::supersede::memory_slot`]: `user|residence`,
 //! `ana|phone number`, …; none for a B-frame). The current frames of one
 //! slot are put in event-time order and each is closed at the next one's
-//! event time ([`chain_slot_in`]: its `valid_to`, `superseded_by` and
+//! event time (`chain_slot_in`: its `valid_to`, `superseded_by` and
 //! `superseded_at`), so the latest statement is current whatever order the
 //! statements arrived in. [`super::validity`] explains the two clocks and
 //! the other way a memory is replaced, a correction.
