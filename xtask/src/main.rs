@@ -18,7 +18,8 @@
 //!   `test` and `demo` run it first.
 //! - `architecture` — hold ARCHITECTURE.md to the code (see
 //!   [`architecture`]): the paths it names exist, its crate graph is the
-//!   real one, no host crate links a guest crate.
+//!   real one, no host crate links a guest crate, and no crate's modules
+//!   use each other in a circle ([`imports`]).
 //! - `lint` — `architecture`, rustfmt check, the dependency policy
 //!   (`cargo deny check licenses bans sources`, offline, `deny.toml`) and
 //!   clippy (`-D warnings`), native, for wasm32-wasip2, and for

@@ -145,12 +145,18 @@ pub struct InjectionReport {
     pub safe: bool,
     /// The score at or above which the text is hostile.
     pub threshold: f64,
-    /// Which detector judged: [`crate::detector::FALLBACK_DETECTOR`] for
-    /// the patterns alone.
+    /// Which detector judged: [`PATTERNS_DETECTOR`] for the patterns alone.
     pub detector: String,
     /// Why, strongest first: `pattern <name>` for each pattern here.
     pub reasons: Vec<String>,
 }
+
+/// The scanner's name as a detector, in [`InjectionReport::detector`] and
+/// in a stored verdict: what the learned detector
+/// ([`crate::detector::FALLBACK_DETECTOR`]) falls back to when its weights
+/// did not load. Defined here, with the scanner it names, so that the
+/// scanner needs nothing of the detector that reads it.
+pub const PATTERNS_DETECTOR: &str = "patterns";
 
 /// A text is safe iff its score is below this. With the weights below, any
 /// role override or prompt extraction is unsafe on its own, and so is an
@@ -236,7 +242,7 @@ pub fn scan_for_injection(text: &str, context: ScanContext) -> InjectionReport {
         score,
         safe: score < SAFE_THRESHOLD,
         threshold: SAFE_THRESHOLD,
-        detector: crate::detector::FALLBACK_DETECTOR.to_string(),
+        detector: PATTERNS_DETECTOR.to_string(),
     }
 }
 

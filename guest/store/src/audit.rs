@@ -9,8 +9,8 @@ use crate::sql::{Connection, params};
 use serde::Serialize;
 
 use super::MindStore;
+use super::clock::now;
 use super::error::{StoreError, StoreResult};
-use super::schema::now;
 
 /// A row of `install_audit`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -14,8 +14,9 @@ use crate::sql::{OptionalExtension, Row, TransactionBehavior, params};
 use serde::Serialize;
 
 use super::MindStore;
+use super::clock::{now, parse_event_time};
 use super::error::{StoreError, StoreResult};
-use super::schema::{AWARENESS_CATEGORIES, AWARENESS_MAX, now, parse_event_time};
+use super::schema::{AWARENESS_CATEGORIES, AWARENESS_MAX};
 
 /// A live awareness item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -38,8 +38,8 @@ use sha2::Digest as _;
 use crate::sql::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::MindStore;
+use super::clock::now;
 use super::error::{StoreError, StoreResult};
-use super::schema::now;
 
 /// The longest reason kept in the erasure log, in characters: a reason is
 /// a note ("asked by the user", "pasted by mistake"), and what the user
@@ -535,7 +535,7 @@ impl MindStore {
         let request_json = request_record(request);
         rebase_sessions(&tx, &ids)?;
         let erased: Vec<u64> = ids.iter().copied().collect();
-        super::validity::reopen_replaced_by_in(&tx, &erased)?;
+        super::slots::reopen_replaced_by_in(&tx, &erased)?;
         // Branches before their bases: a branch is written after its base,
         // so a higher id goes first.
         for (frame, _) in chosen.iter().rev() {

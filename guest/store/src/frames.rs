@@ -9,7 +9,7 @@
 //! Every save:
 //!
 //! 1. validates everything first — non-empty content, the event time
-//!    (ISO-8601, see [`super::schema::parse_event_time`]), metadata as a JSON
+//!    (ISO-8601, see [`super::clock::parse_event_time`]), metadata as a JSON
 //!    object, the vector's dimension, the chunks against
 //!    [`super::plan_chunks`] under the mind's chunk plan
 //!    ([`MindStore::chunk_plan`]) — so a bad save writes nothing;
@@ -26,9 +26,9 @@
 use crate::sql::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use hive_mind_core::{ChunkPlan, Importance, content_hash};
 
+use super::clock::{now, parse_event_time};
 use super::error::{StoreError, StoreResult};
 use super::meta::{check_vector, vector_bytes};
-use super::schema::{now, parse_event_time};
 use super::types::{
     BranchContent, ChunkVector, Frame, FrameScreening, FrameType, MemoryStatus, NewFrame,
     SavedFrame, parse_frame_type, parse_importance, parse_source,
@@ -865,7 +865,7 @@ fn insert(
     };
     let slot = match frame_type {
         FrameType::BFrame => None,
-        _ => super::validity::slot_of(&checked.content),
+        _ => super::slots::slot_of(&checked.content),
     };
     conn.prepare_cached(
         "INSERT INTO memory_frames (frame_type, gop_id, t, base_frame_id, content, importance, source,
@@ -893,7 +893,7 @@ fn insert(
     write_vectors(conn, id, embedding, chunks)?;
     screen_in(conn, id, &checked.content)?;
     if let Some(slot) = &slot {
-        super::validity::chain_slot_in(conn, slot)?;
+        super::slots::chain_slot_in(conn, slot)?;
     }
     let frame = get_in(conn, mind, id)?
         .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;

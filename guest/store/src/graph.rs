@@ -26,8 +26,8 @@ use hive_mind_core::normalize_entity_name;
 use serde::Serialize;
 
 use super::MindStore;
+use super::clock::now;
 use super::error::{StoreError, StoreResult};
-use super::schema::now;
 
 /// A node of the graph.
 #[derive(Debug, Clone, PartialEq, Serialize)]

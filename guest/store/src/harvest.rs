@@ -22,10 +22,10 @@ use serde::Serialize;
 
 use crate::MindStore;
 use crate::audit::AiInteraction;
+use crate::clock::now;
 use crate::error::{StoreError, StoreResult};
 use crate::frames::{delete_frame_in, save_frames_in};
 use crate::graph::{relate_in, upsert_entity_in};
-use crate::schema::now;
 use crate::sql::{OptionalExtension, TransactionBehavior, params};
 use crate::types::{NewFrame, SavedFrame};
 

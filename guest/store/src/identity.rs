@@ -6,8 +6,8 @@ use crate::sql::{OptionalExtension, params};
 use serde::Serialize;
 
 use super::MindStore;
+use super::clock::now;
 use super::error::StoreResult;
-use super::schema::now;
 
 /// The agent's identity.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

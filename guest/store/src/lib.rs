@@ -48,8 +48,9 @@
 //! migrations) · [`meta`] (embedder fingerprint, vector tables) · [`frames`]
 //! (I/P/B writes, dedup, update, deprecate, delete, reindex) · [`erasure`]
 //! (forgetting for real, and the erasure log) · [`portable`] (export to JSON
-//! Lines, restore into an empty mind) · [`validity`] (corrections,
-//! and the newer statement of a slot replacing the older) · [`search`]
+//! Lines, restore into an empty mind) · [`validity`] (corrections and
+//! history) · [`slots`] (the newer statement of a slot replacing the
+//! older) · [`clock`] (the stored time format, now) · [`search`]
 //! (BM25, KNN, listings) · [`vector_index`] (the in-memory int8 KNN index
 //! that vector search runs on) · [`graph`] (entities, relations, BFS,
 //! dedupe) · [`harvest`] (imported sources and items, one transaction per
@@ -64,6 +65,7 @@
 pub mod audit;
 pub mod awareness;
 pub mod check;
+pub mod clock;
 pub mod erasure;
 pub mod error;
 pub mod frames;
@@ -77,6 +79,7 @@ pub mod review;
 pub mod schema;
 pub mod search;
 pub mod sessions;
+pub mod slots;
 pub mod sql;
 pub mod types;
 pub mod validity;

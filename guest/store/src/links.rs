@@ -48,7 +48,7 @@ impl MindStore {
                 return Err(StoreError::NotFound(format!("frame {mind}:{id}")));
             }
         }
-        let now = super::schema::now();
+        let now = super::clock::now();
         {
             let mut insert = tx.prepare_cached(
                 "INSERT INTO memory_frame_links (frame_id, related_id, similarity, created_at)

@@ -37,8 +37,9 @@ use sha2::Digest as _;
 use crate::sql::{TransactionBehavior, Value};
 
 use super::MindStore;
+use super::clock::now;
 use super::error::{StoreError, StoreResult};
-use super::schema::{SCHEMA_VERSION, now};
+use super::schema::SCHEMA_VERSION;
 
 /// The format's name, in the header.
 pub const FORMAT_NAME: &str = "hive-mind-export";

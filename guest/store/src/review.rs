@@ -31,10 +31,10 @@ use serde::Serialize;
 use crate::sql::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::MindStore;
+use super::clock::now;
 use super::error::{StoreError, StoreResult};
 use super::frames::{FRAME_COLUMNS, frame_from_row, get_in};
 use super::graph::Entity;
-use super::schema::now;
 use super::sessions::Session;
 use super::types::{Frame, FrameType, MemoryStatus, NewFrame, SavedFrame};
 

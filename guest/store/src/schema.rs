@@ -15,10 +15,12 @@
 //! relation merges, content hash and timestamp reading, v7's reading of raw
 //! turns and their reply contexts), so later changes to the graph, the
 //! vocabularies, the hash or the raw-turn format cannot change what
-//! migrating an old file does. A change to the layout is a new step. (One
-//! deliberate exception: v2's canonical entity names are today's
-//! [`hive_mind_core::normalize_entity_name`], because they are the key
-//! entities are looked up by.) Unit tests hold each frozen copy to the live
+//! migrating an old file does. A change to the layout is a new step. (Two
+//! deliberate exceptions, both keys the store looks things up by today:
+//! v2's canonical entity names are today's
+//! [`hive_mind_core::normalize_entity_name`], and v11's slots are today's
+//! [`hive_mind_core::supersede::memory_slot`], chained by the store's live
+//! `slots::chain_slot_in`.) Unit tests hold each frozen copy to the live
 //! definition it was taken from, so a change to one fails until a step
 //! follows it.
 //!
@@ -85,7 +87,7 @@
 //!   ([`super::erasure`]): what was forgotten, by id, hash, time and reason,
 //!   never the text; append-only like the audit tables, with the same
 //!   three guards.
-//! - **v11** — validity ([`super::validity`]). A frame
+//! - **v11** — validity ([`super::validity`], [`super::slots`]). A frame
 //!   has `valid_to`, `superseded_by` and `superseded_at` (all null while
 //!   current) and its statement `slot` (indexed). The step gives every
 //!   frame its slot with today's [`hive_mind_core::supersede::memory_slot`]
@@ -144,27 +146,6 @@ pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: u32 = 13;
-
-/// The current timestamp format: UTC with milliseconds, `Z`; sorts as text.
-pub const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
-
-/// Now, as stored.
-pub fn now() -> String {
-    chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now())
-        .format(TIME_FORMAT)
-        .to_string()
-}
-
-/// Read an event time: the UTC instant in the stored format, and the calendar
-/// date as written (`2026-05-08T23:30:00-05:00` is the 8th of May).
-pub fn parse_event_time(text: &str) -> Result<(String, String), String> {
-    let instant = hive_mind_core::calendar::parse_instant(text).map_err(|e| e.to_string())?;
-    let date = hive_mind_core::calendar::parse_local_date(text).map_err(|e| e.to_string())?;
-    Ok((
-        instant.format(TIME_FORMAT).to_string(),
-        hive_mind_core::calendar::format_date(date),
-    ))
-}
 
 /// A `'a', 'b'` list for a CHECK constraint.
 fn sql_list(names: impl IntoIterator<Item = &'static str>) -> String {
@@ -1311,13 +1292,13 @@ fn v11(conn: &Connection) -> StoreResult<()> {
     let mut slots = std::collections::BTreeSet::new();
     let mut update = conn.prepare("UPDATE memory_frames SET slot = ?1 WHERE id = ?2")?;
     for (id, content) in frames {
-        if let Some(slot) = super::validity::slot_of(&content) {
+        if let Some(slot) = super::slots::slot_of(&content) {
             update.execute(params![slot, id])?;
             slots.insert(slot);
         }
     }
     for slot in slots {
-        super::validity::chain_slot_in(conn, &slot)?;
+        super::slots::chain_slot_in(conn, &slot)?;
     }
     Ok(())
 }
@@ -1519,7 +1500,11 @@ mod tests {
             "2026-02-30",
             "08/05/2026",
         ] {
-            assert_eq!(v2_event_time(text), parse_event_time(text).ok(), "{text:?}");
+            assert_eq!(
+                v2_event_time(text),
+                crate::clock::parse_event_time(text).ok(),
+                "{text:?}"
+            );
         }
     }
 

@@ -11,8 +11,8 @@ use crate::sql::{Connection, OptionalExtension, Row, TransactionBehavior, params
 use serde::Serialize;
 
 use super::MindStore;
+use super::clock::now;
 use super::error::{StoreError, StoreResult};
-use super::schema::now;
 
 /// A session (GOP).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

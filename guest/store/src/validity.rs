@@ -18,84 +18,22 @@
 //!   ([`hive_mind_core::supersede::memory_slot`]: `user|residence`,
 //!   `ana|phone number`, …). Every frame written gets its slot; the current
 //!   frames of one slot are put in event-time order and each is closed at
-//!   the next one's event time ([`chain_slot_in`]), so the latest statement
+//!   the next one's event time ([`super::slots`]), so the latest statement
 //!   is current whatever order they arrived in (an import of an old chat
 //!   after a newer save does not bring the old value back).
+//!
+//! This module holds the corrections and the history they leave; the slot
+//! chaining lives below it, in [`super::slots`], because the frame writes
+//! ([`super::frames`]), the v11 migration and erasure run it too, while a
+//! correction is itself a frame write.
 
-use crate::sql::{Connection, OptionalExtension, TransactionBehavior, params};
+use crate::sql::{OptionalExtension, TransactionBehavior, params};
 
 use super::MindStore;
+use super::clock::now;
 use super::error::{StoreError, StoreResult};
 use super::frames::{FRAME_COLUMNS, frame_from_row, get_in};
-use super::schema::now;
 use super::types::{Frame, NewFrame, SavedFrame};
-
-/// Put the frames of `slot` in event-time order and close each at the next
-/// one's event time, so the latest is current; returns how many links
-/// changed. The timeline is the slot's current frames and those a newer
-/// frame of the same slot closed; a frame closed by a correction into
-/// another slot stays as the correction left it.
-pub(crate) fn chain_slot_in(conn: &Connection, slot: &str) -> StoreResult<u64> {
-    let timeline: Vec<(u64, String, Option<u64>)> = conn.query_all(
-        "SELECT f.id, f.created_at, f.superseded_by FROM memory_frames f
-         LEFT JOIN memory_frames n ON n.id = f.superseded_by
-         WHERE f.slot = ?1 AND (f.valid_to IS NULL OR n.slot = ?1)
-         ORDER BY f.created_at, f.id",
-        [slot],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-    )?;
-    let mut changed = 0;
-    let recorded = now();
-    for pair in timeline.windows(2) {
-        let [(older, _, linked), (newer, newer_at, _)] = pair else {
-            continue;
-        };
-        if *linked == Some(*newer) {
-            continue;
-        }
-        conn.prepare_cached(
-            "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
-             WHERE id = ?1",
-        )?
-        .execute(params![*older, newer_at, *newer, recorded])?;
-        changed += 1;
-    }
-    Ok(changed)
-}
-
-/// The slot of a frame written with `content` (none for a B-frame, whose
-/// content is a description of an alternative, not a statement).
-pub(crate) fn slot_of(content: &str) -> Option<String> {
-    hive_mind_core::supersede::memory_slot(content).map(|slot| slot.key())
-}
-
-/// Reopen the frames that `erased` (being erased) replaced, and chain their
-/// slots again: the memory before a forgotten correction is current again.
-pub(crate) fn reopen_replaced_by_in(conn: &Connection, erased: &[u64]) -> StoreResult<()> {
-    let mut slots = std::collections::BTreeSet::new();
-    for id in erased {
-        let replaced: Vec<(u64, Option<String>)> = conn.query_all(
-            "SELECT id, slot FROM memory_frames WHERE superseded_by = ?1",
-            [*id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )?;
-        for (frame, slot) in replaced {
-            if erased.contains(&frame) {
-                continue;
-            }
-            conn.execute(
-                "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
-                 WHERE id = ?1",
-                [frame],
-            )?;
-            slots.extend(slot);
-        }
-    }
-    for slot in slots {
-        chain_slot_in(conn, &slot)?;
-    }
-    Ok(())
-}
 
 /// A correction's outcome.
 #[derive(Debug, Clone, PartialEq)]

@@ -35,7 +35,9 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::injection::{InjectionReport, SAFE_THRESHOLD, ScanContext, windows_of};
+use crate::injection::{
+    InjectionReport, PATTERNS_DETECTOR, SAFE_THRESHOLD, ScanContext, windows_of,
+};
 use model::{Contribution, Model, ModelError};
 
 /// The shipped weights (`models/injection-detector/`).
@@ -61,8 +63,9 @@ pub const SENTENCE_WINDOW_OVERLAP: usize = 192;
 /// How many of the strongest features a verdict names.
 const REASONS: usize = 6;
 
-/// The detector's name when the weights did not load: the regex scanner's.
-pub const FALLBACK_DETECTOR: &str = "patterns";
+/// The detector's name when the weights did not load: the regex scanner's
+/// ([`PATTERNS_DETECTOR`]).
+pub const FALLBACK_DETECTOR: &str = PATTERNS_DETECTOR;
 
 /// The loaded model, or why it did not load.
 static LOADED: LazyLock<Result<(Model, String), ModelError>> = LazyLock::new(|| {

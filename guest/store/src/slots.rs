@@ -1,0 +1,89 @@
+//! Slots: the newer statement of a slot closes the older.
+//!
+//! A frame's **slot** is what its statement is about
+//! ([`hive_mind_core::supersede::memory_slot`]: `user|residence`,
+//! `ana|phone number`, …; none for a B-frame). The current frames of one
+//! slot are put in event-time order and each is closed at the next one's
+//! event time (`chain_slot_in`: its `valid_to`, `superseded_by` and
+//! `superseded_at`), so the latest statement is current whatever order the
+//! statements arrived in. [`super::validity`] explains the two clocks and
+//! the other way a memory is replaced, a correction.
+//!
+//! Everything here is SQL over `memory_frames`' validity columns, inside the
+//! caller's transaction, and needs nothing of the store but its clock: every
+//! frame write ([`super::frames`]) chains the slot it wrote, the v11
+//! migration ([`super::schema`]) gives every stored frame its slot and
+//! chains them all, and an erasure ([`super::erasure`]) reopens what a
+//! forgotten frame had replaced.
+
+use crate::sql::{Connection, params};
+
+use super::clock::now;
+use super::error::StoreResult;
+
+/// Put the frames of `slot` in event-time order and close each at the next
+/// one's event time, so the latest is current; returns how many links
+/// changed. The timeline is the slot's current frames and those a newer
+/// frame of the same slot closed; a frame closed by a correction into
+/// another slot stays as the correction left it.
+pub(crate) fn chain_slot_in(conn: &Connection, slot: &str) -> StoreResult<u64> {
+    let timeline: Vec<(u64, String, Option<u64>)> = conn.query_all(
+        "SELECT f.id, f.created_at, f.superseded_by FROM memory_frames f
+         LEFT JOIN memory_frames n ON n.id = f.superseded_by
+         WHERE f.slot = ?1 AND (f.valid_to IS NULL OR n.slot = ?1)
+         ORDER BY f.created_at, f.id",
+        [slot],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )?;
+    let mut changed = 0;
+    let recorded = now();
+    for pair in timeline.windows(2) {
+        let [(older, _, linked), (newer, newer_at, _)] = pair else {
+            continue;
+        };
+        if *linked == Some(*newer) {
+            continue;
+        }
+        conn.prepare_cached(
+            "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
+             WHERE id = ?1",
+        )?
+        .execute(params![*older, newer_at, *newer, recorded])?;
+        changed += 1;
+    }
+    Ok(changed)
+}
+
+/// The slot of a frame written with `content` (none for a B-frame, whose
+/// content is a description of an alternative, not a statement).
+pub(crate) fn slot_of(content: &str) -> Option<String> {
+    hive_mind_core::supersede::memory_slot(content).map(|slot| slot.key())
+}
+
+/// Reopen the frames that `erased` (being erased) replaced, and chain their
+/// slots again: the memory before a forgotten correction is current again.
+pub(crate) fn reopen_replaced_by_in(conn: &Connection, erased: &[u64]) -> StoreResult<()> {
+    let mut slots = std::collections::BTreeSet::new();
+    for id in erased {
+        let replaced: Vec<(u64, Option<String>)> = conn.query_all(
+            "SELECT id, slot FROM memory_frames WHERE superseded_by = ?1",
+            [*id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        for (frame, slot) in replaced {
+            if erased.contains(&frame) {
+                continue;
+            }
+            conn.execute(
+                "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
+                 WHERE id = ?1",
+                [frame],
+            )?;
+            slots.extend(slot);
+        }
+    }
+    for slot in slots {
+        chain_slot_in(conn, &slot)?;
+    }
+    Ok(())
+}
