@@ -34,6 +34,10 @@ mod harvest_llm;
 mod hook;
 /// No host source spells a content marking or runs SQL on an engine table.
 mod host_sources;
+/// The isolation matrix: every REST operation (from the OpenAPI document)
+/// and MCP tool and resource (from their listings), aimed at other minds and
+/// with lower scopes.
+mod isolation;
 /// Native functions, `hive-mind logic` and the plain `wasmtime` CLI agree.
 mod logic_agreement;
 /// The MCP server: in process (rmcp client), over stdio, two servers at once.

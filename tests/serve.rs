@@ -637,7 +637,7 @@ fn two_tokens_see_only_their_own_minds() {
 
 /// An MCP request over HTTP: the JSON-RPC answer (from JSON or the first
 /// `data:` event) and the session id.
-fn mcp(
+pub fn mcp(
     server: &Server,
     token: Option<&str>,
     session: Option<&str>,
@@ -756,8 +756,13 @@ fn mcp_over_http_needs_a_token_and_keeps_to_its_minds() {
         refused.to_string().contains("not granted the mind"),
         "{refused}"
     );
+    // The workspaces listed are those the token reaches.
     let listed = call(4, "list_workspaces", json!({}));
-    assert_eq!(listed["result"]["isError"], true, "{listed}");
+    assert_eq!(
+        listed["result"]["structuredContent"]["workspaces"],
+        json!(["acme"]),
+        "{listed}"
+    );
 
     // A client elsewhere that declares roots names folders of its own
     // machine: the server never asks for them, and reads no file.

@@ -30,6 +30,9 @@ impl From<crate::ops::OpError> for CommandError {
     fn from(error: crate::ops::OpError) -> CommandError {
         use crate::ops::OpError;
         match error {
+            OpError::Argument { name, why } => {
+                CommandError::Argument(format!("--{}: {why}", name.replace('_', "-")))
+            }
             OpError::Invalid(why) | OpError::Forbidden(why) | OpError::NotFound(why) => {
                 CommandError::Argument(why)
             }

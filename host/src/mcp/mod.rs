@@ -344,7 +344,10 @@ tokio::task_local! {
 /// `invalid_params`, which the model reads as the tool's result.
 fn op_error(error: OpError) -> McpError {
     match error {
-        OpError::Invalid(why) | OpError::Forbidden(why) | OpError::NotFound(why) => invalid(why),
+        OpError::Invalid(_)
+        | OpError::Argument { .. }
+        | OpError::Forbidden(_)
+        | OpError::NotFound(_) => invalid(error.to_string()),
         OpError::Engine(error) => engine_error(error),
     }
 }

@@ -137,9 +137,18 @@ impl Access {
 /// Why an operation was refused or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum OpError {
-    /// A malformed request: the message names the argument and why.
+    /// A malformed request: the message says what and why.
     #[error("{0}")]
     Invalid(String),
+    /// One named argument is malformed (each surface spells the name its
+    /// own way: `--as-of` on the command line, `as_of` elsewhere).
+    #[error("{name}: {why}")]
+    Argument {
+        /// The argument's name (snake_case).
+        name: &'static str,
+        /// Why.
+        why: String,
+    },
     /// Beyond the caller's grant.
     #[error("{0}")]
     Forbidden(String),
@@ -209,8 +218,12 @@ pub fn require_minds(engine: &mut EngineRuntime, minds: &[Mind]) -> Result<(), O
         .collect();
     for mind in workspaces {
         if !known.contains(&convert::mind_name(mind)) {
+            let id = match mind {
+                Mind::Workspace(id) => id.as_str(),
+                Mind::Personal => "personal",
+            };
             return Err(OpError::NotFound(format!(
-                "no mind {:?} in this data directory",
+                "unknown workspace {id:?}: no mind {:?} in this data directory (create_workspace or a first write makes one)",
                 convert::mind_name(mind)
             )));
         }

@@ -48,8 +48,8 @@ pub struct RecallRequest {
 }
 
 /// A named argument's refusal.
-fn bad(name: &str, why: String) -> OpError {
-    OpError::Invalid(format!("{name}: {why}"))
+fn bad(name: &'static str, why: String) -> OpError {
+    OpError::Argument { name, why }
 }
 
 impl RecallRequest {
@@ -64,7 +64,7 @@ impl RecallRequest {
             ("as_of", self.as_of.as_ref()),
         ])?;
         if self.query.trim().is_empty() {
-            return Err(OpError::Invalid("query is empty".to_string()));
+            return Err(bad("query", "it is empty".to_string()));
         }
         let profile = self.profile.as_deref().map(profile_in).transpose();
         let scope = self.scope.as_deref().map(scope_in).transpose();

@@ -443,7 +443,9 @@ fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), Problem> {
 impl From<OpError> for Problem {
     fn from(error: OpError) -> Problem {
         match error {
-            OpError::Invalid(why) => Problem::bad_request(why),
+            OpError::Invalid(_) | OpError::Argument { .. } => {
+                Problem::bad_request(error.to_string())
+            }
             OpError::Forbidden(why) => Problem::forbidden(why),
             OpError::NotFound(why) => Problem::not_found(why),
             OpError::Engine(error) => Problem::from(error),
@@ -528,7 +530,7 @@ pub async fn health() -> Json<Health> {
 }
 
 /// Every mind the token reaches, with its counts.
-#[utoipa::path(get, path = "/api/stats", tag = "minds", security(("bearer" = [])),
+#[utoipa::path(get, path = "/api/stats", tag = "minds", security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn stats(
@@ -556,7 +558,7 @@ pub async fn stats(
 /// Recall: the memories most relevant to `q`, with their lanes, scores and
 /// why.
 #[utoipa::path(get, path = "/api/memory/search", tag = "memory", params(SearchQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = RecallResponse),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn search(
@@ -585,7 +587,7 @@ pub async fn search(
 
 /// The newest memories of a mind.
 #[utoipa::path(get, path = "/api/memories", tag = "memory", params(MindQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Memory>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn list_memories(
@@ -609,7 +611,7 @@ pub async fn list_memories(
 
 /// Save a memory in the mind named by `?mind=`.
 #[utoipa::path(post, path = "/api/memories", tag = "memory", params(WriteQuery),
-    request_body = NewMemory, security(("bearer" = [])),
+    request_body = NewMemory, security(("bearer" = ["write"])),
     responses((status = 201, body = Saved),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn create_memory(
@@ -671,7 +673,7 @@ pub async fn create_memory(
 /// One memory by reference.
 #[utoipa::path(get, path = "/api/memories/{ref}", tag = "memory",
     params(("ref" = String, Path, description = "`personal:42`, `workspace:acme:7`")),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Memory),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn get_memory(
@@ -698,7 +700,7 @@ pub async fn get_memory(
 /// Archive or restore a memory, pin it, tag it.
 #[utoipa::path(patch, path = "/api/memories/{ref}", tag = "review",
     params(("ref" = String, Path, description = "The memory")), request_body = MemoryChange,
-    security(("bearer" = [])),
+    security(("bearer" = ["write"])),
     responses((status = 200, body = Memory),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn change_memory(
@@ -736,7 +738,7 @@ pub async fn change_memory(
 /// kept in its history.
 #[utoipa::path(post, path = "/api/memories/{ref}/correct", tag = "memory",
     params(("ref" = String, Path, description = "The memory (current)")),
-    request_body = CorrectionBody, security(("bearer" = [])),
+    request_body = CorrectionBody, security(("bearer" = ["write"])),
     responses((status = 200, body = Corrected),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn correct_memory(
@@ -777,7 +779,7 @@ pub async fn correct_memory(
 
 /// A memory's versions, oldest first.
 #[utoipa::path(get, path = "/api/memories/{ref}/history", tag = "memory",
-    params(("ref" = String, Path, description = "The memory")), security(("bearer" = [])),
+    params(("ref" = String, Path, description = "The memory")), security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Memory>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn memory_history(
@@ -803,7 +805,7 @@ pub async fn memory_history(
 
 /// Where a memory came from and what it is tied to.
 #[utoipa::path(get, path = "/api/memories/{ref}/trace", tag = "review",
-    params(("ref" = String, Path, description = "The memory")), security(("bearer" = [])),
+    params(("ref" = String, Path, description = "The memory")), security(("bearer" = ["read"])),
     responses((status = 200, body = Object),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn trace_memory(
@@ -827,7 +829,7 @@ pub async fn trace_memory(
 
 /// Merge memories of one mind into one; the originals are archived.
 #[utoipa::path(post, path = "/api/memories/merge", tag = "review", request_body = MergeBody,
-    security(("bearer" = [])),
+    security(("bearer" = ["write"])),
     responses((status = 200, body = MergedView),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn merge_memories(
@@ -864,7 +866,7 @@ pub async fn merge_memories(
 /// Forget for real: a dry run listing exactly what would go, unless
 /// `confirm` is true.
 #[utoipa::path(post, path = "/api/forget", tag = "memory", request_body = ForgetMemoryArgs,
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Object, description = "What was (or would be) erased"),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn forget(
@@ -913,7 +915,7 @@ pub async fn forget(
 /// Learn from one exchange (cognify): what the write-back patterns find is
 /// kept, routed to the personal mind or the workspace's.
 #[utoipa::path(post, path = "/api/exchanges", tag = "memory", params(MindQuery),
-    request_body = ExchangeBody, security(("bearer" = [])),
+    request_body = ExchangeBody, security(("bearer" = ["write"])),
     responses((status = 200, body = Vec<Saved>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn remember_exchange(
@@ -962,37 +964,55 @@ pub async fn remember_exchange(
     .map(Json)
 }
 
-/// The agent's identity (null when none is set).
+/// A mind's identity as the API shows it.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct IdentityView {
+    /// The agent's name.
+    pub name: String,
+    /// Its role.
+    pub role: String,
+    /// Its personality, in prose.
+    pub personality: String,
+    /// What it can do, in prose.
+    pub capabilities: String,
+    /// Standing instructions.
+    pub system_prompt: String,
+    /// When it was last set (ISO-8601).
+    pub updated_at: Option<String>,
+}
+
+/// A mind's identity (null when none is set): the personal mind's, or a
+/// workspace's own with `?workspace=`.
 #[utoipa::path(get, path = "/api/identity", tag = "minds", params(MindQuery),
-    security(("bearer" = [])),
-    responses((status = 200, body = Object),
+    security(("bearer" = ["read"])),
+    responses((status = 200, body = Option<IdentityView>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn get_identity(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
     ApiQuery(query): ApiQuery<MindQuery>,
-) -> Result<Json<JsonValue>, Problem> {
+) -> Result<Json<Option<IdentityView>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
     app.op(
         &grant,
         ops::identity::GetIdentity { mind },
-        |_, identity| Ok(crate::admin_cli::identity_json(identity.as_ref())),
+        |_, identity| typed(crate::admin_cli::identity_json(identity.as_ref())),
     )
     .await
     .map(Json)
 }
 
-/// Set the agent's identity.
+/// Set a mind's identity (each mind has its own).
 #[utoipa::path(put, path = "/api/identity", tag = "minds", params(WriteQuery),
-    request_body = IdentityBody, security(("bearer" = [])),
-    responses((status = 200, body = Object),
+    request_body = IdentityBody, security(("bearer" = ["write"])),
+    responses((status = 200, body = IdentityView),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn put_identity(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
     ApiQuery(query): ApiQuery<WriteQuery>,
     ApiJson(body): ApiJson<IdentityBody>,
-) -> Result<Json<JsonValue>, Problem> {
+) -> Result<Json<IdentityView>, Problem> {
     let mind = write_mind(&query)?;
     let fields = ops::identity::IdentityFields {
         name: Some(body.name),
@@ -1003,7 +1023,7 @@ pub async fn put_identity(
     };
     let operation = ops::identity::SetIdentity::new(mind, fields)?;
     app.op(&grant, operation, |_, identity| {
-        Ok(crate::admin_cli::identity_json(Some(&identity)))
+        typed(crate::admin_cli::identity_json(Some(&identity)))
     })
     .await
     .map(Json)
@@ -1011,7 +1031,7 @@ pub async fn put_identity(
 
 /// The live awareness items.
 #[utoipa::path(get, path = "/api/awareness", tag = "minds", params(MindQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn awareness(
@@ -1031,7 +1051,7 @@ pub async fn awareness(
 
 /// Add an awareness item (at most ten are live).
 #[utoipa::path(post, path = "/api/awareness", tag = "minds", params(WriteQuery),
-    request_body = NewAwareness, security(("bearer" = [])),
+    request_body = NewAwareness, security(("bearer" = ["write"])),
     responses((status = 201, body = Object, description = "The item added and the one evicted, if any"),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn add_awareness(
@@ -1063,7 +1083,7 @@ pub async fn add_awareness(
 /// Remove an awareness item.
 #[utoipa::path(delete, path = "/api/awareness/{id}", tag = "minds",
     params(("id" = u64, Path, description = "The item"), WriteQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["write"])),
     responses((status = 200, body = Object, description = "How many were removed"),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn remove_awareness(
@@ -1083,7 +1103,7 @@ pub async fn remove_awareness(
 
 /// Entities of the knowledge graph.
 #[utoipa::path(get, path = "/api/graph/entities", tag = "graph", params(EntityQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn list_entities(
@@ -1117,7 +1137,7 @@ pub async fn list_entities(
 /// An entity with its relations in and out.
 #[utoipa::path(get, path = "/api/graph/entities/{id}", tag = "graph",
     params(("id" = u64, Path, description = "The entity"), MindQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Object),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn get_entity(
@@ -1139,7 +1159,7 @@ pub async fn get_entity(
 /// The entities within a few hops of one.
 #[utoipa::path(get, path = "/api/graph/entities/{id}/neighbours", tag = "graph",
     params(("id" = u64, Path, description = "The entity"), NeighbourQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Hop>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn neighbours(
@@ -1164,7 +1184,7 @@ pub async fn neighbours(
 
 /// The newest sessions of a mind.
 #[utoipa::path(get, path = "/api/sessions", tag = "review", params(MindQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn sessions(
@@ -1188,7 +1208,7 @@ pub async fn sessions(
 
 /// What was imported into a mind.
 #[utoipa::path(get, path = "/api/sources", tag = "imports", params(MindQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn sources(
@@ -1210,7 +1230,7 @@ pub async fn sources(
 
 /// The quarantined memories (and unscreened ones the recall scan flags), for their owner's review.
 #[utoipa::path(get, path = "/api/flagged", tag = "review", params(MindQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["admin"])),
     responses((status = 200, body = Vec<FlaggedView>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn flagged(
@@ -1232,7 +1252,7 @@ pub async fn flagged(
 /// Release a flagged memory: recall no longer withholds because of it.
 #[utoipa::path(post, path = "/api/memories/{ref}/release", tag = "review",
     params(("ref" = String, Path, description = "The flagged memory")),
-    security(("bearer" = [])),
+    security(("bearer" = ["admin"])),
     responses((status = 200, body = Memory),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn release(
@@ -1253,7 +1273,7 @@ pub async fn release(
 /// Export a whole mind: JSON Lines (restorable with `hive-mind restore`)
 /// or Markdown.
 #[utoipa::path(get, path = "/api/export", tag = "minds", params(ExportQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["admin"])),
     responses((status = 200, content_type = "application/x-ndjson", body = String),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn export(

@@ -154,7 +154,7 @@ impl Jobs {
 #[utoipa::path(post, path = "/api/imports", tag = "imports", params(ImportQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream",
         description = "The file to import (empty with `url`)"),
-    security(("bearer" = [])),
+    security(("bearer" = ["write"])),
     responses((status = 202, body = JobView),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn start_import(
@@ -298,7 +298,7 @@ pub async fn start_import(
 
 /// An import job's progress, and its report when done.
 #[utoipa::path(get, path = "/api/imports/{id}", tag = "imports",
-    params(("id" = u64, Path, description = "The job")), security(("bearer" = [])),
+    params(("id" = u64, Path, description = "The job")), security(("bearer" = ["read"])),
     responses((status = 200, body = JobView),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn import_status(
