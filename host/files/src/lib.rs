@@ -13,10 +13,11 @@
 //!    canonicalized and its directory opened once, when the
 //!    [`AllowedRoots`] is made;
 //! 2. nothing below the root is a link: the path is split into the root
-//!    (the shortest leading part of it that resolves to a root) and the
-//!    names below it, and those names are opened one by one from the
-//!    root's opened directory, none followed if it is a link (the
-//!    `beneath` module says how). So the check *is* the open: a folder
+//!    (a leading part of it that resolves to a root; links above a root,
+//!    like macOS's `/tmp`, are the user's own layout) and the names below
+//!    it, and those names are opened one by one from the root's opened
+//!    directory, none followed if it is a link (the `beneath` module says
+//!    how). So the check *is* the open: a folder
 //!    swapped for a link to `/etc` between a check and a read is refused by
 //!    the read itself. A `..` below the root is refused too;
 //! 3. never under [`DENIED_TREES`] (`/proc`, `/sys`, `/dev`, `/run`: process
@@ -164,36 +165,63 @@ impl AllowedRoots {
         }
     }
 
-    /// The root `path` lies under and the names below it: the shortest
+    /// The roots `path` may lie under, each with the names below it: every
     /// leading part of `path` (made absolute, not resolved) that
-    /// canonicalizes to a root, and the rest, which must be plain names
+    /// canonicalizes to a root, shortest first, whose rest is plain names
     /// (no `..`). Links *above* a root are the user's own layout and are
-    /// resolved; nothing below it is, since the names are opened from the
-    /// root's directory without following links.
-    fn locate(&self, path: &Path) -> Option<(&Root, Vec<OsString>)> {
-        let absolute = std::path::absolute(path).ok()?;
+    /// resolved (`/tmp` is a link on macOS); nothing below it is, since the
+    /// names are opened from the root's directory without following links.
+    fn locate(&self, path: &Path) -> Vec<(&Root, Vec<OsString>)> {
+        let mut found = Vec::new();
+        let Ok(absolute) = std::path::absolute(path) else {
+            return found;
+        };
         let components: Vec<Component<'_>> = absolute.components().collect();
         let mut prefix = PathBuf::new();
+        let mut under_a_root = false;
         for (index, component) in components.iter().enumerate() {
+            // A `..` below a root is refused, not resolved back onto one.
+            if under_a_root && matches!(component, Component::ParentDir) {
+                break;
+            }
             prefix.push(component.as_os_str());
             if matches!(component, Component::Prefix(_)) {
                 continue;
             }
             // A missing leading part: nothing longer exists either.
-            let canonical = std::fs::canonicalize(&prefix).ok()?;
-            if let Some(root) = self.roots.iter().find(|root| root.path == canonical) {
-                let below = components
-                    .get(index + 1..)?
-                    .iter()
-                    .map(|component| match component {
-                        Component::Normal(name) => Some(name.to_os_string()),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<OsString>>>()?;
-                return Some((root, below));
+            let Ok(canonical) = std::fs::canonicalize(&prefix) else {
+                break;
+            };
+            let Some(root) = self.roots.iter().find(|root| root.path == canonical) else {
+                continue;
+            };
+            under_a_root = true;
+            let below = components
+                .get(index + 1..)
+                .unwrap_or_default()
+                .iter()
+                .map(|component| match component {
+                    Component::Normal(name) => Some(name.to_os_string()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<OsString>>>();
+            if let Some(below) = below {
+                found.push((root, below));
             }
         }
-        None
+        found
+    }
+
+    /// What `path` opens as under the first root it lies under where every
+    /// rule holds, or `None` (the one refusal).
+    fn open(&self, path: &Path) -> Option<(&Root, Vec<OsString>, Opened)> {
+        self.locate(path).into_iter().find_map(|(root, below)| {
+            if !AllowedRoots::admits(root, &below) {
+                return None;
+            }
+            let opened = root.dir.open(&below).ok()?;
+            Some((root, below, opened))
+        })
     }
 
     /// Whether `below` (names under `root`) avoids hidden names and the
@@ -214,13 +242,10 @@ impl AllowedRoots {
             });
         }
         let path = path.trim();
-        let (root, below) = self
-            .locate(Path::new(path))
+        let (root, below, opened) = self
+            .open(Path::new(path))
             .ok_or_else(|| self.not_allowed(path))?;
-        if !AllowedRoots::admits(root, &below) {
-            return Err(self.not_allowed(path));
-        }
-        match root.dir.open(&below).map_err(|_| self.not_allowed(path))? {
+        match opened {
             Opened::File(_) => Ok(vec![joined(&root.path, &below)]),
             Opened::Dir => {
                 let files = walk_beneath(&root.dir, &root.path, below, max_files, &|entry| {
@@ -240,13 +265,9 @@ impl AllowedRoots {
     /// (still) a regular file; at most `limit` bytes.
     pub fn read(&self, file: &Path, limit: u64) -> Result<Vec<u8>, FileAccessError> {
         let shown = file.display().to_string();
-        let (root, below) = self.locate(file).ok_or_else(|| self.not_allowed(&shown))?;
-        if !AllowedRoots::admits(root, &below) {
-            return Err(self.not_allowed(&shown));
-        }
-        match root.dir.open(&below) {
-            Ok(Opened::File(opened)) => read_capped(opened, file, limit),
-            Ok(Opened::Dir) | Err(_) => Err(self.not_allowed(&shown)),
+        match self.open(file) {
+            Some((_, _, Opened::File(opened))) => read_capped(opened, file, limit),
+            Some((_, _, Opened::Dir)) | None => Err(self.not_allowed(&shown)),
         }
     }
 }
@@ -540,6 +561,19 @@ mod link_tests {
             );
             assert!(refused(tree.roots.read(&path, 1000)), "{name}");
         }
+    }
+
+    #[test]
+    fn links_above_a_root_are_the_users_own_layout() {
+        let tree = tree();
+        let alias = tree.root.with_file_name("alias");
+        symlink(&tree.root, &alias).unwrap();
+        let roots = AllowedRoots::new([alias.clone()], Path::new("config.toml"));
+        let note = alias.join("real/note.txt");
+        let files = roots.resolve(&note.display().to_string(), 10).unwrap();
+        assert_eq!(files, vec![tree.root.join("real/note.txt")]);
+        assert_eq!(roots.read(&note, 1000).unwrap(), LEGIT);
+        assert_eq!(roots.read(&files[0], 1000).unwrap(), LEGIT);
     }
 
     #[test]
