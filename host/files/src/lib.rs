@@ -17,9 +17,9 @@
 //!    like macOS's `/tmp`, are the user's own layout) and the names below
 //!    it, and those names are opened one by one from the root's opened
 //!    directory, none followed if it is a link (the `beneath` module says
-//!    how). So the check *is* the open: a folder
-//!    swapped for a link to `/etc` between a check and a read is refused by
-//!    the read itself. A `..` below the root is refused too;
+//!    how). So the check *is* the open: a folder swapped for a link to
+//!    `/etc` between a check and a read is refused by the read itself. A
+//!    `..` below the root is refused too;
 //! 3. never under [`DENIED_TREES`] (`/proc`, `/sys`, `/dev`, `/run`: process
 //!    memory and environments, devices, sockets and mounted secrets), even
 //!    when a root contains them;
