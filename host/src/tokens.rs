@@ -229,12 +229,21 @@ fn write_tokens(path: &Path, tokens: &[StoredToken]) -> Result<(), TokenError> {
     })
 }
 
-/// Write a secret readable by its owner only, atomically (a temporary
-/// file, synced, renamed over `path`): the token list, the hooks' token.
+/// Write a file readable by its owner only, atomically (a temporary
+/// file, synced, renamed over `path`): the token list, the hooks' token,
+/// the server's announcement.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        // Owner-only like the rest of the data directory (`server/`).
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder.create(dir)?;
     }
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(".tmp");

@@ -13,7 +13,10 @@
 //!    CGNAT, unique-local, multicast, … and the IPv4-in-IPv6 forms of
 //!    those). One refused address refuses the fetch (`Refused`, naming the
 //!    rule) — a name that resolves to both a public and a private address is
-//!    exactly what a rebinding attack looks like. [`FetchPolicy::allow_private`]
+//!    exactly what a rebinding attack looks like. An address assigned to one
+//!    of this machine's own interfaces (a public IP on `eth0` included) is
+//!    refused the same way ([`address::own_addresses`], listed afresh at
+//!    each lookup). [`FetchPolicy::allow_private`]
 //!    turns this rule off; [`FetchPolicy::allow_hosts`] exempts given hosts.
 //! 3. **A deadline** for the whole fetch, redirects and body included
 //!    (`Timeout`).
@@ -58,6 +61,7 @@
 
 pub mod address;
 
+use std::collections::HashSet;
 use std::io::{self, Read};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -68,7 +72,7 @@ use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use crate::config::{ConfigError, lookup, parse_env_bool, parse_table, positive_secs};
-pub use address::{is_localhost_name, refused_range};
+pub use address::{is_localhost_name, is_own_address, own_addresses, refused_range};
 
 /// The most redirects a configuration may allow.
 pub const MAX_REDIRECTS_LIMIT: u32 = 20;
@@ -419,19 +423,30 @@ impl Guard {
         self.allow_private || self.allow_hosts.iter().any(|rule| rule.matches(host, port))
     }
 
-    /// The resolver's check: every resolved address must be allowed.
-    fn check_addresses(&self, host: &str, addrs: &ResolvedSocketAddrs) -> Result<(), String> {
-        for addr in addrs.iter() {
-            if let Some(rule) = refused_range(addr.ip()) {
-                let what = if host.parse::<IpAddr>().is_ok() {
-                    format!("{} is", addr.ip())
-                } else {
-                    format!("`{host}` resolves to {}, which is", addr.ip())
-                };
-                return Err(format!(
-                    "{what} {rule}; set allow_private or allow_hosts to fetch it"
-                ));
-            }
+    /// The resolver's check: every resolved address must be allowed, in
+    /// no refused range and not one of `own` (this machine's addresses).
+    fn check_addresses(
+        &self,
+        host: &str,
+        addrs: impl IntoIterator<Item = IpAddr>,
+        own: &HashSet<IpAddr>,
+    ) -> Result<(), String> {
+        for ip in addrs {
+            let rule = match refused_range(ip) {
+                Some(rule) => rule,
+                None if is_own_address(ip, own) => {
+                    "an address of this machine (one of its network interfaces)".to_string()
+                }
+                None => continue,
+            };
+            let what = if host.parse::<IpAddr>().is_ok() {
+                format!("{ip} is")
+            } else {
+                format!("`{host}` resolves to {ip}, which is")
+            };
+            return Err(format!(
+                "{what} {rule}; set allow_private or allow_hosts to fetch it"
+            ));
         }
         Ok(())
     }
@@ -544,8 +559,84 @@ impl Resolver for GuardedResolver {
         }
         let addrs = DefaultResolver::default().resolve(uri, config, timeout)?;
         if !exempt {
-            self.guard.check_addresses(&host, &addrs).map_err(refuse)?;
+            let own = own_addresses().map_err(|error| {
+                refuse(format!(
+                    "this machine's own addresses could not be listed ({error}), so `{host}` cannot be checked against them; set allow_private or allow_hosts to fetch it"
+                ))
+            })?;
+            self.guard
+                .check_addresses(&host, addrs.iter().map(|addr| addr.ip()), &own)
+                .map_err(refuse)?;
         }
         Ok(addrs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    fn guard() -> Guard {
+        Guard {
+            allow_private: false,
+            allow_hosts: Vec::new(),
+        }
+    }
+
+    /// A public address (TEST-NET-3 and the IPv6 documentation prefix are
+    /// in no refused range) that this machine holds is refused, by name
+    /// or as a literal, in its IPv4-mapped spelling too; one it does not
+    /// hold passes.
+    #[test]
+    fn this_machines_own_public_address_is_refused() {
+        let v4 = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 7));
+        let v6: IpAddr = "2001:db8::7".parse().unwrap();
+        assert_eq!(refused_range(v4), None);
+        assert_eq!(refused_range(v6), None);
+        let own: HashSet<IpAddr> = [v4, v6].into();
+        let guard = guard();
+        let message = guard
+            .check_addresses("203.0.113.7", [v4], &own)
+            .unwrap_err();
+        assert!(
+            message.contains("203.0.113.7 is an address of this machine"),
+            "{message}"
+        );
+        let message = guard
+            .check_addresses("example.org", [v6], &own)
+            .unwrap_err();
+        assert!(
+            message.contains("`example.org` resolves to 2001:db8::7"),
+            "{message}"
+        );
+        assert!(
+            message.contains("allow_private or allow_hosts"),
+            "{message}"
+        );
+        let mapped = IpAddr::V6(Ipv4Addr::new(203, 0, 113, 7).to_ipv6_mapped());
+        assert!(is_own_address(mapped, &own));
+        assert!(guard.check_addresses("x", [mapped], &own).is_err());
+        let other = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 8));
+        assert!(!is_own_address(other, &own));
+        assert!(guard.check_addresses("x", [other], &own).is_ok());
+        assert!(!is_own_address(IpAddr::V6(Ipv6Addr::LOCALHOST), &own));
+    }
+
+    /// The machine's real interface addresses are listed, and each of them
+    /// is refused (by its range, or as this machine's).
+    #[test]
+    fn every_address_of_this_machine_is_refused() {
+        let own = own_addresses().unwrap();
+        assert!(
+            own.iter().any(IpAddr::is_loopback),
+            "getifaddrs lists the loopback interface: {own:?}"
+        );
+        let guard = guard();
+        for ip in &own {
+            assert!(is_own_address(*ip, &own), "{ip}");
+            let message = guard.check_addresses("host", [*ip], &own).unwrap_err();
+            assert!(message.contains(&ip.to_string()), "{message}");
+        }
     }
 }

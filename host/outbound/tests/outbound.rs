@@ -1206,6 +1206,27 @@ mod fetch_rules {
         assert_eq!(server.request_count(), 0);
     }
 
+    /// Every address this machine's interfaces hold is refused before any
+    /// connection, a public one (in no refused range) as this machine's.
+    #[test]
+    fn this_machines_own_addresses_are_refused() {
+        use hive_mind_outbound::fetch::{own_addresses, refused_range};
+        let own = own_addresses().unwrap();
+        assert!(!own.is_empty());
+        let policy = FetchPolicy::default();
+        for ip in own {
+            let url = match ip {
+                std::net::IpAddr::V4(_) => format!("http://{ip}:9/"),
+                std::net::IpAddr::V6(_) => format!("http://[{ip}]:9/"),
+            };
+            let message = refused(fetch(&url, &policy));
+            assert!(message.contains(&ip.to_string()), "{url}: {message}");
+            if refused_range(ip).is_none() {
+                assert!(message.contains("this machine"), "{url}: {message}");
+            }
+        }
+    }
+
     #[test]
     fn allow_private_fetches_and_passes_the_content_type_through() {
         let server = TestServer::always(page("<h1>hi</h1>"));

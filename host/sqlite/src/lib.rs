@@ -23,6 +23,14 @@
 //! [`SqlError::AccessDenied`]. `open` never creates a file
 //! ([`SqlError::NoSuchDatabase`]); `create` does, with its folder.
 //!
+//! # Permissions
+//!
+//! On Unix the data directory and its folders are `0700`, the minds and
+//! their journals `0600`: made so at creation whatever the umask, and
+//! tightened when found looser, by [`DataDir::secure`] when an engine
+//! opens the directory and by every connection for its own mind (the
+//! [`private`] module says how, and what is said on stderr).
+//!
 //! # Connections
 //!
 //! Each connection gets a 5 s busy timeout and foreign keys on; statements
@@ -45,6 +53,7 @@
 //! table (`no such module: vec0`). The benchmark's reference query asks for
 //! it explicitly ([`SqliteConnection::load_sqlite_vec`]).
 
+pub mod private;
 pub mod sandbox;
 
 use std::cell::{Cell, RefCell};
@@ -130,6 +139,15 @@ impl DataDir {
         &self.dir
     }
 
+    /// Create the directory (owner-only) if it is missing, and tighten
+    /// whatever in it other local users could read, saying so once on
+    /// stderr (see [`private`]); what was tightened.
+    pub fn secure(&self) -> std::io::Result<Vec<private::Tightened>> {
+        let tightened = private::secure_data_dir(&self.dir)?;
+        private::report(&tightened);
+        Ok(tightened)
+    }
+
     /// The file a database name maps to, or `AccessDenied`.
     pub fn path_of(&self, name: &str) -> Result<PathBuf, SqlError> {
         if name == "personal" {
@@ -160,15 +178,21 @@ impl DataDir {
                 return Err(SqlError::NoSuchDatabase);
             }
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
+                private::create_private_dir(parent)
                     .map_err(|error| SqlError::Io(format!("{}: {error}", parent.display())))?;
             }
+            // Owner-only from the start: SQLite would make it 0644 less the
+            // umask, and its -wal and -shm copy the database's mode.
+            private::create_private_file(&path)
+                .map_err(|error| SqlError::Io(format!("{}: {error}", path.display())))?;
         }
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if create {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
         }
         let mut conn = Connection::open_with_flags(&path, flags).map_err(sql_error)?;
+        // A mind (or journal) left readable by others is tightened on open.
+        private::report(&private::tighten_database(&path));
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error)?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         // Connection settings only: nothing here writes to the file.

@@ -465,12 +465,10 @@ async fn serve(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let url = format!("http://{address}");
     let announcement = announcement_path(data_dir);
-    if let Some(dir) = announcement.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(
+    // Owner-only, like everything in the data directory.
+    crate::tokens::write_private(
         &announcement,
-        serde_json::to_vec(&serde_json::json!({
+        &serde_json::to_vec(&serde_json::json!({
             "url": url,
             "pid": std::process::id(),
             "auth": !options.no_auth,

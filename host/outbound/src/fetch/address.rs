@@ -45,7 +45,21 @@
 //! Names are refused before any lookup when they are `localhost` or end in
 //! `.localhost` (RFC 6761 reserves them for loopback), or are the
 //! `ip6-localhost` / `ip6-loopback` names of Debian's `/etc/hosts`.
+//!
+//! ## This machine's own addresses
+//!
+//! The ranges above do not cover a public address the machine itself holds
+//! (a server's public IPv4 on `eth0`, a global IPv6 address): a URL naming
+//! it reaches the services listening on this machine, exactly as
+//! `127.0.0.1` would for those bound to every interface. So every address
+//! currently assigned to one of the machine's interfaces is refused too
+//! ([`own_addresses`], read with `getifaddrs` at each lookup, since
+//! interfaces come and go; [`is_own_address`] compares, an IPv4-mapped IPv6
+//! address as the IPv4 address it carries). Where the interfaces cannot be
+//! listed the fetch is refused rather than left unchecked; where there is
+//! no `getifaddrs` (Windows) the set is empty and only the ranges apply.
 
+use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The refused range an address falls in, named for a message
@@ -134,4 +148,42 @@ pub fn is_localhost_name(host: &str) -> bool {
         || host == "localhost.localdomain"
         || host == "ip6-localhost"
         || host == "ip6-loopback"
+}
+
+/// The addresses assigned to this machine's network interfaces now
+/// (`getifaddrs`: every interface, up or down, IPv4 and IPv6).
+#[cfg(unix)]
+pub fn own_addresses() -> std::io::Result<HashSet<IpAddr>> {
+    let interfaces = nix::ifaddrs::getifaddrs().map_err(std::io::Error::from)?;
+    let mut own = HashSet::new();
+    for interface in interfaces {
+        let Some(address) = interface.address else {
+            continue;
+        };
+        if let Some(v4) = address.as_sockaddr_in() {
+            own.insert(IpAddr::V4(v4.ip()));
+        } else if let Some(v6) = address.as_sockaddr_in6() {
+            own.insert(IpAddr::V6(v6.ip()));
+        }
+    }
+    Ok(own)
+}
+
+/// The addresses assigned to this machine's network interfaces: none known
+/// without `getifaddrs`.
+#[cfg(not(unix))]
+pub fn own_addresses() -> std::io::Result<HashSet<IpAddr>> {
+    Ok(HashSet::new())
+}
+
+/// Whether `ip` is one of `own` (this machine's addresses,
+/// [`own_addresses`]); an IPv4-mapped IPv6 address is judged by the IPv4
+/// address inside, either way round.
+pub fn is_own_address(ip: IpAddr, own: &HashSet<IpAddr>) -> bool {
+    let plain = |ip: IpAddr| match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        IpAddr::V4(_) => ip,
+    };
+    let ip = plain(ip);
+    own.iter().any(|mine| plain(*mine) == ip)
 }

@@ -759,7 +759,7 @@ pub enum OpenError {
     /// The configured reranker could not be loaded.
     #[error("the reranker: {0}")]
     Reranker(#[from] hive_mind_models::onnx::ModelError),
-    /// The data directory could not be created.
+    /// The data directory could not be created or made owner-only.
     #[error("{path}: {source}")]
     DataDir {
         /// The directory.
@@ -808,14 +808,16 @@ fn capabilities_of(
         Err(error) => Err(error.to_string()),
     };
     let reranker = hive_mind_models::reranker::from_config(&config.reranker)?;
-    std::fs::create_dir_all(dir).map_err(|source| OpenError::DataDir {
+    // Owner-only: created 0700, and what an older version left readable by
+    // other local users tightened (said once on stderr).
+    let data_dir = hive_mind_sqlite::DataDir::new(dir);
+    data_dir.secure().map_err(|source| OpenError::DataDir {
         path: dir.to_path_buf(),
         source,
     })?;
-    let mut capabilities =
-        Capabilities::new(hive_mind_sqlite::DataDir::new(dir), embedder, reranker)
-            .with_fetch(Fetcher::new(outbound.fetch))
-            .with_limits(Limits::from_config(&config.limits));
+    let mut capabilities = Capabilities::new(data_dir, embedder, reranker)
+        .with_fetch(Fetcher::new(outbound.fetch))
+        .with_limits(Limits::from_config(&config.limits));
     match hive_mind_outbound::llm::LlmClient::new(&outbound.llm) {
         Ok(client) => {
             let provider = client.provider().name().to_string();
