@@ -15,10 +15,7 @@ use serde_json::{Value as Json, json};
 
 use crate::command_error::CommandError;
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_memory::{
-    ForgetFilter, ForgetReport, ForgetRequest, ForgetSelector,
-};
-use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::wit_memory::ForgetReport;
 
 /// `hive-mind forget`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -63,86 +60,33 @@ pub struct ForgetArgs {
 }
 
 impl ForgetArgs {
-    fn has_filter(&self) -> bool {
-        self.matching.is_some()
-            || self.since.is_some()
-            || self.until.is_some()
-            || self.learned_since.is_some()
-            || self.learned_until.is_some()
-            || self.harvest_format.is_some()
-            || self.document.is_some()
-    }
-
-    /// The engine's request.
-    pub fn request(&self) -> Result<ForgetRequest, CommandError> {
-        crate::limits::check_each(&[
-            ("query", self.matching.as_ref()),
-            ("since", self.since.as_ref()),
-            ("until", self.until.as_ref()),
-            ("learned_since", self.learned_since.as_ref()),
-            ("learned_until", self.learned_until.as_ref()),
-            ("harvest_format", self.harvest_format.as_ref()),
-            ("document", self.document.as_ref()),
-            ("workspace", self.workspace.as_ref()),
-            ("reason", self.reason.as_ref()),
-        ])
-        .map_err(|error| CommandError::Argument(error.to_string()))?;
-        let selector = match (self.memories.is_empty(), self.has_filter()) {
-            (false, false) => {
-                if self.workspace.is_some() {
-                    return Err(CommandError::Argument(
-                        "--workspace applies to a filter; a reference names its mind (workspace:ID:N)"
-                            .to_string(),
-                    ));
-                }
-                ForgetSelector::Memories(
-                    self.memories
-                        .iter()
-                        .map(|name| convert::ref_in(name))
-                        .collect::<Result<_, _>>()
-                        .map_err(CommandError::Argument)?,
-                )
-            }
-            (true, true) => ForgetSelector::Matching(ForgetFilter {
-                mind: match &self.workspace {
-                    Some(id) => convert::workspace(id).map_err(CommandError::Argument)?,
-                    None => Mind::Personal,
-                },
-                text: self.matching.clone(),
-                since: self.since.clone(),
-                until: self.until.clone(),
-                learned_since: self.learned_since.clone(),
-                learned_until: self.learned_until.clone(),
-                harvest_format: self.harvest_format.clone(),
-                document: self.document.clone(),
-            }),
-            (false, true) => {
-                return Err(CommandError::Argument(
-                    "name memories or give a filter, not both".to_string(),
-                ));
-            }
-            (true, false) => {
-                return Err(CommandError::Argument(
-                    "name the memories to forget (personal:42 …) or give a filter \
-                     (--matching, --since, --until, --learned-since, --learned-until, \
-                     --harvest-format, --document)"
-                        .to_string(),
-                ));
-            }
-        };
-        Ok(ForgetRequest {
-            selector,
+    /// The operation's request.
+    pub fn request(&self) -> crate::ops::forget::ForgetMemoryArgs {
+        crate::ops::forget::ForgetMemoryArgs {
+            memories: Some(self.memories.clone()),
+            matching: self.matching.clone(),
+            since: self.since.clone(),
+            until: self.until.clone(),
+            learned_since: self.learned_since.clone(),
+            learned_until: self.learned_until.clone(),
+            harvest_format: self.harvest_format.clone(),
+            document: self.document.clone(),
+            workspace: self.workspace.clone(),
             reason: self.reason.clone(),
-            dry_run: !self.yes,
-        })
+            confirm: self.yes,
+        }
     }
 }
 
-/// Run `hive-mind forget` on the data directory `dir`.
+/// Run `hive-mind forget` on the data directory `dir`, as its owner.
 pub fn forget(dir: &Path, args: &ForgetArgs) -> Result<ForgetReport, CommandError> {
-    let request = args.request()?;
+    let operation = crate::ops::forget::ForgetOperation::new(&args.request())?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    Ok(engine.forget(&request)?)
+    Ok(crate::ops::execute(
+        &mut engine,
+        &crate::ops::Caller::Owner,
+        operation,
+    )?)
 }
 
 /// The report as JSON, every field by its WIT name.

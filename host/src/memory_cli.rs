@@ -12,7 +12,6 @@ use serde_json::{Value as Json, json};
 
 use crate::command_error::CommandError;
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_memory::MemoryInput;
 use hive_mind_runtime::engine::wit_types::{self, Mind};
 
 /// `hive-mind save`'s arguments.
@@ -39,41 +38,28 @@ pub fn frame_json(frame: &wit_types::Frame) -> Json {
     convert::frame_json(frame)
 }
 
-/// Refuse an argument over its size cap ([`crate::limits`]).
-fn capped(arguments: &[(&str, Option<&String>)]) -> Result<(), CommandError> {
-    crate::limits::check_each(arguments).map_err(|error| CommandError::Argument(error.to_string()))
-}
-
-/// Save one memory in the data directory `dir`; the saved frame as JSON.
+/// Save one memory in the data directory `dir`, as its owner; the saved
+/// frame as JSON.
 pub fn save(dir: &Path, args: &SaveArgs) -> Result<Json, CommandError> {
-    capped(&[
-        ("text", Some(&args.text)),
-        ("importance", Some(&args.importance)),
-        ("source", Some(&args.source)),
-        ("workspace", args.workspace.as_ref()),
-        ("created_at", args.created_at.as_ref()),
-    ])?;
-    let importance = convert::importance_in(&args.importance).map_err(CommandError::Argument)?;
-    let source = convert::source_in(&args.source).map_err(CommandError::Argument)?;
+    crate::limits::check_each(&[("workspace", args.workspace.as_ref())])
+        .map_err(|error| CommandError::Argument(error.to_string()))?;
     let mind = match &args.workspace {
-        Some(id) => convert::workspace(id).map_err(CommandError::Argument)?,
+        Some(id) => convert::workspace(id).map_err(|why| bad_flag("workspace", why))?,
         None => Mind::Personal,
     };
+    let operation = crate::ops::save::SaveOperation::new(
+        crate::ops::save::SaveRequest {
+            content: args.text.clone(),
+            importance: Some(args.importance.clone()),
+            source: Some(args.source.clone()),
+            mind,
+            created_at: args.created_at.clone(),
+        },
+        true,
+    )?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    let input = MemoryInput {
-        content: args.text.clone(),
-        importance: Some(importance),
-        source: Some(source),
-        mind,
-        created_at: args
-            .created_at
-            .as_deref()
-            .map(convert::timestamp_in)
-            .transpose()
-            .map_err(|why| bad_flag("created-at", why))?,
-        kind: None,
-    };
-    Ok(saved_json(&engine.save_memory(&input)?))
+    let saved = crate::ops::execute(&mut engine, &crate::ops::Caller::Owner, operation)?;
+    Ok(saved_json(&saved))
 }
 
 /// A saved memory as JSON: its reference, whether it was a duplicate, and

@@ -91,11 +91,8 @@ use crate::memory_cli::saved_json;
 use crate::ops::{self, Access, Caller, OpError, Operation};
 use crate::tokens::Scope;
 use hive_mind_files::{AllowedRoots, FileAccessError};
-use hive_mind_runtime::engine::convert::{
-    self as convert, frame_json, importance_in, mind_name, source_in, timestamp_in,
-};
+use hive_mind_runtime::engine::convert::{self as convert, frame_json, mind_name, timestamp_in};
 use hive_mind_runtime::engine::wit_admin::{AwarenessItem, Identity};
-use hive_mind_runtime::engine::wit_memory::MemoryInput;
 use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
 use hive_mind_runtime::engine::wit_types::{InjectionReport, ScanContext};
@@ -741,36 +738,23 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<SaveMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        if args.content.trim().is_empty() {
-            return Err(invalid("content is empty: there is nothing to remember"));
-        }
-        let importance = match &args.importance {
-            Some(name) => Some(importance_in(name).map_err(invalid)?),
-            None => None,
-        };
-        let source = match &args.source {
-            Some(name) => Some(source_in(name).map_err(invalid)?),
-            None => None,
-        };
         let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let input = MemoryInput {
-            content: args.content,
-            importance,
-            source,
-            mind,
-            created_at: args
-                .created_at
-                .as_deref()
-                .map(timestamp_in)
-                .transpose()
-                .map_err(invalid)?,
-            kind: None,
-        };
+        let operation = ops::save::SaveOperation::new(
+            ops::save::SaveRequest {
+                content: args.content,
+                importance: args.importance,
+                source: args.source,
+                mind,
+                created_at: args.created_at,
+            },
+            false,
+        )
+        .map_err(op_error)?;
+        let content = operation.content().to_string();
         let (saved, scan) = self
-            .with_access(Access::write(input.mind.clone()), move |engine, _| {
-                let saved = engine.save_memory(&input).map_err(engine_error)?;
+            .run_op(operation, move |engine, saved| {
                 let scan = engine
-                    .scan_for_injection(&input.content, ScanContext::ToolOutput)
+                    .scan_for_injection(&content, ScanContext::ToolOutput)
                     .map_err(engine_error)?;
                 Ok((saved, scan))
             })
@@ -1231,66 +1215,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<ForgetMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let has_filter = args.matching.is_some()
-            || args.since.is_some()
-            || args.until.is_some()
-            || args.learned_since.is_some()
-            || args.learned_until.is_some()
-            || args.harvest_format.is_some()
-            || args.document.is_some();
-        let memories = args.memories.clone().unwrap_or_default();
-        let selector = match (memories.is_empty(), has_filter) {
-            (false, false) => {
-                if args.workspace.is_some() {
-                    return Err(invalid(
-                        "workspace applies to a filter; a reference names its mind (workspace:ID:N)",
-                    ));
-                }
-                wit_memory::ForgetSelector::Memories(
-                    memories
-                        .iter()
-                        .map(|name| convert::ref_in(name))
-                        .collect::<Result<_, _>>()
-                        .map_err(invalid)?,
-                )
-            }
-            (true, true) => wit_memory::ForgetSelector::Matching(wit_memory::ForgetFilter {
-                mind: target_mind(None, args.workspace.as_deref())?,
-                text: args.matching.clone(),
-                since: args.since.clone(),
-                until: args.until.clone(),
-                learned_since: args.learned_since.clone(),
-                learned_until: args.learned_until.clone(),
-                harvest_format: args.harvest_format.clone(),
-                document: args.document.clone(),
-            }),
-            (false, true) => return Err(invalid("give memories or a filter, not both")),
-            (true, false) => {
-                return Err(invalid(
-                    "name the memories to forget (memories: [\"personal:42\"]) or give a filter (matching, since, until, learned_since, learned_until, harvest_format, document)",
-                ));
-            }
-        };
-        // Erasure for real is the owner's (admin); a dry run only reads.
-        let minds = match &selector {
-            wit_memory::ForgetSelector::Memories(refs) => {
-                refs.iter().map(|frame| frame.mind.clone()).collect()
-            }
-            wit_memory::ForgetSelector::Matching(filter) => vec![filter.mind.clone()],
-        };
-        let scope = if args.confirm {
-            Scope::Admin
-        } else {
-            Scope::Read
-        };
-        let request = wit_memory::ForgetRequest {
-            selector,
-            reason: args.reason.clone(),
-            dry_run: !args.confirm,
-        };
+        let operation = ops::forget::ForgetOperation::new(&args).map_err(op_error)?;
         let value = self
-            .with_access(Access::on_all(scope, minds), move |engine, _| {
-                let report = engine.forget(&request).map_err(engine_error)?;
+            .run_op(operation, move |engine, report| {
                 let mut value = crate::forget_cli::report_json(&report);
                 if let Some(memories) = value.get_mut("memories").and_then(Json::as_array_mut) {
                     for (memory, forgotten) in memories.iter_mut().zip(&report.memories) {

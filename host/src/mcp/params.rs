@@ -141,40 +141,8 @@ pub struct CleanupFramesArgs {
     pub apply: bool,
 }
 
-/// `forget_memory`'s arguments: memories by reference, or a filter (also
-/// the body of the server's `POST /api/forget`). Unknown fields are
-/// refused: a misspelt `workspace` must not send an erasure to the personal
-/// mind.
-#[derive(Debug, Deserialize, JsonSchema, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ForgetMemoryArgs {
-    /// The memories to forget, by reference as recall shows them
-    /// (`personal:42`, `workspace:acme:7`). Give these or a filter.
-    pub memories: Option<Vec<String>>,
-    /// Filter: every word of this text is in the memory.
-    pub matching: Option<String>,
-    /// Filter: the memory's event day is on or after this day (YYYY-MM-DD).
-    pub since: Option<String>,
-    /// Filter: the memory's event day is on or before this day.
-    pub until: Option<String>,
-    /// Filter: the memory was learned (written into the mind, UTC) on or
-    /// after this day (YYYY-MM-DD), whenever what it tells happened.
-    pub learned_since: Option<String>,
-    /// Filter: the memory was learned on or before this day (UTC).
-    pub learned_until: Option<String>,
-    /// Filter: imported from this harvest format (chatgpt, claude, …).
-    pub harvest_format: Option<String>,
-    /// Filter: a section of this imported document (its key).
-    pub document: Option<String>,
-    /// The workspace a filter applies to (default: the personal mind).
-    pub workspace: Option<String>,
-    /// Why, kept in the erasure log (do not quote what is forgotten).
-    pub reason: Option<String>,
-    /// Erase for good. Without it (the default) nothing changes: the answer
-    /// lists exactly what would be erased.
-    #[serde(default)]
-    pub confirm: bool,
-}
+/// `forget_memory`'s arguments: the forget operation's request.
+pub use crate::ops::forget::ForgetMemoryArgs;
 
 /// `update_memory`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

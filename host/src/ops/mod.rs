@@ -20,13 +20,17 @@
 //! Refusals never name a mind the caller did not name: an unknown
 //! workspace is "no mind `workspace:x`", never the list of the others.
 //!
+//! - [`forget`] — erasure for real (a dry run unless confirmed).
 //! - [`recall`] — recall, its options validated and bounded once.
+//! - [`save`] — save one memory.
 //! - [`identity`] — a mind's identity, read and set (each mind has its own).
 //! - [`awareness`] — a mind's awareness items.
 
 pub mod awareness;
+pub mod forget;
 pub mod identity;
 pub mod recall;
+pub mod save;
 
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_types::Mind;

@@ -27,7 +27,7 @@ use utoipa::{IntoParams, ToSchema};
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_admin::ExportFormat;
-use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions, MemoryInput};
+use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions};
 use hive_mind_runtime::engine::wit_review::{MergeRequest, MetadataChange};
 use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
 
@@ -621,51 +621,27 @@ pub async fn create_memory(
     ApiJson(body): ApiJson<NewMemory>,
 ) -> Result<Response, Problem> {
     let mind = write_mind(&query)?;
-    capped(&[
-        ("text", Some(&body.content)),
-        ("importance", body.importance.as_ref()),
-        ("source", body.source.as_ref()),
-        ("created_at", body.created_at.as_ref()),
-    ])?;
-    let input = MemoryInput {
-        content: body.content,
-        importance: body
-            .importance
-            .as_deref()
-            .map(convert::importance_in)
-            .transpose()
-            .map_err(Problem::bad_request)?,
-        source: body
-            .source
-            .as_deref()
-            .map(convert::source_in)
-            .transpose()
-            .map_err(Problem::bad_request)?,
-        mind: mind.clone(),
-        created_at: body
-            .created_at
-            .as_deref()
-            .map(convert::timestamp_in)
-            .transpose()
-            .map_err(|why| Problem::bad_request(format!("created_at: {why}")))?,
-        kind: None,
-    };
+    // A workspace's mind is made by its first write (as with `hive-mind
+    // save --workspace`).
+    let operation = ops::save::SaveOperation::new(
+        ops::save::SaveRequest {
+            content: body.content,
+            importance: body.importance,
+            source: body.source,
+            mind,
+            created_at: body.created_at,
+        },
+        true,
+    )?;
     let saved = app
-        .engine(
-            &grant,
-            Access::on(Scope::Write, mind.clone()).creating(),
-            move |engine| {
-                // A workspace's mind is made by its first write (as with
-                // `hive-mind save --workspace`).
-                let saved = engine.save_memory(&input)?;
-                let frame = Memory::of(&saved.frame)?;
-                Ok(Saved {
-                    reference: frame.reference.clone(),
-                    duplicate: saved.duplicate,
-                    frame,
-                })
-            },
-        )
+        .op(&grant, operation, |_, saved| {
+            let frame = Memory::of(&saved.frame)?;
+            Ok(Saved {
+                reference: frame.reference.clone(),
+                duplicate: saved.duplicate,
+                frame,
+            })
+        })
         .await?;
     Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
@@ -874,39 +850,9 @@ pub async fn forget(
     Extension(grant): Extension<Grant>,
     ApiJson(body): ApiJson<ForgetMemoryArgs>,
 ) -> Result<Json<JsonValue>, Problem> {
-    let args = crate::forget_cli::ForgetArgs {
-        memories: body.memories.unwrap_or_default(),
-        matching: body.matching,
-        since: body.since,
-        until: body.until,
-        learned_since: body.learned_since,
-        learned_until: body.learned_until,
-        harvest_format: body.harvest_format,
-        document: body.document,
-        workspace: body.workspace,
-        reason: body.reason,
-        yes: body.confirm,
-        json: true,
-    };
-    let request = args
-        .request()
-        .map_err(|error| Problem::bad_request(error.to_string()))?;
-    let minds: Vec<Mind> = match &request.selector {
-        hive_mind_runtime::engine::wit_memory::ForgetSelector::Memories(refs) => {
-            refs.iter().map(|frame| frame.mind.clone()).collect()
-        }
-        hive_mind_runtime::engine::wit_memory::ForgetSelector::Matching(filter) => {
-            vec![filter.mind.clone()]
-        }
-    };
-    // A dry run reads; erasure is the admin scope's.
-    let scope = if request.dry_run {
-        Scope::Read
-    } else {
-        Scope::Admin
-    };
-    app.engine(&grant, Access::on_all(scope, minds), move |engine| {
-        Ok(crate::forget_cli::report_json(&engine.forget(&request)?))
+    let operation = ops::forget::ForgetOperation::new(&body)?;
+    app.op(&grant, operation, |_, report| {
+        Ok(crate::forget_cli::report_json(&report))
     })
     .await
     .map(Json)
