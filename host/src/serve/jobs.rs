@@ -265,7 +265,7 @@ impl Jobs {
             bytes: 0,
             spooled: Arc::clone(&self.spooled),
         };
-        let mut writer = tokio::io::BufWriter::new(tokio::fs::File::from_std(writer));
+        let mut writer = tokio::fs::File::from_std(writer);
         let copy = async {
             let mut body = body;
             while let Some(frame) = http_body_util::BodyExt::frame(&mut body).await {
@@ -287,13 +287,16 @@ impl Jobs {
                     return Err(self.spool_full());
                 }
                 spooled.bytes += size;
-                tokio::io::AsyncWriteExt::write_all(&mut writer, &chunk)
+                // Each chunk is on disk before the next is read: what the
+                // upload holds in memory is one chunk.
+                let written = async {
+                    tokio::io::AsyncWriteExt::write_all(&mut writer, &chunk).await?;
+                    tokio::io::AsyncWriteExt::flush(&mut writer).await
+                };
+                written
                     .await
                     .map_err(|error| Problem::internal(format!("spooling the upload: {error}")))?;
             }
-            tokio::io::AsyncWriteExt::flush(&mut writer)
-                .await
-                .map_err(|error| Problem::internal(format!("spooling the upload: {error}")))?;
             Ok(())
         };
         tokio::time::timeout(UPLOAD_DEADLINE, copy)
