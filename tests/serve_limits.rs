@@ -199,7 +199,7 @@ fn one_tokens_stalled_bodies_do_not_lock_out_another_token() {
         if answer.starts_with("HTTP/1.1 429") {
             refused += 1;
         } else {
-            assert!(answer.starts_with("HTTP/1.1 4"), "{answer}");
+            assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
             cut += 1;
         }
     }
