@@ -14,9 +14,9 @@
 //!
 //! Jobs wait for one another, and an upload can be hundreds of megabytes,
 //! so a queued upload is never held in memory: it is written as it
-//! arrives to a file of its own in `<data-dir>/server/` (`upload-*`,
+//! arrives to a file of its own in `<data-dir>/server/` (`upload-<pid>-*`,
 //! readable by the owner only, removed when its job ends or the upload
-//! fails), and read only when its job runs — the server's memory holds
+//! fails, or by the next server when this one's process died), and read only when its job runs — the server's memory holds
 //! one upload at most, the running job's. The files together stay within
 //! the spool quota (`--upload-spool`; an upload that would pass it is cut
 //! and answered 503 with `Retry-After`), and at most `--import-queue` jobs
@@ -253,7 +253,7 @@ impl Jobs {
         std::fs::create_dir_all(&self.spool_dir)
             .map_err(|error| Problem::internal(format!("the upload spool folder: {error}")))?;
         let file = tempfile::Builder::new()
-            .prefix("upload-")
+            .prefix(&format!("upload-{}-", std::process::id()))
             .tempfile_in(&self.spool_dir)
             .map_err(|error| Problem::internal(format!("a spool file for the upload: {error}")))?;
         let writer = file

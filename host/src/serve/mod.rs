@@ -90,7 +90,8 @@
 //! A running server writes its address to
 //! `<data-dir>/server/serve-<pid>.json` (its own file: two servers on one
 //! data directory do not remove each other's; removed on a clean stop, and
-//! a dead process's file is swept by the next server), which `hive-mind
+//! a dead process's file, with its spooled uploads, is swept by the next
+//! server), which `hive-mind
 //! hook` reads ([`announced_servers`]) to ask it instead of loading the
 //! engine itself.
 
@@ -647,12 +648,27 @@ pub fn announced_servers(data_dir: &Path) -> Vec<Announcement> {
         .collect()
 }
 
-/// Remove the announcements of servers whose process is gone (a crash or
-/// a kill leaves its file behind).
-fn remove_stale_announcements(data_dir: &Path) {
+/// Remove what servers whose process is gone left behind (a crash or a
+/// kill): their announcements and their spooled uploads
+/// (`upload-<pid>-*`). A live server's files are left alone.
+fn sweep_dead_servers(data_dir: &Path) {
     for (path, announcement, _) in announcements(data_dir) {
         if !is_alive(announcement.pid) {
             let _ = std::fs::remove_file(path);
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(data_dir.join("server")) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let pid = name
+            .to_string_lossy()
+            .strip_prefix("upload-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !is_alive(pid)) {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
@@ -702,7 +718,7 @@ async fn serve(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
     if let Some(dir) = announcement.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    remove_stale_announcements(data_dir);
+    sweep_dead_servers(data_dir);
     std::fs::write(
         &announcement,
         serde_json::to_vec(&Announcement {
@@ -779,7 +795,7 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn only_live_servers_are_announced_and_a_dead_ones_file_is_swept() {
+    fn only_live_servers_are_announced_and_a_dead_ones_files_are_swept() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("server")).unwrap();
         let mut gone = std::process::Command::new("true").spawn().unwrap();
@@ -801,8 +817,13 @@ mod tests {
         let found = announced_servers(dir.path());
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].pid, live);
-        remove_stale_announcements(dir.path());
+        let spooled = |pid: u32| dir.path().join("server").join(format!("upload-{pid}-x1"));
+        std::fs::write(spooled(dead), b"left by a crash").unwrap();
+        std::fs::write(spooled(live), b"a live server's upload").unwrap();
+        sweep_dead_servers(dir.path());
         assert!(!announcement_path(dir.path(), dead).exists());
         assert!(announcement_path(dir.path(), live).exists());
+        assert!(!spooled(dead).exists());
+        assert!(spooled(live).exists());
     }
 }
