@@ -99,6 +99,18 @@ fn a_slow_header_is_cut_after_the_timeout_while_others_are_served() {
         closed_within(&mut silent, Duration::from_secs(3)).is_some(),
         "a connection that sends nothing is cut as well"
     );
+    // A kept-alive connection is answered, then cut once it sits idle.
+    let mut idle = TcpStream::connect(&address).unwrap();
+    write!(idle, "GET /api/health HTTP/1.1\r\nHost: {address}\r\n\r\n").unwrap();
+    let answered = Instant::now();
+    let answer =
+        closed_within(&mut idle, Duration::from_secs(5)).expect("an idle connection stays open");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answered.elapsed() >= Duration::from_millis(700),
+        "closed after {:?}, before the idle timeout",
+        answered.elapsed()
+    );
     assert_eq!(server.get("/api/health", None).0, 200);
 }
 
