@@ -250,11 +250,12 @@ fn wait_until(within: Duration, mut done: impl FnMut() -> bool) -> bool {
 fn queued_uploads_are_spooled_to_disk_or_refused() {
     let dir = tempfile::tempdir().unwrap();
     let owner = token(dir.path(), "owner", "admin", &["*"]);
+    let other = token(dir.path(), "other", "write", &["*"]);
     let server = Server::start(
         dir.path(),
         &[
             "--import-queue",
-            "1",
+            "2",
             "--upload-spool",
             "65536",
             "--body-timeout",
@@ -287,8 +288,8 @@ fn queued_uploads_are_spooled_to_disk_or_refused() {
         let mode = std::fs::metadata(file).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600, "{}", file.display());
     }
-    // The queue (one job) is full: another import is refused before its
-    // body is read, with a time to retry.
+    // The owner's share of the queue (one job of two) is taken: its next
+    // import is refused before its body is read, with a time to retry…
     let refused = raw_request(
         &address,
         &format!(
@@ -297,6 +298,16 @@ fn queued_uploads_are_spooled_to_disk_or_refused() {
     );
     assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
     assert!(refused.to_lowercase().contains("retry-after:"), "{refused}");
+    // …while another token's import is taken.
+    let (status, job) = server.call(
+        "POST",
+        "/api/imports?mind=personal&name=theirs.md",
+        Some(&other),
+        Some(Body::Raw(
+            b"# Theirs\n\nThe orchard grows apples.\n".to_vec(),
+        )),
+    );
+    assert_eq!(status, 202, "{job}");
     // The client goes away: its spool file goes, and its place in the queue.
     drop(uploading);
     assert!(

@@ -20,8 +20,8 @@
 //! one upload at most, the running job's. The files together stay within
 //! the spool quota (`--upload-spool`; an upload that would pass it is cut
 //! and answered 503 with `Retry-After`), and at most `--import-queue` jobs
-//! wait or run at once (one more is answered 429 with `Retry-After` before
-//! its body is read).
+//! wait or run at once, at most half of them one client's (one more is
+//! answered 429 with `Retry-After` before its body is read).
 //!
 //! ## Job ids
 //!
@@ -50,6 +50,7 @@ use hive_mind_runtime::engine::wit_names::one_of;
 use super::App;
 use super::api::{WriteQuery, write_mind};
 use super::extract::ApiQuery;
+use super::fair::{Client, Share, Shares};
 use super::problem::{PROBLEM_JSON, Problem};
 use crate::progress::Progress;
 use crate::tokens::{Grant, Scope};
@@ -134,6 +135,9 @@ pub struct Jobs {
     /// The most jobs waiting or running at once.
     max_queued: usize,
     queued: Arc<AtomicUsize>,
+    /// Each client's jobs waiting or running: at most half the queue, so
+    /// one token's slow uploads leave room for the others'.
+    queued_by_client: Arc<Shares>,
 }
 
 /// An upload on disk, waiting for its job; the file is removed and its
@@ -159,11 +163,15 @@ enum Upload {
 }
 
 /// A job's place in the import queue; given back on drop.
-struct QueuePlace(Arc<AtomicUsize>);
+/// With the client's share of the queue (given back with it).
+struct QueuePlace {
+    queued: Arc<AtomicUsize>,
+    _share: Share,
+}
 
 impl Drop for QueuePlace {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.queued.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -197,6 +205,7 @@ impl Jobs {
             spooled: Arc::default(),
             max_queued: max_queued.max(1),
             queued: Arc::default(),
+            queued_by_client: Shares::new(max_queued / 2),
         }
     }
 
@@ -218,7 +227,17 @@ impl Jobs {
     }
 
     /// A place in the queue, or a 429.
-    fn enqueue(&self) -> Result<QueuePlace, Problem> {
+    fn enqueue(&self, client: &Client) -> Result<QueuePlace, Problem> {
+        let Some(share) = self.queued_by_client.try_take(client) else {
+            return Err(Problem::retry(
+                StatusCode::TOO_MANY_REQUESTS,
+                30,
+                format!(
+                    "{client} already has {} imports waiting or running (its share of the server's {}); retry later",
+                    self.queued_by_client.per_client, self.max_queued
+                ),
+            ));
+        };
         if self.queued.fetch_add(1, Ordering::SeqCst) >= self.max_queued {
             self.queued.fetch_sub(1, Ordering::SeqCst);
             return Err(Problem::retry(
@@ -230,7 +249,10 @@ impl Jobs {
                 ),
             ));
         }
-        Ok(QueuePlace(Arc::clone(&self.queued)))
+        Ok(QueuePlace {
+            queued: Arc::clone(&self.queued),
+            _share: share,
+        })
     }
 
     /// Write `body` (of `declared` bytes, when its length is told) to a
@@ -390,7 +412,8 @@ pub async fn start_import(
     // A place in the queue first (a 429 before the body is read), then the
     // upload to disk before the job takes an engine, within its own limit
     // (an export is larger than any JSON body), deadline and the quota.
-    let place = app.jobs.enqueue()?;
+    let client = super::fair::current_client().unwrap_or(Client::Server);
+    let place = app.jobs.enqueue(&client)?;
     let (input, name) = match &query.url {
         Some(url) => {
             if axum::body::to_bytes(body, 0).await.is_err() {

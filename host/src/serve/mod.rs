@@ -76,8 +76,9 @@
 //! - **Uploads** ([`jobs`]): queued imports are spooled to files in
 //!   `<data-dir>/server/` (owner-only, removed when the job ends), within
 //!   `--upload-spool` bytes (1 GiB; 503 past it) and `--import-queue`
-//!   jobs (4; 429 past it): memory does not grow with queued uploads. Job
-//!   ids are random and a job is shown only to the token that started it.
+//!   jobs (4, half of them per client; 429 past it): memory does not grow
+//!   with queued uploads. Job ids are random and a job is shown only to
+//!   the token that started it.
 //! - **MCP sessions** ([`sessions`]): at most `--max-mcp-sessions` (128)
 //!   open, `--mcp-sessions-per-client` (16) per client; one more
 //!   `initialize` is answered 429 saying which cap it met.
@@ -177,7 +178,8 @@ pub struct ServeOptions {
     /// How long a request body may send nothing before it is cut.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub body_timeout: Duration,
-    /// Import jobs waiting or running at once; one more is answered 429.
+    /// Import jobs waiting or running at once (half of them per client);
+    /// one more is answered 429.
     #[arg(long, default_value_t = 4)]
     pub import_queue: usize,
     /// Bytes of uploads spooled to disk for their import jobs at once; an
