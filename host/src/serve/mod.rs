@@ -141,7 +141,12 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         "m" => number * 60.0,
         other => return Err(format!("unknown unit {other:?} in {text:?}: ms, s or m")),
     };
-    Duration::try_from_secs_f64(seconds).map_err(|error| format!("{text:?}: {error}"))
+    let duration =
+        Duration::try_from_secs_f64(seconds).map_err(|error| format!("{text:?}: {error}"))?;
+    if duration.is_zero() {
+        return Err(format!("{text:?}: a timeout must be longer than zero"));
+    }
+    Ok(duration)
 }
 
 /// `hive-mind serve`'s options.
@@ -793,6 +798,10 @@ mod tests {
         assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3h").is_err());
+        assert!(
+            parse_duration("0s").is_err(),
+            "a zero timeout would cut every connection"
+        );
     }
 
     #[cfg(target_os = "linux")]
