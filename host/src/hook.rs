@@ -16,8 +16,9 @@
 //!
 //! A cold process pays for loading the engine and the embedder (seconds),
 //! so the hook first asks a running `hive-mind serve` over loopback: its
-//! address from `HIVE_MIND_SERVER` or from `<data-dir>/server/serve-<pid>.json`
-//! (one per running server; a live one is picked), its token from `HIVE_MIND_TOKEN` or
+//! address from `HIVE_MIND_SERVER` or from
+//! `<data-dir>/server/serve-<pid>.json` (one per running server; a live
+//! one is picked), its token from `HIVE_MIND_TOKEN` or
 //! `<data-dir>/server/hook-token` (written by `hook install`). When no
 //! server answers, it does the work alone. A hook never blocks the agent:
 //! every failure is a line on stderr and exit status 0.
