@@ -56,6 +56,9 @@ mod sandbox;
 /// `hive-mind serve`: REST checked against its OpenAPI document, tokens and
 /// minds, bad requests, MCP over HTTP, a clean stop.
 mod serve;
+/// `hive-mind serve` under abuse: slow headers, connection floods, stalled
+/// bodies, queued uploads, MCP sessions, headers, job ids, two servers.
+mod serve_limits;
 /// Crash safety: SIGKILL during a bulk save loses whole batches only.
 mod store_kill;
 /// Trap recovery: a limit hit inside a write transaction releases the lock,

@@ -466,7 +466,12 @@ fn every_operation_answers_as_its_openapi_document_says() {
         "operations no test calls: {untested:?}"
     );
     assert!(server.terminate(), "SIGTERM stops the server cleanly");
-    assert!(!dir.path().join("server/serve.json").exists());
+    let announced = std::fs::read_dir(dir.path().join("server"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("serve-"))
+        .count();
+    assert_eq!(announced, 0, "a stopped server withdraws its announcement");
     let (ok, _, err) = cli(dir.path(), &["check"]);
     assert!(ok, "{err}");
 }

@@ -17,8 +17,9 @@
 //!
 //! A cold process pays for loading the engine and the embedder (seconds),
 //! so the hook first asks a running `hive-mind serve` over loopback: its
-//! address from `HIVE_MIND_SERVER` or from `<data-dir>/server/serve.json`
-//! (written by the server), its token from `HIVE_MIND_TOKEN` or
+//! address from `HIVE_MIND_SERVER` or from
+//! `<data-dir>/server/serve-<pid>.json` (one per running server; a live
+//! one is picked), its token from `HIVE_MIND_TOKEN` or
 //! `<data-dir>/server/hook-token` (written by `hook install`). When no
 //! server answers, it does the work alone. A hook never blocks the agent:
 //! every failure is a line on stderr and exit status 0.
@@ -171,21 +172,26 @@ fn read_trimmed(path: &Path) -> Option<String> {
 }
 
 /// The running server, if one answers its health check at once.
+///
+/// `HIVE_MIND_SERVER` names one; otherwise every server announced in
+/// `<data-dir>/server/serve-<pid>.json` whose process is alive is tried,
+/// the most recently started first, and the first to answer is used.
 fn find_server(data_dir: &Path) -> Option<(String, Option<String>)> {
-    let url = match std::env::var("HIVE_MIND_SERVER") {
-        Ok(url) if !url.trim().is_empty() => url.trim().trim_end_matches('/').to_string(),
-        _ => {
-            let text = std::fs::read_to_string(crate::serve::announcement_path(data_dir)).ok()?;
-            let announced: Json = serde_json::from_str(&text).ok()?;
-            announced.get("url")?.as_str()?.to_string()
-        }
+    let urls = match std::env::var("HIVE_MIND_SERVER") {
+        Ok(url) if !url.trim().is_empty() => vec![url.trim().trim_end_matches('/').to_string()],
+        _ => crate::serve::announced_servers(data_dir)
+            .into_iter()
+            .map(|announced| announced.url)
+            .collect(),
     };
     let token = std::env::var("HIVE_MIND_TOKEN")
         .ok()
         .filter(|token| !token.trim().is_empty())
         .or_else(|| read_trimmed(&hook_token_path(data_dir)));
     let agent = client(Duration::from_millis(500));
-    agent.get(format!("{url}/api/health")).call().ok()?;
+    let url = urls
+        .into_iter()
+        .find(|url| agent.get(format!("{url}/api/health")).call().is_ok())?;
     Some((url, token))
 }
 

@@ -4,9 +4,9 @@
 //! [`ApiQuery`] parses the query string into a type that refuses unknown
 //! fields, so a typo is a 400 naming the valid parameters. [`ApiJson`]
 //! reads the body within the router's size limit (a 413 past it) and the
-//! server's body deadline (a 408 for a client that stops sending: a slow
-//! client never holds an engine, since the body is read before one is
-//! taken), then parses it (a 400 naming the field and the place).
+//! server's body deadline (a 408 for a client that stops sending, or that
+//! sends nothing for the body timeout: a slow client never holds an engine,
+//! since the body is read before one is taken), then parses it (a 400 naming the field and the place).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -38,6 +38,18 @@ where
     }
 }
 
+/// Whether `error` (or one of its causes) is a body cut for stalling.
+fn stalled(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.is::<super::fair::StallError>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
+}
+
 /// A JSON body parsed into `T`.
 #[derive(Debug)]
 pub struct ApiJson<T>(pub T);
@@ -62,6 +74,11 @@ where
                 )
             })?
             .map_err(|rejection| {
+                // A body cut for stalling (the guard's body timeout) is a
+                // timeout, not a bad request.
+                if stalled(&rejection) {
+                    return Problem::new(StatusCode::REQUEST_TIMEOUT, rejection.body_text());
+                }
                 let status = rejection.status();
                 Problem::new(status, rejection.body_text())
             })?;

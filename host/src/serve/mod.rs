@@ -52,23 +52,66 @@
 //! finish, then waits for every instance to come back (the writes under
 //! way commit) before it exits.
 //!
-//! A running server writes its address to `<data-dir>/server/serve.json`
-//! (removed on a clean stop), which `hive-mind hook` reads to ask it
-//! instead of loading the engine itself.
+//! ## Limits against abuse
+//!
+//! Every limit above is shared, so each is also bounded per caller, and
+//! the transport itself is bounded before a request exists:
+//!
+//! - **Connections** ([`conn`]): the server runs its own accept loop over
+//!   hyper's HTTP/1 connection. At most `--max-connections` (512) are
+//!   open; one more is closed as it is accepted. A request's head must
+//!   arrive within `--header-timeout` (10 s) of the server waiting for it
+//!   — on a new connection, and between requests on a kept-alive one, so
+//!   the same timeout closes idle connections. Half-open and slow-header
+//!   connections therefore hold a slot for seconds, and a flood of them
+//!   leaves the server reachable once they are cut.
+//! - **Per client** ([`fair`]): a request counts against its token, or
+//!   without one its peer's address. A client has at most
+//!   `--max-in-flight-per-client` (16) requests under way and
+//!   `--queue-per-client` (8) waiting for an engine (429 past either), so
+//!   one token's stalled requests cannot answer every other client 429.
+//! - **Bodies**: a body that sends nothing for `--body-timeout` (10 s) is
+//!   cut, so a stalled upload frees its slot within seconds, not at the
+//!   upload's 600 s deadline.
+//! - **Uploads** ([`jobs`]): queued imports are spooled to files in
+//!   `<data-dir>/server/` (owner-only, removed when the job ends), within
+//!   `--upload-spool` bytes (1 GiB; 503 past it) and `--import-queue`
+//!   jobs (4, half of them per client; 429 past it): memory does not grow
+//!   with queued uploads. Job ids are random and a job is shown only to
+//!   the token that started it.
+//! - **MCP sessions** ([`sessions`]): at most `--max-mcp-sessions` (128)
+//!   open, `--mcp-sessions-per-client` (16) per client; one more
+//!   `initialize` is answered 429 saying which cap it met.
+//!
+//! Every answer carries `X-Content-Type-Options: nosniff`, and every
+//! answer but the page's own files `Cache-Control: no-store`.
+//!
+//! ## Finding a running server
+//!
+//! A running server writes its address to
+//! `<data-dir>/server/serve-<pid>.json` (its own file: two servers on one
+//! data directory do not remove each other's; removed on a clean stop, and
+//! a dead process's file, with its spooled uploads, is swept by the next
+//! server), which `hive-mind
+//! hook` reads ([`announced_servers`]) to ask it instead of loading the
+//! engine itself.
 
 pub mod api;
+pub mod conn;
 pub mod extract;
+pub mod fair;
 pub mod jobs;
 pub mod page;
 pub mod pool;
 pub mod problem;
+pub mod sessions;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -77,8 +120,34 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::tokens::{Grant, TokenBook};
+use fair::{Client, Shares, StallBody};
 use pool::{Busy, Pool, RunError};
 use problem::{PROBLEM_JSON, Problem};
+use sessions::CappedSessions;
+
+/// A duration option: `10s`, `500ms`, `2m`, or bare seconds (`10`).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (10s, 500ms, 2m)"))?;
+    let seconds = match unit.trim() {
+        "ms" => number / 1000.0,
+        "s" => number,
+        "m" => number * 60.0,
+        other => return Err(format!("unknown unit {other:?} in {text:?}: ms, s or m")),
+    };
+    let duration =
+        Duration::try_from_secs_f64(seconds).map_err(|error| format!("{text:?}: {error}"))?;
+    if duration.is_zero() {
+        return Err(format!("{text:?}: a timeout must be longer than zero"));
+    }
+    Ok(duration)
+}
 
 /// `hive-mind serve`'s options.
 #[derive(Debug, Clone, clap::Args)]
@@ -93,9 +162,41 @@ pub struct ServeOptions {
     /// Requests handled at once; one more is answered 429.
     #[arg(long, default_value_t = 64)]
     pub max_in_flight: usize,
+    /// Requests one client (a token, or an address without one) has
+    /// handled at once; one more from it is answered 429.
+    #[arg(long, default_value_t = 16)]
+    pub max_in_flight_per_client: usize,
     /// Requests waiting for an engine at once; one more is answered 429.
     #[arg(long, default_value_t = 32)]
     pub queue: usize,
+    /// Requests one client has waiting for an engine; one more from it is
+    /// answered 429.
+    #[arg(long, default_value_t = 8)]
+    pub queue_per_client: usize,
+    /// Connections open at once; one more is closed as it is accepted.
+    #[arg(long, default_value_t = 512)]
+    pub max_connections: usize,
+    /// How long a request's head may take to arrive, and a kept-alive
+    /// connection may sit idle (`10s`, `500ms`).
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+    /// How long a request body may send nothing before it is cut.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub body_timeout: Duration,
+    /// Import jobs waiting or running at once (half of them per client);
+    /// one more is answered 429.
+    #[arg(long, default_value_t = 4)]
+    pub import_queue: usize,
+    /// Bytes of uploads spooled to disk for their import jobs at once; an
+    /// upload past it is answered 503.
+    #[arg(long, default_value_t = 1 << 30)]
+    pub upload_spool: u64,
+    /// MCP sessions open at once.
+    #[arg(long, default_value_t = 128)]
+    pub max_mcp_sessions: usize,
+    /// MCP sessions one client has open at once.
+    #[arg(long, default_value_t = 16)]
+    pub mcp_sessions_per_client: usize,
     /// The largest JSON body, in bytes (413 past it).
     #[arg(long, default_value_t = 4 * 1024 * 1024)]
     pub max_body: usize,
@@ -119,8 +220,12 @@ pub struct App {
     pub tokens: Option<TokenBook>,
     /// The import jobs.
     pub jobs: jobs::Jobs,
+    /// The MCP sessions.
+    pub sessions: Arc<CappedSessions>,
     in_flight: tokio::sync::Semaphore,
     max_in_flight: usize,
+    in_flight_by_client: Arc<Shares>,
+    body_timeout: Duration,
     hosts: Vec<String>,
     origins: Vec<String>,
 }
@@ -132,6 +237,11 @@ pub fn busy_problem(error: &RunError) -> Problem {
             StatusCode::TOO_MANY_REQUESTS,
             1,
             "too many requests are waiting for an engine; retry shortly",
+        ),
+        RunError::Busy(Busy::ClientQueue) => Problem::retry(
+            StatusCode::TOO_MANY_REQUESTS,
+            1,
+            "this client already has its share of requests waiting for an engine; retry shortly",
         ),
         RunError::Busy(Busy::Timeout) => Problem::retry(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -232,20 +342,12 @@ fn host_name(host: &str) -> &str {
     host.rsplit_once(':').map_or(host, |(name, _)| name)
 }
 
-/// The guards every request passes: in-flight limit, host and origin, then
-/// the token.
+/// The guards every request passes: host and origin, the token (whose
+/// [`Client`] the request counts against), the client's share of the
+/// in-flight slots, the server's in-flight limit, the MCP session cap; then
+/// the rest of the request runs in the client's [`fair::CLIENT`] scope,
+/// its body cut when it stalls.
 async fn guard(State(app): State<Arc<App>>, mut request: Request, next: Next) -> Response {
-    let Ok(_permit) = app.in_flight.try_acquire() else {
-        return Problem::retry(
-            StatusCode::TOO_MANY_REQUESTS,
-            1,
-            format!(
-                "{} requests are already being handled (the server's limit); retry shortly",
-                app.max_in_flight
-            ),
-        )
-        .into_response();
-    };
     let headers = request.headers();
     let host = headers
         .get(header::HOST)
@@ -268,6 +370,11 @@ async fn guard(State(app): State<Arc<App>>, mut request: Request, next: Next) ->
             .into_response();
         }
     }
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let mut client = Client::Peer(peer);
     if !is_public(request.uri().path()) {
         let grant = match &app.tokens {
             None => Grant::unrestricted(),
@@ -283,7 +390,10 @@ async fn guard(State(app): State<Arc<App>>, mut request: Request, next: Next) ->
                     );
                 };
                 match book.grant(presented) {
-                    Ok(Some(grant)) => grant,
+                    Ok(Some(grant)) => {
+                        client = Client::Token(grant.name.clone());
+                        grant
+                    }
                     Ok(None) => return unauthorized("the token is unknown or revoked"),
                     Err(error) => {
                         return Problem::internal(format!("the token list: {error}"))
@@ -294,7 +404,54 @@ async fn guard(State(app): State<Arc<App>>, mut request: Request, next: Next) ->
         };
         request.extensions_mut().insert(grant);
     }
-    next.run(request).await
+    let Some(_share) = app.in_flight_by_client.try_take(&client) else {
+        return Problem::retry(
+            StatusCode::TOO_MANY_REQUESTS,
+            1,
+            format!(
+                "{client} already has {} requests under way (its share of the server's {}); retry shortly",
+                app.in_flight_by_client.per_client, app.max_in_flight
+            ),
+        )
+        .into_response();
+    };
+    let Ok(_permit) = app.in_flight.try_acquire() else {
+        return Problem::retry(
+            StatusCode::TOO_MANY_REQUESTS,
+            1,
+            format!(
+                "{} requests are already being handled (the server's limit); retry shortly",
+                app.max_in_flight
+            ),
+        )
+        .into_response();
+    };
+    let opens_session = request.method() == axum::http::Method::POST
+        && request.uri().path() == "/mcp"
+        && !request.headers().contains_key("mcp-session-id");
+    if opens_session && let Err(refused) = app.sessions.admits(&client) {
+        return Problem::retry(StatusCode::TOO_MANY_REQUESTS, 30, refused.to_string())
+            .into_response();
+    }
+    let timeout = app.body_timeout;
+    let request = request.map(|body| axum::body::Body::new(StallBody::new(body, timeout)));
+    fair::CLIENT.scope(client, next.run(request)).await
+}
+
+/// Every answer says `nosniff`, and every answer but the page's own files
+/// says `no-store`: memories and tokens' answers never sit in a cache.
+async fn answer_headers(request: Request, next: Next) -> Response {
+    let cacheable = request.uri().path() == "/" || request.uri().path().starts_with("/assets/");
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if !cacheable {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
 }
 
 fn unauthorized(detail: &str) -> Response {
@@ -378,9 +535,16 @@ pub fn application(
     let app = Arc::new(App {
         pool: Arc::new(pool),
         tokens: (!options.no_auth).then(|| TokenBook::new(data_dir)),
-        jobs: jobs::Jobs::default(),
+        jobs: jobs::Jobs::new(
+            data_dir.join("server"),
+            options.upload_spool,
+            options.import_queue,
+        ),
+        sessions: CappedSessions::new(options.max_mcp_sessions, options.mcp_sessions_per_client),
         in_flight: tokio::sync::Semaphore::new(options.max_in_flight.max(1)),
         max_in_flight: options.max_in_flight.max(1),
+        in_flight_by_client: Shares::new(options.max_in_flight_per_client),
+        body_timeout: options.body_timeout,
         hosts,
         origins: options.allow_origins.clone(),
     });
@@ -393,9 +557,7 @@ pub fn application(
     let sessions = mcp_config.cancellation_token.clone();
     let mcp_service = rmcp::transport::streamable_http_server::StreamableHttpService::new(
         move || Ok(mcp.clone()),
-        Arc::new(
-            rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default(),
-        ),
+        Arc::clone(&app.sessions),
         mcp_config,
     );
     let (api, _) = router().split_for_parts();
@@ -407,6 +569,7 @@ pub fn application(
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(Arc::clone(&app), guard))
         .layer(middleware::from_fn(problems))
+        .layer(middleware::from_fn(answer_headers))
         .with_state(Arc::clone(&app));
     Ok(Served {
         router,
@@ -426,9 +589,95 @@ pub struct Served {
     pub stop_sessions: Box<dyn FnOnce() + Send>,
 }
 
-/// Where a running server writes its address.
-pub fn announcement_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("server").join("serve.json")
+/// Where the server process `pid` writes its address: one file per
+/// process, so that two servers on one data directory (on two ports) each
+/// remove only their own when they stop.
+pub fn announcement_path(data_dir: &Path, pid: u32) -> PathBuf {
+    data_dir.join("server").join(format!("serve-{pid}.json"))
+}
+
+/// A running server's announcement (`serve-<pid>.json`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Announcement {
+    /// Where it listens (`http://127.0.0.1:7432`).
+    pub url: String,
+    /// Its process.
+    pub pid: u32,
+    /// Whether it asks for tokens.
+    pub auth: bool,
+}
+
+/// Whether process `pid` still runs. On Linux the process table says; on
+/// other systems it is assumed (the caller's health check decides).
+fn is_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new("/proc").join(pid.to_string()).exists()
+    } else {
+        true
+    }
+}
+
+/// Every announcement in `data_dir` and its file, as written.
+fn announcements(data_dir: &Path) -> Vec<(PathBuf, Announcement, std::time::SystemTime)> {
+    let Ok(entries) = std::fs::read_dir(data_dir.join("server")) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("serve-") && name.ends_with(".json")
+        })
+        .filter_map(|entry| {
+            let path = entry.path();
+            let text = std::fs::read_to_string(&path).ok()?;
+            let announcement: Announcement = serde_json::from_str(&text).ok()?;
+            let written = entry
+                .metadata()
+                .and_then(|metadata| metadata.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            Some((path, announcement, written))
+        })
+        .collect()
+}
+
+/// The servers running on `data_dir` (those whose process is alive), the
+/// most recently started first.
+pub fn announced_servers(data_dir: &Path) -> Vec<Announcement> {
+    let mut live: Vec<_> = announcements(data_dir)
+        .into_iter()
+        .filter(|(_, announcement, _)| is_alive(announcement.pid))
+        .collect();
+    live.sort_by_key(|(_, _, written)| std::cmp::Reverse(*written));
+    live.into_iter()
+        .map(|(_, announcement, _)| announcement)
+        .collect()
+}
+
+/// Remove what servers whose process is gone left behind (a crash or a
+/// kill): their announcements and their spooled uploads
+/// (`upload-<pid>-*`). A live server's files are left alone.
+fn sweep_dead_servers(data_dir: &Path) {
+    for (path, announcement, _) in announcements(data_dir) {
+        if !is_alive(announcement.pid) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(data_dir.join("server")) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let pid = name
+            .to_string_lossy()
+            .strip_prefix("upload-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !is_alive(pid)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The pool's default size: one engine per core, at most four. Recall is
@@ -454,8 +703,15 @@ async fn serve(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
     let engines = options.engines.unwrap_or_else(default_engines).max(1);
     let dir = data_dir.to_path_buf();
     let queue = options.queue;
+    let queue_per_client = options.queue_per_client;
     let (pool, mcp_engine) = tokio::task::spawn_blocking(move || {
-        let pool = Pool::open(&dir, engines, queue, Duration::from_secs(30))?;
+        let pool = Pool::open(
+            &dir,
+            engines,
+            queue,
+            queue_per_client,
+            Duration::from_secs(30),
+        )?;
         let mcp = hive_mind_runtime::engine::open(&dir)?;
         Ok::<_, anyhow::Error>((pool, mcp))
     })
@@ -464,15 +720,17 @@ async fn serve(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(options.listen).await?;
     let address = listener.local_addr()?;
     let url = format!("http://{address}");
-    let announcement = announcement_path(data_dir);
+    let pid = std::process::id();
+    let announcement = announcement_path(data_dir, pid);
+    sweep_dead_servers(data_dir);
     // Owner-only, like everything in the data directory.
     crate::tokens::write_private(
         &announcement,
-        &serde_json::to_vec(&serde_json::json!({
-            "url": url,
-            "pid": std::process::id(),
-            "auth": !options.no_auth,
-        }))?,
+        &serde_json::to_vec(&Announcement {
+            url: url.clone(),
+            pid,
+            auth: !options.no_auth,
+        })?,
     )?;
     eprintln!(
         "hive-mind serve: listening on {url} ({} engines{})",
@@ -481,14 +739,19 @@ async fn serve(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
     );
     println!("{url}");
     let stop_sessions = served.stop_sessions;
-    let stopped = axum::serve(listener, served.router)
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            stop_sessions();
-        })
-        .await;
+    let limits = conn::ConnLimits {
+        max_connections: options.max_connections,
+        header_timeout: options.header_timeout,
+    };
+    let withdrawn = announcement.clone();
+    conn::serve(listener, served.router, limits, async move {
+        shutdown_signal().await;
+        // No new hook is sent here while the server stops.
+        let _ = std::fs::remove_file(&withdrawn);
+        stop_sessions();
+    })
+    .await;
     let _ = std::fs::remove_file(&announcement);
-    stopped?;
     // A request whose client left is still running on its instance: wait
     // for every instance to come back, so its write commits.
     if !served.app.pool.drain(Duration::from_secs(120)).await {
@@ -519,4 +782,57 @@ async fn shutdown_signal() {
         () = terminate => {},
     }
     eprintln!("hive-mind serve: stopping (finishing the requests under way)");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_with_their_unit() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3h").is_err());
+        assert!(
+            parse_duration("0s").is_err(),
+            "a zero timeout would cut every connection"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_live_servers_are_announced_and_a_dead_ones_files_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("server")).unwrap();
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let dead = gone.id();
+        gone.wait().unwrap();
+        let live = std::process::id();
+        for (pid, port) in [(dead, 1), (live, 2)] {
+            let announcement = Announcement {
+                url: format!("http://127.0.0.1:{port}"),
+                pid,
+                auth: true,
+            };
+            std::fs::write(
+                announcement_path(dir.path(), pid),
+                serde_json::to_vec(&announcement).unwrap(),
+            )
+            .unwrap();
+        }
+        let found = announced_servers(dir.path());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].pid, live);
+        let spooled = |pid: u32| dir.path().join("server").join(format!("upload-{pid}-x1"));
+        std::fs::write(spooled(dead), b"left by a crash").unwrap();
+        std::fs::write(spooled(live), b"a live server's upload").unwrap();
+        sweep_dead_servers(dir.path());
+        assert!(!announcement_path(dir.path(), dead).exists());
+        assert!(announcement_path(dir.path(), live).exists());
+        assert!(!spooled(dead).exists());
+        assert!(spooled(live).exists());
+    }
 }

@@ -14,7 +14,10 @@
 //! `max_waiting` requests wait at once, and one more is refused at once
 //! ([`Busy::Queue`], a 429), as is one that waited too long
 //! ([`Busy::Timeout`], a 503): a flood gets answers, never an unbounded
-//! queue. The work runs on a blocking thread that owns the instance until
+//! queue. One client (the request's [`fair::CLIENT`]: its token, or its
+//! address without one) may have at most `per_client` requests waiting
+//! ([`Busy::ClientQueue`], a 429), so a client that floods the queue is
+//! refused while the others keep their places in it. The work runs on a blocking thread that owns the instance until
 //! it is done, so a client that goes away mid-call never leaves a write
 //! half-done: the call finishes, commits or rolls back, and the instance
 //! returns to the pool.
@@ -26,11 +29,15 @@ use std::time::Duration;
 
 use hive_mind_runtime::engine::{EngineRuntime, OpenError};
 
+use super::fair::{self, Shares};
+
 /// Why no instance was handed out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Busy {
     /// Too many requests already wait.
     Queue,
+    /// This client already has its share of the queue waiting.
+    ClientQueue,
     /// None came free in time.
     Timeout,
     /// The server is shutting down.
@@ -43,17 +50,20 @@ pub struct Pool {
     available: tokio::sync::Semaphore,
     waiting: AtomicUsize,
     max_waiting: usize,
+    waiting_by_client: Arc<Shares>,
     size: usize,
     /// How long a request waits for an instance.
     pub wait: Duration,
 }
 
 impl Pool {
-    /// `size` instances over `dir` (at least one).
+    /// `size` instances over `dir` (at least one); at most `max_waiting`
+    /// requests wait, `per_client` of them from one client.
     pub fn open(
         dir: &Path,
         size: usize,
         max_waiting: usize,
+        per_client: usize,
         wait: Duration,
     ) -> Result<Pool, OpenError> {
         let size = size.max(1);
@@ -65,6 +75,7 @@ impl Pool {
             available: tokio::sync::Semaphore::new(size),
             waiting: AtomicUsize::new(0),
             max_waiting,
+            waiting_by_client: Shares::new(per_client),
             size,
             wait,
         })
@@ -72,6 +83,15 @@ impl Pool {
 
     /// Take an instance: wait for one within [`Pool::wait`], or refuse.
     pub async fn take(self: &Arc<Self>) -> Result<Lease, Busy> {
+        // The client's place in the queue, held while it waits.
+        let _place = match fair::current_client() {
+            Some(client) => Some(
+                self.waiting_by_client
+                    .try_take(&client)
+                    .ok_or(Busy::ClientQueue)?,
+            ),
+            None => None,
+        };
         if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.max_waiting {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
             return Err(Busy::Queue);
