@@ -1020,3 +1020,115 @@ fn a_stop_lets_the_import_under_way_finish() {
         "{report}"
     );
 }
+
+#[test]
+fn limit_bounds_every_lane_on_every_surface() {
+    let dir = tempfile::tempdir().unwrap();
+    let owner = token(dir.path(), "owner", "admin", &["*"]);
+    let server = Server::start(dir.path(), &[]);
+    for n in 0..12 {
+        let importance = if n % 2 == 0 { "important" } else { "normal" };
+        let (status, saved) = server.post(
+            "/api/memories?mind=personal",
+            Some(&owner),
+            json!({"content": format!("Harbour note {n}: the ferry to the island leaves at {n} past six."), "importance": importance}),
+        );
+        assert_eq!(status, 201, "{saved}");
+    }
+    let count = |recall: &Json| recall["memories"].as_array().map_or(0, Vec::len);
+    // The default is 10, every lane together.
+    let (_, recall) = server.get("/api/memory/search?q=when+does+the+ferry+leave", Some(&owner));
+    assert!(count(&recall) <= 10 && count(&recall) > 0, "{recall}");
+    for limit in [1, 3] {
+        let (status, recall) = server.get(
+            &format!("/api/memory/search?q=when+does+the+ferry+leave&limit={limit}"),
+            Some(&owner),
+        );
+        assert_eq!(status, 200, "{recall}");
+        assert!(count(&recall) <= limit && count(&recall) > 0, "REST limit {limit}: {recall}");
+    }
+    // The block within a token budget: the lowest-ranked memories go, and
+    // the notes say so.
+    let (_, whole) = server.get("/api/memory/search?q=when+does+the+ferry+leave", Some(&owner));
+    let (_, cut) = server.get(
+        "/api/memory/search?q=when+does+the+ferry+leave&max_tokens=60",
+        Some(&owner),
+    );
+    assert!(count(&cut) < count(&whole), "{cut}");
+    assert!(cut["text"].as_str().unwrap().len() < whole["text"].as_str().unwrap().len());
+    assert!(cut.to_string().contains("left out to keep the block within 60 tokens"), "{cut}");
+    // MCP over HTTP.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    let (_, _, session) = mcp(&server, Some(&owner), None, None, initialize);
+    let session = session.unwrap();
+    mcp(&server, Some(&owner), Some(&session), None,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (_, answer, _) = mcp(&server, Some(&owner), Some(&session), None,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "recall_memory", "arguments": {"query": "when does the ferry leave", "limit": 2}}}));
+    let memories = &answer["result"]["structuredContent"];
+    assert!(count(memories) <= 2 && count(memories) > 0, "MCP: {answer}");
+    // The CLI.
+    let (ok, out, err) = cli(dir.path(), &["recall", "when does the ferry leave", "--limit", "1", "--json"]);
+    assert!(ok, "{err}");
+    let recall: Json = serde_json::from_str(&out).unwrap();
+    assert_eq!(count(&recall), 1, "CLI: {out}");
+}
+
+#[test]
+fn a_workspace_token_has_its_own_identity_and_never_the_personal_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let owner = token(dir.path(), "owner", "admin", &["*"]);
+    let theirs = token(dir.path(), "acme-agent", "write", &["workspace:acme"]);
+    let server = Server::start(dir.path(), &[]);
+    server.post(
+        "/api/memories?mind=workspace&workspace=acme",
+        Some(&owner),
+        json!({"content": "The acme staging database is Postgres 16."}),
+    );
+    let (status, _) = server.call(
+        "PUT",
+        "/api/identity?mind=personal",
+        Some(&owner),
+        Some(Body::Json(json!({"name": "Ada", "system_prompt": "You are the owner's private assistant."}))),
+    );
+    assert_eq!(status, 200);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    let (_, _, session) = mcp(&server, Some(&theirs), None, None, initialize);
+    let session = session.unwrap();
+    mcp(&server, Some(&theirs), Some(&session), None,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let call = |id: u64, name: &str, arguments: Json| {
+        mcp(&server, Some(&theirs), Some(&session), None,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": name, "arguments": arguments}})).1
+    };
+    // Its own workspace's identity: set, and read back.
+    let set = call(2, "set_identity", json!({"workspace": "acme", "name": "Acme bot"}));
+    assert_ne!(set["result"]["isError"], true, "{set}");
+    let got = call(3, "get_identity", json!({"workspace": "acme"}));
+    assert_eq!(got["result"]["structuredContent"]["identity"]["name"], "Acme bot", "{got}");
+    // The personal identity: neither read nor written.
+    for (id, name, arguments) in [
+        (4, "get_identity", json!({})),
+        (5, "set_identity", json!({"name": "Mallory"})),
+        (6, "set_identity", json!({"mind": "personal", "name": "Mallory"})),
+    ] {
+        let refused = call(id, name, arguments);
+        assert_eq!(refused["result"]["isError"], true, "{refused}");
+        assert!(refused.to_string().contains("not granted"), "{refused}");
+    }
+    let (_, personal) = server.get("/api/identity", Some(&owner));
+    assert_eq!(personal["name"], "Ada", "{personal}");
+    // A recall of the workspace carries its identity, not the personal one.
+    let (status, recall) = server.get(
+        "/api/memory/search?q=staging+database&workspace=acme&scope=current",
+        Some(&theirs),
+    );
+    assert_eq!(status, 200, "{recall}");
+    let context = recall["context"].as_str().unwrap();
+    assert!(context.contains("Acme bot"), "{context}");
+    assert!(!context.contains("Ada") && !context.contains("private assistant"), "{context}");
+}
