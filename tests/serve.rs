@@ -323,6 +323,14 @@ fn every_operation_answers_as_its_openapi_document_says() {
         json!({"user": "I prefer tea over coffee, by the way.", "assistant": "Noted: tea it is."}),
     );
     assert_eq!(status, 200, "{learned}");
+    // An exchange is both messages or a transcript, never half or both.
+    for half in [
+        json!({"user": "I prefer tea."}),
+        json!({"user": "a", "assistant": "b", "transcript": "{}"}),
+    ] {
+        let (status, problem) = server.post("/api/exchanges", t, half);
+        assert_eq!(status, 400, "{problem}");
+    }
 
     let (status, identity) = server.call(
         "PUT",

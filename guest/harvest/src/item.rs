@@ -110,7 +110,7 @@ pub struct Message {
 }
 
 /// The last exchange of a session transcript (mirrors WIT
-/// `harvest.exchange`): what [`crate::adapters::last_exchange`] reads.
+/// `harvest.exchange`): what the adapters' `last_exchange` reads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Exchange {
     /// The user's last message (not a tool result, a meta line or a local
