@@ -186,6 +186,32 @@ fn the_hooks_recall_and_learn_through_a_server_and_alone() {
     assert!(server.terminate());
     let (out, err) = hook(dir.path(), "user_prompt_submit.json", &transcript, &[]);
     assert!(context(&out).contains("Postgres 16"), "{out}\n{err}");
+
+    // Alone, a turn's end too: the engine reads the transcript's last
+    // exchange and learns from it.
+    let alone = tempfile::tempdir().unwrap();
+    let (_, err) = hook(alone.path(), "stop.json", &transcript, &["--no-server"]);
+    assert!(
+        err.contains("learned") && !err.contains("learned 0"),
+        "{err}"
+    );
+    let (ok, out, err) = cli(
+        alone.path(),
+        &[
+            "recall",
+            "which language do I prefer for command-line tools",
+        ],
+    );
+    assert!(ok && out.contains("Rust"), "{out}\n{err}");
+    // A turn whose question is not answered yet: nothing to learn.
+    let waiting = alone.path().join("waiting.jsonl");
+    std::fs::write(
+        &waiting,
+        "{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"I prefer tabs.\"}}\n",
+    )
+    .unwrap();
+    let (_, err) = hook(alone.path(), "stop.json", &waiting, &["--no-server"]);
+    assert!(err.contains("learned 0 memories"), "{err}");
 }
 
 #[test]

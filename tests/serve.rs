@@ -323,6 +323,14 @@ fn every_operation_answers_as_its_openapi_document_says() {
         json!({"user": "I prefer tea over coffee, by the way.", "assistant": "Noted: tea it is."}),
     );
     assert_eq!(status, 200, "{learned}");
+    // An exchange is both messages or a transcript, never half or both.
+    for half in [
+        json!({"user": "I prefer tea."}),
+        json!({"user": "a", "assistant": "b", "transcript": "{}"}),
+    ] {
+        let (status, problem) = server.post("/api/exchanges", t, half);
+        assert_eq!(status, 400, "{problem}");
+    }
 
     let (status, identity) = server.call(
         "PUT",
@@ -1037,7 +1045,10 @@ fn limit_bounds_every_lane_on_every_surface() {
     }
     let count = |recall: &Json| recall["memories"].as_array().map_or(0, Vec::len);
     // The default is 10, every lane together.
-    let (_, recall) = server.get("/api/memory/search?q=when+does+the+ferry+leave", Some(&owner));
+    let (_, recall) = server.get(
+        "/api/memory/search?q=when+does+the+ferry+leave",
+        Some(&owner),
+    );
     assert!(count(&recall) <= 10 && count(&recall) > 0, "{recall}");
     for limit in [1, 3] {
         let (status, recall) = server.get(
@@ -1045,32 +1056,61 @@ fn limit_bounds_every_lane_on_every_surface() {
             Some(&owner),
         );
         assert_eq!(status, 200, "{recall}");
-        assert!(count(&recall) <= limit && count(&recall) > 0, "REST limit {limit}: {recall}");
+        assert!(
+            count(&recall) <= limit && count(&recall) > 0,
+            "REST limit {limit}: {recall}"
+        );
     }
     // The block within a token budget: the lowest-ranked memories go, and
     // the notes say so.
-    let (_, whole) = server.get("/api/memory/search?q=when+does+the+ferry+leave", Some(&owner));
+    let (_, whole) = server.get(
+        "/api/memory/search?q=when+does+the+ferry+leave",
+        Some(&owner),
+    );
     let (_, cut) = server.get(
         "/api/memory/search?q=when+does+the+ferry+leave&max_tokens=60",
         Some(&owner),
     );
     assert!(count(&cut) < count(&whole), "{cut}");
     assert!(cut["text"].as_str().unwrap().len() < whole["text"].as_str().unwrap().len());
-    assert!(cut.to_string().contains("left out to keep the block within 60 tokens"), "{cut}");
+    assert!(
+        cut.to_string()
+            .contains("left out to keep the block within 60 tokens"),
+        "{cut}"
+    );
     // MCP over HTTP.
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
     let (_, _, session) = mcp(&server, Some(&owner), None, None, initialize);
     let session = session.unwrap();
-    mcp(&server, Some(&owner), Some(&session), None,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let (_, answer, _) = mcp(&server, Some(&owner), Some(&session), None,
+    mcp(
+        &server,
+        Some(&owner),
+        Some(&session),
+        None,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let (_, answer, _) = mcp(
+        &server,
+        Some(&owner),
+        Some(&session),
+        None,
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "recall_memory", "arguments": {"query": "when does the ferry leave", "limit": 2}}}));
+            "name": "recall_memory", "arguments": {"query": "when does the ferry leave", "limit": 2}}}),
+    );
     let memories = &answer["result"]["structuredContent"];
     assert!(count(memories) <= 2 && count(memories) > 0, "MCP: {answer}");
     // The CLI.
-    let (ok, out, err) = cli(dir.path(), &["recall", "when does the ferry leave", "--limit", "1", "--json"]);
+    let (ok, out, err) = cli(
+        dir.path(),
+        &[
+            "recall",
+            "when does the ferry leave",
+            "--limit",
+            "1",
+            "--json",
+        ],
+    );
     assert!(ok, "{err}");
     let recall: Json = serde_json::from_str(&out).unwrap();
     assert_eq!(count(&recall), 1, "CLI: {out}");
@@ -1091,30 +1131,54 @@ fn a_workspace_token_has_its_own_identity_and_never_the_personal_one() {
         "PUT",
         "/api/identity?mind=personal",
         Some(&owner),
-        Some(Body::Json(json!({"name": "Ada", "system_prompt": "You are the owner's private assistant."}))),
+        Some(Body::Json(
+            json!({"name": "Ada", "system_prompt": "You are the owner's private assistant."}),
+        )),
     );
     assert_eq!(status, 200);
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
     let (_, _, session) = mcp(&server, Some(&theirs), None, None, initialize);
     let session = session.unwrap();
-    mcp(&server, Some(&theirs), Some(&session), None,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp(
+        &server,
+        Some(&theirs),
+        Some(&session),
+        None,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
     let call = |id: u64, name: &str, arguments: Json| {
-        mcp(&server, Some(&theirs), Some(&session), None,
+        mcp(
+            &server,
+            Some(&theirs),
+            Some(&session),
+            None,
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                   "params": {"name": name, "arguments": arguments}})).1
+                   "params": {"name": name, "arguments": arguments}}),
+        )
+        .1
     };
     // Its own workspace's identity: set, and read back.
-    let set = call(2, "set_identity", json!({"workspace": "acme", "name": "Acme bot"}));
+    let set = call(
+        2,
+        "set_identity",
+        json!({"workspace": "acme", "name": "Acme bot"}),
+    );
     assert_ne!(set["result"]["isError"], true, "{set}");
     let got = call(3, "get_identity", json!({"workspace": "acme"}));
-    assert_eq!(got["result"]["structuredContent"]["identity"]["name"], "Acme bot", "{got}");
+    assert_eq!(
+        got["result"]["structuredContent"]["identity"]["name"], "Acme bot",
+        "{got}"
+    );
     // The personal identity: neither read nor written.
     for (id, name, arguments) in [
         (4, "get_identity", json!({})),
         (5, "set_identity", json!({"name": "Mallory"})),
-        (6, "set_identity", json!({"mind": "personal", "name": "Mallory"})),
+        (
+            6,
+            "set_identity",
+            json!({"mind": "personal", "name": "Mallory"}),
+        ),
     ] {
         let refused = call(id, name, arguments);
         assert_eq!(refused["result"]["isError"], true, "{refused}");
@@ -1130,5 +1194,8 @@ fn a_workspace_token_has_its_own_identity_and_never_the_personal_one() {
     assert_eq!(status, 200, "{recall}");
     let context = recall["context"].as_str().unwrap();
     assert!(context.contains("Acme bot"), "{context}");
-    assert!(!context.contains("Ada") && !context.contains("private assistant"), "{context}");
+    assert!(
+        !context.contains("Ada") && !context.contains("private assistant"),
+        "{context}"
+    );
 }

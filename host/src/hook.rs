@@ -9,9 +9,13 @@
 //!   (`--budget`: the engine leaves out the lowest-ranked memories until
 //!   the block fits, the recall's `max-tokens`). Nothing relevant,
 //!   or a withheld block: nothing is printed, and the prompt goes on.
-//! - **`Stop`** — the turn is over: the last exchange of the transcript
-//!   (the last user message and the assistant's text after it) goes to
-//!   the engine's `remember-exchange` (cognify), in the session's name.
+//! - **`Stop`** — the turn is over: the end of the transcript (read here,
+//!   at most `TRANSCRIPT_TAIL_BYTES`) goes to the engine, whose Claude Code
+//!   adapter reads its last exchange (`harvest.last-exchange`: the last user
+//!   message and the assistant's text after it), and that exchange to the
+//!   engine's `remember-exchange` (cognify), in the session's name. Through
+//!   a server, both happen there (`POST /api/exchanges` with a
+//!   `transcript`).
 //! - **`SessionEnd`** — the session's transcript is imported with the
 //!   Claude Code adapter (the engine skips what it already holds).
 //!
@@ -54,8 +58,9 @@ use hive_mind_runtime::engine::wit_types::Mind;
 /// The most of a hook's stdin read.
 const MAX_PAYLOAD_BYTES: u64 = 1024 * 1024;
 
-/// The most of a transcript's end read for the last exchange.
-const TRANSCRIPT_TAIL_BYTES: u64 = 4 * 1024 * 1024;
+/// The most of a transcript's end read for the last exchange (what the
+/// engine, or a server, takes for one).
+const TRANSCRIPT_TAIL_BYTES: u64 = crate::limits::MAX_TRANSCRIPT_TAIL_BYTES as u64;
 
 /// The largest transcript imported at the session's end.
 const MAX_TRANSCRIPT_BYTES: u64 = 256 * 1024 * 1024;
@@ -344,6 +349,42 @@ impl Memory {
         }
     }
 
+    /// Learn from the last exchange of a Claude Code transcript's `tail`:
+    /// the engine reads it (`harvest.last-exchange`), here or on the
+    /// server; nothing while the last question is unanswered.
+    fn remember_last_exchange(
+        &mut self,
+        tail: &str,
+        session: Option<&str>,
+        workspace: Option<&str>,
+    ) -> Result<usize, String> {
+        match self {
+            Memory::Server { .. } => {
+                let mut request = self.post("/api/exchanges").ok_or("no server")?;
+                if let Some(id) = workspace {
+                    request = request.query("workspace", id);
+                }
+                let saved = server_answer(request.send_json(json!({
+                    "transcript": tail,
+                    "session": session,
+                })))?;
+                Ok(saved.as_array().map_or(0, Vec::len))
+            }
+            Memory::Alone(engine) => {
+                let exchange = engine
+                    .harvest_last_exchange(SourceFormat::ClaudeCode, tail)
+                    .map_err(|error| error.to_string())?;
+                let Some(exchange) = exchange else {
+                    return Ok(0);
+                };
+                // Cut to the engine's caps: a refusal would lose the turn.
+                let user = crate::limits::truncate_to("user", &exchange.user);
+                let assistant = crate::limits::truncate_to("assistant", &exchange.assistant);
+                self.remember(&user, &assistant, session, workspace)
+            }
+        }
+    }
+
     fn import_transcript(
         &mut self,
         path: &Path,
@@ -400,63 +441,6 @@ impl Memory {
                 Ok(format!("imported {} items", report.imported))
             }
         }
-    }
-}
-
-/// The text of a transcript message's content: a string, or the `text`
-/// blocks of a list (tool calls, tool results and thinking left out).
-fn message_text(content: &Json) -> String {
-    match content {
-        Json::String(text) => text.clone(),
-        Json::Array(blocks) => blocks
-            .iter()
-            .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
-            .filter_map(|block| block.get("text").and_then(Json::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
-/// The last exchange of a Claude Code transcript (JSON Lines): the last
-/// message the user typed (not a tool result, not a meta line) and the
-/// assistant's text after it. Lines that do not parse are skipped.
-pub fn last_exchange(transcript: &str) -> Option<(String, String)> {
-    let mut user: Option<String> = None;
-    let mut assistant: Vec<String> = Vec::new();
-    for line in transcript.lines() {
-        let Ok(entry) = serde_json::from_str::<Json>(line) else {
-            continue;
-        };
-        if entry.get("isMeta").and_then(Json::as_bool) == Some(true)
-            || entry.get("isSidechain").and_then(Json::as_bool) == Some(true)
-        {
-            continue;
-        }
-        let Some(content) = entry
-            .get("message")
-            .and_then(|message| message.get("content"))
-        else {
-            continue;
-        };
-        let text = message_text(content);
-        match entry.get("type").and_then(Json::as_str) {
-            Some("user") if !text.trim().is_empty() => {
-                user = Some(text);
-                assistant.clear();
-            }
-            Some("assistant")
-                if !text.trim().is_empty() && user.is_some() && assistant.last() != Some(&text) =>
-            {
-                assistant.push(text);
-            }
-            _ => {}
-        }
-    }
-    let assistant = assistant.join("\n");
-    match user {
-        Some(user) if !assistant.trim().is_empty() => Some((user, assistant)),
-        _ => None,
     }
 }
 
@@ -633,10 +617,11 @@ fn answer_claude_code(
             let Some(path) = transcript else {
                 return Ok(String::new());
             };
-            let Some((user, assistant)) = last_exchange(&transcript_tail(&path)?) else {
-                return Ok(String::new());
-            };
-            learn(data_dir, options, &user, &assistant, session)?;
+            let tail = transcript_tail(&path)?;
+            let kept = with_memory(data_dir, options, |memory| {
+                memory.remember_last_exchange(&tail, session, workspace)
+            })?;
+            eprintln!("hive-mind: learned {kept} memories from the exchange");
             Ok(String::new())
         }
         "SessionEnd" => {
@@ -902,16 +887,6 @@ pub fn install(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_last_exchange_skips_tool_results_meta_lines_and_broken_lines() {
-        let transcript =
-            include_str!("../../guest/harvest/tests/fixtures/claude-code/session.jsonl");
-        let (user, assistant) = last_exchange(transcript).unwrap();
-        assert!(!user.contains("Caveat"), "{user}");
-        assert!(!assistant.is_empty());
-        assert!(!assistant.contains("tool_use"), "{assistant}");
-    }
 
     #[test]
     fn installing_twice_changes_nothing_and_keeps_other_settings() {

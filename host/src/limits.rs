@@ -12,6 +12,7 @@
 //! |---|---|---|
 //! | `content` (a memory, an awareness item), `text` (`hive-mind save`) | 100,000 bytes | larger texts belong in an import, which chunks them |
 //! | `user`, `assistant` (an exchange) | 100,000 bytes each | one turn of a conversation |
+//! | `transcript` (an exchange's transcript) | 2 MiB | the end of a session transcript, read for its last exchange |
 //! | `data` (inline import) | 16 MiB | larger exports are passed by path |
 //! | `query` (recall, entity search) | 16 KiB | a user's message, not a document |
 //! | `personality`, `capabilities`, `system_prompt` (identity) | 16 KiB each | they go into every system prompt |
@@ -31,15 +32,22 @@ pub const MAX_CONTENT_BYTES: usize = 100_000;
 /// The largest inline import (`harvest_import`'s `data`), in bytes.
 pub const MAX_INLINE_IMPORT_BYTES: usize = 16 * 1024 * 1024;
 
+/// The largest transcript handed over for its last exchange (the end of a
+/// session transcript the hook reads), in bytes: sent as a JSON string
+/// it fits a server's default 4 MiB body, as escaping a JSON Lines text
+/// (its quotes and backslashes) at most doubles it.
+pub const MAX_TRANSCRIPT_TAIL_BYTES: usize = 2 * 1024 * 1024;
+
 /// The largest recall query, in bytes.
 pub const MAX_QUERY_BYTES: usize = 16 * 1024;
 
 /// The caps by argument name, in bytes (see the module docs).
-pub const FIELD_CAPS: [(&str, usize); 12] = [
+pub const FIELD_CAPS: [(&str, usize); 13] = [
     ("content", MAX_CONTENT_BYTES),
     ("text", MAX_CONTENT_BYTES),
     ("user", 100_000),
     ("assistant", 100_000),
+    ("transcript", MAX_TRANSCRIPT_TAIL_BYTES),
     ("data", MAX_INLINE_IMPORT_BYTES),
     ("query", MAX_QUERY_BYTES),
     ("personality", 16 * 1024),

@@ -43,8 +43,8 @@ use hive_mind_store::harvest::{EntityWrite, ItemCommit, ItemOutcome, RelationWri
 
 use crate::boundary;
 use crate::exports::hive::mind::harvest::{
-    Distillation, Error, HarvestSource, ImportOptions, ImportReport, Input, LaneCounts, Progress,
-    SourceReport,
+    Distillation, Error, Exchange, HarvestSource, ImportOptions, ImportReport, Input, LaneCounts,
+    Progress, SourceReport,
 };
 use crate::hive::mind::types::{Importance, Mind, Source};
 use crate::hive::mind::{fetch, llm};
@@ -1369,6 +1369,27 @@ fn llm_error_text(error: &llm::Error) -> String {
         llm::Error::RateLimited(why) => format!("rate limited: {why}"),
         llm::Error::Timeout(why) => format!("timed out: {why}"),
     }
+}
+
+/// `harvest.last-exchange`: the harvest crate's adapter reads it; past
+/// harvest's input cap the transcript is refused, not read.
+pub fn last_exchange(
+    format: crate::exports::hive::mind::harvest::SourceFormat,
+    transcript: &str,
+) -> Result<Option<Exchange>, Error> {
+    if transcript.len() > hive_mind_harvest::adapters::MAX_INPUT_BYTES {
+        return Err(Error::TooLarge(format!(
+            "a transcript of {} bytes is more than the {} harvest reads",
+            transcript.len(),
+            hive_mind_harvest::adapters::MAX_INPUT_BYTES
+        )));
+    }
+    let exchange = hive_mind_harvest::last_exchange(format_in(format), transcript.as_bytes())
+        .map_err(|error| Error::InvalidArgument(error.to_string()))?;
+    Ok(exchange.map(|exchange| Exchange {
+        user: exchange.user,
+        assistant: exchange.assistant,
+    }))
 }
 
 /// `harvest.sources`.

@@ -51,8 +51,9 @@ use exports::hive::mind::admin::{
     ReindexProgress, RestoreReport,
 };
 use exports::hive::mind::harvest::{
-    Error as HarvestError, Guest as HarvestGuest, GuestImportJob, HarvestSource, ImportJob,
-    ImportOptions, ImportReport as HarvestReport, Input, Progress,
+    Error as HarvestError, Exchange, Guest as HarvestGuest, GuestImportJob, HarvestSource,
+    ImportJob, ImportOptions, ImportReport as HarvestReport, Input, Progress,
+    SourceFormat as HarvestFormat,
 };
 use exports::hive::mind::memory::{
     CleanupOptions, CleanupReport, CorrectedMemory, Correction, Error, ExchangeOptions,
@@ -317,6 +318,13 @@ impl HarvestGuest for Component {
 
     fn sources(mind: Mind) -> Result<Vec<HarvestSource>, HarvestError> {
         harvest::sources(mind)
+    }
+
+    fn last_exchange(
+        format: HarvestFormat,
+        transcript: String,
+    ) -> Result<Option<Exchange>, HarvestError> {
+        harvest::last_exchange(format, &transcript)
     }
 }
 

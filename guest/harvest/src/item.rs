@@ -109,6 +109,18 @@ pub struct Message {
     pub timestamp: Option<String>,
 }
 
+/// The last exchange of a session transcript (mirrors WIT
+/// `harvest.exchange`): what the adapters' `last_exchange` reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Exchange {
+    /// The user's last message (not a tool result, a meta line or a local
+    /// command's echo).
+    pub user: String,
+    /// The assistant's text after it, its replies joined by blank lines;
+    /// never empty.
+    pub assistant: String,
+}
+
 /// One section of a document: the text under a heading.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Section {

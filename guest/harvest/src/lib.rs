@@ -23,5 +23,5 @@ pub mod distill;
 pub mod item;
 pub mod sources;
 
-pub use adapters::{ParseError, detect_format, parse_input};
-pub use item::{Item, ItemKind, Message, Parsed, Role, Section, SourceFormat};
+pub use adapters::{NotATranscript, ParseError, detect_format, last_exchange, parse_input};
+pub use item::{Exchange, Item, ItemKind, Message, Parsed, Role, Section, SourceFormat};

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use hive_mind_harvest::adapters::{MAX_ARCHIVE_ENTRIES, MAX_INPUT_BYTES};
 use hive_mind_harvest::{
-    Item, ItemKind, ParseError, Parsed, Role, SourceFormat, detect_format, parse_input,
+    Item, ItemKind, ParseError, Parsed, Role, SourceFormat, detect_format, last_exchange,
+    parse_input,
 };
 use proptest::prelude::*;
 
@@ -622,6 +623,89 @@ fn claude_code_sessions_skip_tools_meta_and_bad_lines() {
         parsed.notes[2],
         "1 'file-history-snapshot' event(s) without a session left out"
     );
+}
+
+#[test]
+fn the_last_exchange_skips_tool_results_meta_lines_and_broken_lines() {
+    // The fixture ends with session sess-b2's exchange, then a snapshot and
+    // a meta-only line, which are not dialogue.
+    let exchange = last_exchange(
+        SourceFormat::ClaudeCode,
+        &fixture("claude-code/session.jsonl"),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(exchange.user, "Write a commit message for the date fix.");
+    assert!(
+        exchange
+            .assistant
+            .starts_with("Tests: pin the clock to UTC"),
+        "{}",
+        exchange.assistant
+    );
+    assert!(!exchange.user.contains("Caveat"), "{}", exchange.user);
+    assert!(!exchange.assistant.contains("tool_use"));
+
+    // Only the first session: the user's question, the reply split over
+    // lines of one message id (thinking and a tool call left out), the tool
+    // result (not the user's), a broken line, a repeated line, a
+    // sub-agent's line and a local command's echo.
+    let first_session: Vec<u8> = fixture("claude-code/session.jsonl")
+        .split(|b| *b == b'\n')
+        .filter(|line| std::str::from_utf8(line).unwrap().contains("sess-a1"))
+        .flat_map(|line| line.iter().copied().chain([b'\n']))
+        .collect();
+    let exchange = last_exchange(SourceFormat::ClaudeCode, &first_session)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        exchange.user,
+        "The test `parses_dates` fails on CI but not locally. Why?"
+    );
+    assert_eq!(
+        exchange.assistant,
+        "Probably the time zone: CI runs in UTC.\n\n\
+         Yes: `Local::now()` is used. Switch the test to a fixed `Utc` instant. ✅"
+    );
+}
+
+#[test]
+fn the_last_exchange_needs_an_answer_and_reads_a_cut_tail() {
+    let user = |text: &str| {
+        format!(
+            r#"{{"type":"user","sessionId":"s","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    let assistant = |text: &str| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        )
+    };
+    let read = |lines: &[String]| {
+        last_exchange(SourceFormat::ClaudeCode, lines.join("\n").as_bytes()).unwrap()
+    };
+    // A question not answered yet: no exchange (not the one before it).
+    let waiting = [user("first"), assistant("one"), user("second")];
+    assert_eq!(read(&waiting), None);
+    // A tail cut in the middle of a line: the broken start is skipped.
+    let answered = [
+        user("first"),
+        assistant("one"),
+        user("second"),
+        assistant("two"),
+    ];
+    let whole = answered.join("\n");
+    let cut = whole.get(20..).unwrap().to_string();
+    let exchange = read(&[cut]).unwrap();
+    assert_eq!(
+        (exchange.user.as_str(), exchange.assistant.as_str()),
+        ("second", "two")
+    );
+    // Nothing readable, or no dialogue: none, not an error.
+    assert_eq!(read(&["{oops".to_string()]), None);
+    assert_eq!(read(&[]), None);
+    // Only transcripts have a last exchange.
+    assert!(last_exchange(SourceFormat::Chatgpt, b"[]").is_err());
 }
 
 #[test]

@@ -30,7 +30,15 @@
 //! all of it is right; then it inserts every row in one transaction with
 //! the foreign keys checked at the commit. Only into an empty mind: the
 //! ids are the export's, so an export restored and exported again gives
-//! the same lines (but for the header's time).
+//! the same lines (but for the header's time and any screening verdict
+//! this engine's detector judges differently).
+//!
+//! The screening verdict columns are the one thing restore does not copy
+//! as they stand: an export is a file anyone can edit, so a hostile memory
+//! marked `quarantined = 0` must not come back trusted. Every restored
+//! frame is screened again at insert, in the same transaction, by the same
+//! `screen_in` the save path uses; the owner's release (`released_at`) is
+//! carried over, so a frame they released stays released.
 
 use sha2::Digest as _;
 
@@ -39,6 +47,7 @@ use crate::sql::{TransactionBehavior, Value};
 use super::MindStore;
 use super::clock::now;
 use super::error::{StoreError, StoreResult};
+use super::frames::screen_in;
 use super::schema::SCHEMA_VERSION;
 
 /// The format's name, in the header.
@@ -243,6 +252,30 @@ struct RowLine {
     values: Vec<Value>,
 }
 
+/// A restored frame's id and text, to screen it.
+fn frame_id_and_content(row: &RowLine) -> StoreResult<(u64, &str)> {
+    let column = |name: &str| {
+        row.columns
+            .iter()
+            .position(|column| *column == name)
+            .and_then(|at| row.values.get(at))
+    };
+    let id = match column("id") {
+        Some(Value::Integer(id)) => u64::try_from(*id).ok(),
+        _ => None,
+    };
+    let content = match column("content") {
+        Some(Value::Text(content)) => Some(content.as_str()),
+        _ => None,
+    };
+    match (id, content) {
+        (Some(id), Some(content)) => Ok((id, content)),
+        _ => Err(StoreError::InvalidInput(
+            "a memory in the export has no id or no text".to_string(),
+        )),
+    }
+}
+
 /// A JSON object's field (null when missing).
 fn field<'a>(value: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
     value.get(key).unwrap_or(&serde_json::Value::Null)
@@ -326,8 +359,13 @@ fn parse(lines: &[String]) -> StoreResult<Vec<RowLine>> {
             })
             .collect::<StoreResult<Vec<Value>>>()?;
         if *table == "memory_frames" {
-            let content = row["content"].as_str().unwrap_or_default();
-            if row["content_hash"].as_str() != Some(&hive_mind_core::content_hash(content)) {
+            let content = row
+                .get("content")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            if row.get("content_hash").and_then(serde_json::Value::as_str)
+                != Some(&hive_mind_core::content_hash(content))
+            {
                 return Err(bad(
                     number,
                     "the memory's text does not match its content hash: the export was changed",
@@ -485,7 +523,14 @@ impl MindStore {
                 row.columns.join(", "),
                 placeholders.join(", ")
             ))?
-            .execute(row.values)?;
+            .execute(row.values.as_slice())?;
+            if row.table == "memory_frames" {
+                // The export's verdict is not trusted: this engine's detector
+                // judges the text again, and a frame its owner released
+                // (`released_at`, carried over) stays released.
+                let (id, content) = frame_id_and_content(&row)?;
+                screen_in(&tx, id, content)?;
+            }
             if let Some((_, count)) = counts.iter_mut().find(|(table, _)| table == row.table) {
                 *count += 1;
             }

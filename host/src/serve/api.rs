@@ -27,6 +27,7 @@ use utoipa::{IntoParams, ToSchema};
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_admin::ExportFormat;
+use hive_mind_runtime::engine::wit_harvest::SourceFormat;
 use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions};
 use hive_mind_runtime::engine::wit_review::{MergeRequest, MetadataChange};
 use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
@@ -311,16 +312,31 @@ pub struct MergedView {
     pub originals: Vec<Memory>,
 }
 
-/// An exchange to learn from (cognify).
+/// An exchange to learn from (cognify): `user` and `assistant`, or a
+/// `transcript` whose last exchange the engine reads.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExchangeBody {
-    /// The user's message.
-    pub user: String,
-    /// The assistant's answer.
-    pub assistant: String,
+    /// The user's message (with `assistant`).
+    #[serde(default)]
+    pub user: Option<String>,
+    /// The assistant's answer (with `user`).
+    #[serde(default)]
+    pub assistant: Option<String>,
+    /// Instead of `user` and `assistant`: a Claude Code session transcript
+    /// (JSON Lines), or its end cut at any byte. The engine reads its last
+    /// exchange (`harvest.last-exchange`); nothing is learned while the
+    /// last question is unanswered.
+    #[serde(default)]
+    pub transcript: Option<String>,
     /// The session, if known.
     pub session: Option<String>,
+}
+
+/// What an exchange body names: the exchange itself, or a transcript.
+enum ExchangeSource {
+    Given { user: String, assistant: String },
+    Transcript(String),
 }
 
 /// An identity.
@@ -871,10 +887,20 @@ pub async fn remember_exchange(
     ApiJson(body): ApiJson<ExchangeBody>,
 ) -> Result<Json<Vec<Saved>>, Problem> {
     capped(&[
-        ("user", Some(&body.user)),
-        ("assistant", Some(&body.assistant)),
+        ("user", body.user.as_ref()),
+        ("assistant", body.assistant.as_ref()),
+        ("transcript", body.transcript.as_ref()),
         ("session", body.session.as_ref()),
     ])?;
+    let source = match (body.user, body.assistant, body.transcript) {
+        (Some(user), Some(assistant), None) => ExchangeSource::Given { user, assistant },
+        (None, None, Some(transcript)) => ExchangeSource::Transcript(transcript),
+        _ => {
+            return Err(Problem::bad_request(
+                "an exchange is `user` and `assistant`, or a `transcript`",
+            ));
+        }
+    };
     let workspace = read_mind(query.workspace.as_deref())?;
     let mut minds = vec![Mind::Personal];
     if !matches!(workspace, Mind::Personal) {
@@ -892,8 +918,24 @@ pub async fn remember_exchange(
         &grant,
         Access::on_all(Scope::Write, minds).creating(),
         move |engine| {
+            let (user, assistant) = match source {
+                ExchangeSource::Given { user, assistant } => (user, assistant),
+                ExchangeSource::Transcript(transcript) => {
+                    let Some(exchange) =
+                        engine.harvest_last_exchange(SourceFormat::ClaudeCode, &transcript)?
+                    else {
+                        return Ok(Vec::new());
+                    };
+                    // Cut to the caps an exchange is held to: a refusal
+                    // would lose the turn.
+                    (
+                        crate::limits::truncate_to("user", &exchange.user),
+                        crate::limits::truncate_to("assistant", &exchange.assistant),
+                    )
+                }
+            };
             engine
-                .remember_exchange(&body.user, &body.assistant, &options)?
+                .remember_exchange(&user, &assistant, &options)?
                 .iter()
                 .map(|saved| {
                     let frame = Memory::of(&saved.frame)?;

@@ -33,6 +33,11 @@
 //! - A `summary` line titles the session that holds its `leafUuid`.
 //! - **A malformed line is skipped** with a note naming its number; the
 //!   file fails only when no line is readable.
+//! - **The last exchange** ([`last_exchange`], what a hook asks for when a
+//!   turn ends) reads the dialogue lines by the same rules, in file order
+//!   whatever their session, from a tail cut at any byte: the last user
+//!   message and the assistant's messages after it, or none while the
+//!   question is unanswered.
 
 use std::collections::{HashMap, HashSet};
 
@@ -43,7 +48,7 @@ use super::common::{
     RawTime, TITLE_CHARS, Tally, clean_text, collapse, content_id, conversation, first_json_byte,
     lax_bool, lax_string, line_error, malformed, no_dialogue_note, short_title,
 };
-use crate::item::{Message, Parsed, Role, SourceFormat};
+use crate::item::{Exchange, Message, Parsed, Role, SourceFormat};
 
 const FORMAT: SourceFormat = SourceFormat::ClaudeCode;
 
@@ -291,6 +296,44 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, ParseError> {
     }
     parsed.notes.extend(file_tally.into_notes());
     Ok(parsed)
+}
+
+/// The last exchange of a transcript (see [`super::last_exchange`]): every
+/// dialogue line read as [`parse`] reads it, in file order and across
+/// sessions (a tail may start inside one and end in a resumed one), then
+/// the last user message and the assistant's messages after it.
+pub(crate) fn last_exchange(transcript: &[u8]) -> Option<Exchange> {
+    let mut dialogue = Session::default();
+    for line in transcript.split(|b| *b == b'\n') {
+        if first_json_byte(line).is_none() {
+            continue;
+        }
+        let Ok(event) = serde_json::from_slice::<Event>(line) else {
+            continue;
+        };
+        let kind = event.kind.clone().unwrap_or_default();
+        if (kind != "user" && kind != "assistant") || event.is_meta || event.is_sidechain {
+            continue;
+        }
+        if let Some(uuid) = &event.uuid
+            && !dialogue.uuids.insert(uuid.clone())
+        {
+            continue;
+        }
+        read_event(event, &kind, &mut dialogue);
+    }
+    let at = dialogue
+        .messages
+        .iter()
+        .rposition(|message| message.role == Role::User)?;
+    let mut messages = dialogue.messages.into_iter().skip(at);
+    let user = messages.next()?.text;
+    let assistant = messages
+        .filter(|message| message.role == Role::Assistant)
+        .map(|message| message.text)
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    (!assistant.trim().is_empty()).then_some(Exchange { user, assistant })
 }
 
 fn read_event(event: Event, kind: &str, session: &mut Session) {

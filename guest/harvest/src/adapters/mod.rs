@@ -64,7 +64,7 @@ mod universal;
 
 use thiserror::Error;
 
-use crate::item::{Parsed, SourceFormat};
+use crate::item::{Exchange, Parsed, SourceFormat};
 
 pub use archive::{MAX_ARCHIVE_BYTES, MAX_ARCHIVE_ENTRIES, MAX_COMPRESSION_RATIO, MAX_ENTRY_BYTES};
 pub use pdf::{MAX_PDF_PAGES, MAX_PDF_TEXT_BYTES};
@@ -92,6 +92,29 @@ pub enum ParseError {
     /// The input (or an entry of a zip) is larger than harvest reads.
     #[error("{0}")]
     TooLarge(String),
+}
+
+/// The format has no last exchange to read: it is not a session
+/// transcript (see [`last_exchange`]).
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{} is not a session transcript: only claude-code transcripts have a last exchange", .0.name())]
+pub struct NotATranscript(pub SourceFormat);
+
+/// The last exchange of a session transcript in `format`: the last message
+/// the user typed and the assistant's text after it, read with the
+/// format's adapter and its rules (what is dialogue, which lines are one
+/// reply). Broken lines are skipped, so a transcript's tail cut at any
+/// byte reads as well as the whole file. `None` when no user message has
+/// an answer after it. Only Claude Code transcripts have one: a coding
+/// agent's hook asks for it when a turn ends.
+pub fn last_exchange(
+    format: SourceFormat,
+    transcript: &[u8],
+) -> Result<Option<Exchange>, NotATranscript> {
+    match format {
+        SourceFormat::ClaudeCode => Ok(claude_code::last_exchange(detect::strip_bom(transcript))),
+        other => Err(NotATranscript(other)),
+    }
 }
 
 /// The format of `bytes`, judged by content alone (a zip by the entries it

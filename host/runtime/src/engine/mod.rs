@@ -748,6 +748,26 @@ impl EngineRuntime {
         })?;
         Ok(result.map_err(HarvestError)?)
     }
+
+    /// `harvest.last-exchange`: the last exchange of a session transcript
+    /// (or of its tail), read by the engine's adapter for `format`; none
+    /// while the last question is unanswered.
+    pub fn harvest_last_exchange(
+        &mut self,
+        format: wit_harvest::SourceFormat,
+        transcript: &str,
+    ) -> Result<Option<wit_harvest::Exchange>, EngineError> {
+        let result = self.call(
+            "harvest.last-exchange",
+            CallKind::Recall,
+            |engine, store| {
+                engine
+                    .hive_mind_harvest()
+                    .call_last_exchange(store, format, transcript)
+            },
+        )?;
+        Ok(result.map_err(HarvestError)?)
+    }
 }
 
 /// Why the engine could not be set up for a data directory.
