@@ -205,12 +205,22 @@ fn aims(names: &[&str]) -> Vec<Aimed> {
     aims
 }
 
+/// A query parameter or body property: its name, whether it is required,
+/// its schema.
+type Field = (String, bool, Json);
+
+/// An operation's request body: JSON with its properties, or raw bytes.
+enum RequestBody {
+    Json(Vec<Field>),
+    Raw,
+}
+
 /// REST: an operation of the document.
 struct Operation {
     method: String,
     template: String,
-    query: Vec<(String, bool, Json)>,
-    body: Option<(Vec<(String, bool, Json)>, bool)>,
+    query: Vec<Field>,
+    body: Option<RequestBody>,
     scope: String,
 }
 
@@ -269,9 +279,9 @@ fn operations(document: &Json) -> Vec<Operation> {
                             .collect()
                     })
                     .unwrap_or_default();
-                Some((properties, true))
+                Some(RequestBody::Json(properties))
             } else if content.is_object() {
-                Some((Vec::new(), false))
+                Some(RequestBody::Raw)
             } else {
                 None
             };
@@ -348,13 +358,15 @@ impl Fixture {
         }
         let body = match &operation.body {
             None => None,
-            Some((_, false)) => Some(Body::Raw(
+            Some(RequestBody::Raw) => Some(Body::Raw(
                 b"# Notes\n\nThe harbour opens at six.\n".to_vec(),
             )),
-            Some((properties, true)) => {
+            Some(RequestBody::Json(properties)) => {
                 let mut body = serde_json::Map::new();
                 for (name, required, schema) in properties {
-                    if *required {
+                    // The required fields, and an exchange's two sides
+                    // (a body takes them or a transcript).
+                    if *required || name == "user" || name == "assistant" {
                         body.insert(name.clone(), value_for(name, schema));
                     }
                 }
@@ -407,7 +419,7 @@ fn every_rest_operation_keeps_to_the_minds_and_scopes_of_its_token() {
         if operation.template.contains("{ref}") {
             names.push("ref");
         }
-        if let Some((properties, _)) = &operation.body {
+        if let Some(RequestBody::Json(properties)) = &operation.body {
             names.extend(properties.iter().map(|(n, _, _)| n.as_str()));
         }
         let aims = aims(&names);

@@ -1,0 +1,860 @@
+//! The tools: each resolves its arguments into a request (the minds it
+//! reads and writes as values) and reaches the engine only through
+//! [`MemoryServer::with_access`] or [`MemoryServer::run_op`], where the
+//! operations layer judges the caller's grant.
+
+use super::*;
+
+/// The mind a tool acts on (see the module docs): resolved here, checked
+/// against the grant and for existence with the engine ([`ops`]).
+pub(super) fn target_mind(mind: Option<&str>, workspace: Option<&str>) -> Result<Mind, McpError> {
+    ops::write_mind(mind, workspace, false).map_err(op_error)
+}
+
+#[tool_router(vis = "pub(super)")]
+impl MemoryServer {
+    /// Save one memory.
+    #[tool(
+        description = "Save a memory: chunked, embedded and stored in the personal mind, or in a workspace's mind when `workspace` is given. Deduplicated by content. The text is stored as given and screened by the prompt-injection detector: `injection_scan` in the result is its verdict, and a hostile memory is quarantined (kept for its owner's review, never recalled)."
+    )]
+    async fn save_memory(
+        &self,
+        Parameters(args): Parameters<SaveMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let operation = ops::save::SaveOperation::new(
+            ops::save::SaveRequest {
+                content: args.content,
+                importance: args.importance,
+                source: args.source,
+                mind,
+                created_at: args.created_at,
+            },
+            false,
+        )
+        .map_err(op_error)?;
+        let content = operation.content().to_string();
+        let (saved, scan) = self
+            .run_op(operation, move |engine, saved| {
+                let scan = engine
+                    .scan_for_injection(&content, ScanContext::ToolOutput)
+                    .map_err(engine_error)?;
+                Ok((saved, scan))
+            })
+            .await?;
+        let mut value = saved_json(&saved);
+        if let Some(object) = value.as_object_mut() {
+            object.insert("injection_scan".to_string(), scan_json(&scan));
+        }
+        Ok(json_result(value))
+    }
+
+    /// Recall the memories relevant to a query.
+    #[tool(
+        description = "Recall the memories most relevant to a query: hybrid keyword + semantic search with importance, date-window, profile, fact, event and raw-turn lanes, scored by recency, importance, popularity and knowledge-graph distance. Returns the formatted recall block and the memories with their scores."
+    )]
+    async fn recall_memory(
+        &self,
+        Parameters(args): Parameters<RecallMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let request = ops::recall::RecallRequest {
+            query: args.query,
+            limit: args.limit,
+            profile: args.profile,
+            workspace: args.workspace,
+            scope: args.scope,
+            as_of: args.as_of,
+            ..ops::recall::RecallRequest::default()
+        };
+        let operation = ops::recall::RecallOperation::try_from(request).map_err(op_error)?;
+        let recall = self.run_op(operation, |_, recall| Ok(recall)).await?;
+        let mut value = ops::recall::recall_json(&recall);
+        if let Some(object) = value.as_object_mut() {
+            object.remove("stages");
+        }
+        let text = if let Some(why) = &recall.withheld {
+            format!("Recall withheld: {why}")
+        } else if recall.memories.is_empty() {
+            "Nothing relevant is remembered.".to_string()
+        } else {
+            recall.text.clone()
+        };
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(value);
+        Ok(result)
+    }
+
+    /// Learn from an exchange.
+    #[tool(
+        description = "After a successful turn, learn from the (user, assistant) exchange: preferences, corrections and style go to the personal mind; decisions, findings and work output to the workspace's mind."
+    )]
+    async fn remember_exchange(
+        &self,
+        Parameters(args): Parameters<RememberExchangeArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mut minds = Vec::new();
+        if let Some(id) = args.workspace.as_deref() {
+            minds.push(target_mind(None, Some(id))?);
+        }
+        // Cognify writes preferences to the personal mind, work to the
+        // workspace's.
+        minds.push(Mind::Personal);
+        let options = wit_memory::ExchangeOptions {
+            workspace: args.workspace,
+            gop_id: None,
+            succeeded: args.succeeded.unwrap_or(true),
+        };
+        let (user, assistant) = (args.user, args.assistant);
+        let saved = self
+            .with_access(Access::on_all(Scope::Write, minds), move |engine, _| {
+                engine
+                    .remember_exchange(&user, &assistant, &options)
+                    .map_err(engine_error)
+            })
+            .await?;
+        let frames: Vec<Json> = saved.iter().map(saved_json).collect();
+        Ok(json_result(json!({ "saved": frames })))
+    }
+
+    /// Browse the knowledge graph.
+    #[tool(
+        description = "Search the knowledge graph's entities whose name contains a text (case-insensitive), most seen first."
+    )]
+    async fn search_entities(
+        &self,
+        Parameters(args): Parameters<SearchEntitiesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let limit = args.limit.unwrap_or(20).clamp(1, 200);
+        let entities = self
+            .with_access(Access::read(mind.clone()), move |engine, _| {
+                engine
+                    .search_entities(&mind, &args.query, limit)
+                    .map_err(engine_error)
+            })
+            .await?;
+        let entities: Vec<Json> = entities.iter().map(entity_json).collect();
+        Ok(json_result(json!({ "entities": entities })))
+    }
+
+    /// Add or strengthen an entity.
+    #[tool(
+        description = "Save an entity (person, organization, project, technology, concept, …) in the knowledge graph; an existing one with the same canonical name and type is strengthened instead. Dates, numbers and generic words are refused."
+    )]
+    async fn save_entity(
+        &self,
+        Parameters(args): Parameters<SaveEntityArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let entity = self
+            .with_access(Access::write(mind.clone()), move |engine, _| {
+                engine
+                    .save_entity(&mind, &args.name, &args.entity_type)
+                    .map_err(engine_error)
+            })
+            .await?;
+        Ok(json_result(json!({ "entity": entity_json(&entity) })))
+    }
+
+    /// Relate two entities.
+    #[tool(
+        description = "Create (or strengthen) a typed, directed relation between two existing entities named exactly, e.g. subject `ledger` depends_on object `postgresql`. The type is stored as cognify spells it (depends_on → depends-on); strength defaults to 0.8."
+    )]
+    async fn create_relation(
+        &self,
+        Parameters(args): Parameters<CreateRelationArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let relation = self
+            .with_access(Access::write(mind.clone()), move |engine, _| {
+                engine
+                    .create_relation(
+                        &mind,
+                        &args.subject,
+                        &args.relation,
+                        &args.object,
+                        args.strength,
+                    )
+                    .map_err(engine_error)
+            })
+            .await?;
+        Ok(json_result(json!({
+            "relation": {
+                "id": relation.id,
+                "subject": relation.subject,
+                "relation": relation.relation,
+                "object": relation.object,
+                "strength": relation.strength,
+                "seen_count": relation.seen_count,
+            }
+        })))
+    }
+
+    /// Who the agent is.
+    #[tool(
+        description = "The agent's identity (name, role, personality, capabilities, standing instructions): the personal mind's, or a workspace's own when `workspace` is given."
+    )]
+    async fn get_identity(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let view = self
+            .run_op(ops::identity::GetIdentity { mind }, |engine, identity| {
+                identity_view(engine, identity.as_ref())
+            })
+            .await?;
+        Ok(json_result(view))
+    }
+
+    /// Set who the agent is.
+    #[tool(
+        description = "Set the agent's identity (the personal mind's, or a workspace's own when `workspace` is given); fields left out keep their value."
+    )]
+    async fn set_identity(
+        &self,
+        Parameters(args): Parameters<SetIdentityArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let fields = ops::identity::IdentityFields {
+            name: args.name,
+            role: args.role,
+            personality: args.personality,
+            capabilities: args.capabilities,
+            system_prompt: args.system_prompt,
+        };
+        let operation = ops::identity::SetIdentity::new(mind, fields).map_err(op_error)?;
+        let view = self
+            .run_op(operation, |engine, identity| {
+                identity_view(engine, Some(&identity))
+            })
+            .await?;
+        Ok(json_result(view))
+    }
+
+    /// What the agent is working on.
+    #[tool(
+        description = "The live awareness items (at most ten per mind), highest priority first."
+    )]
+    async fn get_awareness(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let items = self
+            .run_op(ops::awareness::ListAwareness { mind }, |engine, items| {
+                awareness_views(engine, &items)
+            })
+            .await?;
+        Ok(json_result(json!({ "items": items })))
+    }
+
+    /// Add an awareness item.
+    #[tool(
+        description = "Add an awareness item (category task, action, pending or flag). At most ten are live: with evict=true the lowest-priority one is removed (and reported), otherwise a full list is an error."
+    )]
+    async fn set_awareness(
+        &self,
+        Parameters(args): Parameters<SetAwarenessArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let operation = ops::awareness::AddAwareness::new(
+            mind,
+            &args.category,
+            args.content,
+            args.priority,
+            args.expires_at.as_ref(),
+            args.evict.unwrap_or(false),
+        )
+        .map_err(op_error)?;
+        let shown = self
+            .run_op(operation, |engine, added| {
+                let evicted = match &added.evicted {
+                    Some(item) => Some(awareness_view(engine, item)?),
+                    None => None,
+                };
+                Ok(json!({
+                    "added": awareness_view(engine, &added.item)?,
+                    "evicted": evicted,
+                }))
+            })
+            .await?;
+        Ok(json_result(shown))
+    }
+
+    /// Remove awareness items.
+    #[tool(description = "Remove one awareness item by id, or all live items with all=true.")]
+    async fn clear_awareness(
+        &self,
+        Parameters(args): Parameters<ClearAwarenessArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
+        let (id, all) = (args.id, args.all.unwrap_or(false));
+        if id.is_none() && !all {
+            return Err(invalid("name the item to remove (id), or pass all=true"));
+        }
+        let removed = self
+            .run_op(ops::awareness::RemoveAwareness { mind, id }, |_, ids| {
+                Ok(ids)
+            })
+            .await?;
+        Ok(json_result(json!({ "removed": removed })))
+    }
+
+    /// The workspaces.
+    #[tool(description = "The workspaces that have a mind in the data directory.")]
+    async fn list_workspaces(&self) -> Result<CallToolResult, McpError> {
+        // Only the workspaces the caller reaches are named.
+        let workspaces = self
+            .with_access(Access::on_all(Scope::Read, Vec::new()), |engine, caller| {
+                Ok(workspace_ids(engine)?
+                    .into_iter()
+                    .filter(|id| caller.reaches(&Mind::Workspace(id.clone())))
+                    .collect::<Vec<_>>())
+            })
+            .await?;
+        Ok(json_result(json!({ "workspaces": workspaces })))
+    }
+
+    /// Create a workspace.
+    #[tool(
+        description = "Create a workspace's mind (1-64 ASCII letters, digits, '-', '_' or '.'). Creating one that exists is fine."
+    )]
+    async fn create_workspace(
+        &self,
+        Parameters(args): Parameters<CreateWorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = hive_mind_runtime::engine::convert::workspace(&args.id).map_err(invalid)?;
+        let id = args.id;
+        let (id, existed) = self
+            .with_access(Access::write(mind).creating(), move |engine, _| {
+                let existed = workspace_ids(engine)?.contains(&id);
+                engine.admin().create_workspace(&id).map_err(engine_error)?;
+                Ok((id, existed))
+            })
+            .await?;
+        Ok(json_result(json!({ "workspace": id, "created": !existed })))
+    }
+
+    /// Import a history or a document.
+    #[tool(
+        description = "Import a history into memory: a ChatGPT, Claude, Gemini, Perplexity or Claude Code export (JSON, JSONL or the export zip), Markdown, plain text, PDF, a web page, or universal JSON messages. Give exactly one of path (a file or folder under the folders the user allowed: the client's roots or `[mcp] import_roots`), data (the content itself) or url. The format is detected by content (override with source). Every message becomes a raw-turn memory; facts, events and profiles are distilled (by the configured language model, else heuristically); hostile items are dropped; importing the same export again writes nothing. Returns the import's report."
+    )]
+    async fn harvest_import(
+        &self,
+        Parameters(args): Parameters<HarvestImportArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let given = [args.path.is_some(), args.data.is_some(), args.url.is_some()]
+            .iter()
+            .filter(|given| **given)
+            .count();
+        if given != 1 {
+            return Err(invalid(
+                "give exactly one of path, data or url (the thing to import)",
+            ));
+        }
+        let source = match args.source.as_deref().map(str::trim) {
+            None | Some("") | Some("auto") => None,
+            Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
+                invalid(format!(
+                    "unknown source {name:?}: use auto, {}",
+                    one_of::<wit_harvest::SourceFormat>()
+                ))
+            })?),
+        };
+        let pending = if let Some(url) = args.url {
+            Pending::Ready(url_input(&url)?)
+        } else if let Some(data) = args.data {
+            Pending::Ready(wit_harvest::Input::Document(wit_harvest::Document {
+                name: "data".to_string(),
+                bytes: data.into_bytes(),
+            }))
+        } else {
+            self.path_import(args.path.unwrap_or_default(), &context.peer)
+                .await?
+        };
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let options = wit_harvest::ImportOptions {
+            source,
+            mind,
+            distillation: if args.no_llm.unwrap_or(false) {
+                wit_harvest::Distillation::Heuristic
+            } else {
+                wit_harvest::Distillation::Auto
+            },
+            dry_run: args.dry_run.unwrap_or(false),
+        };
+        self.harvest(pending, options).await
+    }
+
+    /// The sources imported before.
+    #[tool(
+        description = "List the sources imported into the personal mind (or a workspace's): format, name, item count, the set hash that makes a re-import of the same export a no-op, and when each was first and last imported."
+    )]
+    async fn harvest_sources(
+        &self,
+        Parameters(args): Parameters<HarvestSourcesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let name = mind_name(&mind);
+        let sources = self
+            .with_access(Access::read(mind.clone()), move |engine, _| {
+                engine.harvest_sources(&mind).map_err(engine_error)
+            })
+            .await?;
+        let sources: Vec<Json> = sources
+            .iter()
+            .map(crate::harvest_cli::harvest_source_json)
+            .collect();
+        Ok(json_result(json!({ "mind": name, "sources": sources })))
+    }
+
+    /// Ingest one document by URL or path.
+    #[tool(
+        description = "Ingest one source into memory: an http(s) URL (fetched by the host: private, loopback and link-local addresses are refused, with a timeout and a size cap) or a path to a file under the folders the user allowed (the client's roots or `[mcp] import_roots`; hidden files and /proc, /sys, /dev, /run are refused). Detected by content, parsed, scanned for prompt injection, distilled and stored like harvest_import."
+    )]
+    async fn ingest_source(
+        &self,
+        Parameters(args): Parameters<IngestSourceArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let source = args.source.trim();
+        if source.is_empty() {
+            return Err(invalid("source is empty: give a URL or a path"));
+        }
+        let pending = if crate::harvest_cli::is_url(source) {
+            Pending::Ready(url_input(source)?)
+        } else {
+            self.path_import(source.to_string(), &context.peer).await?
+        };
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let options = wit_harvest::ImportOptions {
+            source: None,
+            mind,
+            distillation: wit_harvest::Distillation::Auto,
+            dry_run: false,
+        };
+        self.harvest(pending, options).await
+    }
+
+    /// Find (and retire) dead-weight frames.
+    #[tool(
+        description = "Find frames that are empty, duplicated (same text but for case and spacing) or near-duplicated (trigram similarity >= 0.75), keeping the most important (then oldest) of each group; raw conversation turns are left alone. With apply=true they are retired (importance deprecated: kept for history, ranked down, never deleted); by default only reported."
+    )]
+    async fn cleanup_frames(
+        &self,
+        Parameters(args): Parameters<CleanupFramesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let name = mind_name(&mind);
+        let access = Access::on(
+            if args.apply {
+                Scope::Write
+            } else {
+                Scope::Read
+            },
+            mind.clone(),
+        );
+        let options = wit_memory::CleanupOptions {
+            mind,
+            apply: args.apply,
+        };
+        let (report, candidates) = self
+            .with_access(access, move |engine, _| {
+                let report = engine.cleanup_frames(&options).map_err(engine_error)?;
+                let candidates = report
+                    .candidates
+                    .iter()
+                    .map(|candidate| {
+                        let value = json!({
+                            "id": candidate.frame.id,
+                            "reason": candidate.reason.wit_name(),
+                            "kept": candidate.kept.as_ref().map(|kept| kept.id),
+                            "similarity": candidate.similarity,
+                            "content": candidate.content,
+                        });
+                        guarded(engine, value, "content", &candidate.content)
+                    })
+                    .collect::<Result<Vec<Json>, McpError>>()?;
+                Ok((report, candidates))
+            })
+            .await?;
+        Ok(json_result(json!({
+            "mind": name,
+            "scanned": report.scanned,
+            "applied": args.apply,
+            "retired": report.retired,
+            "candidates": candidates,
+            "notes": report.notes,
+        })))
+    }
+
+    /// Forget memories for real.
+    #[tool(
+        description = "Forget memories for good: each named memory (by reference, e.g. personal:42) or every memory of one mind matching a filter (matching: all these words; since/until: event days YYYY-MM-DD; learned_since/learned_until: the days it was written into the mind; harvest_format; document) is erased with its search entries, vectors, the entities left without evidence and copies of its text, and the freed space is reclaimed. Without confirm=true nothing changes: the answer lists exactly what would be erased. An erasure log keeps references, hashes, times and the reason, never the text."
+    )]
+    async fn forget_memory(
+        &self,
+        Parameters(args): Parameters<ForgetMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let operation = ops::forget::ForgetOperation::new(&args).map_err(op_error)?;
+        let value = self
+            .run_op(operation, move |engine, report| {
+                let mut value = crate::forget_cli::report_json(&report);
+                if let Some(memories) = value.get_mut("memories").and_then(Json::as_array_mut) {
+                    for (memory, forgotten) in memories.iter_mut().zip(&report.memories) {
+                        *memory = guarded(engine, memory.take(), "preview", &forgotten.preview)?;
+                    }
+                }
+                if report.dry_run {
+                    let count = report.memories.len();
+                    value["confirm"] = json!(format!(
+                        "nothing was changed; call forget_memory again with the same arguments and confirm: true to erase these {count} memories"
+                    ));
+                }
+                Ok(value)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Correct a memory.
+    #[tool(
+        description = "Correct a memory: writes the corrected text as a new version and closes the old one (it stays in the history; recall answers with the new version, and a recall as_of a time before the correction answers with the old). Use it when the user says a remembered fact is wrong or has changed. The memory is named by reference (e.g. personal:42) as recall shows it."
+    )]
+    async fn update_memory(
+        &self,
+        Parameters(args): Parameters<UpdateMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let frame = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        if args.content.trim().is_empty() {
+            return Err(invalid("content is empty: give the corrected text"));
+        }
+        let created_at = args
+            .created_at
+            .as_deref()
+            .map(timestamp_in)
+            .transpose()
+            .map_err(|why| invalid(format!("created_at: {why}")))?;
+        let access = Access::write(frame.mind.clone());
+        let correction = wit_memory::Correction {
+            frame,
+            content: args.content,
+            created_at,
+        };
+        let value = self
+            .with_access(access, move |engine, _| {
+                let corrected = engine.correct_memory(&correction).map_err(engine_error)?;
+                let scan = engine
+                    .scan_for_injection(&correction.content, ScanContext::ToolOutput)
+                    .map_err(engine_error)?;
+                let scan = scan_json(&scan);
+                Ok(json!({
+                    "memory": frame_json(&corrected.memory),
+                    "replaced": frame_view(engine, &corrected.replaced)?,
+                    "injection_scan": scan,
+                }))
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// The versions of a memory.
+    #[tool(
+        description = "The versions of a memory, oldest first: the memories it replaced, itself, and those that replaced it, each with its event time and when it stopped being valid."
+    )]
+    async fn memory_history(
+        &self,
+        Parameters(args): Parameters<MemoryHistoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let frame = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let value = self
+            .with_access(Access::read(frame.mind.clone()), move |engine, _| {
+                let versions = engine.memory_history(&frame).map_err(engine_error)?;
+                let versions = versions
+                    .iter()
+                    .map(|version| frame_view(engine, version))
+                    .collect::<Result<Vec<Json>, McpError>>()?;
+                Ok(json!({ "versions": versions }))
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Merge duplicate entities.
+    #[tool(
+        description = "Merge active entities with the same canonical name and type (the graph's duplicate cleanup); returns how many were retired."
+    )]
+    async fn cleanup_entities(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let retired = self
+            .with_access(Access::write(mind.clone()), move |engine, _| {
+                engine.admin().dedupe_entities(&mind).map_err(engine_error)
+            })
+            .await?;
+        Ok(json_result(json!({ "retired": retired })))
+    }
+
+    /// Archive, pin or tag a memory.
+    #[tool(
+        description = "Review a memory by hand: archived=true archives it (kept, readable and traceable, but out of recall), archived=false brings it back; pinned=true pins it (cleanup never retires it); add_tags / remove_tags change its tags. What is left out stays as it is. Every change is logged."
+    )]
+    async fn review_memory(
+        &self,
+        Parameters(args): Parameters<ReviewMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let memory = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let change = wit_review::MetadataChange {
+            status: args.archived.map(|archived| {
+                if archived {
+                    wit_types::MemoryStatus::Archived
+                } else {
+                    wit_types::MemoryStatus::Active
+                }
+            }),
+            pinned: args.pinned,
+            add_tags: args.add_tags.unwrap_or_default(),
+            remove_tags: args.remove_tags.unwrap_or_default(),
+        };
+        let value = self
+            .with_access(Access::write(memory.mind.clone()), move |engine, _| {
+                let frame = engine
+                    .review()
+                    .set_metadata(&memory, &change)
+                    .map_err(engine_error)?;
+                Ok(json!({ "memory": frame_view(engine, &frame)? }))
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Merge memories into one.
+    #[tool(
+        description = "Merge memories of one mind that say parts of the same thing into one memory (content: the merged text; default: their texts joined). The originals are archived, never deleted, and point at the merged memory; recall answers a search that finds one of them with the merged memory."
+    )]
+    async fn merge_memories(
+        &self,
+        Parameters(args): Parameters<MergeMemoriesArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let memories = args
+            .memories
+            .iter()
+            .map(|name| convert::ref_in(name.trim()).map_err(invalid))
+            .collect::<Result<Vec<_>, McpError>>()?;
+        let access = Access::on_all(
+            Scope::Write,
+            memories.iter().map(|frame| frame.mind.clone()).collect(),
+        );
+        let request = wit_review::MergeRequest {
+            memories,
+            content: args.content,
+        };
+        let value = self
+            .with_access(access, move |engine, _| {
+                let merged = engine.review().merge(&request).map_err(engine_error)?;
+                let originals = merged
+                    .originals
+                    .iter()
+                    .map(|frame| frame_view(engine, frame))
+                    .collect::<Result<Vec<Json>, McpError>>()?;
+                Ok(json!({
+                    "memory": frame_view(engine, &merged.memory)?,
+                    "originals": originals,
+                }))
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Where a memory came from.
+    #[tool(
+        description = "The trace of a memory: how it was written (its metadata: conversation turn, import, kind), its session, the memory it branches off, the memories it replaced and that were merged into it, its branches, its entities, related memories, and its review history."
+    )]
+    async fn trace_memory(
+        &self,
+        Parameters(args): Parameters<MemoryHistoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let memory = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let value = self
+            .with_access(Access::read(memory.mind.clone()), move |engine, _| {
+                let trace = engine.review().trace(&memory).map_err(engine_error)?;
+                let mut value = crate::review_cli::trace_json(&trace);
+                value["memory"] = frame_view(engine, &trace.memory)?;
+                Ok(value)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// Read the knowledge graph.
+    #[tool(
+        description = "Read the knowledge graph: with entity (an id), that entity with its properties, its relations out and in, the entities at their other end and the memories that mention it, plus, with depth (1-4), every entity within that many hops; without entity, the entities whose name contains text, most seen first. entity_type keeps one type."
+    )]
+    async fn explore_graph(
+        &self,
+        Parameters(args): Parameters<ExploreGraphArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
+        let value = self
+            .with_access(Access::read(mind.clone()), move |engine, _| {
+                let entity_type = args.entity_type.as_deref();
+                let Some(id) = args.entity else {
+                    let found = engine
+                        .review()
+                        .list_entities(&mind, args.text.as_deref().unwrap_or(""), entity_type, limit)
+                        .map_err(engine_error)?;
+                    return Ok(json!({
+                        "entities": found.iter().map(crate::review_cli::entity_json).collect::<Vec<_>>(),
+                    }));
+                };
+                let view = engine.review().get_entity(&mind, id).map_err(engine_error)?;
+                let mut value = crate::review_cli::entity_view_json(&view);
+                if let Some(depth) = args.depth {
+                    let hops = engine
+                        .review()
+                        .neighbours(&mind, id, depth, entity_type, limit)
+                        .map_err(engine_error)?;
+                    value["neighbours"] = crate::review_cli::hops_json(&hops);
+                }
+                Ok(value)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+
+    /// The sessions of a mind.
+    #[tool(
+        description = "The sessions of the personal mind (or a workspace's), newest first: id, project, whether closed, start and end, summary, how many memories."
+    )]
+    async fn list_sessions(
+        &self,
+        Parameters(args): Parameters<ListSessionsArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
+        let sessions = self
+            .with_access(Access::read(mind.clone()), move |engine, _| {
+                engine
+                    .review()
+                    .list_sessions(&mind, limit)
+                    .map_err(engine_error)
+            })
+            .await?;
+        Ok(json_result(json!({
+            "sessions": sessions.iter().map(crate::review_cli::session_json).collect::<Vec<_>>(),
+        })))
+    }
+
+    /// Close a session.
+    #[tool(
+        description = "Close a session (with an optional summary); the next memory saved starts a new one. Closing a closed session is an error."
+    )]
+    async fn close_session(
+        &self,
+        Parameters(args): Parameters<CloseSessionArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let session = self
+            .with_access(Access::write(mind.clone()), move |engine, _| {
+                engine
+                    .review()
+                    .close_session(&mind, args.session.trim(), args.summary.as_deref())
+                    .map_err(engine_error)
+            })
+            .await?;
+        Ok(json_result(crate::review_cli::session_json(&session)))
+    }
+
+    /// Cleanup modes.
+    #[tool(
+        description = "Keep a mind tidy. mode: compact (empty and duplicated memories), retire-orphans (entities no memory mentions and no relation touches), remove-noise (entities named by noise words, with no relation), or audit (all of them, and how many memories are held back as likely injections: quarantined, or unscreened ones the recall scan flags; never changes anything). With apply=true the mode retires what it finds (kept for history, ranked down or out of the graph, never deleted); by default it only reports."
+    )]
+    async fn cleanup_memory(
+        &self,
+        Parameters(args): Parameters<CleanupMemoryArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let mind = target_mind(None, args.workspace.as_deref())?;
+        let mode = args.mode.trim().to_string();
+        if !CLEANUP_MODES.contains(&mode.as_str()) {
+            return Err(invalid(format!(
+                "unknown mode {mode:?}; expected one of: {}",
+                CLEANUP_MODES.join(", ")
+            )));
+        }
+        let apply = args.apply && mode != "audit";
+        let name = mind_name(&mind);
+        let access = Access::on(if apply { Scope::Write } else { Scope::Read }, mind.clone());
+        let value = self
+            .with_access(access, move |engine, _| {
+                let mut report = json!({ "mind": name, "mode": mode, "applied": apply });
+                if mode == "compact" || mode == "audit" {
+                    let frames = engine
+                        .cleanup_frames(&wit_memory::CleanupOptions {
+                            mind: mind.clone(),
+                            apply,
+                        })
+                        .map_err(engine_error)?;
+                    report["memories"] = json!({
+                        "scanned": frames.scanned,
+                        "found": frames.candidates.iter().map(|candidate| json!({
+                            "memory": convert::ref_name(&candidate.frame),
+                            "reason": candidate.reason.wit_name(),
+                            "kept": candidate.kept.as_ref().map(convert::ref_name),
+                        })).collect::<Vec<_>>(),
+                        "retired": frames.retired,
+                    });
+                }
+                for (wanted, key, rule) in [
+                    (
+                        "retire-orphans",
+                        "orphan_entities",
+                        wit_review::EntityRule::Orphans,
+                    ),
+                    (
+                        "remove-noise",
+                        "noise_entities",
+                        wit_review::EntityRule::Noise,
+                    ),
+                ] {
+                    if mode == wanted || mode == "audit" {
+                        let found = engine
+                            .review()
+                            .clean_entities(&mind, rule, apply)
+                            .map_err(engine_error)?;
+                        report[key] =
+                            Json::Array(found.iter().map(crate::review_cli::entity_json).collect());
+                    }
+                }
+                if mode == "audit" {
+                    let flagged = engine
+                        .review()
+                        .list_flagged(&mind, MAX_FLAGGED_COUNTED)
+                        .map_err(engine_error)?;
+                    // Counted, never shown: their text is what the scan
+                    // flags. The owner reviews them with `hive-mind review
+                    // flagged`.
+                    report["flagged_memories"] = json!(flagged.len());
+                }
+                Ok(report)
+            })
+            .await?;
+        Ok(json_result(value))
+    }
+}
+
+/// The modes of `cleanup_memory`.
+pub(super) const CLEANUP_MODES: [&str; 4] = ["compact", "retire-orphans", "remove-noise", "audit"];
+
+/// A listing's default length over MCP.
+pub(super) const DEFAULT_LISTING: u32 = 20;
+
+/// A listing's longest over MCP.
+pub(super) const MAX_LISTING: u32 = 200;
+
+/// The most flagged memories an audit counts.
+pub(super) const MAX_FLAGGED_COUNTED: u32 = 1000;

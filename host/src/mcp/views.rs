@@ -1,0 +1,144 @@
+//! What a model may see: stored text passes the engine's injection scan
+//! before it is shown (a flagged field is withheld, with the reason), and
+//! the JSON shapes the tools answer with.
+
+use super::*;
+
+/// The names of the regex scanner's categories the report lists.
+pub(super) fn flag_names(report: &InjectionReport) -> Vec<&'static str> {
+    report.flags.iter().map(|flag| flag.wit_name()).collect()
+}
+
+/// The injection detector's verdict as JSON.
+pub(super) fn scan_json(report: &InjectionReport) -> Json {
+    json!({
+        "safe": report.safe,
+        "score": report.score,
+        "threshold": report.threshold,
+        "detector": report.detector,
+        "reasons": report.reasons,
+        "flags": flag_names(report),
+        "matched": report.matched,
+    })
+}
+
+/// Why `text` is withheld from a model, when the engine's injection scan
+/// (the one recall runs, `logic.scan-for-injection`, as tool output) flags
+/// it; `None` when it is safe.
+pub(super) fn withheld_reason(
+    engine: &mut EngineRuntime,
+    text: &str,
+) -> Result<Option<String>, McpError> {
+    let report = engine
+        .scan_for_injection(text, ScanContext::ToolOutput)
+        .map_err(engine_error)?;
+    if report.safe {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the injection detector found it hostile (score {:.3} ≥ {:.3}; {}); the text is withheld",
+        report.score,
+        report.threshold,
+        report.reasons.join(", ")
+    )))
+}
+
+/// `value` (a JSON object) with `field` set to null and a `withheld`
+/// reason when the scan flags `text`; as it is otherwise.
+pub(super) fn guarded(
+    engine: &mut EngineRuntime,
+    mut value: Json,
+    field: &str,
+    text: &str,
+) -> Result<Json, McpError> {
+    if let Some(why) = withheld_reason(engine, text)?
+        && let Some(object) = value.as_object_mut()
+    {
+        object.insert(field.to_string(), Json::Null);
+        object.insert("withheld".to_string(), json!(why));
+    }
+    Ok(value)
+}
+
+/// An awareness item as a model may see it (scanned).
+pub(super) fn awareness_view(
+    engine: &mut EngineRuntime,
+    item: &AwarenessItem,
+) -> Result<Json, McpError> {
+    guarded(
+        engine,
+        crate::admin_cli::awareness_json(item),
+        "content",
+        &item.content,
+    )
+}
+
+/// A frame as a model may see it (scanned).
+pub(super) fn frame_view(
+    engine: &mut EngineRuntime,
+    frame: &wit_types::Frame,
+) -> Result<Json, McpError> {
+    guarded(engine, frame_json(frame), "content", &frame.content)
+}
+
+/// `{"identity": …}` as a model may see it: the whole identity is withheld
+/// (null, with the reason) when the scan flags any of its fields.
+pub(super) fn identity_view(
+    engine: &mut EngineRuntime,
+    identity: Option<&Identity>,
+) -> Result<Json, McpError> {
+    let Some(identity) = identity else {
+        return Ok(json!({ "identity": Json::Null }));
+    };
+    let text = [
+        identity.name.as_str(),
+        &identity.role,
+        &identity.personality,
+        &identity.capabilities,
+        &identity.system_prompt,
+    ]
+    .join("\n");
+    Ok(match withheld_reason(engine, &text)? {
+        None => json!({ "identity": crate::admin_cli::identity_json(Some(identity)) }),
+        Some(why) => json!({ "identity": Json::Null, "withheld": why }),
+    })
+}
+
+/// An entity as the tools show it.
+pub(super) fn entity_json(entity: &wit_memory::KnownEntity) -> Json {
+    json!({
+        "id": entity.id,
+        "name": entity.name,
+        "entity_type": entity.entity_type,
+        "seen_count": entity.seen_count,
+    })
+}
+
+pub(super) fn json_result(value: Json) -> CallToolResult {
+    CallToolResult::structured(value)
+}
+
+/// A mind's live awareness items as a model may see them.
+pub(super) fn awareness_views(
+    engine: &mut EngineRuntime,
+    items: &[AwarenessItem],
+) -> Result<Vec<Json>, McpError> {
+    items
+        .iter()
+        .map(|item| awareness_view(engine, item))
+        .collect()
+}
+
+/// The workspace ids that have a mind, sorted.
+pub(super) fn workspace_ids(engine: &mut EngineRuntime) -> Result<Vec<String>, McpError> {
+    let minds = engine.admin().list_minds().map_err(engine_error)?;
+    let mut ids: Vec<String> = minds
+        .into_iter()
+        .filter_map(|mind| match mind {
+            Mind::Workspace(id) => Some(id),
+            Mind::Personal => None,
+        })
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
