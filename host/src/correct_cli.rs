@@ -7,7 +7,6 @@ use std::path::Path;
 use serde_json::{Value as Json, json};
 
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_memory::Correction;
 use hive_mind_runtime::engine::wit_types::Frame;
 
 use crate::command_error::CommandError;
@@ -27,36 +26,28 @@ pub struct CorrectArgs {
 /// Correct a memory in the data directory `dir`: the new version and the
 /// old one, closed, as JSON.
 pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, CommandError> {
-    crate::limits::check_each(&[
-        ("text", Some(&args.text)),
-        ("memory", Some(&args.memory)),
-        ("created_at", args.created_at.as_ref()),
-    ])
-    .map_err(|error| CommandError::Argument(error.to_string()))?;
-    let frame = convert::ref_in(&args.memory).map_err(CommandError::Argument)?;
-    let created_at = args
-        .created_at
-        .as_deref()
-        .map(convert::timestamp_in)
-        .transpose()
-        .map_err(|why| CommandError::Argument(format!("--created-at: {why}")))?;
+    let operation = crate::ops::review::Correct::new(
+        &args.memory,
+        args.text.clone(),
+        args.created_at.as_ref(),
+    )?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    let corrected = engine.correct_memory(&Correction {
-        frame,
-        content: args.text.clone(),
-        created_at,
-    })?;
+    let corrected = crate::ops::execute(&mut engine, &crate::ops::Caller::Owner, operation)?;
     Ok(json!({
         "memory": convert::frame_json(&corrected.memory),
         "replaced": convert::frame_json(&corrected.replaced),
     }))
 }
 
-/// The versions of a memory in the data directory `dir`, oldest first.
+/// The versions of `memory`, oldest first.
 pub fn history(dir: &Path, memory: &str) -> Result<Vec<Frame>, CommandError> {
-    let frame = convert::ref_in(memory).map_err(CommandError::Argument)?;
+    let memory = crate::ops::review::reference(memory)?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    Ok(engine.memory_history(&frame)?)
+    Ok(crate::ops::execute(
+        &mut engine,
+        &crate::ops::Caller::Owner,
+        crate::ops::review::History { memory },
+    )?)
 }
 
 /// The versions for a person: one line each, the current one marked.

@@ -235,6 +235,30 @@ fn server_answer(
     }
 }
 
+/// Learn from an exchange with the engine of this process, as the owner;
+/// how many memories were kept.
+fn learn_alone(
+    engine: &mut hive_mind_runtime::engine::EngineRuntime,
+    source: crate::ops::exchange::ExchangeSource,
+    session: Option<&str>,
+    workspace: Option<&str>,
+) -> Result<usize, String> {
+    let workspace = workspace
+        .map(hive_mind_runtime::engine::convert::workspace)
+        .transpose()?;
+    let operation = crate::ops::exchange::Exchange::new(
+        source,
+        workspace,
+        session.map(str::to_string),
+        true,
+        true,
+    )
+    .map_err(|error| error.to_string())?;
+    crate::ops::execute(engine, &crate::ops::Caller::Owner, operation)
+        .map(|saved| saved.len())
+        .map_err(|error| error.to_string())
+}
+
 impl Memory {
     fn open(data_dir: &Path, options: &HookOptions) -> Result<Memory, String> {
         if !options.no_server
@@ -334,18 +358,15 @@ impl Memory {
                 })))?;
                 Ok(saved.as_array().map_or(0, Vec::len))
             }
-            Memory::Alone(engine) => engine
-                .remember_exchange(
-                    user,
-                    assistant,
-                    &ExchangeOptions {
-                        workspace: workspace.map(str::to_string),
-                        gop_id: session.map(str::to_string),
-                        succeeded: true,
-                    },
-                )
-                .map(|saved| saved.len())
-                .map_err(|error| error.to_string()),
+            Memory::Alone(engine) => learn_alone(
+                engine,
+                crate::ops::exchange::ExchangeSource::Given {
+                    user: user.to_string(),
+                    assistant: assistant.to_string(),
+                },
+                session,
+                workspace,
+            ),
         }
     }
 
@@ -370,18 +391,12 @@ impl Memory {
                 })))?;
                 Ok(saved.as_array().map_or(0, Vec::len))
             }
-            Memory::Alone(engine) => {
-                let exchange = engine
-                    .harvest_last_exchange(SourceFormat::ClaudeCode, tail)
-                    .map_err(|error| error.to_string())?;
-                let Some(exchange) = exchange else {
-                    return Ok(0);
-                };
-                // Cut to the engine's caps: a refusal would lose the turn.
-                let user = crate::limits::truncate_to("user", &exchange.user);
-                let assistant = crate::limits::truncate_to("assistant", &exchange.assistant);
-                self.remember(&user, &assistant, session, workspace)
-            }
+            Memory::Alone(engine) => learn_alone(
+                engine,
+                crate::ops::exchange::ExchangeSource::Transcript(tail.to_string()),
+                session,
+                workspace,
+            ),
         }
     }
 

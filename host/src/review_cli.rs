@@ -21,6 +21,7 @@ use hive_mind_runtime::engine::wit_review::{
 use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
 
 use crate::command_error::CommandError;
+use crate::ops::{self, Caller, Operation};
 
 /// The default number of rows a listing prints.
 const DEFAULT_LIMIT: u32 = 50;
@@ -199,17 +200,6 @@ fn mind_of(workspace: Option<&String>) -> Result<Mind, CommandError> {
     }
 }
 
-fn refs_in(names: &[String]) -> Result<Vec<FrameRef>, CommandError> {
-    names
-        .iter()
-        .map(|name| {
-            crate::limits::check("memory", name)
-                .map_err(|error| CommandError::Argument(error.to_string()))?;
-            convert::ref_in(name).map_err(CommandError::Argument)
-        })
-        .collect()
-}
-
 /// A log by name (`reviews`, `erasures`, `installs`, `ai-interactions`).
 pub fn log_in(name: &str) -> Result<LogKind, String> {
     convert::name_in("log", name)
@@ -329,28 +319,25 @@ pub fn deletion_json(deletion: &WorkspaceDeletion) -> Json {
     })
 }
 
+/// Run `operation` as the owner.
+fn owner<O: Operation>(engine: &mut EngineRuntime, operation: O) -> Result<O::Output, CommandError> {
+    Ok(ops::execute(engine, &Caller::Owner, operation)?)
+}
+
+/// Change `memories`' status or pin; each as changed.
 fn metadata_each(
     engine: &mut EngineRuntime,
     memories: &[String],
-    change: &MetadataChange,
+    status: Option<&str>,
+    pinned: Option<bool>,
 ) -> Result<Json, CommandError> {
-    let refs = refs_in(memories)?;
-    let mut changed = Vec::with_capacity(refs.len());
-    for memory in &refs {
-        changed.push(convert::frame_json(
-            &engine.review().set_metadata(memory, change)?,
-        ));
-    }
-    Ok(Json::Array(changed))
-}
-
-fn change(status: Option<MemoryStatus>, pinned: Option<bool>) -> MetadataChange {
-    MetadataChange {
-        status,
-        pinned,
-        add_tags: Vec::new(),
-        remove_tags: Vec::new(),
-    }
+    let operation = ops::review::SetMetadata::new(memories, status, pinned, Vec::new(), Vec::new())?;
+    Ok(Json::Array(
+        owner(engine, operation)?
+            .iter()
+            .map(convert::frame_json)
+            .collect(),
+    ))
 }
 
 /// Run a `review` subcommand against the data directory `dir`; its JSON.
@@ -358,81 +345,69 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     let engine = &mut engine;
     Ok(match command {
-        ReviewCommand::Archive { memories } => metadata_each(
-            engine,
-            memories,
-            &change(Some(MemoryStatus::Archived), None),
-        )?,
+        ReviewCommand::Archive { memories } => {
+            metadata_each(engine, memories, Some("archived"), None)?
+        }
         ReviewCommand::Unarchive { memories } => {
-            metadata_each(engine, memories, &change(Some(MemoryStatus::Active), None))?
+            metadata_each(engine, memories, Some("active"), None)?
         }
-        ReviewCommand::Pin { memories, off } => {
-            metadata_each(engine, memories, &change(None, Some(!off)))?
-        }
+        ReviewCommand::Pin { memories, off } => metadata_each(engine, memories, None, Some(!off))?,
         ReviewCommand::Tag {
             memory,
             add,
             remove,
         } => {
-            for tag in add.iter().chain(remove) {
-                crate::limits::check("tag", tag)
-                    .map_err(|error| CommandError::Argument(error.to_string()))?;
-            }
-            let change = MetadataChange {
-                status: None,
-                pinned: None,
-                add_tags: add.clone(),
-                remove_tags: remove.clone(),
-            };
-            metadata_each(engine, std::slice::from_ref(memory), &change)?
+            let operation = ops::review::SetMetadata::new(
+                std::slice::from_ref(memory),
+                None,
+                None,
+                add.clone(),
+                remove.clone(),
+            )?;
+            Json::Array(
+                owner(engine, operation)?
+                    .iter()
+                    .map(convert::frame_json)
+                    .collect(),
+            )
         }
         ReviewCommand::Merge { memories, content } => {
-            if let Some(content) = content {
-                crate::limits::check("content", content)
-                    .map_err(|error| CommandError::Argument(error.to_string()))?;
-            }
-            let merged = engine.review().merge(&MergeRequest {
-                memories: refs_in(memories)?,
-                content: content.clone(),
-            })?;
+            let merged = owner(engine, ops::review::Merge::new(memories, content.clone())?)?;
             json!({
                 "memory": convert::frame_json(&merged.memory),
                 "originals": merged.originals.iter().map(convert::frame_json).collect::<Vec<_>>(),
             })
         }
         ReviewCommand::Trace { memory } => {
-            let memory = refs_in(std::slice::from_ref(memory))?;
-            let Some(memory) = memory.first() else {
-                return Err(CommandError::Argument("name a memory".to_string()));
-            };
-            trace_json(&engine.review().trace(memory)?)
+            let memory = ops::review::reference(memory)?;
+            trace_json(&owner(engine, ops::review::Trace { memory })?)
         }
         ReviewCommand::Sessions { workspace, limit } => {
             let mind = mind_of(workspace.as_ref())?;
-            Json::Array(
-                engine
-                    .review()
-                    .list_sessions(&mind, *limit)?
-                    .iter()
-                    .map(session_json)
-                    .collect(),
-            )
+            let sessions = owner(engine, ops::review::Sessions { mind, limit: *limit })?;
+            Json::Array(sessions.iter().map(session_json).collect())
         }
         ReviewCommand::CloseSession {
             gop_id,
             summary,
             workspace,
         } => {
-            let mind = mind_of(workspace.as_ref())?;
-            session_json(
-                &engine
-                    .review()
-                    .close_session(&mind, gop_id, summary.as_deref())?,
-            )
+            let operation = ops::review::CloseSession {
+                mind: mind_of(workspace.as_ref())?,
+                session: gop_id.clone(),
+                summary: summary.clone(),
+            };
+            session_json(&owner(engine, operation)?)
         }
         ReviewCommand::Entity { id, workspace } => {
-            let mind = mind_of(workspace.as_ref())?;
-            entity_view_json(&engine.review().get_entity(&mind, *id)?)
+            let operation = ops::graph::Entity {
+                mind: mind_of(workspace.as_ref())?,
+                id: *id,
+                depth: None,
+                entity_type: None,
+                limit: 0,
+            };
+            entity_view_json(&owner(engine, operation)?.0)
         }
         ReviewCommand::Entities {
             text,
@@ -440,15 +415,13 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
             workspace,
             limit,
         } => {
-            let mind = mind_of(workspace.as_ref())?;
-            Json::Array(
-                engine
-                    .review()
-                    .list_entities(&mind, text, entity_type.as_deref(), *limit)?
-                    .iter()
-                    .map(entity_json)
-                    .collect(),
-            )
+            let operation = ops::graph::Entities {
+                mind: mind_of(workspace.as_ref())?,
+                text: text.clone(),
+                entity_type: entity_type.clone(),
+                limit: *limit,
+            };
+            Json::Array(owner(engine, operation)?.iter().map(entity_json).collect())
         }
         ReviewCommand::CleanEntities {
             rule,
@@ -470,14 +443,14 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
             workspace,
             limit,
         } => {
-            let mind = mind_of(workspace.as_ref())?;
-            hops_json(&engine.review().neighbours(
-                &mind,
-                *id,
-                *depth,
-                entity_type.as_deref(),
-                *limit,
-            )?)
+            let operation = ops::graph::Entity {
+                mind: mind_of(workspace.as_ref())?,
+                id: *id,
+                depth: Some(*depth),
+                entity_type: entity_type.clone(),
+                limit: *limit,
+            };
+            hops_json(&owner(engine, operation)?.1.unwrap_or_default())
         }
         ReviewCommand::Log {
             log,
@@ -498,14 +471,11 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
         }
         ReviewCommand::Flagged { workspace, limit } => {
             let mind = mind_of(workspace.as_ref())?;
-            flagged_json(&engine.review().list_flagged(&mind, *limit)?)
+            flagged_json(&owner(engine, ops::review::Flagged { mind, limit: *limit })?)
         }
         ReviewCommand::Release { memory } => {
-            let memory = refs_in(std::slice::from_ref(memory))?;
-            let Some(memory) = memory.first() else {
-                return Err(CommandError::Argument("name a memory".to_string()));
-            };
-            convert::frame_json(&engine.review().release(memory)?)
+            let memory = ops::review::reference(memory)?;
+            convert::frame_json(&owner(engine, ops::review::Release { memory })?)
         }
         ReviewCommand::DeleteWorkspace { workspace, yes } => {
             deletion_json(&engine.review().delete_workspace(workspace, !yes)?)

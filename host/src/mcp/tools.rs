@@ -92,26 +92,22 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<RememberExchangeArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mut minds = Vec::new();
-        if let Some(id) = args.workspace.as_deref() {
-            minds.push(target_mind(None, Some(id))?);
-        }
-        // Cognify writes preferences to the personal mind, work to the
-        // workspace's.
-        minds.push(Mind::Personal);
-        let options = wit_memory::ExchangeOptions {
-            workspace: args.workspace,
-            gop_id: None,
-            succeeded: args.succeeded.unwrap_or(true),
+        let workspace = match args.workspace.as_deref() {
+            Some(id) => Some(target_mind(None, Some(id))?),
+            None => None,
         };
-        let (user, assistant) = (args.user, args.assistant);
-        let saved = self
-            .with_access(Access::on_all(Scope::Write, minds), move |engine, _| {
-                engine
-                    .remember_exchange(&user, &assistant, &options)
-                    .map_err(engine_error)
-            })
-            .await?;
+        let operation = ops::exchange::Exchange::new(
+            ops::exchange::ExchangeSource::Given {
+                user: args.user,
+                assistant: args.assistant,
+            },
+            workspace,
+            None,
+            args.succeeded.unwrap_or(true),
+            false,
+        )
+        .map_err(op_error)?;
+        let saved = self.run_op(operation, |_, saved| Ok(saved)).await?;
         let frames: Vec<Json> = saved.iter().map(saved_json).collect();
         Ok(json_result(json!({ "saved": frames })))
     }
@@ -527,33 +523,19 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<UpdateMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let frame = convert::ref_in(args.memory.trim()).map_err(invalid)?;
-        if args.content.trim().is_empty() {
-            return Err(invalid("content is empty: give the corrected text"));
-        }
-        let created_at = args
-            .created_at
-            .as_deref()
-            .map(timestamp_in)
-            .transpose()
-            .map_err(|why| invalid(format!("created_at: {why}")))?;
-        let access = Access::write(frame.mind.clone());
-        let correction = wit_memory::Correction {
-            frame,
-            content: args.content,
-            created_at,
-        };
+        let operation =
+            ops::review::Correct::new(&args.memory, args.content, args.created_at.as_ref())
+                .map_err(op_error)?;
+        let content = operation.content().to_string();
         let value = self
-            .with_access(access, move |engine, _| {
-                let corrected = engine.correct_memory(&correction).map_err(engine_error)?;
+            .run_op(operation, move |engine, corrected| {
                 let scan = engine
-                    .scan_for_injection(&correction.content, ScanContext::ToolOutput)
+                    .scan_for_injection(&content, ScanContext::ToolOutput)
                     .map_err(engine_error)?;
-                let scan = scan_json(&scan);
                 Ok(json!({
                     "memory": frame_json(&corrected.memory),
                     "replaced": frame_view(engine, &corrected.replaced)?,
-                    "injection_scan": scan,
+                    "injection_scan": scan_json(&scan),
                 }))
             })
             .await?;
@@ -568,10 +550,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<MemoryHistoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let frame = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let memory = ops::review::reference(&args.memory).map_err(op_error)?;
         let value = self
-            .with_access(Access::read(frame.mind.clone()), move |engine, _| {
-                let versions = engine.memory_history(&frame).map_err(engine_error)?;
+            .run_op(ops::review::History { memory }, |engine, versions| {
                 let versions = versions
                     .iter()
                     .map(|version| frame_view(engine, version))
@@ -607,26 +588,24 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<ReviewMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let memory = convert::ref_in(args.memory.trim()).map_err(invalid)?;
-        let change = wit_review::MetadataChange {
-            status: args.archived.map(|archived| {
-                if archived {
-                    wit_types::MemoryStatus::Archived
-                } else {
-                    wit_types::MemoryStatus::Active
-                }
-            }),
-            pinned: args.pinned,
-            add_tags: args.add_tags.unwrap_or_default(),
-            remove_tags: args.remove_tags.unwrap_or_default(),
-        };
+        let status = args
+            .archived
+            .map(|archived| if archived { "archived" } else { "active" });
+        let operation = ops::review::SetMetadata::new(
+            std::slice::from_ref(&args.memory),
+            status,
+            args.pinned,
+            args.add_tags.unwrap_or_default(),
+            args.remove_tags.unwrap_or_default(),
+        )
+        .map_err(op_error)?;
         let value = self
-            .with_access(Access::write(memory.mind.clone()), move |engine, _| {
-                let frame = engine
-                    .review()
-                    .set_metadata(&memory, &change)
-                    .map_err(engine_error)?;
-                Ok(json!({ "memory": frame_view(engine, &frame)? }))
+            .run_op(operation, |engine, changed| {
+                let memory = match changed.first() {
+                    Some(frame) => frame_view(engine, frame)?,
+                    None => Json::Null,
+                };
+                Ok(json!({ "memory": memory }))
             })
             .await?;
         Ok(json_result(value))
@@ -640,22 +619,10 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<MergeMemoriesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let memories = args
-            .memories
-            .iter()
-            .map(|name| convert::ref_in(name.trim()).map_err(invalid))
-            .collect::<Result<Vec<_>, McpError>>()?;
-        let access = Access::on_all(
-            Scope::Write,
-            memories.iter().map(|frame| frame.mind.clone()).collect(),
-        );
-        let request = wit_review::MergeRequest {
-            memories,
-            content: args.content,
-        };
+        let operation =
+            ops::review::Merge::new(&args.memories, args.content).map_err(op_error)?;
         let value = self
-            .with_access(access, move |engine, _| {
-                let merged = engine.review().merge(&request).map_err(engine_error)?;
+            .run_op(operation, |engine, merged| {
                 let originals = merged
                     .originals
                     .iter()
@@ -678,10 +645,9 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<MemoryHistoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let memory = convert::ref_in(args.memory.trim()).map_err(invalid)?;
+        let memory = ops::review::reference(&args.memory).map_err(op_error)?;
         let value = self
-            .with_access(Access::read(memory.mind.clone()), move |engine, _| {
-                let trace = engine.review().trace(&memory).map_err(engine_error)?;
+            .run_op(ops::review::Trace { memory }, |engine, trace| {
                 let mut value = crate::review_cli::trace_json(&trace);
                 value["memory"] = frame_view(engine, &trace.memory)?;
                 Ok(value)
@@ -700,30 +666,39 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(None, args.workspace.as_deref())?;
         let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
-        let value = self
-            .with_access(Access::read(mind.clone()), move |engine, _| {
-                let entity_type = args.entity_type.as_deref();
-                let Some(id) = args.entity else {
-                    let found = engine
-                        .review()
-                        .list_entities(&mind, args.text.as_deref().unwrap_or(""), entity_type, limit)
-                        .map_err(engine_error)?;
-                    return Ok(json!({
-                        "entities": found.iter().map(crate::review_cli::entity_json).collect::<Vec<_>>(),
-                    }));
+        let value = match args.entity {
+            None => {
+                let operation = ops::graph::Entities {
+                    mind,
+                    text: args.text.unwrap_or_default(),
+                    entity_type: args.entity_type,
+                    limit,
                 };
-                let view = engine.review().get_entity(&mind, id).map_err(engine_error)?;
-                let mut value = crate::review_cli::entity_view_json(&view);
-                if let Some(depth) = args.depth {
-                    let hops = engine
-                        .review()
-                        .neighbours(&mind, id, depth, entity_type, limit)
-                        .map_err(engine_error)?;
-                    value["neighbours"] = crate::review_cli::hops_json(&hops);
-                }
-                Ok(value)
-            })
-            .await?;
+                self.run_op(operation, |_, found| {
+                    Ok(json!({
+                        "entities": found.iter().map(crate::review_cli::entity_json).collect::<Vec<_>>(),
+                    }))
+                })
+                .await?
+            }
+            Some(id) => {
+                let operation = ops::graph::Entity {
+                    mind,
+                    id,
+                    depth: args.depth,
+                    entity_type: args.entity_type,
+                    limit,
+                };
+                self.run_op(operation, |_, (view, hops)| {
+                    let mut value = crate::review_cli::entity_view_json(&view);
+                    if let Some(hops) = hops {
+                        value["neighbours"] = crate::review_cli::hops_json(&hops);
+                    }
+                    Ok(value)
+                })
+                .await?
+            }
+        };
         Ok(json_result(value))
     }
 
@@ -738,12 +713,7 @@ impl MemoryServer {
         let mind = target_mind(None, args.workspace.as_deref())?;
         let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
         let sessions = self
-            .with_access(Access::read(mind.clone()), move |engine, _| {
-                engine
-                    .review()
-                    .list_sessions(&mind, limit)
-                    .map_err(engine_error)
-            })
+            .run_op(ops::review::Sessions { mind, limit }, |_, sessions| Ok(sessions))
             .await?;
         Ok(json_result(json!({
             "sessions": sessions.iter().map(crate::review_cli::session_json).collect::<Vec<_>>(),
@@ -759,14 +729,12 @@ impl MemoryServer {
         Parameters(args): Parameters<CloseSessionArgs>,
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(None, args.workspace.as_deref())?;
-        let session = self
-            .with_access(Access::write(mind.clone()), move |engine, _| {
-                engine
-                    .review()
-                    .close_session(&mind, args.session.trim(), args.summary.as_deref())
-                    .map_err(engine_error)
-            })
-            .await?;
+        let operation = ops::review::CloseSession {
+            mind,
+            session: args.session,
+            summary: args.summary,
+        };
+        let session = self.run_op(operation, |_, session| Ok(session)).await?;
         Ok(json_result(crate::review_cli::session_json(&session)))
     }
 

@@ -20,16 +20,23 @@
 //! Refusals never name a mind the caller did not name: an unknown
 //! workspace is "no mind `workspace:x`", never the list of the others.
 //!
+//! - [`exchange`] — learn from an exchange (cognify).
 //! - [`forget`] — erasure for real (a dry run unless confirmed).
 //! - [`recall`] — recall, its options validated and bounded once.
+//! - [`review`] — corrections and the owner's review: correct, history,
+//!   archive/pin/tag, merge, trace, the quarantine, sessions.
 //! - [`save`] — save one memory.
+//! - [`graph`] — the knowledge graph, read.
 //! - [`identity`] — a mind's identity, read and set (each mind has its own).
 //! - [`awareness`] — a mind's awareness items.
 
 pub mod awareness;
+pub mod exchange;
 pub mod forget;
+pub mod graph;
 pub mod identity;
 pub mod recall;
+pub mod review;
 pub mod save;
 
 use hive_mind_runtime::engine::convert;

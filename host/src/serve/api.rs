@@ -333,12 +333,6 @@ pub struct ExchangeBody {
     pub session: Option<String>,
 }
 
-/// What an exchange body names: the exchange itself, or a transcript.
-enum ExchangeSource {
-    Given { user: String, assistant: String },
-    Transcript(String),
-}
-
 /// An identity.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -401,7 +395,7 @@ pub struct EntityQuery {
 pub struct NeighbourQuery {
     /// The workspace (default: personal).
     pub workspace: Option<String>,
-    /// How many hops (default 1, at most 3).
+    /// How many hops (default 1, at most 4).
     pub depth: Option<u32>,
     /// Only this type.
     #[serde(rename = "type")]
@@ -701,27 +695,17 @@ pub async fn change_memory(
     Path(name): Path<String>,
     ApiJson(body): ApiJson<MemoryChange>,
 ) -> Result<Json<Memory>, Problem> {
-    let frame = reference(&name)?;
-    for tag in body.add_tags.iter().chain(&body.remove_tags) {
-        crate::limits::check("tag", tag)
-            .map_err(|error| Problem::bad_request(error.to_string()))?;
-    }
-    let change = MetadataChange {
-        status: body
-            .status
-            .as_deref()
-            .map(|name| convert::name_in::<MemoryStatus>("status", name))
-            .transpose()
-            .map_err(Problem::bad_request)?,
-        pinned: body.pinned,
-        add_tags: body.add_tags,
-        remove_tags: body.remove_tags,
-    };
-    app.engine(
-        &grant,
-        Access::on(Scope::Write, frame.mind.clone()),
-        move |engine| Memory::of(&engine.review().set_metadata(&frame, &change)?),
-    )
+    let operation = ops::review::SetMetadata::new(
+        std::slice::from_ref(&name),
+        body.status.as_deref(),
+        body.pinned,
+        body.add_tags,
+        body.remove_tags,
+    )?;
+    app.op(&grant, operation, |_, changed| match changed.first() {
+        Some(frame) => Memory::of(frame),
+        None => Err(Problem::internal("no memory came back from the change")),
+    })
     .await
     .map(Json)
 }
@@ -739,32 +723,13 @@ pub async fn correct_memory(
     Path(name): Path<String>,
     ApiJson(body): ApiJson<CorrectionBody>,
 ) -> Result<Json<Corrected>, Problem> {
-    let frame = reference(&name)?;
-    capped(&[
-        ("text", Some(&body.content)),
-        ("created_at", body.created_at.as_ref()),
-    ])?;
-    let correction = Correction {
-        frame: frame.clone(),
-        content: body.content,
-        created_at: body
-            .created_at
-            .as_deref()
-            .map(convert::timestamp_in)
-            .transpose()
-            .map_err(|why| Problem::bad_request(format!("created_at: {why}")))?,
-    };
-    app.engine(
-        &grant,
-        Access::on(Scope::Write, frame.mind.clone()),
-        move |engine| {
-            let corrected = engine.correct_memory(&correction)?;
-            Ok(Corrected {
-                memory: Memory::of(&corrected.memory)?,
-                replaced: Memory::of(&corrected.replaced)?,
-            })
-        },
-    )
+    let operation = ops::review::Correct::new(&name, body.content, body.created_at.as_ref())?;
+    app.op(&grant, operation, |_, corrected| {
+        Ok(Corrected {
+            memory: Memory::of(&corrected.memory)?,
+            replaced: Memory::of(&corrected.replaced)?,
+        })
+    })
     .await
     .map(Json)
 }
@@ -779,18 +744,10 @@ pub async fn memory_history(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<Vec<Memory>>, Problem> {
-    let frame = reference(&name)?;
-    app.engine(
-        &grant,
-        Access::on(Scope::Read, frame.mind.clone()),
-        move |engine| {
-            engine
-                .memory_history(&frame)?
-                .iter()
-                .map(Memory::of)
-                .collect()
-        },
-    )
+    let memory = ops::review::reference(&name)?;
+    app.op(&grant, ops::review::History { memory }, |_, versions| {
+        versions.iter().map(Memory::of).collect()
+    })
     .await
     .map(Json)
 }
@@ -805,16 +762,10 @@ pub async fn trace_memory(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<JsonValue>, Problem> {
-    let frame = reference(&name)?;
-    app.engine(
-        &grant,
-        Access::on(Scope::Read, frame.mind.clone()),
-        move |engine| {
-            Ok(crate::review_cli::trace_json(
-                &engine.review().trace(&frame)?,
-            ))
-        },
-    )
+    let memory = ops::review::reference(&name)?;
+    app.op(&grant, ops::review::Trace { memory }, |_, trace| {
+        Ok(crate::review_cli::trace_json(&trace))
+    })
     .await
     .map(Json)
 }
@@ -829,19 +780,8 @@ pub async fn merge_memories(
     Extension(grant): Extension<Grant>,
     ApiJson(body): ApiJson<MergeBody>,
 ) -> Result<Json<MergedView>, Problem> {
-    capped(&[("content", body.content.as_ref())])?;
-    let memories = body
-        .memories
-        .iter()
-        .map(|name| reference(name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let minds: Vec<Mind> = memories.iter().map(|frame| frame.mind.clone()).collect();
-    let request = MergeRequest {
-        memories,
-        content: body.content,
-    };
-    app.engine(&grant, Access::on_all(Scope::Write, minds), move |engine| {
-        let merged = engine.review().merge(&request)?;
+    let operation = ops::review::Merge::new(&body.memories, body.content)?;
+    app.op(&grant, operation, |_, merged| {
         Ok(MergedView {
             memory: Memory::of(&merged.memory)?,
             originals: merged
@@ -886,15 +826,9 @@ pub async fn remember_exchange(
     ApiQuery(query): ApiQuery<MindQuery>,
     ApiJson(body): ApiJson<ExchangeBody>,
 ) -> Result<Json<Vec<Saved>>, Problem> {
-    capped(&[
-        ("user", body.user.as_ref()),
-        ("assistant", body.assistant.as_ref()),
-        ("transcript", body.transcript.as_ref()),
-        ("session", body.session.as_ref()),
-    ])?;
     let source = match (body.user, body.assistant, body.transcript) {
-        (Some(user), Some(assistant), None) => ExchangeSource::Given { user, assistant },
-        (None, None, Some(transcript)) => ExchangeSource::Transcript(transcript),
+        (Some(user), Some(assistant), None) => ops::exchange::ExchangeSource::Given { user, assistant },
+        (None, None, Some(transcript)) => ops::exchange::ExchangeSource::Transcript(transcript),
         _ => {
             return Err(Problem::bad_request(
                 "an exchange is `user` and `assistant`, or a `transcript`",
@@ -902,52 +836,21 @@ pub async fn remember_exchange(
         }
     };
     let workspace = read_mind(query.workspace.as_deref())?;
-    let mut minds = vec![Mind::Personal];
-    if !matches!(workspace, Mind::Personal) {
-        minds.push(workspace.clone());
-    }
-    let options = ExchangeOptions {
-        workspace: match &workspace {
-            Mind::Workspace(id) => Some(id.clone()),
-            Mind::Personal => None,
-        },
-        gop_id: body.session,
-        succeeded: true,
-    };
-    app.engine(
-        &grant,
-        Access::on_all(Scope::Write, minds).creating(),
-        move |engine| {
-            let (user, assistant) = match source {
-                ExchangeSource::Given { user, assistant } => (user, assistant),
-                ExchangeSource::Transcript(transcript) => {
-                    let Some(exchange) =
-                        engine.harvest_last_exchange(SourceFormat::ClaudeCode, &transcript)?
-                    else {
-                        return Ok(Vec::new());
-                    };
-                    // Cut to the caps an exchange is held to: a refusal
-                    // would lose the turn.
-                    (
-                        crate::limits::truncate_to("user", &exchange.user),
-                        crate::limits::truncate_to("assistant", &exchange.assistant),
-                    )
-                }
-            };
-            engine
-                .remember_exchange(&user, &assistant, &options)?
-                .iter()
-                .map(|saved| {
-                    let frame = Memory::of(&saved.frame)?;
-                    Ok(Saved {
-                        reference: frame.reference.clone(),
-                        duplicate: saved.duplicate,
-                        frame,
-                    })
+    let operation =
+        ops::exchange::Exchange::new(source, Some(workspace), body.session, true, true)?;
+    app.op(&grant, operation, |_, saved| {
+        saved
+            .iter()
+            .map(|saved| {
+                let frame = Memory::of(&saved.frame)?;
+                Ok(Saved {
+                    reference: frame.reference.clone(),
+                    duplicate: saved.duplicate,
+                    frame,
                 })
-                .collect()
-        },
-    )
+            })
+            .collect()
+    })
     .await
     .map(Json)
 }
@@ -1104,19 +1007,14 @@ pub async fn list_entities(
         ("query", query.q.as_ref()),
         ("entity_type", query.entity_type.as_ref()),
     ])?;
-    let limit = limit_of(query.limit);
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        Ok(engine
-            .review()
-            .list_entities(
-                mind,
-                query.q.as_deref().unwrap_or(""),
-                query.entity_type.as_deref(),
-                limit,
-            )?
-            .iter()
-            .map(crate::review_cli::entity_json)
-            .collect())
+    let operation = ops::graph::Entities {
+        mind,
+        text: query.q.unwrap_or_default(),
+        entity_type: query.entity_type,
+        limit: limit_of(query.limit),
+    };
+    app.op(&grant, operation, |_, found| {
+        Ok(found.iter().map(crate::review_cli::entity_json).collect())
     })
     .await
     .map(Json)
@@ -1135,10 +1033,15 @@ pub async fn get_entity(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<JsonValue>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        Ok(crate::review_cli::entity_view_json(
-            &engine.review().get_entity(mind, id)?,
-        ))
+    let operation = ops::graph::Entity {
+        mind,
+        id,
+        depth: None,
+        entity_type: None,
+        limit: 0,
+    };
+    app.op(&grant, operation, |_, (view, _)| {
+        Ok(crate::review_cli::entity_view_json(&view))
     })
     .await
     .map(Json)
@@ -1158,13 +1061,15 @@ pub async fn neighbours(
 ) -> Result<Json<Vec<Hop>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
     capped(&[("entity_type", query.entity_type.as_ref())])?;
-    let depth = query.depth.unwrap_or(1).clamp(1, 3);
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        let hops =
-            engine
-                .review()
-                .neighbours(mind, id, depth, query.entity_type.as_deref(), 200)?;
-        typed(crate::review_cli::hops_json(&hops))
+    let operation = ops::graph::Entity {
+        mind,
+        id,
+        depth: Some(query.depth.unwrap_or(1)),
+        entity_type: query.entity_type,
+        limit: 200,
+    };
+    app.op(&grant, operation, |_, (_, hops)| {
+        typed(crate::review_cli::hops_json(&hops.unwrap_or_default()))
     })
     .await
     .map(Json)
@@ -1181,14 +1086,12 @@ pub async fn sessions(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    let limit = limit_of(query.limit);
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        Ok(engine
-            .review()
-            .list_sessions(mind, limit)?
-            .iter()
-            .map(crate::review_cli::session_json)
-            .collect())
+    let operation = ops::review::Sessions {
+        mind,
+        limit: limit_of(query.limit),
+    };
+    app.op(&grant, operation, |_, sessions| {
+        Ok(sessions.iter().map(crate::review_cli::session_json).collect())
     })
     .await
     .map(Json)
@@ -1227,11 +1130,12 @@ pub async fn flagged(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<Vec<FlaggedView>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    let limit = limit_of(query.limit);
-    app.on_mind(&grant, Scope::Admin, mind, move |engine, mind| {
-        typed(crate::review_cli::flagged_json(
-            &engine.review().list_flagged(mind, limit)?,
-        ))
+    let operation = ops::review::Flagged {
+        mind,
+        limit: limit_of(query.limit),
+    };
+    app.op(&grant, operation, |_, flagged| {
+        typed(crate::review_cli::flagged_json(&flagged))
     })
     .await
     .map(Json)
@@ -1248,12 +1152,10 @@ pub async fn release(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<Memory>, Problem> {
-    let frame = reference(&name)?;
-    app.engine(
-        &grant,
-        Access::on(Scope::Admin, frame.mind.clone()),
-        move |engine| Memory::of(&engine.review().release(&frame)?),
-    )
+    let memory = ops::review::reference(&name)?;
+    app.op(&grant, ops::review::Release { memory }, |_, frame| {
+        Memory::of(&frame)
+    })
     .await
     .map(Json)
 }
