@@ -52,7 +52,6 @@ use serde_json::{Map, Value as Json, json};
 use crate::command_error::CommandError;
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::wit_harvest::{Distillation, ImportOptions, Input, SourceFormat};
-use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
 use hive_mind_runtime::engine::wit_types::Mind;
 
 /// The most of a hook's stdin read.

@@ -15,10 +15,10 @@ use serde_json::{Value as Json, json};
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_review::{
-    EntityHop, EntityInfo, EntityView, FlaggedMemory, LogEntry, LogKind, MemoryTrace, MergeRequest,
-    MetadataChange, RelationInfo, SessionInfo, WorkspaceDeletion,
+    EntityHop, EntityInfo, EntityView, FlaggedMemory, LogEntry, LogKind, MemoryTrace, RelationInfo,
+    SessionInfo, WorkspaceDeletion,
 };
-use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
+use hive_mind_runtime::engine::wit_types::{FrameRef, Mind};
 
 use crate::command_error::CommandError;
 use crate::ops::{self, Caller, Operation};
@@ -320,7 +320,10 @@ pub fn deletion_json(deletion: &WorkspaceDeletion) -> Json {
 }
 
 /// Run `operation` as the owner.
-fn owner<O: Operation>(engine: &mut EngineRuntime, operation: O) -> Result<O::Output, CommandError> {
+fn owner<O: Operation>(
+    engine: &mut EngineRuntime,
+    operation: O,
+) -> Result<O::Output, CommandError> {
     Ok(ops::execute(engine, &Caller::Owner, operation)?)
 }
 
@@ -331,7 +334,8 @@ fn metadata_each(
     status: Option<&str>,
     pinned: Option<bool>,
 ) -> Result<Json, CommandError> {
-    let operation = ops::review::SetMetadata::new(memories, status, pinned, Vec::new(), Vec::new())?;
+    let operation =
+        ops::review::SetMetadata::new(memories, status, pinned, Vec::new(), Vec::new())?;
     Ok(Json::Array(
         owner(engine, operation)?
             .iter()
@@ -384,7 +388,13 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
         }
         ReviewCommand::Sessions { workspace, limit } => {
             let mind = mind_of(workspace.as_ref())?;
-            let sessions = owner(engine, ops::review::Sessions { mind, limit: *limit })?;
+            let sessions = owner(
+                engine,
+                ops::review::Sessions {
+                    mind,
+                    limit: *limit,
+                },
+            )?;
             Json::Array(sessions.iter().map(session_json).collect())
         }
         ReviewCommand::CloseSession {
@@ -471,7 +481,13 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
         }
         ReviewCommand::Flagged { workspace, limit } => {
             let mind = mind_of(workspace.as_ref())?;
-            flagged_json(&owner(engine, ops::review::Flagged { mind, limit: *limit })?)
+            flagged_json(&owner(
+                engine,
+                ops::review::Flagged {
+                    mind,
+                    limit: *limit,
+                },
+            )?)
         }
         ReviewCommand::Release { memory } => {
             let memory = ops::review::reference(memory)?;

@@ -96,7 +96,7 @@ use crate::memory_cli::saved_json;
 use crate::ops::{self, Access, Caller, OpError, Operation};
 use crate::tokens::Scope;
 use hive_mind_files::{AllowedRoots, FileAccessError};
-use hive_mind_runtime::engine::convert::{self as convert, frame_json, mind_name, timestamp_in};
+use hive_mind_runtime::engine::convert::{self as convert, frame_json, mind_name};
 use hive_mind_runtime::engine::wit_admin::{AwarenessItem, Identity};
 use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};

@@ -619,8 +619,7 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<MergeMemoriesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let operation =
-            ops::review::Merge::new(&args.memories, args.content).map_err(op_error)?;
+        let operation = ops::review::Merge::new(&args.memories, args.content).map_err(op_error)?;
         let value = self
             .run_op(operation, |engine, merged| {
                 let originals = merged
@@ -713,7 +712,9 @@ impl MemoryServer {
         let mind = target_mind(None, args.workspace.as_deref())?;
         let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
         let sessions = self
-            .run_op(ops::review::Sessions { mind, limit }, |_, sessions| Ok(sessions))
+            .run_op(ops::review::Sessions { mind, limit }, |_, sessions| {
+                Ok(sessions)
+            })
             .await?;
         Ok(json_result(json!({
             "sessions": sessions.iter().map(crate::review_cli::session_json).collect::<Vec<_>>(),

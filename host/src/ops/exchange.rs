@@ -93,7 +93,8 @@ impl Operation for Exchange {
         let (user, assistant) = match self.source {
             ExchangeSource::Given { user, assistant } => (user, assistant),
             ExchangeSource::Transcript(tail) => {
-                let Some(exchange) = engine.harvest_last_exchange(SourceFormat::ClaudeCode, &tail)?
+                let Some(exchange) =
+                    engine.harvest_last_exchange(SourceFormat::ClaudeCode, &tail)?
                 else {
                     return Ok(Vec::new());
                 };

@@ -37,7 +37,11 @@ pub struct Correct {
 impl Correct {
     /// The correction of `memory` to `content`, true from `created_at`
     /// (ISO-8601; default now).
-    pub fn new(memory: &str, content: String, created_at: Option<&String>) -> Result<Correct, OpError> {
+    pub fn new(
+        memory: &str,
+        content: String,
+        created_at: Option<&String>,
+    ) -> Result<Correct, OpError> {
         capped(&[("text", Some(&content)), ("created_at", created_at)])?;
         if content.trim().is_empty() {
             return Err(OpError::Invalid(
@@ -113,7 +117,8 @@ impl SetMetadata {
         remove_tags: Vec<String>,
     ) -> Result<SetMetadata, OpError> {
         for tag in add_tags.iter().chain(&remove_tags) {
-            crate::limits::check("tag", tag).map_err(|error| OpError::Invalid(error.to_string()))?;
+            crate::limits::check("tag", tag)
+                .map_err(|error| OpError::Invalid(error.to_string()))?;
         }
         let status = status
             .map(|name| convert::name_in::<MemoryStatus>("status", name.trim()))
@@ -123,7 +128,10 @@ impl SetMetadata {
                 why,
             })?;
         Ok(SetMetadata {
-            memories: memories.iter().map(|name| reference(name)).collect::<Result<_, _>>()?,
+            memories: memories
+                .iter()
+                .map(|name| reference(name))
+                .collect::<Result<_, _>>()?,
             change: MetadataChange {
                 status,
                 pinned,
@@ -141,7 +149,10 @@ impl Operation for SetMetadata {
     fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
         Ok(Access::on_all(
             Scope::Write,
-            self.memories.iter().map(|memory| memory.mind.clone()).collect(),
+            self.memories
+                .iter()
+                .map(|memory| memory.mind.clone())
+                .collect(),
         ))
     }
 
@@ -167,7 +178,10 @@ impl Merge {
         capped(&[("content", content.as_ref())])?;
         Ok(Merge {
             request: MergeRequest {
-                memories: memories.iter().map(|name| reference(name)).collect::<Result<_, _>>()?,
+                memories: memories
+                    .iter()
+                    .map(|name| reference(name))
+                    .collect::<Result<_, _>>()?,
                 content,
             },
         })
@@ -180,7 +194,11 @@ impl Operation for Merge {
     fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
         Ok(Access::on_all(
             Scope::Write,
-            self.request.memories.iter().map(|memory| memory.mind.clone()).collect(),
+            self.request
+                .memories
+                .iter()
+                .map(|memory| memory.mind.clone())
+                .collect(),
         ))
     }
 

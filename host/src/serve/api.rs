@@ -27,10 +27,7 @@ use utoipa::{IntoParams, ToSchema};
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_admin::ExportFormat;
-use hive_mind_runtime::engine::wit_harvest::SourceFormat;
-use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions};
-use hive_mind_runtime::engine::wit_review::{MergeRequest, MetadataChange};
-use hive_mind_runtime::engine::wit_types::{FrameRef, MemoryStatus, Mind};
+use hive_mind_runtime::engine::wit_types::{FrameRef, Mind};
 
 use super::App;
 use super::extract::{ApiJson, ApiQuery};
@@ -827,7 +824,9 @@ pub async fn remember_exchange(
     ApiJson(body): ApiJson<ExchangeBody>,
 ) -> Result<Json<Vec<Saved>>, Problem> {
     let source = match (body.user, body.assistant, body.transcript) {
-        (Some(user), Some(assistant), None) => ops::exchange::ExchangeSource::Given { user, assistant },
+        (Some(user), Some(assistant), None) => {
+            ops::exchange::ExchangeSource::Given { user, assistant }
+        }
         (None, None, Some(transcript)) => ops::exchange::ExchangeSource::Transcript(transcript),
         _ => {
             return Err(Problem::bad_request(
@@ -1091,7 +1090,10 @@ pub async fn sessions(
         limit: limit_of(query.limit),
     };
     app.op(&grant, operation, |_, sessions| {
-        Ok(sessions.iter().map(crate::review_cli::session_json).collect())
+        Ok(sessions
+            .iter()
+            .map(crate::review_cli::session_json)
+            .collect())
     })
     .await
     .map(Json)
