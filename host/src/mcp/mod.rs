@@ -44,7 +44,7 @@
 //! mind), so calls are serialised through a mutex on a blocking thread;
 //! several server processes may share a data directory (SQLite WAL and a
 //! busy timeout keep them consistent). An import holds the mutex for one
-//! step at a time (see [`crate::harvest_cli::EngineTurns`]), so a recall
+//! step at a time (see [`hive_mind_runtime::engine::import::EngineTurns`]), so a recall
 //! runs while an import is under way.
 //!
 //! What an agent cannot do:
@@ -86,12 +86,13 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value as Json, json};
 
-use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
+use crate::harvest_cli::{MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::saved_json;
 use crate::ops::{self, Access, Caller, OpError, Operation};
 use crate::tokens::Scope;
 use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{self as convert, frame_json, mind_name, timestamp_in};
+use hive_mind_runtime::engine::import::EngineTurns;
 use hive_mind_runtime::engine::wit_admin::{AwarenessItem, Identity};
 use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
@@ -277,11 +278,11 @@ fn import_blocking(
     options: &wit_harvest::ImportOptions,
     config_path: &std::path::Path,
 ) -> Result<wit_harvest::ImportReport, McpError> {
-    let progress = crate::progress::Progress::hidden();
+    let progress = hive_mind_terminal::Progress::hidden();
     let mut locked = Locked(engine);
     let (path, roots) = match pending {
         Pending::Ready(input) => {
-            return Ok(crate::harvest_cli::run_job(
+            return Ok(hive_mind_runtime::engine::import::run_job(
                 &mut locked,
                 &[input],
                 options,
@@ -309,7 +310,7 @@ fn import_blocking(
             bytes,
         }))
     });
-    Ok(crate::harvest_cli::import_each(
+    Ok(hive_mind_runtime::engine::import::import_each(
         &mut locked,
         inputs,
         options,

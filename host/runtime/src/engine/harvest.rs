@@ -7,8 +7,9 @@
 //! tagged with the instance that started it: when a call traps, the
 //! runtime starts a fresh instance and the old one's jobs are gone, so a
 //! stale handle is refused ([`HostError::Lost`]) rather than passed to an
-//! instance that never knew it. The source listing and the transcript
-//! reader are here too.
+//! instance that never knew it. The loop that drives a job to its end is
+//! [`super::import`]; the source listing and the transcript reader are here
+//! too.
 
 use super::{EngineError, EngineRuntime, HarvestError, wit_harvest, wit_types};
 use crate::HostError;

@@ -25,7 +25,10 @@
 //! 4. calls its exports through [`EngineRuntime`]: one method per export
 //!    function, grouped by interface — `memory`, `harvest`, `admin`
 //!    ([`Admin`]) and `review` ([`Review`]) —, each under its kind's
-//!    deadline; a failure is an [`EngineError`] (`error`).
+//!    deadline; a failure is an [`EngineError`] (`error`),
+//! 5. drives an import job to its end, one engine turn per step
+//!    ([`import`]), for every surface that imports (the command line, MCP,
+//!    the server, the lab).
 //!
 //! No retrieval decision is made on this side of the boundary, and the host
 //! links none of the engine's logic.
@@ -40,6 +43,7 @@ pub mod capabilities;
 pub mod convert;
 mod error;
 mod harvest;
+pub mod import;
 mod memory;
 mod open;
 mod review;
