@@ -1,6 +1,6 @@
 //! # Driving an import job to its end
 //!
-//! The engine's `harvest` export imports in steps (see [`super::harvest`]):
+//! The engine's `harvest` export imports in steps (an [`super::ImportJob`]):
 //! a host starts a job, steps it a batch of items at a time, reads its
 //! report and drops it. Every surface that imports — `hive-mind import`,
 //! MCP's `import` tool, the server's import jobs, the hook at a session's

@@ -107,7 +107,7 @@ pub struct EngineState {
     pub(super) table: ResourceTable,
     /// The capabilities the imports are served from.
     pub capabilities: Capabilities,
-    /// Time spent in the imports since the last [`EngineRuntime::take_timings`].
+    /// Time spent in the imports since the last [`super::EngineRuntime::take_timings`].
     pub timings: ImportTimings,
     /// Texts the embedder cut to its window since the engine was opened.
     pub truncated_texts: u64,
