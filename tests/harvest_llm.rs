@@ -21,18 +21,18 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hive_mind_host::harvest_cli::run_job;
 use hive_mind_host::mcp::MemoryServer;
-use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_models::reranker::Unconfigured;
 use hive_mind_outbound::fetch::{FetchPolicy, Fetcher};
 use hive_mind_outbound::llm::{ApiKey, LlmClient, LlmConfig, ProviderKind, RetryPolicy};
+use hive_mind_runtime::engine::import::run_job;
 use hive_mind_runtime::engine::wit_harvest::{
     Distillation, Document, Error as HarvestWitError, ImportOptions, ImportReport, Input,
 };
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime, HarvestError};
+use hive_mind_terminal::Progress;
 use rmcp::ServiceExt;
 use rmcp::service::ServiceError;
 use serde_json::{Value as Json, json};

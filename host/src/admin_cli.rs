@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::progress::Progress;
 use hive_mind_models::config::Config;
 use hive_mind_models::embedder::config::ProviderChoice;
 use hive_mind_runtime::engine::convert::{self, frame_json, mind_name};
@@ -23,18 +22,12 @@ use hive_mind_runtime::engine::wit_admin::{MindCheck, MindStatus};
 use hive_mind_runtime::engine::wit_memory::MemoryInput;
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{EngineError, EngineRuntime};
+use hive_mind_terminal::Progress;
 
 use crate::command_error::CommandError;
 
 /// Frames re-embedded per `admin.reindex-step` call.
 const REINDEX_BATCH: u32 = 64;
-
-/// The data directory: `HIVE_MIND_HOME` if set, else `~/.hive-mind` (the
-/// one resolution, [`hive_mind_models::config::hive_mind_home`], so the
-/// minds and `config.toml` are always looked for in the same place).
-pub fn default_data_dir() -> PathBuf {
-    hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
-}
 
 /// An awareness item as JSON (MCP and the server show it so).
 pub fn awareness_json(item: &hive_mind_runtime::engine::wit_admin::AwarenessItem) -> Json {
@@ -186,7 +179,9 @@ fn mock_engine(dir: &Path) -> Result<EngineRuntime, CommandError> {
 /// Run an administration subcommand against the data directory;
 /// `Ok(false)` when the command ran but found a problem (`check`).
 pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, CommandError> {
-    let dir = data_dir.unwrap_or_else(default_data_dir);
+    let dir = data_dir.unwrap_or_else(|| {
+        hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
+    });
     match command {
         AdminCommand::Get { reference } => {
             let frame_ref = convert::ref_in(&reference).map_err(CommandError::Argument)?;

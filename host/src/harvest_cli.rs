@@ -4,10 +4,11 @@
 //! (files, each file of a folder) or passes URLs on (the engine fetches them
 //! through the host's guarded `fetch` import), then steps the engine's
 //! import jobs with a progress bar and prints their merged report. Each
-//! input is its own job, read when its turn comes ([`import_each`]): a
-//! folder of exports is never held in memory whole, nor copied into the
-//! engine in one call. Format detection,
-//! parsing, the passes and the writes are all the engine's.
+//! input is its own job, read when its turn comes ([`import_each`], the
+//! runtime's loop every surface shares): a folder of exports is never held
+//! in memory whole, nor copied into the engine in one call. Format
+//! detection, parsing, the passes and the writes are all the engine's; this
+//! module parses the command line, reads the inputs and prints the report.
 //!
 //! Files larger than [`MAX_FILE_BYTES`] are refused before they are read (a
 //! clear error rather than a process that runs out of memory); the engine
@@ -17,15 +18,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::progress::Progress;
 use hive_mind_runtime::engine::convert::{mind_name, timestamp_name};
+use hive_mind_runtime::engine::import::import_each;
 use hive_mind_runtime::engine::wit_harvest::{
-    Distillation, Document, Error as HarvestErrorCase, HarvestSource, ImportOptions, ImportReport,
-    Input, SourceFormat, SourceReport,
+    Distillation, Document, HarvestSource, ImportOptions, ImportReport, Input, SourceFormat,
+    SourceReport,
 };
 use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::Mind;
-use hive_mind_runtime::engine::{EngineError, EngineRuntime, HarvestError, describe_harvest_error};
+use hive_mind_runtime::engine::{EngineError, EngineRuntime, describe_harvest_error};
+use hive_mind_terminal::Progress;
 
 /// The largest file the host reads into memory for the engine.
 pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
@@ -202,207 +204,6 @@ pub fn options(args: &ImportArgs) -> Result<ImportOptions, ImportError> {
         },
         dry_run: args.dry_run,
     })
-}
-
-/// Access to the engine one call at a time. The command line holds its
-/// engine for the whole job; the MCP server locks its shared engine for each
-/// step only, so a recall runs between two steps of an import.
-pub trait EngineTurns {
-    /// What a turn fails with.
-    type Error: From<EngineError>;
-    /// Run `work` with the engine.
-    fn turn<T>(
-        &mut self,
-        work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
-    ) -> Result<T, Self::Error>;
-    /// The engine's own error inside a turn's, if it is one.
-    fn engine_error(error: &Self::Error) -> Option<&EngineError>;
-}
-
-impl EngineTurns for EngineRuntime {
-    type Error = EngineError;
-    fn turn<T>(
-        &mut self,
-        work: impl FnOnce(&mut EngineRuntime) -> Result<T, EngineError>,
-    ) -> Result<T, EngineError> {
-        work(self)
-    }
-    fn engine_error(error: &EngineError) -> Option<&EngineError> {
-        Some(error)
-    }
-}
-
-/// Run an import job to the end, moving `progress`; the final report. Each
-/// call into the engine is one [`EngineTurns::turn`].
-pub fn run_job<E: EngineTurns>(
-    engine: &mut E,
-    inputs: &[Input],
-    options: &ImportOptions,
-    progress: &Progress,
-) -> Result<ImportReport, E::Error> {
-    // Items per step: the engine's classification batch, so an LLM import
-    // sends full batches, and the bar moves every few seconds.
-    let step_items = engine
-        .turn(|engine| engine.admin().plan_constants())?
-        .harvest_step_items;
-    let job = engine.turn(|engine| engine.harvest_start(inputs, options))?;
-    let mut result = || -> Result<ImportReport, E::Error> {
-        loop {
-            let step = engine.turn(|engine| engine.harvest_step(job, step_items))?;
-            progress.set_total(u64::from(step.items_total));
-            progress.set_done(u64::from(step.items_done));
-            progress.working_on(format!("{} frames, {} dropped", step.frames, step.dropped));
-            if step.finished {
-                break;
-            }
-        }
-        engine.turn(|engine| engine.harvest_report(job))
-    };
-    let result = result();
-    let dropped = engine.turn(|engine| engine.harvest_drop(job));
-    let report = result?;
-    dropped?;
-    Ok(report)
-}
-
-/// Import `inputs` one job each, read one at a time as their turn comes (a
-/// folder is never held in memory whole, nor handed to the engine in one
-/// call), the reports merged. When there are several, an input the engine
-/// cannot read (unrecognised, malformed, too large, a URL it could not
-/// fetch) is reported in its
-/// source's `error` and the others go on, as inside one job; when none could
-/// be parsed, the first one's failure is the call's, as for a single input.
-/// Every other failure is the call's.
-pub fn import_each<E, Error>(
-    engine: &mut E,
-    inputs: impl ExactSizeIterator<Item = Result<Input, Error>>,
-    options: &ImportOptions,
-    progress: &Progress,
-) -> Result<ImportReport, Error>
-where
-    E: EngineTurns,
-    Error: From<E::Error>,
-{
-    let single = inputs.len() == 1;
-    let mut report = empty_report(options);
-    let mut first_unreadable: Option<E::Error> = None;
-    let mut parsed_any = false;
-    for input in inputs {
-        let input = input?;
-        let name = match &input {
-            Input::Document(document) => document.name.clone(),
-            Input::Url(url) => url.clone(),
-        };
-        progress.working_on(name.clone());
-        match run_job(engine, &[input], options, progress) {
-            Ok(more) => {
-                parsed_any = true;
-                merge_report(&mut report, more);
-            }
-            Err(error) => match E::engine_error(&error).and_then(unreadable_input) {
-                Some(unreadable) if !single => {
-                    report.sources.push(SourceReport {
-                        name,
-                        format: None,
-                        items: 0,
-                        known: 0,
-                        unchanged: false,
-                        error: Some(unreadable),
-                        notes: Vec::new(),
-                    });
-                    first_unreadable.get_or_insert(error);
-                }
-                _ => return Err(error.into()),
-            },
-        }
-    }
-    match first_unreadable {
-        Some(error) if !parsed_any => Err(error.into()),
-        _ => Ok(report),
-    }
-}
-
-/// The engine's refusal of one input (unrecognised, malformed, too large,
-/// not fetched): the input's failure, not the import's.
-fn unreadable_input(error: &EngineError) -> Option<HarvestErrorCase> {
-    match error {
-        EngineError::Harvest(HarvestError(
-            error @ (HarvestErrorCase::Unrecognised(_)
-            | HarvestErrorCase::Malformed(_)
-            | HarvestErrorCase::TooLarge(_)
-            | HarvestErrorCase::Fetch(_)),
-        )) => Some(error.clone()),
-        _ => None,
-    }
-}
-
-/// Add `more` (another job's report) to `report`: sources and notes
-/// appended (a note already there is not repeated), counts summed.
-pub fn merge_report(report: &mut ImportReport, more: ImportReport) {
-    report.sources.extend(more.sources);
-    if matches!(report.distillation, Distillation::Auto) {
-        report.distillation = more.distillation;
-    }
-    report.dry_run |= more.dry_run;
-    report.items += more.items;
-    report.quarantined_items += more.quarantined_items;
-    report.skipped_low_value += more.skipped_low_value;
-    report.imported += more.imported;
-    report.failed += more.failed;
-    report.extracted += more.extracted;
-    report.duplicates_exact += more.duplicates_exact;
-    report.duplicates_near += more.duplicates_near;
-    report.contradictions += more.contradictions;
-    report.dropped_extractions += more.dropped_extractions;
-    report.frames.raw_turns += more.frames.raw_turns;
-    report.frames.facts += more.frames.facts;
-    report.frames.events += more.frames.events;
-    report.frames.profiles += more.frames.profiles;
-    report.frames.documents += more.frames.documents;
-    report.entities_new += more.entities_new;
-    report.entities_seen += more.entities_seen;
-    report.relations += more.relations;
-    report.llm_calls += more.llm_calls;
-    report.llm_input_tokens += more.llm_input_tokens;
-    report.llm_output_tokens += more.llm_output_tokens;
-    for note in more.notes {
-        if !report.notes.contains(&note) {
-            report.notes.push(note);
-        }
-    }
-}
-
-/// An empty report (the start of [`merge_report`]).
-pub fn empty_report(options: &ImportOptions) -> ImportReport {
-    ImportReport {
-        sources: Vec::new(),
-        distillation: Distillation::Auto,
-        dry_run: options.dry_run,
-        items: 0,
-        quarantined_items: 0,
-        skipped_low_value: 0,
-        imported: 0,
-        failed: 0,
-        extracted: 0,
-        duplicates_exact: 0,
-        duplicates_near: 0,
-        contradictions: 0,
-        dropped_extractions: 0,
-        frames: hive_mind_runtime::engine::wit_harvest::LaneCounts {
-            raw_turns: 0,
-            facts: 0,
-            events: 0,
-            profiles: 0,
-            documents: 0,
-        },
-        entities_new: 0,
-        entities_seen: 0,
-        relations: 0,
-        llm_calls: 0,
-        llm_input_tokens: 0,
-        llm_output_tokens: 0,
-        notes: Vec::new(),
-    }
 }
 
 /// `hive-mind import`: the report (printed by the caller); whether every

@@ -445,11 +445,11 @@ impl Memory {
                     name,
                     bytes,
                 });
-                let report = crate::harvest_cli::run_job(
+                let report = hive_mind_runtime::engine::import::run_job(
                     engine.as_mut(),
                     &[input],
                     &options,
-                    &crate::progress::Progress::hidden(),
+                    &hive_mind_terminal::Progress::hidden(),
                 )
                 .map_err(|error| error.to_string())?;
                 Ok(format!("imported {} items", report.imported))

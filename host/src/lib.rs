@@ -15,9 +15,10 @@
 //!   trace; the knowledge graph, sessions and logs read; flagged memories
 //!   released; a workspace mind deleted.
 //! - [`harvest_cli`] — `hive-mind import` and `hive-mind sources`: bytes
-//!   and URLs handed to the engine's harvest, a progress bar, the report.
-//! - [`admin_cli`] — the minds' subcommands (get, status, reindex, check)
-//!   and the default data directory.
+//!   and URLs handed to the engine's harvest (whose import loop is the
+//!   runtime's, `hive_mind_runtime::engine::import`), a progress bar, the
+//!   report.
+//! - [`admin_cli`] — the minds' subcommands (get, status, reindex, check).
 //! - [`embed_cli`] — `hive-mind embed`: embed texts with the active
 //!   embedder, or show the provider chain.
 //! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine's
@@ -41,12 +42,11 @@
 //! - [`scan_cli`] — `hive-mind scan`: the engine's injection detector on
 //!   one text (score, threshold, verdict, reasons, regex categories and
 //!   patterns).
-//! - [`progress`] — progress bars on stderr for long work (import, reindex,
-//!   and the lab's eval and bench), hidden when stderr is not a terminal or
-//!   with `--quiet`.
 //!
-//! Retrieval logic never lives here. The measurement tools (evaluation,
-//! benchmarks) are another crate and binary, `hive-mind-lab` (`host/lab`).
+//! Logging and progress bars are the terminal's, shared with the lab
+//! (`hive-mind-terminal`). Retrieval logic never lives here. The
+//! measurement tools (evaluation, benchmarks) are another crate and binary,
+//! `hive-mind-lab` (`host/lab`), which does not link this one.
 
 pub mod admin_cli;
 pub mod command_error;
@@ -61,21 +61,7 @@ pub mod mcp;
 pub mod memory_cli;
 pub mod ops;
 pub mod portable_cli;
-pub mod progress;
 pub mod review_cli;
 pub mod scan_cli;
 pub mod serve;
 pub mod tokens;
-
-/// Log to stderr (stdout carries results and, for `hive-mind mcp`, the
-/// protocol), at the level `HIVE_MIND_LOG` names, `warn` by default. Both
-/// binaries, `hive-mind` and `hive-mind-lab`, start with it.
-pub fn init_logging() {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HIVE_MIND_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
-}

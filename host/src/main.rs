@@ -128,7 +128,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    hive_mind_host::init_logging();
+    hive_mind_terminal::init_logging();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -142,10 +142,9 @@ fn run(cli: Cli) -> Result<()> {
     // The data directory of the commands that use one (`--data-dir`, else
     // $HIVE_MIND_HOME, else ~/.hive-mind).
     let data_dir_flag = cli.data_dir.is_some();
-    let dir = cli
-        .data_dir
-        .clone()
-        .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+    let dir = cli.data_dir.clone().unwrap_or_else(|| {
+        hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
+    });
     match cli.command {
         Command::Logic {
             function,

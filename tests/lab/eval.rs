@@ -6,13 +6,13 @@
 use std::process::Command;
 use std::sync::Arc;
 
-use hive_mind_host::progress::Progress;
 use hive_mind_lab::bench::corpus::{self, CorpusFrame, CorpusKind};
 use hive_mind_lab::bench::recall::{self, BenchError, RecallBenchOptions};
 use hive_mind_lab::eval::locomo::Dataset;
 use hive_mind_lab::eval::run::{EvalOptions, Reranking, evaluate};
 use hive_mind_lab::timing::StageShare;
 use hive_mind_models::embedder::{Embedder, MockEmbedder};
+use hive_mind_terminal::Progress;
 use serde_json::json;
 
 fn mock() -> Arc<dyn Embedder> {

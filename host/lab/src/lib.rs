@@ -2,8 +2,10 @@
 //!
 //! The tools that put numbers on hive-mind, kept out of the user's
 //! `hive-mind` binary: they run the same engine component, through the same
-//! host ([`hive_mind_host`]), and change none of its constants — they
-//! measure, they do not tune.
+//! runtime ([`hive_mind_runtime`]) and capabilities, and change none of its
+//! constants — they measure, they do not tune. The lab does not link the
+//! user's surfaces (`hive-mind-host`); what both binaries share at the
+//! terminal is [`hive_mind_terminal`].
 //!
 //! - [`eval`] — `hive-mind-lab eval locomo`: retrieval quality on a
 //!   conversation benchmark (session- and turn-level recall@k), one fresh

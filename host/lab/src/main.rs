@@ -32,7 +32,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    hive_mind_host::init_logging();
+    hive_mind_terminal::init_logging();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -43,9 +43,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let dir = cli
-        .data_dir
-        .unwrap_or_else(hive_mind_host::admin_cli::default_data_dir);
+    let dir = cli.data_dir.unwrap_or_else(|| {
+        hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
+    });
     match cli.command {
         Command::Bench(target) => {
             hive_mind_lab::bench::command(&target, &dir, &mut std::io::stdout().lock())?;

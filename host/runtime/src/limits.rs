@@ -374,6 +374,19 @@ impl std::fmt::Display for TrapKind {
     }
 }
 
+/// How many engines a pool over one data directory starts by default (the
+/// server's `--engines`, and the lab's serve benchmark, which reports the
+/// server's setting): one per core, at most four. Recall is bound by the
+/// CPU (the query's embedding, the reranker), so an engine more than the
+/// cores only queues, and each costs its own linear memory — about 120 MiB
+/// on a 10k-memory mind, measured by `hive-mind-lab bench serve`.
+pub fn default_engines() -> usize {
+    std::thread::available_parallelism()
+        .map(std::num::NonZeroUsize::get)
+        .unwrap_or(2)
+        .clamp(1, 4)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,11 +168,11 @@ pub(super) fn import_blocking(
     options: &wit_harvest::ImportOptions,
     config_path: &std::path::Path,
 ) -> Result<wit_harvest::ImportReport, McpError> {
-    let progress = crate::progress::Progress::hidden();
+    let progress = hive_mind_terminal::Progress::hidden();
     let mut locked = Locked(engine);
     let (path, roots) = match pending {
         Pending::Ready(input) => {
-            return Ok(crate::harvest_cli::run_job(
+            return Ok(hive_mind_runtime::engine::import::run_job(
                 &mut locked,
                 &[input],
                 options,
@@ -200,7 +200,7 @@ pub(super) fn import_blocking(
             bytes,
         }))
     });
-    Ok(crate::harvest_cli::import_each(
+    Ok(hive_mind_runtime::engine::import::import_each(
         &mut locked,
         inputs,
         options,

@@ -44,7 +44,7 @@
 //! mind), so calls are serialised through a mutex on a blocking thread;
 //! several server processes may share a data directory (SQLite WAL and a
 //! busy timeout keep them consistent). An import holds the mutex for one
-//! step at a time (see [`crate::harvest_cli::EngineTurns`]), so a recall
+//! step at a time (see [`hive_mind_runtime::engine::import::EngineTurns`]), so a recall
 //! runs while an import is under way.
 //!
 //! What an agent cannot do:
@@ -91,12 +91,13 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value as Json, json};
 
-use crate::harvest_cli::{EngineTurns, MAX_FILE_BYTES, MAX_FOLDER_FILES};
+use crate::harvest_cli::{MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::saved_json;
 use crate::ops::{self, Access, Caller, OpError, Operation};
 use crate::tokens::Scope;
 use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{self as convert, frame_json, mind_name};
+use hive_mind_runtime::engine::import::EngineTurns;
 use hive_mind_runtime::engine::wit_admin::{AwarenessItem, Identity};
 use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};

@@ -52,8 +52,8 @@ use super::api::{WriteQuery, write_mind};
 use super::extract::ApiQuery;
 use super::fair::{Client, Share, Shares};
 use super::problem::{PROBLEM_JSON, Problem};
-use crate::progress::Progress;
 use crate::tokens::{Grant, Scope};
+use hive_mind_terminal::Progress;
 
 /// The largest upload an import takes.
 pub const MAX_UPLOAD_BYTES: usize = 256 * 1024 * 1024;
@@ -509,7 +509,7 @@ pub async fn start_import(
                         Err(error) => return Err(format!("reading the spooled upload: {error}")),
                     },
                 };
-                crate::harvest_cli::run_job(engine, &[input], &options, &progress)
+                hive_mind_runtime::engine::import::run_job(engine, &[input], &options, &progress)
                     .map(|report| crate::harvest_cli::report_json(&report))
                     .map_err(|error| Problem::from(error).detail)
             })

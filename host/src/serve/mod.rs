@@ -41,7 +41,8 @@
 //! corpus (8 clients, 30 s): one engine peaked at 402 MiB for the whole
 //! server, four at 771 MiB, so about 120 MiB an engine at that size
 //! (growing with the mind). Recall is bound by the CPU, so the default is
-//! one engine per core, at most four ([`default_engines`]); `--engines`
+//! one engine per core, at most four
+//! ([`hive_mind_runtime::limits::default_engines`]); `--engines`
 //! sets it. MCP over HTTP has one engine of its own. At most `--max-in-flight`
 //! requests are handled at once (one more is answered 429 with
 //! `Retry-After`), at most `--queue` wait for an instance (429 past it) and
@@ -680,17 +681,6 @@ fn sweep_dead_servers(data_dir: &Path) {
     }
 }
 
-/// The pool's default size: one engine per core, at most four. Recall is
-/// bound by the CPU (the query's embedding, the reranker), so an engine
-/// more than the cores only queues inside the server, and each costs about
-/// 120 MiB on a 10k-memory mind (module docs).
-pub fn default_engines() -> usize {
-    std::thread::available_parallelism()
-        .map(std::num::NonZeroUsize::get)
-        .unwrap_or(2)
-        .clamp(1, 4)
-}
-
 /// Run the server until Ctrl-C or SIGTERM.
 pub fn run(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -700,7 +690,10 @@ pub fn run(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
 }
 
 async fn serve(data_dir: &Path, options: &ServeOptions) -> anyhow::Result<()> {
-    let engines = options.engines.unwrap_or_else(default_engines).max(1);
+    let engines = options
+        .engines
+        .unwrap_or_else(hive_mind_runtime::limits::default_engines)
+        .max(1);
     let dir = data_dir.to_path_buf();
     let queue = options.queue;
     let queue_per_client = options.queue_per_client;

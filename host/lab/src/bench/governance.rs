@@ -19,12 +19,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Unconfigured;
 use hive_mind_runtime::engine::wit_admin::ExportFormat;
 use hive_mind_runtime::engine::wit_memory::{ForgetRequest, ForgetSelector};
 use hive_mind_runtime::engine::wit_types::{FrameRef, Mind};
+use hive_mind_terminal::Progress;
 
 use super::corpus::generate_frames;
 use super::recall::{

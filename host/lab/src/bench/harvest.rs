@@ -27,11 +27,11 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::corpus::{PEOPLE, PLACES, PROJECTS, Rng, TOOLS};
-use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::{EmbedError, Embedded, Embedder, EmbedderInfo};
 use hive_mind_runtime::engine::wit_harvest::{Distillation, Document, ImportOptions, Input};
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime};
+use hive_mind_terminal::Progress;
 
 /// `hive-mind-lab bench harvest`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -327,7 +327,7 @@ pub fn run(
         export.len() / 1024
     ));
     let started = Instant::now();
-    let report = hive_mind_host::harvest_cli::run_job(
+    let report = hive_mind_runtime::engine::import::run_job(
         &mut engine,
         &inputs,
         &options(Distillation::Heuristic),
@@ -418,7 +418,7 @@ fn run_llm(
     ));
     engine.take_timings();
     let started = Instant::now();
-    let report = hive_mind_host::harvest_cli::run_job(
+    let report = hive_mind_runtime::engine::import::run_job(
         &mut engine,
         &inputs,
         &options(Distillation::Llm),

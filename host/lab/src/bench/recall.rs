@@ -54,11 +54,11 @@ use super::corpus::{
 };
 use crate::mind::{OpenError, open_engine};
 use crate::timing::{SPLIT_NOTE, add_timings, mean, percentile, split_label, split_rows};
-use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::{EmbedError, Embedder};
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, RecallOptions, RecallScope};
 use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, ImportTimings, wit_types};
+use hive_mind_terminal::Progress;
 
 /// One part of recall's time: a guest stage, or a part of the split
 /// between the engine and the host's imports (the evaluation's rows).

@@ -29,8 +29,8 @@ use super::recall::{
     BenchError, DEFAULT_SEED, RecallBenchOptions, default_corpus_dir, open_corpus,
 };
 use crate::timing::percentile;
-use hive_mind_host::progress::Progress;
 use hive_mind_models::reranker::Unconfigured;
+use hive_mind_terminal::Progress;
 
 /// `hive-mind-lab bench serve`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -393,7 +393,7 @@ pub fn run_serve(args: &BenchServeArgs, data_dir: &Path) -> Result<ServeBenchRep
         servers: args.servers,
         engines: args
             .engines
-            .unwrap_or_else(hive_mind_host::serve::default_engines),
+            .unwrap_or_else(hive_mind_runtime::limits::default_engines),
         clients: args.clients,
         seconds,
         throughput: ok as f64 / seconds.max(1e-9),

@@ -16,9 +16,9 @@ use super::EvalError;
 use super::locomo::Dataset;
 use super::run::{EvalOptions, EvalReport, Reranking, Scores, evaluate};
 use crate::timing::{SPLIT_NOTE, split_label};
-use hive_mind_host::progress::Progress;
 use hive_mind_models::config::{Config, ConfigError};
 use hive_mind_models::embedder::EmbedError;
+use hive_mind_terminal::Progress;
 
 /// `hive-mind-lab eval`'s targets.
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -33,7 +33,6 @@ use super::metrics::{
 };
 use crate::mind::open_engine;
 use crate::timing::{StageShare, add_timings, mean, percentile, split_rows};
-use hive_mind_host::progress::Progress;
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
 use hive_mind_runtime::engine::wit_memory::{
@@ -42,6 +41,7 @@ use hive_mind_runtime::engine::wit_memory::{
 use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::MemoryKind;
 use hive_mind_runtime::engine::{ImportTimings, wit_types};
+use hive_mind_terminal::Progress;
 
 /// The categories LoCoMo defines, by number.
 pub fn category_name(category: u32) -> &'static str {

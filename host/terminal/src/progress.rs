@@ -8,10 +8,13 @@
 //!
 //! Library code takes `&Progress` and never decides whether it is shown; the
 //! CLI builds it with [`Progress::new`] and tests with [`Progress::hidden`].
+//! A server keeps one per job and reads it back ([`Progress::done`],
+//! [`Progress::total`], [`Progress::current`]) for the job's status.
 
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 
+use hive_mind_runtime::engine::import::ImportProgress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// A progress report for one long job.
@@ -136,6 +139,18 @@ impl Progress {
     /// Remove the bar (the job is over).
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// An import job moves the bar and says what it is on.
+impl ImportProgress for Progress {
+    fn items(&self, done: u64, total: u64) {
+        self.set_total(total);
+        self.set_done(done);
+    }
+
+    fn working_on(&self, what: String) {
+        Progress::working_on(self, what);
     }
 }
 
