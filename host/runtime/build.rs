@@ -67,6 +67,13 @@ fn build_components() -> Result<(), String> {
         );
     }
     println!("cargo::rerun-if-env-changed=CARGO_TARGET_DIR");
+    // The paths above are this checkout's, but cargo keys a build script's
+    // run by the package's path *within* the workspace: a second checkout
+    // sharing the target directory (CI's cache, a worktree) would reuse this
+    // run, and embed the components built from the other checkout, or from
+    // a path that is gone. `cargo xtask` names the checkout, so a run from
+    // another one builds the components anew.
+    println!("cargo::rerun-if-env-changed=HIVE_MIND_CHECKOUT");
 
     let target_root = env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)

@@ -218,6 +218,12 @@ pub fn cargo_command() -> Command {
             command.env_remove(key);
         }
     }
+    // The checkout, for the runtime's build script: a target directory
+    // shared by two checkouts (CI's cache) must not hand this one the
+    // components the other built (host/runtime/build.rs).
+    if let Ok(root) = workspace_root() {
+        command.env("HIVE_MIND_CHECKOUT", root);
+    }
     command
 }
 
