@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde_json::{Value as Json, json};
 
-use crate::serve::{Body, Server, mcp, token};
+use crate::serve::{Body, Server, Session, token};
 
 /// The minds of the matrix: the token under test reaches `workspace:a`
 /// only; `personal` and `workspace:b` are someone else's.
@@ -558,51 +558,6 @@ fn every_rest_operation_keeps_to_the_minds_and_scopes_of_its_token() {
             .contains("Ada"),
         "{recall}"
     );
-}
-
-/// An MCP session over HTTP for `token`: call a method, get the answer.
-struct Session<'a> {
-    server: &'a Server,
-    token: &'a str,
-    id: String,
-    next: std::cell::Cell<u64>,
-}
-
-impl<'a> Session<'a> {
-    fn open(server: &'a Server, token: &'a str) -> Session<'a> {
-        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "isolation", "version": "1"}}});
-        let (status, answer, id) = mcp(server, Some(token), None, None, initialize);
-        assert_eq!(status, 200, "{answer}");
-        let id = id.unwrap();
-        mcp(
-            server,
-            Some(token),
-            Some(&id),
-            None,
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        );
-        Session {
-            server,
-            token,
-            id,
-            next: std::cell::Cell::new(1),
-        }
-    }
-
-    fn request(&self, method: &str, params: Json) -> Json {
-        let id = self.next.get();
-        self.next.set(id + 1);
-        mcp(
-            self.server,
-            Some(self.token),
-            Some(&self.id),
-            None,
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-        )
-        .1
-    }
 }
 
 impl Fixture {

@@ -812,6 +812,52 @@ fn mcp_over_http_needs_a_token_and_keeps_to_its_minds() {
     );
 }
 
+/// An MCP session over HTTP for `token` (initialized): call a method, get
+/// the answer.
+pub struct Session<'a> {
+    server: &'a Server,
+    token: &'a str,
+    id: String,
+    next: std::cell::Cell<u64>,
+}
+
+impl<'a> Session<'a> {
+    pub fn open(server: &'a Server, token: &'a str) -> Session<'a> {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "isolation", "version": "1"}}});
+        let (status, answer, id) = mcp(server, Some(token), None, None, initialize);
+        assert_eq!(status, 200, "{answer}");
+        let id = id.unwrap();
+        mcp(
+            server,
+            Some(token),
+            Some(&id),
+            None,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        Session {
+            server,
+            token,
+            id,
+            next: std::cell::Cell::new(1),
+        }
+    }
+
+    pub fn request(&self, method: &str, params: Json) -> Json {
+        let id = self.next.get();
+        self.next.set(id + 1);
+        mcp(
+            self.server,
+            Some(self.token),
+            Some(&self.id),
+            None,
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
+        .1
+    }
+}
+
 /// A small deterministic generator for the request fuzz (xorshift64*).
 struct Noise(u64);
 
@@ -1079,24 +1125,10 @@ fn limit_bounds_every_lane_on_every_surface() {
         "{cut}"
     );
     // MCP over HTTP.
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
-    let (_, _, session) = mcp(&server, Some(&owner), None, None, initialize);
-    let session = session.unwrap();
-    mcp(
-        &server,
-        Some(&owner),
-        Some(&session),
-        None,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
-    let (_, answer, _) = mcp(
-        &server,
-        Some(&owner),
-        Some(&session),
-        None,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "recall_memory", "arguments": {"query": "when does the ferry leave", "limit": 2}}}),
+    let session = Session::open(&server, &owner);
+    let answer = session.request(
+        "tools/call",
+        json!({"name": "recall_memory", "arguments": {"query": "when does the ferry leave", "limit": 2}}),
     );
     let memories = &answer["result"]["structuredContent"];
     assert!(count(memories) <= 2 && count(memories) > 0, "MCP: {answer}");
@@ -1136,27 +1168,9 @@ fn a_workspace_token_has_its_own_identity_and_never_the_personal_one() {
         )),
     );
     assert_eq!(status, 200);
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
-    let (_, _, session) = mcp(&server, Some(&theirs), None, None, initialize);
-    let session = session.unwrap();
-    mcp(
-        &server,
-        Some(&theirs),
-        Some(&session),
-        None,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
-    let call = |id: u64, name: &str, arguments: Json| {
-        mcp(
-            &server,
-            Some(&theirs),
-            Some(&session),
-            None,
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                   "params": {"name": name, "arguments": arguments}}),
-        )
-        .1
+    let session = Session::open(&server, &theirs);
+    let call = |_id: u64, name: &str, arguments: Json| {
+        session.request("tools/call", json!({"name": name, "arguments": arguments}))
     };
     // Its own workspace's identity: set, and read back.
     let set = call(

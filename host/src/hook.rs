@@ -337,65 +337,35 @@ impl Memory {
         }
     }
 
-    fn remember(
+    /// Learn from an exchange — given, or the last one of a Claude Code
+    /// transcript's tail, which the engine reads (`harvest.last-exchange`),
+    /// here or on the server; how many memories were kept (none while the
+    /// last question is unanswered).
+    fn learn_from(
         &mut self,
-        user: &str,
-        assistant: &str,
+        source: crate::ops::exchange::ExchangeSource,
         session: Option<&str>,
         workspace: Option<&str>,
     ) -> Result<usize, String> {
+        use crate::ops::exchange::ExchangeSource;
         match self {
             Memory::Server { .. } => {
                 let mut request = self.post("/api/exchanges").ok_or("no server")?;
                 if let Some(id) = workspace {
                     request = request.query("workspace", id);
                 }
-                let saved = server_answer(request.send_json(json!({
-                    "user": user,
-                    "assistant": assistant,
-                    "session": session,
-                })))?;
+                let body = match &source {
+                    ExchangeSource::Given { user, assistant } => {
+                        json!({"user": user, "assistant": assistant, "session": session})
+                    }
+                    ExchangeSource::Transcript(tail) => {
+                        json!({"transcript": tail, "session": session})
+                    }
+                };
+                let saved = server_answer(request.send_json(body))?;
                 Ok(saved.as_array().map_or(0, Vec::len))
             }
-            Memory::Alone(engine) => learn_alone(
-                engine,
-                crate::ops::exchange::ExchangeSource::Given {
-                    user: user.to_string(),
-                    assistant: assistant.to_string(),
-                },
-                session,
-                workspace,
-            ),
-        }
-    }
-
-    /// Learn from the last exchange of a Claude Code transcript's `tail`:
-    /// the engine reads it (`harvest.last-exchange`), here or on the
-    /// server; nothing while the last question is unanswered.
-    fn remember_last_exchange(
-        &mut self,
-        tail: &str,
-        session: Option<&str>,
-        workspace: Option<&str>,
-    ) -> Result<usize, String> {
-        match self {
-            Memory::Server { .. } => {
-                let mut request = self.post("/api/exchanges").ok_or("no server")?;
-                if let Some(id) = workspace {
-                    request = request.query("workspace", id);
-                }
-                let saved = server_answer(request.send_json(json!({
-                    "transcript": tail,
-                    "session": session,
-                })))?;
-                Ok(saved.as_array().map_or(0, Vec::len))
-            }
-            Memory::Alone(engine) => learn_alone(
-                engine,
-                crate::ops::exchange::ExchangeSource::Transcript(tail.to_string()),
-                session,
-                workspace,
-            ),
+            Memory::Alone(engine) => learn_alone(engine, source, session, workspace),
         }
     }
 
@@ -517,7 +487,11 @@ fn learn(
     let user = crate::limits::truncate_to("user", user);
     let assistant = crate::limits::truncate_to("assistant", assistant);
     let kept = with_memory(data_dir, options, |memory| {
-        memory.remember(&user, &assistant, session, options.workspace.as_deref())
+        let source = crate::ops::exchange::ExchangeSource::Given {
+            user: user.clone(),
+            assistant: assistant.clone(),
+        };
+        memory.learn_from(source, session, options.workspace.as_deref())
     })?;
     eprintln!("hive-mind: learned {kept} memories from the exchange");
     Ok(())
@@ -633,7 +607,8 @@ fn answer_claude_code(
             };
             let tail = transcript_tail(&path)?;
             let kept = with_memory(data_dir, options, |memory| {
-                memory.remember_last_exchange(&tail, session, workspace)
+                let source = crate::ops::exchange::ExchangeSource::Transcript(tail.clone());
+                memory.learn_from(source, session, workspace)
             })?;
             eprintln!("hive-mind: learned {kept} memories from the exchange");
             Ok(String::new())
