@@ -242,6 +242,15 @@ pub fn require_minds(engine: &mut EngineRuntime, minds: &[Mind]) -> Result<(), O
     Ok(())
 }
 
+/// A mind by its name (`personal`, `workspace:<id>`).
+pub fn resolve_mind_name(name: &str) -> Result<Mind, OpError> {
+    match name.strip_prefix("workspace:") {
+        Some(id) => convert::workspace(id).map_err(OpError::Invalid),
+        None if name == "personal" => Ok(Mind::Personal),
+        None => Err(OpError::Invalid(format!("unknown mind {name:?}"))),
+    }
+}
+
 /// The mind of a read: `workspace` names one, else the personal mind.
 pub fn read_mind(workspace: Option<&str>) -> Result<Mind, OpError> {
     match workspace.map(str::trim).filter(|id| !id.is_empty()) {

@@ -52,7 +52,7 @@ use super::api::{WriteQuery, write_mind};
 use super::extract::ApiQuery;
 use super::fair::{Client, Share, Shares};
 use super::problem::{PROBLEM_JSON, Problem};
-use crate::tokens::{Grant, Scope};
+use crate::tokens::Grant;
 use hive_mind_terminal::Progress;
 
 /// The largest upload an import takes.
@@ -396,10 +396,10 @@ pub async fn start_import(
         mind: query.mind.clone(),
         workspace: query.workspace.clone(),
     })?;
+    // An import makes a workspace's mind by its first write.
+    crate::ops::Caller::Token(grant.clone())
+        .authorize(&crate::ops::Access::write(mind.clone()).creating())?;
     let label = convert::mind_name(&mind);
-    grant
-        .require(Scope::Write, std::slice::from_ref(&label))
-        .map_err(Problem::forbidden)?;
     let source = match query.format.as_deref() {
         None => None,
         Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
@@ -537,8 +537,9 @@ pub async fn import_status(
     // is not told, and ids cannot be probed.
     let unknown = || Problem::not_found(format!("no import job {id}"));
     let view = app.jobs.view(id, &grant.name).ok_or_else(unknown)?;
-    grant
-        .require(Scope::Read, std::slice::from_ref(&view.mind))
+    let mind = crate::ops::resolve_mind_name(&view.mind).map_err(|_| unknown())?;
+    crate::ops::Caller::Token(grant)
+        .authorize(&crate::ops::Access::read(mind))
         .map_err(|_| unknown())?;
     Ok(Json(view))
 }
