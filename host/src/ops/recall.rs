@@ -123,7 +123,13 @@ impl Operation for RecallOperation {
 
     fn access(&self, engine: &mut EngineRuntime) -> Result<Access, OpError> {
         let minds = engine.recall_minds(&self.options)?;
-        Ok(Access::on_all(Scope::Read, minds))
+        // A workspace with no mind yet is recalled as empty, with the
+        // engine's note (a hook set up for a new workspace recalls before
+        // its first save); the grant is checked all the same.
+        Ok(Access {
+            existing: false,
+            ..Access::on_all(Scope::Read, minds)
+        })
     }
 
     fn run(self, engine: &mut EngineRuntime) -> Result<Recall, OpError> {
