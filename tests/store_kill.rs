@@ -186,8 +186,11 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
             vec!["save", "x", "--created-at", "yesterday"],
             "--created-at: not an ISO-8601",
         ),
-        (vec!["get", "workspace:nope:1"], "no such mind"),
-        (vec!["get", "personal:999"], "no frame personal:999"),
+        (
+            vec!["get", "workspace:nope:1"],
+            "unknown workspace \"nope\"",
+        ),
+        (vec!["get", "personal:999"], "no memory personal:999"),
         (vec!["get", "bogus"], "invalid frame reference"),
     ] {
         let output = run(&args, true);

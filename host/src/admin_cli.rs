@@ -184,13 +184,13 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Com
     });
     match command {
         AdminCommand::Get { reference } => {
-            let frame_ref = convert::ref_in(&reference).map_err(CommandError::Argument)?;
+            let memory = crate::ops::review::reference(&reference)?;
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
-            let frame = engine
-                .admin()
-                .get_frames(std::slice::from_ref(&frame_ref))?
-                .pop()
-                .ok_or_else(|| CommandError::Argument(format!("no frame {reference}")))?;
+            let frame = crate::ops::execute(
+                &mut engine,
+                &crate::ops::Caller::Owner,
+                crate::ops::minds::GetMemory { memory },
+            )?;
             print(&frame_json(&frame));
         }
         AdminCommand::Status => {

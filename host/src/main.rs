@@ -300,12 +300,15 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Sources { workspace } => {
+            let mind = hive_mind_host::ops::read_mind(workspace.as_deref())
+                .map_err(hive_mind_host::command_error::CommandError::from)?;
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
-            let mind = match workspace {
-                Some(id) => hive_mind_runtime::engine::wit_types::Mind::Workspace(id),
-                None => hive_mind_runtime::engine::wit_types::Mind::Personal,
-            };
-            let sources = engine.harvest_sources(&mind)?;
+            let sources = hive_mind_host::ops::execute(
+                &mut engine,
+                &hive_mind_host::ops::Caller::Owner,
+                hive_mind_host::ops::minds::Sources { mind },
+            )
+            .map_err(hive_mind_host::command_error::CommandError::from)?;
             let sources: Vec<Json> = sources
                 .iter()
                 .map(hive_mind_host::harvest_cli::harvest_source_json)

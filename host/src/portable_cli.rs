@@ -66,7 +66,11 @@ pub fn export(dir: &Path, args: &ExportArgs) -> Result<usize, CommandError> {
         ExportFormat::JsonLines
     };
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    let lines = engine.admin().export_mind(&mind, format)?;
+    let lines = crate::ops::execute(
+        &mut engine,
+        &crate::ops::Caller::Owner,
+        crate::ops::minds::Export { mind, format },
+    )?;
     let mut text = lines.join("\n");
     text.push('\n');
     match &args.out {

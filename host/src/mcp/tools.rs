@@ -395,9 +395,7 @@ impl MemoryServer {
         let mind = target_mind(None, args.workspace.as_deref())?;
         let name = mind_name(&mind);
         let sources = self
-            .with_access(Access::read(mind.clone()), move |engine, _| {
-                engine.harvest_sources(&mind).map_err(engine_error)
-            })
+            .run_op(ops::minds::Sources { mind }, |_, sources| Ok(sources))
             .await?;
         let sources: Vec<Json> = sources
             .iter()

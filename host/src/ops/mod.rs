@@ -22,6 +22,7 @@
 //!
 //! - [`exchange`] — learn from an exchange (cognify).
 //! - [`forget`] — erasure for real (a dry run unless confirmed).
+//! - [`minds`] — a memory by reference, a mind's sources, a mind exported.
 //! - [`recall`] — recall, its options validated and bounded once.
 //! - [`review`] — corrections and the owner's review: correct, history,
 //!   archive/pin/tag, merge, trace, the quarantine, sessions.
@@ -35,6 +36,7 @@ pub mod exchange;
 pub mod forget;
 pub mod graph;
 pub mod identity;
+pub mod minds;
 pub mod recall;
 pub mod review;
 pub mod save;

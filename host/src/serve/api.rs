@@ -27,7 +27,7 @@ use utoipa::{IntoParams, ToSchema};
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_admin::ExportFormat;
-use hive_mind_runtime::engine::wit_types::{FrameRef, Mind};
+use hive_mind_runtime::engine::wit_types::Mind;
 
 use super::App;
 use super::extract::{ApiJson, ApiQuery};
@@ -439,10 +439,6 @@ pub fn write_mind(query: &WriteQuery) -> Result<Mind, Problem> {
     )?)
 }
 
-fn reference(name: &str) -> Result<FrameRef, Problem> {
-    convert::ref_in(name).map_err(Problem::bad_request)
-}
-
 fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), Problem> {
     crate::limits::check_each(fields).map_err(|error| Problem::bad_request(error.to_string()))
 }
@@ -664,18 +660,10 @@ pub async fn get_memory(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<Memory>, Problem> {
-    let frame = reference(&name)?;
-    app.engine(
-        &grant,
-        Access::on(Scope::Read, frame.mind.clone()),
-        move |engine| {
-            let frames = engine.admin().get_frames(std::slice::from_ref(&frame))?;
-            match frames.first() {
-                Some(found) => Memory::of(found),
-                None => Err(Problem::not_found(format!("no memory {name}"))),
-            }
-        },
-    )
+    let memory = ops::review::reference(&name)?;
+    app.op(&grant, ops::minds::GetMemory { memory }, |_, frame| {
+        Memory::of(&frame)
+    })
     .await
     .map(Json)
 }
@@ -1110,9 +1098,8 @@ pub async fn sources(
     ApiQuery(query): ApiQuery<MindQuery>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        Ok(engine
-            .harvest_sources(mind)?
+    app.op(&grant, ops::minds::Sources { mind }, |_, sources| {
+        Ok(sources
             .iter()
             .map(crate::harvest_cli::harvest_source_json)
             .collect())
@@ -1184,8 +1171,8 @@ pub async fn export(
         }
     };
     let lines = app
-        .on_mind(&grant, Scope::Admin, mind, move |engine, mind| {
-            Ok(engine.admin().export_mind(mind, format)?)
+        .op(&grant, ops::minds::Export { mind, format }, |_, lines| {
+            Ok(lines)
         })
         .await?;
     let mut body = lines.join("\n");
