@@ -133,6 +133,31 @@ impl Fixture {
             .collect();
         json!({"frames": frames, "identity": identity, "awareness": awareness})
     }
+
+    /// The same, less the token's own workspace: what a request aimed at
+    /// its own mind must leave as it was (a tool that checked one mind and
+    /// wrote another would change it).
+    fn others_state(&self) -> Json {
+        let mut state = self.state();
+        if let Some(frames) = state["frames"].as_array_mut() {
+            frames.retain(|mind| mind[0] != "workspace:a");
+        }
+        state
+    }
+}
+
+/// The ways of aiming that can name the caller's own workspace.
+fn own_aims(aims: &[Aimed]) -> Vec<Aimed> {
+    let mut own: Vec<Aimed> = Vec::new();
+    for aimed in aims {
+        if !aimed.how.starts_with("scope") && !own.iter().any(|seen| seen.how == aimed.how) {
+            own.push(Aimed {
+                target: Target::OwnWorkspace,
+                how: aimed.how,
+            });
+        }
+    }
+    own
 }
 
 /// A value for a required argument by its name and schema (something a
@@ -503,6 +528,23 @@ fn every_rest_operation_keeps_to_the_minds_and_scopes_of_its_token() {
                 );
             }
         }
+        // Aimed at its own workspace: whatever the answer, no other mind
+        // changes.
+        for aimed in own_aims(&aims) {
+            let (path, body) = fixture.rest_request(operation, &aimed, erasure);
+            let before = fixture.others_state();
+            let (status, answer) =
+                fixture
+                    .server
+                    .call(&operation.method, &path, Some(&fixture.own_admin), body);
+            fixture.settle(status, &answer, &fixture.own_admin);
+            assert_eq!(
+                before,
+                fixture.others_state(),
+                "{name} aimed at its own workspace by {}: {answer}",
+                aimed.how
+            );
+        }
         // Lower scopes, aimed at a mind the tokens reach: refused when the
         // document says the operation needs more, answered when not.
         let own = Aimed {
@@ -694,6 +736,29 @@ fn every_mcp_tool_and_resource_keeps_to_the_minds_of_its_token() {
             assert!(
                 answer.get("error").is_none() && !text.contains("not granted"),
                 "{name} {aimed:?}: the owner's call is refused: {answer}"
+            );
+        }
+    }
+    // Aimed at its own workspace: whatever the answer, no other mind
+    // changes (the old `set_identity` checked `workspace` and wrote the
+    // personal identity).
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap();
+        let schema = &tool["inputSchema"];
+        let names: Vec<&str> = schema["properties"]
+            .as_object()
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        for aimed in own_aims(&aims(&names)) {
+            let arguments = fixture.tool_arguments(schema, &aimed);
+            let before = fixture.others_state();
+            let answer =
+                theirs.request("tools/call", json!({"name": name, "arguments": arguments}));
+            assert_eq!(
+                before,
+                fixture.others_state(),
+                "{name} aimed at its own workspace by {}: {answer}",
+                aimed.how
             );
         }
     }
