@@ -3,8 +3,10 @@
 //! The CLI, the MCP tools, the REST routes and the hooks are adapters: each
 //! turns what its caller sent (flags, tool arguments, a query string and a
 //! body) into the operation's typed request here, and hands it to
-//! [`execute`] with the [`Caller`] it serves. Nothing else reaches the
-//! engine on a caller's behalf.
+//! [`execute`] with the [`Caller`] it serves. Work that is not a typed
+//! operation yet (imports, cleanup, entity writes, workspaces) passes the
+//! same gate, [`authorize_on`], with an [`Access`] built from its resolved
+//! minds: nothing reaches the engine on a caller's behalf around it.
 //!
 //! A request is **resolved** before it is judged: its minds are
 //! [`Mind`] values (a reference's mind, a `workspace` argument, a recall
@@ -20,14 +22,14 @@
 //! Refusals never name a mind the caller did not name: an unknown
 //! workspace is "no mind `workspace:x`", never the list of the others.
 //!
+//! - [`recall`] — recall, its options validated and bounded once.
+//! - [`save`] — save one memory.
 //! - [`exchange`] — learn from an exchange (cognify).
 //! - [`forget`] — erasure for real (a dry run unless confirmed).
-//! - [`minds`] — a memory by reference, a mind's sources, a mind exported.
-//! - [`recall`] — recall, its options validated and bounded once.
 //! - [`review`] — corrections and the owner's review: correct, history,
 //!   archive/pin/tag, merge, trace, the quarantine, sessions.
-//! - [`save`] — save one memory.
 //! - [`graph`] — the knowledge graph, read.
+//! - [`minds`] — a memory by reference, a mind's sources, a mind exported.
 //! - [`identity`] — a mind's identity, read and set (each mind has its own).
 //! - [`awareness`] — a mind's awareness items.
 
