@@ -675,6 +675,14 @@ impl Fixture {
     }
 }
 
+/// The names of an input schema's properties.
+fn property_names(schema: &Json) -> Vec<&str> {
+    schema["properties"]
+        .as_object()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// The text of a tool's answer.
 fn tool_text(answer: &Json) -> String {
     answer["result"]["content"]
@@ -703,10 +711,7 @@ fn every_mcp_tool_and_resource_keeps_to_the_minds_of_its_token() {
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
         let schema = &tool["inputSchema"];
-        let names: Vec<&str> = schema["properties"]
-            .as_object()
-            .map(|p| p.keys().map(String::as_str).collect())
-            .unwrap_or_default();
+        let names = property_names(schema);
         let aims = aims(&names);
         if aims.is_empty() {
             // A tool that names no mind answers only with what the token
@@ -745,10 +750,7 @@ fn every_mcp_tool_and_resource_keeps_to_the_minds_of_its_token() {
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
         let schema = &tool["inputSchema"];
-        let names: Vec<&str> = schema["properties"]
-            .as_object()
-            .map(|p| p.keys().map(String::as_str).collect())
-            .unwrap_or_default();
+        let names = property_names(schema);
         for aimed in own_aims(&aims(&names)) {
             let arguments = fixture.tool_arguments(schema, &aimed);
             let before = fixture.others_state();

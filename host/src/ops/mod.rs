@@ -78,12 +78,6 @@ impl Caller {
         let Caller::Token(grant) = self else {
             return Ok(());
         };
-        if access.every_mind && !grant.all_minds() {
-            return Err(OpError::Forbidden(format!(
-                "the token {:?} is not granted every mind, which this reaches",
-                grant.name
-            )));
-        }
         let minds: Vec<String> = access.minds.iter().map(convert::mind_name).collect();
         grant
             .require(access.scope, &minds)
@@ -98,8 +92,6 @@ pub struct Access {
     pub scope: Scope,
     /// Every mind it reads or writes.
     pub minds: Vec<Mind>,
-    /// It reaches every mind (a listing of the workspaces, a new one).
-    pub every_mind: bool,
     /// The workspaces among `minds` must exist (a read of a missing one
     /// would answer as if it were empty; a write would create it).
     pub existing: bool,
@@ -116,7 +108,6 @@ impl Access {
         Access {
             scope,
             minds,
-            every_mind: false,
             existing: true,
         }
     }
@@ -129,16 +120,6 @@ impl Access {
     /// A write to `mind`.
     pub fn write(mind: Mind) -> Access {
         Access::on(Scope::Write, mind)
-    }
-
-    /// `scope` across every mind.
-    pub fn every_mind(scope: Scope) -> Access {
-        Access {
-            scope,
-            minds: Vec::new(),
-            every_mind: true,
-            existing: false,
-        }
     }
 
     /// The same, without asking that the minds exist (an import or a
@@ -328,13 +309,9 @@ mod tests {
             caller.authorize(&Access::on(Scope::Admin, acme)),
             Err(OpError::Forbidden(_))
         ));
-        assert!(matches!(
-            caller.authorize(&Access::every_mind(Scope::Read)),
-            Err(OpError::Forbidden(_))
-        ));
         assert!(
             Caller::Owner
-                .authorize(&Access::every_mind(Scope::Admin))
+                .authorize(&Access::on_all(Scope::Admin, vec![Mind::Personal]))
                 .is_ok()
         );
     }
