@@ -457,6 +457,7 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
         workspace: workspace.map(str::to_string),
         gop_id: None,
         succeeded,
+        occurred_at: None,
     };
 
     // A decision goes to the workspace, with its entities and relations.
@@ -547,6 +548,7 @@ fn cognify_links_a_new_frame_to_related_frames_of_its_mind() {
         workspace: Some("ledger".to_string()),
         gop_id: None,
         succeeded: true,
+        occurred_at: None,
     };
     let mut remember = |user: &str| {
         let saved = engine
@@ -587,6 +589,7 @@ fn the_mock_embedder_makes_no_similarity_links() {
         workspace: None,
         gop_id: None,
         succeeded: true,
+        occurred_at: None,
     };
     let mut ids = Vec::new();
     for _ in 0..2 {

@@ -450,6 +450,7 @@ fn learn_from_exchange(engine: &mut EngineRuntime, out: &mut dyn Write) -> Resul
         workspace: Some(WORKSPACE.to_string()),
         gop_id: None,
         succeeded: true,
+        occurred_at: None,
     };
     let saved = engine.remember_exchange(user, assistant, &options)?;
     if saved.is_empty() {

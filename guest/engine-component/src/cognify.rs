@@ -69,6 +69,11 @@ pub fn remember_exchange(
     if plan.frames.is_empty() {
         return Ok(Vec::new());
     }
+    let occurred_at = options
+        .occurred_at
+        .map(crate::boundary::iso)
+        .transpose()
+        .map_err(|why| Error::InvalidArgument(format!("occurred-at: {why}")))?;
     let drafts: Vec<Draft> = plan
         .frames
         .iter()
@@ -78,7 +83,7 @@ pub fn remember_exchange(
             content: frame.content.clone(),
             importance: importance_to_wit(frame.importance),
             source: wit_source(frame.source),
-            created_at: None,
+            created_at: occurred_at.clone(),
             metadata: Some(
                 serde_json::json!({
                     "cognify": frame.kind,

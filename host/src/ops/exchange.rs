@@ -65,6 +65,7 @@ impl Exchange {
                 },
                 gop_id: session,
                 succeeded,
+                occurred_at: None,
             },
             source,
             workspace,

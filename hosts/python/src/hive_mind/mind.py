@@ -477,7 +477,7 @@ class HiveMind:
             "remember-exchange",
             user,
             assistant,
-            record(workspace=workspace, gop_id=None, succeeded=True),
+            record(workspace=workspace, gop_id=None, succeeded=True, occurred_at=None),
         )
         return [_saved(item) for item in saved]
 
