@@ -44,6 +44,7 @@
 
 pub mod calendar;
 pub mod catch_up;
+pub mod change;
 pub mod chunk;
 pub mod cleanup;
 pub mod cognify;

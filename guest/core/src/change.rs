@@ -1,0 +1,554 @@
+//! Whether a newer statement replaces an older one, judged by meaning.
+//!
+//! A person's life changes and they announce it in endless ways: "we
+//! finally moved to Porto", "Ana took over the team from Luis", "these days
+//! I only eat fish", "the release slipped to the 14th". The slot patterns of
+//! [`crate::supersede`] recognise a few subject/attribute phrasings; this
+//! module decides for any two statements, from three kinds of evidence:
+//!
+//! 1. **Meaning** — the cosine of the two statements' embeddings, read
+//!    against the embedder's calibrated floor (the 99th percentile of
+//!    cosines between unrelated sentences, [`crate::recall::RelevanceFloor`]):
+//!    [`ChangeThresholds::for_floor`] places a *related* and a *same-subject*
+//!    threshold between that floor and 1, so the same rule holds for
+//!    MiniLM (unrelated ≈ 0.24) and bge (≈ 0.50).
+//! 2. **What kind of statement** each is ([`statement_kind`]): a *state*
+//!    (where I live, who leads, what is planned, what we use — one value at
+//!    a time) can be replaced; an *event* (a trip, a meeting, a purchase:
+//!    something that happened) never replaces another event — two trips are
+//!    two trips. A question, a hedge ("if", "maybe") or a long text is not
+//!    judged at all.
+//! 3. **How the newer one is worded**, in closed-class words, not in
+//!    phrasings of subjects and attributes: an *additive* word ("also",
+//!    "too", "another", "as well") says the new fact sits beside the old;
+//!    a *change* word ("now", "new", "no longer", "switched", "moved",
+//!    "took over", "pushed back", "these days", …) says it replaces it. And
+//!    the statements' *values* — numbers and names — tell a new value
+//!    (Lisbon → Porto, the 3rd → the 14th) from the same value said of
+//!    something else ("my sister lives in Berlin" / "my brother lives in
+//!    Berlin").
+//!
+//! [`judge_change`] combines them into a [`Verdict`]:
+//!
+//! | evidence | verdict |
+//! |---|---|
+//! | either not a state, cosine below *related*, an additive word, or the same values | [`Verdict::Unrelated`] |
+//! | both have a slot ([`crate::supersede`]): equal / different | `Replaces` / `Unrelated` |
+//! | a change word in the newer, cosine ≥ *related* | [`Verdict::Replaces`] |
+//! | cosine ≥ *same*, and the newer names a value the older does not | [`Verdict::Replaces`] |
+//! | otherwise (related states, no sign either way) | [`Verdict::PossibleConflict`] |
+//!
+//! `Replaces` is acted on at write time (the older version is closed, as a
+//! correction closes it: history and `as-of` keep it); a possible conflict
+//! keeps both and recall shows the newer first, the older marked earlier.
+//! A wrong `Replaces` hides a true memory, a missed one only shows both, so
+//! every rule leans to `PossibleConflict` when unsure.
+
+use crate::supersede::memory_slot;
+
+/// The longest statement judged, in characters: a long text says many
+/// things, and one changed fact must not close the rest of it (the slot
+/// patterns' own bound).
+pub const MAX_JUDGED_CHARS: usize = crate::supersede::MAX_SLOT_TEXT_CHARS;
+
+/// Where the *related* threshold sits between the calibrated floor and 1.
+pub const RELATED_SHARE: f64 = 0.35;
+
+/// Where the *same-subject* threshold sits between the calibrated floor
+/// and 1.
+pub const SAME_SHARE: f64 = 0.55;
+
+/// The two cosine thresholds of one embedder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChangeThresholds {
+    /// At or above: the statements may be about the same thing.
+    pub related: f64,
+    /// At or above: they are about the same thing.
+    pub same: f64,
+}
+
+impl ChangeThresholds {
+    /// The thresholds for an embedder whose unrelated sentences reach a
+    /// cosine of `floor` (see the module docs).
+    pub fn for_floor(floor: f64) -> ChangeThresholds {
+        let floor = if floor.is_finite() {
+            floor.clamp(0.0, 0.95)
+        } else {
+            0.0
+        };
+        ChangeThresholds {
+            related: floor + RELATED_SHARE * (1.0 - floor),
+            same: floor + SAME_SHARE * (1.0 - floor),
+        }
+    }
+}
+
+/// What a statement is, for replacing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatementKind {
+    /// A value that holds until it changes: replaceable.
+    State,
+    /// Something that happened: never replaced by another event.
+    Event,
+    /// A question, a hedge, a long text: not judged.
+    Unjudged,
+}
+
+/// The judgement on an (older, newer) pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The newer statement replaces the older.
+    Replaces,
+    /// Related states with no sign either way: keep both, newest first.
+    PossibleConflict,
+    /// Independent statements.
+    Unrelated,
+}
+
+/// Words that say a statement adds to what was said before.
+const ADDITIVE: &[&str] = &[
+    "also",
+    "too",
+    "another",
+    "as well",
+    "in addition",
+    "second",
+    "both",
+    "again",
+    "as much as",
+];
+
+/// Words that say a statement changes what held before. Closed-class words
+/// of change and time, not phrasings of particular facts.
+const CHANGE: &[&str] = &[
+    "now",
+    "new",
+    "newly",
+    "no longer",
+    "not anymore",
+    "anymore",
+    "any more",
+    "instead",
+    "these days",
+    "nowadays",
+    "from now on",
+    "going forward",
+    "currently",
+    "switched",
+    "switch",
+    "changed",
+    "change",
+    "moved",
+    "move",
+    "relocated",
+    "took over",
+    "taken over",
+    "takes over",
+    "replaced",
+    "replaces",
+    "pushed back",
+    "pushed",
+    "shifted",
+    "bumped",
+    "pushed out",
+    "postponed",
+    "rescheduled",
+    "delayed",
+    "brought forward",
+    "slipped",
+    "updated",
+    "upgraded",
+    "migrated",
+    "became",
+    "become",
+    "is now",
+    "are now",
+    "quit",
+    "left",
+    "stopped",
+    "started",
+    "joined",
+    "promoted",
+    "renamed",
+    "swapped",
+    "transferred",
+    "handed over",
+    "dropped",
+    "gave up",
+    "turned",
+];
+
+/// Nouns of things that happen (a trip, a meeting): a statement about one
+/// is an event unless it announces a change.
+const EVENT_NOUNS: &[&str] = &[
+    "trip",
+    "flight",
+    "flew",
+    "conference",
+    "meeting",
+    "meetup",
+    "visit",
+    "visited",
+    "dinner",
+    "lunch",
+    "breakfast",
+    "party",
+    "concert",
+    "wedding",
+    "holiday",
+    "vacation",
+    "appointment",
+    "interview",
+    "workshop",
+    "hike",
+    "hiking",
+    "race",
+    "marathon",
+    "match",
+    "festival",
+    "ceremony",
+    "funeral",
+    "birthday",
+    "webinar",
+    "talk",
+    "show",
+    "game",
+    "weekend in",
+    "week in",
+];
+
+/// Irregular past tenses of action verbs (regular ones end in `-ed`).
+const PAST_ACTIONS: &[&str] = &[
+    "went", "met", "saw", "bought", "ate", "spent", "gave", "got", "made", "ran", "drove", "took",
+    "had", "did", "came", "won", "lost", "sold", "wrote", "read", "sent", "paid", "found", "told",
+    "caught", "held", "brought", "sang", "swam", "rode",
+];
+
+/// Openings and words that make a statement hypothetical or a question.
+const HEDGES: &[&str] = &[
+    "if ", "maybe", "perhaps", "might", "would ", "could ", "should ", "whether", "unless",
+    "suppose", "wonder", "thinking about", "considering", "planning to",
+];
+
+/// The text a statement is judged on: its lane marking and provenance
+/// (`[mind-fact]`, `[hm …]`, a raw turn's tag) set aside, lower-cased.
+fn body(content: &str) -> String {
+    let mut body = content.trim_start();
+    while let Some(rest) = body.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((_, after)) => body = after.trim_start(),
+            None => break,
+        }
+    }
+    body.trim().to_string()
+}
+
+/// The lower-cased words of `text`, apostrophes kept inside words.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `phrase` (one or more words) occurs in `words` as whole words.
+fn has_phrase(words: &[String], phrase: &str) -> bool {
+    let parts: Vec<&str> = phrase.split(' ').collect();
+    if parts.is_empty() || parts.len() > words.len() {
+        return false;
+    }
+    words
+        .windows(parts.len())
+        .any(|window| window.iter().zip(&parts).all(|(word, part)| word == part))
+}
+
+fn has_any(words: &[String], phrases: &[&str]) -> bool {
+    phrases.iter().any(|phrase| has_phrase(words, phrase))
+}
+
+/// Whether the statement announces a change (a change word).
+pub fn announces_change(content: &str) -> bool {
+    has_any(&words(&body(content)), &CHANGE)
+}
+
+/// Whether the statement adds to what was said (an additive word).
+pub fn adds_to(content: &str) -> bool {
+    has_any(&words(&body(content)), &ADDITIVE)
+}
+
+/// What kind of statement `content` is (see [`StatementKind`]).
+pub fn statement_kind(content: &str) -> StatementKind {
+    let text = body(content);
+    if text.is_empty() || text.chars().count() > MAX_JUDGED_CHARS || text.contains('?') {
+        return StatementKind::Unjudged;
+    }
+    let lower = text.to_lowercase();
+    if HEDGES.iter().any(|hedge| {
+        lower.starts_with(hedge.trim_end()) || lower.contains(&format!(" {}", hedge.trim_end()))
+    }) {
+        return StatementKind::Unjudged;
+    }
+    let words = words(&text);
+    if has_any(&words, &CHANGE) {
+        return StatementKind::State;
+    }
+    // "is planned", "was scheduled", "are based": a participle after a
+    // copula describes a state, not an action.
+    const COPULAS: &[&str] = &["is", "are", "am", "was", "were", "be", "been", "being", "'s"];
+    let acted = words.iter().enumerate().any(|(at, word)| {
+        let after_copula = at
+            .checked_sub(1)
+            .and_then(|before| words.get(before))
+            .is_some_and(|before| COPULAS.contains(&before.as_str()) || before.ends_with("'s"));
+        (PAST_ACTIONS.contains(&word.as_str()) || is_regular_past(word)) && !after_copula
+    });
+    let eventful = has_any(&words, &EVENT_NOUNS) || acted;
+    if eventful {
+        StatementKind::Event
+    } else {
+        StatementKind::State
+    }
+}
+
+/// A regular past tense of an action verb: `-ed`, long enough not to be a
+/// short word that merely ends so ("red", "bed", "need").
+fn is_regular_past(word: &str) -> bool {
+    const NOT_PAST: &[&str] = &[
+        "need", "indeed", "seed", "speed", "feed", "bleed", "breed", "based", "married", "used",
+        "interested", "tired",
+    ];
+    word.len() > 4 && word.ends_with("ed") && !NOT_PAST.contains(&word)
+}
+
+/// The month and weekday names, which are dates, not values of their own.
+const CALENDAR_NAMES: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// A statement's values: its numbers and the names written with a capital
+/// inside a sentence (a sentence's first word and `I` are not names; month
+/// and weekday names are parts of dates, whose numbers are the values).
+fn values(content: &str) -> Vec<String> {
+    let text = body(content);
+    let mut out = Vec::new();
+    let mut sentence_start = true;
+    for raw in text.split_whitespace() {
+        let word: String = raw
+            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '+' || c == '@'))
+            .to_string();
+        let ends_sentence = raw.ends_with(['.', '!', '?', ':', ';']);
+        if !word.is_empty() {
+            let lower = word.to_lowercase();
+            let numeric = word.chars().any(|c| c.is_ascii_digit());
+            let named = (!sentence_start || could_be_name(&lower))
+                && word.chars().next().is_some_and(char::is_uppercase)
+                && lower != "i"
+                && !lower.starts_with("i'")
+                && !CALENDAR_NAMES.contains(&lower.as_str());
+            if numeric || named {
+                let value: String = lower
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || *c == '@')
+                    .collect();
+                if !value.is_empty() && !out.contains(&value) {
+                    out.push(value);
+                }
+            }
+            sentence_start = false;
+        }
+        if ends_sentence {
+            sentence_start = true;
+        }
+    }
+    out
+}
+
+/// Whether a capitalised first word of a sentence may be a name: not a
+/// word sentences commonly start with, not a verb form (terse notes start
+/// with one: "Flew to Rome", "Switched to Neovim").
+fn could_be_name(lower: &str) -> bool {
+    const STARTERS: &[&str] = &[
+        "the", "a", "an", "we", "i", "my", "our", "it", "this", "that", "these", "those", "there",
+        "he", "she", "they", "his", "her", "their", "you", "your", "and", "but", "so", "also",
+        "then", "now", "today", "yesterday", "finally", "still", "just", "since", "from", "in",
+        "on", "at", "for", "decision", "note",
+    ];
+    !(STARTERS.contains(&lower)
+        || CHANGE.contains(&lower)
+        || PAST_ACTIONS.contains(&lower)
+        || is_regular_past(lower)
+        || lower.ends_with("ing")
+        || lower.ends_with('s') && !lower.ends_with("ss"))
+}
+
+/// Judge whether `newer` replaces `older`, given the cosine of their
+/// embeddings (see the module docs for the rules).
+pub fn judge_change(
+    older: &str,
+    newer: &str,
+    cosine: f64,
+    thresholds: ChangeThresholds,
+) -> Verdict {
+    if statement_kind(older) != StatementKind::State
+        || statement_kind(newer) != StatementKind::State
+    {
+        return Verdict::Unrelated;
+    }
+    if !cosine.is_finite() || cosine < thresholds.related || adds_to(newer) {
+        return Verdict::Unrelated;
+    }
+    let (old_values, new_values) = (values(older), values(newer));
+    let new_value = new_values.iter().any(|value| !old_values.contains(value));
+    let same_values = !new_values.is_empty() && !new_value && old_values.len() == new_values.len();
+    if same_values {
+        return Verdict::Unrelated;
+    }
+    // The same slot of the patterns is the surest sign; different slots
+    // may still be one fact said two ways ("I live in …" / "we moved to …").
+    if let (Some(old_slot), Some(new_slot)) = (memory_slot(older), memory_slot(newer))
+        && old_slot == new_slot
+    {
+        return Verdict::Replaces;
+    }
+    if announces_change(newer) || (cosine >= thresholds.same && new_value) {
+        Verdict::Replaces
+    } else {
+        Verdict::PossibleConflict
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MiniLM's floor (about 0.24): related ≈ 0.51, same ≈ 0.66.
+    fn minilm() -> ChangeThresholds {
+        ChangeThresholds::for_floor(0.24)
+    }
+
+    #[test]
+    fn thresholds_sit_between_the_floor_and_one() {
+        let t = ChangeThresholds::for_floor(0.5);
+        assert!(t.related > 0.5 && t.related < t.same && t.same < 1.0);
+        let nan = ChangeThresholds::for_floor(f64::NAN);
+        assert!(nan.related > 0.0 && nan.same < 1.0);
+    }
+
+    #[test]
+    fn states_events_and_unjudged_statements() {
+        for state in [
+            "I live in Lisbon, in a flat near the river.",
+            "Ana leads the platform team.",
+            "The release is planned for March 3.",
+            "We keep invoices in PostgreSQL.",
+            "These days I only eat fish.",
+            "We finally moved to Porto last weekend.",
+            "[mind-fact] My phone number is +31 6 1234 5678.",
+        ] {
+            assert_eq!(statement_kind(state), StatementKind::State, "{state}");
+        }
+        for event in [
+            "Flew to Rome for the design conference.",
+            "Spent a week hiking in Norway with Tom.",
+            "Met Sarah on Tuesday about the budget.",
+            "I bought a kayak in June.",
+            "We had dinner at Nomad on Friday.",
+        ] {
+            assert_eq!(statement_kind(event), StatementKind::Event, "{event}");
+        }
+        for unjudged in [
+            "Where do I live?",
+            "If the release slips, we might move to April.",
+            "Maybe I should switch to the dark theme.",
+            "",
+        ] {
+            assert_eq!(statement_kind(unjudged), StatementKind::Unjudged, "{unjudged}");
+        }
+    }
+
+    #[test]
+    fn a_change_word_replaces_a_related_state() {
+        let t = minilm();
+        for (older, newer) in [
+            ("I live in Lisbon.", "We finally moved to Porto last weekend."),
+            ("Luis leads the platform team.", "Ana took over the platform team from Luis."),
+            ("I'm vegetarian.", "These days I only eat fish."),
+            ("The release is on March 3.", "We pushed the release back a week, to March 10."),
+            ("My number is 0612345678.", "You can reach me on a new number: 0687654321."),
+        ] {
+            assert_eq!(judge_change(older, newer, 0.55, t), Verdict::Replaces, "{newer}");
+        }
+    }
+
+    #[test]
+    fn a_new_value_of_the_same_thing_replaces_without_a_cue() {
+        let t = minilm();
+        assert_eq!(
+            judge_change("We keep invoices in MySQL.", "We keep invoices in PostgreSQL.", 0.8, t),
+            Verdict::Replaces
+        );
+        // Less sure of the subject: both kept.
+        assert_eq!(
+            judge_change("We keep invoices in MySQL.", "We keep invoices in PostgreSQL.", 0.55, t),
+            Verdict::PossibleConflict
+        );
+    }
+
+    #[test]
+    fn compatible_statements_and_events_stay() {
+        let t = minilm();
+        for (older, newer) in [
+            ("I'm allergic to peanuts.", "I'm also allergic to shellfish."),
+            ("I like sushi.", "I also love ramen."),
+            ("My sister lives in Berlin.", "My brother lives in Berlin."),
+            (
+                "Flew to Rome for the design conference.",
+                "Flew to Lisbon for the product conference.",
+            ),
+            ("Met Sarah about the budget.", "Met Tom about hiring."),
+        ] {
+            assert_ne!(judge_change(older, newer, 0.9, t), Verdict::Replaces, "{newer}");
+        }
+    }
+
+    #[test]
+    fn unrelated_below_the_related_threshold() {
+        let t = minilm();
+        assert_eq!(
+            judge_change("Our database is MySQL.", "Our database is PostgreSQL.", 0.55, t),
+            Verdict::Replaces,
+            "the same slot"
+        );
+        assert_eq!(
+            judge_change("I live in Lisbon.", "I moved the meeting notes to Notion.", 0.3, t),
+            Verdict::Unrelated
+        );
+    }
+
+    #[test]
+    fn values_are_numbers_and_names_inside_sentences() {
+        assert_eq!(
+            values("We moved to Porto in May 2026. Ana helped."),
+            ["porto", "2026", "ana"]
+        );
+        assert!(values("I like tea.").is_empty());
+    }
+}
