@@ -226,8 +226,20 @@ const PAST_ACTIONS: &[&str] = &[
 
 /// Openings and words that make a statement hypothetical or a question.
 const HEDGES: &[&str] = &[
-    "if ", "maybe", "perhaps", "might", "would ", "could ", "should ", "whether", "unless",
-    "suppose", "wonder", "thinking about", "considering", "planning to",
+    "if ",
+    "maybe",
+    "perhaps",
+    "might",
+    "would ",
+    "could ",
+    "should ",
+    "whether",
+    "unless",
+    "suppose",
+    "wonder",
+    "thinking about",
+    "considering",
+    "planning to",
 ];
 
 /// The text a statement is judged on: its lane marking and provenance
@@ -294,7 +306,9 @@ pub fn statement_kind(content: &str) -> StatementKind {
     }
     // "is planned", "was scheduled", "are based": a participle after a
     // copula describes a state, not an action.
-    const COPULAS: &[&str] = &["is", "are", "am", "was", "were", "be", "been", "being", "'s"];
+    const COPULAS: &[&str] = &[
+        "is", "are", "am", "was", "were", "be", "been", "being", "'s",
+    ];
     let acted = words.iter().enumerate().any(|(at, word)| {
         let after_copula = at
             .checked_sub(1)
@@ -314,8 +328,18 @@ pub fn statement_kind(content: &str) -> StatementKind {
 /// short word that merely ends so ("red", "bed", "need").
 fn is_regular_past(word: &str) -> bool {
     const NOT_PAST: &[&str] = &[
-        "need", "indeed", "seed", "speed", "feed", "bleed", "breed", "based", "married", "used",
-        "interested", "tired",
+        "need",
+        "indeed",
+        "seed",
+        "speed",
+        "feed",
+        "bleed",
+        "breed",
+        "based",
+        "married",
+        "used",
+        "interested",
+        "tired",
     ];
     word.len() > 4 && word.ends_with("ed") && !NOT_PAST.contains(&word)
 }
@@ -386,10 +410,46 @@ fn values(content: &str) -> Vec<String> {
 /// with one: "Flew to Rome", "Switched to Neovim").
 fn could_be_name(lower: &str) -> bool {
     const STARTERS: &[&str] = &[
-        "the", "a", "an", "we", "i", "my", "our", "it", "this", "that", "these", "those", "there",
-        "he", "she", "they", "his", "her", "their", "you", "your", "and", "but", "so", "also",
-        "then", "now", "today", "yesterday", "finally", "still", "just", "since", "from", "in",
-        "on", "at", "for", "decision", "note",
+        "the",
+        "a",
+        "an",
+        "we",
+        "i",
+        "my",
+        "our",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "he",
+        "she",
+        "they",
+        "his",
+        "her",
+        "their",
+        "you",
+        "your",
+        "and",
+        "but",
+        "so",
+        "also",
+        "then",
+        "now",
+        "today",
+        "yesterday",
+        "finally",
+        "still",
+        "just",
+        "since",
+        "from",
+        "in",
+        "on",
+        "at",
+        "for",
+        "decision",
+        "note",
     ];
     !(STARTERS.contains(&lower)
         || CHANGE.contains(&lower)
@@ -480,7 +540,11 @@ mod tests {
             "Maybe I should switch to the dark theme.",
             "",
         ] {
-            assert_eq!(statement_kind(unjudged), StatementKind::Unjudged, "{unjudged}");
+            assert_eq!(
+                statement_kind(unjudged),
+                StatementKind::Unjudged,
+                "{unjudged}"
+            );
         }
     }
 
@@ -488,13 +552,29 @@ mod tests {
     fn a_change_word_replaces_a_related_state() {
         let t = minilm();
         for (older, newer) in [
-            ("I live in Lisbon.", "We finally moved to Porto last weekend."),
-            ("Luis leads the platform team.", "Ana took over the platform team from Luis."),
+            (
+                "I live in Lisbon.",
+                "We finally moved to Porto last weekend.",
+            ),
+            (
+                "Luis leads the platform team.",
+                "Ana took over the platform team from Luis.",
+            ),
             ("I'm vegetarian.", "These days I only eat fish."),
-            ("The release is on March 3.", "We pushed the release back a week, to March 10."),
-            ("My number is 0612345678.", "You can reach me on a new number: 0687654321."),
+            (
+                "The release is on March 3.",
+                "We pushed the release back a week, to March 10.",
+            ),
+            (
+                "My number is 0612345678.",
+                "You can reach me on a new number: 0687654321.",
+            ),
         ] {
-            assert_eq!(judge_change(older, newer, 0.55, t), Verdict::Replaces, "{newer}");
+            assert_eq!(
+                judge_change(older, newer, 0.55, t),
+                Verdict::Replaces,
+                "{newer}"
+            );
         }
     }
 
@@ -502,12 +582,22 @@ mod tests {
     fn a_new_value_of_the_same_thing_replaces_without_a_cue() {
         let t = minilm();
         assert_eq!(
-            judge_change("We keep invoices in MySQL.", "We keep invoices in PostgreSQL.", 0.8, t),
+            judge_change(
+                "We keep invoices in MySQL.",
+                "We keep invoices in PostgreSQL.",
+                0.8,
+                t
+            ),
             Verdict::Replaces
         );
         // Less sure of the subject: both kept.
         assert_eq!(
-            judge_change("We keep invoices in MySQL.", "We keep invoices in PostgreSQL.", 0.55, t),
+            judge_change(
+                "We keep invoices in MySQL.",
+                "We keep invoices in PostgreSQL.",
+                0.55,
+                t
+            ),
             Verdict::PossibleConflict
         );
     }
@@ -516,7 +606,10 @@ mod tests {
     fn compatible_statements_and_events_stay() {
         let t = minilm();
         for (older, newer) in [
-            ("I'm allergic to peanuts.", "I'm also allergic to shellfish."),
+            (
+                "I'm allergic to peanuts.",
+                "I'm also allergic to shellfish.",
+            ),
             ("I like sushi.", "I also love ramen."),
             ("My sister lives in Berlin.", "My brother lives in Berlin."),
             (
@@ -525,7 +618,11 @@ mod tests {
             ),
             ("Met Sarah about the budget.", "Met Tom about hiring."),
         ] {
-            assert_ne!(judge_change(older, newer, 0.9, t), Verdict::Replaces, "{newer}");
+            assert_ne!(
+                judge_change(older, newer, 0.9, t),
+                Verdict::Replaces,
+                "{newer}"
+            );
         }
     }
 
@@ -533,12 +630,22 @@ mod tests {
     fn unrelated_below_the_related_threshold() {
         let t = minilm();
         assert_eq!(
-            judge_change("Our database is MySQL.", "Our database is PostgreSQL.", 0.55, t),
+            judge_change(
+                "Our database is MySQL.",
+                "Our database is PostgreSQL.",
+                0.55,
+                t
+            ),
             Verdict::Replaces,
             "the same slot"
         );
         assert_eq!(
-            judge_change("I live in Lisbon.", "I moved the meeting notes to Notion.", 0.3, t),
+            judge_change(
+                "I live in Lisbon.",
+                "I moved the meeting notes to Notion.",
+                0.3,
+                t
+            ),
             Verdict::Unrelated
         );
     }

@@ -534,6 +534,17 @@ pub fn link_frames(frame: &FrameRef, related: &[FrameLink]) -> Result<()> {
     read(&frame.mind, |store| store.link_frames(frame.id, &links))
 }
 
+/// Put two frames of `mind` on one timeline (`MindStore::join_timeline`):
+/// the later statement current, the earlier closed.
+pub fn join_timeline(mind: &Mind, a: u64, b: u64) -> Result<bool> {
+    read(mind, |store| store.join_timeline(a, b))
+}
+
+/// The stored vectors of frames of `mind`.
+pub fn frame_vectors(mind: &Mind, ids: &[u64]) -> Result<Vec<(u64, Vec<f32>)>> {
+    read(mind, |store| store.frame_vectors(ids))
+}
+
 /// Vector search over the filter's minds.
 pub fn search_vector(embedding: &[f32], filter: &SearchFilter, limit: u32) -> Result<Vec<Hit>> {
     let filter = filter_in(filter)?;

@@ -92,6 +92,72 @@ impl MindStore {
         Ok(Corrected { saved, replaced })
     }
 
+    /// Put frames `a` and `b` on one timeline: the recall pipeline judged
+    /// that one replaces the other (`hive_mind_core::change`). They share
+    /// a slot — the one either already has (the older's first), else one
+    /// named after the older frame — and the slot is chained by event
+    /// time ([`super::slots`]), so the later statement is current whatever
+    /// order they were written in, and forgetting it reopens the earlier.
+    /// One transaction. Returns whether anything changed: frames that are
+    /// already on one timeline, a frame that is gone or replaced, or two
+    /// frames whose slots name different things are left as they are.
+    pub fn join_timeline(&mut self, a: u64, b: u64) -> StoreResult<bool> {
+        if a == b {
+            return Ok(false);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let read = |id: u64| -> StoreResult<Option<(String, Option<String>, bool)>> {
+            Ok(tx
+                .query_row(
+                    "SELECT created_at, slot, valid_to IS NULL FROM memory_frames WHERE id = ?1",
+                    [id],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                )
+                .optional()?)
+        };
+        let (Some(first), Some(second)) = (read(a)?, read(b)?) else {
+            return Ok(false);
+        };
+        if !first.2 || !second.2 {
+            return Ok(false);
+        }
+        let (older, newer) = if (first.0.as_str(), a) <= (second.0.as_str(), b) {
+            ((a, first), (b, second))
+        } else {
+            ((b, second), (a, first))
+        };
+        let slot = match (&older.1.1, &newer.1.1) {
+            (Some(x), Some(y)) if x != y => return Ok(false),
+            (Some(slot), _) | (None, Some(slot)) => slot.clone(),
+            (None, None) => format!("meaning|{}", older.0),
+        };
+        tx.execute(
+            "UPDATE memory_frames SET slot = ?2 WHERE id IN (?1, ?3)",
+            params![older.0, slot, newer.0],
+        )?;
+        let changed = super::slots::chain_slot_in(&tx, &slot)?;
+        tx.commit()?;
+        Ok(changed > 0)
+    }
+
+    /// The stored vectors of frames `ids` (those that have one), for
+    /// comparing memories with each other.
+    pub fn frame_vectors(&self, ids: &[u64]) -> StoreResult<Vec<(u64, Vec<f32>)>> {
+        let mut out = Vec::with_capacity(ids.len());
+        let mut statement = self
+            .conn
+            .prepare_cached("SELECT embedding FROM memory_frames_vec WHERE rowid = ?1")?;
+        for &id in ids {
+            let found: Option<Vec<u8>> = statement.query_row([id], |row| row.get(0)).optional()?;
+            if let Some(bytes) = found {
+                out.push((id, super::vector_index::vector_from_bytes(&bytes)));
+            }
+        }
+        Ok(out)
+    }
+
     /// The versions of frame `id`'s memory, oldest first: the frames it
     /// replaced (and what they replaced), itself, and the frames that
     /// replaced it, following the links both ways.

@@ -221,7 +221,7 @@ fn row_codes(codes: &[i8], dim: usize, i: usize) -> &[i8] {
 }
 
 /// Little-endian f32 bytes (the vector tables' form) as a vector.
-fn vector_from_bytes(bytes: &[u8]) -> Vec<f32> {
+pub(crate) fn vector_from_bytes(bytes: &[u8]) -> Vec<f32> {
     bytes
         .chunks_exact(4)
         .filter_map(|b| <[u8; 4]>::try_from(b).ok())

@@ -156,56 +156,54 @@ fn category_name(category: InjectionCategory) -> &'static str {
     }
 }
 
-/// The sections of one mind's part of the block, in rendering order.
+/// The sections of one mind's part of the block, in rendering order: the
+/// answers (what the query's period anchors, what matched the query), then
+/// the background (the standing lanes, fetched whatever the question).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Section {
+    EventsDuring,
+    Relevant,
     Profile,
     Important,
-    Relevant,
-    EventsDuring,
     Events,
     Facts,
-    RawExcerpts,
 }
 
 impl Section {
-    const ALL: [Section; 7] = [
+    const ALL: [Section; 6] = [
+        Section::EventsDuring,
+        Section::Relevant,
         Section::Profile,
         Section::Important,
-        Section::Relevant,
-        Section::EventsDuring,
         Section::Events,
         Section::Facts,
-        Section::RawExcerpts,
     ];
 
     /// Where a lane's memories go.
     fn of(lane: Lane, windowed: bool) -> Section {
         match lane {
             Lane::Profile => Section::Profile,
-            Lane::Importance | Lane::CatchUp => Section::Important,
-            Lane::Semantic => Section::Relevant,
+            Lane::Importance => Section::Important,
+            Lane::Semantic | Lane::RawDetail | Lane::CatchUp => Section::Relevant,
             Lane::DateWindow => Section::EventsDuring,
             Lane::Events if windowed => Section::EventsDuring,
             Lane::Events => Section::Events,
             Lane::Facts => Section::Facts,
-            Lane::RawDetail => Section::RawExcerpts,
         }
     }
 
     /// The section's heading.
     fn heading(self, plan: &RecallPlan) -> String {
         match self {
-            Section::Profile => "Profile:".to_string(),
-            Section::Important => "Important:".to_string(),
+            Section::Profile => format!("Profile {BACKGROUND}:"),
+            Section::Important => format!("Important {BACKGROUND}:"),
             Section::Relevant => "Relevant memories:".to_string(),
             Section::EventsDuring => match &plan.date_window {
                 Some(window) => format!("Events during {}:", window.label),
                 None => "Events:".to_string(),
             },
-            Section::Events => "Events:".to_string(),
-            Section::Facts => "Facts:".to_string(),
-            Section::RawExcerpts => "Raw excerpts:".to_string(),
+            Section::Events => format!("Events {BACKGROUND}:"),
+            Section::Facts => format!("Facts {BACKGROUND}:"),
         }
     }
 
@@ -218,6 +216,12 @@ impl Section {
     }
 }
 
+/// How a background section's heading says it did not match the question.
+const BACKGROUND: &str = "(background, not matched to the question)";
+
+/// The guidance added when a memory is marked earlier.
+pub const EARLIER_GUIDANCE: &str = "A memory marked (earlier) was followed by a newer statement on the same subject, shown before it: the newer one is current.";
+
 /// The whole block, before the scan.
 fn render(plan: &RecallPlan, memories: &[RankedMemory]) -> String {
     let mut text = String::new();
@@ -227,10 +231,18 @@ fn render(plan: &RecallPlan, memories: &[RankedMemory]) -> String {
     if let Some(cue) = &plan.relative_date {
         let _ = writeln!(text, "In the query, \"{}\" means {}.", cue.cue, cue.date);
     }
+    if memories.iter().any(|memory| memory.earlier) {
+        let _ = writeln!(text, "{EARLIER_GUIDANCE}");
+    }
 
-    let mut minds: Vec<&MindKey> = memories.iter().map(|memory| &memory.mind).collect();
-    minds.sort();
-    minds.dedup();
+    // The mind of the best memory first (the answer leads the block), the
+    // others in the order their best memories rank.
+    let mut minds: Vec<&MindKey> = Vec::new();
+    for memory in memories {
+        if !minds.contains(&&memory.mind) {
+            minds.push(&memory.mind);
+        }
+    }
     let windowed = plan.date_window.is_some();
     for mind in minds {
         let _ = write!(text, "\n### {}\n", mind.label());
@@ -292,7 +304,8 @@ fn item_line(memory: &RankedMemory) -> String {
         (_, Some(Tag::Profile(Some(name)))) => format!("{name}: {body}"),
         _ => body.to_string(),
     };
-    format!("- [{date}] {}", indent_continuations(&shown))
+    let earlier = if memory.earlier { "(earlier) " } else { "" };
+    format!("- [{date}] {earlier}{}", indent_continuations(&shown))
 }
 
 /// The date a memory is shown with: its event tag's date, else the local

@@ -33,6 +33,7 @@
 //! collide between minds (design §8), so nothing here ever keys on the id
 //! alone.
 
+mod changes;
 mod context;
 mod floor;
 mod format;
@@ -40,6 +41,7 @@ mod passage;
 mod plan;
 mod rank;
 
+pub use changes::{ChangeOrdering, order_changes};
 pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system_context};
 pub use floor::{
     CALIBRATION_SENTENCES, DEFAULT_MIN_COSINE, RelevanceFloor, StandingLanes, calibrated_min_cosine,

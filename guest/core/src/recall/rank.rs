@@ -265,6 +265,11 @@ pub struct RankedMemory {
     pub why: String,
     /// The frame.
     pub frame: FrameInfo,
+    /// A newer recalled memory says something that may replace this one
+    /// ([`super::order_changes`]): it is shown after that one, marked
+    /// earlier.
+    #[serde(default)]
+    pub earlier: bool,
 }
 
 /// One frame's fused result within one lane.
@@ -359,7 +364,21 @@ where
         .collect::<Result<_, _>>()?;
 
     // 5. Cap each lane.
-    scored.sort_by(ranking_order);
+    // Answers before background: what the query's period anchors, then
+    // what matched the query, then the standing lanes, each best first.
+    // Sorting by tier before the lane caps and the dedup also means a frame
+    // that both matched the query and stands in a standing lane is kept as
+    // the match.
+    let tier = |lane: Lane| match role(lane) {
+        LaneRole::Anchoring => 0u8,
+        LaneRole::QueryMatched => 1,
+        LaneRole::Standing => 2,
+    };
+    scored.sort_by(|a, b| {
+        tier(a.lane)
+            .cmp(&tier(b.lane))
+            .then_with(|| ranking_order(a, b))
+    });
     let mut kept_per_lane: HashMap<Lane, u32> = HashMap::new();
     scored.retain(|memory| {
         let keep = plan.lane(memory.lane).map_or(0, |spec| spec.keep);
@@ -694,6 +713,7 @@ fn score_entry(
         score,
         why,
         frame: entry.frame,
+        earlier: false,
     })
 }
 

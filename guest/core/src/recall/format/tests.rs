@@ -40,6 +40,7 @@ fn memory(
             graph_distance: None,
             screened: false,
         },
+        earlier: false,
     }
 }
 
@@ -50,7 +51,7 @@ fn acme() -> MindKey {
 }
 
 #[test]
-fn renders_workspace_first_with_sections_dates_and_guidance() {
+fn renders_answers_first_then_background_with_dates_and_guidance() {
     let plan = plan_recall(
         "what did we ship in May 2026? Ana mentioned it yesterday",
         NOW,
@@ -122,25 +123,23 @@ fn renders_workspace_first_with_sections_dates_and_guidance() {
          \n\
          ### Workspace memory (acme)\n\
          \n\
-         Relevant memories:\n\
-         - [2026-05-06] We shipped the ledger export on 6 May.\n\
-         \n\
          Events during May 2026:\n\
          - [2026-05-01] Kickoff for the export work.\n\
          - [2026-05-03] Release 1.4 went out.\n\
          \n\
-         Raw excerpts:\n\
+         Relevant memories:\n\
+         - [2026-05-06] We shipped the ledger export on 6 May.\n\
          - [2026-05-06] user: \"did the export ship yet?\n  I need it for the audit.\"\n\
          \n\
          ### Personal memory\n\
          \n\
-         Profile:\n\
+         Profile (background, not matched to the question):\n\
          - [2026-04-02] Ana: Prefers short answers.\n\
          \n\
-         Important:\n\
+         Important (background, not matched to the question):\n\
          - [undated] Never deploy on Fridays.\n\
          \n\
-         Facts:\n\
+         Facts (background, not matched to the question):\n\
          - [2026-01-10] Ana works at Acme.\n\
          - [2026-03-01] Ana lives in Lisbon.\n"
     );
@@ -179,10 +178,10 @@ fn without_a_window_events_have_their_own_chronological_section() {
         text.ends_with(
             "### Personal memory\n\
              \n\
-             Important:\n\
+             Relevant memories:\n\
              - [2026-05-02] The audit is due in June.\n\
              \n\
-             Events:\n\
+             Events (background, not matched to the question):\n\
              - [2026-02-01] First release.\n\
              - [2026-04-20] Second release.\n\
              - [undated] no date tag here\n"

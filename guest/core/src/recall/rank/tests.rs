@@ -629,18 +629,19 @@ fn each_lane_is_capped_before_frames_are_deduplicated() {
     let mut candidates: Vec<Candidate> = (0..4)
         .map(|i| text(&P, u64::from(i), Lane::Semantic, i))
         .collect();
-    // Frame 3 is cut from the semantic top 2 but is also a fact.
+    // Frame 3 is cut from the semantic top 2 but is also a fact: it is
+    // shown, as background, after the matches.
     candidates.push(listed(&P, 3, Lane::Facts, 0));
     let ranked = rank(&plan, candidates, RelevanceFloor::default());
     assert_eq!(
         keys(&ranked),
         [
             (P, 0, Lane::Semantic),
-            (P, 3, Lane::Facts),
-            (P, 1, Lane::Semantic)
+            (P, 1, Lane::Semantic),
+            (P, 3, Lane::Facts)
         ]
     );
-    assert!(ranked[1].also_in.is_empty());
+    assert!(ranked[2].also_in.is_empty());
 }
 
 #[test]
@@ -779,7 +780,17 @@ proptest! {
             prop_assert_eq!(memory.score, memory.strength * memory.multiplier);
             prop_assert!((0.9..=1.1).contains(&memory.multiplier));
         }
-        prop_assert!(ranked.windows(2).all(|w| w[0].score >= w[1].score));
+        // Matches before background, each best first.
+        let tier = |lane: Lane| match LaneRole::of(lane, plan.lane(lane).is_some_and(|spec| spec.is_date_filtered())) {
+            LaneRole::Anchoring => 0,
+            LaneRole::QueryMatched => 1,
+            LaneRole::Standing => 2,
+        };
+        let in_order = ranked.windows(2).all(|w| {
+            tier(w[0].lane) < tier(w[1].lane)
+                || (tier(w[0].lane) == tier(w[1].lane) && w[0].score >= w[1].score)
+        });
+        prop_assert!(in_order);
         for lane in Lane::ALL {
             let kept = ranked.iter().filter(|m| m.lane == lane).count();
             let keep = plan.lane(lane).map_or(0, |spec| spec.keep as usize);
