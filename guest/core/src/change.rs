@@ -290,6 +290,17 @@ pub fn adds_to(content: &str) -> bool {
 
 /// What kind of statement `content` is (see [`StatementKind`]).
 pub fn statement_kind(content: &str) -> StatementKind {
+    // A conversation turn states the speaker's facts only when the
+    // speaker is a person: an assistant's reply restates, suggests, asks.
+    if let Some(tag) = crate::RawTurnTag::parse(content) {
+        let speaker = tag.speaker_name().to_lowercase();
+        if matches!(
+            speaker.as_str(),
+            "assistant" | "ai" | "model" | "system" | "tool" | "bot" | "unknown"
+        ) {
+            return StatementKind::Unjudged;
+        }
+    }
     let text = body(content);
     if text.is_empty() || text.chars().count() > MAX_JUDGED_CHARS || text.contains('?') {
         return StatementKind::Unjudged;
@@ -522,6 +533,7 @@ mod tests {
             "These days I only eat fish.",
             "We finally moved to Porto last weekend.",
             "[mind-fact] My phone number is +31 6 1234 5678.",
+            "[mind-rawturn conv:c1 turn:1 speaker:user] I live in Lisbon.",
         ] {
             assert_eq!(statement_kind(state), StatementKind::State, "{state}");
         }
@@ -538,6 +550,7 @@ mod tests {
             "Where do I live?",
             "If the release slips, we might move to April.",
             "Maybe I should switch to the dark theme.",
+            "[mind-rawturn conv:c1 turn:2 speaker:assistant] Noted: you live in Lisbon.",
             "",
         ] {
             assert_eq!(

@@ -9,10 +9,10 @@
 //! is the one translation between the two, both ways (tested across the
 //! boundary in `tests/engine.rs`).
 
-use hive_mind_core::recall::{EVENT_PREFIX, FACT_PREFIX, PROFILE_PREFIX};
+use hive_mind_core::recall::{EVENT_PREFIX, FACT_PREFIX, MindKey, PROFILE_PREFIX};
 use hive_mind_core::{RawTurnTag, raw_turn_content};
 
-use crate::hive::mind::types::{FrameMetadata, MemoryKind, Timestamp, TurnOrigin};
+use crate::hive::mind::types::{FrameMetadata, MemoryKind, Mind, Timestamp, TurnOrigin};
 
 /// The instant a stored time names, in Unix milliseconds. The store checks
 /// every time it writes, so text that does not parse (a database edited by
@@ -154,5 +154,13 @@ pub fn injection_report(
         threshold: report.threshold,
         detector: report.detector,
         reasons: report.reasons,
+    }
+}
+
+/// A WIT mind as the core names it.
+pub fn mind_key(mind: &Mind) -> MindKey {
+    match mind {
+        Mind::Personal => MindKey::Personal,
+        Mind::Workspace(id) => MindKey::Workspace(id.clone()),
     }
 }

@@ -111,7 +111,9 @@ pub fn remember_exchange(
     for (new_frame, planned) in frames.into_iter().zip(&plan.frames) {
         let mind = &wit_mind(&planned.mind);
         let embedding = new_frame.embedding.clone().filter(|_| link_related);
+        let vector = new_frame.embedding.clone();
         let stored = store::save_frame(new_frame).map_err(store_error)?;
+        crate::save::settle_saved(mind, std::slice::from_ref(&stored), &[vector]);
         let frame_id = stored.frame.ref_.id;
         // Entities, by (canonical name, type) → id in this mind.
         let mut ids: BTreeMap<(String, &'static str), u64> = BTreeMap::new();

@@ -708,6 +708,20 @@ impl State {
             };
             let committed =
                 store::write(&self.mind, |store| store.harvest_commit(&commit)).map_err(storage)?;
+            let written: Vec<crate::change::Written<'_>> = committed
+                .saved
+                .iter()
+                .zip(&commit.frames)
+                .filter(|(saved, _)| !saved.duplicate)
+                .filter_map(|(saved, frame)| {
+                    Some(crate::change::Written {
+                        id: saved.frame.frame_ref.id,
+                        vector: frame.embedding.as_deref()?,
+                        content: &saved.frame.content,
+                    })
+                })
+                .collect();
+            crate::change::settle(&self.mind, &written);
             for (saved, kind) in committed.saved.iter().zip(&plan.kinds) {
                 if !saved.duplicate && *kind == FrameKind::Profile {
                     self.lanes

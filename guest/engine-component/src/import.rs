@@ -100,7 +100,11 @@ pub fn import_conversations(
             draft.gop_id = Some(session.gop_id.clone());
         }
         let frames = embed_drafts(drafts)?;
-        for saved in store::save_frames(&mind, frames).map_err(store_error)? {
+        let vectors: Vec<Option<Vec<f32>>> =
+            frames.iter().map(|frame| frame.embedding.clone()).collect();
+        let stored = store::save_frames(&mind, frames).map_err(store_error)?;
+        crate::save::settle_saved(&mind, &stored, &vectors);
+        for saved in stored {
             if saved.duplicate {
                 report.duplicates += 1;
             } else {

@@ -33,6 +33,7 @@ wit_bindgen::generate!({
 mod admin;
 mod boundary;
 mod calibration;
+mod change;
 mod cleanup;
 mod cognify;
 mod correct;

@@ -40,6 +40,7 @@ use hive_mind_core::recall::{
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 
 use crate::boundary;
+use crate::boundary::mind_key;
 use crate::calibration;
 use crate::exports::hive::mind::memory::{
     Error, Lane as WitLane, Recall, RecallOptions, RecallScope, RecallStage, Recalled, StageTime,
@@ -57,13 +58,6 @@ const GRAPH_DEPTH: u32 = 3;
 const MAX_ENTITY_LOOKUPS: usize = 48;
 /// The longest entity name looked up, in words.
 const MAX_ENTITY_WORDS: usize = 3;
-
-fn mind_key(mind: &Mind) -> MindKey {
-    match mind {
-        Mind::Personal => MindKey::Personal,
-        Mind::Workspace(id) => MindKey::Workspace(id.clone()),
-    }
-}
 
 fn logic_error(error: LogicError) -> Error {
     match error {
@@ -417,7 +411,9 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
 
     // `limit` bounds the whole answer, standing lanes included: the ranking
     // is best first, so the lowest-ranked memories are the ones left out.
-    let mut ranked = ranked;
+    // Of two related statements, the newer first (and a surely replaced
+    // one left out), before the cut, so a newer statement moved up stays.
+    let mut ranked = crate::change::order_recalled(ranked, &minds, &mut notes);
     ranked.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let output = within_tokens(&plan, ranked, options.max_tokens, &mut notes);
     let memories: Vec<Recalled> = output

@@ -195,7 +195,10 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
     let frame = embed_drafts(vec![draft(input)?])?
         .pop()
         .ok_or_else(|| Error::Embedder("no frame was embedded".to_string()))?;
-    Ok(saved(store::save_frame(frame).map_err(store_error)?))
+    let (mind, vector) = (store::mind_out(&frame.mind), frame.embedding.clone());
+    let stored = store::save_frame(frame).map_err(store_error)?;
+    settle_saved(&mind, std::slice::from_ref(&stored), &[vector]);
+    Ok(saved(stored))
 }
 
 /// Save many memories: one store transaction per mind, results in input
@@ -228,7 +231,10 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
     results.resize_with(groups.iter().map(|(_, m)| m.len()).sum(), || None);
     for (mind, members) in groups {
         let (positions, frames): (Vec<usize>, Vec<store::NewFrame>) = members.into_iter().unzip();
+        let vectors: Vec<Option<Vec<f32>>> =
+            frames.iter().map(|frame| frame.embedding.clone()).collect();
         let stored = store::save_frames(&mind, frames).map_err(store_error)?;
+        settle_saved(&mind, &stored, &vectors);
         for (position, frame) in positions.into_iter().zip(stored) {
             if let Some(slot) = results.get_mut(position) {
                 *slot = Some(saved(frame));
@@ -245,6 +251,25 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
             })
         })
         .collect()
+}
+
+/// Judge what `stored` (written to `mind`, with `vectors` in the same
+/// order) replaces ([`crate::change::settle`]); duplicates and frames
+/// without a vector are not judged.
+pub fn settle_saved(mind: &Mind, stored: &[store::SavedFrame], vectors: &[Option<Vec<f32>>]) {
+    let written: Vec<crate::change::Written<'_>> = stored
+        .iter()
+        .zip(vectors)
+        .filter(|(saved, _)| !saved.duplicate)
+        .filter_map(|(saved, vector)| {
+            Some(crate::change::Written {
+                id: saved.frame.ref_.id,
+                vector: vector.as_deref()?,
+                content: &saved.frame.content,
+            })
+        })
+        .collect();
+    crate::change::settle(mind, &written);
 }
 
 /// A search filter that admits every frame of one mind.

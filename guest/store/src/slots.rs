@@ -82,6 +82,11 @@ pub(crate) fn reopen_replaced_by_in(conn: &Connection, erased: &[u64]) -> StoreR
             slots.extend(slot);
         }
     }
+    // The erased frames leave their timelines before they are chained
+    // again: still there, the newest would close the reopened one anew.
+    for id in erased {
+        conn.execute("UPDATE memory_frames SET slot = NULL WHERE id = ?1", [*id])?;
+    }
     for slot in slots {
         chain_slot_in(conn, &slot)?;
     }

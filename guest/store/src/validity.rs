@@ -99,8 +99,8 @@ impl MindStore {
     /// time ([`super::slots`]), so the later statement is current whatever
     /// order they were written in, and forgetting it reopens the earlier.
     /// One transaction. Returns whether anything changed: frames that are
-    /// already on one timeline, a frame that is gone or replaced, or two
-    /// frames whose slots name different things are left as they are.
+    /// already on one timeline, or a frame that is gone or replaced, are
+    /// left as they are.
     pub fn join_timeline(&mut self, a: u64, b: u64) -> StoreResult<bool> {
         if a == b {
             return Ok(false);
@@ -128,16 +128,29 @@ impl MindStore {
         } else {
             ((b, second), (a, first))
         };
-        let slot = match (&older.1.1, &newer.1.1) {
-            (Some(x), Some(y)) if x != y => return Ok(false),
+        let ((older, (_, older_slot, _)), (newer, (_, newer_slot, _))) = (older, newer);
+        if older_slot.is_some() && older_slot == newer_slot {
+            // Already one timeline, chained when written.
+            return Ok(false);
+        }
+        let slot = match (&older_slot, &newer_slot) {
             (Some(slot), _) | (None, Some(slot)) => slot.clone(),
-            (None, None) => format!("meaning|{}", older.0),
+            (None, None) => format!("meaning|{older}"),
         };
         tx.execute(
             "UPDATE memory_frames SET slot = ?2 WHERE id IN (?1, ?3)",
-            params![older.0, slot, newer.0],
+            params![older, slot, newer],
         )?;
-        let changed = super::slots::chain_slot_in(&tx, &slot)?;
+        let mut changed = super::slots::chain_slot_in(&tx, &slot)?;
+        // The newer statement leaves the timeline its patterns gave it
+        // ("we live in …" is `shared|residence`, "I live in …"
+        // `user|residence`: one fact said two ways); what remains of that
+        // timeline is chained again.
+        if let Some(left) = &newer_slot
+            && *left != slot
+        {
+            changed += super::slots::chain_slot_in(&tx, left)?;
+        }
         tx.commit()?;
         Ok(changed > 0)
     }

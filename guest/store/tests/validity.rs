@@ -152,3 +152,81 @@ fn forgetting_the_newest_statement_of_a_slot_makes_the_one_before_current() {
     assert_eq!(get(&mut minds, second).superseded_by, None);
     assert_eq!(get(&mut minds, first).superseded_by, Some(second));
 }
+
+#[test]
+fn joining_a_timeline_closes_the_earlier_statement_whatever_the_order_of_arguments() {
+    let (_dir, mut minds) = minds();
+    let mysql = save_at(
+        &mut minds,
+        "Invoices go into MySQL.",
+        "2025-01-10T09:00:00Z",
+    );
+    let unrelated = save_at(&mut minds, "Tea, not coffee.", "2025-02-10T09:00:00Z");
+    let postgres = save_at(
+        &mut minds,
+        "Invoices now go into PostgreSQL.",
+        "2026-01-10T09:00:00Z",
+    );
+    let mind = minds.mind(&Mind::Personal).unwrap();
+    // Named newer first: the store orders them by event time.
+    assert!(mind.join_timeline(postgres, mysql).unwrap());
+    assert!(
+        !mind.join_timeline(mysql, postgres).unwrap(),
+        "already joined"
+    );
+    assert!(!mind.join_timeline(mysql, mysql).unwrap());
+    let old = get(&mut minds, mysql);
+    assert_eq!(old.superseded_by, Some(postgres));
+    assert_eq!(old.valid_to.as_deref(), Some("2026-01-10T09:00:00.000Z"));
+    assert_eq!(get(&mut minds, postgres).valid_to, None);
+    assert_eq!(get(&mut minds, unrelated).valid_to, None);
+    let history: Vec<u64> = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .history(postgres)
+        .unwrap()
+        .iter()
+        .map(|frame| frame.frame_ref.id)
+        .collect();
+    assert_eq!(history, [mysql, postgres]);
+
+    // Forgetting the newer statement reopens the earlier one.
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .erase(&ErasureRequest::Frames(vec![postgres]), "forgotten")
+        .unwrap();
+    assert_eq!(get(&mut minds, mysql).valid_to, None);
+}
+
+#[test]
+fn one_fact_said_two_ways_leaves_its_pattern_timeline_for_the_older_one() {
+    let (_dir, mut minds) = minds();
+    // "I live in" is the user's residence, "we moved to" the shared one.
+    let lisbon = save_at(&mut minds, "I live in Lisbon.", "2025-01-10T09:00:00Z");
+    let porto = save_at(
+        &mut minds,
+        "We finally moved to Porto.",
+        "2026-01-15T09:00:00Z",
+    );
+    assert_eq!(get(&mut minds, lisbon).valid_to, None, "two slots so far");
+    let mind = minds.mind(&Mind::Personal).unwrap();
+    assert!(mind.join_timeline(lisbon, porto).unwrap());
+    assert_eq!(get(&mut minds, lisbon).superseded_by, Some(porto));
+    assert_eq!(get(&mut minds, porto).valid_to, None);
+}
+
+#[test]
+fn frame_vectors_are_the_stored_ones() {
+    let (_dir, mut minds) = minds();
+    let id = save_at(
+        &mut minds,
+        "Invoices go into MySQL.",
+        "2025-01-10T09:00:00Z",
+    );
+    let mind = minds.mind(&Mind::Personal).unwrap();
+    let vectors = mind.frame_vectors(&[id, 999]).unwrap();
+    assert_eq!(vectors.len(), 1);
+    assert_eq!(vectors[0].0, id);
+    assert!(vectors[0].1.iter().any(|x| *x != 0.0));
+}

@@ -1,0 +1,208 @@
+//! Replacing by meaning: the I/O around [`hive_mind_core::change`].
+//!
+//! **At write** ([`settle`]), on every write path — `save`, cognify, the
+//! import of conversations and harvest — once a frame is stored: its
+//! nearest neighbours in its mind (the in-memory vector index, searched
+//! with the frame's own vector) that reach the *related* threshold are
+//! judged against it ([`judge_change`]). A sure replacement puts the two on
+//! one timeline (`join_timeline`: the earlier statement closed at the later
+//! one's event time, as a correction closes it, so history and `as-of` keep
+//! it and forgetting the newer reopens it); a possible conflict links them
+//! (`link_frames`), and recall shows the newer first. A judgement that
+//! cannot be made (no embedder meaning, a store error) leaves both
+//! statements as written: the write itself has already succeeded.
+//!
+//! **At recall** ([`order_recalled`]): the recalled memories' stored
+//! vectors are compared pairwise ([`order_changes`]), so whatever was
+//! decided at write, of two related statements the newer comes first.
+//!
+//! Both need vectors that carry meaning and the embedder's calibrated floor
+//! (`calibration`), which places the thresholds
+//! ([`ChangeThresholds::for_floor`]); without them nothing is judged.
+
+use std::collections::{BTreeMap, HashMap};
+
+use hive_mind_core::change::{
+    ChangeThresholds, StatementKind, Verdict, judge_change, statement_kind,
+};
+use hive_mind_core::recall::{ChangeOrdering, MindKey, RankedMemory, order_changes};
+
+use crate::calibration;
+use crate::hive::mind::embedder;
+use crate::hive::mind::types::{FrameRef, Mind};
+use crate::store;
+
+/// How many nearest neighbours of a new frame are judged.
+pub const NEIGHBOURS: u32 = 8;
+
+/// The thresholds of the active embedder, or `None` when its vectors carry
+/// no meaning or its floor cannot be measured.
+pub fn thresholds() -> Option<ChangeThresholds> {
+    let info = embedder::info().ok()?;
+    if !info.meaningful {
+        return None;
+    }
+    calibration::min_cosine(&info)
+        .ok()
+        .map(ChangeThresholds::for_floor)
+}
+
+/// A frame just written: what [`settle`] judges.
+pub struct Written<'a> {
+    /// Its id in its mind.
+    pub id: u64,
+    /// Its vector (the frame's own, not a chunk's).
+    pub vector: &'a [f32],
+    /// Its content as stored.
+    pub content: &'a str,
+}
+
+/// Judge each frame just written to `mind` against its nearest
+/// neighbours, and close or link what it replaces (see the module docs).
+/// Only a frame that states something replaceable is looked at (no
+/// question, no assistant's turn, no long text: [`statement_kind`]), so
+/// an import of many conversation turns searches for few. Best effort: a
+/// failure leaves the frames as written.
+pub fn settle(mind: &Mind, written: &[Written<'_>]) {
+    let judged: Vec<&Written<'_>> = written
+        .iter()
+        .filter(|frame| statement_kind(frame.content) == StatementKind::State)
+        .collect();
+    if judged.is_empty() {
+        return;
+    }
+    let Some(thresholds) = thresholds() else {
+        return;
+    };
+    for frame in judged {
+        // The write succeeded; a judgement that fails only leaves both.
+        let _ = settle_one(mind, frame.id, frame.vector, thresholds);
+    }
+}
+
+fn settle_one(
+    mind: &Mind,
+    id: u64,
+    vector: &[f32],
+    thresholds: ChangeThresholds,
+) -> Result<(), store::StoreError> {
+    let filter = store::SearchFilter {
+        minds: vec![mind.clone()],
+        since: None,
+        until: None,
+        content_prefix: None,
+        min_importance: None,
+    };
+    let hits = store::search_vector(vector, &filter, NEIGHBOURS + 1)?;
+    // A frame's best cosine over its chunks.
+    let mut near: BTreeMap<u64, f64> = BTreeMap::new();
+    for hit in hits {
+        let other = hit.ref_.id;
+        if other != id && hit.score >= thresholds.related {
+            let best = near.entry(other).or_insert(hit.score);
+            *best = best.max(hit.score);
+        }
+    }
+    if near.is_empty() {
+        return Ok(());
+    }
+    let mut refs: Vec<FrameRef> = near
+        .keys()
+        .map(|&other| FrameRef {
+            mind: mind.clone(),
+            id: other,
+        })
+        .collect();
+    refs.push(FrameRef {
+        mind: mind.clone(),
+        id,
+    });
+    let frames = store::get_frames(&refs)?;
+    let Some(new) = frames.iter().find(|frame| frame.ref_.id == id) else {
+        return Ok(());
+    };
+    if new.valid_to.is_some() {
+        return Ok(());
+    }
+    let mut conflicts = Vec::new();
+    for old in frames.iter().filter(|frame| frame.ref_.id != id) {
+        if old.valid_to.is_some() {
+            continue;
+        }
+        let Some(&cosine) = near.get(&old.ref_.id) else {
+            continue;
+        };
+        let (older, newer) = if (old.created_at, old.ref_.id) <= (new.created_at, id) {
+            (old, new)
+        } else {
+            (new, old)
+        };
+        match judge_change(&older.content, &newer.content, cosine, thresholds) {
+            Verdict::Replaces => {
+                store::join_timeline(mind, older.ref_.id, newer.ref_.id)?;
+            }
+            Verdict::PossibleConflict => conflicts.push(store::FrameLink {
+                id: old.ref_.id,
+                similarity: cosine.clamp(-1.0, 1.0),
+            }),
+            Verdict::Unrelated => {}
+        }
+    }
+    if !conflicts.is_empty() {
+        store::link_frames(
+            &FrameRef {
+                mind: mind.clone(),
+                id,
+            },
+            &conflicts,
+        )?;
+    }
+    Ok(())
+}
+
+/// Order recalled memories so that of two related statements the newer
+/// comes first ([`order_changes`]); a note says what was done. Without
+/// thresholds or vectors the memories are returned as they are.
+pub fn order_recalled(
+    memories: Vec<RankedMemory>,
+    minds: &[Mind],
+    notes: &mut Vec<String>,
+) -> Vec<RankedMemory> {
+    let Some(thresholds) = thresholds() else {
+        return memories;
+    };
+    let mut vectors: HashMap<(MindKey, u64), Vec<f32>> = HashMap::new();
+    for mind in minds {
+        let key = crate::boundary::mind_key(mind);
+        let ids: Vec<u64> = memories
+            .iter()
+            .filter(|memory| memory.mind == key)
+            .map(|memory| memory.frame_id)
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let Ok(found) = store::frame_vectors(mind, &ids) else {
+            continue;
+        };
+        for (id, vector) in found {
+            vectors.insert((key.clone(), id), vector);
+        }
+    }
+    let ChangeOrdering {
+        memories,
+        replaced,
+        earlier,
+    } = order_changes(memories, &vectors, thresholds);
+    if replaced > 0 {
+        notes.push(format!(
+            "{replaced} older statement(s) left out: a newer recalled memory replaces each"
+        ));
+    }
+    if earlier > 0 {
+        notes.push(format!(
+            "{earlier} memory(ies) marked earlier: a newer statement on the same subject is shown first"
+        ));
+    }
+    memories
+}
