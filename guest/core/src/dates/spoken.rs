@@ -53,7 +53,11 @@
 //! verb, needs a year, a relation word, or "the" after its preposition ("in
 //! the fall"), and is not a season in "did this fall over?" (an auxiliary
 //! before "this", [`AUXILIARY_WORDS`]) or "this fall apart"
-//! ([`FALL_VERB_PARTICLES`]).
+//! ([`SEASON_VERB_PARTICLES`]); "spring", also a verb, is held to the last
+//! two checks too. A determiner before a relation word ("the last fall", "his
+//! last fall", "the next spring", "my last week at the company",
+//! [`DETERMINERS`]) tells of another time than now: no window (for "the last
+//! week" see the rolling windows below).
 //!
 //! ## Periods relative to today
 //!
@@ -211,16 +215,25 @@ pub const SEASON_COMPOUND_WORDS: &[&str] = &[
     "jacket",
 ];
 
-/// Words that, before "this", make "this fall" a verb ("did this fall over").
+/// Words that, before "last" or "next", make it "the last one of
+/// something" rather than a time relative to now ("his last fall", "the next
+/// spring", "my last week at the company").
+pub const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "his", "her", "my", "your", "our", "their", "its", "that", "whose",
+];
+
+/// Words that, before "this", make "this fall" or "this spring" a verb
+/// ("did this fall over", "will this spring back").
 pub const AUXILIARY_WORDS: &[&str] = &[
     "did", "does", "do", "will", "would", "could", "can", "should", "might", "must", "may", "to",
     "let", "make", "made", "not", "why", "how",
 ];
 
-/// Words that, after "fall", make it a verb ("this fall apart").
-pub const FALL_VERB_PARTICLES: &[&str] = &[
+/// Words that, after "fall" or "spring", make it a verb ("this fall apart",
+/// "last spring back").
+pub const SEASON_VERB_PARTICLES: &[&str] = &[
     "apart", "over", "through", "off", "down", "behind", "back", "into", "out", "under", "short",
-    "flat", "asleep", "for",
+    "flat", "asleep", "for", "open", "loose", "forth",
 ];
 
 /// The grammatical shapes of a spoken period.
@@ -542,6 +555,9 @@ fn resolve_form(
             }
             let occurrence = match captures.name("relation") {
                 Some(words) => {
+                    if follows_determiner(query, words) {
+                        return None;
+                    }
                     let occurrence = Occurrence::from(relation(words.as_str()));
                     if occurrence == Occurrence::This && is_lowercase_verb_month(month_match) {
                         return None;
@@ -581,10 +597,10 @@ fn resolve_form(
             let season_match = captures.name("season")?;
             let relation_text = captures.name("relation")?;
             let occurrence = Occurrence::from(relation(relation_text.as_str()));
-            if !is_season_time(season_match, after) {
+            if !is_season_time(season_match, after) || follows_determiner(query, relation_text) {
                 return None;
             }
-            if is_fall(season_match) && occurrence == Occurrence::This {
+            if is_verb_season(season_match) && occurrence == Occurrence::This {
                 let before = previous_word(query, relation_text.start());
                 if AUXILIARY_WORDS.contains(&before.as_str()) {
                     return None;
@@ -660,11 +676,12 @@ fn resolve_form(
         }
         Spoken::RelativePeriod => {
             let relation_text = captures.name("relation")?;
-            let relation = relation(relation_text.as_str());
-            if relation == Relation::Last && previous_word(query, relation_text.start()) == "the" {
-                // "the last week" is the rolling seven days (RollingSingle).
+            if follows_determiner(query, relation_text) {
+                // "the last week" is the rolling seven days (RollingSingle);
+                // "the next week" is told from another time than now.
                 return None;
             }
+            let relation = relation(relation_text.as_str());
             let period = Period::from_word(captures.name("period")?.as_str())?;
             Some(Resolved::anchored(
                 period.span(today, relation_offset(relation))?,
@@ -764,13 +781,26 @@ fn is_season_time(season: Match<'_>, after: &str) -> bool {
         .take_while(|c| c.is_alphabetic())
         .collect();
     let proper_name = capitalised(season.as_str()) && capitalised(&next_original);
-    let fall_verb = is_fall(season) && FALL_VERB_PARTICLES.contains(&next.as_str());
-    !joined && !proper_name && !fall_verb && !SEASON_COMPOUND_WORDS.contains(&next.as_str())
+    let verb = is_verb_season(season) && SEASON_VERB_PARTICLES.contains(&next.as_str());
+    !joined && !proper_name && !verb && !SEASON_COMPOUND_WORDS.contains(&next.as_str())
 }
 
 /// Whether the season word is "fall".
 fn is_fall(season: Match<'_>) -> bool {
     season.as_str().eq_ignore_ascii_case("fall")
+}
+
+/// Whether the season word is also a common verb ("fall", "spring").
+fn is_verb_season(season: Match<'_>) -> bool {
+    is_fall(season) || season.as_str().eq_ignore_ascii_case("spring")
+}
+
+/// Whether a determiner ([`DETERMINERS`]) comes right before a relation
+/// word: "the last fall" or "his last fall" (from a ladder), "the next
+/// spring" (after some other time), "my last week at the company" are not
+/// told from now.
+fn follows_determiner(query: &str, relation_words: Match<'_>) -> bool {
+    DETERMINERS.contains(&previous_word(query, relation_words.start()).as_str())
 }
 
 /// The next word of the text, lower-case ("" at the end or before
@@ -1655,6 +1685,13 @@ mod tests {
             "three ago",
             "the past",
             "lastly, in summary",
+            "his last fall from the ladder",
+            "the last fall was the worst",
+            "the next spring they moved",
+            "my last week at the company",
+            "will this spring back?",
+            "the next week was quiet",
+            "the last march on the capital",
         ];
         for query in queries {
             assert_eq!(days(query, FRIDAY), None, "{query:?}");
