@@ -21,7 +21,7 @@ use crate::types::DateWindow;
 pub(super) enum Granularity {
     /// A year, "last year", "earlier this year", a range of years.
     Year,
-    /// A season or a quarter (three months).
+    /// A season, a quarter, a half or a third of a year.
     Season,
     /// A month, "last month", a range of months.
     Month,

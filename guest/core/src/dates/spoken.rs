@@ -24,6 +24,14 @@
 //! | early / mid / late *month* | "early March" | days 1–10 / 11–20 / 21–end of the most recent such March (as "in March") |
 //! | *ordinal* week of *month* | "the first week of March" | days 1–7 … (as [`parse_date_window`]) of the most recent March |
 //!
+//! Without a year, a month needs one of these words before it: "March
+//! notes" is no period ("march" and "may" are verbs too). A day or a year
+//! after it makes it an absolute form's (or nothing: "in May 3 days"); a
+//! possessive after it makes it a person ("in April's team"); a determiner
+//! before the relation word makes it another time's ("the last March",
+//! [`DETERMINERS`]). After "this", "may" and "march" count only
+//! capitalised: "this May", but not "this may take a while".
+//!
 //! ## Seasons and quarters
 //!
 //! Seasons are the **northern hemisphere's meteorological** ones: spring is
@@ -37,18 +45,21 @@
 //! |---|---|---|
 //! | *season* *year*, *season* of *year* | "spring 2026", "the summer of 2025", "winter 2025/26" | that season (winter as above) |
 //! | last / this past *season* | "last spring", "last winter" | the most recent one that has **ended**: spring 2025 (spring 2026 is not over), winter 2026 (Dec 2025 – Feb 2026) |
-//! | this *season* | "this summer", "this winter" | the one in today's year: summer 2026; for winter, from January to August the winter that ended in today's year, from September the coming one |
+//! | this *season* | "this summer", "this winter" | the one in today's year: summer 2026; for winter, from January to August the one that ends in today's year (Dec 2025 – Feb 2026), from September the coming one |
 //! | next / this coming *season* | "next winter" | the first one that starts after today: Dec 2026 – Feb 2027 |
 //! | in / during / over / throughout (the) *season* | "over the summer", "in spring?" | the most recent one that has **started**: spring 2026 (the current one) |
 //! | Q*n* *year*, *year* Q*n*, *ordinal* quarter (of) *year* | "Q1 2026", "2026-Q3", "the first quarter of 2026" | January–March, April–June, July–September, October–December ("last quarter of" = the fourth) |
 //! | in / during / throughout (the) Q*n* or *ordinal* quarter | "in Q3", "during the first quarter" | that quarter of today's year (quarters are planning units: "Q3" said in May is this year's, still ahead) |
 //! | last / this / next quarter | "last quarter" | the calendar quarter before / containing / after today: Q1 / Q2 / Q3 2026 |
+//! | the *season* before last | "the summer before last" | the occurrence before "last *season*": summer 2024 |
+//! | H*n* *year*, first / second / last half of *year* | "H1 2026", "the second half of 2025" | January–June, July–December |
+//! | early / mid / late *year* (also beginning / start / middle / end of) | "late 2025", "mid-2026" | January–April, May–August, September–December (a year in thirds) |
 //!
 //! A season word alone is not a period: it needs a year, a relation word
 //! (last, this, next, this past, this coming) or a preposition before it.
 //! Even then it is not one when a noun it names follows
-//! ([`SEASON_COMPOUND_WORDS`]: "spring boot", "in spring cloud", "summer
-//! school" is still one), when joined by a hyphen ("spring-loaded"), or when
+//! ([`SEASON_COMPOUND_WORDS`]: "spring boot", "in spring cloud"; "summer
+//! school" is still a time), when joined by a hyphen ("spring-loaded"), or when
 //! both it and the next word are capitalised ("Spring Boot"). "Fall", also a
 //! verb, needs a year, a relation word, or "the" after its preposition ("in
 //! the fall"), and is not a season in "did this fall over?" (an auxiliary
@@ -73,7 +84,9 @@
 //! | later this week / month / year | from today to the period's last day |
 //! | the past / last / previous *N* days / weeks / fortnights / months / years ("in the last 3 months", "past few weeks") | from *N* units before today to today |
 //! | the past / last / previous week / fortnight / month / year (with "the") | one unit before today to today ("the past week" is the last seven days; "last week" without "the" is the calendar week) |
-//! | *N* days / weeks / fortnights / months / years ago | the day *N* units back, ± [`AGO_DAYS_RADIUS`] days for days, ± [`AGO_WEEKS_RADIUS`] for weeks, ± [`AGO_FORTNIGHTS_RADIUS`] for fortnights, ± [`AGO_MONTHS_RADIUS`] for months, ± [`AGO_YEARS_RADIUS`] for years (about one unit wide: "two months ago" is vague) |
+//! | next / coming *N* units ("in the next two weeks", "over the coming 3 months") | from today to *N* units after it |
+//! | this time last year | the same day a year back ± [`AGO_MONTHS_RADIUS`] days |
+//! | *N* days / weeks / fortnights / months / years ago (or back: "a few weeks back") | the day *N* units back, ± [`AGO_DAYS_RADIUS`] days for days, ± [`AGO_WEEKS_RADIUS`] for weeks, ± [`AGO_FORTNIGHTS_RADIUS`] for fortnights, ± [`AGO_MONTHS_RADIUS`] for months, ± [`AGO_YEARS_RADIUS`] for years (about one unit wide: "two months ago" is vague) |
 //!
 //! *N* is written as for [`super::resolve_relative_date`] (digits, "two",
 //! "a couple of", "a few"), plus "few" and "couple" after "the past".
@@ -82,9 +95,10 @@
 //! today, and is dropped.
 //!
 //! Day-sized cues ("today", "yesterday", "last Friday", "last weekend") are
-//! **not** windows: [`super::resolve_relative_date`] resolves them to a date
-//! that recall hands to the model as a hint ("N days ago" is, as the brief
-//! of this parser asks, with its few days of slack).
+//! **not** windows: each names one day, which [`super::resolve_relative_date`]
+//! resolves for recall to hand the model as a hint. "*N* days ago" is a
+//! window: the count makes it vague ("a few days ago"), so its day gets
+//! slack.
 //!
 //! ## Ranges
 //!
@@ -93,6 +107,7 @@
 //! | between *A* and *B* | "between March and April 2026", "between 2024 and 2025", "between 3 and 9 May 2026" | from *A*'s first day to *B*'s last |
 //! | from *A* to / until / till / through / – *B* | "from March to May", "from 3 May 2026 to 9 June 2026" | likewise |
 //! | *A* – / to / through *B* (months) | "March–April 2026", "Mar-Apr 2026" | likewise |
+//! | in / during *A* or *B* (months) | "in March or April" | likewise: the question hesitates between them |
 //!
 //! *A* and *B* are months with an optional day and year ("3 May", "May 3rd,
 //! 2026"), or both are years (1900–2199). *A* may be a bare day that takes
@@ -136,26 +151,36 @@ use crate::types::{DateWindow, LogicError};
 
 /// How many days "N days ago" reaches on either side of its day: the slack
 /// of a named day's window ([`super::window::DAY_WINDOW_RADIUS_DAYS`]).
-pub const AGO_DAYS_RADIUS: u64 = super::window::DAY_WINDOW_RADIUS_DAYS;
+const AGO_DAYS_RADIUS: u64 = super::window::DAY_WINDOW_RADIUS_DAYS;
 
 /// How many days "N weeks ago" reaches on either side of its day: a week
 /// centred on it.
-pub const AGO_WEEKS_RADIUS: u64 = 3;
+const AGO_WEEKS_RADIUS: u64 = 3;
 
 /// How many days "N fortnights ago" reaches on either side: a fortnight
 /// centred on it.
-pub const AGO_FORTNIGHTS_RADIUS: u64 = 7;
+const AGO_FORTNIGHTS_RADIUS: u64 = 7;
 
 /// How many days "N months ago" reaches on either side: about a month
 /// centred on it.
-pub const AGO_MONTHS_RADIUS: u64 = 15;
+const AGO_MONTHS_RADIUS: u64 = 15;
 
 /// How many days "N years ago" reaches on either side: about a year centred
 /// on it.
-pub const AGO_YEARS_RADIUS: u64 = 182;
+const AGO_YEARS_RADIUS: u64 = 182;
 
 /// The months of a season or a quarter.
 const MONTHS_PER_SEASON: u32 = 3;
+
+/// The months of a half year.
+const MONTHS_PER_HALF: u32 = 6;
+
+/// The last month of "early 2026" (January–April); "mid 2026" is May–August
+/// and "late 2026" September–December: a year in thirds.
+const EARLY_YEAR_LAST_MONTH: u32 = 4;
+
+/// The last month of "mid 2026".
+const MID_YEAR_LAST_MONTH: u32 = 8;
 
 /// The quarters of a year.
 const QUARTERS_PER_YEAR: i32 = 4;
@@ -180,7 +205,7 @@ const RANGE_JOINER: &str = r"(?:\s+(?:to|until|till|through|thru)\s+|\s*[-–—
 
 /// Words that, right after a season word, show it names a thing, not a time
 /// ("spring boot", "spring water", "a summer dress").
-pub const SEASON_COMPOUND_WORDS: &[&str] = &[
+const SEASON_COMPOUND_WORDS: &[&str] = &[
     "boot",
     "boots",
     "cloud",
@@ -218,20 +243,20 @@ pub const SEASON_COMPOUND_WORDS: &[&str] = &[
 /// Words that, before "last" or "next", make it "the last one of
 /// something" rather than a time relative to now ("his last fall", "the next
 /// spring", "my last week at the company").
-pub const DETERMINERS: &[&str] = &[
+const DETERMINERS: &[&str] = &[
     "the", "a", "an", "his", "her", "my", "your", "our", "their", "its", "that", "whose",
 ];
 
 /// Words that, before "this", make "this fall" or "this spring" a verb
 /// ("did this fall over", "will this spring back").
-pub const AUXILIARY_WORDS: &[&str] = &[
+const AUXILIARY_WORDS: &[&str] = &[
     "did", "does", "do", "will", "would", "could", "can", "should", "might", "must", "may", "to",
     "let", "make", "made", "not", "why", "how",
 ];
 
 /// Words that, after "fall" or "spring", make it a verb ("this fall apart",
 /// "last spring back").
-pub const SEASON_VERB_PARTICLES: &[&str] = &[
+const SEASON_VERB_PARTICLES: &[&str] = &[
     "apart", "over", "through", "off", "down", "behind", "back", "into", "out", "under", "short",
     "flat", "asleep", "for", "open", "loose", "forth",
 ];
@@ -283,10 +308,22 @@ enum Spoken {
     FromTo,
     /// "March–April 2026".
     MonthSpan,
+    /// "in March or April".
+    MonthAlternatives,
+    /// "this time last year".
+    ThisTimeLastYear,
+    /// "in the next two weeks".
+    RollingAhead,
+    /// "the summer before last".
+    SeasonBeforeLast,
+    /// "late 2025", "early 2026".
+    PartOfYear,
+    /// "H1 2026", "the first half of 2026".
+    HalfOfYear,
 }
 
 /// Every spoken form.
-const SPOKEN_FORMS: [Spoken; 22] = [
+const SPOKEN_FORMS: [Spoken; 28] = [
     Spoken::RelativeMonth,
     Spoken::MonthAfterPreposition,
     Spoken::MonthOfRelativeYear,
@@ -309,6 +346,12 @@ const SPOKEN_FORMS: [Spoken; 22] = [
     Spoken::Between,
     Spoken::FromTo,
     Spoken::MonthSpan,
+    Spoken::MonthAlternatives,
+    Spoken::ThisTimeLastYear,
+    Spoken::RollingAhead,
+    Spoken::SeasonBeforeLast,
+    Spoken::PartOfYear,
+    Spoken::HalfOfYear,
 ];
 
 /// A range's end as a regex: a month with an optional day before or after
@@ -394,7 +437,7 @@ impl Spoken {
                 r"\bthe\s+(?P<label>(?:past|last|previous)\s+(?P<unit>week|fortnight|month|year))\b"
                     .to_string()
             }
-            Spoken::Ago => format!(r"\b(?P<label>{COUNT}\s+{UNIT}\s+ago)\b"),
+            Spoken::Ago => format!(r"\b(?P<label>{COUNT}\s+{UNIT}\s+(?:ago|back))\b"),
             Spoken::Between => format!(r"\bbetween\s+(?P<label>{start}\s+and\s+{finish})"),
             Spoken::FromTo => format!(r"\bfrom\s+(?P<label>{start}{RANGE_JOINER}{finish})"),
             Spoken::MonthSpan => format!(
@@ -402,6 +445,27 @@ impl Spoken {
                 range_date_end("start"),
                 range_date_end("finish")
             ),
+            Spoken::MonthAlternatives => format!(
+                r"\b(?:in|during)\s+(?P<label>{}\s+or\s+{})",
+                range_date_end("start"),
+                range_date_end("finish")
+            ),
+            Spoken::ThisTimeLastYear => {
+                r"\b(?:about\s+|around\s+)?(?P<label>this\s+time\s+last\s+year)\b".to_string()
+            }
+            Spoken::RollingAhead => format!(
+                r"\b(?P<label>(?:next|coming)\s+{count}\s+{UNIT})\b",
+                count = COUNT.replace("(?P<count>", r"(?P<count>few|couple(?:\s+of)?|"),
+            ),
+            Spoken::SeasonBeforeLast => {
+                format!(r"\b(?P<label>(?:the\s+)?{SEASON}\s+before\s+last)\b")
+            }
+            Spoken::PartOfYear => {
+                r"\b(?P<label>(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+)(?P<year>[0-9]{4}))\b".to_string()
+            }
+            Spoken::HalfOfYear => {
+                r"\b(?P<label>h(?P<half>[12])\s*(?:,\s*|of\s+|-\s*)?(?P<year>[0-9]{4})|(?P<ordinal>first|1st|second|2nd|last)\s+half\s+(?:of\s+)?(?P<half_year>[0-9]{4}))\b".to_string()
+            }
         };
         format!("(?i){body}")
     }
@@ -730,7 +794,72 @@ fn resolve_form(
                 unit_granularity(unit),
             ))
         }
-        Spoken::Between | Spoken::FromTo | Spoken::MonthSpan => {
+        Spoken::ThisTimeLastYear => {
+            let day = super::month::shift_months(today, -i64::from(MONTHS_PER_YEAR))?;
+            let radius = Days::new(AGO_MONTHS_RADIUS);
+            Some(Resolved::anchored(
+                (day.checked_sub_days(radius)?, day.checked_add_days(radius)?),
+                Granularity::Month,
+            ))
+        }
+        Spoken::RollingAhead => {
+            let unit = captures.name("unit")?.as_str();
+            let until = shift_by_units(
+                today,
+                unit,
+                rolling_count(captures.name("count")?.as_str())?,
+                1,
+            )?;
+            Some(Resolved::anchored((today, until), unit_granularity(unit)))
+        }
+        Spoken::SeasonBeforeLast => {
+            let season = Season::from_word(captures.name("season")?.as_str())?;
+            let start_year = season.start_year(today, Occurrence::Last)?.checked_sub(1)?;
+            Some(Resolved::anchored(
+                season.span(start_year)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::PartOfYear => {
+            if starts_with_quantity_unit(after) {
+                return None;
+            }
+            let year = year_in_range(captures.name("year")?.as_str())?;
+            let (first_month, last_month) = part_of_year(captures.name("part")?.as_str());
+            Some(Resolved::absolute(
+                (
+                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
+                    last_day_of_month(year, last_month)?,
+                ),
+                Granularity::Season,
+            ))
+        }
+        Spoken::HalfOfYear => {
+            let (year, second) = match captures.name("half") {
+                Some(half) => (captures.name("year")?, half.as_str() == "2"),
+                None => {
+                    let ordinal = captures.name("ordinal")?.as_str().to_lowercase();
+                    (
+                        captures.name("half_year")?,
+                        !matches!(ordinal.as_str(), "first" | "1st"),
+                    )
+                }
+            };
+            let year = year_in_range(year.as_str())?;
+            let (first_month, last_month) = if second {
+                (MONTHS_PER_HALF + 1, MONTHS_PER_YEAR)
+            } else {
+                (1, MONTHS_PER_HALF)
+            };
+            Some(Resolved::absolute(
+                (
+                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
+                    last_day_of_month(year, last_month)?,
+                ),
+                Granularity::Season,
+            ))
+        }
+        Spoken::Between | Spoken::FromTo | Spoken::MonthSpan | Spoken::MonthAlternatives => {
             let start = range_end(captures, "start")?;
             let finish = range_end(captures, "finish")?;
             if matches!(finish, RangeEnd::Year(_)) && starts_with_quantity_unit(after) {
@@ -944,6 +1073,19 @@ impl Season {
             Occurrence::Next if started_this_year => year + 1,
             Occurrence::Next => year,
         })
+    }
+}
+
+/// The first and last month of "early", "mid" or "late" in a year.
+fn part_of_year(part: &str) -> (u32, u32) {
+    let part = part.to_lowercase();
+    if part == "early" || part.starts_with("beginning") || part.starts_with("start") {
+        (1, EARLY_YEAR_LAST_MONTH)
+    } else if part == "mid" || part.starts_with("middle") {
+        (EARLY_YEAR_LAST_MONTH + 1, MID_YEAR_LAST_MONTH)
+    } else {
+        // "late" / "end of".
+        (MID_YEAR_LAST_MONTH + 1, MONTHS_PER_YEAR)
     }
 }
 
@@ -1542,6 +1684,56 @@ mod tests {
     }
 
     #[test]
+    fn halves_thirds_and_more_spoken_forms() {
+        check(&[
+            ("H1 2026", FRIDAY, "2026-01-01", "2026-06-30"),
+            ("h2 2025", FRIDAY, "2025-07-01", "2025-12-31"),
+            ("the first half of 2026", FRIDAY, "2026-01-01", "2026-06-30"),
+            (
+                "the second half of 2024",
+                FRIDAY,
+                "2024-07-01",
+                "2024-12-31",
+            ),
+            ("the last half of 2024", FRIDAY, "2024-07-01", "2024-12-31"),
+            ("in early 2026", FRIDAY, "2026-01-01", "2026-04-30"),
+            ("mid-2025", FRIDAY, "2025-05-01", "2025-08-31"),
+            ("late 2025", FRIDAY, "2025-09-01", "2025-12-31"),
+            ("by the end of 2024", FRIDAY, "2024-09-01", "2024-12-31"),
+            ("the summer before last", FRIDAY, "2024-06-01", "2024-08-31"),
+            ("winter before last", FRIDAY, "2024-12-01", "2025-02-28"),
+            ("this time last year", FRIDAY, "2025-04-23", "2025-05-23"),
+            (
+                "this time last year",
+                "2024-02-29",
+                "2023-02-13",
+                "2023-03-15",
+            ),
+            ("in the next two weeks", FRIDAY, "2026-05-08", "2026-05-22"),
+            (
+                "over the coming 3 months",
+                "2025-12-31",
+                "2025-12-31",
+                "2026-03-31",
+            ),
+            ("a few weeks back", FRIDAY, "2026-04-14", "2026-04-20"),
+            ("in March or April", FRIDAY, "2026-03-01", "2026-04-30"),
+            (
+                "in November or December",
+                FRIDAY,
+                "2025-11-01",
+                "2025-12-31",
+            ),
+            (
+                "during May or June 2025",
+                FRIDAY,
+                "2025-05-01",
+                "2025-06-30",
+            ),
+        ]);
+    }
+
+    #[test]
     fn labels_show_the_words_and_resolved_days() {
         let cases = [
             (
@@ -1692,6 +1884,9 @@ mod tests {
             "will this spring back?",
             "the next week was quiet",
             "the last march on the capital",
+            "late 2000 ms",
+            "H3 2026",
+            "three steps back",
         ];
         for query in queries {
             assert_eq!(days(query, FRIDAY), None, "{query:?}");

@@ -8,9 +8,11 @@
 //! "Events during May 2026".
 //!
 //! Only *absolute* periods count: every form carries a four-digit year in
-//! 1900–2199. Relative phrases ("last week", "two months ago", "in May" with
-//! no year) are the business of [`resolve_relative_date`], which needs an
-//! anchor date this function does not have.
+//! 1900–2199. Periods said relative to now ("last week", "two months ago",
+//! "in May" with no year, "spring 2026", ranges) are the business of
+//! [`resolve_date_window`], which needs an anchor date this function does
+//! not have and which takes these absolute forms in as well; a single day
+//! named relative to now ("yesterday") is [`resolve_relative_date`]'s.
 //!
 //! The forms, most specific first (all case-insensitive; month names are full
 //! or three-letter abbreviations, "Sept" too, with an optional dot):
@@ -38,6 +40,7 @@
 //! the window around 3 May 2026, and "May 2026 versus June 2026" is May.
 //!
 //! [`resolve_relative_date`]: super::resolve_relative_date
+//! [`resolve_date_window`]: super::resolve_date_window
 
 use std::sync::LazyLock;
 
