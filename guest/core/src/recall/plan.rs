@@ -533,7 +533,7 @@ mod tests {
             (cue.cue.as_str(), cue.date.as_str()),
             ("yesterday", "2026-05-07")
         );
-        // A relative cue never becomes a filter.
+        // A day-sized cue never becomes a filter: it is a hint for the model.
         assert!(plan.date_window.is_none());
         assert!(plan.lanes.iter().all(|spec| !spec.is_date_filtered()));
     }
