@@ -59,16 +59,16 @@ pub struct ResolvedDate {
 }
 
 /// Days in a week.
-const DAYS_PER_WEEK: i64 = 7;
+pub(super) const DAYS_PER_WEEK: i64 = 7;
 
 /// Days in a fortnight.
-const DAYS_PER_FORTNIGHT: i64 = 14;
+pub(super) const DAYS_PER_FORTNIGHT: i64 = 14;
 
 /// How many days back "the other day" is taken to mean.
 const OTHER_DAY_OFFSET_DAYS: i64 = -2;
 
 /// The value of "a few".
-const A_FEW: u64 = 3;
+pub(super) const A_FEW: u64 = 3;
 
 /// The value of "a couple (of)".
 const A_COUPLE: u64 = 2;
@@ -92,13 +92,13 @@ const NUMBER_WORDS: [(&str, u64); 14] = [
 ];
 
 /// A count: "a couple of", "a few", a number word or up to six digits.
-const COUNT: &str = r"(?P<count>a\s+couple(?:\s+of)?|couple\s+of|a\s+few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[0-9]{1,6})";
+pub(super) const COUNT: &str = r"(?P<count>a\s+couple(?:\s+of)?|couple\s+of|a\s+few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[0-9]{1,6})";
 
 /// A unit of a counted offset, singular or plural.
-const UNIT: &str = r"(?P<unit>day|week|fortnight|month|year)s?";
+pub(super) const UNIT: &str = r"(?P<unit>day|week|fortnight|month|year)s?";
 
 /// Which way a "last / this / next" cue points.
-const RELATION: &str = r"(?P<relation>last|this\s+past|this\s+coming|coming|this|next)";
+pub(super) const RELATION: &str = r"(?P<relation>last|this\s+past|this\s+coming|coming|this|next)";
 
 /// A full weekday name.
 const WEEKDAY: &str = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)";
@@ -178,7 +178,7 @@ static CUE_PATTERNS: LazyLock<Vec<(CueKind, Regex)>> = LazyLock::new(|| {
 
 /// Which way a "last / this / next" cue points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Relation {
+pub(super) enum Relation {
     Last,
     This,
     Next,
@@ -266,7 +266,7 @@ fn resolve(kind: CueKind, captures: &Captures<'_>, anchor: NaiveDate) -> Option<
 }
 
 /// The direction of a "last / this past / this / coming / next" word.
-fn relation(text: &str) -> Relation {
+pub(super) fn relation(text: &str) -> Relation {
     let text = text.to_lowercase();
     if text.starts_with("last") || text.ends_with("past") {
         Relation::Last
@@ -302,7 +302,7 @@ fn relative_weekday(anchor: NaiveDate, relation: Relation, target: Weekday) -> O
 }
 
 /// The value of a count word or number.
-fn count(text: &str) -> Option<u64> {
+pub(super) fn count(text: &str) -> Option<u64> {
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower.split_whitespace().collect();
     match words.as_slice() {
@@ -319,7 +319,12 @@ fn count(text: &str) -> Option<u64> {
 
 /// `anchor` moved by `count` units (days, weeks, fortnights, months, years)
 /// in the direction of `sign` (−1 or +1).
-fn shift_by_units(anchor: NaiveDate, unit: &str, count: u64, sign: i64) -> Option<NaiveDate> {
+pub(super) fn shift_by_units(
+    anchor: NaiveDate,
+    unit: &str,
+    count: u64,
+    sign: i64,
+) -> Option<NaiveDate> {
     let count = i64::try_from(count).ok()?.checked_mul(sign)?;
     let unit = unit.to_lowercase();
     if unit.starts_with("day") {
@@ -336,7 +341,7 @@ fn shift_by_units(anchor: NaiveDate, unit: &str, count: u64, sign: i64) -> Optio
 }
 
 /// `date` moved by `days` days (backwards when negative).
-fn shift_days(date: NaiveDate, days: i64) -> Option<NaiveDate> {
+pub(super) fn shift_days(date: NaiveDate, days: i64) -> Option<NaiveDate> {
     let magnitude = Days::new(days.unsigned_abs());
     if days < 0 {
         date.checked_sub_days(magnitude)

@@ -8,9 +8,11 @@
 //! "Events during May 2026".
 //!
 //! Only *absolute* periods count: every form carries a four-digit year in
-//! 1900–2199. Relative phrases ("last week", "two months ago", "in May" with
-//! no year) are the business of [`resolve_relative_date`], which needs an
-//! anchor date this function does not have.
+//! 1900–2199. Periods said relative to now ("last week", "two months ago",
+//! "in May" with no year, "spring 2026", ranges) are the business of
+//! [`resolve_date_window`], which needs an anchor date this function does
+//! not have and which takes these absolute forms in as well; a single day
+//! named relative to now ("yesterday") is [`resolve_relative_date`]'s.
 //!
 //! The forms, most specific first (all case-insensitive; month names are full
 //! or three-letter abbreviations, "Sept" too, with an optional dot):
@@ -38,18 +40,20 @@
 //! the window around 3 May 2026, and "May 2026 versus June 2026" is May.
 //!
 //! [`resolve_relative_date`]: super::resolve_relative_date
+//! [`resolve_date_window`]: super::resolve_date_window
 
 use std::sync::LazyLock;
 
 use chrono::{Datelike, Days, NaiveDate};
 use regex::{Captures, Regex};
 
+use super::candidate::{Candidate, Granularity, most_specific};
 use super::month::{MONTH_NAME_PATTERN, last_day_of_month, month_number};
 use crate::calendar::format_date;
 use crate::types::DateWindow;
 
 /// How many days a named day's window reaches on either side of it.
-const DAY_WINDOW_RADIUS_DAYS: u64 = 2;
+pub(super) const DAY_WINDOW_RADIUS_DAYS: u64 = 2;
 
 /// The length of a "week of the month".
 const WEEK_LENGTH_DAYS: u32 = 7;
@@ -184,13 +188,13 @@ const FORMS: [Form; 7] = [
 ];
 
 impl Form {
-    /// Higher is more specific; the most specific match wins.
-    fn specificity(self) -> u8 {
+    /// How fine the period is; the finest match wins.
+    fn granularity(self) -> Granularity {
         match self {
-            Form::DayMonthYear | Form::MonthDayYear | Form::IsoDate => 3,
-            Form::WeekOfMonth | Form::PartOfMonth => 2,
-            Form::Month => 1,
-            Form::Year => 0,
+            Form::DayMonthYear | Form::MonthDayYear | Form::IsoDate => Granularity::Day,
+            Form::WeekOfMonth | Form::PartOfMonth => Granularity::Week,
+            Form::Month => Granularity::Month,
+            Form::Year => Granularity::Year,
         }
     }
 
@@ -226,18 +230,16 @@ static FORM_PATTERNS: LazyLock<Vec<(Form, Regex)>> = LazyLock::new(|| {
         .collect()
 });
 
-/// A window found in the query, with where its label starts.
-struct Candidate {
-    specificity: u8,
-    start: usize,
-    window: DateWindow,
-}
-
 /// The explicit period a query names, if any.
 ///
 /// See the module documentation for the accepted forms and for which one wins
 /// when a query names several periods.
 pub fn parse_date_window(query: &str) -> Option<DateWindow> {
+    most_specific(absolute_candidates(query)).map(|found| found.window)
+}
+
+/// Every absolute period the query names, in no particular order.
+pub(super) fn absolute_candidates(query: &str) -> Vec<Candidate> {
     FORM_PATTERNS
         .iter()
         .flat_map(|(form, regex)| {
@@ -245,8 +247,7 @@ pub fn parse_date_window(query: &str) -> Option<DateWindow> {
                 .captures_iter(query)
                 .filter_map(move |captures| candidate(*form, &captures, query))
         })
-        .min_by_key(|found| (std::cmp::Reverse(found.specificity), found.start))
-        .map(|found| found.window)
+        .collect()
 }
 
 /// The window one regex match names, if its parts make a real date.
@@ -301,8 +302,9 @@ fn candidate(form: Form, captures: &Captures<'_>, query: &str) -> Option<Candida
         ),
     };
     Some(Candidate {
-        specificity: form.specificity(),
+        granularity: form.granularity(),
         start: label.start(),
+        end: label.end(),
         window: DateWindow {
             since: format_date(since),
             until: format_date(until),
@@ -312,14 +314,14 @@ fn candidate(form: Form, captures: &Captures<'_>, query: &str) -> Option<Candida
 }
 
 /// The year a four-digit group names, if it is in the accepted range.
-fn year_in_range(digits: &str) -> Option<i32> {
+pub(super) fn year_in_range(digits: &str) -> Option<i32> {
     let year: i32 = digits.parse().ok()?;
     (MIN_YEAR..=MAX_YEAR).contains(&year).then_some(year)
 }
 
 /// Whether the text right after a match carries on the number it ended with:
 /// another digit, or a separator and a digit ("2025-26", "2026/05", "2026.1").
-fn continues_as_number(rest: &str) -> bool {
+pub(super) fn continues_as_number(rest: &str) -> bool {
     let mut chars = rest.chars();
     match chars.next() {
         Some(c) if c.is_ascii_digit() => true,
@@ -330,7 +332,7 @@ fn continues_as_number(rest: &str) -> bool {
 
 /// Whether the next word after a number is a unit of quantity ("ms",
 /// "steps", "%"), which makes the number a quantity rather than a year.
-fn starts_with_quantity_unit(rest: &str) -> bool {
+pub(super) fn starts_with_quantity_unit(rest: &str) -> bool {
     let rest = rest.trim_start();
     let word: String = rest
         .chars()
@@ -342,7 +344,11 @@ fn starts_with_quantity_unit(rest: &str) -> bool {
 
 /// The days of "first week of …" (1–7), second (8–14), third (15–21),
 /// fourth (22–28) or last (the month's last seven days).
-fn week_of_month(year: i32, month: u32, ordinal: &str) -> Option<(NaiveDate, NaiveDate)> {
+pub(super) fn week_of_month(
+    year: i32,
+    month: u32,
+    ordinal: &str,
+) -> Option<(NaiveDate, NaiveDate)> {
     let last = last_day_of_month(year, month)?;
     let first_day = match ordinal.to_lowercase().as_str() {
         "first" | "1st" => 1,
@@ -358,7 +364,7 @@ fn week_of_month(year: i32, month: u32, ordinal: &str) -> Option<(NaiveDate, Nai
 }
 
 /// The days of "early …" (1–10), "mid …" (11–20) or "late …" (21–end).
-fn part_of_month(year: i32, month: u32, part: &str) -> Option<(NaiveDate, NaiveDate)> {
+pub(super) fn part_of_month(year: i32, month: u32, part: &str) -> Option<(NaiveDate, NaiveDate)> {
     let last = last_day_of_month(year, month)?;
     let part = part.to_lowercase();
     let (first_day, last_day) =

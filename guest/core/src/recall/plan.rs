@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::Lane;
 use crate::calendar::{format_date, parse_instant, parse_local_date};
 use crate::catch_up::detect_catch_up;
-use crate::dates::{ResolvedDate, parse_date_window, resolve_relative_date};
+use crate::dates::{ResolvedDate, resolve_date_window, resolve_relative_date};
 use crate::types::{DateWindow, Importance, LogicError};
 
 /// How many memories a recall returns from its query lanes when the caller
@@ -198,11 +198,15 @@ pub struct RecallPlan {
     /// The query asks to be brought up to date: importance-based fetch
     /// instead of semantic search, and no reranking.
     pub catch_up: bool,
-    /// The calendar period the query names, if any.
+    /// The calendar period the query names, if any: an absolute one ("May
+    /// 2026") or one said relative to `now` ("last March", "spring 2026",
+    /// "the past two weeks"), resolved against `now` by
+    /// [`resolve_date_window`].
     pub date_window: Option<DateWindow>,
-    /// The first relative date cue of the query ("yesterday", "last week"),
-    /// resolved against `today`; used to help the model read the query, not
-    /// to filter.
+    /// The first relative date cue of the query ("yesterday", "last
+    /// Friday"), resolved against `today`; used to help the model read the
+    /// query, not to filter. None when the cue is part of the words that
+    /// named `date_window` ("last week"): the window says it better.
     pub relative_date: Option<ResolvedDate>,
     /// The lanes to run, in precedence order.
     pub lanes: Vec<LaneSpec>,
@@ -229,7 +233,8 @@ impl RecallPlan {
 ///   importance lane (the catch-up fetch contains it) and raw-detail (a
 ///   catch-up names no topic whose wording could be looked up), and reranks
 ///   nothing;
-/// - a query naming a period adds the **date-window** lane (the hybrid
+/// - a query naming a period, absolute or relative to `now` (see
+///   [`resolve_date_window`]), adds the **date-window** lane (the hybrid
 ///   search limited to the period, fetching `limit ×`
 ///   [`DATE_WINDOW_FETCH_MULTIPLIER`]) and narrows the events lane to the
 ///   period, for the "Events during …" section.
@@ -247,8 +252,16 @@ pub fn plan_recall(query: &str, now: &str, limit: u32) -> Result<RecallPlan, Log
         limit
     };
     let catch_up = detect_catch_up(query);
-    let date_window = parse_date_window(query);
-    let relative_date = resolve_relative_date(query, now)?;
+    let date_window = resolve_date_window(query, now).map_err(|_| {
+        LogicError::InvalidArgument(format!("now: not a readable date-time: {now:?}"))
+    })?;
+    // A cue the window already covers ("last month", "two weeks ago") would
+    // only repeat it as one day, so it is not given as a hint as well.
+    let relative_date = resolve_relative_date(query, now)?.filter(|cue| {
+        date_window
+            .as_ref()
+            .is_none_or(|window| !window.label.contains(&cue.cue))
+    });
 
     let search = |multiplier: u32| Fetch::Search {
         limit: limit.saturating_mul(multiplier),
@@ -520,9 +533,100 @@ mod tests {
             (cue.cue.as_str(), cue.date.as_str()),
             ("yesterday", "2026-05-07")
         );
-        // A relative cue never becomes a filter.
+        // A day-sized cue never becomes a filter: it is a hint for the model.
         assert!(plan.date_window.is_none());
         assert!(plan.lanes.iter().all(|spec| !spec.is_date_filtered()));
+    }
+
+    #[test]
+    fn periods_said_relative_to_now_get_a_window() {
+        // (query, now, since, until)
+        let cases = [
+            (
+                "what did we decide last March?",
+                NOW,
+                "2026-03-01",
+                "2026-03-31",
+            ),
+            (
+                "what did we decide last March?",
+                "2026-03-20T09:00:00Z",
+                "2025-03-01",
+                "2025-03-31",
+            ),
+            ("notes from spring 2026", NOW, "2026-03-01", "2026-05-31"),
+            ("what happened last month?", NOW, "2026-04-01", "2026-04-30"),
+            (
+                "what happened last month?",
+                "2026-01-02T08:00:00Z",
+                "2025-12-01",
+                "2025-12-31",
+            ),
+            ("goals for Q1 2026", NOW, "2026-01-01", "2026-03-31"),
+            (
+                "between March and April 2026",
+                NOW,
+                "2026-03-01",
+                "2026-04-30",
+            ),
+            ("the week before last", NOW, "2026-04-20", "2026-04-26"),
+            ("winter 2025", NOW, "2024-12-01", "2025-02-28"),
+            (
+                "anything in the past two weeks?",
+                NOW,
+                "2026-04-24",
+                "2026-05-08",
+            ),
+            // `now`'s own calendar day: late on 31 December in New York is
+            // still 2025 there.
+            (
+                "what did we do this year?",
+                "2025-12-31T23:30:00-05:00",
+                "2025-01-01",
+                "2025-12-31",
+            ),
+        ];
+        for (query, now, since, until) in cases {
+            let plan = plan_recall(query, now, 10).unwrap();
+            let window = plan.date_window.clone().unwrap();
+            assert_eq!(
+                (window.since.as_str(), window.until.as_str()),
+                (since, until),
+                "{query} @ {now}"
+            );
+            let dated = plan.lane(Lane::DateWindow).unwrap();
+            assert_eq!(dated.since.as_deref(), Some(since), "{query}");
+            assert_eq!(dated.until.as_deref(), Some(until), "{query}");
+            let events = plan.lane(Lane::Events).unwrap();
+            assert_eq!(events.since.as_deref(), Some(since), "{query}");
+        }
+    }
+
+    #[test]
+    fn a_cue_the_window_covers_is_not_repeated_as_a_hint() {
+        let plan = plan_recall("what did we ship last week?", NOW, 5).unwrap();
+        let window = plan.date_window.unwrap();
+        assert_eq!(window.label, "last week (2026-04-27 to 2026-05-03)");
+        assert_eq!(plan.relative_date, None);
+
+        // A cue outside the window's words stays a hint.
+        let plan = plan_recall("yesterday Ana asked about Q1 2026", NOW, 5).unwrap();
+        assert_eq!(plan.date_window.unwrap().label, "Q1 2026");
+        assert_eq!(plan.relative_date.unwrap().date, "2026-05-07");
+    }
+
+    #[test]
+    fn words_that_only_look_like_dates_add_no_window() {
+        for query in [
+            "how do I configure logging in spring boot?",
+            "this may take a while",
+            "ticket 2025",
+            "answer Q1 first",
+        ] {
+            let plan = plan_recall(query, NOW, 5).unwrap();
+            assert_eq!(plan.date_window, None, "{query}");
+            assert!(plan.lane(Lane::DateWindow).is_none(), "{query}");
+        }
     }
 
     #[test]

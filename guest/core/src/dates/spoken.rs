@@ -1,0 +1,2001 @@
+//! Periods as people say them, resolved against the question's time.
+//!
+//! "What did we decide last March?", "notes from spring 2026", "anything
+//! in the past two weeks?": people name periods relative to *now* far more
+//! often than they write "March 2025". [`resolve_date_window`] finds the
+//! period a query names — the absolute forms of [`parse_date_window`] and the
+//! spoken forms below — and resolves it against an anchor (an ISO-8601 date
+//! or date-time, the question's time; its *local* calendar date is "today").
+//!
+//! The parser covers **English**, the one language the date parsers read
+//! (the month table of [`super::month`] and the cues of
+//! [`super::resolve_relative_date`] are English). All forms are
+//! case-insensitive except where a capital tells a month from a verb (below).
+//!
+//! ## Months without a year
+//!
+//! | Form | Example (today 2026-05-08) | Window |
+//! |---|---|---|
+//! | in / during / throughout *month* | "in March", "during the month of May" | the most recent such month **not after today**: March 2026; "in May" is May 2026 (the current month); "in June" is June 2025 |
+//! | last / this past *month* | "last March", "last May" | the most recent such month **before the current one**: March 2026; "last May" said in May 2026 is May 2025 (the current May is "this May") |
+//! | this *month* | "this December" | that month of today's year: December 2026 |
+//! | next / this coming / coming *month* | "next March" | the first such month after the current one: March 2027 |
+//! | *month* of last / this / next year | "March of last year" | that month of that year: March 2025 |
+//! | early / mid / late *month* | "early March" | days 1–10 / 11–20 / 21–end of the most recent such March (as "in March") |
+//! | *ordinal* week of *month* | "the first week of March" | days 1–7 … (as [`parse_date_window`]) of the most recent March |
+//!
+//! Without a year, a month needs one of these words before it: "March
+//! notes" is no period ("march" and "may" are verbs too). A day or a year
+//! after it makes it an absolute form's (or nothing: "in May 3 days"); a
+//! possessive after it makes it a person ("in April's team"); a determiner
+//! before the relation word makes it another time's ("the last March",
+//! [`DETERMINERS`]). After "this", "may" and "march" count only
+//! capitalised: "this May", but not "this may take a while".
+//!
+//! ## Seasons and quarters
+//!
+//! Seasons are the **northern hemisphere's meteorological** ones: spring is
+//! March–May, summer June–August, autumn (or fall) September–November,
+//! winter December–February. Winter spans a year boundary: **"winter 2026"
+//! is December 2025 – February 2026**, the winter whose January and February
+//! fall in 2026, and "winter 2025/26" (or "2025-26", "2025–2026") names the
+//! same one.
+//!
+//! | Form | Example (today 2026-05-08) | Window |
+//! |---|---|---|
+//! | *season* *year*, *season* of *year* | "spring 2026", "the summer of 2025", "winter 2025/26" | that season (winter as above) |
+//! | last / this past *season* | "last spring", "last winter" | the most recent one that has **ended**: spring 2025 (spring 2026 is not over), winter 2026 (Dec 2025 – Feb 2026) |
+//! | this *season* | "this summer", "this winter" | the one in today's year: summer 2026; for winter, from January to August the one that ends in today's year (Dec 2025 – Feb 2026), from September the coming one |
+//! | next / this coming *season* | "next winter" | the first one that starts after today: Dec 2026 – Feb 2027 |
+//! | in / during / over / throughout (the) *season* | "over the summer", "in spring?" | the most recent one that has **started**: spring 2026 (the current one) |
+//! | Q*n* *year*, *year* Q*n*, *ordinal* quarter (of) *year* | "Q1 2026", "2026-Q3", "the first quarter of 2026" | January–March, April–June, July–September, October–December ("last quarter of" = the fourth) |
+//! | in / during / throughout (the) Q*n* or *ordinal* quarter | "in Q3", "during the first quarter" | that quarter of today's year (quarters are planning units: "Q3" said in May is this year's, still ahead) |
+//! | last / this / next quarter | "last quarter" | the calendar quarter before / containing / after today: Q1 / Q2 / Q3 2026 |
+//! | the *season* before last | "the summer before last" | the occurrence before "last *season*": summer 2024 |
+//! | H*n* *year*, first / second / last half of *year* | "H1 2026", "the second half of 2025" | January–June, July–December |
+//! | early / mid / late *year* (also beginning / start / middle / end of) | "late 2025", "mid-2026" | January–April, May–August, September–December (a year in thirds) |
+//!
+//! A season word alone is not a period: it needs a year, a relation word
+//! (last, this, next, this past, this coming) or a preposition before it.
+//! Even then it is not one when a noun it names follows
+//! ([`SEASON_COMPOUND_WORDS`]: "spring boot", "in spring cloud"; "summer
+//! school" is still a time), when joined by a hyphen ("spring-loaded"), or when
+//! both it and the next word are capitalised ("Spring Boot"). "Fall", also a
+//! verb, needs a year, a relation word, or "the" after its preposition ("in
+//! the fall"), and is not a season in "did this fall over?" (an auxiliary
+//! before "this", [`AUXILIARY_WORDS`]) or "this fall apart"
+//! ([`SEASON_VERB_PARTICLES`]); "spring", also a verb, is held to the last
+//! two checks too. A determiner before a relation word ("the last fall", "his
+//! last fall", "the next spring", "my last week at the company",
+//! [`DETERMINERS`]) tells of another time than now: no window (for "the last
+//! week" see the rolling windows below).
+//!
+//! ## Periods relative to today
+//!
+//! Weeks run Monday–Sunday. Each row's window for today = Friday 2026-05-08.
+//!
+//! | Form | Window |
+//! |---|---|
+//! | this / last / next week | 2026-05-04 – 05-10 / 04-27 – 05-03 / 05-11 – 05-17 |
+//! | the week before last | 2026-04-20 – 04-26 |
+//! | this / last / next month · the month before last | May / April / June · March 2026 |
+//! | this / last / next year · the year before last | 2026 / 2025 / 2027 · 2024 |
+//! | earlier this week / month / year, so far this …, this … so far | from the period's first day to today |
+//! | later this week / month / year | from today to the period's last day |
+//! | the past / last / previous *N* days / weeks / fortnights / months / years ("in the last 3 months", "past few weeks") | from *N* units before today to today |
+//! | the past / last / previous week / fortnight / month / year (with "the") | one unit before today to today ("the past week" is the last seven days; "last week" without "the" is the calendar week) |
+//! | next / coming *N* units ("in the next two weeks", "over the coming 3 months") | from today to *N* units after it |
+//! | this time last year | the same day a year back ± [`AGO_MONTHS_RADIUS`] days |
+//! | *N* days / weeks / fortnights / months / years ago (or back: "a few weeks back") | the day *N* units back, ± [`AGO_DAYS_RADIUS`] days for days, ± [`AGO_WEEKS_RADIUS`] for weeks, ± [`AGO_FORTNIGHTS_RADIUS`] for fortnights, ± [`AGO_MONTHS_RADIUS`] for months, ± [`AGO_YEARS_RADIUS`] for years (about one unit wide: "two months ago" is vague) |
+//!
+//! *N* is written as for [`super::resolve_relative_date`] (digits, "two",
+//! "a couple of", "a few"), plus "few" and "couple" after "the past".
+//! "The last week of the year", "the last month of 2025": a rolling form
+//! followed by "of" is the last part *of* something, not a window before
+//! today, and is dropped.
+//!
+//! Day-sized cues ("today", "yesterday", "last Friday", "last weekend") are
+//! **not** windows: each names one day, which [`super::resolve_relative_date`]
+//! resolves for recall to hand the model as a hint. "*N* days ago" is a
+//! window: the count makes it vague ("a few days ago"), so its day gets
+//! slack.
+//!
+//! ## Ranges
+//!
+//! | Form | Example | Window |
+//! |---|---|---|
+//! | between *A* and *B* | "between March and April 2026", "between 2024 and 2025", "between 3 and 9 May 2026" | from *A*'s first day to *B*'s last |
+//! | from *A* to / until / till / through / – *B* | "from March to May", "from 3 May 2026 to 9 June 2026" | likewise |
+//! | *A* – / to / through *B* (months) | "March–April 2026", "Mar-Apr 2026" | likewise |
+//! | in / during *A* or *B* (months) | "in March or April" | likewise: the question hesitates between them |
+//!
+//! *A* and *B* are months with an optional day and year ("3 May", "May 3rd,
+//! 2026"), or both are years (1900–2199). *A* may be a bare day that takes
+//! *B*'s month. A missing year comes from the other end (*A* a year before
+//! *B* when its month comes later: "from November to February 2026" starts
+//! in November 2025); with no year at all, *A* is the most recent such
+//! month not after today and *B* the first one from *A* on. Days are exact
+//! ends (no slack). A range whose start comes after its end is not one.
+//!
+//! ## Labels and choosing
+//!
+//! A window's label is the words that named it, without a leading
+//! preposition ("in", "between"). When the period depended on today, the
+//! resolved dates follow in brackets — "last March (2026-03-01 to
+//! 2026-03-31)" — so that a heading such as "Events during …" tells the
+//! model which March was meant. When a query names several periods, the
+//! longer phrase wins over one inside it, then the finest, then the leftmost
+//! ([`super::candidate`]): "between March and April 2026" is the range, not
+//! April; "earlier this year" is not "this year"; "last week and in May
+//! 2026" is last week.
+//!
+//! [`parse_date_window`]: super::parse_date_window
+
+use std::sync::LazyLock;
+
+use chrono::{Datelike, Days, NaiveDate};
+use regex::{Captures, Match, Regex};
+
+use super::candidate::{Candidate, Granularity, most_specific, without_nested};
+use super::month::{MONTH_NAME_PATTERN, MONTHS_PER_YEAR, last_day_of_month, month_number};
+use super::relative::{
+    A_FEW, COUNT, DAYS_PER_WEEK, RELATION, Relation, UNIT, count, relation, shift_by_units,
+    shift_days,
+};
+use super::window::{
+    absolute_candidates, continues_as_number, part_of_month, starts_with_quantity_unit,
+    week_of_month, year_in_range,
+};
+use crate::calendar::{format_date, parse_local_date};
+use crate::types::{DateWindow, LogicError};
+
+/// How many days "N days ago" reaches on either side of its day: the slack
+/// of a named day's window ([`super::window::DAY_WINDOW_RADIUS_DAYS`]).
+const AGO_DAYS_RADIUS: u64 = super::window::DAY_WINDOW_RADIUS_DAYS;
+
+/// How many days "N weeks ago" reaches on either side of its day: a week
+/// centred on it.
+const AGO_WEEKS_RADIUS: u64 = 3;
+
+/// How many days "N fortnights ago" reaches on either side: a fortnight
+/// centred on it.
+const AGO_FORTNIGHTS_RADIUS: u64 = 7;
+
+/// How many days "N months ago" reaches on either side: about a month
+/// centred on it.
+const AGO_MONTHS_RADIUS: u64 = 15;
+
+/// How many days "N years ago" reaches on either side: about a year centred
+/// on it.
+const AGO_YEARS_RADIUS: u64 = 182;
+
+/// The months of a season or a quarter.
+const MONTHS_PER_SEASON: u32 = 3;
+
+/// The months of a half year.
+const MONTHS_PER_HALF: u32 = 6;
+
+/// The last month of "early 2026" (January–April); "mid 2026" is May–August
+/// and "late 2026" September–December: a year in thirds.
+const EARLY_YEAR_LAST_MONTH: u32 = 4;
+
+/// The last month of "mid 2026".
+const MID_YEAR_LAST_MONTH: u32 = 8;
+
+/// The quarters of a year.
+const QUARTERS_PER_YEAR: i32 = 4;
+
+/// The last month in which "this winter" means the winter that ended in
+/// today's year (January–August); from September it is the coming one.
+const LAST_MONTH_THIS_WINTER_LOOKS_BACK: u32 = 8;
+
+/// The season words.
+const SEASON: &str = r"(?P<season>spring|summer|autumn|fall|winter)";
+
+/// The ordinals of a quarter in "the first quarter of 2026" ("last" and
+/// "final" are the fourth).
+const QUARTER_ORDINAL: &str = r"(?P<ordinal>first|1st|second|2nd|third|3rd|fourth|4th|last|final)";
+
+/// The ordinals of a quarter of today's year ("in the first quarter"):
+/// without "last", which with "the" means the quarter before this one.
+const BARE_QUARTER_ORDINAL: &str = r"(?P<ordinal>first|1st|second|2nd|third|3rd|fourth|4th)";
+
+/// The words between a range's two ends ("to", "–").
+const RANGE_JOINER: &str = r"(?:\s+(?:to|until|till|through|thru)\s+|\s*[-–—]\s*)";
+
+/// Words that, right after a season word, show it names a thing, not a time
+/// ("spring boot", "spring water", "a summer dress").
+const SEASON_COMPOUND_WORDS: &[&str] = &[
+    "boot",
+    "boots",
+    "cloud",
+    "framework",
+    "security",
+    "batch",
+    "data",
+    "mvc",
+    "webflux",
+    "bean",
+    "beans",
+    "integration",
+    "config",
+    "app",
+    "application",
+    "roll",
+    "rolls",
+    "water",
+    "onion",
+    "onions",
+    "mattress",
+    "coil",
+    "loaded",
+    "constant",
+    "dress",
+    "squash",
+    "tire",
+    "tires",
+    "tyre",
+    "tyres",
+    "coat",
+    "jacket",
+];
+
+/// Words that, before "last" or "next", make it "the last one of
+/// something" rather than a time relative to now ("his last fall", "the next
+/// spring", "my last week at the company").
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "his", "her", "my", "your", "our", "their", "its", "that", "whose",
+];
+
+/// Words that, before "this", make "this fall" or "this spring" a verb
+/// ("did this fall over", "will this spring back").
+const AUXILIARY_WORDS: &[&str] = &[
+    "did", "does", "do", "will", "would", "could", "can", "should", "might", "must", "may", "to",
+    "let", "make", "made", "not", "why", "how",
+];
+
+/// Words that, after "fall" or "spring", make it a verb ("this fall apart",
+/// "last spring back").
+const SEASON_VERB_PARTICLES: &[&str] = &[
+    "apart", "over", "through", "off", "down", "behind", "back", "into", "out", "under", "short",
+    "flat", "asleep", "for", "open", "loose", "forth",
+];
+
+/// The grammatical shapes of a spoken period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spoken {
+    /// "last March", "this December", "next May".
+    RelativeMonth,
+    /// "in March", "during May".
+    MonthAfterPreposition,
+    /// "March of last year".
+    MonthOfRelativeYear,
+    /// "early March", "mid-May".
+    PartOfBareMonth,
+    /// "first week of March".
+    WeekOfBareMonth,
+    /// "last spring", "this summer".
+    RelativeSeason,
+    /// "spring 2026", "winter 2025/26".
+    SeasonOfYear,
+    /// "in the summer", "over the winter".
+    SeasonAfterPreposition,
+    /// "Q1 2026", "first quarter of 2026".
+    QuarterOfYear,
+    /// "2026 Q1", "2026-Q3".
+    YearQuarter,
+    /// "in Q3", "during the first quarter".
+    BareQuarter,
+    /// "last quarter".
+    RelativeQuarter,
+    /// "last week", "this month", "next year".
+    RelativePeriod,
+    /// "the week before last".
+    PeriodBeforeLast,
+    /// "earlier this year", "so far this month", "this week so far".
+    SoFarThis,
+    /// "later this year".
+    LaterThis,
+    /// "the past two weeks", "last 30 days".
+    RollingCounted,
+    /// "the past week", "the last month".
+    RollingSingle,
+    /// "three months ago".
+    Ago,
+    /// "between March and April 2026".
+    Between,
+    /// "from March to May".
+    FromTo,
+    /// "March–April 2026".
+    MonthSpan,
+    /// "in March or April".
+    MonthAlternatives,
+    /// "this time last year".
+    ThisTimeLastYear,
+    /// "in the next two weeks".
+    RollingAhead,
+    /// "the summer before last".
+    SeasonBeforeLast,
+    /// "late 2025", "early 2026".
+    PartOfYear,
+    /// "H1 2026", "the first half of 2026".
+    HalfOfYear,
+}
+
+/// Every spoken form.
+const SPOKEN_FORMS: [Spoken; 28] = [
+    Spoken::RelativeMonth,
+    Spoken::MonthAfterPreposition,
+    Spoken::MonthOfRelativeYear,
+    Spoken::PartOfBareMonth,
+    Spoken::WeekOfBareMonth,
+    Spoken::RelativeSeason,
+    Spoken::SeasonOfYear,
+    Spoken::SeasonAfterPreposition,
+    Spoken::QuarterOfYear,
+    Spoken::YearQuarter,
+    Spoken::BareQuarter,
+    Spoken::RelativeQuarter,
+    Spoken::RelativePeriod,
+    Spoken::PeriodBeforeLast,
+    Spoken::SoFarThis,
+    Spoken::LaterThis,
+    Spoken::RollingCounted,
+    Spoken::RollingSingle,
+    Spoken::Ago,
+    Spoken::Between,
+    Spoken::FromTo,
+    Spoken::MonthSpan,
+    Spoken::MonthAlternatives,
+    Spoken::ThisTimeLastYear,
+    Spoken::RollingAhead,
+    Spoken::SeasonBeforeLast,
+    Spoken::PartOfYear,
+    Spoken::HalfOfYear,
+];
+
+/// A range's end as a regex: a month with an optional day before or after
+/// it and an optional year, its groups named after `end` ("start", "finish").
+fn range_date_end(end: &str) -> String {
+    format!(
+        r"(?:(?P<{end}_day_first>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?P<{end}_month>{MONTH_NAME_PATTERN})(?:\s+(?:the\s+)?(?P<{end}_day_after>[0-9]{{1,2}})(?:st|nd|rd|th)?\b)?(?:(?:\s*,\s*|\s+)(?:of\s+)?(?P<{end}_year>[0-9]{{4}})\b)?"
+    )
+}
+
+/// A range's end that is a year alone.
+fn range_year_end(end: &str) -> String {
+    format!(r"(?P<{end}_year_only>[0-9]{{4}})\b")
+}
+
+/// A range's start that is a day alone, taking the end's month ("between 3
+/// and 9 May").
+const RANGE_DAY_START: &str = r"(?P<start_day_only>[0-9]{1,2})(?:st|nd|rd|th)?";
+
+impl Spoken {
+    /// The case-insensitive regex of this form. The `label` group holds the
+    /// words the window's label shows.
+    fn pattern(self) -> String {
+        let month = format!("(?P<month>{MONTH_NAME_PATTERN})");
+        let start = format!(
+            "(?:{}|{}|{RANGE_DAY_START})",
+            range_date_end("start"),
+            range_year_end("start")
+        );
+        let finish = format!(
+            "(?:{}|{})",
+            range_date_end("finish"),
+            range_year_end("finish")
+        );
+        let body = match self {
+            Spoken::RelativeMonth => format!(r"\b(?P<label>{RELATION}\s+{month})"),
+            Spoken::MonthAfterPreposition => {
+                format!(r"\b(?:in|during|throughout)\s+(?:the\s+month\s+of\s+)?(?P<label>{month})")
+            }
+            Spoken::MonthOfRelativeYear => {
+                format!(r"\b(?P<label>{month}\s+(?:of\s+)?(?P<relation>last|this|next)\s+year)\b")
+            }
+            Spoken::PartOfBareMonth => format!(
+                r"\b(?P<label>(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+){month})"
+            ),
+            Spoken::WeekOfBareMonth => format!(
+                r"\b(?P<label>(?P<ordinal>first|1st|second|2nd|third|3rd|fourth|4th|last|final)\s+week\s+(?:of|in)\s+{month})"
+            ),
+            Spoken::RelativeSeason => format!(r"\b(?P<label>{RELATION}\s+{SEASON})\b"),
+            Spoken::SeasonOfYear => format!(
+                r"\b(?P<label>{SEASON}\s+(?:of\s+)?(?P<year>[0-9]{{4}})(?:\s*[/–-]\s*(?P<second_year>[0-9]{{4}}|[0-9]{{2}}))?)\b"
+            ),
+            Spoken::SeasonAfterPreposition => format!(
+                r"\b(?:in|during|over|throughout)\s+(?P<the>the\s+)?(?P<label>{SEASON})\b"
+            ),
+            Spoken::QuarterOfYear => format!(
+                r"\b(?P<label>(?:q(?P<quarter>[1-4])|{QUARTER_ORDINAL}\s+quarter)(?:\s*,\s*|\s+of\s+|\s*-\s*|\s+)(?P<year>[0-9]{{4}}))\b"
+            ),
+            Spoken::YearQuarter => {
+                r"\b(?P<label>(?P<year>[0-9]{4})\s*[-/]?\s*q(?P<quarter>[1-4]))\b".to_string()
+            }
+            Spoken::BareQuarter => format!(
+                r"\b(?:in|during|throughout)\s+(?:the\s+)?(?P<label>q(?P<quarter>[1-4])|{BARE_QUARTER_ORDINAL}\s+quarter)\b"
+            ),
+            Spoken::RelativeQuarter => format!(r"\b(?P<label>{RELATION}\s+quarter)\b"),
+            Spoken::RelativePeriod => {
+                format!(r"\b(?P<label>{RELATION}\s+(?P<period>week|month|year))\b")
+            }
+            Spoken::PeriodBeforeLast => {
+                r"\b(?P<label>(?:the\s+)?(?P<period>week|month|year)\s+before\s+last)\b".to_string()
+            }
+            Spoken::SoFarThis => {
+                r"\b(?P<label>(?:earlier|so\s+far)\s+this\s+(?P<period>week|month|year)|this\s+(?P<period_first>week|month|year)\s+so\s+far)\b".to_string()
+            }
+            Spoken::LaterThis => {
+                r"\b(?P<label>later\s+this\s+(?P<period>week|month|year))\b".to_string()
+            }
+            Spoken::RollingCounted => format!(
+                r"\b(?P<label>(?:past|last|previous)\s+{count}\s+{UNIT})\b",
+                count = COUNT.replace("(?P<count>", r"(?P<count>few|couple(?:\s+of)?|"),
+            ),
+            Spoken::RollingSingle => {
+                r"\bthe\s+(?P<label>(?:past|last|previous)\s+(?P<unit>week|fortnight|month|year))\b"
+                    .to_string()
+            }
+            Spoken::Ago => format!(r"\b(?P<label>{COUNT}\s+{UNIT}\s+(?:ago|back))\b"),
+            Spoken::Between => format!(r"\bbetween\s+(?P<label>{start}\s+and\s+{finish})"),
+            Spoken::FromTo => format!(r"\bfrom\s+(?P<label>{start}{RANGE_JOINER}{finish})"),
+            Spoken::MonthSpan => format!(
+                r"\b(?P<label>{}{RANGE_JOINER}{})",
+                range_date_end("start"),
+                range_date_end("finish")
+            ),
+            Spoken::MonthAlternatives => format!(
+                r"\b(?:in|during)\s+(?P<label>{}\s+or\s+{})",
+                range_date_end("start"),
+                range_date_end("finish")
+            ),
+            Spoken::ThisTimeLastYear => {
+                r"\b(?:about\s+|around\s+)?(?P<label>this\s+time\s+last\s+year)\b".to_string()
+            }
+            Spoken::RollingAhead => format!(
+                r"\b(?P<label>(?:next|coming)\s+{count}\s+{UNIT})\b",
+                count = COUNT.replace("(?P<count>", r"(?P<count>few|couple(?:\s+of)?|"),
+            ),
+            Spoken::SeasonBeforeLast => {
+                format!(r"\b(?P<label>(?:the\s+)?{SEASON}\s+before\s+last)\b")
+            }
+            Spoken::PartOfYear => {
+                r"\b(?P<label>(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+)(?P<year>[0-9]{4}))\b".to_string()
+            }
+            Spoken::HalfOfYear => {
+                r"\b(?P<label>h(?P<half>[12])\s*(?:,\s*|of\s+|-\s*)?(?P<year>[0-9]{4})|(?P<ordinal>first|1st|second|2nd|last)\s+half\s+(?:of\s+)?(?P<half_year>[0-9]{4}))\b".to_string()
+            }
+        };
+        format!("(?i){body}")
+    }
+}
+
+/// Each spoken form with its compiled regex. A pattern that failed to compile
+/// is left out (a unit test asserts none does).
+static SPOKEN_PATTERNS: LazyLock<Vec<(Spoken, Regex)>> = LazyLock::new(|| {
+    SPOKEN_FORMS
+        .iter()
+        .filter_map(|&form| Regex::new(&form.pattern()).ok().map(|regex| (form, regex)))
+        .collect()
+});
+
+/// The period `query` names, absolute or spoken, resolved against `anchor`.
+///
+/// `anchor` is an ISO-8601 date or date-time (see [`crate::calendar`]); its
+/// local calendar date is "today". Returns `Ok(None)` when the query names no
+/// period, and `Err(LogicError::InvalidArgument)` naming the anchor when the
+/// anchor cannot be read. See the module documentation for the forms, and
+/// for which one wins when a query names several periods.
+pub fn resolve_date_window(query: &str, anchor: &str) -> Result<Option<DateWindow>, LogicError> {
+    let today = parse_local_date(anchor).map_err(|error| match error {
+        LogicError::InvalidArgument(message) => {
+            LogicError::InvalidArgument(format!("anchor: {message}"))
+        }
+    })?;
+    let mut candidates = absolute_candidates(query);
+    candidates.extend(spoken_candidates(query, today));
+    Ok(most_specific(without_nested(candidates)).map(|found| found.window))
+}
+
+/// Every spoken period the query names, resolved against `today`.
+fn spoken_candidates(query: &str, today: NaiveDate) -> Vec<Candidate> {
+    SPOKEN_PATTERNS
+        .iter()
+        .flat_map(|(form, regex)| {
+            regex
+                .captures_iter(query)
+                .filter_map(move |captures| spoken_candidate(*form, &captures, query, today))
+        })
+        .collect()
+}
+
+/// A resolved period: its days, how fine it is, and whether today decided it.
+struct Resolved {
+    since: NaiveDate,
+    until: NaiveDate,
+    granularity: Granularity,
+    anchored: bool,
+}
+
+impl Resolved {
+    /// A period resolved against today.
+    fn anchored((since, until): (NaiveDate, NaiveDate), granularity: Granularity) -> Self {
+        Resolved {
+            since,
+            until,
+            granularity,
+            anchored: true,
+        }
+    }
+
+    /// A period its words fix on their own.
+    fn absolute((since, until): (NaiveDate, NaiveDate), granularity: Granularity) -> Self {
+        Resolved {
+            since,
+            until,
+            granularity,
+            anchored: false,
+        }
+    }
+}
+
+/// The window one match names, if it is a period and resolves to real days.
+fn spoken_candidate(
+    form: Spoken,
+    captures: &Captures<'_>,
+    query: &str,
+    today: NaiveDate,
+) -> Option<Candidate> {
+    let whole = captures.get(0)?;
+    let label = captures.name("label")?;
+    let after = query.get(whole.end()..)?;
+    if continues_as_number(after) {
+        return None;
+    }
+    let resolved = resolve_form(form, captures, query, today)?;
+    if resolved.since > resolved.until {
+        return None;
+    }
+    let words = label.as_str().trim_end_matches('.');
+    let since = format_date(resolved.since);
+    let until = format_date(resolved.until);
+    let label_text = if resolved.anchored {
+        format!("{words} ({since} to {until})")
+    } else {
+        words.to_string()
+    };
+    Some(Candidate {
+        granularity: resolved.granularity,
+        start: label.start(),
+        end: label.start() + words.len(),
+        window: DateWindow {
+            since,
+            until,
+            label: label_text,
+        },
+    })
+}
+
+/// Which occurrence of a named month or season is meant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Occurrence {
+    /// "in March": the most recent one that has started.
+    MostRecent,
+    /// "last March": the most recent one before the current one (for
+    /// seasons, the most recent that has ended).
+    Last,
+    /// "this March": the one of today's year.
+    This,
+    /// "next March": the first one after the current one.
+    Next,
+}
+
+impl From<Relation> for Occurrence {
+    fn from(relation: Relation) -> Self {
+        match relation {
+            Relation::Last => Occurrence::Last,
+            Relation::This => Occurrence::This,
+            Relation::Next => Occurrence::Next,
+        }
+    }
+}
+
+/// The period one form's match names, or None when its words are not a
+/// period after all (a verb, a product name) or name no real day.
+fn resolve_form(
+    form: Spoken,
+    captures: &Captures<'_>,
+    query: &str,
+    today: NaiveDate,
+) -> Option<Resolved> {
+    let whole = captures.get(0)?;
+    let after = query.get(whole.end()..)?;
+    match form {
+        Spoken::RelativeMonth | Spoken::MonthAfterPreposition => {
+            let month_match = captures.name("month")?;
+            if !is_bare_month(after) {
+                return None;
+            }
+            let occurrence = match captures.name("relation") {
+                Some(words) => {
+                    if follows_determiner(query, words) {
+                        return None;
+                    }
+                    let occurrence = Occurrence::from(relation(words.as_str()));
+                    if occurrence == Occurrence::This && is_lowercase_verb_month(month_match) {
+                        return None;
+                    }
+                    occurrence
+                }
+                None => Occurrence::MostRecent,
+            };
+            let month = month_number(month_match.as_str())?;
+            let year = month_year(today, month, occurrence);
+            Some(Resolved::anchored(
+                whole_month(year, month)?,
+                Granularity::Month,
+            ))
+        }
+        Spoken::MonthOfRelativeYear => {
+            let month = month_number(captures.name("month")?.as_str())?;
+            let offset = relation_offset(relation(captures.name("relation")?.as_str()));
+            Some(Resolved::anchored(
+                whole_month(today.year().checked_add(offset)?, month)?,
+                Granularity::Month,
+            ))
+        }
+        Spoken::PartOfBareMonth | Spoken::WeekOfBareMonth => {
+            if !is_bare_month(after) {
+                return None;
+            }
+            let month = month_number(captures.name("month")?.as_str())?;
+            let year = month_year(today, month, Occurrence::MostRecent);
+            let days = match captures.name("part") {
+                Some(part) => part_of_month(year, month, part.as_str())?,
+                None => week_of_month(year, month, captures.name("ordinal")?.as_str())?,
+            };
+            Some(Resolved::anchored(days, Granularity::Week))
+        }
+        Spoken::RelativeSeason => {
+            let season_match = captures.name("season")?;
+            let relation_text = captures.name("relation")?;
+            let occurrence = Occurrence::from(relation(relation_text.as_str()));
+            if !is_season_time(season_match, after) || follows_determiner(query, relation_text) {
+                return None;
+            }
+            if is_verb_season(season_match) && occurrence == Occurrence::This {
+                let before = previous_word(query, relation_text.start());
+                if AUXILIARY_WORDS.contains(&before.as_str()) {
+                    return None;
+                }
+            }
+            let season = Season::from_word(season_match.as_str())?;
+            let start_year = season.start_year(today, occurrence)?;
+            Some(Resolved::anchored(
+                season.span(start_year)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::SeasonOfYear => {
+            let season = Season::from_word(captures.name("season")?.as_str())?;
+            let year = year_in_range(captures.name("year")?.as_str())?;
+            let start_year = match captures.name("second_year") {
+                None => season.start_year_named(year)?,
+                Some(second) if season == Season::Winter && follows(year, second.as_str()) => year,
+                Some(_) => return None,
+            };
+            Some(Resolved::absolute(
+                season.span(start_year)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::SeasonAfterPreposition => {
+            let season_match = captures.name("season")?;
+            let with_the = captures.name("the").is_some();
+            if !is_season_time(season_match, after) || (is_fall(season_match) && !with_the) {
+                return None;
+            }
+            if starts_with_year(after) {
+                return None;
+            }
+            let season = Season::from_word(season_match.as_str())?;
+            let start_year = season.start_year(today, Occurrence::MostRecent)?;
+            Some(Resolved::anchored(
+                season.span(start_year)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::QuarterOfYear | Spoken::YearQuarter => {
+            let year = year_in_range(captures.name("year")?.as_str())?;
+            let quarter = quarter_number(captures)?;
+            Some(Resolved::absolute(
+                quarter_span(year, quarter)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::BareQuarter => {
+            if starts_with_year(after) {
+                return None;
+            }
+            let quarter = quarter_number(captures)?;
+            Some(Resolved::anchored(
+                quarter_span(today.year(), quarter)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::RelativeQuarter => {
+            let offset = relation_offset(relation(captures.name("relation")?.as_str()));
+            let current = today
+                .year()
+                .checked_mul(QUARTERS_PER_YEAR)?
+                .checked_add(i32::try_from(today.month0() / MONTHS_PER_SEASON).ok()?)?;
+            let target = current.checked_add(offset)?;
+            let year = target.div_euclid(QUARTERS_PER_YEAR);
+            let quarter = u32::try_from(target.rem_euclid(QUARTERS_PER_YEAR)).ok()? + 1;
+            Some(Resolved::anchored(
+                quarter_span(year, quarter)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::RelativePeriod => {
+            let relation_text = captures.name("relation")?;
+            if follows_determiner(query, relation_text) {
+                // "the last week" is the rolling seven days (RollingSingle);
+                // "the next week" is told from another time than now.
+                return None;
+            }
+            let relation = relation(relation_text.as_str());
+            let period = Period::from_word(captures.name("period")?.as_str())?;
+            Some(Resolved::anchored(
+                period.span(today, relation_offset(relation))?,
+                period.granularity(),
+            ))
+        }
+        Spoken::PeriodBeforeLast => {
+            let period = Period::from_word(captures.name("period")?.as_str())?;
+            Some(Resolved::anchored(
+                period.span(today, -2)?,
+                period.granularity(),
+            ))
+        }
+        Spoken::SoFarThis | Spoken::LaterThis => {
+            let period_word = captures
+                .name("period")
+                .or_else(|| captures.name("period_first"))?;
+            let period = Period::from_word(period_word.as_str())?;
+            let (first, last) = period.span(today, 0)?;
+            let days = if form == Spoken::LaterThis {
+                (today, last)
+            } else {
+                (first, today)
+            };
+            Some(Resolved::anchored(days, period.granularity()))
+        }
+        Spoken::RollingCounted | Spoken::RollingSingle => {
+            if next_word(after) == "of" {
+                return None;
+            }
+            let unit = captures.name("unit")?.as_str();
+            let units = match captures.name("count") {
+                Some(words) => rolling_count(words.as_str())?,
+                None => 1,
+            };
+            let since = shift_by_units(today, unit, units, -1)?;
+            Some(Resolved::anchored((since, today), unit_granularity(unit)))
+        }
+        Spoken::Ago => {
+            let unit = captures.name("unit")?.as_str();
+            let units = count(captures.name("count")?.as_str())?;
+            let day = shift_by_units(today, unit, units, -1)?;
+            let radius = Days::new(ago_radius_days(unit));
+            Some(Resolved::anchored(
+                (day.checked_sub_days(radius)?, day.checked_add_days(radius)?),
+                unit_granularity(unit),
+            ))
+        }
+        Spoken::ThisTimeLastYear => {
+            let day = super::month::shift_months(today, -i64::from(MONTHS_PER_YEAR))?;
+            let radius = Days::new(AGO_MONTHS_RADIUS);
+            Some(Resolved::anchored(
+                (day.checked_sub_days(radius)?, day.checked_add_days(radius)?),
+                Granularity::Month,
+            ))
+        }
+        Spoken::RollingAhead => {
+            let unit = captures.name("unit")?.as_str();
+            let until = shift_by_units(
+                today,
+                unit,
+                rolling_count(captures.name("count")?.as_str())?,
+                1,
+            )?;
+            Some(Resolved::anchored((today, until), unit_granularity(unit)))
+        }
+        Spoken::SeasonBeforeLast => {
+            let season = Season::from_word(captures.name("season")?.as_str())?;
+            let start_year = season.start_year(today, Occurrence::Last)?.checked_sub(1)?;
+            Some(Resolved::anchored(
+                season.span(start_year)?,
+                Granularity::Season,
+            ))
+        }
+        Spoken::PartOfYear => {
+            if starts_with_quantity_unit(after) {
+                return None;
+            }
+            let year = year_in_range(captures.name("year")?.as_str())?;
+            let (first_month, last_month) = part_of_year(captures.name("part")?.as_str());
+            Some(Resolved::absolute(
+                (
+                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
+                    last_day_of_month(year, last_month)?,
+                ),
+                Granularity::Season,
+            ))
+        }
+        Spoken::HalfOfYear => {
+            let (year, second) = match captures.name("half") {
+                Some(half) => (captures.name("year")?, half.as_str() == "2"),
+                None => {
+                    let ordinal = captures.name("ordinal")?.as_str().to_lowercase();
+                    (
+                        captures.name("half_year")?,
+                        !matches!(ordinal.as_str(), "first" | "1st"),
+                    )
+                }
+            };
+            let year = year_in_range(year.as_str())?;
+            let (first_month, last_month) = if second {
+                (MONTHS_PER_HALF + 1, MONTHS_PER_YEAR)
+            } else {
+                (1, MONTHS_PER_HALF)
+            };
+            Some(Resolved::absolute(
+                (
+                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
+                    last_day_of_month(year, last_month)?,
+                ),
+                Granularity::Season,
+            ))
+        }
+        Spoken::Between | Spoken::FromTo | Spoken::MonthSpan | Spoken::MonthAlternatives => {
+            let start = range_end(captures, "start")?;
+            let finish = range_end(captures, "finish")?;
+            if matches!(finish, RangeEnd::Year(_)) && starts_with_quantity_unit(after) {
+                return None;
+            }
+            resolve_range(start, finish, today)
+        }
+    }
+}
+
+/// Whether the words after a month leave it bare: no day or year follows
+/// (those are the absolute forms' business, or not a date) and it is not a
+/// possessive ("in April's team": April is a person).
+fn is_bare_month(after: &str) -> bool {
+    let rest = after.trim_start_matches([' ', ',']);
+    let rest = rest.strip_prefix("of ").unwrap_or(rest).trim_start();
+    let possessive = after.starts_with("'s") || after.starts_with("’s");
+    !possessive && !rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Whether a month word is "may" or "march" in lower case: after "this" a
+/// verb ("this may take a while", "this march ends"), so only the
+/// capitalised month counts.
+fn is_lowercase_verb_month(month: Match<'_>) -> bool {
+    let word = month.as_str().trim_end_matches('.');
+    word == "may" || word == "march"
+}
+
+/// Whether the text right after a match starts with a year.
+fn starts_with_year(after: &str) -> bool {
+    let rest = after.trim_start_matches([' ', ',']);
+    let rest = rest.strip_prefix("of ").unwrap_or(rest);
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    digits == 4
+}
+
+/// Whether a season word, in its place in the query, names a time rather
+/// than a thing (see the module documentation).
+fn is_season_time(season: Match<'_>, after: &str) -> bool {
+    let joined = after
+        .strip_prefix('-')
+        .is_some_and(|rest| rest.starts_with(char::is_alphabetic));
+    let next = next_word(after);
+    let capitalised = |word: &str| word.starts_with(char::is_uppercase);
+    let next_original: String = after
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    let proper_name = capitalised(season.as_str()) && capitalised(&next_original);
+    let verb = is_verb_season(season) && SEASON_VERB_PARTICLES.contains(&next.as_str());
+    !joined && !proper_name && !verb && !SEASON_COMPOUND_WORDS.contains(&next.as_str())
+}
+
+/// Whether the season word is "fall".
+fn is_fall(season: Match<'_>) -> bool {
+    season.as_str().eq_ignore_ascii_case("fall")
+}
+
+/// Whether the season word is also a common verb ("fall", "spring").
+fn is_verb_season(season: Match<'_>) -> bool {
+    is_fall(season) || season.as_str().eq_ignore_ascii_case("spring")
+}
+
+/// Whether a determiner ([`DETERMINERS`]) comes right before a relation
+/// word: "the last fall" or "his last fall" (from a ladder), "the next
+/// spring" (after some other time), "my last week at the company" are not
+/// told from now.
+fn follows_determiner(query: &str, relation_words: Match<'_>) -> bool {
+    DETERMINERS.contains(&previous_word(query, relation_words.start()).as_str())
+}
+
+/// The next word of the text, lower-case ("" at the end or before
+/// punctuation).
+fn next_word(after: &str) -> String {
+    after
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The word just before byte offset `position`, lower-case ("" when none).
+fn previous_word(query: &str, position: usize) -> String {
+    let before = query.get(..position).unwrap_or_default().trim_end();
+    let word: Vec<char> = before
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    word.into_iter()
+        .rev()
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The year a named month falls in.
+fn month_year(today: NaiveDate, month: u32, occurrence: Occurrence) -> i32 {
+    let year = today.year();
+    let current = today.month();
+    match occurrence {
+        Occurrence::MostRecent if month <= current => year,
+        Occurrence::Last if month < current => year,
+        Occurrence::MostRecent | Occurrence::Last => year - 1,
+        Occurrence::This => year,
+        Occurrence::Next if month > current => year,
+        Occurrence::Next => year + 1,
+    }
+}
+
+/// The first and last day of a month.
+fn whole_month(year: i32, month: u32) -> Option<(NaiveDate, NaiveDate)> {
+    Some((
+        NaiveDate::from_ymd_opt(year, month, 1)?,
+        last_day_of_month(year, month)?,
+    ))
+}
+
+/// −1, 0 or +1 for last, this, next.
+fn relation_offset(relation: Relation) -> i32 {
+    match relation {
+        Relation::Last => -1,
+        Relation::This => 0,
+        Relation::Next => 1,
+    }
+}
+
+/// Whether a second year ("26", "2026") is the year after `year`.
+fn follows(year: i32, second: &str) -> bool {
+    let Ok(value) = second.parse::<i32>() else {
+        return false;
+    };
+    let next = year + 1;
+    if second.len() == 2 {
+        value == next.rem_euclid(100)
+    } else {
+        value == next
+    }
+}
+
+/// The four seasons (northern hemisphere, meteorological).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Season {
+    Spring,
+    Summer,
+    Autumn,
+    Winter,
+}
+
+impl Season {
+    /// The season a word names ("fall" is autumn).
+    fn from_word(word: &str) -> Option<Season> {
+        match word.to_lowercase().as_str() {
+            "spring" => Some(Season::Spring),
+            "summer" => Some(Season::Summer),
+            "autumn" | "fall" => Some(Season::Autumn),
+            "winter" => Some(Season::Winter),
+            _ => None,
+        }
+    }
+
+    /// The month the season starts in.
+    fn first_month(self) -> u32 {
+        match self {
+            Season::Spring => 3,
+            Season::Summer => 6,
+            Season::Autumn => 9,
+            Season::Winter => 12,
+        }
+    }
+
+    /// The season's days when it starts in `start_year`.
+    fn span(self, start_year: i32) -> Option<(NaiveDate, NaiveDate)> {
+        let since = NaiveDate::from_ymd_opt(start_year, self.first_month(), 1)?;
+        let last_month = since.checked_add_months(chrono::Months::new(MONTHS_PER_SEASON - 1))?;
+        Some((
+            since,
+            last_day_of_month(last_month.year(), last_month.month())?,
+        ))
+    }
+
+    /// The year the season named with `year` starts in: winter 2026 starts
+    /// in December 2025.
+    fn start_year_named(self, year: i32) -> Option<i32> {
+        match self {
+            Season::Winter => year.checked_sub(1),
+            _ => Some(year),
+        }
+    }
+
+    /// The year the meant occurrence starts in (see the module docs).
+    fn start_year(self, today: NaiveDate, occurrence: Occurrence) -> Option<i32> {
+        let year = today.year();
+        let started_this_year = today >= NaiveDate::from_ymd_opt(year, self.first_month(), 1)?;
+        let most_recent = if started_this_year { year } else { year - 1 };
+        Some(match occurrence {
+            Occurrence::MostRecent => most_recent,
+            Occurrence::Last => {
+                let (_, until) = self.span(most_recent)?;
+                if until < today {
+                    most_recent
+                } else {
+                    most_recent - 1
+                }
+            }
+            Occurrence::This => match self {
+                Season::Winter if today.month() <= LAST_MONTH_THIS_WINTER_LOOKS_BACK => year - 1,
+                _ => year,
+            },
+            Occurrence::Next if started_this_year => year + 1,
+            Occurrence::Next => year,
+        })
+    }
+}
+
+/// The first and last month of "early", "mid" or "late" in a year.
+fn part_of_year(part: &str) -> (u32, u32) {
+    let part = part.to_lowercase();
+    if part == "early" || part.starts_with("beginning") || part.starts_with("start") {
+        (1, EARLY_YEAR_LAST_MONTH)
+    } else if part == "mid" || part.starts_with("middle") {
+        (EARLY_YEAR_LAST_MONTH + 1, MID_YEAR_LAST_MONTH)
+    } else {
+        // "late" / "end of".
+        (MID_YEAR_LAST_MONTH + 1, MONTHS_PER_YEAR)
+    }
+}
+
+/// The quarter (1–4) a quarter form names.
+fn quarter_number(captures: &Captures<'_>) -> Option<u32> {
+    if let Some(digit) = captures.name("quarter") {
+        return digit.as_str().parse().ok();
+    }
+    match captures.name("ordinal")?.as_str().to_lowercase().as_str() {
+        "first" | "1st" => Some(1),
+        "second" | "2nd" => Some(2),
+        "third" | "3rd" => Some(3),
+        // "fourth", "4th", "last", "final".
+        _ => Some(4),
+    }
+}
+
+/// The days of quarter `quarter` (1–4) of `year`.
+fn quarter_span(year: i32, quarter: u32) -> Option<(NaiveDate, NaiveDate)> {
+    let first_month = (quarter.checked_sub(1)?) * MONTHS_PER_SEASON + 1;
+    let last_month = first_month + MONTHS_PER_SEASON - 1;
+    Some((
+        NaiveDate::from_ymd_opt(year, first_month, 1)?,
+        last_day_of_month(year, last_month)?,
+    ))
+}
+
+/// A calendar week (Monday–Sunday), month or year.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Period {
+    Week,
+    Month,
+    Year,
+}
+
+impl Period {
+    /// The period a word names.
+    fn from_word(word: &str) -> Option<Period> {
+        match word.to_lowercase().as_str() {
+            "week" => Some(Period::Week),
+            "month" => Some(Period::Month),
+            "year" => Some(Period::Year),
+            _ => None,
+        }
+    }
+
+    /// How fine the period is.
+    fn granularity(self) -> Granularity {
+        match self {
+            Period::Week => Granularity::Week,
+            Period::Month => Granularity::Month,
+            Period::Year => Granularity::Year,
+        }
+    }
+
+    /// The days of the period `offset` periods from the one holding `today`.
+    fn span(self, today: NaiveDate, offset: i32) -> Option<(NaiveDate, NaiveDate)> {
+        match self {
+            Period::Week => {
+                let monday = today.checked_sub_days(Days::new(u64::from(
+                    today.weekday().num_days_from_monday(),
+                )))?;
+                let first = shift_days(monday, i64::from(offset).checked_mul(DAYS_PER_WEEK)?)?;
+                Some((first, shift_days(first, DAYS_PER_WEEK - 1)?))
+            }
+            Period::Month => {
+                let first = today.with_day(1)?;
+                let first = super::month::shift_months(first, i64::from(offset))?;
+                Some((first, last_day_of_month(first.year(), first.month())?))
+            }
+            Period::Year => {
+                let year = today.year().checked_add(offset)?;
+                Some((
+                    NaiveDate::from_ymd_opt(year, 1, 1)?,
+                    last_day_of_month(year, MONTHS_PER_YEAR)?,
+                ))
+            }
+        }
+    }
+}
+
+/// How fine a counted unit's window is.
+fn unit_granularity(unit: &str) -> Granularity {
+    let unit = unit.to_lowercase();
+    if unit.starts_with("day") {
+        Granularity::Day
+    } else if unit.starts_with("week") || unit.starts_with("fortnight") {
+        Granularity::Week
+    } else if unit.starts_with("month") {
+        Granularity::Month
+    } else {
+        Granularity::Year
+    }
+}
+
+/// The slack either side of "N units ago".
+fn ago_radius_days(unit: &str) -> u64 {
+    let unit = unit.to_lowercase();
+    if unit.starts_with("day") {
+        AGO_DAYS_RADIUS
+    } else if unit.starts_with("fortnight") {
+        AGO_FORTNIGHTS_RADIUS
+    } else if unit.starts_with("week") {
+        AGO_WEEKS_RADIUS
+    } else if unit.starts_with("month") {
+        AGO_MONTHS_RADIUS
+    } else {
+        AGO_YEARS_RADIUS
+    }
+}
+
+/// The count of a rolling window: [`count`]'s, plus "few" and "couple".
+fn rolling_count(words: &str) -> Option<u64> {
+    if words.eq_ignore_ascii_case("few") {
+        Some(A_FEW)
+    } else {
+        count(words)
+    }
+}
+
+/// One end of a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RangeEnd {
+    /// A year alone ("2024").
+    Year(i32),
+    /// A month with an optional day and year ("3 May", "May 2026").
+    Date {
+        day: Option<u32>,
+        month: u32,
+        year: Option<i32>,
+    },
+    /// A day alone, taking the other end's month ("between 3 and 9 May").
+    Day(u32),
+}
+
+/// The range end whose groups are named after `end`.
+fn range_end(captures: &Captures<'_>, end: &str) -> Option<RangeEnd> {
+    let group = |part: &str| captures.name(&format!("{end}_{part}"));
+    if let Some(year) = group("year_only") {
+        return year_in_range(year.as_str()).map(RangeEnd::Year);
+    }
+    if let Some(day) = group("day_only") {
+        return day.as_str().parse().ok().map(RangeEnd::Day);
+    }
+    let month = month_number(group("month")?.as_str())?;
+    let day = match group("day_first").or_else(|| group("day_after")) {
+        Some(day) => Some(day.as_str().parse().ok()?),
+        None => None,
+    };
+    let year = match group("year") {
+        Some(year) => Some(year_in_range(year.as_str())?),
+        None => None,
+    };
+    Some(RangeEnd::Date { day, month, year })
+}
+
+/// The window from `start`'s first day to `finish`'s last (see the module
+/// documentation for how missing years are filled in).
+fn resolve_range(start: RangeEnd, finish: RangeEnd, today: NaiveDate) -> Option<Resolved> {
+    let (finish_day, finish_month, finish_year) = match (start, finish) {
+        (RangeEnd::Year(first), RangeEnd::Year(last)) => {
+            return Some(Resolved::absolute(
+                (
+                    NaiveDate::from_ymd_opt(first, 1, 1)?,
+                    last_day_of_month(last, MONTHS_PER_YEAR)?,
+                ),
+                Granularity::Year,
+            ));
+        }
+        (_, RangeEnd::Date { day, month, year }) => (day, month, year),
+        _ => return None,
+    };
+    let (start_day, start_month, start_year) = match start {
+        RangeEnd::Date { day, month, year } => (day, month, year),
+        RangeEnd::Day(day) => (Some(day), finish_month, finish_year),
+        RangeEnd::Year(_) => return None,
+    };
+    // Whether the start's month and day come after the end's within a year,
+    // so that the range crosses a new year ("November to February").
+    let wraps = (start_month, start_day.unwrap_or(0)) > (finish_month, finish_day.unwrap_or(32));
+    let (first_year, last_year, anchored) = match (start_year, finish_year) {
+        (Some(first), Some(last)) => (first, last, false),
+        (None, Some(last)) => (if wraps { last - 1 } else { last }, last, false),
+        (Some(first), None) => (first, if wraps { first + 1 } else { first }, false),
+        (None, None) => {
+            let reached = (start_month, start_day.unwrap_or(1)) <= (today.month(), today.day());
+            let first = if reached {
+                today.year()
+            } else {
+                today.year() - 1
+            };
+            (first, if wraps { first + 1 } else { first }, true)
+        }
+    };
+    let since = match start_day {
+        Some(day) => NaiveDate::from_ymd_opt(first_year, start_month, day)?,
+        None => NaiveDate::from_ymd_opt(first_year, start_month, 1)?,
+    };
+    let until = match finish_day {
+        Some(day) => NaiveDate::from_ymd_opt(last_year, finish_month, day)?,
+        None => last_day_of_month(last_year, finish_month)?,
+    };
+    let granularity = if start_day.is_some() && finish_day.is_some() {
+        Granularity::Day
+    } else {
+        Granularity::Month
+    };
+    Some(Resolved {
+        since,
+        until,
+        granularity,
+        anchored,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// 2026-05-08 is a Friday.
+    const FRIDAY: &str = "2026-05-08";
+
+    /// The window's days, or None.
+    fn days(query: &str, anchor: &str) -> Option<(String, String)> {
+        resolve_date_window(query, anchor)
+            .unwrap()
+            .map(|window| (window.since, window.until))
+    }
+
+    /// Asserts every `(query, anchor, since, until)` row.
+    fn check(cases: &[(&str, &str, &str, &str)]) {
+        for &(query, anchor, since, until) in cases {
+            assert_eq!(
+                days(query, anchor),
+                Some((since.to_string(), until.to_string())),
+                "{query:?} @ {anchor}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert_eq!(SPOKEN_PATTERNS.len(), SPOKEN_FORMS.len());
+    }
+
+    #[test]
+    fn months_without_a_year() {
+        check(&[
+            (
+                "what did we decide last March?",
+                FRIDAY,
+                "2026-03-01",
+                "2026-03-31",
+            ),
+            ("last March", "2026-03-15", "2025-03-01", "2025-03-31"),
+            ("in March", "2026-03-15", "2026-03-01", "2026-03-31"),
+            ("in March", "2026-02-10", "2025-03-01", "2025-03-31"),
+            ("last May", FRIDAY, "2025-05-01", "2025-05-31"),
+            ("in May", FRIDAY, "2026-05-01", "2026-05-31"),
+            ("what happened in may", FRIDAY, "2026-05-01", "2026-05-31"),
+            ("in June", FRIDAY, "2025-06-01", "2025-06-30"),
+            ("this December", FRIDAY, "2026-12-01", "2026-12-31"),
+            ("this May", FRIDAY, "2026-05-01", "2026-05-31"),
+            ("next March", FRIDAY, "2027-03-01", "2027-03-31"),
+            ("next June", FRIDAY, "2026-06-01", "2026-06-30"),
+            (
+                "this coming January",
+                "2025-12-31",
+                "2026-01-01",
+                "2026-01-31",
+            ),
+            ("this past January", FRIDAY, "2026-01-01", "2026-01-31"),
+            ("last December", "2026-01-10", "2025-12-01", "2025-12-31"),
+            ("last december", "2025-12-31", "2024-12-01", "2024-12-31"),
+            ("in February", "2024-02-29", "2024-02-01", "2024-02-29"),
+            ("last February", "2025-03-01", "2025-02-01", "2025-02-28"),
+            ("last February", "2024-02-29", "2023-02-01", "2023-02-28"),
+            ("in Sept", FRIDAY, "2025-09-01", "2025-09-30"),
+            (
+                "during the month of April",
+                FRIDAY,
+                "2026-04-01",
+                "2026-04-30",
+            ),
+            ("throughout Jan.", FRIDAY, "2026-01-01", "2026-01-31"),
+            ("March of last year", FRIDAY, "2025-03-01", "2025-03-31"),
+            ("in June of this year", FRIDAY, "2026-06-01", "2026-06-30"),
+            (
+                "February next year",
+                "2027-06-01",
+                "2028-02-01",
+                "2028-02-29",
+            ),
+            ("early March", FRIDAY, "2026-03-01", "2026-03-10"),
+            ("late February", "2028-03-05", "2028-02-21", "2028-02-29"),
+            ("mid-June", FRIDAY, "2025-06-11", "2025-06-20"),
+            ("by the end of April", FRIDAY, "2026-04-21", "2026-04-30"),
+            (
+                "the first week of March",
+                FRIDAY,
+                "2026-03-01",
+                "2026-03-07",
+            ),
+            ("the last week of April", FRIDAY, "2026-04-24", "2026-04-30"),
+        ]);
+    }
+
+    #[test]
+    fn seasons() {
+        check(&[
+            ("spring 2026", FRIDAY, "2026-03-01", "2026-05-31"),
+            ("notes from Spring 2026", FRIDAY, "2026-03-01", "2026-05-31"),
+            ("the summer of 2025", FRIDAY, "2025-06-01", "2025-08-31"),
+            ("autumn 2025", FRIDAY, "2025-09-01", "2025-11-30"),
+            ("fall 2025", FRIDAY, "2025-09-01", "2025-11-30"),
+            ("winter 2025", FRIDAY, "2024-12-01", "2025-02-28"),
+            ("winter 2024", FRIDAY, "2023-12-01", "2024-02-29"),
+            ("winter 2025/26", FRIDAY, "2025-12-01", "2026-02-28"),
+            ("winter 2025-2026", FRIDAY, "2025-12-01", "2026-02-28"),
+            ("winter 2027–28", FRIDAY, "2027-12-01", "2028-02-29"),
+            (
+                "in the winter of 2099/00",
+                FRIDAY,
+                "2099-12-01",
+                "2100-02-28",
+            ),
+            ("last spring", FRIDAY, "2025-03-01", "2025-05-31"),
+            ("last spring", "2026-07-01", "2026-03-01", "2026-05-31"),
+            ("last spring", "2026-05-31", "2025-03-01", "2025-05-31"),
+            ("last spring", "2026-06-01", "2026-03-01", "2026-05-31"),
+            ("last winter", FRIDAY, "2025-12-01", "2026-02-28"),
+            ("last winter", "2026-01-10", "2024-12-01", "2025-02-28"),
+            ("last winter", "2024-03-01", "2023-12-01", "2024-02-29"),
+            ("this past summer", "2025-12-31", "2025-06-01", "2025-08-31"),
+            ("this summer", FRIDAY, "2026-06-01", "2026-08-31"),
+            ("this summer", "2026-10-01", "2026-06-01", "2026-08-31"),
+            ("this winter", "2026-01-10", "2025-12-01", "2026-02-28"),
+            ("this winter", FRIDAY, "2025-12-01", "2026-02-28"),
+            ("this winter", "2026-10-01", "2026-12-01", "2027-02-28"),
+            ("this winter", "2026-12-15", "2026-12-01", "2027-02-28"),
+            ("next winter", FRIDAY, "2026-12-01", "2027-02-28"),
+            ("next winter", "2026-12-15", "2027-12-01", "2028-02-29"),
+            ("next spring", FRIDAY, "2027-03-01", "2027-05-31"),
+            ("next spring", "2026-02-01", "2026-03-01", "2026-05-31"),
+            ("this coming autumn", FRIDAY, "2026-09-01", "2026-11-30"),
+            (
+                "what are we doing this fall?",
+                FRIDAY,
+                "2026-09-01",
+                "2026-11-30",
+            ),
+            ("over the summer", FRIDAY, "2025-06-01", "2025-08-31"),
+            ("in the spring", FRIDAY, "2026-03-01", "2026-05-31"),
+            (
+                "what did we do in spring?",
+                FRIDAY,
+                "2026-03-01",
+                "2026-05-31",
+            ),
+            (
+                "during the winter",
+                "2026-01-10",
+                "2025-12-01",
+                "2026-02-28",
+            ),
+            (
+                "during the winter",
+                "2025-12-31",
+                "2025-12-01",
+                "2026-02-28",
+            ),
+            ("in the fall", FRIDAY, "2025-09-01", "2025-11-30"),
+            ("in summer school", FRIDAY, "2025-06-01", "2025-08-31"),
+        ]);
+    }
+
+    #[test]
+    fn quarters() {
+        check(&[
+            ("Q1 2026", FRIDAY, "2026-01-01", "2026-03-31"),
+            ("q4 2025", FRIDAY, "2025-10-01", "2025-12-31"),
+            ("Q1 of 2026", FRIDAY, "2026-01-01", "2026-03-31"),
+            ("Q2, 2026", FRIDAY, "2026-04-01", "2026-06-30"),
+            ("Q2-2026", FRIDAY, "2026-04-01", "2026-06-30"),
+            ("the 2026 Q3 roadmap", FRIDAY, "2026-07-01", "2026-09-30"),
+            ("2026-Q4", FRIDAY, "2026-10-01", "2026-12-31"),
+            (
+                "the first quarter of 2026",
+                FRIDAY,
+                "2026-01-01",
+                "2026-03-31",
+            ),
+            ("third quarter 2025", FRIDAY, "2025-07-01", "2025-09-30"),
+            (
+                "the last quarter of 2025",
+                FRIDAY,
+                "2025-10-01",
+                "2025-12-31",
+            ),
+            ("in Q1", FRIDAY, "2026-01-01", "2026-03-31"),
+            ("in Q3", FRIDAY, "2026-07-01", "2026-09-30"),
+            (
+                "during the second quarter",
+                FRIDAY,
+                "2026-04-01",
+                "2026-06-30",
+            ),
+            ("last quarter", FRIDAY, "2026-01-01", "2026-03-31"),
+            ("last quarter", "2026-01-10", "2025-10-01", "2025-12-31"),
+            ("this quarter", FRIDAY, "2026-04-01", "2026-06-30"),
+            ("next quarter", "2025-12-31", "2026-01-01", "2026-03-31"),
+            (
+                "in the last quarter",
+                "2026-02-28",
+                "2025-10-01",
+                "2025-12-31",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn periods_relative_to_today() {
+        check(&[
+            ("last week", FRIDAY, "2026-04-27", "2026-05-03"),
+            ("this week", FRIDAY, "2026-05-04", "2026-05-10"),
+            ("next week", FRIDAY, "2026-05-11", "2026-05-17"),
+            ("this past week", FRIDAY, "2026-04-27", "2026-05-03"),
+            ("the week before last", FRIDAY, "2026-04-20", "2026-04-26"),
+            ("week before last", "2026-01-01", "2025-12-15", "2025-12-21"),
+            ("last week", "2026-01-01", "2025-12-22", "2025-12-28"),
+            ("last week", "2026-05-10", "2026-04-27", "2026-05-03"),
+            ("last week", "2026-05-11", "2026-05-04", "2026-05-10"),
+            ("last week", "2024-03-04", "2024-02-26", "2024-03-03"),
+            ("last month", FRIDAY, "2026-04-01", "2026-04-30"),
+            ("last month", "2026-01-10", "2025-12-01", "2025-12-31"),
+            ("last month", "2024-03-31", "2024-02-01", "2024-02-29"),
+            ("this month", FRIDAY, "2026-05-01", "2026-05-31"),
+            ("next month", "2025-12-31", "2026-01-01", "2026-01-31"),
+            ("the month before last", FRIDAY, "2026-03-01", "2026-03-31"),
+            (
+                "the month before last",
+                "2026-02-15",
+                "2025-12-01",
+                "2025-12-31",
+            ),
+            ("last year", FRIDAY, "2025-01-01", "2025-12-31"),
+            ("this year", FRIDAY, "2026-01-01", "2026-12-31"),
+            ("next year", FRIDAY, "2027-01-01", "2027-12-31"),
+            ("the year before last", FRIDAY, "2024-01-01", "2024-12-31"),
+            ("earlier this year", FRIDAY, "2026-01-01", "2026-05-08"),
+            (
+                "earlier this year",
+                "2026-01-01",
+                "2026-01-01",
+                "2026-01-01",
+            ),
+            ("so far this month", FRIDAY, "2026-05-01", "2026-05-08"),
+            ("this week so far", FRIDAY, "2026-05-04", "2026-05-08"),
+            (
+                "earlier this week",
+                "2026-05-10",
+                "2026-05-04",
+                "2026-05-10",
+            ),
+            ("later this year", FRIDAY, "2026-05-08", "2026-12-31"),
+            ("later this month", "2024-02-10", "2024-02-10", "2024-02-29"),
+        ]);
+    }
+
+    #[test]
+    fn rolling_windows_end_today() {
+        check(&[
+            ("the past two weeks", FRIDAY, "2026-04-24", "2026-05-08"),
+            ("in the last 3 months", FRIDAY, "2026-02-08", "2026-05-08"),
+            ("over the past year", FRIDAY, "2025-05-08", "2026-05-08"),
+            ("the last few days", FRIDAY, "2026-05-05", "2026-05-08"),
+            ("the past few weeks", FRIDAY, "2026-04-17", "2026-05-08"),
+            ("past 30 days", FRIDAY, "2026-04-08", "2026-05-08"),
+            ("last 30 days", "2026-01-10", "2025-12-11", "2026-01-10"),
+            ("the past week", FRIDAY, "2026-05-01", "2026-05-08"),
+            (
+                "in the last month",
+                "2024-03-31",
+                "2024-02-29",
+                "2024-03-31",
+            ),
+            (
+                "the previous couple of weeks",
+                FRIDAY,
+                "2026-04-24",
+                "2026-05-08",
+            ),
+            ("last 2 years", "2024-02-29", "2022-02-28", "2024-02-29"),
+            ("the last fortnight", FRIDAY, "2026-04-24", "2026-05-08"),
+        ]);
+    }
+
+    #[test]
+    fn ago_windows_surround_their_day() {
+        check(&[
+            ("3 days ago", FRIDAY, "2026-05-03", "2026-05-07"),
+            ("a few days ago", FRIDAY, "2026-05-03", "2026-05-07"),
+            ("two weeks ago", FRIDAY, "2026-04-21", "2026-04-27"),
+            ("a fortnight ago", FRIDAY, "2026-04-17", "2026-05-01"),
+            ("a month ago", FRIDAY, "2026-03-24", "2026-04-23"),
+            ("two months ago", "2024-03-31", "2024-01-16", "2024-02-15"),
+            ("a year ago", FRIDAY, "2024-11-07", "2025-11-06"),
+            ("2 days ago", "2026-01-01", "2025-12-28", "2026-01-01"),
+        ]);
+    }
+
+    #[test]
+    fn ranges_cover_both_ends() {
+        check(&[
+            (
+                "between March and April 2026",
+                FRIDAY,
+                "2026-03-01",
+                "2026-04-30",
+            ),
+            ("from March to May", FRIDAY, "2026-03-01", "2026-05-31"),
+            (
+                "from March to May",
+                "2026-04-10",
+                "2026-03-01",
+                "2026-05-31",
+            ),
+            (
+                "from March to May",
+                "2026-02-10",
+                "2025-03-01",
+                "2025-05-31",
+            ),
+            ("March–April 2026", FRIDAY, "2026-03-01", "2026-04-30"),
+            ("Mar-Apr 2026", FRIDAY, "2026-03-01", "2026-04-30"),
+            ("March to May 2026", FRIDAY, "2026-03-01", "2026-05-31"),
+            (
+                "between November and February",
+                FRIDAY,
+                "2025-11-01",
+                "2026-02-28",
+            ),
+            (
+                "from November to February 2026",
+                FRIDAY,
+                "2025-11-01",
+                "2026-02-28",
+            ),
+            (
+                "from November 2025 to February",
+                FRIDAY,
+                "2025-11-01",
+                "2026-02-28",
+            ),
+            ("between 2024 and 2025", FRIDAY, "2024-01-01", "2025-12-31"),
+            ("from 2023 to 2025", FRIDAY, "2023-01-01", "2025-12-31"),
+            (
+                "between 3 and 9 May 2026",
+                FRIDAY,
+                "2026-05-03",
+                "2026-05-09",
+            ),
+            (
+                "between 3 May 2026 and May 9, 2026",
+                FRIDAY,
+                "2026-05-03",
+                "2026-05-09",
+            ),
+            (
+                "from 28 February to 1 March 2028",
+                FRIDAY,
+                "2028-02-28",
+                "2028-03-01",
+            ),
+            (
+                "from May 3rd to May 9th",
+                FRIDAY,
+                "2026-05-03",
+                "2026-05-09",
+            ),
+            (
+                "from Dec 20 to Jan 5",
+                "2026-01-10",
+                "2025-12-20",
+                "2026-01-05",
+            ),
+            (
+                "between March 2025 and April 2026",
+                FRIDAY,
+                "2025-03-01",
+                "2026-04-30",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn halves_thirds_and_more_spoken_forms() {
+        check(&[
+            ("H1 2026", FRIDAY, "2026-01-01", "2026-06-30"),
+            ("h2 2025", FRIDAY, "2025-07-01", "2025-12-31"),
+            ("the first half of 2026", FRIDAY, "2026-01-01", "2026-06-30"),
+            (
+                "the second half of 2024",
+                FRIDAY,
+                "2024-07-01",
+                "2024-12-31",
+            ),
+            ("the last half of 2024", FRIDAY, "2024-07-01", "2024-12-31"),
+            ("in early 2026", FRIDAY, "2026-01-01", "2026-04-30"),
+            ("mid-2025", FRIDAY, "2025-05-01", "2025-08-31"),
+            ("late 2025", FRIDAY, "2025-09-01", "2025-12-31"),
+            ("by the end of 2024", FRIDAY, "2024-09-01", "2024-12-31"),
+            ("the summer before last", FRIDAY, "2024-06-01", "2024-08-31"),
+            ("winter before last", FRIDAY, "2024-12-01", "2025-02-28"),
+            ("this time last year", FRIDAY, "2025-04-23", "2025-05-23"),
+            (
+                "this time last year",
+                "2024-02-29",
+                "2023-02-13",
+                "2023-03-15",
+            ),
+            ("in the next two weeks", FRIDAY, "2026-05-08", "2026-05-22"),
+            (
+                "over the coming 3 months",
+                "2025-12-31",
+                "2025-12-31",
+                "2026-03-31",
+            ),
+            ("a few weeks back", FRIDAY, "2026-04-14", "2026-04-20"),
+            ("in March or April", FRIDAY, "2026-03-01", "2026-04-30"),
+            (
+                "in November or December",
+                FRIDAY,
+                "2025-11-01",
+                "2025-12-31",
+            ),
+            (
+                "during May or June 2025",
+                FRIDAY,
+                "2025-05-01",
+                "2025-06-30",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn labels_show_the_words_and_resolved_days() {
+        let cases = [
+            (
+                "what did we decide last March?",
+                "last March (2026-03-01 to 2026-03-31)",
+            ),
+            ("anything in March?", "March (2026-03-01 to 2026-03-31)"),
+            ("in May 2026", "May 2026"),
+            ("in spring 2026", "spring 2026"),
+            ("in Q1 2026", "Q1 2026"),
+            ("between March and April 2026", "March and April 2026"),
+            (
+                "from March to May",
+                "March to May (2026-03-01 to 2026-05-31)",
+            ),
+            (
+                "earlier this year",
+                "earlier this year (2026-01-01 to 2026-05-08)",
+            ),
+            (
+                "in the past two weeks",
+                "past two weeks (2026-04-24 to 2026-05-08)",
+            ),
+            ("what happened in May.", "May (2026-05-01 to 2026-05-31)"),
+        ];
+        for (query, label) in cases {
+            let window = resolve_date_window(query, FRIDAY).unwrap().unwrap();
+            assert_eq!(window.label, label, "{query}");
+        }
+    }
+
+    #[test]
+    fn the_longer_phrase_then_the_finest_then_the_leftmost_wins() {
+        check(&[
+            // The range, not the April inside it.
+            (
+                "between March and April 2026",
+                FRIDAY,
+                "2026-03-01",
+                "2026-04-30",
+            ),
+            // "this year" is inside "earlier this year".
+            ("earlier this year", FRIDAY, "2026-01-01", "2026-05-08"),
+            // "last week" is inside "last week of May 2026".
+            (
+                "the last week of May 2026",
+                FRIDAY,
+                "2026-05-25",
+                "2026-05-31",
+            ),
+            // A week is finer than a month.
+            (
+                "last week and in May 2026",
+                FRIDAY,
+                "2026-04-27",
+                "2026-05-03",
+            ),
+            // A month is finer than a season.
+            (
+                "in March 2025 and last spring",
+                FRIDAY,
+                "2025-03-01",
+                "2025-03-31",
+            ),
+            (
+                "last spring, in March 2025",
+                FRIDAY,
+                "2025-03-01",
+                "2025-03-31",
+            ),
+            // A day is finer than a rolling month.
+            (
+                "in the last month, on 3 May 2026",
+                FRIDAY,
+                "2026-05-01",
+                "2026-05-05",
+            ),
+            // Leftmost among equals.
+            (
+                "last month or the month before last",
+                FRIDAY,
+                "2026-04-01",
+                "2026-04-30",
+            ),
+            // A year named with "in" is still a year, and the month wins.
+            ("in 2025, in March", FRIDAY, "2026-03-01", "2026-03-31"),
+            // A range whose start comes after its end is not one.
+            (
+                "between May 2026 and March 2026",
+                FRIDAY,
+                "2026-05-01",
+                "2026-05-31",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn not_periods() {
+        let queries = [
+            "",
+            "what did we decide?",
+            "2025",
+            "ticket 2025",
+            "spring boot configuration",
+            "how do I configure logging in spring boot",
+            "in Spring Boot 3",
+            "this spring boot app is failing",
+            "in spring-loaded hinges",
+            "a spring in the mattress",
+            "summer dress for the party",
+            "why did this fall over?",
+            "will this fall apart",
+            "does this fall under the policy",
+            "fall detection",
+            "in fall detection",
+            "I fall asleep",
+            "the march was long",
+            "we march on",
+            "I may go",
+            "this may take a while",
+            "this march ends at noon",
+            "in April's team",
+            "email from Jan",
+            "answer Q1",
+            "Q5 2026",
+            "last Friday",
+            "yesterday",
+            "today",
+            "tomorrow",
+            "last weekend",
+            "the other day",
+            "the last day of the trip",
+            "the last year of college",
+            "the last month of the year",
+            "in 2000 ms",
+            "between 2000 and 3000 requests",
+            "between 1999 and 2001 rows",
+            "from 3 to 5 days",
+            "mayday",
+            "in mayhem",
+            "three ago",
+            "the past",
+            "lastly, in summary",
+            "his last fall from the ladder",
+            "the last fall was the worst",
+            "the next spring they moved",
+            "my last week at the company",
+            "will this spring back?",
+            "the next week was quiet",
+            "the last march on the capital",
+            "late 2000 ms",
+            "H3 2026",
+            "three steps back",
+        ];
+        for query in queries {
+            assert_eq!(days(query, FRIDAY), None, "{query:?}");
+        }
+    }
+
+    #[test]
+    fn absolute_forms_are_kept() {
+        check(&[
+            ("in May 2026", FRIDAY, "2026-05-01", "2026-05-31"),
+            ("3 May 2026", FRIDAY, "2026-05-01", "2026-05-05"),
+            ("in 2025", FRIDAY, "2025-01-01", "2025-12-31"),
+            ("early May 2026", FRIDAY, "2026-05-01", "2026-05-10"),
+        ]);
+    }
+
+    #[test]
+    fn malformed_anchors_are_errors() {
+        for anchor in ["", "yesterday", "2026-13-01", "08/05/2026"] {
+            match resolve_date_window("last March", anchor) {
+                Err(LogicError::InvalidArgument(message)) => {
+                    assert!(message.starts_with("anchor:"), "{message}");
+                }
+                other => panic!("{anchor:?} should be rejected, got {other:?}"),
+            }
+        }
+    }
+
+    /// Words that build the phrases the forms look for.
+    const WORDS: &[&str] = &[
+        "last",
+        "this",
+        "next",
+        "past",
+        "the",
+        "in",
+        "during",
+        "over",
+        "between",
+        "and",
+        "from",
+        "to",
+        "–",
+        "-",
+        "of",
+        "ago",
+        "earlier",
+        "later",
+        "so",
+        "far",
+        "before",
+        "early",
+        "mid",
+        "late",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "day",
+        "days",
+        "fortnight",
+        "quarter",
+        "first",
+        "Q1",
+        "q4",
+        "March",
+        "may",
+        "Feb",
+        "December",
+        "spring",
+        "fall",
+        "winter",
+        "summer",
+        "2026",
+        "2025/26",
+        "1900",
+        "2199",
+        "29",
+        "31",
+        "3rd",
+        "a",
+        "few",
+        "couple",
+        "999999",
+        "0",
+        "boot",
+        ",",
+        ".",
+    ];
+
+    proptest! {
+        #[test]
+        fn no_query_panics_and_every_window_is_ordered(
+            words in proptest::collection::vec(proptest::sample::select(WORDS), 0..9),
+            noise in ".{0,12}",
+            year in 1900i32..=2199,
+            ordinal in 1u32..=366,
+        ) {
+            let anchor = NaiveDate::from_yo_opt(year, ordinal)
+                .or_else(|| NaiveDate::from_yo_opt(year, 365))
+                .unwrap();
+            let query = format!("{} {noise}", words.join(" "));
+            let found = resolve_date_window(&query, &format_date(anchor)).unwrap();
+            if let Some(window) = found {
+                prop_assert!(window.since <= window.until, "{query:?}: {window:?}");
+                prop_assert!(!window.label.is_empty());
+            }
+        }
+    }
+}
