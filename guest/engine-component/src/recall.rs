@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use hive_mind_core::recall::{
     AwarenessContext, Candidate, Fetch, FrameInfo, IdentityContext, LaneHit, MindKey, RankOptions,
     RelevanceFloor, StandingLanes, assemble_recall, build_system_context, plan_recall,
-    rank_candidates,
+    rank_recall,
 };
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 
@@ -391,7 +391,7 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         rerank_pair_tokens,
     };
     let mut reranker_note = None;
-    let ranked = rank_candidates(&plan, candidates, &rank_options, |passages| {
+    let ranking = rank_recall(&plan, candidates, &rank_options, |passages| {
         let passages: Vec<String> = passages.iter().map(|p| p.to_string()).collect();
         match reranker::score(&query, &passages) {
             Ok(scores) => Some(scores),
@@ -407,6 +407,10 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     })
     .map_err(logic_error)?;
     notes.extend(reranker_note);
+    if let Some(miss) = &ranking.near_miss {
+        notes.push(near_miss_note(miss, &floor));
+    }
+    let ranked = ranking.memories;
     clock.lap(RecallStage::Rank);
 
     // `limit` bounds the whole answer, standing lanes included: the ranking
@@ -446,6 +450,29 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         notes,
         stages: clock.stages,
     })
+}
+
+/// What a recall that answered nothing says of its nearest miss: what it
+/// was, how close, and how to ask for it.
+fn near_miss_note(miss: &hive_mind_core::recall::NearMiss, floor: &RelevanceFloor) -> String {
+    const SHOWN_CHARS: usize = 80;
+    let mut shown: String = miss.text.chars().take(SHOWN_CHARS).collect();
+    if miss.text.chars().count() > SHOWN_CHARS {
+        shown.push('…');
+    }
+    let closeness = match miss.cosine {
+        Some(cosine) if floor.min_cosine.is_finite() => format!(
+            "cosine {cosine:.2}; an answer needs {:.2}, or more than half of the question's words",
+            hive_mind_core::recall::answer_min_cosine(floor.min_cosine)
+        ),
+        _ => format!(
+            "it holds {:.0} % of the question's words; an answer needs more than half",
+            miss.keyword_share * 100.0
+        ),
+    };
+    format!(
+        "nothing answered the question; the nearest memory was \"{shown}\" ({closeness}); ask with its words, or lower the relevance floor (min-cosine) to see it"
+    )
 }
 
 /// The most replacements followed from one memory to its current version.

@@ -40,15 +40,9 @@ use super::schema::bm25;
 use super::types::{Frame, Hit, SearchFilter};
 use super::vector_index::{FrameMeta, HEAD_CHARS, IndexFilter, VectorIndex, frame_meta};
 
-/// English stop words dropped from full-text queries.
-pub const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "been", "before", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had",
-    "has", "have", "he", "her", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "no", "not", "of", "on", "or", "our", "she", "so", "than", "that", "the", "their",
-    "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when",
-    "where", "which", "who", "why", "will", "with", "would", "you", "your",
-];
+/// English stop words dropped from full-text queries (the core's list, one
+/// for the search and for the evidence recall asks of a hit).
+pub use hive_mind_core::recall::QUERY_STOP_WORDS as STOP_WORDS;
 
 /// The most distinct words a full-text search considers: the first ones of
 /// the query, in the order they come.
@@ -62,7 +56,8 @@ pub const STOP_WORDS: &[&str] = &[
 /// terms. (Lucene bounds a boolean query's clauses the same way.)
 pub const MAX_QUERY_WORDS: usize = 128;
 
-/// The searchable words of a user query: its non-stop words, lower-cased,
+/// The searchable words of a user query: its non-stop words (no single
+/// letter either: the "s" of "cat's"), lower-cased,
 /// each once, in order, at most [`MAX_QUERY_WORDS`] of them (the first
 /// ones). Linear in the query's length: the words seen are kept in a hash
 /// set, and the query is read no further once the cap is reached.
@@ -74,7 +69,7 @@ pub fn fts_words(query: &str) -> Vec<String> {
             break;
         }
         let word = word.to_lowercase();
-        if word.is_empty() || STOP_WORDS.contains(&word.as_str()) || !seen.insert(word.clone()) {
+        if !hive_mind_core::recall::is_query_word(&word) || !seen.insert(word.clone()) {
             continue;
         }
         words.push(word);

@@ -67,13 +67,124 @@
 //! A lexical hit passes regardless, so an exact name or rare word that the
 //! embedder scores low is still found. A mock embedder's cosines mean
 //! nothing (the engine sets `min_cosine` above 1, so that only lexical hits
-//! count). Known limit: one shared non-stop word is enough lexical
-//! evidence, so a frame that shares only an incidental word with the query
-//! passes.
+//! count). A full-text hit counts only when the frame holds one of the
+//! query's words ([`query_words`]: no stop word, no single letter — "cat's"
+//! must not match "let's" by their "s").
+//!
+//! # Is anything an answer?
+//!
+//! The floor judges each hit against unrelated text. A question the memory
+//! cannot answer still finds hits on its topic ("what is my cat's name?"
+//! finds "my dog is called Rex", a cosine well above the floor), and
+//! showing them invites a model to answer from them. So recall is also
+//! judged as a whole ([`answers`]): it returns memories only when at least
+//! one hit *answers* — an anchoring lane's (the query named a period or
+//! asked to catch up), or a hit whose cosine reaches
+//! [`answer_min_cosine`] (a quarter of the way from the floor to 1:
+//! MiniLM 0.43, bge 0.63), or one that holds more than half of the query's
+//! words ([`ANSWER_KEYWORD_SHARE`], [`keyword_coverage`]: "my name is Sam"
+//! holds one of "cat" and "name"). Otherwise the recall is empty, and the
+//! engine's note names the nearest miss.
 
 use serde::{Deserialize, Serialize};
 
 use super::Lane;
+
+/// English stop words: dropped from full-text queries (the store's search)
+/// and from the words a hit must share with the query.
+pub const QUERY_STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "been", "before", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had",
+    "has", "have", "he", "her", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "no", "not", "of", "on", "or", "our", "she", "so", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when",
+    "where", "which", "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// Whether `word` (lower-cased) is searchable: not a stop word, not a
+/// single letter (the "s" of "cat's", the "t" of "don't").
+pub fn is_query_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    let single_letter = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic());
+    !word.is_empty() && !single_letter && !QUERY_STOP_WORDS.contains(&word)
+}
+
+/// The query's searchable words, lower-cased, each once, in order.
+pub fn query_words(query: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in query.split(|c: char| !c.is_alphanumeric()) {
+        let word = word.to_lowercase();
+        if is_query_word(&word) && !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    words
+}
+
+/// The share of `words` that `content` holds: a word counts when one of
+/// the content's words shares its first letters (as many as the shorter of
+/// the two has, at most five: "invoices" / "invoice", "book" / "booked";
+/// a word of one or two letters only when equal), about what the full-text
+/// index's stemmer matches. 0 for no words.
+pub fn keyword_coverage(words: &[String], content: &str) -> f64 {
+    if words.is_empty() {
+        return 0.0;
+    }
+    let held: Vec<String> = content
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let matched = words
+        .iter()
+        .filter(|word| {
+            held.iter().any(|other| {
+                let n = word.chars().count().min(other.chars().count()).min(5);
+                if n < 3 {
+                    *word == other
+                } else {
+                    word.chars().take(n).eq(other.chars().take(n))
+                }
+            })
+        })
+        .count();
+    matched as f64 / words.len() as f64
+}
+
+/// A hit answers on its words when it holds more than this share of the
+/// query's words: all of one or two, two of three, three of four or five.
+pub const ANSWER_KEYWORD_SHARE: f64 = 0.5;
+
+/// Where the answering cosine sits between the floor and 1.
+pub const ANSWER_COSINE_SHARE: f64 = 0.25;
+
+/// The cosine at which a hit answers by meaning alone, for a floor of
+/// `min_cosine` (see the module docs).
+pub fn answer_min_cosine(min_cosine: f64) -> f64 {
+    if min_cosine.is_finite() {
+        min_cosine + ANSWER_COSINE_SHARE * (1.0 - min_cosine.min(1.0))
+    } else {
+        min_cosine
+    }
+}
+
+/// Whether a hit with this evidence answers the query (see the module
+/// docs): its keyword coverage, its best cosine, and whether its lane
+/// anchors the recall.
+pub fn answers(
+    floor: &RelevanceFloor,
+    anchoring: bool,
+    coverage: f64,
+    best_cosine: Option<f64>,
+) -> bool {
+    if anchoring || floor.min_cosine == f64::NEG_INFINITY {
+        return true;
+    }
+    let by_meaning = best_cosine
+        .filter(|c| !c.is_nan())
+        .is_some_and(|c| c >= answer_min_cosine(floor.min_cosine));
+    by_meaning || (floor.lexical_match && coverage > ANSWER_KEYWORD_SHARE)
+}
 
 /// The default [`RelevanceFloor::min_cosine`], for `all-MiniLM-L6-v2`,
 /// used when the embedder cannot be calibrated (see the module
@@ -231,6 +342,44 @@ impl LaneRole {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_words_drop_stop_words_and_single_letters() {
+        assert_eq!(query_words("What is my cat's name? The CAT's!"), ["cat", "name"]);
+        assert!(is_query_word("5"));
+        assert!(!is_query_word("t"));
+    }
+
+    #[test]
+    fn keyword_coverage_reads_word_starts_like_a_stemmer() {
+        let words = query_words("Which database do we keep invoices in?");
+        assert_eq!(words, ["database", "keep", "invoices"]);
+        let held = keyword_coverage(&words, "We keep every invoice in PostgreSQL.");
+        assert!((held - 2.0 / 3.0).abs() < 1e-9, "{held}");
+        assert_eq!(keyword_coverage(&words, "Tea, not coffee."), 0.0);
+        assert_eq!(keyword_coverage(&[], "anything"), 0.0);
+        assert_eq!(keyword_coverage(&query_words("go"), "going home"), 0.0);
+    }
+
+    #[test]
+    fn an_answer_needs_meaning_close_enough_or_most_of_the_words() {
+        let floor = RelevanceFloor {
+            min_cosine: 0.24,
+            ..RelevanceFloor::default()
+        };
+        let bar = answer_min_cosine(0.24);
+        assert!((bar - 0.43).abs() < 1e-9);
+        assert!(answers(&floor, false, 0.0, Some(bar)));
+        assert!(!answers(&floor, false, 0.5, Some(bar - 0.01)));
+        assert!(answers(&floor, false, 2.0 / 3.0, None));
+        assert!(answers(&floor, true, 0.0, None), "an anchoring lane");
+        assert!(answers(&RelevanceFloor::OFF, false, 0.0, None));
+        let no_words = RelevanceFloor {
+            lexical_match: false,
+            ..floor
+        };
+        assert!(!answers(&no_words, false, 1.0, None));
+    }
 
     /// Unit vectors at the given angles (radians) in the plane.
     fn at(angles: &[f64]) -> Vec<Vec<f32>> {

@@ -44,7 +44,9 @@ mod rank;
 pub use changes::{ChangeOrdering, order_changes};
 pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system_context};
 pub use floor::{
-    CALIBRATION_SENTENCES, DEFAULT_MIN_COSINE, RelevanceFloor, StandingLanes, calibrated_min_cosine,
+    ANSWER_COSINE_SHARE, ANSWER_KEYWORD_SHARE, CALIBRATION_SENTENCES, DEFAULT_MIN_COSINE,
+    QUERY_STOP_WORDS, RelevanceFloor, StandingLanes, answer_min_cosine, answers,
+    calibrated_min_cosine, is_query_word, keyword_coverage, query_words,
 };
 pub use format::{RAW_EXCERPT_MAX_CHARS, RecallOutput, TEMPORAL_GUIDANCE, assemble_recall};
 pub use passage::{display_text, embedding_text, passage_text};
@@ -56,8 +58,8 @@ pub use plan::{
     SEARCH_FETCH_MULTIPLIER, plan_recall,
 };
 pub use rank::{
-    Candidate, Evidence, FrameInfo, LaneHit, NAMED_SPEAKER_BOOST, RankOptions, RankedMemory,
-    rank_candidates,
+    Candidate, Evidence, FrameInfo, LaneHit, NAMED_SPEAKER_BOOST, NearMiss, RankOptions,
+    RankedMemory, Ranking, rank_candidates, rank_recall,
 };
 
 use serde::{Deserialize, Serialize};

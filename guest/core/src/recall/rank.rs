@@ -72,8 +72,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::floor::{LaneRole, RelevanceFloor};
-use super::passage::passage_text;
+use super::floor::{LaneRole, RelevanceFloor, answers, keyword_coverage, query_words};
+use super::passage::{display_text, passage_text};
 use super::plan::{RERANK_PAIR_TOKENS, RERANK_POOL, RERANK_TOKEN_BUDGET, RecallPlan};
 use super::{Lane, MindKey};
 use crate::calendar::parse_instant;
@@ -272,6 +272,33 @@ pub struct RankedMemory {
     pub earlier: bool,
 }
 
+/// What ranking returns: the memories, best first, and when nothing
+/// answered the query, the nearest miss.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranking {
+    /// The ranked memories (see [`rank_candidates`]).
+    pub memories: Vec<RankedMemory>,
+    /// When no hit answered the query ([`answers`]): the nearest
+    /// query-matched hit, so the caller can say what was left out and how
+    /// to ask for it.
+    pub near_miss: Option<NearMiss>,
+}
+
+/// The nearest hit of a recall that returned no answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NearMiss {
+    /// Its mind.
+    pub mind: MindKey,
+    /// Its frame id.
+    pub frame_id: u64,
+    /// Its text as shown (storage prefixes removed).
+    pub text: String,
+    /// Its best cosine, if the vector search found it.
+    pub cosine: Option<f64>,
+    /// The share of the query's words it holds.
+    pub keyword_share: f64,
+}
+
 /// One frame's fused result within one lane.
 struct Entry {
     lane: Lane,
@@ -302,12 +329,12 @@ struct Gathered {
 ///
 /// Fails with [`LogicError::InvalidArgument`] only when the plan's `now`
 /// cannot be read.
-pub fn rank_candidates<R>(
+pub fn rank_recall<R>(
     plan: &RecallPlan,
     candidates: Vec<Candidate>,
     options: &RankOptions,
     mut rerank: R,
-) -> Result<Vec<RankedMemory>, LogicError>
+) -> Result<Ranking, LogicError>
 where
     R: FnMut(&[&str]) -> Option<Vec<f32>>,
 {
@@ -338,12 +365,43 @@ where
         )
     };
     let floor = options.floor;
+    let words = query_words(&plan.query);
+    let coverage = |entry: &Entry| keyword_coverage(&words, &passage_text(&entry.frame.content, None));
+    // The nearest query-matched hit, in case nothing answers.
+    let nearest = entries
+        .iter()
+        .filter(|entry| role(entry.lane) == LaneRole::QueryMatched)
+        .max_by(|a, b| {
+            a.evidence
+                .cosine
+                .unwrap_or(f64::NEG_INFINITY)
+                .total_cmp(&b.evidence.cosine.unwrap_or(f64::NEG_INFINITY))
+                .then(a.fused.total_cmp(&b.fused))
+        })
+        .map(|entry| NearMiss {
+            mind: entry.mind.clone(),
+            frame_id: entry.id,
+            text: display_text(&entry.frame.content, entry.chunk),
+            cosine: entry.evidence.cosine,
+            keyword_share: coverage(entry),
+        });
     entries.retain(|entry| match role(entry.lane) {
-        LaneRole::QueryMatched => {
-            floor.admits(entry.evidence.text_rank.is_some(), entry.evidence.cosine)
-        }
+        LaneRole::QueryMatched => floor.admits(
+            entry.evidence.text_rank.is_some() && coverage(entry) > 0.0,
+            entry.evidence.cosine,
+        ),
         LaneRole::Anchoring | LaneRole::Standing => true,
     });
+    // Recall as a whole: nothing is returned unless something answers.
+    let answered = entries.iter().any(|entry| match role(entry.lane) {
+        LaneRole::Anchoring => true,
+        LaneRole::QueryMatched => answers(&floor, false, coverage(entry), entry.evidence.cosine),
+        LaneRole::Standing => false,
+    });
+    if !answered {
+        entries.retain(|entry| role(entry.lane) == LaneRole::Standing);
+    }
+    let near_miss = (!answered).then_some(nearest).flatten();
     let anchored = entries
         .iter()
         .any(|entry| role(entry.lane) != LaneRole::Standing);
@@ -410,7 +468,23 @@ where
             let _ = write!(memory.why, "; also in {}", names.join(", "));
         }
     }
-    Ok(scored)
+    Ok(Ranking {
+        memories: scored,
+        near_miss,
+    })
+}
+
+/// [`rank_recall`]'s memories alone.
+pub fn rank_candidates<R>(
+    plan: &RecallPlan,
+    candidates: Vec<Candidate>,
+    options: &RankOptions,
+    rerank: R,
+) -> Result<Vec<RankedMemory>, LogicError>
+where
+    R: FnMut(&[&str]) -> Option<Vec<f32>>,
+{
+    rank_recall(plan, candidates, options, rerank).map(|ranking| ranking.memories)
 }
 
 /// The ranking order: final score descending, then lane precedence, mind

@@ -33,7 +33,9 @@ fn text(mind: &MindKey, id: u64, lane: Lane, rank: u32) -> Candidate {
             bm25: 5.0 - f64::from(rank),
             chunk: None,
         },
-        frame: frame(&format!("frame {id}")),
+        // A hit holds the query's words (the ordinary plan's), so it
+        // answers the query as far as the recall-wide gate is concerned.
+        frame: frame(&format!("frame {id}: the ledger database we picked")),
     }
 }
 
@@ -47,7 +49,7 @@ fn vector(mind: &MindKey, id: u64, lane: Lane, rank: u32, cosine: f64) -> Candid
             cosine,
             chunk: None,
         },
-        frame: frame(&format!("frame {id}")),
+        frame: frame(&format!("frame {id}: the ledger database we picked")),
     }
 }
 
@@ -352,7 +354,7 @@ fn the_reranker_is_the_main_term_of_the_pool_strength() {
     let mut candidates: Vec<Candidate> = (0..3)
         .map(|i| {
             let mut c = text(&P, 100 + u64::from(i), Lane::Semantic, i);
-            c.frame.content = format!("[hm session:s1] passage {i}");
+            c.frame.content = format!("[hm session:s1] passage {i}: the ledger database");
             c
         })
         .collect();
@@ -373,7 +375,14 @@ fn the_reranker_is_the_main_term_of_the_pool_strength() {
 
     let calls = calls.into_inner();
     assert_eq!(calls.len(), 1, "one call per recall");
-    assert_eq!(calls[0], ["passage 0", "passage 1", "passage 2"]);
+    assert_eq!(
+        calls[0],
+        [
+            "passage 0: the ledger database",
+            "passage 1: the ledger database",
+            "passage 2: the ledger database"
+        ]
+    );
 
     let semantic: Vec<&RankedMemory> = ranked.iter().filter(|m| m.lane == Lane::Semantic).collect();
     assert_eq!(
@@ -982,7 +991,7 @@ fn a_passage_two_lanes_share_is_scored_once_and_counts_in_both() {
     // reranker's pick on its unscaled strength).
     let plan = plan_recall("ledger database", NOW, 50).unwrap();
     assert!(plan.lane(Lane::RawDetail).is_some_and(|spec| spec.rerank));
-    let turn = |i: u32| format!("[mind-rawturn conv:c turn:{i} speaker:A] ledger turn {i}");
+    let turn = |i: u32| format!("[mind-rawturn conv:c turn:{i} speaker:A] ledger database turn {i}");
     let candidates: Vec<Candidate> = (0..4)
         .flat_map(|i| {
             [Lane::Semantic, Lane::RawDetail].map(|lane| {
@@ -1132,7 +1141,7 @@ fn a_role_is_not_a_name() {
 
 #[test]
 fn the_reranker_reads_who_spoke() {
-    let plan = plan_recall("What did Melanie paint?", NOW, 0).unwrap();
+    let plan = plan_recall("What did Mary Ann paint?", NOW, 0).unwrap();
     let passages = RefCell::new(Vec::new());
     rank_candidates(
         &plan,
@@ -1150,4 +1159,44 @@ fn the_reranker_reads_who_spoke() {
         passages.into_inner(),
         ["Mary Ann: I painted a lake at sunrise."]
     );
+}
+
+#[test]
+fn hits_on_the_topic_that_answer_nothing_give_an_empty_recall_and_a_near_miss() {
+    let plan = plan_recall("What is my cat's name?", NOW, 0).unwrap();
+    let on_topic = |id: u64, content: &str, cosine: f64| {
+        let mut c = vector(&P, id, Lane::Semantic, 0, cosine);
+        c.frame.content = content.to_string();
+        c
+    };
+    let mut keyword = text(&P, 2, Lane::Semantic, 0);
+    // Shares "name" (and "s", which is no word) with the query: half of it.
+    keyword.frame.content = "Call me Sam: my name's Sam.".to_string();
+    let candidates = vec![
+        on_topic(1, "My dog is called Rex.", 0.38),
+        keyword,
+        listed(&P, 3, Lane::Importance, 0),
+    ];
+    let options = RankOptions::default();
+    let ranking = rank_recall(&plan, candidates.clone(), &options, no_rerank).unwrap();
+    assert!(ranking.memories.is_empty(), "{:?}", keys(&ranking.memories));
+    let miss = ranking.near_miss.expect("the nearest miss");
+    assert_eq!(miss.frame_id, 1);
+    assert_eq!(miss.text, "My dog is called Rex.");
+
+    // A hit close enough in meaning answers, and brings the standing lane.
+    let mut answered = candidates;
+    answered.push(on_topic(4, "Our cat is Miso.", 0.62));
+    let ranking = rank_recall(&plan, answered, &options, no_rerank).unwrap();
+    assert_eq!(ranking.near_miss, None);
+    assert!(ranking.memories.iter().any(|m| m.frame_id == 4));
+    assert!(ranking.memories.iter().any(|m| m.lane == Lane::Importance));
+}
+
+#[test]
+fn a_single_letter_is_no_keyword_evidence() {
+    let plan = plan_recall("cat's", NOW, 0).unwrap();
+    let mut hit = text(&P, 1, Lane::Semantic, 0);
+    hit.frame.content = "Let's go with Tailwind.".to_string();
+    assert!(rank(&plan, vec![hit], RelevanceFloor::default()).is_empty());
 }
