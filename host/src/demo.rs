@@ -551,22 +551,30 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
 /// Whether `recall` shows what `expect` says; the sentence to print either
 /// way.
 fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
-    let holding = |lane: Option<Lane>, text: &str| {
-        recall
-            .memories
-            .iter()
-            .find(|m| lane.is_none_or(|lane| m.lane == lane) && m.frame.content.contains(text))
+    // The answer comes first: the first memory, and the first memory line
+    // of the block the model reads.
+    let first = recall.memories.first();
+    let leads = |text: &str| -> Result<(), String> {
+        let first_line = recall.text.lines().find(|line| line.starts_with("- ["));
+        if first.is_some_and(|m| m.frame.content.contains(text))
+            && first_line.is_some_and(|line| line.contains(text))
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "the answer ({text:?}) does not come first: {:?}",
+                first_line.unwrap_or("no memory")
+            ))
+        }
     };
     match expect {
         Expect::VectorOnly(text) => {
-            let best = recall
-                .memories
-                .iter()
-                .find(|m| m.lane == Lane::Semantic)
-                .ok_or("the semantic lane found nothing")?;
-            if !best.frame.content.contains(text) {
+            leads(text)?;
+            let best = first.ok_or("nothing came back")?;
+            if best.lane != Lane::Semantic {
                 return Err(format!(
-                    "the best semantic memory does not mention {text:?}"
+                    "the first memory is from the {} lane",
+                    best.lane.wit_name()
                 ));
             }
             if best.why.contains("bm25") || !best.why.contains("vector #") {
@@ -575,23 +583,34 @@ fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
                     best.why
                 ));
             }
-            Ok("no word of the question is in the memory: the vector lane alone found it".into())
+            Ok(
+                "no word of the question is in the memory: the vector lane alone found it, first"
+                    .into(),
+            )
         }
-        Expect::RawTurn(text) => match holding(None, text) {
-            Some(memory) if matches!(memory.frame.metadata.kind, Some(MemoryKind::RawTurn(_))) => {
-                Ok(format!(
-                    "the imported turn about {text:?} came back, with its conversation and date"
-                ))
+        Expect::RawTurn(text) => {
+            leads(text)?;
+            match first {
+                Some(memory)
+                    if matches!(memory.frame.metadata.kind, Some(MemoryKind::RawTurn(_))) =>
+                {
+                    Ok(format!(
+                        "the imported turn about {text:?} came back first, with its conversation and date"
+                    ))
+                }
+                _ => Err(format!(
+                    "the first memory is no imported turn mentioning {text:?}"
+                )),
             }
-            _ => Err(format!("no imported turn mentions {text:?}")),
-        },
+        }
         Expect::Lane(lane, text) => {
             let lane_name = lane.wit_name();
-            match holding(Some(*lane), text) {
-                Some(_) => Ok(format!(
-                    "the {lane_name} lane brought the memory about {text:?}"
+            leads(text)?;
+            match first {
+                Some(memory) if memory.lane == *lane => Ok(format!(
+                    "the {lane_name} lane brought the memory about {text:?}, first"
                 )),
-                None => Err(format!("no {lane_name} memory mentions {text:?}")),
+                _ => Err(format!("the first memory is not the {lane_name} lane's")),
             }
         }
         Expect::WorkspaceFirst => {

@@ -280,12 +280,12 @@ fn has_any(words: &[String], phrases: &[&str]) -> bool {
 
 /// Whether the statement announces a change (a change word).
 pub fn announces_change(content: &str) -> bool {
-    has_any(&words(&body(content)), &CHANGE)
+    has_any(&words(&body(content)), CHANGE)
 }
 
 /// Whether the statement adds to what was said (an additive word).
 pub fn adds_to(content: &str) -> bool {
-    has_any(&words(&body(content)), &ADDITIVE)
+    has_any(&words(&body(content)), ADDITIVE)
 }
 
 /// What kind of statement `content` is (see [`StatementKind`]).
@@ -312,7 +312,7 @@ pub fn statement_kind(content: &str) -> StatementKind {
         return StatementKind::Unjudged;
     }
     let words = words(&text);
-    if has_any(&words, &CHANGE) {
+    if has_any(&words, CHANGE) {
         return StatementKind::State;
     }
     // "is planned", "was scheduled", "are based": a participle after a
@@ -327,7 +327,7 @@ pub fn statement_kind(content: &str) -> StatementKind {
             .is_some_and(|before| COPULAS.contains(&before.as_str()) || before.ends_with("'s"));
         (PAST_ACTIONS.contains(&word.as_str()) || is_regular_past(word)) && !after_copula
     });
-    let eventful = has_any(&words, &EVENT_NOUNS) || acted;
+    let eventful = has_any(&words, EVENT_NOUNS) || acted;
     if eventful {
         StatementKind::Event
     } else {

@@ -34,8 +34,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hive_mind_core::recall::{
     AwarenessContext, Candidate, Fetch, FrameInfo, IdentityContext, LaneHit, MindKey, RankOptions,
-    RelevanceFloor, StandingLanes, assemble_recall, build_system_context, plan_recall,
-    rank_recall,
+    RelevanceFloor, StandingLanes, assemble_recall, build_system_context, plan_recall, rank_recall,
 };
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
 

@@ -105,7 +105,8 @@ pub const QUERY_STOP_WORDS: &[&str] = &[
 /// single letter (the "s" of "cat's", the "t" of "don't").
 pub fn is_query_word(word: &str) -> bool {
     let mut chars = word.chars();
-    let single_letter = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic());
+    let single_letter =
+        matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic());
     !word.is_empty() && !single_letter && !QUERY_STOP_WORDS.contains(&word)
 }
 
@@ -345,7 +346,10 @@ mod tests {
 
     #[test]
     fn query_words_drop_stop_words_and_single_letters() {
-        assert_eq!(query_words("What is my cat's name? The CAT's!"), ["cat", "name"]);
+        assert_eq!(
+            query_words("What is my cat's name? The CAT's!"),
+            ["cat", "name"]
+        );
         assert!(is_query_word("5"));
         assert!(!is_query_word("t"));
     }

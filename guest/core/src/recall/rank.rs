@@ -17,9 +17,13 @@
 //!    [`NAMED_SPEAKER_BOOST`]. Minds are never fused together: ids collide
 //!    between minds.
 //! 2. **Floor.** Hits that show no evidence of matching the query are
-//!    dropped, and the standing lanes are dropped when nothing anchored the
-//!    recall ([`RelevanceFloor`]). This happens before reranking, so the
-//!    reranker's pool holds no noise.
+//!    dropped (a keyword hit must hold one of the query's words), then the
+//!    recall as a whole: unless one hit *answers* ([`answers`]: an anchoring
+//!    lane, a cosine well above the floor, or most of the question's
+//!    words) nothing query-matched is kept and the nearest miss is reported
+//!    ([`Ranking::near_miss`]); the standing lanes are dropped when nothing
+//!    anchored the recall ([`RelevanceFloor`]). This happens before
+//!    reranking, so the reranker's pool holds no noise.
 //! 3. **Rerank** (optional, soft-fail). The best fused results of every
 //!    lane the plan reranks, at most [`RankOptions::rerank_pool`] per lane
 //!    and [`RERANK_TOKEN_BUDGET`] pair tokens in all (estimated, each pair
@@ -56,14 +60,23 @@
 //!    signals re-order memories of similar evidence instead of overriding
 //!    it). A frame timestamp that cannot be read counts as unknown (the
 //!    `why` says so) rather than failing the whole recall.
-//! 5. **Cap each lane** to its [`LaneSpec::keep`], best final score first.
-//! 6. **Keep each frame once**, by `(mind, id)`: the lane where it scored
-//!    best keeps it (on a tie the earlier [`Lane`]), and the others are
-//!    listed in `also_in`. Capping before deduplicating means a frame cut
-//!    from one lane's top still shows if another lane kept it.
+//! 5. **Answers before background.** Memories are ordered by tier, then
+//!    final score: first what the query's period anchors (the date-window
+//!    lane, a windowed events lane, a catch-up), then what matched the
+//!    query (semantic, raw detail), then the standing lanes (importance,
+//!    profile, facts, events), which were fetched whatever the question
+//!    was and so never rank above a memory that matches it. (The reference
+//!    engine scored an importance-lane memory like a search hit, so the
+//!    same five newest important memories topped most recalls.)
+//! 6. **Cap each lane** to its [`LaneSpec::keep`], in that order.
+//! 7. **Keep each frame once**, by `(mind, id)`: the first in that order
+//!    keeps it — so a frame that matched the query and also stands in a
+//!    standing lane is kept as the match — and the others are listed in
+//!    `also_in`. Capping before deduplicating means a frame cut from one
+//!    lane's top still shows if another lane kept it.
 //!
-//! The result is sorted by final score, best first (ties: lane, mind, id),
-//! each memory with a `why` naming its lane, its evidence and its signals.
+//! The result is in that order (ties: lane, mind, id), each memory with a
+//! `why` naming its lane, its evidence and its signals.
 //!
 //! [`LaneSpec::keep`]: super::LaneSpec::keep
 
@@ -366,7 +379,8 @@ where
     };
     let floor = options.floor;
     let words = query_words(&plan.query);
-    let coverage = |entry: &Entry| keyword_coverage(&words, &passage_text(&entry.frame.content, None));
+    let coverage =
+        |entry: &Entry| keyword_coverage(&words, &passage_text(&entry.frame.content, None));
     // The nearest query-matched hit, in case nothing answers.
     let nearest = entries
         .iter()

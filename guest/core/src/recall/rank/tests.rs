@@ -991,7 +991,8 @@ fn a_passage_two_lanes_share_is_scored_once_and_counts_in_both() {
     // reranker's pick on its unscaled strength).
     let plan = plan_recall("ledger database", NOW, 50).unwrap();
     assert!(plan.lane(Lane::RawDetail).is_some_and(|spec| spec.rerank));
-    let turn = |i: u32| format!("[mind-rawturn conv:c turn:{i} speaker:A] ledger database turn {i}");
+    let turn =
+        |i: u32| format!("[mind-rawturn conv:c turn:{i} speaker:A] ledger database turn {i}");
     let candidates: Vec<Candidate> = (0..4)
         .flat_map(|i| {
             [Lane::Semantic, Lane::RawDetail].map(|lane| {
