@@ -156,17 +156,13 @@ pub fn order_changes(
         }
         if let Some(mut memory) = slots.get_mut(index).and_then(Option::take) {
             // A newer statement moved up takes the score of the older one
-            // it now stands above; every score is then capped by the one
-            // before it, so the list stays best first.
+            // it now stands above, so the list stays best first.
             for &(older, newer) in &conflicts {
                 if newer == index
                     && let Some(&score) = scores.get(older)
                 {
                     memory.score = memory.score.max(score);
                 }
-            }
-            if let Some(previous) = out.last() {
-                memory.score = memory.score.min(previous.score);
             }
             out.push(memory);
         }

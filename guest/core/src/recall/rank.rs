@@ -34,7 +34,9 @@
 //!
 //!    `strength = w · top · 2σ(logit − best) + (1 − w) · fused`
 //!
-//!    with `w` = [`RERANKER_WEIGHT`] = 0.75, `top` the lane's best fused
+//!    with `w` = [`RERANKER_WEIGHT`] = 0.75 (less when the reranker
+//!    recognises nothing in the pool, its best probability under
+//!    [`RERANKER_SURE`]: see `reranker_weight`), `top` the lane's best fused
 //!    score, `best` the pool's highest logit and `σ` the logistic function.
 //!    A cross-encoder trained with a binary loss (the ms-marco ones) outputs
 //!    a log-odds of relevance, but only its differences are to be trusted
@@ -192,6 +194,16 @@ pub const NAMED_SPEAKER_BOOST: f64 = 0.25;
 /// The reranker's share of a reranked memory's strength (see the module
 /// docs): the main term, with a quarter left to the first-stage evidence.
 pub const RERANKER_WEIGHT: f64 = 0.75;
+
+/// The best probability at which the reranker has its full say
+/// ([`RERANKER_WEIGHT`]); below it its say shrinks in proportion.
+/// ms-marco cross-encoders give a right chat turn a few percent (the
+/// module docs), so 5 % is where a pool holds something they recognise.
+pub const RERANKER_SURE: f64 = 0.05;
+
+/// The least share of [`RERANKER_WEIGHT`] the reranker keeps when it
+/// recognises nothing in the pool: its order still breaks near ties.
+pub const RERANKER_MIN_SHARE: f64 = 0.35;
 
 /// Options of [`rank_candidates`].
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -725,10 +737,6 @@ fn apply_rerank(lane: Lane, pool: &[(usize, usize)], scores: &[f32], entries: &m
     else {
         return;
     };
-    // The lane's members outside the pool are unconfirmed: σ = 0.
-    for entry in entries.iter_mut().filter(|entry| entry.lane == lane) {
-        entry.strength = (1.0 - RERANKER_WEIGHT) * entry.fused;
-    }
     // (entry, logit) of the pool, ordered by the reranker; stable, so ties
     // keep the fused order. `rerank` checked that every slot has a score.
     let mut order: Vec<(usize, f64)> = pool
@@ -737,18 +745,41 @@ fn apply_rerank(lane: Lane, pool: &[(usize, usize)], scores: &[f32], entries: &m
         .collect();
     order.sort_by(|(_, a), (_, b)| b.total_cmp(a));
     let best = order.first().map_or(0.0, |&(_, logit)| logit);
+    let weight = reranker_weight(logistic(best));
+    // The lane's members outside the pool are unconfirmed: σ = 0.
+    for entry in entries.iter_mut().filter(|entry| entry.lane == lane) {
+        entry.strength = (1.0 - weight) * entry.fused;
+    }
     for (position, &(member, logit)) in order.iter().enumerate() {
         let relative = 2.0 * logistic(logit - best);
         let Some(entry) = entries.get_mut(member) else {
             continue;
         };
-        entry.strength = RERANKER_WEIGHT * top * relative + (1.0 - RERANKER_WEIGHT) * entry.fused;
+        entry.strength = weight * top * relative + (1.0 - weight) * entry.fused;
         entry.evidence.rerank_position = u32::try_from(position).ok();
         entry.evidence.rerank_probability = Some(logistic(logit));
     }
 }
 
 /// `1 / (1 + e^−x)`: a log-odds as a probability.
+/// The reranker's say in a pool whose best passage it gives probability
+/// `best`: [`RERANKER_WEIGHT`] when it recognises an answer in the pool
+/// (`best` ≥ [`RERANKER_SURE`]), less as its best guess gets weaker, down to
+/// [`RERANKER_MIN_SHARE`] of it. A cross-encoder trained on web search that
+/// finds no passage relevant (every probability ≈ 0) still ranks them, and
+/// scoring them against the best (`2σ(logit − best)`) would treat its
+/// near-random pick as certain: it moved "I'm planning a trip to Kyoto"
+/// (p 0.01) above "I booked a small ryokan near Gion" (p 0.00), the first
+/// hit of both searches, for "Which hotel did I book in Kyoto?".
+fn reranker_weight(best: f64) -> f64 {
+    let confidence = if best.is_finite() {
+        (best / RERANKER_SURE).clamp(RERANKER_MIN_SHARE, 1.0)
+    } else {
+        RERANKER_MIN_SHARE
+    };
+    RERANKER_WEIGHT * confidence
+}
+
 fn logistic(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }

@@ -1201,3 +1201,27 @@ fn a_single_letter_is_no_keyword_evidence() {
     hit.frame.content = "Let's go with Tailwind.".to_string();
     assert!(rank(&plan, vec![hit], RelevanceFloor::default()).is_empty());
 }
+
+#[test]
+fn a_reranker_that_recognises_nothing_does_not_overturn_both_searches() {
+    let plan = ordinary_plan();
+    // Frame 1 is the first hit of both searches, frame 2 the second.
+    let candidates = vec![
+        text(&P, 1, Lane::Semantic, 0),
+        vector(&P, 1, Lane::Semantic, 0, 0.7),
+        text(&P, 2, Lane::Semantic, 1),
+        vector(&P, 2, Lane::Semantic, 1, 0.6),
+    ];
+    let first_with = |logits: [f32; 2]| {
+        rank_candidates(&plan, candidates.clone(), &RankOptions::default(), |p: &[&str]| {
+            assert_eq!(p.len(), 2);
+            Some(logits.to_vec())
+        })
+        .unwrap()[0]
+            .frame_id
+    };
+    // Both near p = 0 (a web-search model on chat text): the searches win.
+    assert_eq!(first_with([-6.0, -4.6]), 1);
+    // Sure of the second: the reranker decides.
+    assert_eq!(first_with([-2.0, 3.0]), 2);
+}
