@@ -434,7 +434,7 @@ impl MemoryServer {
 
     /// Find (and retire) dead-weight frames.
     #[tool(
-        description = "Find frames that are empty, duplicated (same text but for case and spacing) or near-duplicated (trigram similarity >= 0.75), keeping the most important (then oldest) of each group; raw conversation turns are left alone. With apply=true they are retired (importance deprecated: kept for history, ranked down, never deleted); by default only reported."
+        description = "Find frames that are empty, duplicated (same text but for case and spacing) or near-duplicated (trigram similarity >= 0.75), keeping the most important (then oldest) of each group; raw conversation turns, replaced versions (a corrected memory's old text) and archived memories are left alone, so a current memory is never retired in favour of its history. With apply=true they are retired (importance deprecated: kept for history, ranked down, never deleted); by default only reported."
     )]
     async fn cleanup_frames(
         &self,
