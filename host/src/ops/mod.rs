@@ -4,9 +4,9 @@
 //! turns what its caller sent (flags, tool arguments, a query string and a
 //! body) into the operation's typed request here, and hands it to
 //! [`execute`] with the [`Caller`] it serves. Work that is not a typed
-//! operation yet (imports, cleanup, entity writes, workspaces) passes the
-//! same gate, [`authorize_on`], with an [`Access`] built from its resolved
-//! minds: nothing reaches the engine on a caller's behalf around it.
+//! operation yet (imports) passes the same gate, [`authorize_on`], with an
+//! [`Access`] built from its resolved minds: nothing reaches the engine on
+//! a caller's behalf around it.
 //!
 //! A request is **resolved** before it is judged: its minds are
 //! [`Mind`] values (a reference's mind, a `workspace` argument, a recall
@@ -28,12 +28,16 @@
 //! - [`forget`] — erasure for real (a dry run unless confirmed).
 //! - [`review`] — corrections and the owner's review: correct, history,
 //!   archive/pin/tag, merge, trace, the quarantine, sessions.
-//! - [`graph`] — the knowledge graph, read.
+//! - [`graph`] — the knowledge graph: read, entities saved and related.
+//! - [`cleanup`] — a mind kept tidy: dead-weight memories, the graph's
+//!   noise and duplicates.
+//! - [`workspaces`] — the workspaces a caller reaches, a workspace created.
 //! - [`minds`] — a memory by reference, a mind's sources, a mind exported.
 //! - [`identity`] — a mind's identity, read and set (each mind has its own).
 //! - [`awareness`] — a mind's awareness items.
 
 pub mod awareness;
+pub mod cleanup;
 pub mod exchange;
 pub mod forget;
 pub mod graph;
@@ -42,6 +46,7 @@ pub mod minds;
 pub mod recall;
 pub mod review;
 pub mod save;
+pub mod workspaces;
 
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_types::Mind;
