@@ -3,10 +3,10 @@
 //! The CLI, the MCP tools, the REST routes and the hooks are adapters: each
 //! turns what its caller sent (flags, tool arguments, a query string and a
 //! body) into the operation's typed request here, and hands it to
-//! [`execute`] with the [`Caller`] it serves. Work that is not a typed
-//! operation yet (imports) passes the same gate, [`authorize_on`], with an
-//! [`Access`] built from its resolved minds: nothing reaches the engine on
-//! a caller's behalf around it.
+//! [`execute`] with the [`Caller`] it serves. A surface's work that is not
+//! an operation of its own (an MCP resource's listing) passes the same
+//! gate, [`authorize_on`], with an [`Access`] built from its resolved
+//! minds: nothing reaches the engine on a caller's behalf around it.
 //!
 //! A request is **resolved** before it is judged: its minds are
 //! [`Mind`] values (a reference's mind, a `workspace` argument, a recall
@@ -32,6 +32,7 @@
 //! - [`cleanup`] — a mind kept tidy: dead-weight memories, the graph's
 //!   noise and duplicates.
 //! - [`workspaces`] — the workspaces a caller reaches, a workspace created.
+//! - [`import`] — an import judged before the runtime's loop runs it.
 //! - [`minds`] — a memory by reference, a mind's sources, a mind exported.
 //! - [`identity`] — a mind's identity, read and set (each mind has its own).
 //! - [`awareness`] — a mind's awareness items.
@@ -42,6 +43,7 @@ pub mod exchange;
 pub mod forget;
 pub mod graph;
 pub mod identity;
+pub mod import;
 pub mod minds;
 pub mod recall;
 pub mod review;
