@@ -1,7 +1,7 @@
-//! The tools: each resolves its arguments into a request (the minds it
-//! reads and writes as values) and reaches the engine only through
-//! [`MemoryServer::with_access`] or [`MemoryServer::run_op`], where the
-//! operations layer judges the caller's grant.
+//! The tools: each resolves its arguments into an operation's request (the
+//! minds it reads and writes as values) and reaches the engine only
+//! through [`MemoryServer::run_op`], where the operations layer judges the
+//! caller's grant.
 
 use super::*;
 

@@ -3,10 +3,9 @@
 //! The CLI, the MCP tools, the REST routes and the hooks are adapters: each
 //! turns what its caller sent (flags, tool arguments, a query string and a
 //! body) into the operation's typed request here, and hands it to
-//! [`execute`] with the [`Caller`] it serves. A surface's work that is not
-//! an operation of its own (an MCP resource's listing) passes the same
-//! gate, [`authorize_on`], with an [`Access`] built from its resolved
-//! minds: nothing reaches the engine on a caller's behalf around it.
+//! [`execute`] with the [`Caller`] it serves: nothing reaches the engine on
+//! a caller's behalf around it. (An import, which the runtime's loop runs
+//! step by step, is judged here and handed back admitted: [`import`].)
 //!
 //! A request is **resolved** before it is judged: its minds are
 //! [`Mind`] values (a reference's mind, a `workspace` argument, a recall
@@ -189,9 +188,8 @@ pub fn execute<O: Operation>(
 }
 
 /// Authorize `access` for `caller` and check that its workspaces exist:
-/// the one gate of [`execute`], for the surfaces' work that is not (yet) a
-/// typed operation.
-pub fn authorize_on(
+/// the gate of [`execute`].
+fn authorize_on(
     engine: &mut EngineRuntime,
     caller: &Caller,
     access: &Access,
