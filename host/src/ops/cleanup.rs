@@ -1,6 +1,7 @@
 //! Keeping a mind tidy: its dead-weight memories retired, its graph's
 //! noise and duplicates. One request each for the MCP tools
-//! `cleanup_frames`, `cleanup_memory` and `cleanup_entities`.
+//! `cleanup_frames`, `cleanup_memory` and `cleanup_entities`, and
+//! `hive-mind review clean-entities`.
 //!
 //! Every cleanup retires, never deletes (a memory's importance becomes
 //! `deprecated`, an entity leaves the graph), and the rules of what is
@@ -42,6 +43,32 @@ impl Operation for CleanupFrames {
             mind: self.mind,
             apply: self.apply,
         })?)
+    }
+}
+
+/// Find a mind's entities of one rule (orphans: no memory mentions them
+/// and no relation touches them; noise: named by noise words, with no
+/// relation) and, with `apply`, retire them from the graph.
+pub struct CleanEntities {
+    /// Whose.
+    pub mind: Mind,
+    /// Which entities.
+    pub rule: EntityRule,
+    /// Retire what is found; false only reports it.
+    pub apply: bool,
+}
+
+impl Operation for CleanEntities {
+    type Output = Vec<EntityInfo>;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(access(&self.mind, self.apply))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<Vec<EntityInfo>, OpError> {
+        Ok(engine
+            .review()
+            .clean_entities(&self.mind, self.rule, self.apply)?)
     }
 }
 
@@ -173,11 +200,12 @@ impl Operation for CleanupMemory {
             if !self.mode.entities(rule) {
                 return Ok(None);
             }
-            Ok(Some(
-                engine
-                    .review()
-                    .clean_entities(&self.mind, rule, self.apply)?,
-            ))
+            let clean = CleanEntities {
+                mind: self.mind.clone(),
+                rule,
+                apply: self.apply,
+            };
+            clean.run(engine).map(Some)
         };
         let orphan_entities = entities(EntityRule::Orphans)?;
         let noise_entities = entities(EntityRule::Noise)?;

@@ -1,13 +1,17 @@
-//! The workspaces: listed for a caller, created. One request each for MCP
-//! `list_workspaces` and `create_workspace`.
+//! The workspaces: listed for a caller, created, deleted. One request each
+//! for MCP `list_workspaces` and `create_workspace` and `hive-mind review
+//! delete-workspace`.
 //!
 //! A listing names only the workspaces its caller reaches (a token for one
 //! workspace learns of no other), so the request carries its caller: what
 //! it answers depends on who asks, and is decided here, not by a surface.
-//! Creating a workspace writes its mind, which need not exist yet.
+//! Creating a workspace writes its mind, which need not exist yet;
+//! deleting one is the owner's work (`admin`), and a dry run unless
+//! confirmed.
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
+use hive_mind_runtime::engine::wit_review::WorkspaceDeletion;
 use hive_mind_runtime::engine::wit_types::Mind;
 
 use super::{Access, Caller, OpError, Operation};
@@ -93,5 +97,43 @@ impl Operation for CreateWorkspace {
             id: self.id,
             created: !existed,
         })
+    }
+}
+
+/// Delete a workspace's mind: what it holds, and with `confirm` the
+/// deletion itself (the personal mind is never deleted).
+pub struct DeleteWorkspace {
+    /// Its id, as the engine reads it.
+    id: String,
+    /// Its mind.
+    mind: Mind,
+    /// Delete it; false only says what would go.
+    confirm: bool,
+}
+
+impl DeleteWorkspace {
+    /// The request for workspace `id` (a dry run unless `confirm`),
+    /// refused when the id is malformed.
+    pub fn new(id: &str, confirm: bool) -> Result<DeleteWorkspace, OpError> {
+        let mind = convert::workspace(id).map_err(OpError::Invalid)?;
+        Ok(DeleteWorkspace {
+            id: id.to_string(),
+            mind,
+            confirm,
+        })
+    }
+}
+
+impl Operation for DeleteWorkspace {
+    type Output = WorkspaceDeletion;
+
+    /// The owner's work on the workspace's mind. Whether it is there is the
+    /// engine's to answer (its error says so), so it is not asked first.
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::on(Scope::Admin, self.mind.clone()).creating())
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<WorkspaceDeletion, OpError> {
+        Ok(engine.review().delete_workspace(&self.id, !self.confirm)?)
     }
 }
