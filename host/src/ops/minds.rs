@@ -1,7 +1,7 @@
 //! Reading a mind as it is stored: one memory by reference, its newest
 //! memories, the sources imported into it, the whole mind exported, and
 //! every reachable mind's counts. One request each for the CLI (`get`,
-//! `sources`, `export`), MCP `harvest_sources` and its resources
+//! `sources`, `export`, `status`), MCP `harvest_sources` and its resources
 //! (`hive-mind://memories/recent`, a workspace's recent memories,
 //! `hive-mind://stats`) and the REST routes `GET /api/memories/{ref}`,
 //! `/api/memories`, `/api/sources`, `/api/export` and `/api/stats`.
