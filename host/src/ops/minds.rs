@@ -4,13 +4,14 @@
 //! `sources`, `export`, `status`), MCP `harvest_sources` and its resources
 //! (`hive-mind://memories/recent`, a workspace's recent memories,
 //! `hive-mind://stats`) and the REST routes `GET /api/memories/{ref}`,
-//! `/api/memories`, `/api/sources`, `/api/export` and `/api/stats`.
-//! Exporting a whole mind is the owner's work (`admin`); the counts name
-//! only the minds their caller reaches.
+//! `/api/memories`, `/api/sources`, `/api/export` and `/api/stats`; and
+//! an export restored into an empty mind (`hive-mind restore`).
+//! Exporting and restoring a whole mind are the owner's work (`admin`);
+//! the counts name only the minds their caller reaches.
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_admin::{ExportFormat, MindStatus};
+use hive_mind_runtime::engine::wit_admin::{ExportFormat, MindStatus, RestoreReport};
 use hive_mind_runtime::engine::wit_harvest::HarvestSource;
 use hive_mind_runtime::engine::wit_types::{Frame, FrameRef, Mind};
 
@@ -122,5 +123,27 @@ impl Operation for Export {
 
     fn run(self, engine: &mut EngineRuntime) -> Result<Vec<String>, OpError> {
         Ok(engine.admin().export_mind(&self.mind, self.format)?)
+    }
+}
+
+/// Restore an export (its JSON Lines) into an empty mind, every line
+/// checked before one transaction writes it. The owner's work (`admin`);
+/// a workspace's mind is made by the restore.
+pub struct Restore {
+    /// Into which mind.
+    pub mind: Mind,
+    /// The export's lines.
+    pub lines: Vec<String>,
+}
+
+impl Operation for Restore {
+    type Output = RestoreReport;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::on(Scope::Admin, self.mind.clone()).creating())
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<RestoreReport, OpError> {
+        Ok(engine.admin().restore_mind(&self.mind, &self.lines)?)
     }
 }
