@@ -812,12 +812,15 @@ async fn cleanup_frames_reports_then_retires_duplicates_and_keeps_the_rest() {
     for (content, importance) in [
         ("The ledger keeps balances in PostgreSQL.", "normal"),
         ("the ledger keeps balances in   postgresql.", "important"),
+        // Near duplicates that are events (a statement that replaces
+        // another, like "the pipeline moved to …", closes the older one,
+        // which cleanup then leaves alone as history).
         (
-            "The deploy pipeline moved to GitHub Actions in March.",
+            "We celebrated the launch with a team dinner at Nopa.",
             "normal",
         ),
         (
-            "The deploy pipeline moved to GitHub Actions in March!",
+            "We celebrated the launch with a team dinner at Nopa!",
             "normal",
         ),
         ("Ana prefers short answers with bullet points.", "normal"),
@@ -916,6 +919,130 @@ async fn cleanup_frames_reports_then_retires_duplicates_and_keeps_the_rest() {
             .await,
     );
     assert!(error.contains("unknown workspace"), "{error}");
+
+    client.cancel().await.unwrap();
+    serving.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cleanup_never_retires_a_current_version_in_favour_of_its_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = server(dir.path());
+    let serving = tokio::spawn(async move {
+        server
+            .serve(server_io)
+            .await
+            .unwrap()
+            .waiting()
+            .await
+            .unwrap();
+    });
+    let client = TestClient.serve(client_io).await.unwrap();
+    let tool = |name: &'static str, arguments: Json| {
+        let client = &client;
+        async move { structured(&client.call_tool(call(name, arguments)).await.unwrap()) }
+    };
+    let id = |reference: &Json| {
+        reference
+            .as_str()
+            .unwrap()
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    };
+
+    // A memory, then its correction: the corrected text reads almost like
+    // the old one (a near duplicate of it), and the old version is older
+    // and as important, so it would be the one a group keeps.
+    let saved = tool(
+        "save_memory",
+        json!({"content": "The staging database listens on port 5432.", "importance": "important"}),
+    )
+    .await;
+    let old = id(&saved["ref"]);
+    let corrected = tool(
+        "update_memory",
+        json!({"memory": saved["ref"], "content": "The staging database listens on port 5433."}),
+    )
+    .await;
+    let current = id(&corrected["memory"]["ref"]);
+    assert_ne!(old, current, "{corrected}");
+    assert_eq!(
+        corrected["replaced"]["superseded-by"], corrected["memory"]["ref"],
+        "{corrected}"
+    );
+
+    // Two memories merged: the originals are archived, and the merged text
+    // nearly duplicates them.
+    let mut originals = Vec::new();
+    for content in [
+        "Ana prefers short answers with bullet points.",
+        "Ana prefers short answers, with bullet points.",
+    ] {
+        originals.push(tool("save_memory", json!({"content": content})).await["ref"].clone());
+    }
+    let merged = tool(
+        "merge_memories",
+        json!({"memories": originals, "content": "Ana prefers short answers with bullet points!"}),
+    )
+    .await;
+    let merged_id = id(&merged["memory"]["ref"]);
+
+    // Neither the report nor any cleanup mode retires the current versions.
+    let report = tool("cleanup_frames", json!({})).await;
+    assert_eq!(report["candidates"], json!([]), "{report}");
+    let applied = tool("cleanup_frames", json!({"apply": true})).await;
+    assert_eq!(applied["retired"], 0, "{applied}");
+    for mode in ["compact", "audit"] {
+        let cleaned = tool("cleanup_memory", json!({"mode": mode, "apply": true})).await;
+        assert_eq!(cleaned["memories"]["found"], json!([]), "{cleaned}");
+        assert_eq!(cleaned["memories"]["retired"], 0, "{cleaned}");
+    }
+
+    // The current versions are as they were: active and not deprecated.
+    let refs: Vec<FrameRef> = [old, current, merged_id]
+        .iter()
+        .map(|&id| FrameRef {
+            mind: Mind::Personal,
+            id,
+        })
+        .collect();
+    let frames = engine(dir.path(), None).admin().get_frames(&refs).unwrap();
+    let frame = |id: u64| frames.iter().find(|frame| frame.ref_.id == id).unwrap();
+    assert_eq!(frame(current).importance, Importance::Important);
+    assert_eq!(frame(current).valid_to, None);
+    assert_eq!(frame(merged_id).importance, Importance::Normal);
+    // History is left as it was too.
+    assert_eq!(frame(old).importance, Importance::Important);
+
+    // And recall answers with the corrected version, never the old one.
+    let recalled = tool(
+        "recall_memory",
+        json!({"query": "which port does the staging database listen on"}),
+    )
+    .await;
+    let memories = recalled["memories"].as_array().unwrap();
+    assert_eq!(memories[0]["ref"], corrected["memory"]["ref"], "{recalled}");
+    assert!(
+        memories.iter().all(|memory| memory["ref"] != saved["ref"]),
+        "{recalled}"
+    );
+    let recalled = tool(
+        "recall_memory",
+        json!({"query": "how does Ana like her answers"}),
+    )
+    .await;
+    assert!(
+        recalled["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|memory| memory["ref"] == merged["memory"]["ref"]),
+        "{recalled}"
+    );
 
     client.cancel().await.unwrap();
     serving.await.unwrap();

@@ -195,7 +195,13 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Com
         }
         AdminCommand::Status => {
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
-            let statuses = engine.admin().status()?;
+            let statuses = crate::ops::execute(
+                &mut engine,
+                &crate::ops::Caller::Owner,
+                crate::ops::minds::Stats {
+                    caller: crate::ops::Caller::Owner,
+                },
+            )?;
             // A mind whose chunks do not fit the embedder, loudly too.
             for status in &statuses {
                 for note in &status.notes {

@@ -212,13 +212,16 @@ pub fn import(
     engine: &mut EngineRuntime,
     args: &ImportArgs,
 ) -> Result<(ImportReport, bool), ImportError> {
-    let options = options(args)?;
+    // The owner's import makes a workspace's mind by its first write.
+    let import = crate::ops::import::Import::creating(options(args)?)
+        .admit(&crate::ops::Caller::Owner)
+        .map_err(|error| ImportError::Input(error.to_string()))?;
     let inputs = list_inputs(&args.inputs)?;
     let progress = Progress::new(0, "items", args.quiet || args.json);
     let report = import_each(
         engine,
         inputs.into_iter().map(PendingInput::read),
-        &options,
+        import.options(),
         &progress,
     )?;
     progress.finish();

@@ -402,7 +402,7 @@ impl Memory {
                 ))
             }
             Memory::Alone(engine) => {
-                let options = ImportOptions {
+                let import = crate::ops::import::Import::creating(ImportOptions {
                     source: Some(SourceFormat::ClaudeCode),
                     mind: match workspace {
                         Some(id) => Mind::Workspace(id.to_string()),
@@ -410,7 +410,9 @@ impl Memory {
                     },
                     distillation: Distillation::Auto,
                     dry_run: false,
-                };
+                })
+                .admit(&crate::ops::Caller::Owner)
+                .map_err(|error| error.to_string())?;
                 let input = Input::Document(hive_mind_runtime::engine::wit_harvest::Document {
                     name,
                     bytes,
@@ -418,7 +420,7 @@ impl Memory {
                 let report = hive_mind_runtime::engine::import::run_job(
                     engine.as_mut(),
                     &[input],
-                    &options,
+                    import.options(),
                     &hive_mind_terminal::Progress::hidden(),
                 )
                 .map_err(|error| error.to_string())?;

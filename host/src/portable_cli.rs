@@ -106,7 +106,14 @@ pub fn restore(dir: &Path, args: &RestoreArgs) -> Result<Json, CommandError> {
         .map(str::to_string)
         .collect();
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    let report = engine.admin().restore_mind(&mind, &lines)?;
+    let report = crate::ops::execute(
+        &mut engine,
+        &crate::ops::Caller::Owner,
+        crate::ops::minds::Restore {
+            mind: mind.clone(),
+            lines,
+        },
+    )?;
     let reindexed = crate::admin_cli::reindex_mind(&mut engine, &mind, args.quiet)?;
     Ok(json!({
         "mind": convert::mind_name(&mind),

@@ -438,9 +438,12 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
             apply,
             workspace,
         } => {
-            let mind = mind_of(workspace.as_ref())?;
-            let rule = convert::name_in("rule", rule).map_err(CommandError::Argument)?;
-            let found = engine.review().clean_entities(&mind, rule, *apply)?;
+            let operation = ops::cleanup::CleanEntities {
+                mind: mind_of(workspace.as_ref())?,
+                rule: convert::name_in("rule", rule).map_err(CommandError::Argument)?,
+                apply: *apply,
+            };
+            let found = owner(engine, operation)?;
             json!({
                 "applied": apply,
                 "entities": found.iter().map(entity_json).collect::<Vec<_>>(),
@@ -494,7 +497,8 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
             convert::frame_json(&owner(engine, ops::review::Release { memory })?)
         }
         ReviewCommand::DeleteWorkspace { workspace, yes } => {
-            deletion_json(&engine.review().delete_workspace(workspace, !yes)?)
+            let operation = ops::workspaces::DeleteWorkspace::new(workspace, *yes)?;
+            deletion_json(&owner(engine, operation)?)
         }
     })
 }

@@ -11,9 +11,16 @@
 //!
 //! # Rules, in order
 //!
-//! 1. **Left alone**: frames already `deprecated`, and raw conversation
-//!    turns (`[mind-rawturn …]`): those are the verbatim record an import
-//!    made; a "thanks!" turn is part of the conversation it belongs to.
+//! 1. **Left alone**: frames already `deprecated`; raw conversation turns
+//!    (`[mind-rawturn …]`): those are the verbatim record an import made; a
+//!    "thanks!" turn is part of the conversation it belongs to; and frames
+//!    that are not live ([`CleanupFrame::live`] false): a version a
+//!    correction or a newer statement replaced, a memory its owner (or a
+//!    merge) archived. Those are history, already out of recall: neither
+//!    dead weight to retire nor a survivor to keep in a current memory's
+//!    place. A corrected memory usually reads almost like the version it
+//!    replaced; were the old version a candidate, it (older, as important)
+//!    would be kept and the correction retired as its near duplicate.
 //! 2. **Empty**: a body (storage prefixes removed) with fewer than
 //!    [`MIN_BODY_CHARS`] letters or digits.
 //! 3. **Duplicate**: the same normalised body (lower-cased, white space
@@ -51,6 +58,9 @@ pub struct CleanupFrame {
     pub content: String,
     /// Its importance.
     pub importance: Importance,
+    /// Whether it is live: current (no newer version replaced it) and
+    /// active (not archived). Only live frames are retired or kept.
+    pub live: bool,
 }
 
 /// Why a frame is retired.
@@ -129,7 +139,8 @@ pub fn plan_cleanup(frames: &[CleanupFrame]) -> CleanupPlan {
         }
     };
     for (position, frame) in frames.iter().enumerate() {
-        if frame.importance == Importance::Deprecated
+        if !frame.live
+            || frame.importance == Importance::Deprecated
             || frame.content.trim_start().starts_with(RAW_TURN_PREFIX)
         {
             continue;
@@ -226,6 +237,15 @@ mod tests {
             id,
             content: content.to_string(),
             importance,
+            live: true,
+        }
+    }
+
+    /// A version a correction (or a newer statement) replaced.
+    fn replaced(id: u64, content: &str, importance: Importance) -> CleanupFrame {
+        CleanupFrame {
+            live: false,
+            ..frame(id, content, importance)
         }
     }
 
@@ -325,6 +345,53 @@ mod tests {
             .map(|v| (v.id, v.reason.as_str()))
             .collect();
         assert_eq!(retired, [(1, "empty"), (2, "empty")]);
+    }
+
+    #[test]
+    fn a_current_version_is_never_retired_in_favour_of_a_replaced_one() {
+        // Each current version (10, 20, 30) was written after the version it
+        // corrected (1, 2, 3), which is older and more important: were the
+        // replaced versions candidates, each would be kept over its
+        // correction.
+        let frames = [
+            replaced(
+                1,
+                "The team stand-up is at 9:30 on Mondays.",
+                Importance::Critical,
+            ),
+            replaced(
+                2,
+                "[mind-fact] Ana's phone number is 555 0101.",
+                Importance::Important,
+            ),
+            replaced(3, "Karim lives in Rotterdam.", Importance::Important),
+            replaced(4, "ok", Importance::Normal),
+            frame(
+                10,
+                "The team stand-up is at 9:45 on Mondays.",
+                Importance::Normal,
+            ),
+            frame(
+                20,
+                "[mind-fact] ana's phone number is  555 0101.",
+                Importance::Normal,
+            ),
+            frame(30, "Karim lives in Rotterdam.", Importance::Normal),
+        ];
+        assert_eq!(plan_cleanup(&frames), CleanupPlan::default());
+
+        // Among live frames the rules hold as before: a live duplicate of
+        // the current version is retired in its favour.
+        let mut with_copy = frames.to_vec();
+        with_copy.push(frame(31, "karim lives in rotterdam.", Importance::Normal));
+        let plan = plan_cleanup(&with_copy);
+        assert_eq!(
+            plan.retire,
+            [CleanupVerdict {
+                id: 31,
+                reason: CleanupReason::Duplicate { kept: 30 }
+            }]
+        );
     }
 
     #[test]

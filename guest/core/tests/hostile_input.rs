@@ -235,17 +235,18 @@ proptest! {
     #[test]
     fn cleanup_never_panics(
         contents in prop::collection::vec(
-            (hostile_text(), prop::sample::select(&Importance::ALL[..])),
+            (hostile_text(), prop::sample::select(&Importance::ALL[..]), any::<bool>()),
             0..8,
         ),
     ) {
         let frames: Vec<CleanupFrame> = contents
             .into_iter()
             .enumerate()
-            .map(|(id, (content, importance))| CleanupFrame {
+            .map(|(id, (content, importance, live))| CleanupFrame {
                 id: id as u64,
                 content,
                 importance,
+                live,
             })
             .collect();
         let _ = plan_cleanup(&frames);

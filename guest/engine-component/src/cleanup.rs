@@ -5,14 +5,17 @@
 //! unit-tested); this module lists the mind's frames (oldest first), runs
 //! the plan, and — only when asked — marks each frame found `deprecated`
 //! through the store's `set_importance` (the store keeps it; recall ranks it
-//! down). A memory its owner pinned is never retired.
+//! down). A memory its owner pinned is never retired. Only live frames
+//! take part: a version a correction or a newer statement replaced (its
+//! `valid-to` set) and an archived memory are history, so a current memory
+//! is never retired in favour of one of them (the core's module docs).
 
 use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};
 
 use crate::exports::hive::mind::memory::{
     CleanupCandidate, CleanupOptions, CleanupReason as WitReason, CleanupReport, Error,
 };
-use crate::hive::mind::types::{FrameRef, Importance};
+use crate::hive::mind::types::{FrameRef, Importance, MemoryStatus};
 use crate::save::{store_error, whole_mind};
 use crate::store;
 use crate::store::importance_in as importance_from_wit;
@@ -27,6 +30,9 @@ pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
             id: frame.ref_.id,
             content: frame.content.clone(),
             importance: importance_from_wit(frame.importance),
+            live: frame.valid_to.is_none()
+                && frame.superseded_by.is_none()
+                && frame.status == MemoryStatus::Active,
         })
         .collect();
     let plan = plan_cleanup(&inputs);

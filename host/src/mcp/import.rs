@@ -165,9 +165,10 @@ impl EngineTurns for Locked<'_> {
 pub(super) fn import_blocking(
     engine: &Mutex<EngineRuntime>,
     pending: Pending,
-    options: &wit_harvest::ImportOptions,
+    import: &ops::import::Admitted,
     config_path: &std::path::Path,
 ) -> Result<wit_harvest::ImportReport, McpError> {
+    let options = import.options();
     let progress = hive_mind_terminal::Progress::hidden();
     let mut locked = Locked(engine);
     let (path, roots) = match pending {
@@ -245,12 +246,18 @@ impl MemoryServer {
         options: wit_harvest::ImportOptions,
     ) -> Result<CallToolResult, McpError> {
         let name = mind_name(&options.mind);
-        self.with_access(Access::write(options.mind.clone()), |_, _| Ok(()))
+        // MCP imports into a mind that is there (create_workspace makes
+        // one), so a mistyped workspace is an error, not a new mind.
+        let import = self
+            .run_op(
+                ops::import::Import::into_existing(options),
+                |_, admitted| Ok(admitted),
+            )
             .await?;
         let engine = Arc::clone(&self.engine);
         let access = Arc::clone(&self.access);
         let report = tokio::task::spawn_blocking(move || {
-            import_blocking(&engine, pending, &options, &access.config_path)
+            import_blocking(&engine, pending, &import, &access.config_path)
         })
         .await
         .map_err(|error| internal(format!("the tool's worker failed: {error}")))??;

@@ -93,8 +93,7 @@ use serde_json::{Value as Json, json};
 
 use crate::harvest_cli::{MAX_FILE_BYTES, MAX_FOLDER_FILES};
 use crate::memory_cli::saved_json;
-use crate::ops::{self, Access, Caller, OpError, Operation};
-use crate::tokens::Scope;
+use crate::ops::{self, Caller, OpError, Operation};
 use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{self as convert, frame_json, mind_name};
 use hive_mind_runtime::engine::import::EngineTurns;
@@ -212,27 +211,9 @@ impl MemoryServer {
             })
     }
 
-    /// Run `work` with the engine on a blocking thread, once the caller's
-    /// grant allows `access` and the workspaces it names exist
-    /// ([`ops::authorize_on`]): the only way a tool reaches the engine.
-    pub(super) async fn with_access<T, F>(&self, access: Access, work: F) -> Result<T, McpError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut EngineRuntime, &Caller) -> Result<T, McpError> + Send + 'static,
-    {
-        let caller = self.caller()?;
-        let engine = Arc::clone(&self.engine);
-        tokio::task::spawn_blocking(move || {
-            let mut engine = lock_engine(&engine).map_err(internal)?;
-            ops::authorize_on(&mut engine, &caller, &access).map_err(op_error)?;
-            work(&mut engine, &caller)
-        })
-        .await
-        .map_err(|error| internal(format!("the tool's worker failed: {error}")))?
-    }
-
     /// Run one typed operation for the caller ([`ops::execute`]), then
-    /// `render` its output with the engine (the guarded views).
+    /// `render` its output with the engine (the guarded views): the only
+    /// way a tool or a resource reaches the engine.
     pub(super) async fn run_op<O, T, R>(&self, operation: O, render: R) -> Result<T, McpError>
     where
         O: Operation + Send + 'static,

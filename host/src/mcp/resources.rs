@@ -71,12 +71,13 @@ impl MemoryServer {
                 .await
                 .map_err(not_granted),
             "hive-mind://stats" => {
+                let operation = ops::minds::Stats {
+                    caller: self.caller()?,
+                };
                 let minds = self
-                    .with_access(Access::on_all(Scope::Read, Vec::new()), |engine, caller| {
-                        let minds = engine.admin().status().map_err(engine_error)?;
+                    .run_op(operation, |_, minds| {
                         Ok(minds
                             .iter()
-                            .filter(|status| caller.reaches(&status.mind))
                             .map(crate::admin_cli::status_json)
                             .collect::<Vec<Json>>())
                     })
@@ -106,12 +107,12 @@ impl MemoryServer {
 
     /// The recent-memories resource of one mind.
     pub(super) async fn recent_memories(&self, mind: Mind) -> Result<Json, McpError> {
+        let operation = ops::minds::RecentMemories {
+            mind,
+            limit: RECENT_MEMORIES,
+        };
         let frames = self
-            .with_access(Access::read(mind.clone()), move |engine, _| {
-                let frames = engine
-                    .admin()
-                    .recent_frames(&mind, RECENT_MEMORIES)
-                    .map_err(engine_error)?;
+            .run_op(operation, |engine, frames| {
                 frames
                     .iter()
                     .map(|frame| frame_view(engine, frame))

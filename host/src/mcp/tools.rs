@@ -1,7 +1,7 @@
-//! The tools: each resolves its arguments into a request (the minds it
-//! reads and writes as values) and reaches the engine only through
-//! [`MemoryServer::with_access`] or [`MemoryServer::run_op`], where the
-//! operations layer judges the caller's grant.
+//! The tools: each resolves its arguments into an operation's request (the
+//! minds it reads and writes as values) and reaches the engine only
+//! through [`MemoryServer::run_op`], where the operations layer judges the
+//! caller's grant.
 
 use super::*;
 
@@ -121,14 +121,8 @@ impl MemoryServer {
         Parameters(args): Parameters<SearchEntitiesArgs>,
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(None, args.workspace.as_deref())?;
-        let limit = args.limit.unwrap_or(20).clamp(1, 200);
-        let entities = self
-            .with_access(Access::read(mind.clone()), move |engine, _| {
-                engine
-                    .search_entities(&mind, &args.query, limit)
-                    .map_err(engine_error)
-            })
-            .await?;
+        let operation = ops::graph::SearchEntities::new(mind, args.query, args.limit);
+        let entities = self.run_op(operation, |_, entities| Ok(entities)).await?;
         let entities: Vec<Json> = entities.iter().map(entity_json).collect();
         Ok(json_result(json!({ "entities": entities })))
     }
@@ -142,13 +136,12 @@ impl MemoryServer {
         Parameters(args): Parameters<SaveEntityArgs>,
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let entity = self
-            .with_access(Access::write(mind.clone()), move |engine, _| {
-                engine
-                    .save_entity(&mind, &args.name, &args.entity_type)
-                    .map_err(engine_error)
-            })
-            .await?;
+        let operation = ops::graph::SaveEntity {
+            mind,
+            name: args.name,
+            entity_type: args.entity_type,
+        };
+        let entity = self.run_op(operation, |_, entity| Ok(entity)).await?;
         Ok(json_result(json!({ "entity": entity_json(&entity) })))
     }
 
@@ -161,19 +154,14 @@ impl MemoryServer {
         Parameters(args): Parameters<CreateRelationArgs>,
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let relation = self
-            .with_access(Access::write(mind.clone()), move |engine, _| {
-                engine
-                    .create_relation(
-                        &mind,
-                        &args.subject,
-                        &args.relation,
-                        &args.object,
-                        args.strength,
-                    )
-                    .map_err(engine_error)
-            })
-            .await?;
+        let operation = ops::graph::CreateRelation {
+            mind,
+            subject: args.subject,
+            relation: args.relation,
+            object: args.object,
+            strength: args.strength,
+        };
+        let relation = self.run_op(operation, |_, relation| Ok(relation)).await?;
         Ok(json_result(json!({
             "relation": {
                 "id": relation.id,
@@ -301,14 +289,10 @@ impl MemoryServer {
     #[tool(description = "The workspaces that have a mind in the data directory.")]
     async fn list_workspaces(&self) -> Result<CallToolResult, McpError> {
         // Only the workspaces the caller reaches are named.
-        let workspaces = self
-            .with_access(Access::on_all(Scope::Read, Vec::new()), |engine, caller| {
-                Ok(workspace_ids(engine)?
-                    .into_iter()
-                    .filter(|id| caller.reaches(&Mind::Workspace(id.clone())))
-                    .collect::<Vec<_>>())
-            })
-            .await?;
+        let operation = ops::workspaces::ListWorkspaces {
+            caller: self.caller()?,
+        };
+        let workspaces = self.run_op(operation, |_, ids| Ok(ids)).await?;
         Ok(json_result(json!({ "workspaces": workspaces })))
     }
 
@@ -320,16 +304,11 @@ impl MemoryServer {
         &self,
         Parameters(args): Parameters<CreateWorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = hive_mind_runtime::engine::convert::workspace(&args.id).map_err(invalid)?;
-        let id = args.id;
-        let (id, existed) = self
-            .with_access(Access::write(mind).creating(), move |engine, _| {
-                let existed = workspace_ids(engine)?.contains(&id);
-                engine.admin().create_workspace(&id).map_err(engine_error)?;
-                Ok((id, existed))
-            })
-            .await?;
-        Ok(json_result(json!({ "workspace": id, "created": !existed })))
+        let operation = ops::workspaces::CreateWorkspace::new(&args.id).map_err(op_error)?;
+        let workspace = self.run_op(operation, |_, workspace| Ok(workspace)).await?;
+        Ok(json_result(
+            json!({ "workspace": workspace.id, "created": workspace.created }),
+        ))
     }
 
     /// Import a history or a document.
@@ -434,7 +413,7 @@ impl MemoryServer {
 
     /// Find (and retire) dead-weight frames.
     #[tool(
-        description = "Find frames that are empty, duplicated (same text but for case and spacing) or near-duplicated (trigram similarity >= 0.75), keeping the most important (then oldest) of each group; raw conversation turns are left alone. With apply=true they are retired (importance deprecated: kept for history, ranked down, never deleted); by default only reported."
+        description = "Find frames that are empty, duplicated (same text but for case and spacing) or near-duplicated (trigram similarity >= 0.75), keeping the most important (then oldest) of each group; raw conversation turns, replaced versions (a corrected memory's old text) and archived memories are left alone, so a current memory is never retired in favour of its history. With apply=true they are retired (importance deprecated: kept for history, ranked down, never deleted); by default only reported."
     )]
     async fn cleanup_frames(
         &self,
@@ -442,21 +421,12 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(None, args.workspace.as_deref())?;
         let name = mind_name(&mind);
-        let access = Access::on(
-            if args.apply {
-                Scope::Write
-            } else {
-                Scope::Read
-            },
-            mind.clone(),
-        );
-        let options = wit_memory::CleanupOptions {
+        let operation = ops::cleanup::CleanupFrames {
             mind,
             apply: args.apply,
         };
         let (report, candidates) = self
-            .with_access(access, move |engine, _| {
-                let report = engine.cleanup_frames(&options).map_err(engine_error)?;
+            .run_op(operation, |engine, report| {
                 let candidates = report
                     .candidates
                     .iter()
@@ -571,8 +541,8 @@ impl MemoryServer {
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(None, args.workspace.as_deref())?;
         let retired = self
-            .with_access(Access::write(mind.clone()), move |engine, _| {
-                engine.admin().dedupe_entities(&mind).map_err(engine_error)
+            .run_op(ops::cleanup::DedupeEntities { mind }, |_, retired| {
+                Ok(retired)
             })
             .await?;
         Ok(json_result(json!({ "retired": retired })))
@@ -746,82 +716,43 @@ impl MemoryServer {
         Parameters(args): Parameters<CleanupMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
         let mind = target_mind(None, args.workspace.as_deref())?;
-        let mode = args.mode.trim().to_string();
-        if !CLEANUP_MODES.contains(&mode.as_str()) {
-            return Err(invalid(format!(
-                "unknown mode {mode:?}; expected one of: {}",
-                CLEANUP_MODES.join(", ")
-            )));
-        }
-        let apply = args.apply && mode != "audit";
+        let mode = ops::cleanup::CleanupMode::parse(&args.mode).map_err(op_error)?;
+        let operation = ops::cleanup::CleanupMemory::new(mind.clone(), mode, args.apply);
+        let apply = operation.applies();
         let name = mind_name(&mind);
-        let access = Access::on(if apply { Scope::Write } else { Scope::Read }, mind.clone());
-        let value = self
-            .with_access(access, move |engine, _| {
-                let mut report = json!({ "mind": name, "mode": mode, "applied": apply });
-                if mode == "compact" || mode == "audit" {
-                    let frames = engine
-                        .cleanup_frames(&wit_memory::CleanupOptions {
-                            mind: mind.clone(),
-                            apply,
-                        })
-                        .map_err(engine_error)?;
-                    report["memories"] = json!({
-                        "scanned": frames.scanned,
-                        "found": frames.candidates.iter().map(|candidate| json!({
-                            "memory": convert::ref_name(&candidate.frame),
-                            "reason": candidate.reason.wit_name(),
-                            "kept": candidate.kept.as_ref().map(convert::ref_name),
-                        })).collect::<Vec<_>>(),
-                        "retired": frames.retired,
-                    });
-                }
-                for (wanted, key, rule) in [
-                    (
-                        "retire-orphans",
-                        "orphan_entities",
-                        wit_review::EntityRule::Orphans,
-                    ),
-                    (
-                        "remove-noise",
-                        "noise_entities",
-                        wit_review::EntityRule::Noise,
-                    ),
-                ] {
-                    if mode == wanted || mode == "audit" {
-                        let found = engine
-                            .review()
-                            .clean_entities(&mind, rule, apply)
-                            .map_err(engine_error)?;
-                        report[key] =
-                            Json::Array(found.iter().map(crate::review_cli::entity_json).collect());
-                    }
-                }
-                if mode == "audit" {
-                    let flagged = engine
-                        .review()
-                        .list_flagged(&mind, MAX_FLAGGED_COUNTED)
-                        .map_err(engine_error)?;
-                    // Counted, never shown: their text is what the scan
-                    // flags. The owner reviews them with `hive-mind review
-                    // flagged`.
-                    report["flagged_memories"] = json!(flagged.len());
-                }
-                Ok(report)
-            })
-            .await?;
-        Ok(json_result(value))
+        let cleaned = self.run_op(operation, |_, cleaned| Ok(cleaned)).await?;
+        let mut report = json!({ "mind": name, "mode": mode.name(), "applied": apply });
+        if let Some(frames) = &cleaned.memories {
+            report["memories"] = json!({
+                "scanned": frames.scanned,
+                "found": frames.candidates.iter().map(|candidate| json!({
+                    "memory": convert::ref_name(&candidate.frame),
+                    "reason": candidate.reason.wit_name(),
+                    "kept": candidate.kept.as_ref().map(convert::ref_name),
+                })).collect::<Vec<_>>(),
+                "retired": frames.retired,
+            });
+        }
+        for (key, found) in [
+            ("orphan_entities", &cleaned.orphan_entities),
+            ("noise_entities", &cleaned.noise_entities),
+        ] {
+            if let Some(found) = found {
+                report[key] =
+                    Json::Array(found.iter().map(crate::review_cli::entity_json).collect());
+            }
+        }
+        // Counted, never shown: their text is what the scan flags. The
+        // owner reviews them with `hive-mind review flagged`.
+        if let Some(flagged) = cleaned.flagged_memories {
+            report["flagged_memories"] = json!(flagged);
+        }
+        Ok(json_result(report))
     }
 }
-
-/// The modes of `cleanup_memory`.
-pub(super) const CLEANUP_MODES: [&str; 4] = ["compact", "retire-orphans", "remove-noise", "audit"];
 
 /// A listing's default length over MCP.
 pub(super) const DEFAULT_LISTING: u32 = 20;
 
 /// A listing's longest over MCP.
 pub(super) const MAX_LISTING: u32 = 200;
-
-/// The most flagged memories an audit counts.
-pub(super) const MAX_FLAGGED_COUNTED: u32 = 1000;

@@ -128,17 +128,3 @@ pub(super) fn awareness_views(
         .map(|item| awareness_view(engine, item))
         .collect()
 }
-
-/// The workspace ids that have a mind, sorted.
-pub(super) fn workspace_ids(engine: &mut EngineRuntime) -> Result<Vec<String>, McpError> {
-    let minds = engine.admin().list_minds().map_err(engine_error)?;
-    let mut ids: Vec<String> = minds
-        .into_iter()
-        .filter_map(|mind| match mind {
-            Mind::Workspace(id) => Some(id),
-            Mind::Personal => None,
-        })
-        .collect();
-    ids.sort();
-    Ok(ids)
-}

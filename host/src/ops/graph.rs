@@ -1,8 +1,11 @@
-//! The knowledge graph, read: one request each for `hive-mind review
-//! entities|entity|neighbours`, MCP `explore_graph` and
-//! `GET /api/graph/entities[/{id}[/neighbours]]`.
+//! The knowledge graph: read (one request each for `hive-mind review
+//! entities|entity|neighbours`, MCP `explore_graph` and `search_entities`,
+//! `GET /api/graph/entities[/{id}[/neighbours]]`) and written by hand (MCP
+//! `save_entity` and `create_relation`; cognify and imports write it too,
+//! from what they read).
 
 use hive_mind_runtime::engine::EngineRuntime;
+use hive_mind_runtime::engine::wit_memory::{KnownEntity, KnownRelation};
 use hive_mind_runtime::engine::wit_review::{EntityHop, EntityInfo, EntityView};
 use hive_mind_runtime::engine::wit_types::Mind;
 
@@ -76,5 +79,99 @@ impl Operation for Entity {
             None => None,
         };
         Ok((view, hops))
+    }
+}
+
+/// Entities whose name contains a text (case-insensitive), most seen first
+/// (MCP `search_entities`).
+pub struct SearchEntities {
+    /// Whose.
+    pub mind: Mind,
+    /// Part of the name.
+    pub text: String,
+    /// The most listed (1 to [`MAX_SEARCHED`]).
+    pub limit: u32,
+}
+
+/// The most entities a search lists.
+pub const MAX_SEARCHED: u32 = 200;
+
+impl SearchEntities {
+    /// The request, its limit (default 20) bounded to 1..=[`MAX_SEARCHED`].
+    pub fn new(mind: Mind, text: String, limit: Option<u32>) -> SearchEntities {
+        SearchEntities {
+            mind,
+            text,
+            limit: limit.unwrap_or(20).clamp(1, MAX_SEARCHED),
+        }
+    }
+}
+
+impl Operation for SearchEntities {
+    type Output = Vec<KnownEntity>;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::read(self.mind.clone()))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<Vec<KnownEntity>, OpError> {
+        Ok(engine.search_entities(&self.mind, &self.text, self.limit)?)
+    }
+}
+
+/// Save an entity, or strengthen the one of the same canonical name and
+/// type (MCP `save_entity`); the engine refuses dates, numbers and generic
+/// words.
+pub struct SaveEntity {
+    /// Whose.
+    pub mind: Mind,
+    /// Its name.
+    pub name: String,
+    /// Its type (person, organization, project, …).
+    pub entity_type: String,
+}
+
+impl Operation for SaveEntity {
+    type Output = KnownEntity;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::write(self.mind.clone()))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<KnownEntity, OpError> {
+        Ok(engine.save_entity(&self.mind, &self.name, &self.entity_type)?)
+    }
+}
+
+/// Relate two existing entities named exactly, or strengthen their
+/// relation (MCP `create_relation`).
+pub struct CreateRelation {
+    /// Whose.
+    pub mind: Mind,
+    /// The entity it starts from.
+    pub subject: String,
+    /// The relation's type (`depends_on` is stored as `depends-on`).
+    pub relation: String,
+    /// The entity it points to.
+    pub object: String,
+    /// Its strength, 0 to 1 (default 0.8).
+    pub strength: Option<f64>,
+}
+
+impl Operation for CreateRelation {
+    type Output = KnownRelation;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::write(self.mind.clone()))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<KnownRelation, OpError> {
+        Ok(engine.create_relation(
+            &self.mind,
+            &self.subject,
+            &self.relation,
+            &self.object,
+            self.strength,
+        )?)
     }
 }

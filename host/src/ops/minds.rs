@@ -1,16 +1,21 @@
-//! Reading a mind as it is stored: one memory by reference, the sources
-//! imported into it, the whole mind exported. One request each for the
-//! CLI (`get`, `sources`, `export`), MCP `harvest_sources` and the REST
-//! routes `GET /api/memories/{ref}`, `/api/sources`, `/api/export`.
-//! Exporting a whole mind is the owner's work (`admin`).
+//! Reading a mind as it is stored: one memory by reference, its newest
+//! memories, the sources imported into it, the whole mind exported, and
+//! every reachable mind's counts. One request each for the CLI (`get`,
+//! `sources`, `export`, `status`), MCP `harvest_sources` and its resources
+//! (`hive-mind://memories/recent`, a workspace's recent memories,
+//! `hive-mind://stats`) and the REST routes `GET /api/memories/{ref}`,
+//! `/api/memories`, `/api/sources`, `/api/export` and `/api/stats`; and
+//! an export restored into an empty mind (`hive-mind restore`).
+//! Exporting and restoring a whole mind are the owner's work (`admin`);
+//! the counts name only the minds their caller reaches.
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_admin::ExportFormat;
+use hive_mind_runtime::engine::wit_admin::{ExportFormat, MindStatus, RestoreReport};
 use hive_mind_runtime::engine::wit_harvest::HarvestSource;
 use hive_mind_runtime::engine::wit_types::{Frame, FrameRef, Mind};
 
-use super::{Access, OpError, Operation};
+use super::{Access, Caller, OpError, Operation};
 use crate::tokens::Scope;
 
 /// One memory by reference.
@@ -34,6 +39,52 @@ impl Operation for GetMemory {
             .ok_or_else(|| {
                 OpError::NotFound(format!("no memory {}", convert::ref_name(&self.memory)))
             })
+    }
+}
+
+/// A mind's newest memories, newest first.
+pub struct RecentMemories {
+    /// Whose.
+    pub mind: Mind,
+    /// The most listed.
+    pub limit: u32,
+}
+
+impl Operation for RecentMemories {
+    type Output = Vec<Frame>;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::read(self.mind.clone()))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<Vec<Frame>, OpError> {
+        Ok(engine.admin().recent_frames(&self.mind, self.limit)?)
+    }
+}
+
+/// The status (counts, embedder, chunk plan, notes) of every mind the
+/// caller reaches.
+pub struct Stats {
+    /// Who asks: only the minds it reaches are listed.
+    pub caller: Caller,
+}
+
+impl Operation for Stats {
+    type Output = Vec<MindStatus>;
+
+    /// A read of no mind in particular: any token may ask, and learns only
+    /// of what it reaches.
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::on_all(Scope::Read, Vec::new()))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<Vec<MindStatus>, OpError> {
+        Ok(engine
+            .admin()
+            .status()?
+            .into_iter()
+            .filter(|status| self.caller.reaches(&status.mind))
+            .collect())
     }
 }
 
@@ -72,5 +123,27 @@ impl Operation for Export {
 
     fn run(self, engine: &mut EngineRuntime) -> Result<Vec<String>, OpError> {
         Ok(engine.admin().export_mind(&self.mind, self.format)?)
+    }
+}
+
+/// Restore an export (its JSON Lines) into an empty mind, every line
+/// checked before one transaction writes it. The owner's work (`admin`);
+/// a workspace's mind is made by the restore.
+pub struct Restore {
+    /// Into which mind.
+    pub mind: Mind,
+    /// The export's lines.
+    pub lines: Vec<String>,
+}
+
+impl Operation for Restore {
+    type Output = RestoreReport;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::on(Scope::Admin, self.mind.clone()).creating())
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<RestoreReport, OpError> {
+        Ok(engine.admin().restore_mind(&self.mind, &self.lines)?)
     }
 }

@@ -3,10 +3,9 @@
 //! The CLI, the MCP tools, the REST routes and the hooks are adapters: each
 //! turns what its caller sent (flags, tool arguments, a query string and a
 //! body) into the operation's typed request here, and hands it to
-//! [`execute`] with the [`Caller`] it serves. Work that is not a typed
-//! operation yet (imports, cleanup, entity writes, workspaces) passes the
-//! same gate, [`authorize_on`], with an [`Access`] built from its resolved
-//! minds: nothing reaches the engine on a caller's behalf around it.
+//! [`execute`] with the [`Caller`] it serves: nothing reaches the engine on
+//! a caller's behalf around it. (An import, which the runtime's loop runs
+//! step by step, is judged here and handed back admitted: [`import`].)
 //!
 //! A request is **resolved** before it is judged: its minds are
 //! [`Mind`] values (a reference's mind, a `workspace` argument, a recall
@@ -28,20 +27,27 @@
 //! - [`forget`] — erasure for real (a dry run unless confirmed).
 //! - [`review`] — corrections and the owner's review: correct, history,
 //!   archive/pin/tag, merge, trace, the quarantine, sessions.
-//! - [`graph`] — the knowledge graph, read.
+//! - [`graph`] — the knowledge graph: read, entities saved and related.
+//! - [`cleanup`] — a mind kept tidy: dead-weight memories, the graph's
+//!   noise and duplicates.
+//! - [`workspaces`] — the workspaces a caller reaches, a workspace created.
+//! - [`import`] — an import judged before the runtime's loop runs it.
 //! - [`minds`] — a memory by reference, a mind's sources, a mind exported.
 //! - [`identity`] — a mind's identity, read and set (each mind has its own).
 //! - [`awareness`] — a mind's awareness items.
 
 pub mod awareness;
+pub mod cleanup;
 pub mod exchange;
 pub mod forget;
 pub mod graph;
 pub mod identity;
+pub mod import;
 pub mod minds;
 pub mod recall;
 pub mod review;
 pub mod save;
+pub mod workspaces;
 
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_types::Mind;
@@ -182,9 +188,8 @@ pub fn execute<O: Operation>(
 }
 
 /// Authorize `access` for `caller` and check that its workspaces exist:
-/// the one gate of [`execute`], for the surfaces' work that is not (yet) a
-/// typed operation.
-pub fn authorize_on(
+/// the gate of [`execute`].
+fn authorize_on(
     engine: &mut EngineRuntime,
     caller: &Caller,
     access: &Access,

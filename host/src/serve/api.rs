@@ -33,8 +33,8 @@ use super::App;
 use super::extract::{ApiJson, ApiQuery};
 use super::problem::{PROBLEM_JSON, Problem};
 use crate::mcp::params::ForgetMemoryArgs;
-use crate::ops::{self, Access, Caller, OpError, Operation};
-use crate::tokens::{Grant, Scope};
+use crate::ops::{self, Caller, OpError, Operation};
+use crate::tokens::Grant;
 
 /// A memory (a frame), every field by its WIT name.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -457,42 +457,6 @@ impl From<OpError> for Problem {
 }
 
 impl App {
-    /// Run `work` on an engine of the pool with an existing `mind` (a 404
-    /// names one that is not there), after the grant allows `scope` on it.
-    pub async fn on_mind<T, F>(
-        &self,
-        grant: &Grant,
-        scope: Scope,
-        mind: Mind,
-        work: F,
-    ) -> Result<T, Problem>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut EngineRuntime, &Mind) -> Result<T, Problem> + Send + 'static,
-    {
-        let access = Access::on(scope, mind.clone());
-        self.engine(grant, access, move |engine| work(engine, &mind))
-            .await
-    }
-
-    /// Run `work` on an engine of the pool once the grant allows `access`
-    /// and the workspaces it names exist ([`ops::authorize_on`]). The
-    /// grant is judged before an engine is taken, so a refused request
-    /// waits for none.
-    pub async fn engine<T, F>(&self, grant: &Grant, access: Access, work: F) -> Result<T, Problem>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut EngineRuntime) -> Result<T, Problem> + Send + 'static,
-    {
-        let caller = Caller::Token(grant.clone());
-        caller.authorize(&access)?;
-        self.pooled(move |engine| {
-            ops::authorize_on(engine, &caller, &access)?;
-            work(engine)
-        })
-        .await
-    }
-
     /// Run one typed operation for the grant's holder ([`ops::execute`]),
     /// then `render` its output.
     pub async fn op<O, T, R>(&self, grant: &Grant, operation: O, render: R) -> Result<T, Problem>
@@ -540,20 +504,12 @@ pub async fn stats(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
-    let shown = Caller::Token(grant.clone());
-    app.engine(
-        &grant,
-        Access::on_all(Scope::Read, Vec::new()),
-        move |engine| {
-            Ok(engine
-                .admin()
-                .status()?
-                .iter()
-                .filter(|status| shown.reaches(&status.mind))
-                .map(crate::admin_cli::status_json)
-                .collect())
-        },
-    )
+    let operation = ops::minds::Stats {
+        caller: Caller::Token(grant.clone()),
+    };
+    app.op(&grant, operation, |_, minds| {
+        Ok(minds.iter().map(crate::admin_cli::status_json).collect())
+    })
     .await
     .map(Json)
 }
@@ -600,13 +556,9 @@ pub async fn list_memories(
 ) -> Result<Json<Vec<Memory>>, Problem> {
     let mind = read_mind(query.workspace.as_deref())?;
     let limit = limit_of(query.limit);
-    app.on_mind(&grant, Scope::Read, mind, move |engine, mind| {
-        engine
-            .admin()
-            .recent_frames(mind, limit)?
-            .iter()
-            .map(Memory::of)
-            .collect()
+    let operation = ops::minds::RecentMemories { mind, limit };
+    app.op(&grant, operation, |_, frames| {
+        frames.iter().map(Memory::of).collect()
     })
     .await
     .map(Json)

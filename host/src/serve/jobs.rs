@@ -396,19 +396,29 @@ pub async fn start_import(
         mind: query.mind.clone(),
         workspace: query.workspace.clone(),
     })?;
-    // An import makes a workspace's mind by its first write.
-    crate::ops::Caller::Token(grant.clone())
-        .authorize(&crate::ops::Access::write(mind.clone()).creating())?;
-    let label = convert::mind_name(&mind);
     let source = match query.format.as_deref() {
-        None => None,
-        Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
-            Problem::bad_request(format!(
-                "unknown format {name:?}: expected {}",
-                one_of::<hive_mind_runtime::engine::wit_harvest::SourceFormat>()
-            ))
-        })?),
+        None => Ok(None),
+        Some(name) => crate::harvest_cli::parse_format(name)
+            .map(Some)
+            .ok_or_else(|| {
+                Problem::bad_request(format!(
+                    "unknown format {name:?}: expected {}",
+                    one_of::<hive_mind_runtime::engine::wit_harvest::SourceFormat>()
+                ))
+            }),
     };
+    // An import makes a workspace's mind by its first write, so the grant
+    // is all there is to judge, before the body is read; a malformed
+    // format is refused after it.
+    let import = crate::ops::import::Import::creating(ImportOptions {
+        source: source.as_ref().ok().copied().flatten(),
+        mind,
+        distillation: Distillation::Auto,
+        dry_run: false,
+    })
+    .admit(&crate::ops::Caller::Token(grant.clone()))?;
+    source?;
+    let label = convert::mind_name(import.mind());
     // A place in the queue first (a 429 before the body is read), then the
     // upload to disk before the job takes an engine, within its own limit
     // (an export is larger than any JSON body), deadline and the quota.
@@ -444,12 +454,6 @@ pub async fn start_import(
             }
             (Upload::File(name.clone(), upload), name)
         }
-    };
-    let options = ImportOptions {
-        source,
-        mind,
-        distillation: Distillation::Auto,
-        dry_run: false,
     };
     let owner = grant.name.clone();
     let progress = Progress::hidden();
@@ -509,9 +513,14 @@ pub async fn start_import(
                         Err(error) => return Err(format!("reading the spooled upload: {error}")),
                     },
                 };
-                hive_mind_runtime::engine::import::run_job(engine, &[input], &options, &progress)
-                    .map(|report| crate::harvest_cli::report_json(&report))
-                    .map_err(|error| Problem::from(error).detail)
+                hive_mind_runtime::engine::import::run_job(
+                    engine,
+                    &[input],
+                    import.options(),
+                    &progress,
+                )
+                .map(|report| crate::harvest_cli::report_json(&report))
+                .map_err(|error| Problem::from(error).detail)
             })
             .await;
         let outcome = match outcome {
