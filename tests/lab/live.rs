@@ -68,8 +68,13 @@ fn timelines_are_written_through_every_path_and_judged() {
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     let report = succeeded(&output);
     assert_eq!(
-        (&report["timelines"], &report["pairs"], &report["kinds"]),
-        (&json!(2), &json!(1), &json!(3))
+        (
+            &report["timelines"],
+            &report["kinds"],
+            &report["pairs"],
+            &report["pair_kinds"]
+        ),
+        (&json!(2), &json!(2), &json!(1), &json!(1))
     );
     let paths = report["paths"].as_array().unwrap();
     let names: Vec<&str> = paths.iter().map(|p| p["path"].as_str().unwrap()).collect();
@@ -251,5 +256,46 @@ fn the_live_loop_writes_a_persona_and_scores_its_questions() {
         "all answerable",
     ] {
         assert!(table.contains(expected), "{expected} in\n{table}");
+    }
+}
+
+/// The data in `host/lab/data/` reads without an error (every rule of its
+/// README checked by the reader) and is as large as the README promises.
+#[test]
+fn the_data_sets_read_and_have_the_promised_sizes() {
+    use hive_mind_lab::eval::live_loop::{Action, Persona, QuestionKind};
+    use hive_mind_lab::eval::timelines::TimelineFile;
+    use std::collections::BTreeSet;
+
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let file = TimelineFile::load(&data.join("timelines-a.jsonl")).unwrap();
+    let (pairs, timelines): (Vec<_>, Vec<_>) =
+        file.items.iter().partition(|item| item.is_negative());
+    let kinds: BTreeSet<&str> = timelines.iter().map(|item| item.kind.as_str()).collect();
+    assert!(timelines.len() >= 60, "{} timelines", timelines.len());
+    assert!(kinds.len() >= 20, "{} kinds", kinds.len());
+    assert!(pairs.len() >= 60, "{} pairs", pairs.len());
+
+    let persona = Persona::load(&data.join("live-loop-a.json")).unwrap();
+    let count = |pick: &dyn Fn(&Action) -> bool| {
+        persona
+            .events
+            .iter()
+            .filter(|event| pick(&event.action))
+            .count()
+    };
+    let saves = count(&|a| matches!(a, Action::Save { .. }));
+    let stating = count(&|a| matches!(a, Action::Exchange { facts, .. } if !facts.is_empty()));
+    let chit_chat = count(&|a| matches!(a, Action::Exchange { facts, .. } if facts.is_empty()));
+    let imports = count(&|a| matches!(a, Action::Import { .. }));
+    assert!((75..=90).contains(&saves), "{saves} saves");
+    assert_eq!((stating, chit_chat, imports), (20, 5, 3));
+    let questions = persona.questions.len();
+    assert!((60..=70).contains(&questions), "{questions} questions");
+    let of_kind = |kind| persona.questions.iter().filter(|q| q.kind == kind).count();
+    assert!(of_kind(QuestionKind::Unanswerable) >= 8);
+    assert!(of_kind(QuestionKind::Current) >= 8);
+    for kind in QuestionKind::ALL {
+        assert!(of_kind(kind) > 0, "no {} question", kind.name());
     }
 }

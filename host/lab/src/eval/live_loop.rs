@@ -401,6 +401,8 @@ pub struct QuestionResult {
     pub returned: usize,
     /// Whether the first memory line of the recall block holds the answer.
     pub leads_block: bool,
+    /// The first memory line of the recall block, if any (shortened).
+    pub block_first: Option<String>,
     /// Whether the recall failed (judged as returning nothing).
     pub failed: bool,
     /// The first recalled memories (at most three, shortened).
@@ -438,11 +440,11 @@ pub fn score_questions(name: &str, results: &[&QuestionResult]) -> Scores {
             n,
         )
     };
-    let reciprocal: f64 = results
+    // A fold from +0.0: an empty float `sum` is -0.0, printed "-0.000".
+    let reciprocal = results
         .iter()
         .filter_map(|r| r.rank)
-        .map(|rank| 1.0 / rank as f64)
-        .sum();
+        .fold(0.0, |sum, rank| sum + 1.0 / rank as f64);
     Scores {
         name: name.to_string(),
         n,
@@ -632,10 +634,11 @@ pub fn evaluate(
             }
         };
         let texts: Vec<String> = memories.iter().map(|m| m.frame.content.clone()).collect();
+        let first_line = live::first_block_memory(&block);
         let (rank, leads_block) = match &question.answer {
             Some(answer) => (
                 rank_of(&texts, answer),
-                live::first_block_memory(&block).is_some_and(|line| contains_all(line, answer)),
+                first_line.is_some_and(|line| contains_all(line, answer)),
             ),
             None => (None, false),
         };
@@ -646,6 +649,7 @@ pub fn evaluate(
             rank,
             returned: texts.len(),
             leads_block,
+            block_first: first_line.map(|line| shorten(line, 160)),
             failed,
             top: texts
                 .iter()
@@ -903,6 +907,7 @@ mod tests {
             rank,
             returned: 10,
             leads_block: leads,
+            block_first: None,
             failed: false,
             top: Vec::new(),
         }
@@ -926,6 +931,10 @@ mod tests {
         assert_eq!(s.block_leads, Rate::new(1, 4));
         let empty = score_questions("none", &[]);
         assert_eq!((empty.n, empty.mrr), (0, 0.0));
+        let missed = [result(QuestionKind::Told, None, false)];
+        let missed: Vec<&QuestionResult> = missed.iter().collect();
+        let table_mrr = format!("{:.3}", score_questions("told", &missed).mrr);
+        assert_eq!(table_mrr, "0.000", "never printed as -0.000");
     }
 
     #[test]

@@ -468,8 +468,10 @@ pub struct TimelinesReport {
     pub timelines: usize,
     /// Negative pairs read.
     pub pairs: usize,
-    /// Distinct kinds.
+    /// Distinct kinds of timeline.
     pub kinds: usize,
+    /// Distinct kinds of negative pair.
+    pub pair_kinds: usize,
     /// Per write path.
     pub paths: Vec<PathReport>,
     /// Every item on every path.
@@ -553,11 +555,22 @@ pub fn evaluate(
         reranker: reranking.describe(None),
         timelines: items.iter().filter(|item| !item.is_negative()).count(),
         pairs: items.iter().filter(|item| item.is_negative()).count(),
-        kinds: kinds.len(),
+        kinds: kinds_of(&items, false),
+        pair_kinds: kinds_of(&items, true),
         paths: reports,
         items: results,
         problems,
     })
+}
+
+/// The distinct kinds of the pairs (`negative`) or of the timelines.
+fn kinds_of(items: &[&Item], negative: bool) -> usize {
+    items
+        .iter()
+        .filter(|item| item.is_negative() == negative)
+        .map(|item| item.kind.as_str())
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 fn file_name(path: &Path) -> String {
@@ -818,12 +831,13 @@ pub fn render(report: &TimelinesReport) -> String {
     let _ = writeln!(text, "Timelines evaluation: {}", report.files.join(", "));
     let _ = writeln!(
         text,
-        "embedder {}, reranker {}; {} timelines and {} negative pairs over {} kinds; recall limit {}",
+        "embedder {}, reranker {}; {} timelines of {} kinds, {} negative pairs of {} kinds; recall limit {}",
         report.embedder,
         report.reranker,
         report.timelines,
-        report.pairs,
         report.kinds,
+        report.pairs,
+        report.pair_kinds,
         live::RECALL_LIMIT
     );
     let _ = writeln!(
@@ -866,29 +880,38 @@ pub fn render(report: &TimelinesReport) -> String {
             path.overall.pair_missing.text(),
             path.overall.pair_closed.text(),
         );
+        let cell = |rate: Rate| format!("{}/{}", rate.count, rate.of);
         let _ = writeln!(
             text,
-            "  {:<22}{:>4}{:>14}{:>14}{:>14}{:>6}{:>14}",
-            "kind", "n", "latest-first", "stale-gone", "missing", "pairs", "false-sup."
+            "  {:<22}{:>4}{:>14}{:>14}{:>14}{:>14}",
+            "timeline kind", "n", "latest-first", "stale-gone", "missing", "stale-closed"
         );
-        for kind in &path.per_kind {
-            let cell = |rate: Rate| {
-                if rate.of == 0 {
-                    "-".to_string()
-                } else {
-                    format!("{}/{}", rate.count, rate.of)
-                }
-            };
+        for kind in path.per_kind.iter().filter(|kind| kind.timelines > 0) {
             let _ = writeln!(
                 text,
-                "  {:<22}{:>4}{:>14}{:>14}{:>14}{:>6}{:>14}",
+                "  {:<22}{:>4}{:>14}{:>14}{:>14}{:>14}",
                 kind.name,
                 kind.timelines,
                 cell(kind.latest_first),
                 cell(kind.stale_gone),
                 cell(kind.current_missing),
+                cell(kind.stale_closed)
+            );
+        }
+        let _ = writeln!(
+            text,
+            "  {:<22}{:>4}{:>14}{:>14}{:>14}",
+            "pair kind", "n", "false-sup.", "not recalled", "closed"
+        );
+        for kind in path.per_kind.iter().filter(|kind| kind.pairs > 0) {
+            let _ = writeln!(
+                text,
+                "  {:<22}{:>4}{:>14}{:>14}{:>14}",
+                kind.name,
                 kind.pairs,
-                cell(kind.false_supersede)
+                cell(kind.false_supersede),
+                cell(kind.pair_missing),
+                cell(kind.pair_closed)
             );
         }
     }
