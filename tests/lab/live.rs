@@ -96,9 +96,13 @@ fn timelines_are_written_through_every_path_and_judged() {
     // A save and an import store each statement as it was written, so a
     // query naming the statements' words recalls the current one and both
     // trips (cognify keeps only what its rules find, so it is not pinned).
+    assert_eq!(paths[0]["frames_written"], 7, "one frame per save");
+    assert!(
+        paths[2]["frames_written"].as_u64().unwrap() >= 7,
+        "at least one frame per imported turn"
+    );
     for path in [&paths[0], &paths[2]] {
         let name = path["path"].as_str().unwrap();
-        assert_eq!(path["frames_written"], 7, "{name}");
         assert_eq!(
             path["overall"]["current_missing"]["count"], 0,
             "{name}: {path}"
