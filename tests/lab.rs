@@ -9,3 +9,7 @@
 /// The evaluation and the recall benchmark on tiny inputs.
 #[path = "lab/eval.rs"]
 mod eval;
+
+/// The live-memory evaluations (timelines, live loop) on tiny data files.
+#[path = "lab/live.rs"]
+mod live;

@@ -10,6 +10,9 @@
 //! - [`eval`] — `hive-mind-lab eval locomo`: retrieval quality on a
 //!   conversation benchmark (session- and turn-level recall@k), one fresh
 //!   mind per sample, through the real engine.
+//!   `eval timelines` and `eval live-loop`: the loop an agent runs —
+//!   memories saved, learned from exchanges and imported as a person's life
+//!   changes, then recalled — on hand-written data (`host/lab/data/`).
 //! - [`bench`] — `hive-mind-lab bench embed|recall|harvest`: the in-process
 //!   embedder alone; recall latency on a synthetic corpus built once per
 //!   size ([`bench::corpus`]), stage by stage, against bare sqlite-vec KNN;

@@ -1,4 +1,10 @@
-//! # `hive-mind-lab eval locomo`: the command and its printout
+//! # `hive-mind-lab eval`: the commands and their printouts
+//!
+//! `hive-mind-lab eval timelines <files…>` and `hive-mind-lab eval live-loop
+//! <file>` (the live-memory evaluations, [`super::timelines`] and
+//! [`super::live_loop`]) read their data first the same way, resolve the same
+//! embedder and reranker, and print a table or, with `--json`, the report
+//! with every item's outcome.
 //!
 //! `hive-mind-lab eval locomo <path> [--k 1,5,10] [--json] [--samples N]
 //! [--categories 1,2,3,4] [--no-floor]` reads the data set first (so a bad
@@ -12,12 +18,17 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
 use super::EvalError;
+use super::live::WritePath;
+use super::live_loop::Persona;
 use super::locomo::Dataset;
 use super::run::{EvalOptions, EvalReport, Reranking, Scores, evaluate};
+use super::timelines::TimelineFile;
 use crate::timing::{SPLIT_NOTE, split_label};
 use hive_mind_models::config::{Config, ConfigError};
-use hive_mind_models::embedder::EmbedError;
+use hive_mind_models::embedder::{EmbedError, Embedder};
 use hive_mind_terminal::Progress;
 
 /// `hive-mind-lab eval`'s targets.
@@ -26,6 +37,58 @@ pub enum EvalTarget {
     /// Retrieval quality on a LoCoMo-shaped data set: session- and
     /// turn-level recall@k per category, ingest rate, recall latency.
     Locomo(LocomoArgs),
+    /// Changing facts written through save, cognify and import: is the
+    /// newest statement recalled first, the stale one gone, and do two
+    /// compatible statements both stay? (`timelines-*.jsonl`)
+    Timelines(TimelinesArgs),
+    /// One persona's memory written as an agent writes it, then questions
+    /// of every kind: answer@1/3/10, MRR, facts kept from exchanges, empty
+    /// answers to unanswerable questions. (`live-loop-*.json`)
+    LiveLoop(LiveLoopArgs),
+}
+
+/// `hive-mind-lab eval timelines`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TimelinesArgs {
+    /// The data files (JSON Lines, `host/lab/data/README.md`); each gets its
+    /// own minds, the figures are over all of them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The write paths to measure, comma-separated.
+    #[arg(
+        long = "write-paths",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "save,cognify,import"
+    )]
+    pub write_paths: Vec<WritePath>,
+    /// Recall without the reranker (default: the configured one).
+    #[arg(long)]
+    pub no_rerank: bool,
+    /// Print one JSON object instead of the tables (every item's outcome
+    /// included).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `hive-mind-lab eval live-loop`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LiveLoopArgs {
+    /// The data file (one JSON object, `host/lab/data/README.md`).
+    pub path: PathBuf,
+    /// Recall without the reranker (default: the configured one).
+    #[arg(long)]
+    pub no_rerank: bool,
+    /// Print one JSON object instead of the table (every question's
+    /// outcome included).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// `hive-mind-lab eval locomo`'s arguments.
@@ -126,26 +189,7 @@ pub fn run(
     match target {
         EvalTarget::Locomo(args) => {
             let dataset = Dataset::load(&args.path)?;
-            let config = Config::load_in(data_dir)?;
-            let active = hive_mind_models::embedder::resolve(&config.embedder)?;
-            if active.info.is_mock() {
-                writeln!(
-                    log,
-                    "warning: the MOCK embedder is active; vector similarity means nothing"
-                )?;
-            }
-            let reranking = if args.rerank == RerankRuns::Off {
-                Reranking::none()
-            } else {
-                let loaded = hive_mind_models::reranker::load(&config.reranker)?;
-                if let Some(why) = &loaded.missing {
-                    writeln!(log, "note: no reranker: {why}")?;
-                }
-                Reranking {
-                    reranker: loaded.reranker,
-                    name: loaded.name,
-                }
-            };
+            let (embedder, reranking) = models(data_dir, args.rerank != RerankRuns::Off, log)?;
             let options = EvalOptions {
                 ks: args.k.clone(),
                 categories: args.categories.iter().copied().collect(),
@@ -156,7 +200,7 @@ pub fn run(
             };
             // The total is set by `evaluate`, which knows the samples chosen.
             let progress = Progress::new(0, "turns + questions", args.quiet);
-            let reports = evaluate(&dataset, active.embedder, reranking, &options, &progress)?;
+            let reports = evaluate(&dataset, embedder, reranking, &options, &progress)?;
             let source = args.path.display().to_string();
             if args.json {
                 let mut runs = Vec::new();
@@ -194,8 +238,82 @@ pub fn run(
                 }
             }
         }
+        EvalTarget::Timelines(args) => {
+            let files = args
+                .paths
+                .iter()
+                .map(|path| TimelineFile::load(path))
+                .collect::<Result<Vec<_>, _>>()?;
+            let (embedder, reranking) = models(data_dir, !args.no_rerank, log)?;
+            let progress = Progress::new(0, "statements + queries", args.quiet);
+            let report = super::timelines::evaluate(
+                &files,
+                &args.write_paths,
+                embedder,
+                &reranking,
+                &progress,
+            )?;
+            if args.json {
+                writeln!(out, "{}", to_json(&report)?)?;
+            } else {
+                for problem in &report.problems {
+                    writeln!(log, "note: {problem}")?;
+                }
+                write!(out, "{}", super::timelines::render(&report))?;
+            }
+        }
+        EvalTarget::LiveLoop(args) => {
+            let persona = Persona::load(&args.path)?;
+            let (embedder, reranking) = models(data_dir, !args.no_rerank, log)?;
+            let progress = Progress::new(0, "events + questions", args.quiet);
+            let report = super::live_loop::evaluate(&persona, embedder, &reranking, &progress)?;
+            if args.json {
+                writeln!(out, "{}", to_json(&report)?)?;
+            } else {
+                for problem in &report.problems {
+                    writeln!(log, "note: {problem}")?;
+                }
+                write!(out, "{}", super::live_loop::render(&report))?;
+            }
+        }
     }
     Ok(())
+}
+
+/// The embedder the configuration (and the environment) chooses, and the
+/// configured reranker when `rerank` (else none); the mock embedder and a
+/// missing reranker are announced on `log`.
+fn models(
+    data_dir: &std::path::Path,
+    rerank: bool,
+    log: &mut dyn Write,
+) -> Result<(Arc<dyn Embedder>, Reranking), EvalCliError> {
+    let config = Config::load_in(data_dir)?;
+    let active = hive_mind_models::embedder::resolve(&config.embedder)?;
+    if active.info.is_mock() {
+        writeln!(
+            log,
+            "warning: the MOCK embedder is active; vector similarity means nothing"
+        )?;
+    }
+    let reranking = if rerank {
+        let loaded = hive_mind_models::reranker::load(&config.reranker)?;
+        if let Some(why) = &loaded.missing {
+            writeln!(log, "note: no reranker: {why}")?;
+        }
+        Reranking {
+            reranker: loaded.reranker,
+            name: loaded.name,
+        }
+    } else {
+        Reranking::none()
+    };
+    Ok((active.embedder, reranking))
+}
+
+/// A report as pretty JSON.
+fn to_json(report: &impl serde::Serialize) -> Result<String, std::io::Error> {
+    serde_json::to_string_pretty(report).map_err(|e| std::io::Error::other(e.to_string()))
 }
 
 fn percent(value: f64) -> String {

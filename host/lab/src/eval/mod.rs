@@ -33,11 +33,34 @@
 //! The temporary minds are deleted when each sample is done. Nothing here
 //! changes the pipeline's constants: an evaluation measures, it does not
 //! tune.
+//!
+//! ## The live-memory evaluations
+//!
+//! LoCoMo imports finished transcripts. Two more evaluations measure the
+//! loop an agent runs, on data written for them (`host/lab/data/`): memory
+//! written as the agent works — saved, learned from exchanges (cognify),
+//! imported — and recalled later, after the person's life has changed.
+//!
+//! - [`timelines`] (`eval timelines`): facts that change over months, each
+//!   written through every write path; is the newest statement recalled
+//!   first, is the stale one gone, and do two statements that are both true
+//!   both stay?
+//! - [`live_loop`] (`eval live-loop`): one persona's year and a half of
+//!   memory; answer@1/3/10 and MRR by kind of question, the facts cognify
+//!   keeps from exchanges, and empty answers to questions the memory cannot
+//!   answer.
+//!
+//! What they share — reading the data field by field with errors that
+//! name the place, matching expected strings, the three write paths, the
+//! recall they ask — is [`live`].
 
 pub mod cli;
+pub mod live;
+pub mod live_loop;
 pub mod locomo;
 pub mod metrics;
 pub mod run;
+pub mod timelines;
 
 use std::path::PathBuf;
 
@@ -67,6 +90,18 @@ pub enum EvalError {
     Shape {
         /// The file.
         path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+    /// A line or field of a live-memory data file (timelines, live loop)
+    /// is malformed: where (`file:line`, `file: events[3]`), which field,
+    /// and why.
+    #[error("{at}: `{field}`: {why}")]
+    Malformed {
+        /// The file and line, or the file and the item's place.
+        at: String,
+        /// The field (`steps[1].at`, `save.importance`).
+        field: String,
         /// What is wrong.
         why: String,
     },
