@@ -51,6 +51,7 @@
 mod entities;
 mod explicit;
 mod relations;
+mod statements;
 mod vocab;
 
 pub use crate::entity::EntityType;
@@ -66,6 +67,7 @@ pub use relations::{
     CO_OCCURRENCE_STRENGTH, EntityRef, ExtractedRelation, MAX_CO_OCCURRING_ENTITIES, RelationType,
     extract_relations,
 };
+pub use statements::{Basis, EXPLICIT_PATTERN, NotStatement, Reading, read_sentence};
 
 use serde::{Deserialize, Serialize};
 
@@ -75,7 +77,10 @@ use crate::hash::content_hash;
 use crate::injection::{InjectionReport, ScanContext};
 use crate::recall::MindKey;
 use crate::types::{Importance, Source};
-use crate::write_back::{TargetMind, WriteBackCandidate, WriteBackKind, pattern_write_back};
+use crate::write_back::{
+    TargetMind, WriteBackCandidate, WriteBackKind, classify_user_sentence, pattern_write_back,
+    split_sentences,
+};
 
 /// Which side of the exchange said a snippet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +90,64 @@ pub enum Speaker {
     User,
     /// The assistant's turn.
     Assistant,
+}
+
+/// What a kept snippet records: a write-back pattern's kind, or a
+/// statement the user made ([`CognifyKind::Fact`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CognifyKind {
+    /// Something the user stated about themselves or their world ("My
+    /// sister Yasmin works at Philips"): kept as said, with no label.
+    Fact,
+    /// How the user likes things.
+    Preference,
+    /// The user correcting the agent.
+    Correction,
+    /// A decision taken.
+    Decision,
+    /// Something learned.
+    Finding,
+    /// How answers should be written.
+    Style,
+    /// Work the assistant delivered.
+    WorkOutput,
+}
+
+impl From<WriteBackKind> for CognifyKind {
+    fn from(kind: WriteBackKind) -> CognifyKind {
+        match kind {
+            WriteBackKind::Preference => CognifyKind::Preference,
+            WriteBackKind::Correction => CognifyKind::Correction,
+            WriteBackKind::Decision => CognifyKind::Decision,
+            WriteBackKind::Finding => CognifyKind::Finding,
+            WriteBackKind::Style => CognifyKind::Style,
+            WriteBackKind::WorkOutput => CognifyKind::WorkOutput,
+        }
+    }
+}
+
+impl CognifyKind {
+    /// The write-back kind, for all but a fact.
+    pub fn write_back(self) -> Option<WriteBackKind> {
+        match self {
+            CognifyKind::Fact => None,
+            CognifyKind::Preference => Some(WriteBackKind::Preference),
+            CognifyKind::Correction => Some(WriteBackKind::Correction),
+            CognifyKind::Decision => Some(WriteBackKind::Decision),
+            CognifyKind::Finding => Some(WriteBackKind::Finding),
+            CognifyKind::Style => Some(WriteBackKind::Style),
+            CognifyKind::WorkOutput => Some(WriteBackKind::WorkOutput),
+        }
+    }
+
+    /// Where a memory of this kind belongs: a fact is about the user and
+    /// their world (the personal mind); the rest as
+    /// [`WriteBackKind::target`].
+    pub fn target(self) -> TargetMind {
+        self.write_back()
+            .map_or(TargetMind::Personal, WriteBackKind::target)
+    }
 }
 
 /// Why a plan has no frames.
@@ -115,8 +178,8 @@ pub enum DropReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct DroppedSnippet {
-    /// What the patterns took it for.
-    pub kind: WriteBackKind,
+    /// What it was taken for.
+    pub kind: CognifyKind,
     /// The matched pattern's name.
     pub pattern: String,
     /// Who said it.
@@ -133,14 +196,18 @@ pub struct DroppedSnippet {
 #[serde(rename_all = "kebab-case")]
 pub struct PlannedFrame {
     /// What it records.
-    pub kind: WriteBackKind,
-    /// The write-back pattern that found it.
+    pub kind: CognifyKind,
+    /// The write-back pattern that found it, or the statement reading
+    /// (`statement.first-person`, `explicit.remember`, …).
     pub pattern: String,
+    /// Whether the user asked for it to be kept ("remember that …").
+    pub explicit: bool,
     /// Who said it.
     pub speaker: Speaker,
     /// The sentence as said.
     pub snippet: String,
-    /// The frame content to save: the snippet behind its kind's label.
+    /// The frame content to save: the snippet behind its kind's label (a
+    /// fact has none).
     pub content: String,
     /// [`content_hash`] of `content`: the store's dedup key.
     pub content_hash: String,
@@ -201,7 +268,9 @@ fn own_labels(kind: WriteBackKind) -> &'static [&'static str] {
 }
 
 /// The frame content for a snippet of a kind: `"<label>: <snippet>"`, or
-/// the snippet itself when it already starts with such a label.
+/// the snippet itself when it already starts with such a label, or when it
+/// is a [`CognifyKind::Fact`] (the user's own words, unlabelled: they match
+/// the user's later questions best).
 ///
 /// ```
 /// use hive_mind_core::WriteBackKind;
@@ -215,8 +284,11 @@ fn own_labels(kind: WriteBackKind) -> &'static [&'static str] {
 ///     "Decision: Postgres it is."
 /// );
 /// ```
-pub fn frame_content(kind: WriteBackKind, snippet: &str) -> String {
+pub fn frame_content(kind: impl Into<CognifyKind>, snippet: &str) -> String {
     let snippet = snippet.trim();
+    let Some(kind) = kind.into().write_back() else {
+        return snippet.to_string();
+    };
     let lower = snippet.to_lowercase();
     let labelled = own_labels(kind).iter().any(|label| {
         lower
@@ -269,13 +341,13 @@ pub fn plan_cognify(
         return plan;
     }
     let workspace = workspace.map(str::trim).filter(|w| !w.is_empty());
-    let candidates = speaker_candidates(user, assistant);
+    let candidates = candidates(user, assistant);
     if candidates.is_empty() {
         plan.skipped = Some(SkipReason::NothingWorthKeeping);
         return plan;
     }
-    for (speaker, candidate) in candidates {
-        plan_one(&mut plan, speaker, candidate, workspace);
+    for candidate in candidates {
+        plan_one(&mut plan, candidate, workspace);
     }
     if plan.frames.is_empty() {
         plan.skipped = Some(SkipReason::AllDropped);
@@ -283,36 +355,190 @@ pub fn plan_cognify(
     plan
 }
 
-/// The write-back candidates with the turn that said each: the same list, in
-/// the same order, as `pattern_write_back(user, assistant)` (which reads the
-/// user's turn first and keeps a sentence once).
-fn speaker_candidates(user: &str, assistant: &str) -> Vec<(Speaker, WriteBackCandidate)> {
-    let mut out: Vec<(Speaker, WriteBackCandidate)> = pattern_write_back(user, "")
+/// The most statements ([`CognifyKind::Fact`]) one exchange keeps without
+/// being asked: a turn that states more is a pasted text (a letter, a
+/// document, a log), not a person telling about their life.
+pub const MAX_STATEMENTS: usize = 12;
+
+/// A user's turn with more sentences than this that also asks the
+/// assistant something is material for the task (a text to proofread, an
+/// email to answer): only what the user asks to keep and what the
+/// write-back patterns find are kept from it.
+pub const PASTE_SENTENCES: usize = 8;
+
+/// A snippet worth keeping, before screening.
+#[derive(Debug, Clone, PartialEq)]
+struct Candidate {
+    speaker: Speaker,
+    kind: CognifyKind,
+    snippet: String,
+    pattern: String,
+    /// The pattern's importance (before [`kept_importance`]).
+    importance: Importance,
+    explicit: bool,
+}
+
+impl Candidate {
+    fn from_pattern(speaker: Speaker, c: WriteBackCandidate) -> Candidate {
+        Candidate {
+            speaker,
+            kind: c.kind.into(),
+            snippet: c.content,
+            pattern: c.pattern,
+            importance: c.importance,
+            explicit: false,
+        }
+    }
+}
+
+/// The importance a kept snippet is saved with: `important` when the user
+/// asked for it to be kept, a correction's or a style note's own
+/// (instructions the agent must follow unprompted), else `normal` — a
+/// memory store where everything is important has nothing important.
+fn kept_importance(kind: CognifyKind, pattern: Importance, explicit: bool) -> Importance {
+    if explicit {
+        Importance::Important
+    } else if matches!(kind, CognifyKind::Correction | CognifyKind::Style) {
+        pattern
+    } else {
+        Importance::Normal
+    }
+}
+
+/// The sentences of a turn with where each starts and ends in it (`None`
+/// when a cleaned sentence is not found verbatim, which cannot be joined
+/// to its neighbour).
+fn located_sentences(text: &str) -> Vec<(String, Option<(usize, usize)>)> {
+    let mut cursor = 0;
+    split_sentences(text)
         .into_iter()
-        .map(|c| (Speaker::User, c))
-        .collect();
+        .map(|sentence| {
+            let found = text
+                .get(cursor..)
+                .and_then(|rest| rest.find(&sentence))
+                .map(|at| (cursor + at, cursor + at + sentence.len()));
+            if let Some((_, end)) = found {
+                cursor = end;
+            }
+            (sentence, found)
+        })
+        .collect()
+}
+
+/// What the user's turn yields, sentence by sentence (see the module
+/// documentation): explicit requests, then the write-back patterns, then
+/// the statement reading.
+fn user_candidates(user: &str) -> Vec<Candidate> {
+    let sentences = located_sentences(user);
+    let readings: Vec<Reading> = sentences.iter().map(|(s, _)| read_sentence(s)).collect();
+    let asks = readings.iter().any(|r| {
+        matches!(
+            r,
+            Reading::Not(NotStatement::Question | NotStatement::Request)
+        )
+    });
+    let pasted = asks && sentences.len() > PASTE_SENTENCES;
+    let mut out: Vec<Candidate> = Vec::new();
+    // The candidates of the sentence before: (index in `out` of the first,
+    // how many, where that sentence is).
+    let mut before: Option<(usize, usize, Option<(usize, usize)>)> = None;
+    let mut statements = 0;
+    for ((sentence, place), reading) in sentences.iter().zip(readings) {
+        let first = out.len();
+        match reading {
+            Reading::Explicit(parts) => {
+                for (from, to) in parts {
+                    let piece = sentence.get(from..to).unwrap_or(sentence).trim();
+                    let (kind, pattern, importance) = match classify_user_sentence(piece) {
+                        Some(c) => (c.kind.into(), c.pattern, c.importance),
+                        None => (
+                            CognifyKind::Fact,
+                            EXPLICIT_PATTERN.to_string(),
+                            Importance::Important,
+                        ),
+                    };
+                    out.push(Candidate {
+                        speaker: Speaker::User,
+                        kind,
+                        snippet: piece.to_string(),
+                        pattern,
+                        importance,
+                        explicit: true,
+                    });
+                }
+            }
+            Reading::ExplicitBefore => {
+                if let Some((at, count, _)) = before
+                    && count > 0
+                {
+                    for c in out.iter_mut().skip(at).take(count) {
+                        c.explicit = true;
+                    }
+                }
+                before = None;
+                continue;
+            }
+            reading => {
+                if let Some(c) = classify_user_sentence(sentence) {
+                    out.push(Candidate::from_pattern(Speaker::User, c));
+                } else if let Reading::Statement(basis) = reading
+                    && !pasted
+                    && statements < MAX_STATEMENTS
+                {
+                    statements += 1;
+                    // "She works at Philips." after "My sister Yasmin lives
+                    // in Eindhoven.": one statement, the two sentences.
+                    if basis == Basis::Continued
+                        && let Some((at, 1, Some((start, _)))) = before
+                        && let Some((_, end)) = *place
+                        && let Some(joined) = user.get(start..end)
+                        && let Some(c) = out.get_mut(at).filter(|c| c.kind == CognifyKind::Fact)
+                    {
+                        c.snippet = joined.trim().to_string();
+                        before = Some((at, 1, Some((start, end))));
+                        continue;
+                    }
+                    out.push(Candidate {
+                        speaker: Speaker::User,
+                        kind: CognifyKind::Fact,
+                        snippet: sentence.clone(),
+                        pattern: basis.pattern().to_string(),
+                        importance: Importance::Normal,
+                        explicit: false,
+                    });
+                }
+            }
+        }
+        before = Some((first, out.len() - first, *place));
+    }
+    out
+}
+
+/// The candidates of an exchange with the turn that said each: the user's
+/// ([`user_candidates`]), then the assistant's write-back hits
+/// ([`pattern_write_back`]: decisions, findings, work output) that the
+/// user did not say.
+fn candidates(user: &str, assistant: &str) -> Vec<Candidate> {
+    let mut out = user_candidates(user);
     for c in pattern_write_back("", assistant) {
-        if !out.iter().any(|(_, seen)| seen.content == c.content) {
-            out.push((Speaker::Assistant, c));
+        if !out.iter().any(|seen| seen.snippet == c.content) {
+            out.push(Candidate::from_pattern(Speaker::Assistant, c));
         }
     }
     out
 }
 
 /// Scan, dedup, extract and add one candidate.
-fn plan_one(
-    plan: &mut CognifyPlan,
-    speaker: Speaker,
-    candidate: WriteBackCandidate,
-    workspace: Option<&str>,
-) {
-    let WriteBackCandidate {
+fn plan_one(plan: &mut CognifyPlan, candidate: Candidate, workspace: Option<&str>) {
+    let Candidate {
+        speaker,
         kind,
-        content: snippet,
-        target,
-        importance,
+        snippet,
         pattern,
+        importance,
+        explicit,
     } = candidate;
+    let importance = kept_importance(kind, importance, explicit);
     let drop = |reason| DroppedSnippet {
         kind,
         pattern: pattern.clone(),
@@ -326,6 +552,7 @@ fn plan_one(
         plan.dropped.push(drop(DropReason::Injection(injection)));
         return;
     }
+    let target = kind.target();
     let mind = match (target, workspace) {
         (TargetMind::Workspace, Some(id)) => MindKey::Workspace(id.to_string()),
         _ => MindKey::Personal,
@@ -341,6 +568,7 @@ fn plan_one(
         content_hash: content_hash(&content),
         content,
         pattern,
+        explicit,
         speaker,
         snippet,
         importance,
@@ -409,7 +637,7 @@ mod tests {
     }
 
     #[test]
-    fn candidates_match_pattern_write_back() {
+    fn pattern_hits_are_found_in_both_turns() {
         let exchanges = [
             (
                 "We decided to use Rust. Actually no, that's wrong: we use Go.",
@@ -419,10 +647,13 @@ mod tests {
             ("", "Turns out the cache was stale. I fixed it."),
         ];
         for (user, assistant) in exchanges {
-            let combined = pattern_write_back(user, assistant);
-            let split: Vec<WriteBackCandidate> = speaker_candidates(user, assistant)
+            let combined: Vec<(String, CognifyKind)> = pattern_write_back(user, assistant)
                 .into_iter()
-                .map(|(_, c)| c)
+                .map(|c| (c.content, c.kind.into()))
+                .collect();
+            let split: Vec<(String, CognifyKind)> = candidates(user, assistant)
+                .into_iter()
+                .map(|c| (c.snippet, c.kind))
                 .collect();
             assert_eq!(split, combined);
         }
@@ -443,12 +674,12 @@ mod tests {
             got,
             vec![
                 (
-                    WriteBackKind::Preference,
+                    CognifyKind::Preference,
                     MindKey::Personal,
                     Source::UserStated
                 ),
-                (WriteBackKind::Decision, acme.clone(), Source::UserStated),
-                (WriteBackKind::WorkOutput, acme, Source::AgentInferred),
+                (CognifyKind::Decision, acme.clone(), Source::UserStated),
+                (CognifyKind::WorkOutput, acme, Source::AgentInferred),
             ]
         );
         let plan = plan_cognify(user, assistant, Some("  "), true);
@@ -531,5 +762,145 @@ mod tests {
             frame_content(WriteBackKind::WorkOutput, "I've fixed the parser."),
             "Work completed: I've fixed the parser."
         );
+    }
+
+    /// Facts stated plainly, one a message, across people, places, work,
+    /// health, plans with dates, preferences and decisions: each must be kept.
+    const STATED_FACTS: &[&str] = &[
+        // people
+        "My sister Yasmin works at Philips in Eindhoven.",
+        "My brother Karim lives in Rotterdam.",
+        "My wife Elena is a pediatric nurse.",
+        "Our son Leo started kindergarten this autumn.",
+        "My manager is Priya Shah.",
+        "Dad turns seventy on 14 March.",
+        "Tom and I have been together for nine years.",
+        "Karim is getting married in September.",
+        "My best friend Sofia moved to Lisbon last year.",
+        "Grandma Ines lives in a care home in Leiden.",
+        // places
+        "I live in Utrecht, near the Dom tower.",
+        "We moved into a flat on Oudegracht in 2023.",
+        "Our cabin is in the Ardennes, about two hours from home.",
+        "I grew up in Porto.",
+        // work
+        "I work as a data engineer at Adyen.",
+        "I'm a freelance illustrator.",
+        "Our team ships releases every second Tuesday.",
+        "My contract with Globex ends in June.",
+        "I lead the payments team of six engineers.",
+        "We keep the invoices in PostgreSQL.",
+        // health
+        "I'm allergic to penicillin.",
+        "I have type 1 diabetes.",
+        "I've been vegetarian since 2019.",
+        "My knee surgery is scheduled for 3 February.",
+        "I take 20 mg of citalopram every morning.",
+        "I run 10 km three times a week.",
+        // plans with dates
+        "I'm flying to Tokyo on March 3rd.",
+        "We're visiting my parents in Lyon next weekend.",
+        "The dentist appointment is on Friday at 9:30.",
+        "My passport expires in August 2027.",
+        "Our wedding anniversary is on 12 June.",
+        "I have a job interview with Booking.com next Thursday.",
+        "The kids' school trip to Amsterdam is on the 18th.",
+        // preferences
+        "I prefer window seats on long flights.",
+        "I love hiking in the mountains.",
+        "I can't stand cilantro.",
+        "My favourite band is Radiohead.",
+        "I drink my coffee black.",
+        "I don't eat pork.",
+        // decisions
+        "We decided to sell the old Volvo.",
+        "I've decided to learn Japanese.",
+        "We're going with the blue tiles for the bathroom.",
+        // things
+        "My laptop is a 2021 MacBook Pro.",
+        "Our cat Miso is eleven years old.",
+        "I drive a white Toyota Corolla.",
+        "Went to Berlin last week for a conference.",
+    ];
+
+    /// Chit-chat: greetings, thanks, questions to the assistant, coding and help
+    /// requests, small talk. Nothing of it is kept.
+    const CHIT_CHAT: &[&str] = &[
+        "Hi there!",
+        "Good morning!",
+        "Thanks so much, that was really helpful.",
+        "Thank you, I appreciate it!",
+        "How are you today?",
+        "What's the capital of Australia?",
+        "Can you write a haiku about autumn?",
+        "Help me debug this function.",
+        "Please summarize this article in three bullet points.",
+        "Write a SQL query that finds duplicate emails.",
+        "I'm getting a TypeError when I run the script.",
+        "My code doesn't work and I don't know why.",
+        "lol that's hilarious",
+        "Ok, sounds good.",
+        "Nice, I'll try that.",
+        "I'm bored, tell me a joke.",
+        "Have a great weekend!",
+        "I had a long day at work.",
+        "It's so hot today.",
+        "Interesting!",
+        "I see what you mean.",
+        "Hmm, okay.",
+        "Tell me more about black holes.",
+        "What do you think about electric cars?",
+        "I just got back from the gym.",
+        "That makes sense now, thanks!",
+        "I'm trying to center a div in CSS.",
+        "Could you explain recursion like I'm five?",
+        "See you tomorrow!",
+        "You're the best!",
+    ];
+
+    #[test]
+    fn plainly_stated_facts_are_kept() {
+        let mut missed = Vec::new();
+        for fact in STATED_FACTS {
+            let plan = plan_cognify(fact, "Got it.", None, true);
+            let kept: Vec<&str> = plan.frames.iter().map(|f| f.snippet.as_str()).collect();
+            if kept != [*fact] {
+                missed.push((
+                    *fact,
+                    plan.frames
+                        .iter()
+                        .map(|f| (f.snippet.clone(), f.kind))
+                        .collect::<Vec<_>>(),
+                    read_sentence(fact),
+                ));
+            }
+        }
+        assert!(STATED_FACTS.len() >= 40);
+        assert!(
+            missed.is_empty(),
+            "{} of {} missed: {missed:#?}",
+            missed.len(),
+            STATED_FACTS.len()
+        );
+    }
+
+    #[test]
+    fn chit_chat_keeps_nothing() {
+        let mut kept = Vec::new();
+        for line in CHIT_CHAT {
+            let plan = plan_cognify(line, "Sure!", None, true);
+            if !plan.frames.is_empty() {
+                kept.push((
+                    *line,
+                    plan.frames
+                        .iter()
+                        .map(|f| f.snippet.clone())
+                        .collect::<Vec<_>>(),
+                    read_sentence(line),
+                ));
+            }
+        }
+        assert!(CHIT_CHAT.len() >= 20);
+        assert!(kept.is_empty(), "{} kept: {kept:#?}", kept.len());
     }
 }
