@@ -425,6 +425,10 @@ fn located_sentences(text: &str) -> Vec<(String, Option<(usize, usize)>)> {
         .collect()
 }
 
+/// The candidates of the sentence before: the index in the list of the
+/// first, how many, and where that sentence is in the turn.
+type Before = (usize, usize, Option<(usize, usize)>);
+
 /// What the user's turn yields, sentence by sentence (see the module
 /// documentation): explicit requests, then the write-back patterns, then
 /// the statement reading.
@@ -439,9 +443,7 @@ fn user_candidates(user: &str) -> Vec<Candidate> {
     });
     let pasted = asks && sentences.len() > PASTE_SENTENCES;
     let mut out: Vec<Candidate> = Vec::new();
-    // The candidates of the sentence before: (index in `out` of the first,
-    // how many, where that sentence is).
-    let mut before: Option<(usize, usize, Option<(usize, usize)>)> = None;
+    let mut before: Option<Before> = None;
     let mut statements = 0;
     for ((sentence, place), reading) in sentences.iter().zip(readings) {
         let first = out.len();
@@ -481,27 +483,29 @@ fn user_candidates(user: &str) -> Vec<Candidate> {
             reading => {
                 if let Some(c) = classify_user_sentence(sentence) {
                     out.push(Candidate::from_pattern(Speaker::User, c));
-                } else if let Reading::Statement(basis) = reading
+                } else if let Reading::Statement(basis, (from, to)) = reading
                     && !pasted
                     && statements < MAX_STATEMENTS
                 {
                     statements += 1;
                     // "She works at Philips." after "My sister Yasmin lives
                     // in Eindhoven.": one statement, the two sentences.
+                    let kept = sentence.get(from..to).unwrap_or(sentence).trim();
                     if basis == Basis::Continued
                         && let Some((at, 1, Some((start, _)))) = before
                         && let Some((_, end)) = *place
                         && let Some(joined) = user.get(start..end)
                         && let Some(c) = out.get_mut(at).filter(|c| c.kind == CognifyKind::Fact)
                     {
-                        c.snippet = joined.trim().to_string();
+                        let from = joined.find(c.snippet.as_str()).unwrap_or(0);
+                        c.snippet = joined.get(from..).unwrap_or(joined).trim().to_string();
                         before = Some((at, 1, Some((start, end))));
                         continue;
                     }
                     out.push(Candidate {
                         speaker: Speaker::User,
                         kind: CognifyKind::Fact,
-                        snippet: sentence.clone(),
+                        snippet: kept.to_string(),
                         pattern: basis.pattern().to_string(),
                         importance: Importance::Normal,
                         explicit: false,
@@ -902,5 +906,243 @@ mod tests {
         }
         assert!(CHIT_CHAT.len() >= 20);
         assert!(kept.is_empty(), "{} kept: {kept:#?}", kept.len());
+    }
+
+    /// A second set, written apart from the first and never tuned against:
+    /// facts in other words, and chit-chat of every kind.
+    const MORE_FACTS: &[&str] = &[
+        "Our daughter Noor has a peanut allergy.",
+        "My mother-in-law is visiting from Casablanca for two weeks in July.",
+        "We got a golden retriever puppy named Biscuit.",
+        "Ana took over the design team from Luis.",
+        "The quarterly review with Acme is scheduled for April 9.",
+        "My blood pressure has been high since the spring.",
+        "I'm training for the Amsterdam marathon in October.",
+        "We sold our apartment in Haarlem.",
+        "These days I only eat fish.",
+        "I switched from VS Code to Neovim last month.",
+        "My new phone number is 06 1234 5678.",
+        "We pushed the product launch back a week, to the 21st.",
+        "I'm 38 and I've lived in Ghent for ten years.",
+        "My partner Sam is a high school chemistry teacher.",
+        "I'm studying for my CPA exam.",
+        "I usually wake up at 6 and go for a swim.",
+        "Our wedding will be in Tuscany next summer.",
+        "My doctor put me on a low-sodium diet.",
+        "I have a standing meeting with my mentor every Wednesday morning.",
+        "My daughter's name is Lina and she is six.",
+        "I broke my wrist skiing in February.",
+        "Yesterday I signed the lease for a new flat in Ghent.",
+        "I started at Spotify in January as a backend developer.",
+        "We use Postgres 16 in staging and SQLite on the edge.",
+        "I'm a nurse and I work night shifts at the Erasmus MC.",
+        "My kids are 4 and 7.",
+        "I'm pregnant, due in November.",
+    ];
+
+    const MORE_CHIT_CHAT: &[&str] = &[
+        "hey!",
+        "thanks a bunch",
+        "that's awesome, thank you",
+        "how's your day going?",
+        "What's a good name for a cat?",
+        "Can you recommend a book on stoicism?",
+        "explain the difference between TCP and UDP",
+        "Why does my Python loop run forever?",
+        "I keep getting a segmentation fault in my C program.",
+        "Fix the failing test in auth.rs.",
+        "Translate 'good morning' into Spanish.",
+        "haha nice one",
+        "ok cool",
+        "sure, go ahead",
+        "wow, I didn't know that",
+        "I'm not sure I follow.",
+        "Anyway, what should we talk about?",
+        "It's been a long week.",
+        "The weather is lovely today.",
+        "I just had a sandwich.",
+        "Good night, talk tomorrow!",
+        "Not bad, you?",
+        "That's exactly what I needed.",
+        "This is so cool!",
+        "I agree with you.",
+        "Give me three ideas for a birthday party.",
+        "I'd like some help planning a trip to Italy.",
+        "I need a regex that matches email addresses.",
+        "I love your answers, you are so helpful.",
+        "Do you remember what I told you about my sister?",
+    ];
+
+    #[test]
+    fn facts_and_chit_chat_written_apart_read_the_same() {
+        let kept = MORE_FACTS
+            .iter()
+            .filter(|fact| plan_cognify(fact, "Noted.", None, true).frames.len() == 1)
+            .count();
+        assert_eq!(kept, MORE_FACTS.len());
+        for line in MORE_CHIT_CHAT {
+            let plan = plan_cognify(line, "Sure!", None, true);
+            assert!(plan.frames.is_empty(), "{line:?}: {:#?}", plan.frames);
+        }
+    }
+
+    fn snippets(plan: &CognifyPlan) -> Vec<(&str, Importance)> {
+        plan.frames
+            .iter()
+            .map(|f| (f.snippet.as_str(), f.importance))
+            .collect()
+    }
+
+    #[test]
+    fn explicit_requests_keep_what_follows_as_important() {
+        use Importance::{Important, Normal};
+        for (user, want) in [
+            (
+                "Remember that my brother Karim lives in Rotterdam.",
+                vec![("my brother Karim lives in Rotterdam.", Important)],
+            ),
+            (
+                "For future reference, my gate code is 4471.",
+                vec![("my gate code is 4471.", Important)],
+            ),
+            (
+                "Note that the office wifi password changed to BlueFalcon88.",
+                vec![(
+                    "the office wifi password changed to BlueFalcon88.",
+                    Important,
+                )],
+            ),
+            (
+                "Could you remember that our landlord is called Mr. Jansen?",
+                vec![("our landlord is called Mr. Jansen", Important)],
+            ),
+            (
+                "My passport number ends in 7731, for future reference.",
+                vec![("My passport number ends in 7731", Important)],
+            ),
+            (
+                "Karim's birthday is on 9 October. Remember that.",
+                vec![("Karim's birthday is on 9 October.", Important)],
+            ),
+            (
+                "Remember to book the vet for Miso next week.",
+                vec![("Remember to book the vet for Miso next week.", Important)],
+            ),
+            (
+                "My sister Yasmin works at Philips in Eindhoven.",
+                vec![("My sister Yasmin works at Philips in Eindhoven.", Normal)],
+            ),
+        ] {
+            let plan = plan_cognify(user, "Noted.", None, true);
+            assert_eq!(snippets(&plan), want, "{user:?}");
+            assert!(
+                plan.frames
+                    .iter()
+                    .all(|f| f.explicit == (f.importance == Important))
+            );
+        }
+        let plan = plan_cognify(
+            "Remember that I prefer Rust for command-line tools and that my team deploys on Fridays.",
+            "",
+            None,
+            true,
+        );
+        let got: Vec<(&str, CognifyKind)> = plan
+            .frames
+            .iter()
+            .map(|f| (f.content.as_str(), f.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "User preference: I prefer Rust for command-line tools",
+                    CognifyKind::Preference
+                ),
+                ("my team deploys on Fridays.", CognifyKind::Fact),
+            ]
+        );
+        assert!(plan.frames.iter().all(|f| f.importance == Important));
+        // Asking about a memory, or reminiscing, is no request.
+        for user in [
+            "Do you remember what I told you about my sister?",
+            "Remember when we talked about Rust?",
+        ] {
+            assert!(
+                plan_cognify(user, "", None, true).frames.is_empty(),
+                "{user:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn statements_are_kept_as_said_unlabelled_and_normal() {
+        let plan = plan_cognify(
+            "Hi! Quick update: I moved to Utrecht last month. My new job at ASML started on 1 March. \
+             Anyway, can you help me plan a housewarming?",
+            "Congratulations! Here are some ideas.",
+            Some("acme"),
+            true,
+        );
+        assert_eq!(
+            snippets(&plan),
+            [
+                ("I moved to Utrecht last month.", Importance::Normal),
+                ("My new job at ASML started on 1 March.", Importance::Normal),
+            ]
+        );
+        for frame in &plan.frames {
+            assert_eq!(frame.kind, CognifyKind::Fact);
+            assert_eq!(frame.content, frame.snippet, "a fact has no label");
+            assert_eq!(frame.mind, MindKey::Personal);
+            assert_eq!(frame.source, Source::UserStated);
+        }
+        assert_eq!(plan.frames[0].entities[0].name, "utrecht");
+    }
+
+    #[test]
+    fn a_pronoun_continues_the_statement_before() {
+        let plan = plan_cognify(
+            "My sister Yasmin lives in Eindhoven. She works at Philips as a product manager.",
+            "",
+            None,
+            true,
+        );
+        assert_eq!(plan.frames.len(), 1);
+        assert_eq!(
+            plan.frames[0].snippet,
+            "My sister Yasmin lives in Eindhoven. She works at Philips as a product manager."
+        );
+        let names: Vec<&str> = plan.frames[0]
+            .entities
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(names, ["yasmin", "eindhoven", "philips"]);
+    }
+
+    #[test]
+    fn a_pasted_text_around_a_request_is_not_the_user_s_life() {
+        let plan = plan_cognify(
+            "Can you proofread this email? Dear Mr. Smith, I am writing to follow up on our meeting. \
+             I have attached the report. We discussed the budget for Q3. I will send the invoice next week. \
+             My colleague Anna will join the call. I look forward to your reply. Best regards, Tom. \
+             I hope this is clear. We are happy to help.",
+            "Here is the corrected email.",
+            None,
+            true,
+        );
+        assert!(plan.frames.is_empty(), "{:#?}", plan.frames);
+    }
+
+    #[test]
+    fn the_assistant_s_sentences_are_not_user_facts() {
+        let plan = plan_cognify(
+            "Thanks!",
+            "My favourite city is Lisbon. I live in the cloud. Your brother Karim lives in Rotterdam.",
+            None,
+            true,
+        );
+        assert!(plan.frames.is_empty(), "{:#?}", plan.frames);
     }
 }

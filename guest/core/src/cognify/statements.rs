@@ -89,8 +89,11 @@ pub enum Reading {
     /// The sentence is only a request to keep the sentence before it
     /// ("Remember that.").
     ExplicitBefore,
-    /// A statement about the user or their world, and what makes it one.
-    Statement(Basis),
+    /// A statement about the user or their world, what makes it one, and
+    /// the byte range of the sentence to keep: without the interjections and
+    /// discourse words it opens with ("Oh, and btw, …") or the pleasantry it
+    /// closes with (", thanks!").
+    Statement(Basis, (usize, usize)),
     /// Not worth keeping, and why.
     Not(NotStatement),
 }
@@ -149,7 +152,7 @@ pub const EXPLICIT_PATTERN: &str = "explicit.remember";
 /// matching.)
 const EXPLICIT_LEAD: &str = r"(?ix)^
     (?:(?:oh|and|also|so|ok|okay|btw|by\s+the\s+way|hey|hi|hello|one\s+more\s+thing|one\s+last\s+thing|another\s+thing|quick\s+note|please|pls|plz|just|but)\b[\s,:\-–—!]*)*
-    (?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|please\s+|make\s+sure\s+(?:to\s+|you\s+)?)?
+    (?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s*(?:want|need|\s+would\s+like|'d\s+like)\s+you\s+to\s+|please\s+|make\s+sure\s+(?:to\s+|you\s+)?)?
     (?P<marker>
         remember\s+(?:that|this)\b
       | remember\s*[:,\-–—]
@@ -552,7 +555,7 @@ const PLEASANTRY: &str = r"(?ix)\b(?:
     thanks|thank\s+you|thx|cheers|appreciate\s+(?:it|that|this|the|your)|
     hello|good\s+(?:morning|night|evening|afternoon|luck|job|work|point|question|idea|call)|
     great\s+(?:job|work|point|question|idea|answer|call)|nice\s+(?:job|work|one|try)|well\s+done|
-    see\s+(?:you|ya)|talk\s+(?:to\s+you\s+)?(?:soon|later)|take\s+care|bye|goodbye|good-bye|
+    see\s+(?:you|ya)|talk\s+(?:to\s+you\s+)?(?:soon|later|tomorrow)|good\s+night|take\s+care|bye|goodbye|good-bye|
     have\s+a\s+(?:nice|good|great|lovely|wonderful)|happy\s+(?:birthday|new\s+year|holidays|friday|monday|weekend|easter|thanksgiving)|
     merry\s+christmas|congrats|congratulations|how\s+are\s+you|how's\s+it\s+going|what's\s+up|
     nice\s+to\s+meet|you're\s+welcome|no\s+worries|no\s+problem|never\s+mind|nevermind|
@@ -567,16 +570,17 @@ const PLEASANTRY: &str = r"(?ix)\b(?:
 /// something.
 const REQUEST_INSIDE: &str = r"(?ix)\b(?:
     (?:can|could|would|will|won't|wouldn't)\s+(?:you|u)\b|would\s+you\s+mind|
-    i\s+(?:need|want|would\s+like|'d\s+like|'d\s+love)\s+you\s+to|
+    i\s*(?:need|want|\s+would\s+like|'d\s+like|'d\s+love)\s+you\s+to|
     help\s+me|tell\s+me|show\s+me|give\s+me|teach\s+me|walk\s+me\s+through|let\s+me\s+know|
-    (?:i|we)\s+(?:need|want|would\s+like|'d\s+like|could\s+use)\s+(?:some\s+)?(?:help|advice|assistance|guidance|tips|ideas|suggestions|feedback|a\s+hand)|
+    (?:i|we)\s*(?:need|want|\s+would\s+like|'d\s+like|'d\s+love|could\s+use)\s+(?:some\s+|a\s+little\s+|your\s+)?(?:help|advice|assistance|guidance|tips|ideas|suggestions|feedback|a\s+hand)|
     (?:i|we)\s+(?:have|'ve\s+got|got)\s+(?:a|another|one\s+more|some)\s+(?:quick\s+)?questions?|quick\s+question|
     (?:i'm|i\s+am|we're|we\s+are)\s+looking\s+for|
     i\s+(?:wonder|was\s+wondering|'m\s+wondering|am\s+wondering)|
-    i\s+(?:want|need|would\s+like|'d\s+like)\s+to\s+(?:know|learn\s+(?:about|how)|understand|find\s+out|ask)|
+    i\s*(?:want|need|\s+would\s+like|'d\s+like|'d\s+love)\s+to\s+(?:know|learn\s+(?:about|how)|understand|find\s+out|ask)|
     (?:i'm|i\s+am)\s+curious|
     any\s+(?:ideas|tips|suggestions|thoughts|advice|recommendations)|
-    what\s+do\s+you\s+think
+    what\s+do\s+you\s+think|
+    (?:i|we)\s*(?:need|want|\s+would\s+like|'d\s+like|'d\s+love)\s+(?:a|an|some|the)\s+(?:[\w-]+\s+)?(?:regex|regexp|function|script|query|program|command|formula|template|snippet|examples?|email|letter|message|reply|response|summary|list|outline|recipe|poem|story|joke|names?|title|slogan|caption|description|draft|explanation|translation|code|class|method|tests?|algorithm|solution|tool|app|website|prompt|essay|speech|toast|cover\s+letter|resume|cv|bio|tagline|workout|itinerary)\b
 )";
 
 /// A clause after a comma, a semicolon or "and"/"so"/"but" that opens with
@@ -1380,8 +1384,8 @@ fn is_separator_after(probe: &str, word: &Word<'_>) -> bool {
 /// ```
 /// use hive_mind_core::cognify::{Basis, NotStatement, Reading, read_sentence};
 /// assert_eq!(
-///     read_sentence("My sister Yasmin works at Philips in Eindhoven."),
-///     Reading::Statement(Basis::FirstPerson)
+///     read_sentence("Oh, and my sister Yasmin works at Philips in Eindhoven."),
+///     Reading::Statement(Basis::FirstPerson, (8, 55))
 /// );
 /// let sentence = "Remember that my brother Karim lives in Rotterdam.";
 /// let Reading::Explicit(parts) = read_sentence(sentence) else { panic!() };
@@ -1423,13 +1427,17 @@ fn leading_space(probe: &str) -> usize {
     probe.len() - probe.trim_start().len()
 }
 
-/// "remember when …", "remember how …": reminiscing, not a request.
+/// "remember when …", "remember how …", "remember the time …":
+/// reminiscing, not a request.
 fn is_reminiscing(rest: &str) -> bool {
-    let first = words(rest).into_iter().next().map(|w| w.lower);
+    let mut found = words(rest).into_iter().map(|w| w.lower);
+    let first = found.next();
+    let second = found.next();
     matches!(
         first.as_deref(),
-        Some("when" | "how" | "what" | "who" | "where" | "why" | "the" | "to" | "me" | "us")
-    )
+        Some("when" | "how" | "what" | "who" | "where" | "why")
+    ) || (first.as_deref() == Some("the")
+        && matches!(second.as_deref(), Some("time" | "times" | "day" | "night")))
 }
 
 /// Whether a text opens with a first-person word or a name: what a bare
@@ -1577,7 +1585,11 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
         Basis::Named | Basis::Dated => content.len() >= 2 && plain >= 1,
     };
     if enough {
-        Reading::Statement(basis)
+        let keep = probe.get(..end).map_or(end, |kept| {
+            kept.trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}' || c == ',')
+                .len()
+        });
+        Reading::Statement(basis, (start, keep.max(start)))
     } else {
         Reading::Not(NotStatement::NoContent)
     }
@@ -1623,6 +1635,10 @@ fn named_words(words_in: &[Word<'_>], core: &str) -> Vec<usize> {
         out.push(word.start);
     }
     for entity in extract_entities(core) {
+        // A file is the task at hand, not the user's world.
+        if entity.entity_type == super::EntityType::File {
+            continue;
+        }
         let Some(span) = entity.span else { continue };
         let (from, to) = (span.start as usize, span.end as usize);
         for word in words_in.iter().filter(|w| w.start >= from && w.start < to) {
