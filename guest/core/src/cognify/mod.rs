@@ -51,6 +51,7 @@
 mod entities;
 mod explicit;
 mod relations;
+mod repeats;
 mod statements;
 mod vocab;
 
@@ -67,6 +68,7 @@ pub use relations::{
     CO_OCCURRENCE_STRENGTH, EntityRef, ExtractedRelation, MAX_CO_OCCURRING_ENTITIES, RelationType,
     extract_relations,
 };
+pub use repeats::{MIN_CONTAINED_WORDS, already_held, statement_words};
 pub use statements::{Basis, EXPLICIT_PATTERN, NotStatement, Reading, read_sentence};
 
 use serde::{Deserialize, Serialize};
