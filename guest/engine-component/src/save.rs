@@ -16,6 +16,8 @@
 //!    each frame, its full-text row, its vector and its chunks in one
 //!    transaction (`save-memories`: one transaction per mind) and
 //!    deduplicates by content hash (a duplicate comes back flagged).
+//! 5. Link each new memory to the entities and relations its text names
+//!    ([`crate::cognify::link_saved`], as cognify and import link theirs).
 
 use hive_mind_core::recall::embedding_text;
 
@@ -195,7 +197,9 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
     let frame = embed_drafts(vec![draft(input)?])?
         .pop()
         .ok_or_else(|| Error::Embedder("no frame was embedded".to_string()))?;
-    Ok(saved(store::save_frame(frame).map_err(store_error)?))
+    let memory = saved(store::save_frame(frame).map_err(store_error)?);
+    crate::cognify::link_saved(std::slice::from_ref(&memory))?;
+    Ok(memory)
 }
 
 /// Save many memories: one store transaction per mind, results in input
@@ -235,7 +239,7 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
             }
         }
     }
-    results
+    let saved = results
         .into_iter()
         .map(|result| {
             result.ok_or_else(|| {
@@ -244,7 +248,9 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
                 ))
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    crate::cognify::link_saved(&saved)?;
+    Ok(saved)
 }
 
 /// A search filter that admits every frame of one mind.
