@@ -13,23 +13,44 @@
 //!
 //! 1. **Only a successful turn.** `succeeded == false` gives an empty plan
 //!    with [`SkipReason::TurnFailed`].
-//! 2. **Pattern write-back** ([`pattern_write_back`]) picks the sentences
-//!    worth keeping: preferences, corrections, style, decisions, findings,
-//!    work output. Chatter, questions, hedges and quoted or fenced text yield
-//!    nothing. Each candidate knows which turn said it (the user's turn is
-//!    read first; a sentence both said is the user's).
-//! 3. **Routing.** Preferences, corrections and style go to the personal
-//!    mind; decisions, findings and work output to the active workspace
-//!    mind, or to the personal mind when no workspace is active.
-//! 4. **The frame.** Its content is the sentence behind a label naming its
-//!    kind ([`frame_label`]: "User preference: …", "Decision: …"), as the
-//!    reference engine's write-back writes them. The design gives no lane
-//!    prefix for live memories (`[mind-fact]`, `[mind-event]` and
-//!    `[mind-profile …]` are harvest's lanes), so none is added; the label
-//!    lets a reader, the keyword index and the embedding tell a decision
-//!    from a preference. Importance comes from the pattern; the source is
-//!    `user-stated` for the user's sentences and `agent-inferred` for the
-//!    assistant's.
+//! 2. **The user's turn, sentence by sentence** (split as
+//!    [`split_sentences`] splits):
+//!    - an *explicit request* ("Remember that …", "Note that …", "For
+//!      future reference, …", "Keep in mind …", "Don't forget …", or a
+//!      following "Remember that.") keeps what it asks for, without the
+//!      request words, split at "… and that …" ([`read_sentence`]);
+//!    - else a hit of the *write-back patterns*
+//!      ([`classify_user_sentence`]: preferences, corrections, style,
+//!      decisions, findings) keeps the sentence;
+//!    - else a *statement* ([`Reading::Statement`]: a declarative sentence
+//!      about the user or their world — a first-person subject, a name or a
+//!      date, and words that carry content; not a question, a request to
+//!      the assistant, help with a problem at hand, a hedge or chit-chat)
+//!      keeps the sentence as said, without the interjections it opens
+//!      with. "She …" after a kept statement continues it: the two
+//!      sentences are one memory. At most [`MAX_STATEMENTS`] an exchange,
+//!      and none from a turn of more than [`PASTE_SENTENCES`] sentences
+//!      that also asks for something (a pasted text, not the user's life).
+//!
+//!    The **assistant's** turn yields only its write-back hits
+//!    ([`pattern_write_back`]: decisions, findings, work output) that the
+//!    user did not say: what the assistant says is not a fact about the
+//!    user.
+//! 3. **Routing.** Facts, preferences, corrections and style go to the
+//!    personal mind; decisions, findings and work output to the active
+//!    workspace mind, or to the personal mind when no workspace is active.
+//! 4. **The frame.** A fact is the user's own sentence, unlabelled: it
+//!    matches their later questions best. A pattern hit is the sentence
+//!    behind a label naming its kind ([`frame_label`]: "User preference: …",
+//!    "Decision: …"), as the reference engine's write-back writes them. The
+//!    design gives no lane prefix for live memories (`[mind-fact]`,
+//!    `[mind-event]` and `[mind-profile …]` are harvest's lanes), so none is
+//!    added. **Importance** is `important` when the user asked for it to be
+//!    remembered, a correction's or style note's own (instructions the
+//!    agent must follow unprompted), and otherwise `normal`: a store where
+//!    every preference and decision is important has an importance lane
+//!    that answers nothing. The source is `user-stated` for the user's
+//!    sentences and `agent-inferred` for the assistant's.
 //! 5. **Injection screening.** The frame content is screened by the
 //!    detector every write goes through ([`crate::detector::detect`]). A
 //!    hostile snippet is dropped and reported ([`DropReason::Injection`]):
@@ -46,7 +67,9 @@
 //!    [`extract_relations`] (co-occurrence at 0.8 and the stated, typed
 //!    relations). Their spans index into the snippet.
 //!
-//! If nothing survives, the plan says why ([`SkipReason`]).
+//! If nothing survives, the plan says why ([`SkipReason`]). Whether the
+//! mind already holds a statement, written by another path, is the
+//! engine's to ask ([`already_held`] over its search's candidates).
 
 mod entities;
 mod explicit;
@@ -158,8 +181,8 @@ impl CognifyKind {
 pub enum SkipReason {
     /// The agent's turn failed: nothing is learned from it.
     TurnFailed,
-    /// The write-back patterns found nothing worth keeping (chatter, an
-    /// empty exchange, questions only).
+    /// Nothing worth keeping: chit-chat, questions and requests only, or an
+    /// empty exchange.
     NothingWorthKeeping,
     /// Something was found, and every snippet was dropped (hostile or
     /// duplicate); see [`CognifyPlan::dropped`].
