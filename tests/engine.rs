@@ -605,7 +605,7 @@ fn remember_exchange_keeps_what_the_user_states_dated_and_linked() {
         .unwrap();
     assert_eq!(again.len(), 1);
     assert!(again[0].duplicate);
-    assert_eq!(again[0].frame.ref_, saved[1].frame.ref_);
+    assert_eq!(again[0].frame.ref_.id, saved[1].frame.ref_.id);
     assert_eq!(personal_status(&mut engine).frames, 2);
     // Chit-chat keeps nothing.
     for user in [
