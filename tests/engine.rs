@@ -568,7 +568,10 @@ fn remember_exchange_keeps_what_the_user_states_dated_and_linked() {
     assert_eq!(
         kept,
         [
-            ("my brother Karim lives in Rotterdam.", Importance::Important),
+            (
+                "my brother Karim lives in Rotterdam.",
+                Importance::Important
+            ),
             (
                 "My sister Yasmin works at Philips in Eindhoven.",
                 Importance::Normal
@@ -613,9 +616,7 @@ fn remember_exchange_keeps_what_the_user_states_dated_and_linked() {
         "Can you write a haiku about autumn?",
         "I'm getting a TypeError when I run the script.",
     ] {
-        let saved = engine
-            .remember_exchange(user, "Sure!", &options)
-            .unwrap();
+        let saved = engine.remember_exchange(user, "Sure!", &options).unwrap();
         assert!(saved.is_empty(), "{user}: {saved:?}");
     }
 }
@@ -633,7 +634,10 @@ fn a_saved_memory_links_the_entities_it_names() {
     let many = engine
         .save_memories(&[
             input("Marko Bauer reports to Ana Lima.", WitMind::Personal),
-            input("[mind-rawturn conv:c turn:1 speaker:user] Kafka is fine.", WitMind::Personal),
+            input(
+                "[mind-rawturn conv:c turn:1 speaker:user] Kafka is fine.",
+                WitMind::Personal,
+            ),
         ])
         .unwrap();
     let mut minds = native_minds(dir.path(), None);

@@ -205,7 +205,12 @@ fn the_hooks_recall_and_learn_through_a_server_and_alone() {
     assert!(ok && out.contains("Rust"), "{out}\n{err}");
     // The session's end imports the transcript: its turns, and no second
     // memory of what the turn's end already kept.
-    let (_, err) = hook(alone.path(), "session_end.json", &transcript, &["--no-server"]);
+    let (_, err) = hook(
+        alone.path(),
+        "session_end.json",
+        &transcript,
+        &["--no-server"],
+    );
     assert!(err.contains("imported"), "{err}");
     let memories: Vec<String> = crate::support::native_minds(alone.path(), None)
         .list_frames(&hive_mind_store::SearchFilter::default(), true, 100)

@@ -33,20 +33,14 @@
 //!    carry no meaning).
 //!
 //! Nothing is learned from a failed turn: the caller says so.
-//!
-//! [`link_saved`] is step 2 and 3 for an explicit save (`save-memory`,
-//! `save-memories`): the entities and relations of the saved text, sentence
-//! by sentence as harvest reads a conversation, linked to the frame.
 
 use std::collections::BTreeMap;
 
+use hive_mind_core::RAW_TURN_TAG;
 use hive_mind_core::cognify::{
-    ExtractedEntity, ExtractedRelation, accept_entity_name, already_held, extract_entities,
-    extract_relations, plan_cognify,
+    ExtractedEntity, ExtractedRelation, accept_entity_name, already_held, plan_cognify,
 };
 use hive_mind_core::recall::{MindKey, embedding_text};
-use hive_mind_core::write_back::split_sentences;
-use hive_mind_core::{RAW_TURN_TAG, ScanContext, detect};
 
 use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
 use crate::hive::mind::embedder;
@@ -54,7 +48,6 @@ use crate::hive::mind::types::{Frame, FrameRef, Mind};
 use crate::save::{Draft, embed_drafts, same_mind, store_error, whole_mind};
 use crate::store;
 use crate::store::importance_out as importance_to_wit;
-use hive_mind_store::graph::FrameGraph;
 
 fn wit_mind(mind: &MindKey) -> Mind {
     match mind {
@@ -212,90 +205,6 @@ fn write_graph(
             )
             .map_err(store_error)?;
         }
-    }
-    Ok(())
-}
-
-/// The most entities one saved memory links: a long text names many
-/// things, and the graph is for the ones a memory is about.
-pub const SAVED_ENTITIES_MAX: usize = 40;
-
-/// Link explicitly saved memories to the entities and relations their text
-/// names, as cognify and import link theirs: read sentence by sentence (so
-/// co-occurrence means "named in one statement"), at most
-/// [`SAVED_ENTITIES_MAX`] entities a memory, nothing from a duplicate (it
-/// was linked when first saved), a raw turn (import links its own), or a
-/// text the injection detector judges hostile.
-pub fn link_saved(saved: &[SavedMemory]) -> Result<(), Error> {
-    // One transaction per mind for all its memories' graphs.
-    let mut by_mind: Vec<(Mind, Vec<FrameGraph>)> = Vec::new();
-    for memory in saved.iter().filter(|memory| !memory.duplicate) {
-        let content = &memory.frame.content;
-        if hive_mind_core::strip_hm_prefix(content)
-            .trim_start()
-            .starts_with(RAW_TURN_TAG)
-        {
-            continue;
-        }
-        let body = embedding_text(content);
-        if !detect(&body, ScanContext::ToolOutput).safe {
-            continue;
-        }
-        let mut entities: Vec<ExtractedEntity> = Vec::new();
-        let mut relations: Vec<ExtractedRelation> = Vec::new();
-        for sentence in split_sentences(&body) {
-            let found = extract_entities(&sentence);
-            let said = extract_relations(&sentence, &found);
-            for entity in found {
-                if entities.len() < SAVED_ENTITIES_MAX
-                    && accept_entity_name(&entity.name)
-                    && !entities.iter().any(|seen| {
-                        seen.name == entity.name && seen.entity_type == entity.entity_type
-                    })
-                {
-                    entities.push(entity);
-                }
-            }
-            for relation in said {
-                if !relations.contains(&relation) {
-                    relations.push(relation);
-                }
-            }
-        }
-        if entities.is_empty() {
-            continue;
-        }
-        let index = |name: &str, kind: hive_mind_core::EntityType| {
-            entities
-                .iter()
-                .position(|e| e.name == name && e.entity_type == kind)
-        };
-        let graph = FrameGraph {
-            frame: memory.frame.ref_.id,
-            entities: entities
-                .iter()
-                .map(|e| (e.surface.clone(), e.entity_type.as_str().to_string()))
-                .collect(),
-            relations: relations
-                .iter()
-                .filter_map(|r| {
-                    Some((
-                        index(&r.subject.name, r.subject.entity_type)?,
-                        r.relation.as_str().to_string(),
-                        index(&r.object.name, r.object.entity_type)?,
-                        r.strength.clamp(0.0, 1.0),
-                    ))
-                })
-                .collect(),
-        };
-        let mind = &memory.frame.ref_.mind;
-        match by_mind.iter_mut().find(|(seen, _)| same_mind(seen, mind)) {
-            Some((_, graphs)) => graphs.push(graph),
-            None => by_mind.push((mind.clone(), vec![graph])),
-        }
-    }
-    for (mind, graphs) in by_mind {
-        store::link_graphs(&mind, &graphs).map_err(store_error)?;
     }
     Ok(())
 }

@@ -17,7 +17,7 @@
 //!    transaction (`save-memories`: one transaction per mind) and
 //!    deduplicates by content hash (a duplicate comes back flagged).
 //! 5. Link each new memory to the entities and relations its text names
-//!    ([`crate::cognify::link_saved`], as cognify and import link theirs).
+//!    ([`crate::saved_graph::link_saved`], as cognify and import link theirs).
 
 use hive_mind_core::recall::embedding_text;
 
@@ -198,7 +198,7 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
         .pop()
         .ok_or_else(|| Error::Embedder("no frame was embedded".to_string()))?;
     let memory = saved(store::save_frame(frame).map_err(store_error)?);
-    crate::cognify::link_saved(std::slice::from_ref(&memory))?;
+    crate::saved_graph::link_saved(std::slice::from_ref(&memory))?;
     Ok(memory)
 }
 
@@ -249,7 +249,7 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    crate::cognify::link_saved(&saved)?;
+    crate::saved_graph::link_saved(&saved)?;
     Ok(saved)
 }
 
