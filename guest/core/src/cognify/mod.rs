@@ -963,6 +963,8 @@ mod tests {
         "I'm a nurse and I work night shifts at the Erasmus MC.",
         "My kids are 4 and 7.",
         "I'm pregnant, due in November.",
+        "We're getting the kitchen renovated in the first week of June.",
+        "My therapist is Dr. Hansen and I see her every other Tuesday.",
     ];
 
     const MORE_CHIT_CHAT: &[&str] = &[
@@ -996,6 +998,8 @@ mod tests {
         "I need a regex that matches email addresses.",
         "I love your answers, you are so helpful.",
         "Do you remember what I told you about my sister?",
+        "My script throws a KeyError on line 12.",
+        "I'm just browsing.",
     ];
 
     #[test]

@@ -560,8 +560,8 @@ const PLEASANTRY: &str = r"(?ix)\b(?:
     merry\s+christmas|congrats|congratulations|how\s+are\s+you|how's\s+it\s+going|what's\s+up|
     nice\s+to\s+meet|you're\s+welcome|no\s+worries|no\s+problem|never\s+mind|nevermind|
     lol|lmao|haha+|hehe|omg|wtf|brb|ttyl|gn|gm|
-    i\s+(?:see|agree|disagree|understand|get\s+it|got\s+it|know\s+right)|makes\s+sense|
-    sounds\s+(?:good|great|fine|perfect|like\s+a\s+plan)|fair\s+enough|just\s+(?:kidding|checking|testing|curious|wondering)|
+    ^i\s+(?:see|agree|disagree|understand|get\s+it|got\s+it|know\s+right)\b[\s.!,]*$|makes\s+sense|
+    sounds\s+(?:good|great|fine|perfect|like\s+a\s+plan)|fair\s+enough|just\s+(?:kidding|checking|testing|curious|wondering|browsing|looking|chilling|relaxing|hanging\s+out)|
     not\s+(?:much|really|sure|bad)|me\s+too|same\s+here|you\s+too|
     i'm\s+(?:back|here|bored|fine|good|great|ok|okay|alright|well|tired|exhausted|hungry|sleepy|done|ready|confused|lost|curious|excited)\b[\s.!]*$
 )";
@@ -598,10 +598,15 @@ const HELP_CONTEXT: &str = r"(?ix)\b(?:
     (?:can't|cannot|couldn't)\s+(?:figure|seem|get\s+(?:it|this|the|my)|make\s+(?:it|this)|understand|wrap\s+my\s+head)|
     (?:i'm|i\s+am|we're|we\s+are|i've\s+been|i\s+was)\s+(?:still\s+)?(?:trying|struggling|stuck|attempting)|
     (?:i|we)\s+(?:tried|keep\s+getting|kept\s+getting|get\s+(?:an?|this|the|some)\s+(?:error|warning|exception))|
-    (?:i'm|i\s+am|we're|we\s+are)\s+(?:getting|seeing|hitting)\s+(?:an?|this|the|some|weird|strange)\s|
+    (?:i'm|i\s+am|we're|we\s+are)\s+(?:getting|seeing|hitting)\s+(?:an?|this|the|some|weird|strange)\s+(?:[\w-]+\s+)?(?:warning|warnings|issue|issues|problem|problems|crash|crashes|bug|bugs|message|output|result|behaviou?r)\b|
+    (?:throws|threw|raises|raised|panics|panicked|segfaults|crashes|crashed)\b|
     (?:i'm|i\s+am|we're|we\s+are)\s+(?:writing|coding|debugging|implementing|refactoring|testing|compiling)\s+(?:a|an|the|some|this|my)\s|
     confus(?:ed|ing)|how\s+to\b|no\s+idea\s+(?:how|why|what)
 )";
+
+/// An error's name as code spells it ("KeyError", "NullPointerException"):
+/// the problem at hand.
+const ERROR_NAME: &str = r"\b\p{Lu}\w*(?:Error|Exception)\b";
 
 /// A conditional or a hedge opening a sentence: it states no fact.
 const CONDITIONAL: &str = r"(?ix)^(?:if|unless|whether|suppose|supposing|what\s+if|in\s+case|assuming|maybe|perhaps|hopefully|should\s+i|should\s+we|i\s+wonder|imagine|let's\s+say|say\s+that)\b";
@@ -1211,6 +1216,7 @@ struct Patterns {
     help: Regex,
     conditional: Regex,
     momentary: Regex,
+    error_name: Regex,
 }
 
 static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
@@ -1227,6 +1233,7 @@ static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
         help: Regex::new(HELP_CONTEXT).ok()?,
         conditional: Regex::new(CONDITIONAL).ok()?,
         momentary: Regex::new(MOMENTARY).ok()?,
+        error_name: Regex::new(ERROR_NAME).ok()?,
     })
 });
 
@@ -1533,7 +1540,7 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
     if words_in.iter().any(|w| listed(SECOND_PERSON, &w.lower)) {
         return Reading::Not(NotStatement::ToAssistant);
     }
-    if patterns.help.is_match(core) {
+    if patterns.help.is_match(core) || patterns.error_name.is_match(core) {
         return Reading::Not(NotStatement::HelpContext);
     }
     // Whose world.
