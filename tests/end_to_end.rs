@@ -34,6 +34,9 @@ mod harvest_llm;
 mod hook;
 /// No host source spells a content marking or runs SQL on an engine table.
 mod host_sources;
+/// The live loop: newer statements replace older ones on every write path,
+/// answers before background, nothing for a question nothing answers.
+mod live_loop;
 /// The isolation matrix: every REST operation (from the OpenAPI document)
 /// and MCP tool and resource (from their listings), aimed at other minds and
 /// with lower scopes.

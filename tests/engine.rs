@@ -475,7 +475,8 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
         "Decision: We decided to migrate the ledger from MySQL to Postgres."
     );
     assert!(matches!(&decision.ref_.mind, WitMind::Workspace(id) if id == "acme"));
-    assert_eq!(decision.importance, Importance::Important);
+    // Important only when the user asks for it to be remembered.
+    assert_eq!(decision.importance, Importance::Normal);
     let acme = Mind::Workspace("acme".into());
     {
         let mut minds = native_minds(dir.path(), None);
@@ -537,6 +538,136 @@ fn remember_exchange_routes_snippets_and_builds_the_graph() {
     assert!(failed.is_empty());
     let personal = personal_status(&mut engine);
     assert_eq!(personal.frames, 1);
+}
+
+#[test]
+fn remember_exchange_keeps_what_the_user_states_dated_and_linked() {
+    use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    // 2026-03-01T10:00:00Z: a replayed conversation keeps its date.
+    let then = 1_772_359_200_000;
+    let options = ExchangeOptions {
+        workspace: Some("acme".to_string()),
+        gop_id: None,
+        succeeded: true,
+        occurred_at: Some(then),
+    };
+    let saved = engine
+        .remember_exchange(
+            "Remember that my brother Karim lives in Rotterdam. \
+             My sister Yasmin works at Philips in Eindhoven. Can you suggest a gift for her?",
+            "How about a book?",
+            &options,
+        )
+        .unwrap();
+    let kept: Vec<(&str, Importance)> = saved
+        .iter()
+        .map(|memory| (memory.frame.content.as_str(), memory.frame.importance))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (
+                "my brother Karim lives in Rotterdam.",
+                Importance::Important
+            ),
+            (
+                "My sister Yasmin works at Philips in Eindhoven.",
+                Importance::Normal
+            ),
+        ]
+    );
+    for memory in &saved {
+        assert!(matches!(memory.frame.ref_.mind, WitMind::Personal));
+        assert_eq!(memory.frame.created_at, then);
+    }
+    {
+        let mut minds = native_minds(dir.path(), None);
+        let store = minds.mind(&Mind::Personal).unwrap();
+        let karim = store.find_entities("Karim").unwrap().remove(0);
+        assert_eq!(karim.entity_type, "person");
+        assert_eq!(
+            store.entity_frames(karim.id).unwrap(),
+            [saved[0].frame.ref_.id]
+        );
+        let philips = store.find_entities("Philips").unwrap().remove(0);
+        assert_eq!(
+            store.entity_frames(philips.id).unwrap(),
+            [saved[1].frame.ref_.id]
+        );
+    }
+    // Told again in other words, and asked to remember it this time: the
+    // mind holds it already, and the memory it holds comes back.
+    let again = engine
+        .remember_exchange(
+            "Please remember that my sister Yasmin works at Philips in Eindhoven.",
+            "Noted.",
+            &options,
+        )
+        .unwrap();
+    assert_eq!(again.len(), 1);
+    assert!(again[0].duplicate);
+    assert_eq!(again[0].frame.ref_.id, saved[1].frame.ref_.id);
+    assert_eq!(personal_status(&mut engine).frames, 2);
+    // Chit-chat keeps nothing.
+    for user in [
+        "Thanks, that was really helpful!",
+        "Can you write a haiku about autumn?",
+        "I'm getting a TypeError when I run the script.",
+    ] {
+        let saved = engine.remember_exchange(user, "Sure!", &options).unwrap();
+        assert!(saved.is_empty(), "{user}: {saved:?}");
+    }
+}
+
+#[test]
+fn a_saved_memory_links_the_entities_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let saved = engine
+        .save_memory(&input(
+            "Ana Lima leads the Platform team. The ledger runs on Postgres.",
+            WitMind::Personal,
+        ))
+        .unwrap();
+    let many = engine
+        .save_memories(&[
+            input("Marko Bauer reports to Ana Lima.", WitMind::Personal),
+            input(
+                "[mind-rawturn conv:c turn:1 speaker:user] Kafka is fine.",
+                WitMind::Personal,
+            ),
+        ])
+        .unwrap();
+    let mut minds = native_minds(dir.path(), None);
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let ana = store.find_entities("Ana Lima").unwrap().remove(0);
+    assert_eq!(ana.entity_type, "person");
+    assert_eq!(
+        store.entity_frames(ana.id).unwrap(),
+        [saved.frame.ref_.id, many[0].frame.ref_.id]
+    );
+    let team = store.find_entities("Platform team").unwrap().remove(0);
+    let led_by: Vec<String> = store
+        .relations(team.id)
+        .unwrap()
+        .iter()
+        .filter(|r| r.subject == team.id && r.object == ana.id)
+        .map(|r| r.relation.clone())
+        .collect();
+    assert!(led_by.contains(&"led-by".to_string()), "{led_by:?}");
+    let postgres = store.find_entities("Postgres").unwrap().remove(0);
+    // Named in another sentence: no co-occurrence.
+    assert!(
+        store
+            .relations(postgres.id)
+            .unwrap()
+            .iter()
+            .all(|r| r.subject != ana.id && r.object != ana.id)
+    );
+    // A raw turn is the import's to link.
+    assert!(store.find_entities("Kafka").unwrap().is_empty());
 }
 
 #[test]

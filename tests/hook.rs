@@ -203,6 +203,25 @@ fn the_hooks_recall_and_learn_through_a_server_and_alone() {
         ],
     );
     assert!(ok && out.contains("Rust"), "{out}\n{err}");
+    // The session's end imports the transcript: its turns, and no second
+    // memory of what the turn's end already kept.
+    let (_, err) = hook(
+        alone.path(),
+        "session_end.json",
+        &transcript,
+        &["--no-server"],
+    );
+    assert!(err.contains("imported"), "{err}");
+    let memories: Vec<String> = crate::support::native_minds(alone.path(), None)
+        .list_frames(&hive_mind_store::SearchFilter::default(), true, 100)
+        .unwrap()
+        .into_iter()
+        .map(|frame| frame.content)
+        .filter(|content| !content.starts_with("[mind-rawturn"))
+        .collect();
+    let saying = |words: &str| memories.iter().filter(|m| m.contains(words)).count();
+    assert_eq!(saying("Rust for command-line tools"), 1, "{memories:#?}");
+    assert_eq!(saying("deploys on Fridays"), 1, "{memories:#?}");
     // A turn whose question is not answered yet: nothing to learn.
     let waiting = alone.path().join("waiting.jsonl");
     std::fs::write(

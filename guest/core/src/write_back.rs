@@ -174,6 +174,19 @@ pub fn pattern_write_back(user: &str, assistant: &str) -> Vec<WriteBackCandidate
     out
 }
 
+/// The candidate one sentence of the **user's** turn yields, if any: the
+/// same reading as [`pattern_write_back`] gives that sentence (its guards,
+/// its precedence), for a caller that splits the turn itself.
+///
+/// ```
+/// use hive_mind_core::write_back::classify_user_sentence;
+/// assert_eq!(classify_user_sentence("I prefer tabs.").unwrap().pattern, "preference.i-prefer");
+/// assert!(classify_user_sentence("Thanks, have a nice weekend!").is_none());
+/// ```
+pub fn classify_user_sentence(sentence: &str) -> Option<WriteBackCandidate> {
+    classify(sentence.trim(), Turn::User)
+}
+
 /// Which side of the exchange a sentence comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Turn {

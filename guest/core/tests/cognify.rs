@@ -22,13 +22,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use hive_mind_core::cognify::{
-    CognifyPlan, DropReason, EntityType, ExtractedEntity, ExtractedRelation, PlannedFrame,
-    RelationType, SkipReason, Speaker, accept_entity_name, extract_entities, extract_relations,
-    frame_content, plan_cognify,
+    CognifyKind, CognifyPlan, DropReason, EntityType, ExtractedEntity, ExtractedRelation,
+    PlannedFrame, RelationType, SkipReason, Speaker, accept_entity_name, extract_entities,
+    extract_relations, frame_content, plan_cognify,
 };
 use hive_mind_core::{
-    MindKey, ScanContext, Source, TargetMind, WriteBackKind, content_hash, detect,
-    normalize_entity_name,
+    MindKey, ScanContext, Source, TargetMind, content_hash, detect, normalize_entity_name,
 };
 use proptest::prelude::*;
 use serde::Serialize;
@@ -163,12 +162,13 @@ fn cognify_exchange_snapshots() {
     });
 }
 
-fn expected_target(kind: WriteBackKind) -> TargetMind {
+fn expected_target(kind: CognifyKind) -> TargetMind {
     match kind {
-        WriteBackKind::Preference | WriteBackKind::Correction | WriteBackKind::Style => {
-            TargetMind::Personal
-        }
-        WriteBackKind::Decision | WriteBackKind::Finding | WriteBackKind::WorkOutput => {
+        CognifyKind::Fact
+        | CognifyKind::Preference
+        | CognifyKind::Correction
+        | CognifyKind::Style => TargetMind::Personal,
+        CognifyKind::Decision | CognifyKind::Finding | CognifyKind::WorkOutput => {
             TargetMind::Workspace
         }
     }
@@ -278,12 +278,12 @@ fn each_category_file_yields_its_kind_in_every_exchange() {
     let files = [
         (
             "preferences.txt",
-            &[WriteBackKind::Preference, WriteBackKind::Style][..],
+            &[CognifyKind::Preference, CognifyKind::Style][..],
         ),
-        ("corrections.txt", &[WriteBackKind::Correction]),
-        ("decisions.txt", &[WriteBackKind::Decision]),
-        ("findings.txt", &[WriteBackKind::Finding]),
-        ("work_output.txt", &[WriteBackKind::WorkOutput]),
+        ("corrections.txt", &[CognifyKind::Correction]),
+        ("decisions.txt", &[CognifyKind::Decision]),
+        ("findings.txt", &[CognifyKind::Finding]),
+        ("work_output.txt", &[CognifyKind::WorkOutput]),
     ];
     for (file, kinds) in files {
         let all = exchanges(&fixture("exchanges", file));

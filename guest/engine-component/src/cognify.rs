@@ -1,15 +1,25 @@
 //! `memory.remember-exchange`: cognify, the live write path after a turn.
 //!
 //! The decisions are [`hive_mind_core::cognify::plan_cognify`]'s (pure,
-//! fixture-tested): which snippets of the exchange are worth keeping
-//! (pattern write-back, chatter skipped), where each goes (preferences,
-//! corrections, style → personal; decisions, findings, work output → the
-//! workspace, or personal when none), the injection scan, and the entities
-//! and relations each snippet names. This module writes the plan:
+//! fixture-tested): which snippets of the exchange are worth keeping (the
+//! user's statements about themselves and their world, what they ask to be
+//! remembered, and the write-back patterns' preferences, corrections,
+//! decisions, findings and work output; chit-chat, questions and requests
+//! skipped), where each goes (facts, preferences, corrections, style →
+//! personal; decisions, findings, work output → the workspace, or personal
+//! when none), how important it is (`important` only when asked for, or a
+//! correction or a style note), the injection scan, and the entities and
+//! relations each snippet names. This module writes the plan:
 //!
+//! 0. leave out a snippet its mind already holds, whichever path wrote it
+//!    ([`held_by`]: the full-text search's best matches, judged by
+//!    [`already_held`] — the turn cognified at its end and imported again
+//!    with its session is one memory); the existing memory is returned,
+//!    flagged as a duplicate;
 //! 1. embed every planned frame (one batch) and save them, one store
-//!    transaction per mind — the store makes each the session's I-frame or
-//!    a P-frame and deduplicates by content hash;
+//!    transaction per mind, dated by the exchange's `occurred-at` (now when
+//!    absent) — the store makes each the session's I-frame or a P-frame and
+//!    deduplicates by content hash;
 //! 2. for each saved frame, upsert its entities (exact canonical name and
 //!    type, never the fuzzy search), checked again at this write seam by
 //!    [`accept_entity_name`], and link them to the frame
@@ -26,12 +36,15 @@
 
 use std::collections::BTreeMap;
 
-use hive_mind_core::cognify::{accept_entity_name, plan_cognify};
-use hive_mind_core::recall::MindKey;
+use hive_mind_core::RAW_TURN_TAG;
+use hive_mind_core::cognify::{
+    ExtractedEntity, ExtractedRelation, accept_entity_name, already_held, plan_cognify,
+};
+use hive_mind_core::recall::{MindKey, embedding_text};
 
 use crate::exports::hive::mind::memory::{Error, ExchangeOptions, SavedMemory};
 use crate::hive::mind::embedder;
-use crate::hive::mind::types::{FrameRef, Mind};
+use crate::hive::mind::types::{Frame, FrameRef, Mind};
 use crate::save::{Draft, embed_drafts, same_mind, store_error, whole_mind};
 use crate::store;
 use crate::store::importance_out as importance_to_wit;
@@ -74,8 +87,19 @@ pub fn remember_exchange(
         .map(crate::boundary::iso)
         .transpose()
         .map_err(|why| Error::InvalidArgument(format!("occurred-at: {why}")))?;
-    let drafts: Vec<Draft> = plan
+    // A snippet its mind already holds is not written again.
+    let mut held: Vec<Option<Frame>> = Vec::with_capacity(plan.frames.len());
+    for frame in &plan.frames {
+        held.push(held_by(&wit_mind(&frame.mind), &frame.content)?);
+    }
+    let planned: Vec<&hive_mind_core::cognify::PlannedFrame> = plan
         .frames
+        .iter()
+        .zip(&held)
+        .filter(|(_, held)| held.is_none())
+        .map(|(frame, _)| frame)
+        .collect();
+    let drafts: Vec<Draft> = planned
         .iter()
         .map(|frame| Draft {
             mind: wit_mind(&frame.mind),
@@ -107,56 +131,121 @@ pub fn remember_exchange(
     // Mock vectors carry no meaning: no similarity links from them.
     let link_related = embedder::info().is_ok_and(|info| info.meaningful);
 
-    let mut saved = Vec::with_capacity(frames.len());
-    for (new_frame, planned) in frames.into_iter().zip(&plan.frames) {
+    let mut written = Vec::with_capacity(frames.len());
+    for (new_frame, planned) in frames.into_iter().zip(planned) {
         let mind = &wit_mind(&planned.mind);
         let embedding = new_frame.embedding.clone().filter(|_| link_related);
         let vector = new_frame.embedding.clone();
         let stored = store::save_frame(new_frame).map_err(store_error)?;
         crate::save::settle_saved(mind, std::slice::from_ref(&stored), &[vector]);
-        let frame_id = stored.frame.ref_.id;
-        // Entities, by (canonical name, type) → id in this mind.
-        let mut ids: BTreeMap<(String, &'static str), u64> = BTreeMap::new();
-        for entity in &planned.entities {
-            if !accept_entity_name(&entity.name) {
-                continue;
-            }
-            let kind = entity.entity_type.as_str();
-            let upserted = store::upsert_entity(mind, &entity.surface, kind, &[frame_id])
-                .map_err(store_error)?;
-            ids.insert((entity.name.clone(), kind), upserted.id);
-        }
-        for relation in &planned.relations {
-            let subject = ids.get(&(
-                relation.subject.name.clone(),
-                relation.subject.entity_type.as_str(),
-            ));
-            let object = ids.get(&(
-                relation.object.name.clone(),
-                relation.object.entity_type.as_str(),
-            ));
-            if let (Some(&subject), Some(&object)) = (subject, object)
-                && subject != object
-            {
-                store::relate(
-                    mind,
-                    subject,
-                    relation.relation.as_str(),
-                    object,
-                    relation.strength,
-                )
-                .map_err(store_error)?;
-            }
-        }
+        write_graph(
+            mind,
+            stored.frame.ref_.id,
+            &planned.entities,
+            &planned.relations,
+        )?;
         if let Some(embedding) = embedding.filter(|_| !stored.duplicate) {
             link_related_frames(&stored.frame.ref_, &embedding)?;
         }
-        saved.push(SavedMemory {
+        written.push(SavedMemory {
             frame: stored.frame,
             duplicate: stored.duplicate,
         });
     }
-    Ok(saved)
+    // In the plan's order: the held ones where they were planned.
+    let mut written = written.into_iter();
+    Ok(held
+        .into_iter()
+        .filter_map(|held| match held {
+            Some(frame) => Some(SavedMemory {
+                frame,
+                duplicate: true,
+            }),
+            None => written.next(),
+        })
+        .collect())
+}
+
+/// Upsert a frame's entities (exact canonical name and type, checked again
+/// at this write seam by [`accept_entity_name`]), linked to the frame, and
+/// create the relations between them.
+fn write_graph(
+    mind: &Mind,
+    frame_id: u64,
+    entities: &[ExtractedEntity],
+    relations: &[ExtractedRelation],
+) -> Result<(), Error> {
+    // Entities, by (canonical name, type) → id in this mind.
+    let mut ids: BTreeMap<(String, &'static str), u64> = BTreeMap::new();
+    for entity in entities {
+        if !accept_entity_name(&entity.name) {
+            continue;
+        }
+        let kind = entity.entity_type.as_str();
+        let upserted =
+            store::upsert_entity(mind, &entity.surface, kind, &[frame_id]).map_err(store_error)?;
+        ids.insert((entity.name.clone(), kind), upserted.id);
+    }
+    for relation in relations {
+        let subject = ids.get(&(
+            relation.subject.name.clone(),
+            relation.subject.entity_type.as_str(),
+        ));
+        let object = ids.get(&(
+            relation.object.name.clone(),
+            relation.object.entity_type.as_str(),
+        ));
+        if let (Some(&subject), Some(&object)) = (subject, object)
+            && subject != object
+        {
+            store::relate(
+                mind,
+                subject,
+                relation.relation.as_str(),
+                object,
+                relation.strength,
+            )
+            .map_err(store_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// How many of the full-text search's best matches [`held_by`] reads.
+const HELD_CANDIDATES: u32 = 8;
+
+/// The memory of `mind` that already says what `content` says, if any
+/// ([`already_held`] over the full-text search's best matches; a mind not
+/// created yet holds nothing).
+pub fn held_by(mind: &Mind, content: &str) -> Result<Option<Frame>, Error> {
+    let search = store::FilteredSearch {
+        filter: whole_mind(mind),
+        limit: HELD_CANDIDATES,
+    };
+    let hits = match store::search_text_many(&embedding_text(content), &[search]) {
+        Ok(hits) => hits,
+        Err(store::StoreError::MindNotFound(_)) => return Ok(None),
+        Err(error) => return Err(store_error(error)),
+    };
+    let refs: Vec<FrameRef> = hits.into_iter().flatten().map(|hit| hit.ref_).collect();
+    if refs.is_empty() {
+        return Ok(None);
+    }
+    let frames = store::get_frames(&refs).map_err(store_error)?;
+    let contents: Vec<&str> = frames.iter().map(|frame| frame.content.as_str()).collect();
+    if !already_held(content, &contents) {
+        return Ok(None);
+    }
+    // The one that holds it alone, else the best match.
+    Ok(frames
+        .iter()
+        .find(|frame| already_held(content, &[frame.content.as_str()]))
+        .or_else(|| {
+            frames
+                .iter()
+                .find(|frame| !frame.content.trim_start().starts_with(RAW_TURN_TAG))
+        })
+        .cloned())
 }
 
 /// The least cosine similarity for a related-frame link. The design gives no

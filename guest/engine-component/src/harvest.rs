@@ -11,8 +11,10 @@
 //!              only their raw turns
 //!   ─▶ pass 2–3: extract + synthesize (LLM capable tier; or the heuristic distillation)
 //!   ─▶ pass 4: dedup against the mind's lanes (exact, trigram ≥ 0.75; possible
-//!              contradictions noted and still written); the detector again on each
-//!              extraction (a hostile one is dropped: its source text is kept)
+//!              contradictions noted and still written) and against what other paths
+//!              stored (`cognify::held_by`: a turn cognified when it ended is not
+//!              imported again as a fact); the detector again on each extraction
+//!              (a hostile one is dropped: its source text is kept)
 //!   ─▶ write, one transaction per item: raw turns / document sections, the fact,
 //!      event and profile lanes (a profile merges into and replaces its
 //!      predecessor), entities and relations, the model calls, the item's record
@@ -1191,6 +1193,17 @@ impl State {
                 continue;
             }
             let content = lane_content(knowledge);
+            // Said already by a memory of another path (the turn cognified
+            // when it ended): one statement, one memory. A failed look-up
+            // writes it.
+            if crate::cognify::held_by(&self.mind, &content)
+                .ok()
+                .flatten()
+                .is_some()
+            {
+                self.report.duplicates_exact += 1;
+                continue;
+            }
             match self.lanes.dedup.judge(&content, knowledge.importance) {
                 DedupVerdict::Exact(_) => {
                     self.report.duplicates_exact += 1;

@@ -44,6 +44,7 @@ mod import;
 mod recall;
 mod review;
 mod save;
+mod saved_graph;
 mod store;
 
 use exports::hive::mind::admin::{

@@ -16,6 +16,8 @@
 //!    each frame, its full-text row, its vector and its chunks in one
 //!    transaction (`save-memories`: one transaction per mind) and
 //!    deduplicates by content hash (a duplicate comes back flagged).
+//! 5. Link each new memory to the entities and relations its text names
+//!    ([`crate::saved_graph::link_saved`], as cognify and import link theirs).
 
 use hive_mind_core::recall::embedding_text;
 
@@ -198,7 +200,9 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
     let (mind, vector) = (store::mind_out(&frame.mind), frame.embedding.clone());
     let stored = store::save_frame(frame).map_err(store_error)?;
     settle_saved(&mind, std::slice::from_ref(&stored), &[vector]);
-    Ok(saved(stored))
+    let memory = saved(stored);
+    crate::saved_graph::link_saved(std::slice::from_ref(&memory))?;
+    Ok(memory)
 }
 
 /// Save many memories: one store transaction per mind, results in input
@@ -241,7 +245,7 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
             }
         }
     }
-    results
+    let saved = results
         .into_iter()
         .map(|result| {
             result.ok_or_else(|| {
@@ -250,7 +254,9 @@ pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error
                 ))
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    crate::saved_graph::link_saved(&saved)?;
+    Ok(saved)
 }
 
 /// Judge what `stored` (written to `mind`, with `vectors` in the same

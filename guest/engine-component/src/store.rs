@@ -604,6 +604,12 @@ pub fn upsert_entity(mind: &Mind, name: &str, entity_type: &str, frames: &[u64])
     })
 }
 
+/// Write many frames' graphs in one transaction (the store's
+/// `link_graphs`): entities and relations counted.
+pub fn link_graphs(mind: &Mind, graphs: &[native::graph::FrameGraph]) -> Result<(u32, u32)> {
+    write(mind, |store| store.link_graphs(graphs))
+}
+
 /// Active entities of exactly this canonical name.
 pub fn find_entities(mind: &Mind, name: &str) -> Result<Vec<Entity>> {
     read(mind, |store| {

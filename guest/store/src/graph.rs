@@ -449,6 +449,18 @@ pub(crate) fn relate_in(
     )?)
 }
 
+/// One frame's graph, for [`MindStore::link_graphs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameGraph {
+    /// The frame's id in this mind.
+    pub frame: u64,
+    /// Its entities: name as written and type.
+    pub entities: Vec<(String, String)>,
+    /// Its relations: subject (an index into `entities`), relation type,
+    /// object (an index), strength.
+    pub relations: Vec<(usize, String, usize, f64)>,
+}
+
 impl MindStore {
     /// Create an entity, or strengthen the active one with the same canonical
     /// name and type (`seen_count` + 1); link it to `frames` (ids in this
@@ -540,6 +552,38 @@ impl MindStore {
             .query_map([id], |row| row.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(frames)
+    }
+
+    /// Write the graphs of many frames in one transaction: each frame's
+    /// entities upserted and linked to it (as [`Self::upsert_entity`]), then
+    /// its relations created or strengthened (as [`Self::relate`]). A
+    /// relation names its subject and object by their index in the frame's
+    /// entities; one out of range, or naming the same entity twice, is
+    /// skipped. Returns the number of entities and of relations written.
+    pub fn link_graphs(&mut self, graphs: &[FrameGraph]) -> StoreResult<(u32, u32)> {
+        let mind = self.mind.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (mut entities, mut relations) = (0u32, 0u32);
+        for graph in graphs {
+            let mut ids: Vec<u64> = Vec::with_capacity(graph.entities.len());
+            for (name, entity_type) in &graph.entities {
+                let (entity, _) = upsert_entity_in(&tx, &mind, name, entity_type, &[graph.frame])?;
+                ids.push(entity.id);
+                entities += 1;
+            }
+            for (subject, relation, object, strength) in &graph.relations {
+                if let (Some(&subject), Some(&object)) = (ids.get(*subject), ids.get(*object))
+                    && subject != object
+                {
+                    relate_in(&tx, subject, relation, object, *strength)?;
+                    relations += 1;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok((entities, relations))
     }
 
     /// Create or strengthen the active relation `subject —relation→ object`:

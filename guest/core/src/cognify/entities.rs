@@ -216,6 +216,11 @@ pub(crate) fn scan_mentions(text: &str) -> Vec<Mention> {
 // Patterns
 // ---------------------------------------------------------------------------
 
+/// The people someone has ("my brother Karim", "our daughter Noor", "my
+/// manager Priya Shah"): the capitalised words after one of these, behind a
+/// possessive, name a person.
+const KIN_NOUNS: &str = "brother|sister|son|daughter|wife|husband|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|mother|mom|mum|father|dad|parents?|uncle|aunt|auntie|cousin|nephew|niece|grandmother|grandma|granny|grandfather|grandpa|grandson|granddaughter|friend|buddy|pal|boss|manager|colleague|coworker|co-worker|teammate|neighbou?r|roommate|flatmate|housemate|landlord|landlady|doctor|dentist|therapist|physio|teacher|tutor|coach|trainer|mentor|lead|mother-in-law|father-in-law|sister-in-law|brother-in-law|child|kid|baby|stepson|stepdaughter|stepmother|stepfather|assistant|accountant|lawyer|nanny|babysitter|vet|client|report";
+
 /// One to five capitalised words separated by single runs of spaces.
 const NAME_WORDS: &str = r"\p{Lu}[\p{L}\p{N}'’&.\-]*(?:[ \t]+\p{Lu}[\p{L}\p{N}'’&.\-]*){0,4}";
 
@@ -237,6 +242,9 @@ struct Patterns {
     quoted_called: Regex,
     quoted_noun: Regex,
     work_cue: Regex,
+    kin: Regex,
+    named: Regex,
+    place: Regex,
     word: Regex,
 }
 
@@ -282,6 +290,15 @@ static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
             r"\b(?i:works?|worked|working|employed|hired|joined|joins|join)[ \t]+(?:(?i:at|for|by)[ \t]+)?(\p{Lu})",
         )
         .ok()?,
+        kin: Regex::new(&format!(
+            r"\b(?i:my|our|his|her|their)[ \t]+(?:(?i:older|younger|little|big|baby|eldest|oldest|youngest|twin|new|late|ex|step|best|old|good|close)[ \t-]+)?(?i:{KIN_NOUNS})(?:[ \t]*,)?[ \t]+({NAME_WORDS})"
+        ))
+        .ok()?,
+        place: Regex::new(&format!(
+            r"\b(?i:live|lives|lived|living|moved|moving|move|moves|relocated|relocating|born|grew[ \t]+up|based|settled|stay|stays|stayed|staying|visit|visits|visited|visiting|trip|flight|flying|fly|flew|travel|travelling|traveling|travelled|traveled|holiday|holidays|vacation|flat|apartment|house|home|office|cabin|school|studied|study|studies|studying|commute|commutes|commuting)(?:[ \t]+[\p{{Ll}}'’\-]+){{0,3}}?[ \t]+(?i:in|to|from|near|outside|at)[ \t]+({NAME_WORDS})"
+        ))
+        .ok()?,
+        named: Regex::new(&format!(r"\b(?i:named|called)[ \t]+({NAME_WORDS})")).ok()?,
         word: Regex::new(r"[\p{L}\p{N}](?:[\p{L}\p{N}_'’&+#.\-]*[\p{L}\p{N}+#])?").ok()?,
     })
 });
@@ -448,6 +465,46 @@ impl Scanner<'_> {
     /// a type noun, quoted names; and the organisation hints.
     fn cues(&mut self, p: &Patterns) {
         let text = self.text;
+        for caps in p.kin.captures_iter(text) {
+            if let Some(name) = caps.get(1)
+                && let Some((start, end)) = trim_name(text, name.start(), name.end())
+            {
+                self.add(start, end, EntityType::Person);
+            }
+        }
+        // "lives in Ghent", "moved to Lisbon", "a flat in Haarlem": a place.
+        for caps in p.place.captures_iter(text) {
+            if let Some(name) = caps.get(1)
+                && let Some((start, end)) = trim_name(text, name.start(), name.end())
+                && let Some(found) = text.get(start..end)
+                && known_name(&normalize_entity_name(found)).is_none()
+                && !found
+                    .split([' ', '\t'])
+                    .any(|word| known_name(&normalize_entity_name(word)).is_some())
+            {
+                self.add(start, end, EntityType::Place);
+            }
+        }
+        // "a puppy named Biscuit", "a bakery called Crumb": a name, a
+        // person's when it is a given name.
+        for caps in p.named.captures_iter(text) {
+            if let Some(name) = caps.get(1)
+                && let Some((start, end)) = trim_name(text, name.start(), name.end())
+                && let Some(found) = text.get(start..end)
+            {
+                let first = found
+                    .split([' ', '\t'])
+                    .next()
+                    .unwrap_or_default()
+                    .to_lowercase();
+                let ty = if listed(GIVEN_NAMES, &first) {
+                    EntityType::Person
+                } else {
+                    EntityType::Concept
+                };
+                self.add(start, end, ty);
+            }
+        }
         for caps in p.honorific.captures_iter(text) {
             if let Some(name) = caps.get(1)
                 && let Some((start, end)) = trim_name(text, name.start(), name.end())

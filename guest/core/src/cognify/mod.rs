@@ -13,23 +13,44 @@
 //!
 //! 1. **Only a successful turn.** `succeeded == false` gives an empty plan
 //!    with [`SkipReason::TurnFailed`].
-//! 2. **Pattern write-back** ([`pattern_write_back`]) picks the sentences
-//!    worth keeping: preferences, corrections, style, decisions, findings,
-//!    work output. Chatter, questions, hedges and quoted or fenced text yield
-//!    nothing. Each candidate knows which turn said it (the user's turn is
-//!    read first; a sentence both said is the user's).
-//! 3. **Routing.** Preferences, corrections and style go to the personal
-//!    mind; decisions, findings and work output to the active workspace
-//!    mind, or to the personal mind when no workspace is active.
-//! 4. **The frame.** Its content is the sentence behind a label naming its
-//!    kind ([`frame_label`]: "User preference: …", "Decision: …"), as the
-//!    reference engine's write-back writes them. The design gives no lane
-//!    prefix for live memories (`[mind-fact]`, `[mind-event]` and
-//!    `[mind-profile …]` are harvest's lanes), so none is added; the label
-//!    lets a reader, the keyword index and the embedding tell a decision
-//!    from a preference. Importance comes from the pattern; the source is
-//!    `user-stated` for the user's sentences and `agent-inferred` for the
-//!    assistant's.
+//! 2. **The user's turn, sentence by sentence** (split as
+//!    [`split_sentences`] splits):
+//!    - an *explicit request* ("Remember that …", "Note that …", "For
+//!      future reference, …", "Keep in mind …", "Don't forget …", or a
+//!      following "Remember that.") keeps what it asks for, without the
+//!      request words, split at "… and that …" ([`read_sentence`]);
+//!    - else a hit of the *write-back patterns*
+//!      ([`classify_user_sentence`]: preferences, corrections, style,
+//!      decisions, findings) keeps the sentence;
+//!    - else a *statement* ([`Reading::Statement`]: a declarative sentence
+//!      about the user or their world — a first-person subject, a name or a
+//!      date, and words that carry content; not a question, a request to
+//!      the assistant, help with a problem at hand, a hedge or chit-chat)
+//!      keeps the sentence as said, without the interjections it opens
+//!      with. "She …" after a kept statement continues it: the two
+//!      sentences are one memory. At most [`MAX_STATEMENTS`] an exchange,
+//!      and none from a turn of more than [`PASTE_SENTENCES`] sentences
+//!      that also asks for something (a pasted text, not the user's life).
+//!
+//!    The **assistant's** turn yields only its write-back hits
+//!    ([`pattern_write_back`]: decisions, findings, work output) that the
+//!    user did not say: what the assistant says is not a fact about the
+//!    user.
+//! 3. **Routing.** Facts, preferences, corrections and style go to the
+//!    personal mind; decisions, findings and work output to the active
+//!    workspace mind, or to the personal mind when no workspace is active.
+//! 4. **The frame.** A fact is the user's own sentence, unlabelled: it
+//!    matches their later questions best. A pattern hit is the sentence
+//!    behind a label naming its kind ([`frame_label`]: "User preference: …",
+//!    "Decision: …"), as the reference engine's write-back writes them. The
+//!    design gives no lane prefix for live memories (`[mind-fact]`,
+//!    `[mind-event]` and `[mind-profile …]` are harvest's lanes), so none is
+//!    added. **Importance** is `important` when the user asked for it to be
+//!    remembered, a correction's or style note's own (instructions the
+//!    agent must follow unprompted), and otherwise `normal`: a store where
+//!    every preference and decision is important has an importance lane
+//!    that answers nothing. The source is `user-stated` for the user's
+//!    sentences and `agent-inferred` for the assistant's.
 //! 5. **Injection screening.** The frame content is screened by the
 //!    detector every write goes through ([`crate::detector::detect`]). A
 //!    hostile snippet is dropped and reported ([`DropReason::Injection`]):
@@ -46,11 +67,15 @@
 //!    [`extract_relations`] (co-occurrence at 0.8 and the stated, typed
 //!    relations). Their spans index into the snippet.
 //!
-//! If nothing survives, the plan says why ([`SkipReason`]).
+//! If nothing survives, the plan says why ([`SkipReason`]). Whether the
+//! mind already holds a statement, written by another path, is the
+//! engine's to ask ([`already_held`] over its search's candidates).
 
 mod entities;
 mod explicit;
 mod relations;
+mod repeats;
+mod statements;
 mod vocab;
 
 pub use crate::entity::EntityType;
@@ -66,6 +91,8 @@ pub use relations::{
     CO_OCCURRENCE_STRENGTH, EntityRef, ExtractedRelation, MAX_CO_OCCURRING_ENTITIES, RelationType,
     extract_relations,
 };
+pub use repeats::{MIN_CONTAINED_WORDS, already_held, statement_words};
+pub use statements::{Basis, EXPLICIT_PATTERN, NotStatement, Reading, read_sentence};
 
 use serde::{Deserialize, Serialize};
 
@@ -75,7 +102,10 @@ use crate::hash::content_hash;
 use crate::injection::{InjectionReport, ScanContext};
 use crate::recall::MindKey;
 use crate::types::{Importance, Source};
-use crate::write_back::{TargetMind, WriteBackCandidate, WriteBackKind, pattern_write_back};
+use crate::write_back::{
+    TargetMind, WriteBackCandidate, WriteBackKind, classify_user_sentence, pattern_write_back,
+    split_sentences,
+};
 
 /// Which side of the exchange said a snippet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,14 +117,72 @@ pub enum Speaker {
     Assistant,
 }
 
+/// What a kept snippet records: a write-back pattern's kind, or a
+/// statement the user made ([`CognifyKind::Fact`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CognifyKind {
+    /// Something the user stated about themselves or their world ("My
+    /// sister Yasmin works at Philips"): kept as said, with no label.
+    Fact,
+    /// How the user likes things.
+    Preference,
+    /// The user correcting the agent.
+    Correction,
+    /// A decision taken.
+    Decision,
+    /// Something learned.
+    Finding,
+    /// How answers should be written.
+    Style,
+    /// Work the assistant delivered.
+    WorkOutput,
+}
+
+impl From<WriteBackKind> for CognifyKind {
+    fn from(kind: WriteBackKind) -> CognifyKind {
+        match kind {
+            WriteBackKind::Preference => CognifyKind::Preference,
+            WriteBackKind::Correction => CognifyKind::Correction,
+            WriteBackKind::Decision => CognifyKind::Decision,
+            WriteBackKind::Finding => CognifyKind::Finding,
+            WriteBackKind::Style => CognifyKind::Style,
+            WriteBackKind::WorkOutput => CognifyKind::WorkOutput,
+        }
+    }
+}
+
+impl CognifyKind {
+    /// The write-back kind, for all but a fact.
+    pub fn write_back(self) -> Option<WriteBackKind> {
+        match self {
+            CognifyKind::Fact => None,
+            CognifyKind::Preference => Some(WriteBackKind::Preference),
+            CognifyKind::Correction => Some(WriteBackKind::Correction),
+            CognifyKind::Decision => Some(WriteBackKind::Decision),
+            CognifyKind::Finding => Some(WriteBackKind::Finding),
+            CognifyKind::Style => Some(WriteBackKind::Style),
+            CognifyKind::WorkOutput => Some(WriteBackKind::WorkOutput),
+        }
+    }
+
+    /// Where a memory of this kind belongs: a fact is about the user and
+    /// their world (the personal mind); the rest as
+    /// [`WriteBackKind::target`].
+    pub fn target(self) -> TargetMind {
+        self.write_back()
+            .map_or(TargetMind::Personal, WriteBackKind::target)
+    }
+}
+
 /// Why a plan has no frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SkipReason {
     /// The agent's turn failed: nothing is learned from it.
     TurnFailed,
-    /// The write-back patterns found nothing worth keeping (chatter, an
-    /// empty exchange, questions only).
+    /// Nothing worth keeping: chit-chat, questions and requests only, or an
+    /// empty exchange.
     NothingWorthKeeping,
     /// Something was found, and every snippet was dropped (hostile or
     /// duplicate); see [`CognifyPlan::dropped`].
@@ -115,8 +203,8 @@ pub enum DropReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct DroppedSnippet {
-    /// What the patterns took it for.
-    pub kind: WriteBackKind,
+    /// What it was taken for.
+    pub kind: CognifyKind,
     /// The matched pattern's name.
     pub pattern: String,
     /// Who said it.
@@ -133,14 +221,18 @@ pub struct DroppedSnippet {
 #[serde(rename_all = "kebab-case")]
 pub struct PlannedFrame {
     /// What it records.
-    pub kind: WriteBackKind,
-    /// The write-back pattern that found it.
+    pub kind: CognifyKind,
+    /// The write-back pattern that found it, or the statement reading
+    /// (`statement.first-person`, `explicit.remember`, …).
     pub pattern: String,
+    /// Whether the user asked for it to be kept ("remember that …").
+    pub explicit: bool,
     /// Who said it.
     pub speaker: Speaker,
     /// The sentence as said.
     pub snippet: String,
-    /// The frame content to save: the snippet behind its kind's label.
+    /// The frame content to save: the snippet behind its kind's label (a
+    /// fact has none).
     pub content: String,
     /// [`content_hash`] of `content`: the store's dedup key.
     pub content_hash: String,
@@ -201,7 +293,9 @@ fn own_labels(kind: WriteBackKind) -> &'static [&'static str] {
 }
 
 /// The frame content for a snippet of a kind: `"<label>: <snippet>"`, or
-/// the snippet itself when it already starts with such a label.
+/// the snippet itself when it already starts with such a label, or when it
+/// is a [`CognifyKind::Fact`] (the user's own words, unlabelled: they match
+/// the user's later questions best).
 ///
 /// ```
 /// use hive_mind_core::WriteBackKind;
@@ -215,8 +309,11 @@ fn own_labels(kind: WriteBackKind) -> &'static [&'static str] {
 ///     "Decision: Postgres it is."
 /// );
 /// ```
-pub fn frame_content(kind: WriteBackKind, snippet: &str) -> String {
+pub fn frame_content(kind: impl Into<CognifyKind>, snippet: &str) -> String {
     let snippet = snippet.trim();
+    let Some(kind) = kind.into().write_back() else {
+        return snippet.to_string();
+    };
     let lower = snippet.to_lowercase();
     let labelled = own_labels(kind).iter().any(|label| {
         lower
@@ -269,13 +366,13 @@ pub fn plan_cognify(
         return plan;
     }
     let workspace = workspace.map(str::trim).filter(|w| !w.is_empty());
-    let candidates = speaker_candidates(user, assistant);
+    let candidates = candidates(user, assistant);
     if candidates.is_empty() {
         plan.skipped = Some(SkipReason::NothingWorthKeeping);
         return plan;
     }
-    for (speaker, candidate) in candidates {
-        plan_one(&mut plan, speaker, candidate, workspace);
+    for candidate in candidates {
+        plan_one(&mut plan, candidate, workspace);
     }
     if plan.frames.is_empty() {
         plan.skipped = Some(SkipReason::AllDropped);
@@ -283,36 +380,194 @@ pub fn plan_cognify(
     plan
 }
 
-/// The write-back candidates with the turn that said each: the same list, in
-/// the same order, as `pattern_write_back(user, assistant)` (which reads the
-/// user's turn first and keeps a sentence once).
-fn speaker_candidates(user: &str, assistant: &str) -> Vec<(Speaker, WriteBackCandidate)> {
-    let mut out: Vec<(Speaker, WriteBackCandidate)> = pattern_write_back(user, "")
+/// The most statements ([`CognifyKind::Fact`]) one exchange keeps without
+/// being asked: a turn that states more is a pasted text (a letter, a
+/// document, a log), not a person telling about their life.
+pub const MAX_STATEMENTS: usize = 12;
+
+/// A user's turn with more sentences than this that also asks the
+/// assistant something is material for the task (a text to proofread, an
+/// email to answer): only what the user asks to keep and what the
+/// write-back patterns find are kept from it.
+pub const PASTE_SENTENCES: usize = 8;
+
+/// A snippet worth keeping, before screening.
+#[derive(Debug, Clone, PartialEq)]
+struct Candidate {
+    speaker: Speaker,
+    kind: CognifyKind,
+    snippet: String,
+    pattern: String,
+    /// The pattern's importance (before [`kept_importance`]).
+    importance: Importance,
+    explicit: bool,
+}
+
+impl Candidate {
+    fn from_pattern(speaker: Speaker, c: WriteBackCandidate) -> Candidate {
+        Candidate {
+            speaker,
+            kind: c.kind.into(),
+            snippet: c.content,
+            pattern: c.pattern,
+            importance: c.importance,
+            explicit: false,
+        }
+    }
+}
+
+/// The importance a kept snippet is saved with: `important` when the user
+/// asked for it to be kept, a correction's or a style note's own
+/// (instructions the agent must follow unprompted), else `normal` — a
+/// memory store where everything is important has nothing important.
+fn kept_importance(kind: CognifyKind, pattern: Importance, explicit: bool) -> Importance {
+    if explicit {
+        Importance::Important
+    } else if matches!(kind, CognifyKind::Correction | CognifyKind::Style) {
+        pattern
+    } else {
+        Importance::Normal
+    }
+}
+
+/// The sentences of a turn with where each starts and ends in it (`None`
+/// when a cleaned sentence is not found verbatim, which cannot be joined
+/// to its neighbour).
+fn located_sentences(text: &str) -> Vec<(String, Option<(usize, usize)>)> {
+    let mut cursor = 0;
+    split_sentences(text)
         .into_iter()
-        .map(|c| (Speaker::User, c))
-        .collect();
+        .map(|sentence| {
+            let found = text
+                .get(cursor..)
+                .and_then(|rest| rest.find(&sentence))
+                .map(|at| (cursor + at, cursor + at + sentence.len()));
+            if let Some((_, end)) = found {
+                cursor = end;
+            }
+            (sentence, found)
+        })
+        .collect()
+}
+
+/// The candidates of the sentence before: the index in the list of the
+/// first, how many, and where that sentence is in the turn.
+type Before = (usize, usize, Option<(usize, usize)>);
+
+/// What the user's turn yields, sentence by sentence (see the module
+/// documentation): explicit requests, then the write-back patterns, then
+/// the statement reading.
+fn user_candidates(user: &str) -> Vec<Candidate> {
+    let sentences = located_sentences(user);
+    let readings: Vec<Reading> = sentences.iter().map(|(s, _)| read_sentence(s)).collect();
+    let asks = readings.iter().any(|r| {
+        matches!(
+            r,
+            Reading::Not(NotStatement::Question | NotStatement::Request)
+        )
+    });
+    let pasted = asks && sentences.len() > PASTE_SENTENCES;
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut before: Option<Before> = None;
+    let mut statements = 0;
+    for ((sentence, place), reading) in sentences.iter().zip(readings) {
+        let first = out.len();
+        match reading {
+            Reading::Explicit(parts) => {
+                for (from, to) in parts {
+                    let piece = sentence.get(from..to).unwrap_or(sentence).trim();
+                    let (kind, pattern, importance) = match classify_user_sentence(piece) {
+                        Some(c) => (c.kind.into(), c.pattern, c.importance),
+                        None => (
+                            CognifyKind::Fact,
+                            EXPLICIT_PATTERN.to_string(),
+                            Importance::Important,
+                        ),
+                    };
+                    out.push(Candidate {
+                        speaker: Speaker::User,
+                        kind,
+                        snippet: piece.to_string(),
+                        pattern,
+                        importance,
+                        explicit: true,
+                    });
+                }
+            }
+            Reading::ExplicitBefore => {
+                if let Some((at, count, _)) = before
+                    && count > 0
+                {
+                    for c in out.iter_mut().skip(at).take(count) {
+                        c.explicit = true;
+                    }
+                }
+                before = None;
+                continue;
+            }
+            reading => {
+                if let Some(c) = classify_user_sentence(sentence) {
+                    out.push(Candidate::from_pattern(Speaker::User, c));
+                } else if let Reading::Statement(basis, (from, to)) = reading
+                    && !pasted
+                    && statements < MAX_STATEMENTS
+                {
+                    statements += 1;
+                    // "She works at Philips." after "My sister Yasmin lives
+                    // in Eindhoven.": one statement, the two sentences.
+                    let kept = sentence.get(from..to).unwrap_or(sentence).trim();
+                    if basis == Basis::Continued
+                        && let Some((at, 1, Some((start, _)))) = before
+                        && let Some((_, end)) = *place
+                        && let Some(joined) = user.get(start..end)
+                        && let Some(c) = out.get_mut(at).filter(|c| c.kind == CognifyKind::Fact)
+                    {
+                        let from = joined.find(c.snippet.as_str()).unwrap_or(0);
+                        c.snippet = joined.get(from..).unwrap_or(joined).trim().to_string();
+                        before = Some((at, 1, Some((start, end))));
+                        continue;
+                    }
+                    out.push(Candidate {
+                        speaker: Speaker::User,
+                        kind: CognifyKind::Fact,
+                        snippet: kept.to_string(),
+                        pattern: basis.pattern().to_string(),
+                        importance: Importance::Normal,
+                        explicit: false,
+                    });
+                }
+            }
+        }
+        before = Some((first, out.len() - first, *place));
+    }
+    out
+}
+
+/// The candidates of an exchange with the turn that said each: the user's
+/// ([`user_candidates`]), then the assistant's write-back hits
+/// ([`pattern_write_back`]: decisions, findings, work output) that the
+/// user did not say.
+fn candidates(user: &str, assistant: &str) -> Vec<Candidate> {
+    let mut out = user_candidates(user);
     for c in pattern_write_back("", assistant) {
-        if !out.iter().any(|(_, seen)| seen.content == c.content) {
-            out.push((Speaker::Assistant, c));
+        if !out.iter().any(|seen| seen.snippet == c.content) {
+            out.push(Candidate::from_pattern(Speaker::Assistant, c));
         }
     }
     out
 }
 
 /// Scan, dedup, extract and add one candidate.
-fn plan_one(
-    plan: &mut CognifyPlan,
-    speaker: Speaker,
-    candidate: WriteBackCandidate,
-    workspace: Option<&str>,
-) {
-    let WriteBackCandidate {
+fn plan_one(plan: &mut CognifyPlan, candidate: Candidate, workspace: Option<&str>) {
+    let Candidate {
+        speaker,
         kind,
-        content: snippet,
-        target,
-        importance,
+        snippet,
         pattern,
+        importance,
+        explicit,
     } = candidate;
+    let importance = kept_importance(kind, importance, explicit);
     let drop = |reason| DroppedSnippet {
         kind,
         pattern: pattern.clone(),
@@ -326,6 +581,7 @@ fn plan_one(
         plan.dropped.push(drop(DropReason::Injection(injection)));
         return;
     }
+    let target = kind.target();
     let mind = match (target, workspace) {
         (TargetMind::Workspace, Some(id)) => MindKey::Workspace(id.to_string()),
         _ => MindKey::Personal,
@@ -341,6 +597,7 @@ fn plan_one(
         content_hash: content_hash(&content),
         content,
         pattern,
+        explicit,
         speaker,
         snippet,
         importance,
@@ -409,7 +666,7 @@ mod tests {
     }
 
     #[test]
-    fn candidates_match_pattern_write_back() {
+    fn pattern_hits_are_found_in_both_turns() {
         let exchanges = [
             (
                 "We decided to use Rust. Actually no, that's wrong: we use Go.",
@@ -419,10 +676,13 @@ mod tests {
             ("", "Turns out the cache was stale. I fixed it."),
         ];
         for (user, assistant) in exchanges {
-            let combined = pattern_write_back(user, assistant);
-            let split: Vec<WriteBackCandidate> = speaker_candidates(user, assistant)
+            let combined: Vec<(String, CognifyKind)> = pattern_write_back(user, assistant)
                 .into_iter()
-                .map(|(_, c)| c)
+                .map(|c| (c.content, c.kind.into()))
+                .collect();
+            let split: Vec<(String, CognifyKind)> = candidates(user, assistant)
+                .into_iter()
+                .map(|c| (c.snippet, c.kind))
                 .collect();
             assert_eq!(split, combined);
         }
@@ -443,12 +703,12 @@ mod tests {
             got,
             vec![
                 (
-                    WriteBackKind::Preference,
+                    CognifyKind::Preference,
                     MindKey::Personal,
                     Source::UserStated
                 ),
-                (WriteBackKind::Decision, acme.clone(), Source::UserStated),
-                (WriteBackKind::WorkOutput, acme, Source::AgentInferred),
+                (CognifyKind::Decision, acme.clone(), Source::UserStated),
+                (CognifyKind::WorkOutput, acme, Source::AgentInferred),
             ]
         );
         let plan = plan_cognify(user, assistant, Some("  "), true);
@@ -531,5 +791,387 @@ mod tests {
             frame_content(WriteBackKind::WorkOutput, "I've fixed the parser."),
             "Work completed: I've fixed the parser."
         );
+    }
+
+    /// Facts stated plainly, one a message, across people, places, work,
+    /// health, plans with dates, preferences and decisions: each must be kept.
+    const STATED_FACTS: &[&str] = &[
+        // people
+        "My sister Yasmin works at Philips in Eindhoven.",
+        "My brother Karim lives in Rotterdam.",
+        "My wife Elena is a pediatric nurse.",
+        "Our son Leo started kindergarten this autumn.",
+        "My manager is Priya Shah.",
+        "Dad turns seventy on 14 March.",
+        "Tom and I have been together for nine years.",
+        "Karim is getting married in September.",
+        "My best friend Sofia moved to Lisbon last year.",
+        "Grandma Ines lives in a care home in Leiden.",
+        // places
+        "I live in Utrecht, near the Dom tower.",
+        "We moved into a flat on Oudegracht in 2023.",
+        "Our cabin is in the Ardennes, about two hours from home.",
+        "I grew up in Porto.",
+        // work
+        "I work as a data engineer at Adyen.",
+        "I'm a freelance illustrator.",
+        "Our team ships releases every second Tuesday.",
+        "My contract with Globex ends in June.",
+        "I lead the payments team of six engineers.",
+        "We keep the invoices in PostgreSQL.",
+        // health
+        "I'm allergic to penicillin.",
+        "I have type 1 diabetes.",
+        "I've been vegetarian since 2019.",
+        "My knee surgery is scheduled for 3 February.",
+        "I take 20 mg of citalopram every morning.",
+        "I run 10 km three times a week.",
+        // plans with dates
+        "I'm flying to Tokyo on March 3rd.",
+        "We're visiting my parents in Lyon next weekend.",
+        "The dentist appointment is on Friday at 9:30.",
+        "My passport expires in August 2027.",
+        "Our wedding anniversary is on 12 June.",
+        "I have a job interview with Booking.com next Thursday.",
+        "The kids' school trip to Amsterdam is on the 18th.",
+        // preferences
+        "I prefer window seats on long flights.",
+        "I love hiking in the mountains.",
+        "I can't stand cilantro.",
+        "My favourite band is Radiohead.",
+        "I drink my coffee black.",
+        "I don't eat pork.",
+        // decisions
+        "We decided to sell the old Volvo.",
+        "I've decided to learn Japanese.",
+        "We're going with the blue tiles for the bathroom.",
+        // things
+        "My laptop is a 2021 MacBook Pro.",
+        "Our cat Miso is eleven years old.",
+        "I drive a white Toyota Corolla.",
+        "Went to Berlin last week for a conference.",
+    ];
+
+    /// Chit-chat: greetings, thanks, questions to the assistant, coding and help
+    /// requests, small talk. Nothing of it is kept.
+    const CHIT_CHAT: &[&str] = &[
+        "Hi there!",
+        "Good morning!",
+        "Thanks so much, that was really helpful.",
+        "Thank you, I appreciate it!",
+        "How are you today?",
+        "What's the capital of Australia?",
+        "Can you write a haiku about autumn?",
+        "Help me debug this function.",
+        "Please summarize this article in three bullet points.",
+        "Write a SQL query that finds duplicate emails.",
+        "I'm getting a TypeError when I run the script.",
+        "My code doesn't work and I don't know why.",
+        "lol that's hilarious",
+        "Ok, sounds good.",
+        "Nice, I'll try that.",
+        "I'm bored, tell me a joke.",
+        "Have a great weekend!",
+        "I had a long day at work.",
+        "It's so hot today.",
+        "Interesting!",
+        "I see what you mean.",
+        "Hmm, okay.",
+        "Tell me more about black holes.",
+        "What do you think about electric cars?",
+        "I just got back from the gym.",
+        "That makes sense now, thanks!",
+        "I'm trying to center a div in CSS.",
+        "Could you explain recursion like I'm five?",
+        "See you tomorrow!",
+        "You're the best!",
+    ];
+
+    #[test]
+    fn plainly_stated_facts_are_kept() {
+        let mut missed = Vec::new();
+        for fact in STATED_FACTS {
+            let plan = plan_cognify(fact, "Got it.", None, true);
+            let kept: Vec<&str> = plan.frames.iter().map(|f| f.snippet.as_str()).collect();
+            if kept != [*fact] {
+                missed.push((
+                    *fact,
+                    plan.frames
+                        .iter()
+                        .map(|f| (f.snippet.clone(), f.kind))
+                        .collect::<Vec<_>>(),
+                    read_sentence(fact),
+                ));
+            }
+        }
+        assert!(STATED_FACTS.len() >= 40);
+        assert!(
+            missed.is_empty(),
+            "{} of {} missed: {missed:#?}",
+            missed.len(),
+            STATED_FACTS.len()
+        );
+    }
+
+    #[test]
+    fn chit_chat_keeps_nothing() {
+        let mut kept = Vec::new();
+        for line in CHIT_CHAT {
+            let plan = plan_cognify(line, "Sure!", None, true);
+            if !plan.frames.is_empty() {
+                kept.push((
+                    *line,
+                    plan.frames
+                        .iter()
+                        .map(|f| f.snippet.clone())
+                        .collect::<Vec<_>>(),
+                    read_sentence(line),
+                ));
+            }
+        }
+        assert!(CHIT_CHAT.len() >= 20);
+        assert!(kept.is_empty(), "{} kept: {kept:#?}", kept.len());
+    }
+
+    /// A second set, written apart from the first and never tuned against:
+    /// facts in other words, and chit-chat of every kind.
+    const MORE_FACTS: &[&str] = &[
+        "Our daughter Noor has a peanut allergy.",
+        "My mother-in-law is visiting from Casablanca for two weeks in July.",
+        "We got a golden retriever puppy named Biscuit.",
+        "Ana took over the design team from Luis.",
+        "The quarterly review with Acme is scheduled for April 9.",
+        "My blood pressure has been high since the spring.",
+        "I'm training for the Amsterdam marathon in October.",
+        "We sold our apartment in Haarlem.",
+        "These days I only eat fish.",
+        "I switched from VS Code to Neovim last month.",
+        "My new phone number is 06 1234 5678.",
+        "We pushed the product launch back a week, to the 21st.",
+        "I'm 38 and I've lived in Ghent for ten years.",
+        "My partner Sam is a high school chemistry teacher.",
+        "I'm studying for my CPA exam.",
+        "I usually wake up at 6 and go for a swim.",
+        "Our wedding will be in Tuscany next summer.",
+        "My doctor put me on a low-sodium diet.",
+        "I have a standing meeting with my mentor every Wednesday morning.",
+        "My daughter's name is Lina and she is six.",
+        "I broke my wrist skiing in February.",
+        "Yesterday I signed the lease for a new flat in Ghent.",
+        "I started at Spotify in January as a backend developer.",
+        "We use Postgres 16 in staging and SQLite on the edge.",
+        "I'm a nurse and I work night shifts at the Erasmus MC.",
+        "My kids are 4 and 7.",
+        "I'm pregnant, due in November.",
+        "We're getting the kitchen renovated in the first week of June.",
+        "My therapist is Dr. Hansen and I see her every other Tuesday.",
+    ];
+
+    const MORE_CHIT_CHAT: &[&str] = &[
+        "hey!",
+        "thanks a bunch",
+        "that's awesome, thank you",
+        "how's your day going?",
+        "What's a good name for a cat?",
+        "Can you recommend a book on stoicism?",
+        "explain the difference between TCP and UDP",
+        "Why does my Python loop run forever?",
+        "I keep getting a segmentation fault in my C program.",
+        "Fix the failing test in auth.rs.",
+        "Translate 'good morning' into Spanish.",
+        "haha nice one",
+        "ok cool",
+        "sure, go ahead",
+        "wow, I didn't know that",
+        "I'm not sure I follow.",
+        "Anyway, what should we talk about?",
+        "It's been a long week.",
+        "The weather is lovely today.",
+        "I just had a sandwich.",
+        "Good night, talk tomorrow!",
+        "Not bad, you?",
+        "That's exactly what I needed.",
+        "This is so cool!",
+        "I agree with you.",
+        "Give me three ideas for a birthday party.",
+        "I'd like some help planning a trip to Italy.",
+        "I need a regex that matches email addresses.",
+        "I love your answers, you are so helpful.",
+        "Do you remember what I told you about my sister?",
+        "My script throws a KeyError on line 12.",
+        "I'm just browsing.",
+    ];
+
+    #[test]
+    fn facts_and_chit_chat_written_apart_read_the_same() {
+        let kept = MORE_FACTS
+            .iter()
+            .filter(|fact| plan_cognify(fact, "Noted.", None, true).frames.len() == 1)
+            .count();
+        assert_eq!(kept, MORE_FACTS.len());
+        for line in MORE_CHIT_CHAT {
+            let plan = plan_cognify(line, "Sure!", None, true);
+            assert!(plan.frames.is_empty(), "{line:?}: {:#?}", plan.frames);
+        }
+    }
+
+    fn snippets(plan: &CognifyPlan) -> Vec<(&str, Importance)> {
+        plan.frames
+            .iter()
+            .map(|f| (f.snippet.as_str(), f.importance))
+            .collect()
+    }
+
+    #[test]
+    fn explicit_requests_keep_what_follows_as_important() {
+        use Importance::{Important, Normal};
+        for (user, want) in [
+            (
+                "Remember that my brother Karim lives in Rotterdam.",
+                vec![("my brother Karim lives in Rotterdam.", Important)],
+            ),
+            (
+                "For future reference, my gate code is 4471.",
+                vec![("my gate code is 4471.", Important)],
+            ),
+            (
+                "Note that the office wifi password changed to BlueFalcon88.",
+                vec![(
+                    "the office wifi password changed to BlueFalcon88.",
+                    Important,
+                )],
+            ),
+            (
+                "Could you remember that our landlord is called Mr. Jansen?",
+                vec![("our landlord is called Mr. Jansen", Important)],
+            ),
+            (
+                "My passport number ends in 7731, for future reference.",
+                vec![("My passport number ends in 7731", Important)],
+            ),
+            (
+                "Karim's birthday is on 9 October. Remember that.",
+                vec![("Karim's birthday is on 9 October.", Important)],
+            ),
+            (
+                "Remember to book the vet for Miso next week.",
+                vec![("Remember to book the vet for Miso next week.", Important)],
+            ),
+            (
+                "My sister Yasmin works at Philips in Eindhoven.",
+                vec![("My sister Yasmin works at Philips in Eindhoven.", Normal)],
+            ),
+        ] {
+            let plan = plan_cognify(user, "Noted.", None, true);
+            assert_eq!(snippets(&plan), want, "{user:?}");
+            assert!(
+                plan.frames
+                    .iter()
+                    .all(|f| f.explicit == (f.importance == Important))
+            );
+        }
+        let plan = plan_cognify(
+            "Remember that I prefer Rust for command-line tools and that my team deploys on Fridays.",
+            "",
+            None,
+            true,
+        );
+        let got: Vec<(&str, CognifyKind)> = plan
+            .frames
+            .iter()
+            .map(|f| (f.content.as_str(), f.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "User preference: I prefer Rust for command-line tools",
+                    CognifyKind::Preference
+                ),
+                ("my team deploys on Fridays.", CognifyKind::Fact),
+            ]
+        );
+        assert!(plan.frames.iter().all(|f| f.importance == Important));
+        // Asking about a memory, or reminiscing, is no request.
+        for user in [
+            "Do you remember what I told you about my sister?",
+            "Remember when we talked about Rust?",
+        ] {
+            assert!(
+                plan_cognify(user, "", None, true).frames.is_empty(),
+                "{user:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn statements_are_kept_as_said_unlabelled_and_normal() {
+        let plan = plan_cognify(
+            "Hi! Quick update: I moved to Utrecht last month. My new job at ASML started on 1 March. \
+             Anyway, can you help me plan a housewarming?",
+            "Congratulations! Here are some ideas.",
+            Some("acme"),
+            true,
+        );
+        assert_eq!(
+            snippets(&plan),
+            [
+                ("I moved to Utrecht last month.", Importance::Normal),
+                ("My new job at ASML started on 1 March.", Importance::Normal),
+            ]
+        );
+        for frame in &plan.frames {
+            assert_eq!(frame.kind, CognifyKind::Fact);
+            assert_eq!(frame.content, frame.snippet, "a fact has no label");
+            assert_eq!(frame.mind, MindKey::Personal);
+            assert_eq!(frame.source, Source::UserStated);
+        }
+        assert_eq!(plan.frames[0].entities[0].name, "utrecht");
+    }
+
+    #[test]
+    fn a_pronoun_continues_the_statement_before() {
+        let plan = plan_cognify(
+            "My sister Yasmin lives in Eindhoven. She works at Philips as a product manager.",
+            "",
+            None,
+            true,
+        );
+        assert_eq!(plan.frames.len(), 1);
+        assert_eq!(
+            plan.frames[0].snippet,
+            "My sister Yasmin lives in Eindhoven. She works at Philips as a product manager."
+        );
+        let names: Vec<&str> = plan.frames[0]
+            .entities
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(names, ["yasmin", "eindhoven", "philips"]);
+    }
+
+    #[test]
+    fn a_pasted_text_around_a_request_is_not_the_user_s_life() {
+        let plan = plan_cognify(
+            "Can you proofread this email? Dear Mr. Smith, I am writing to follow up on our meeting. \
+             I have attached the report. We discussed the budget for Q3. I will send the invoice next week. \
+             My colleague Anna will join the call. I look forward to your reply. Best regards, Tom. \
+             I hope this is clear. We are happy to help.",
+            "Here is the corrected email.",
+            None,
+            true,
+        );
+        assert!(plan.frames.is_empty(), "{:#?}", plan.frames);
+    }
+
+    #[test]
+    fn the_assistant_s_sentences_are_not_user_facts() {
+        let plan = plan_cognify(
+            "Thanks!",
+            "My favourite city is Lisbon. I live in the cloud. Your brother Karim lives in Rotterdam.",
+            None,
+            true,
+        );
+        assert!(plan.frames.is_empty(), "{:#?}", plan.frames);
     }
 }
