@@ -34,13 +34,13 @@ mod harvest_llm;
 mod hook;
 /// No host source spells a content marking or runs SQL on an engine table.
 mod host_sources;
-/// The live loop: newer statements replace older ones on every write path,
-/// answers before background, nothing for a question nothing answers.
-mod live_loop;
 /// The isolation matrix: every REST operation (from the OpenAPI document)
 /// and MCP tool and resource (from their listings), aimed at other minds and
 /// with lower scopes.
 mod isolation;
+/// The live loop: newer statements replace older ones on every write path,
+/// answers before background, nothing for a question nothing answers.
+mod live_loop;
 /// Native functions, `hive-mind logic` and the plain `wasmtime` CLI agree.
 mod logic_agreement;
 /// The MCP server: in process (rmcp client), over stdio, two servers at once.

@@ -160,7 +160,8 @@ fn a_newer_statement_replaces_the_older_on_every_write_path_and_compatible_ones_
 
         let allergies = recall(&mut engine, "What am I allergic to?");
         assert!(
-            position(&allergies, "peanuts").is_some() && position(&allergies, "shellfish").is_some(),
+            position(&allergies, "peanuts").is_some()
+                && position(&allergies, "shellfish").is_some(),
             "{path:?}: both allergies stay: {:?}",
             texts(&allergies)
         );
@@ -194,7 +195,12 @@ fn the_replaced_statement_is_history_and_forgetting_the_newer_brings_it_back() {
     assert!(history[0].valid_to.is_some());
 
     let answer = recall(&mut engine, "Where are the invoices stored?");
-    assert_eq!(position(&answer, "PostgreSQL"), Some(0), "{:?}", texts(&answer));
+    assert_eq!(
+        position(&answer, "PostgreSQL"),
+        Some(0),
+        "{:?}",
+        texts(&answer)
+    );
     assert_eq!(position(&answer, "MySQL"), None);
 }
 
@@ -203,7 +209,10 @@ fn answers_rank_above_important_memories_that_match_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine(dir.path());
     for (text, at) in [
-        ("Decision: we use Tailwind for the dashboard.", "2026-06-01T09:00:00Z"),
+        (
+            "Decision: we use Tailwind for the dashboard.",
+            "2026-06-01T09:00:00Z",
+        ),
         ("From now on, call me Sam.", "2026-06-02T09:00:00Z"),
         ("Never deploy on Fridays.", "2026-06-03T09:00:00Z"),
     ] {
@@ -216,7 +225,12 @@ fn answers_rank_above_important_memories_that_match_nothing() {
         Importance::Normal,
     );
     let result = recall(&mut engine, "Which database holds the invoices?");
-    assert_eq!(position(&result, "PostgreSQL"), Some(0), "{:?}", texts(&result));
+    assert_eq!(
+        position(&result, "PostgreSQL"),
+        Some(0),
+        "{:?}",
+        texts(&result)
+    );
     assert!(
         result
             .memories
@@ -263,5 +277,10 @@ fn a_question_nothing_answers_gets_nothing_and_a_note_on_the_nearest_miss() {
         result.notes
     );
     let answered = recall(&mut engine, "What is my dog called?");
-    assert_eq!(position(&answered, "Rex"), Some(0), "{:?}", texts(&answered));
+    assert_eq!(
+        position(&answered, "Rex"),
+        Some(0),
+        "{:?}",
+        texts(&answered)
+    );
 }

@@ -156,6 +156,13 @@ pub fn keyword_coverage(words: &[String], content: &str) -> f64 {
 /// query's words: all of one or two, two of three, three of four or five.
 pub const ANSWER_KEYWORD_SHARE: f64 = 0.5;
 
+/// The reranker's probability at which a hit answers: a cross-encoder
+/// reads the question and the passage together, which is what tells "my
+/// dog is Rex" (close to "my cat's name" in meaning, yet no answer) from
+/// "our biggest customer is Van Dijk" (the answer to "who is our most
+/// important client?", whose cosine is no higher).
+pub const ANSWER_RERANK_PROBABILITY: f64 = 0.05;
+
 /// Where the answering cosine sits between the floor and 1.
 pub const ANSWER_COSINE_SHARE: f64 = 0.25;
 
@@ -170,15 +177,20 @@ pub fn answer_min_cosine(min_cosine: f64) -> f64 {
 }
 
 /// Whether a hit with this evidence answers the query (see the module
-/// docs): its keyword coverage, its best cosine, and whether its lane
-/// anchors the recall.
+/// docs): its keyword coverage, its best cosine, the reranker's
+/// probability when it read the hit, and whether its lane anchors the
+/// recall.
 pub fn answers(
     floor: &RelevanceFloor,
     anchoring: bool,
     coverage: f64,
     best_cosine: Option<f64>,
+    rerank_probability: Option<f64>,
 ) -> bool {
     if anchoring || floor.min_cosine == f64::NEG_INFINITY {
+        return true;
+    }
+    if rerank_probability.is_some_and(|p| p >= ANSWER_RERANK_PROBABILITY) {
         return true;
     }
     let by_meaning = best_cosine
@@ -373,16 +385,21 @@ mod tests {
         };
         let bar = answer_min_cosine(0.24);
         assert!((bar - 0.43).abs() < 1e-9);
-        assert!(answers(&floor, false, 0.0, Some(bar)));
-        assert!(!answers(&floor, false, 0.5, Some(bar - 0.01)));
-        assert!(answers(&floor, false, 2.0 / 3.0, None));
-        assert!(answers(&floor, true, 0.0, None), "an anchoring lane");
-        assert!(answers(&RelevanceFloor::OFF, false, 0.0, None));
+        assert!(answers(&floor, false, 0.0, Some(bar), None));
+        assert!(!answers(&floor, false, 0.5, Some(bar - 0.01), None));
+        assert!(!answers(&floor, false, 0.5, Some(bar - 0.01), Some(0.01)));
+        assert!(
+            answers(&floor, false, 0.0, Some(0.3), Some(0.5)),
+            "the reranker"
+        );
+        assert!(answers(&floor, false, 2.0 / 3.0, None, None));
+        assert!(answers(&floor, true, 0.0, None, None), "an anchoring lane");
+        assert!(answers(&RelevanceFloor::OFF, false, 0.0, None, None));
         let no_words = RelevanceFloor {
             lexical_match: false,
             ..floor
         };
-        assert!(!answers(&no_words, false, 1.0, None));
+        assert!(!answers(&no_words, false, 1.0, None, None));
     }
 
     /// Unit vectors at the given angles (radians) in the plane.

@@ -87,7 +87,9 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::floor::{LaneRole, RelevanceFloor, answers, keyword_coverage, query_words};
+use super::floor::{
+    ANSWER_RERANK_PROBABILITY, LaneRole, RelevanceFloor, answers, keyword_coverage, query_words,
+};
 use super::passage::{display_text, passage_text};
 use super::plan::{RERANK_PAIR_TOKENS, RERANK_POOL, RERANK_TOKEN_BUDGET, RecallPlan};
 use super::{Lane, MindKey};
@@ -411,17 +413,35 @@ where
             cosine: entry.evidence.cosine,
             keyword_share: coverage(entry),
         });
+    // 3. Rerank: one call for every reranked lane. Before the floor: a
+    // hit the searches place below it may be the answer in other words
+    // ("who is our most important client?" / "our biggest customer is Van
+    // Dijk"), which the cross-encoder, reading both together, recognises.
+    let pool = options.pool();
+    if pool > 0 {
+        rerank_lanes(plan, pool, options.pair_tokens(), &mut entries, &mut rerank);
+    }
     entries.retain(|entry| match role(entry.lane) {
-        LaneRole::QueryMatched => floor.admits(
-            entry.evidence.text_rank.is_some() && coverage(entry) > 0.0,
-            entry.evidence.cosine,
-        ),
+        LaneRole::QueryMatched => {
+            floor.admits(
+                entry.evidence.text_rank.is_some() && coverage(entry) > 0.0,
+                entry.evidence.cosine,
+            ) || recognised(floor, entry.evidence.rerank_probability)
+        }
         LaneRole::Anchoring | LaneRole::Standing => true,
     });
-    // Recall as a whole: nothing is returned unless something answers.
+
+    // Recall as a whole: nothing is returned unless something answers (the
+    // reranker's reading counts, so this comes after it).
     let answered = entries.iter().any(|entry| match role(entry.lane) {
         LaneRole::Anchoring => true,
-        LaneRole::QueryMatched => answers(&floor, false, coverage(entry), entry.evidence.cosine),
+        LaneRole::QueryMatched => answers(
+            &floor,
+            false,
+            coverage(entry),
+            entry.evidence.cosine,
+            entry.evidence.rerank_probability,
+        ),
         LaneRole::Standing => false,
     });
     if !answered {
@@ -433,12 +453,6 @@ where
         .any(|entry| role(entry.lane) != LaneRole::Standing);
     if !floor.shows_standing(anchored) {
         entries.retain(|entry| role(entry.lane) != LaneRole::Standing);
-    }
-
-    // 3. Rerank: one call for every reranked lane.
-    let pool = options.pool();
-    if pool > 0 {
-        rerank_lanes(plan, pool, options.pair_tokens(), &mut entries, &mut rerank);
     }
 
     // 4. Score.
@@ -778,6 +792,14 @@ fn reranker_weight(best: f64) -> f64 {
         RERANKER_MIN_SHARE
     };
     RERANKER_WEIGHT * confidence
+}
+
+/// Whether the reranker recognised a hit as an answer, which admits it
+/// whatever the searches' evidence (not when the floor is off: then
+/// everything is admitted anyway).
+fn recognised(floor: RelevanceFloor, probability: Option<f64>) -> bool {
+    floor.min_cosine > f64::NEG_INFINITY
+        && probability.is_some_and(|p| p >= ANSWER_RERANK_PROBABILITY)
 }
 
 fn logistic(x: f64) -> f64 {

@@ -407,6 +407,10 @@ pub struct QuestionResult {
     pub failed: bool,
     /// The first recalled memories (at most three, shortened).
     pub top: Vec<String>,
+    /// Why each of them was recalled (the engine's `why`).
+    pub top_why: Vec<String>,
+    /// The recall's notes (a near miss, a replaced statement left out).
+    pub notes: Vec<String>,
 }
 
 /// The figures of a group of answerable questions.
@@ -625,14 +629,15 @@ pub fn evaluate(
     let mut recall_failures = 0;
     for question in &persona.questions {
         progress.advance(1);
-        let (memories, block, failed) = match live::recall(&mut engine, &question.q, persona.now) {
-            Ok(recall) => (recall.memories, recall.text, false),
-            Err(why) => {
-                recall_failures += 1;
-                problems.push(format!("{name}: questions[{}]: {why}", question.index));
-                (Vec::new(), String::new(), true)
-            }
-        };
+        let (memories, block, notes, failed) =
+            match live::recall(&mut engine, &question.q, persona.now) {
+                Ok(recall) => (recall.memories, recall.text, recall.notes, false),
+                Err(why) => {
+                    recall_failures += 1;
+                    problems.push(format!("{name}: questions[{}]: {why}", question.index));
+                    (Vec::new(), String::new(), Vec::new(), true)
+                }
+            };
         let texts: Vec<String> = memories.iter().map(|m| m.frame.content.clone()).collect();
         let first_line = live::first_block_memory(&block);
         let (rank, leads_block) = match &question.answer {
@@ -656,6 +661,8 @@ pub fn evaluate(
                 .take(3)
                 .map(|text| shorten(text, 160))
                 .collect(),
+            top_why: memories.iter().take(3).map(|m| m.why.clone()).collect(),
+            notes,
         });
     }
     progress.note(&format!(
@@ -910,6 +917,8 @@ mod tests {
             block_first: None,
             failed: false,
             top: Vec::new(),
+            top_why: Vec::new(),
+            notes: Vec::new(),
         }
     }
 

@@ -805,9 +805,17 @@ proptest! {
             let keep = plan.lane(lane).map_or(0, |spec| spec.keep as usize);
             prop_assert!(kept <= keep);
         }
-        // Every query-matched memory shows the evidence the floor asks for.
+        // Every query-matched memory shows the evidence the floor asks for,
+        // or the reranker recognised it as an answer.
         for memory in ranked.iter().filter(|m| m.lane.is_query_matched()) {
-            prop_assert!(floor.admits(memory.evidence.text_rank.is_some(), memory.evidence.cosine));
+            let recognised = memory
+                .evidence
+                .rerank_probability
+                .is_some_and(|p| p >= crate::recall::floor::ANSWER_RERANK_PROBABILITY);
+            prop_assert!(
+                recognised
+                    || floor.admits(memory.evidence.text_rank.is_some(), memory.evidence.cosine)
+            );
         }
     }
 
@@ -1213,10 +1221,15 @@ fn a_reranker_that_recognises_nothing_does_not_overturn_both_searches() {
         vector(&P, 2, Lane::Semantic, 1, 0.6),
     ];
     let first_with = |logits: [f32; 2]| {
-        rank_candidates(&plan, candidates.clone(), &RankOptions::default(), |p: &[&str]| {
-            assert_eq!(p.len(), 2);
-            Some(logits.to_vec())
-        })
+        rank_candidates(
+            &plan,
+            candidates.clone(),
+            &RankOptions::default(),
+            |p: &[&str]| {
+                assert_eq!(p.len(), 2);
+                Some(logits.to_vec())
+            },
+        )
         .unwrap()[0]
             .frame_id
     };
