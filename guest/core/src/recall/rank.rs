@@ -20,10 +20,14 @@
 //!    dropped (a keyword hit must hold one of the query's words), then the
 //!    recall as a whole: unless one hit *answers* ([`answers`]: an anchoring
 //!    lane, a cosine well above the floor, or most of the question's
-//!    words) nothing query-matched is kept and the nearest miss is reported
+//!    words, or the reranker's recognition) nothing query-matched is kept and the nearest miss is reported
 //!    ([`Ranking::near_miss`]); the standing lanes are dropped when nothing
-//!    anchored the recall ([`RelevanceFloor`]). This happens before
-//!    reranking, so the reranker's pool holds no noise.
+//!    anchored the recall ([`RelevanceFloor`]). This happens *after*
+//!    reranking (step 3 is run first): a hit the reranker recognises as an
+//!    answer (probability ≥ [`ANSWER_RERANK_PROBABILITY`]) passes whatever
+//!    the searches' evidence, and answers the recall — the cross-encoder,
+//!    reading question and passage together, is the one judge that tells a
+//!    paraphrased answer from a text merely on the topic.
 //! 3. **Rerank** (optional, soft-fail). The best fused results of every
 //!    lane the plan reranks, at most [`RankOptions::rerank_pool`] per lane
 //!    and [`RERANK_TOKEN_BUDGET`] pair tokens in all (estimated, each pair
