@@ -97,7 +97,9 @@ impl Fixture {
         let (status, saved) = self.server.post(
             &format!("/api/memories?{}", target.write_query()),
             Some(&self.owner),
-            json!({"content": format!("Fixture memory number {n} about the harbour.")}),
+            // An event each: fixtures are distinct memories, never one
+            // statement replacing another.
+            json!({"content": format!("Fixture memory number {n}: we met at the harbour.")}),
         );
         assert_eq!(status, 201, "{saved}");
         saved["ref"].as_str().unwrap().to_string()

@@ -35,8 +35,9 @@
 //! | either not a state, cosine below *related*, an additive word, or the same values | [`Verdict::Unrelated`] |
 //! | both have a slot ([`crate::supersede`]): equal / different | `Replaces` / `Unrelated` |
 //! | a change word in the newer, cosine ≥ *related* | [`Verdict::Replaces`] |
+//! | no change word, cosine below *same* | [`Verdict::Unrelated`] |
 //! | cosine ≥ *same*, and the newer names a value the older does not | [`Verdict::Replaces`] |
-//! | otherwise (related states, no sign either way) | [`Verdict::PossibleConflict`] |
+//! | cosine ≥ *same*, no new value (states of one subject, no sign either way) | [`Verdict::PossibleConflict`] |
 //!
 //! `Replaces` is acted on at write time (the older version is closed, as a
 //! correction closes it: history and `as-of` keep it); a possible conflict
@@ -499,7 +500,12 @@ pub fn judge_change(
     {
         return Verdict::Replaces;
     }
-    if announces_change(newer) || (cosine >= thresholds.same && new_value) {
+    if announces_change(newer) {
+        Verdict::Replaces
+    } else if cosine < thresholds.same {
+        // Related, but no sign of a change and not surely one subject.
+        Verdict::Unrelated
+    } else if new_value {
         Verdict::Replaces
     } else {
         Verdict::PossibleConflict
@@ -603,12 +609,22 @@ mod tests {
             ),
             Verdict::Replaces
         );
-        // Less sure of the subject: both kept.
+        // Less sure of the subject, and no word of change: independent.
         assert_eq!(
             judge_change(
                 "We keep invoices in MySQL.",
                 "We keep invoices in PostgreSQL.",
                 0.55,
+                t
+            ),
+            Verdict::Unrelated
+        );
+        // Surely one subject, no new value: both kept, newest first.
+        assert_eq!(
+            judge_change(
+                "Invoices are kept in our database.",
+                "Invoices are in the ledger database.",
+                0.8,
                 t
             ),
             Verdict::PossibleConflict

@@ -62,6 +62,14 @@ impl Operation for Entity {
     type Output = (EntityView, Option<Vec<EntityHop>>);
 
     fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        if let Some(depth) = self.depth
+            && !(1..=MAX_DEPTH).contains(&depth)
+        {
+            return Err(OpError::Argument {
+                name: "depth",
+                why: format!("must be 1 to {MAX_DEPTH}, got {depth}"),
+            });
+        }
         Ok(Access::read(self.mind.clone()))
     }
 

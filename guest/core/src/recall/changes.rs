@@ -234,9 +234,9 @@ mod tests {
                 0.3,
             ),
         ];
-        // 1 and 3 are close (cosine ≈ 0.6: related, not the same subject
-        // for sure); 2 points elsewhere.
-        let vectors = vectors(&[(1, [1.0, 0.0]), (2, [0.0, 1.0]), (3, [0.6, 0.8])]);
+        // 1 and 3 are close (cosine 0.8: one subject, and the newer names
+        // no new value); 2 points elsewhere.
+        let vectors = vectors(&[(1, [1.0, 0.0]), (2, [0.0, 1.0]), (3, [0.8, 0.6])]);
         let out = order_changes(memories, &vectors, ChangeThresholds::for_floor(0.24));
         let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
         assert_eq!(ids, [3, 1, 2]);

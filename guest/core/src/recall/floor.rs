@@ -193,6 +193,11 @@ pub fn answers(
     if rerank_probability.is_some_and(|p| p >= ANSWER_RERANK_PROBABILITY) {
         return true;
     }
+    if floor.min_cosine > 1.0 {
+        // Vectors that carry no meaning (the engine sets the floor above
+        // any cosine): the words are all the evidence there is.
+        return floor.lexical_match && coverage > 0.0;
+    }
     let by_meaning = best_cosine
         .filter(|c| !c.is_nan())
         .is_some_and(|c| c >= answer_min_cosine(floor.min_cosine));
@@ -395,6 +400,15 @@ mod tests {
         assert!(answers(&floor, false, 2.0 / 3.0, None, None));
         assert!(answers(&floor, true, 0.0, None, None), "an anchoring lane");
         assert!(answers(&RelevanceFloor::OFF, false, 0.0, None, None));
+        let meaningless = RelevanceFloor {
+            min_cosine: f64::INFINITY,
+            ..floor
+        };
+        assert!(
+            answers(&meaningless, false, 0.3, None, None),
+            "words are all there is"
+        );
+        assert!(!answers(&meaningless, false, 0.0, Some(0.9), None));
         let no_words = RelevanceFloor {
             lexical_match: false,
             ..floor
