@@ -34,10 +34,13 @@
 //! |---|---|
 //! | either not a state, cosine below *related*, an additive word, or the same values | [`Verdict::Unrelated`] |
 //! | both have a slot ([`crate::supersede`]): equal / different | `Replaces` / `Unrelated` |
-//! | a change word in the newer, cosine ≥ *related* | [`Verdict::Replaces`] |
-//! | no change word, cosine below *same* | [`Verdict::Unrelated`] |
-//! | cosine ≥ *same*, and the newer names a value the older does not | [`Verdict::Replaces`] |
-//! | cosine ≥ *same*, no new value (states of one subject, no sign either way) | [`Verdict::PossibleConflict`] |
+//! | cosine ≥ *same* and a change word in the newer | [`Verdict::Replaces`] |
+//! | one of the two: cosine ≥ *same*, or a change word at a cosine ≥ *related* | [`Verdict::PossibleConflict`] |
+//! | otherwise | [`Verdict::Unrelated`] |
+//!
+//! (Measured on the lab's timelines, closing on one sign alone closed 18
+//! of 65 compatible pairs written through `save`. Both signs together are
+//! rarer and surer; the rest is ordered at recall, not hidden.)
 //!
 //! `Replaces` is acted on at write time (the older version is closed, as a
 //! correction closes it: history and `as-of` keep it); a possible conflict
@@ -500,15 +503,16 @@ pub fn judge_change(
     {
         return Verdict::Replaces;
     }
-    if announces_change(newer) {
+    // Closing a memory hides it from recall, so it takes both signs: one
+    // subject for sure, and a word of change. One of the two keeps both
+    // memories, the newer shown first.
+    let changes = announces_change(newer);
+    if cosine >= thresholds.same && changes {
         Verdict::Replaces
-    } else if cosine < thresholds.same {
-        // Related, but no sign of a change and not surely one subject.
-        Verdict::Unrelated
-    } else if new_value {
-        Verdict::Replaces
-    } else {
+    } else if cosine >= thresholds.same || changes {
         Verdict::PossibleConflict
+    } else {
+        Verdict::Unrelated
     }
 }
 
@@ -590,15 +594,21 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                judge_change(older, newer, 0.55, t),
+                judge_change(older, newer, 0.7, t),
                 Verdict::Replaces,
+                "{newer}"
+            );
+            // Not surely one subject: kept beside the old, newer first.
+            assert_eq!(
+                judge_change(older, newer, 0.55, t),
+                Verdict::PossibleConflict,
                 "{newer}"
             );
         }
     }
 
     #[test]
-    fn a_new_value_of_the_same_thing_replaces_without_a_cue() {
+    fn a_new_value_without_a_word_of_change_is_kept_beside_the_old() {
         let t = minilm();
         assert_eq!(
             judge_change(
@@ -607,7 +617,7 @@ mod tests {
                 0.8,
                 t
             ),
-            Verdict::Replaces
+            Verdict::PossibleConflict
         );
         // Less sure of the subject, and no word of change: independent.
         assert_eq!(
