@@ -273,8 +273,11 @@ async fn the_mcp_server_keeps_serving_after_a_trap() {
         slow: AtomicBool::new(false),
     });
     let limits = Limits {
+        // Well under the slow batch, yet room for a fresh instance's first
+        // save (it opens the mind and links the entities it names) on a
+        // loaded machine.
         deadlines: Some(Deadlines {
-            save: Duration::from_millis(200),
+            save: Duration::from_millis(700),
             ..Deadlines::default()
         }),
         ..Limits::default()
