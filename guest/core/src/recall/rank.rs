@@ -397,8 +397,18 @@ where
     };
     let floor = options.floor;
     let words = query_words(&plan.query);
-    let coverage =
-        |entry: &Entry| keyword_coverage(&words, &passage_text(&entry.frame.content, None));
+    // The share of the query's words a hit holds. A full-text hit whose
+    // shown text holds none matched elsewhere (its reply context, or the
+    // earlier version a replaced hit stands for): the index saw a query
+    // word, so it counts as holding them.
+    let coverage = |entry: &Entry| {
+        let held = keyword_coverage(&words, &passage_text(&entry.frame.content, None));
+        if held == 0.0 && entry.evidence.text_rank.is_some() {
+            1.0
+        } else {
+            held
+        }
+    };
     // The nearest query-matched hit, in case nothing answers.
     let nearest = entries
         .iter()

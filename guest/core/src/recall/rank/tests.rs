@@ -1203,14 +1203,6 @@ fn hits_on_the_topic_that_answer_nothing_give_an_empty_recall_and_a_near_miss() 
 }
 
 #[test]
-fn a_single_letter_is_no_keyword_evidence() {
-    let plan = plan_recall("cat's", NOW, 0).unwrap();
-    let mut hit = text(&P, 1, Lane::Semantic, 0);
-    hit.frame.content = "Let's go with Tailwind.".to_string();
-    assert!(rank(&plan, vec![hit], RelevanceFloor::default()).is_empty());
-}
-
-#[test]
 fn a_reranker_that_recognises_nothing_does_not_overturn_both_searches() {
     let plan = ordinary_plan();
     // Frame 1 is the first hit of both searches, frame 2 the second.
