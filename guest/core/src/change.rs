@@ -48,6 +48,7 @@
 //! A wrong `Replaces` hides a true memory, a missed one only shows both, so
 //! every rule leans to `PossibleConflict` when unsure.
 
+use crate::cognify::vocab::CALENDAR_WORDS;
 use crate::supersede::memory_slot;
 
 /// The longest statement judged, in characters: a long text says many
@@ -359,32 +360,10 @@ fn is_regular_past(word: &str) -> bool {
     word.len() > 4 && word.ends_with("ed") && !NOT_PAST.contains(&word)
 }
 
-/// The month and weekday names, which are dates, not values of their own.
-const CALENDAR_NAMES: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
-
 /// A statement's values: its numbers and the names written with a capital
 /// inside a sentence (a sentence's first word and `I` are not names; month
-/// and weekday names are parts of dates, whose numbers are the values).
+/// and weekday names are parts of dates, whose numbers are the values:
+/// cognify's one calendar table).
 fn values(content: &str) -> Vec<String> {
     let text = body(content);
     let mut out = Vec::new();
@@ -401,7 +380,7 @@ fn values(content: &str) -> Vec<String> {
                 && word.chars().next().is_some_and(char::is_uppercase)
                 && lower != "i"
                 && !lower.starts_with("i'")
-                && !CALENDAR_NAMES.contains(&lower.as_str());
+                && !CALENDAR_WORDS.contains(&lower.as_str());
             if numeric || named {
                 let value: String = lower
                     .chars()

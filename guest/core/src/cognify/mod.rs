@@ -76,7 +76,7 @@ mod explicit;
 mod relations;
 mod repeats;
 mod statements;
-mod vocab;
+pub(crate) mod vocab;
 
 pub use crate::entity::EntityType;
 pub use entities::{
