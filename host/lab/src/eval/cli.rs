@@ -356,7 +356,7 @@ pub fn render(report: &EvalReport, source: &str) -> String {
     let ingest = &report.ingest;
     let _ = writeln!(
         text,
-        "ingest: {} turns in {} sessions, {:.1} s = {:.1} turns/s (written {}, duplicates {}, rejected by the injection scan {}, skipped {})",
+        "ingest: {} turns in {} sessions, {:.1} s = {:.1} turns/s (written {}, duplicates {}, rejected by the injection scan {}, skipped {}; closed by a later turn {})",
         ingest.turns,
         ingest.sessions,
         ingest.seconds,
@@ -364,7 +364,8 @@ pub fn render(report: &EvalReport, source: &str) -> String {
         ingest.written,
         ingest.duplicates,
         ingest.rejected,
-        ingest.skipped
+        ingest.skipped,
+        ingest.closed
     );
     let q = &report.questions;
     let _ = writeln!(

@@ -36,11 +36,12 @@ use crate::timing::{StageShare, add_timings, mean, percentile, split_rows};
 use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Reranker;
 use hive_mind_runtime::engine::wit_memory::{
-    ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, RelevanceFloor,
+    ImportedConversation, ImportedTurn, Recall, RecallOptions, RecallScope, Recalled,
+    RelevanceFloor,
 };
 use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::MemoryKind;
-use hive_mind_runtime::engine::{ImportTimings, wit_types};
+use hive_mind_runtime::engine::{EngineRuntime, ImportTimings, wit_types};
 use hive_mind_terminal::Progress;
 
 /// The categories LoCoMo defines, by number.
@@ -140,6 +141,10 @@ pub struct Ingest {
     pub seconds: f64,
     /// Turns per second.
     pub turns_per_second: f64,
+    /// Imported turns no longer current once every sample is imported: a
+    /// later turn replaced them (the engine judges each written frame
+    /// against its neighbours) or the mind lists fewer frames than it holds.
+    pub closed: u64,
 }
 
 /// Recall latency as a caller sees it.
@@ -215,6 +220,46 @@ pub struct EvalReport {
     pub returned_lanes: BTreeMap<String, u64>,
     /// Everything left out or suspicious, with where and why.
     pub problems: Vec<String>,
+    /// Every scored question's recall.
+    pub outcomes: Vec<QuestionOutcome>,
+    /// Each imported turn a later one closed, with the later one:
+    /// `(closed, replacing)`.
+    pub closed_pairs: Vec<(String, String)>,
+}
+
+/// One question's recall, as the engine returned it: what a reader needs
+/// to see why a question was missed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuestionOutcome {
+    /// The sample.
+    pub sample: String,
+    /// The question's position in its sample, from 1.
+    pub number: usize,
+    /// Its category.
+    pub category: u32,
+    /// The question.
+    pub question: String,
+    /// Its evidence turns (`D<session>:<turn>`).
+    pub evidence: Vec<String>,
+    /// Each recalled memory, best first.
+    pub recalled: Vec<RecalledTurn>,
+    /// The recall's notes.
+    pub notes: Vec<String>,
+}
+
+/// One recalled memory of a [`QuestionOutcome`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecalledTurn {
+    /// Its dialogue id when it is an imported turn.
+    pub turn: Option<String>,
+    /// Whether that turn is evidence.
+    pub evidence: bool,
+    /// The lane that found it.
+    pub lane: String,
+    /// Its score.
+    pub score: f64,
+    /// Why it was chosen, as the engine says.
+    pub why: String,
 }
 
 /// One scored question.
@@ -243,7 +288,10 @@ struct Tally {
     duplicates: u64,
     rejected: u64,
     skipped: u64,
+    closed: u64,
+    closed_pairs: Vec<(String, String)>,
     truncated_texts: u64,
+    outcomes: Vec<QuestionOutcome>,
 }
 
 #[derive(Default)]
@@ -474,6 +522,11 @@ fn evaluate_sample(
             sample.id, report.rejected
         ));
     }
+    let (closed, pairs) = closed_frames(&mut engine);
+    for tally in tallies.iter_mut() {
+        tally.closed += closed;
+        tally.closed_pairs.extend(pairs.iter().cloned());
+    }
     // Import time is not recall time.
     engine.take_timings();
 
@@ -558,6 +611,28 @@ fn evaluate_sample(
             }
             record_timing(tally, &recall, elapsed, imports);
             let ranked = ranked_turns(&recall, &turn_map, top, &evidence.valid, tally);
+            tally.outcomes.push(QuestionOutcome {
+                sample: sample.id.clone(),
+                number: question.index + 1,
+                category: question.category,
+                question: question.question.clone(),
+                evidence: evidence.valid.iter().map(ToString::to_string).collect(),
+                recalled: recall
+                    .memories
+                    .iter()
+                    .map(|memory| {
+                        let turn = recalled_turn_id(memory, &turn_map);
+                        RecalledTurn {
+                            turn: turn.map(|id| id.to_string()),
+                            evidence: turn.is_some_and(|id| evidence.valid.contains(&id)),
+                            lane: memory.lane.wit_name().to_string(),
+                            score: memory.score,
+                            why: memory.why.clone(),
+                        }
+                    })
+                    .collect(),
+                notes: recall.notes.clone(),
+            });
             let sessions = session_ranking(&ranked);
             let gold = gold_sessions(&evidence.valid);
             tally.scored.push(Scored {
@@ -608,6 +683,57 @@ fn record_timing(tally: &mut Tally, recall: &Recall, elapsed: Duration, imports:
             tally.counts.empty += 1;
         }
     }
+}
+
+/// How many frames of the personal mind are no longer current: closed by
+/// a later frame, or not listed (0 when the mind cannot be read); and the
+/// (closed, replacing) contents of each pair.
+fn closed_frames(engine: &mut EngineRuntime) -> (u64, Vec<(String, String)>) {
+    let mind = wit_types::Mind::Personal;
+    let held: u64 = engine
+        .admin()
+        .status()
+        .map(|minds| {
+            minds
+                .iter()
+                .filter(|status| matches!(status.mind, wit_types::Mind::Personal))
+                .map(|status| status.frames)
+                .sum()
+        })
+        .unwrap_or(0);
+    let listed = engine
+        .admin()
+        .recent_frames(&mind, u32::try_from(held).unwrap_or(u32::MAX))
+        .unwrap_or_default();
+    let closed: Vec<&wit_types::Frame> = listed
+        .iter()
+        .filter(|frame| frame.valid_to.is_some() || frame.superseded_by.is_some())
+        .collect();
+    let pairs = closed
+        .iter()
+        .filter_map(|frame| {
+            let by = frame.superseded_by.as_ref()?;
+            let newer = listed.iter().find(|other| other.ref_.id == by.id)?;
+            Some((frame.content.clone(), newer.content.clone()))
+        })
+        .collect();
+    (
+        closed.len() as u64 + held.saturating_sub(listed.len() as u64),
+        pairs,
+    )
+}
+
+/// The dialogue id of a recalled imported turn.
+fn recalled_turn_id(memory: &Recalled, turn_map: &TurnMap) -> Option<TurnId> {
+    let Some(MemoryKind::RawTurn(origin)) = &memory.frame.metadata.kind else {
+        return None;
+    };
+    let (_, ids) = turn_map.get(&origin.conversation)?;
+    usize::try_from(origin.turn)
+        .ok()
+        .and_then(|position| ids.get(position.checked_sub(1)?))
+        .copied()
+        .flatten()
 }
 
 /// The recalled raw turns, best first, mapped to their dialogue ids; counts
@@ -744,6 +870,7 @@ fn summarise(
             skipped: tally.skipped,
             seconds: tally.ingest_seconds,
             turns_per_second: tally.turns as f64 / tally.ingest_seconds.max(1e-9),
+            closed: tally.closed,
         },
         questions: QuestionCounts {
             asked: tally.counts.asked,
@@ -768,5 +895,7 @@ fn summarise(
         evidence_lanes: tally.evidence_lanes,
         returned_lanes: tally.returned_lanes,
         problems,
+        outcomes: tally.outcomes,
+        closed_pairs: tally.closed_pairs,
     }
 }
