@@ -19,35 +19,9 @@
 use std::collections::HashMap;
 
 use super::MindKey;
-use super::floor::ANSWER_RERANK_PROBABILITY;
 use super::rank::RankedMemory;
 use crate::calendar::parse_instant;
 use crate::change::{ChangeThresholds, Verdict, judge_change};
-
-/// The least share of the older statement's score a newer one needs to be
-/// moved above it: a newer statement that answers the query at least half
-/// as well is the same answer, updated; far below, it is only related (on
-/// LoCoMo, moving every related newer turn up put a weak match above the
-/// answer in 7 of 383 questions; this keeps 4 of them).
-pub const PROMOTE_MIN_SHARE: f64 = 0.5;
-
-/// Whether `newer` answers the query at least [`PROMOTE_MIN_SHARE`] as
-/// well as `older`: by the reranker's probabilities when it recognised
-/// either (its judgement reads the query and the text together), else by
-/// their scores.
-fn answers_about_as_well(older: &RankedMemory, newer: &RankedMemory) -> bool {
-    let recognised = |p: Option<f64>| p.is_some_and(|p| p >= ANSWER_RERANK_PROBABILITY);
-    let (old_p, new_p) = (
-        older.evidence.rerank_probability,
-        newer.evidence.rerank_probability,
-    );
-    match (old_p, new_p) {
-        (Some(old), Some(new)) if recognised(old_p) || recognised(new_p) => {
-            new >= PROMOTE_MIN_SHARE * old
-        }
-        _ => newer.score >= PROMOTE_MIN_SHARE * older.score,
-    }
-}
 
 /// What [`order_changes`] did.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -148,21 +122,6 @@ pub fn order_changes(
             }
         }
     }
-    // A newer statement that answers the query at least about as well as
-    // the older one is the same answer, updated: it moves up to just above
-    // its highest-ranked older one, carrying that one's score, and the
-    // older is marked earlier. One far below is related to the older but
-    // not an answer to what was asked: both stay where they rank, unmarked.
-    let scores: Vec<f64> = memories.iter().map(|memory| memory.score).collect();
-    let answers_as_well =
-        |older: usize, newer: usize| match (memories.get(older), memories.get(newer)) {
-            (Some(old), Some(new)) => answers_about_as_well(old, new),
-            _ => false,
-        };
-    let conflicts: Vec<(usize, usize)> = conflicts
-        .into_iter()
-        .filter(|&(older, newer)| answers_as_well(older, newer))
-        .collect();
     for (index, memory) in memories.iter_mut().enumerate() {
         let is_earlier = conflicts
             .iter()
@@ -172,6 +131,8 @@ pub fn order_changes(
             earlier += 1;
         }
     }
+    // Move each newer statement up to just above its highest-ranked older
+    // one, carrying that one's score.
     let mut order: Vec<usize> = (0..memories.len()).collect();
     for &(older, newer) in &conflicts {
         let (Some(at_older), Some(at_newer)) = (
@@ -185,6 +146,7 @@ pub fn order_changes(
             order.insert(at_older, newer);
         }
     }
+    let scores: Vec<f64> = memories.iter().map(|memory| memory.score).collect();
     let mut slots: Vec<Option<RankedMemory>> = memories.drain(..).map(Some).collect();
     let mut out: Vec<RankedMemory> = Vec::with_capacity(slots.len());
     for index in order {
@@ -269,7 +231,7 @@ mod tests {
                 3,
                 "Invoices live in the ledger database.",
                 "2026-01-01T00:00:00Z",
-                0.45,
+                0.3,
             ),
         ];
         // 1 and 3 are close (cosine 0.8: one subject, and the newer names
@@ -288,54 +250,6 @@ mod tests {
         assert_eq!(out.earlier, 1);
         let scores: Vec<f64> = out.memories.iter().map(|m| m.score).collect();
         assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
-    }
-
-    #[test]
-    fn a_newer_statement_that_hardly_answers_the_query_stays_below() {
-        let memories = vec![
-            memory(1, "We keep invoices in MySQL.", "2025-01-01T00:00:00Z", 0.9),
-            memory(2, "Unrelated note about tea.", "2025-06-01T00:00:00Z", 0.5),
-            memory(
-                3,
-                "Invoices live in the ledger database.",
-                "2026-01-01T00:00:00Z",
-                0.3,
-            ),
-        ];
-        let vectors = vectors(&[(1, [1.0, 0.0]), (2, [0.0, 1.0]), (3, [0.8, 0.6])]);
-        let out = order_changes(memories, &vectors, ChangeThresholds::for_floor(0.24));
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [1, 2, 3]);
-        assert_eq!(out.earlier, 0);
-        assert!(!out.memories.iter().any(|m| m.earlier));
-    }
-
-    #[test]
-    fn the_rerankers_recognition_of_the_newer_statement_moves_it_up() {
-        let mut older = memory(
-            1,
-            "Team standup is at 9:30 every weekday.",
-            "2025-01-01T00:00:00Z",
-            0.9,
-        );
-        older.evidence.rerank_probability = Some(1.0);
-        let mut newer = memory(
-            2,
-            "Standup moved to 10:00 because the Lisbon team joined.",
-            "2026-01-01T00:00:00Z",
-            0.2,
-        );
-        newer.evidence.rerank_probability = Some(0.9);
-        // Related (cosine 0.6), not surely one subject: both stay.
-        let vectors = vectors(&[(1, [1.0, 0.0]), (2, [0.6, 0.8])]);
-        let out = order_changes(
-            vec![older, newer],
-            &vectors,
-            ChangeThresholds::for_floor(0.24),
-        );
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [2, 1]);
-        assert_eq!(out.earlier, 1);
     }
 
     #[test]

@@ -128,6 +128,20 @@ pub fn query_words(query: &str) -> Vec<String> {
 /// a word of one or two letters only when equal), about what the full-text
 /// index's stemmer matches. 0 for no words.
 pub fn keyword_coverage(words: &[String], content: &str) -> f64 {
+    coverage_on_prefixes(words, content, 5)
+}
+
+/// [`keyword_coverage`] on stems of at most four letters ("called" /
+/// "calls"), nearer what the full-text index's stemmer matched: for a hit
+/// the index found whose shown text holds no query word.
+pub fn stem_coverage(words: &[String], content: &str) -> f64 {
+    coverage_on_prefixes(words, content, 4)
+}
+
+/// The share of `words` that `content` holds, a word counting when one of
+/// the content's words shares its first `longest` letters (or all of the
+/// shorter one's; one or two letters only when equal).
+fn coverage_on_prefixes(words: &[String], content: &str, longest: usize) -> f64 {
     if words.is_empty() {
         return 0.0;
     }
@@ -140,7 +154,7 @@ pub fn keyword_coverage(words: &[String], content: &str) -> f64 {
         .iter()
         .filter(|word| {
             held.iter().any(|other| {
-                let n = word.chars().count().min(other.chars().count()).min(5);
+                let n = word.chars().count().min(other.chars().count()).min(longest);
                 if n < 3 {
                     *word == other
                 } else {

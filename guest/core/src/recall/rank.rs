@@ -93,6 +93,7 @@ use serde::{Deserialize, Serialize};
 
 use super::floor::{
     ANSWER_RERANK_PROBABILITY, LaneRole, RelevanceFloor, answers, keyword_coverage, query_words,
+    stem_coverage,
 };
 use super::passage::{display_text, passage_text};
 use super::plan::{RERANK_PAIR_TOKENS, RERANK_POOL, RERANK_TOKEN_BUDGET, RecallPlan};
@@ -398,13 +399,16 @@ where
     let floor = options.floor;
     let words = query_words(&plan.query);
     // The share of the query's words a hit holds. A full-text hit whose
-    // shown text holds none matched elsewhere (its reply context, or the
-    // earlier version a replaced hit stands for): the index saw a query
-    // word, so it counts as holding them.
+    // shown text holds none matched elsewhere (its stored content, reply
+    // context included, or a stem the prefix test misses: "called" /
+    // "calls"): its coverage is read there, on shorter stems. Never more:
+    // a hit counted as holding words it does not hold opens the answer
+    // gate to a question nothing answers ("What is our cat called?" →
+    // "Aga prefers Teams calls").
     let coverage = |entry: &Entry| {
         let held = keyword_coverage(&words, &passage_text(&entry.frame.content, None));
         if held == 0.0 && entry.evidence.text_rank.is_some() {
-            1.0
+            stem_coverage(&words, &entry.frame.content)
         } else {
             held
         }

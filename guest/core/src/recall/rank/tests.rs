@@ -1203,6 +1203,30 @@ fn hits_on_the_topic_that_answer_nothing_give_an_empty_recall_and_a_near_miss() 
 }
 
 #[test]
+fn a_single_letter_is_no_keyword_evidence() {
+    let plan = plan_recall("cat's", NOW, 0).unwrap();
+    let mut hit = text(&P, 1, Lane::Semantic, 0);
+    hit.frame.content = "Let's go with Tailwind.".to_string();
+    assert!(rank(&plan, vec![hit], RelevanceFloor::default()).is_empty());
+}
+
+#[test]
+fn a_keyword_hit_on_a_stem_holds_only_the_words_it_shares() {
+    // The index matched "called" to "calls": that is one of the two query
+    // words, not both.
+    let plan = plan_recall("What is our cat called?", NOW, 0).unwrap();
+    let mut hit = text(&P, 1, Lane::Semantic, 0);
+    hit.frame.content = "Aga prefers Teams calls over phone calls with clients.".to_string();
+    assert!(rank(&plan, vec![hit.clone()], RelevanceFloor::default()).is_empty());
+    // A hit holding both words answers.
+    hit.frame.content = "Our cat is called Miso.".to_string();
+    assert_eq!(
+        keys(&rank(&plan, vec![hit], RelevanceFloor::default())).len(),
+        1
+    );
+}
+
+#[test]
 fn a_reranker_that_recognises_nothing_does_not_overturn_both_searches() {
     let plan = ordinary_plan();
     // Frame 1 is the first hit of both searches, frame 2 the second.
