@@ -163,6 +163,7 @@ fn frame_info(frame: &Frame, distance: Option<u32>) -> FrameInfo {
         access_count: frame.access_count,
         graph_distance: distance,
         screened: frame.released || frame.screening.is_some(),
+        stands_for: Vec::new(),
     }
 }
 
@@ -350,8 +351,9 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
             frames.insert((mind_key(&frame.ref_.mind), frame.ref_.id), frame);
         }
     }
+    let mut stands_for = BTreeMap::new();
     let pending_hits = match options.as_of {
-        None => current_versions(pending_hits, &mut frames, &mut notes)?,
+        None => current_versions(pending_hits, &mut frames, &mut notes, &mut stands_for)?,
         Some(as_of) => valid_as_of(pending_hits, &frames, as_of, &mut notes),
     };
     let pending_hits = without_quarantined(pending_hits, &frames, &mut notes);
@@ -363,12 +365,16 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
             let key = mind_key(&mind);
             let frame = frames.get(&(key.clone(), id))?;
             let distance = distances.get(&key).and_then(|d| d.get(&id)).copied();
+            let mut frame = frame_info(frame, distance);
+            if let Some(texts) = stands_for.get(&(key.clone(), id)) {
+                frame.stands_for.clone_from(texts);
+            }
             Some(Candidate {
                 mind: key,
                 frame_id: id,
                 lane: hit.lane,
                 hit: hit.hit,
-                frame: frame_info(frame, distance),
+                frame,
             })
         })
         .collect();
@@ -495,10 +501,15 @@ fn next_version(frame: &Frame) -> Option<FrameRef> {
 /// listing's replaced memory is dropped (the
 /// listing holds the current version in its own right). A memory found
 /// both ways counts once per lane and kind of hit.
+///
+/// `stands_for` gets, for each current version that answers such hits, the
+/// texts of the earlier versions the search found (their words are the
+/// query's keyword evidence).
 fn current_versions(
     pending: Vec<(Mind, u64, PendingHit)>,
     frames: &mut BTreeMap<(MindKey, u64), Frame>,
     notes: &mut Vec<String>,
+    stands_for: &mut BTreeMap<(MindKey, u64), Vec<String>>,
 ) -> Result<Vec<(Mind, u64, PendingHit)>, Error> {
     // Fetch the versions the hits lead to, a step at a time.
     for _ in 0..MAX_VERSION_STEPS {
@@ -556,6 +567,12 @@ fn current_versions(
                 },
             };
             replaced += 1;
+            if let Some(earlier) = frames.get(&(mind_key(&mind), id)) {
+                let texts = stands_for.entry((mind_key(&mind), now_id)).or_default();
+                if !texts.contains(&earlier.content) {
+                    texts.push(earlier.content.clone());
+                }
+            }
             PendingHit {
                 lane: hit.lane,
                 hit: lane_hit,

@@ -210,6 +210,7 @@ mod tests {
                 access_count: 0,
                 graph_distance: None,
                 screened: true,
+                stands_for: Vec::new(),
             },
             earlier: false,
         }

@@ -130,6 +130,13 @@ pub struct FrameInfo {
     /// block scan still reads.
     #[serde(default)]
     pub screened: bool,
+    /// The texts of earlier versions whose search hits this frame answers:
+    /// recall answers a hit on a replaced memory with its current version,
+    /// whose own words may differ ("I live in Lisbon" found for "Where do
+    /// I live?", answered by "I moved to Porto"). The query's words are
+    /// looked for in them too.
+    #[serde(default)]
+    pub stands_for: Vec<String>,
 }
 
 /// How a lane found a frame. Ranks are 0-based positions in the lane's list
@@ -398,15 +405,19 @@ where
     };
     let floor = options.floor;
     let words = query_words(&plan.query);
-    // The share of the query's words a hit holds. A full-text hit whose
-    // shown text holds none matched elsewhere (its stored content, reply
+    // The share of the query's words a hit holds, in its shown text or an
+    // earlier version it stands for. A full-text hit whose shown text
+    // holds none matched elsewhere (its stored content, reply
     // context included, or a stem the prefix test misses: "called" /
     // "calls"): its coverage is read there, on shorter stems. Never more:
     // a hit counted as holding words it does not hold opens the answer
     // gate to a question nothing answers ("What is our cat called?" →
     // "Aga prefers Teams calls").
     let coverage = |entry: &Entry| {
-        let held = keyword_coverage(&words, &passage_text(&entry.frame.content, None));
+        let held = std::iter::once(passage_text(&entry.frame.content, None))
+            .chain(entry.frame.stands_for.iter().cloned())
+            .map(|text| keyword_coverage(&words, &text))
+            .fold(0.0, f64::max);
         if held == 0.0 && entry.evidence.text_rank.is_some() {
             stem_coverage(&words, &entry.frame.content)
         } else {

@@ -39,6 +39,7 @@ fn memory(
             access_count: 0,
             graph_distance: None,
             screened: false,
+            stands_for: Vec::new(),
         },
         earlier: false,
     }

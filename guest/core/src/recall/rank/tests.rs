@@ -20,6 +20,7 @@ fn frame(content: &str) -> FrameInfo {
         access_count: 0,
         graph_distance: None,
         screened: false,
+        stands_for: Vec::new(),
     }
 }
 
@@ -749,6 +750,7 @@ fn arb_candidate() -> impl Strategy<Value = Candidate> {
                         access_count,
                         graph_distance: None,
                         screened: false,
+                        stands_for: Vec::new(),
                     },
                 }
             },
@@ -1224,6 +1226,16 @@ fn a_keyword_hit_on_a_stem_holds_only_the_words_it_shares() {
         keys(&rank(&plan, vec![hit], RelevanceFloor::default())).len(),
         1
     );
+}
+
+#[test]
+fn a_current_version_holds_the_words_of_the_earlier_one_it_answers_for() {
+    let plan = plan_recall("Where do I live?", NOW, 0).unwrap();
+    let mut hit = text(&P, 2, Lane::Semantic, 0);
+    hit.frame.content = "I moved to Porto.".to_string();
+    assert!(rank(&plan, vec![hit.clone()], RelevanceFloor::default()).is_empty());
+    hit.frame.stands_for = vec!["I live in Lisbon.".to_string()];
+    assert_eq!(keys(&rank(&plan, vec![hit], RelevanceFloor::default())).len(), 1);
 }
 
 #[test]
