@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_runtime::engine::wit_admin::MindStatus;
-use hive_mind_runtime::engine::wit_memory::{Error, MemoryInput};
+use hive_mind_runtime::engine::wit_memory::{Error, MemoryInput, RecallNoteKind};
 use hive_mind_runtime::engine::wit_types::{
     DimensionMismatch, FrameRef, FrameType, Importance, MemoryKind, Mind as WitMind, Source,
     StorageError,
@@ -910,7 +910,8 @@ fn a_memory_the_embedder_fails_on_is_kept_for_text_reported_and_reindexed() {
         recall
             .notes
             .iter()
-            .any(|note| note.starts_with("the question could not be embedded")),
+            .any(|note| note.kind == RecallNoteKind::QueryNotEmbedded
+                && note.text.starts_with("the question could not be embedded")),
         "{:?}",
         recall.notes
     );

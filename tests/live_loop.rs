@@ -9,8 +9,8 @@
 use crate::support::minilm;
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::wit_memory::{
-    ExchangeOptions, ImportedConversation, ImportedTurn, Lane, MemoryInput, Recall, RecallOptions,
-    RecallScope,
+    ExchangeOptions, ImportedConversation, ImportedTurn, Lane, MemoryInput, Recall, RecallNoteKind,
+    RecallOptions, RecallScope,
 };
 use hive_mind_runtime::engine::wit_types::{Importance, Mind};
 
@@ -289,7 +289,8 @@ fn a_question_nothing_answers_gets_nothing_and_a_note_on_the_nearest_miss() {
             result
                 .notes
                 .iter()
-                .any(|note| note.contains("nothing answered") && note.contains("nearest memory")),
+                .any(|note| note.kind == RecallNoteKind::NearMiss
+                    && note.text.contains("nearest memory")),
             "{:?}",
             result.notes
         );

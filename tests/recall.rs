@@ -8,7 +8,7 @@ use crate::support::{minilm, native_minds};
 use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_runtime::engine::wit_admin::{AwarenessCategory, Identity};
 use hive_mind_runtime::engine::wit_memory::{
-    Error, Lane, MemoryInput, Recall, RecallOptions, RecallScope, RelevanceFloor,
+    Error, Lane, MemoryInput, Recall, RecallNoteKind, RecallOptions, RecallScope, RelevanceFloor,
 };
 use hive_mind_runtime::engine::wit_types::{Mind as WitMind, ScoringProfile};
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, MemoryError};
@@ -149,7 +149,10 @@ fn recall_finds_the_memory_that_answers_the_question() {
     assert!(result.text.contains("PostgreSQL 16"), "{}", result.text);
     assert!(result.withheld.is_none());
     assert!(
-        result.notes.iter().any(|n| n.contains("no reranker")),
+        result
+            .notes
+            .iter()
+            .any(|n| n.kind == RecallNoteKind::Reranker && n.text.contains("no reranker")),
         "{:?}",
         result.notes
     );
@@ -279,7 +282,7 @@ fn scope_errors_and_unknown_workspaces_are_reported() {
         result
             .notes
             .iter()
-            .any(|n| n.contains("never-written") && n.contains("no memories")),
+            .any(|n| n.kind == RecallNoteKind::EmptyWorkspace && n.text.contains("never-written")),
         "{:?}",
         result.notes
     );
@@ -315,7 +318,8 @@ fn a_poisoned_memory_is_quarantined_and_the_rest_is_recalled() {
         result
             .notes
             .iter()
-            .any(|note| note.contains("1 quarantined memory was left out")),
+            .any(|note| note.kind == RecallNoteKind::Quarantined
+                && note.text.contains("1 quarantined memory was left out")),
         "{:?}",
         result.notes
     );
@@ -444,7 +448,7 @@ fn the_knowledge_graph_changes_the_ranking() {
         after
             .notes
             .iter()
-            .any(|n| n.contains("mock") && n.contains("no meaning")),
+            .any(|n| n.kind == RecallNoteKind::KeywordsOnly && n.text.contains("mock")),
         "{:?}",
         after.notes
     );

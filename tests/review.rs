@@ -133,7 +133,8 @@ fn a_quarantined_memory_is_listed_and_once_released_is_recalled() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|note| note.as_str().unwrap().contains("quarantined")),
+            .any(|note| note["kind"] == "quarantined"
+                && note["text"].as_str().unwrap().contains("quarantined")),
         "{recall}"
     );
     let stored = json_of(data, &["get", &hostile]);

@@ -34,8 +34,8 @@ use hive_mind_models::config::Config;
 use hive_mind_models::embedder::config::ProviderChoice;
 use hive_mind_runtime::engine::convert::{ref_name, timestamp_name};
 use hive_mind_runtime::engine::wit_memory::{
-    ExchangeOptions, ImportedConversation, ImportedTurn, Lane, MemoryInput, Recall, RecallOptions,
-    RecallScope,
+    ExchangeOptions, ImportedConversation, ImportedTurn, Lane, MemoryInput, Recall, RecallNoteKind,
+    RecallOptions, RecallScope,
 };
 use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::Mind;
@@ -525,9 +525,9 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
     for note in recall
         .notes
         .iter()
-        .filter(|note| note.contains("quarantined"))
+        .filter(|note| note.kind == RecallNoteKind::Quarantined)
     {
-        writeln!(out, "   note: {note}")?;
+        writeln!(out, "   note: {}", note.text)?;
     }
     if recall.memories.is_empty() {
         writeln!(out, "   nothing relevant remembered")?;
@@ -639,7 +639,10 @@ fn check(expect: &Expect, recall: &Recall) -> Result<String, String> {
                     .iter()
                     .any(|memory| memory.frame.content.contains(text))
             };
-            let noted = recall.notes.iter().any(|note| note.contains("quarantined"));
+            let noted = recall
+                .notes
+                .iter()
+                .any(|note| note.kind == RecallNoteKind::Quarantined);
             if recall.withheld.is_some() {
                 Err("the whole recall was withheld instead".into())
             } else if shows(left_out) || recall.text.contains(left_out) {

@@ -230,7 +230,7 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&value)?);
             } else {
                 for note in &recall.notes {
-                    eprintln!("note: {note}");
+                    eprintln!("note: {}", note.text);
                 }
                 if let Some(why) = &recall.withheld {
                     eprintln!("recall withheld: {why}");

@@ -28,6 +28,7 @@ use hive_mind_core::change::{
 use hive_mind_core::recall::{ChangeOrdering, MindKey, RankedMemory, order_changes};
 
 use crate::calibration;
+use crate::exports::hive::mind::memory::{RecallNote, RecallNoteKind};
 use crate::hive::mind::embedder;
 use crate::hive::mind::types::{FrameRef, Mind};
 use crate::store;
@@ -166,7 +167,7 @@ fn settle_one(
 pub fn order_recalled(
     memories: Vec<RankedMemory>,
     minds: &[Mind],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<RecallNote>,
 ) -> Vec<RankedMemory> {
     let Some(thresholds) = thresholds() else {
         return memories;
@@ -195,13 +196,19 @@ pub fn order_recalled(
         earlier,
     } = order_changes(memories, &vectors, thresholds);
     if replaced > 0 {
-        notes.push(format!(
-            "{replaced} older statement(s) left out: a newer recalled memory replaces each"
+        notes.push(crate::recall::note(
+            RecallNoteKind::Changes,
+            format!(
+                "{replaced} older statement(s) left out: a newer recalled memory replaces each"
+            ),
         ));
     }
     if earlier > 0 {
-        notes.push(format!(
-            "{earlier} memory(ies) marked earlier: a newer statement on the same subject is shown first"
+        notes.push(crate::recall::note(
+            RecallNoteKind::Changes,
+            format!(
+                "{earlier} memory(ies) marked earlier: a newer statement on the same subject is shown first"
+            ),
         ));
     }
     memories

@@ -42,7 +42,8 @@ use crate::boundary;
 use crate::boundary::mind_key;
 use crate::calibration;
 use crate::exports::hive::mind::memory::{
-    Error, Lane as WitLane, Recall, RecallOptions, RecallScope, RecallStage, Recalled, StageTime,
+    Error, Lane as WitLane, Recall, RecallNote, RecallNoteKind, RecallOptions, RecallScope,
+    RecallStage, Recalled, StageTime,
 };
 use crate::hive::mind::types::{Frame, FrameRef, MemoryStatus, Mind, ScoringProfile};
 use crate::hive::mind::{embedder, reranker};
@@ -255,16 +256,22 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
             if floor.min_cosine.is_finite() {
                 floor.min_cosine = f64::INFINITY;
             }
-            notes.push(format!(
-                "the {} embedder's vectors carry no meaning: only keyword matches count",
-                info.provider
+            notes.push(note(
+                RecallNoteKind::KeywordsOnly,
+                format!(
+                    "the {} embedder's vectors carry no meaning: only keyword matches count",
+                    info.provider
+                ),
             ));
         } else if options.floor.is_none() {
             // The default floor: how similar unrelated texts look under
             // this model, measured once (see `calibration`).
             match calibration::min_cosine(&info) {
                 Ok(min_cosine) => floor.min_cosine = min_cosine,
-                Err(why) => notes.push(format!("{why}; the default relevance floor is used")),
+                Err(why) => notes.push(note(
+                    RecallNoteKind::DefaultFloor,
+                    format!("{why}; the default relevance floor is used"),
+                )),
             }
         }
         // A query: a model with a query instruction (bge) gets it there.
@@ -286,16 +293,24 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
             Ok(()) => {
                 // What the mind says of itself (another model's vectors, a
                 // stale chunk plan), so the caller hears why recall is weaker.
-                notes.extend(store::read(mind, |store| store.notes()).map_err(store_error)?);
+                notes.extend(
+                    store::read(mind, |store| store.notes())
+                        .map_err(store_error)?
+                        .into_iter()
+                        .map(|text| note(RecallNoteKind::MindState, text)),
+                );
                 searched.push(mind.clone());
             }
             Err(store::StoreError::MindNotFound(_)) if matches!(mind, Mind::Workspace(_)) => {
-                notes.push(format!(
-                    "workspace `{}` has no memories yet",
-                    match mind {
-                        Mind::Workspace(id) => id.as_str(),
-                        Mind::Personal => "personal",
-                    }
+                notes.push(note(
+                    RecallNoteKind::EmptyWorkspace,
+                    format!(
+                        "workspace `{}` has no memories yet",
+                        match mind {
+                            Mind::Workspace(id) => id.as_str(),
+                            Mind::Personal => "personal",
+                        }
+                    ),
                 ));
             }
             Err(error) => return Err(store_error(error)),
@@ -401,11 +416,17 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         match reranker::score(&query, &passages) {
             Ok(scores) => Some(scores),
             Err(reranker::Error::Unavailable(why)) => {
-                reranker_note = Some(format!("no reranker: {why}"));
+                reranker_note = Some(note(
+                    RecallNoteKind::Reranker,
+                    format!("no reranker: {why}"),
+                ));
                 None
             }
             Err(reranker::Error::Failed(why)) => {
-                reranker_note = Some(format!("the reranker failed, fused order kept: {why}"));
+                reranker_note = Some(note(
+                    RecallNoteKind::Reranker,
+                    format!("the reranker failed, fused order kept: {why}"),
+                ));
                 None
             }
         }
@@ -413,7 +434,7 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     .map_err(logic_error)?;
     notes.extend(reranker_note);
     if let Some(miss) = &ranking.near_miss {
-        notes.push(near_miss_note(miss, &floor));
+        notes.push(note(RecallNoteKind::NearMiss, near_miss_note(miss, &floor)));
     }
     let ranked = ranking.memories;
     clock.lap(RecallStage::Rank);
@@ -508,7 +529,7 @@ fn next_version(frame: &Frame) -> Option<FrameRef> {
 fn current_versions(
     pending: Vec<(Mind, u64, PendingHit)>,
     frames: &mut BTreeMap<(MindKey, u64), Frame>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<RecallNote>,
     stands_for: &mut BTreeMap<(MindKey, u64), Vec<String>>,
 ) -> Result<Vec<(Mind, u64, PendingHit)>, Error> {
     // Fetch the versions the hits lead to, a step at a time.
@@ -588,8 +609,11 @@ fn current_versions(
         }
     }
     if replaced > 0 {
-        notes.push(format!(
-            "{replaced} search hit(s) on replaced memories were answered by their current versions"
+        notes.push(note(
+            RecallNoteKind::CurrentVersions,
+            format!(
+                "{replaced} search hit(s) on replaced memories were answered by their current versions"
+            ),
         ));
     }
     Ok(kept)
@@ -604,7 +628,7 @@ fn current_versions(
 fn without_quarantined(
     pending: Vec<(Mind, u64, PendingHit)>,
     frames: &BTreeMap<(MindKey, u64), Frame>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<RecallNote>,
 ) -> Vec<(Mind, u64, PendingHit)> {
     let mut dropped = BTreeSet::new();
     let kept: Vec<(Mind, u64, PendingHit)> = pending
@@ -621,13 +645,13 @@ fn without_quarantined(
         })
         .collect();
     if !dropped.is_empty() {
-        notes.push(format!(
+        notes.push(note(RecallNoteKind::Quarantined, format!(
             "{} quarantined memor{} left out: the injection detector found {} hostile when {} written (review with `hive-mind review flagged`; release or forget)",
             dropped.len(),
             if dropped.len() == 1 { "y was" } else { "ies were" },
             if dropped.len() == 1 { "it" } else { "them" },
             if dropped.len() == 1 { "it was" } else { "they were" },
-        ));
+        )));
     }
     kept
 }
@@ -640,7 +664,7 @@ fn valid_as_of(
     pending: Vec<(Mind, u64, PendingHit)>,
     frames: &BTreeMap<(MindKey, u64), Frame>,
     as_of: i64,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<RecallNote>,
 ) -> Vec<(Mind, u64, PendingHit)> {
     let before = pending.len();
     let kept: Vec<(Mind, u64, PendingHit)> = pending
@@ -653,10 +677,13 @@ fn valid_as_of(
             })
         })
         .collect();
-    notes.push(format!(
-        "as of {}: {} hit(s) on memories from later, or replaced by then, were left out",
-        boundary::iso(as_of).unwrap_or_default(),
-        before - kept.len()
+    notes.push(note(
+        RecallNoteKind::AsOf,
+        format!(
+            "as of {}: {} hit(s) on memories from later, or replaced by then, were left out",
+            boundary::iso(as_of).unwrap_or_default(),
+            before - kept.len()
+        ),
     ));
     kept
 }
@@ -797,7 +824,7 @@ fn within_tokens(
     plan: &hive_mind_core::recall::RecallPlan,
     mut ranked: Vec<hive_mind_core::recall::RankedMemory>,
     max_tokens: Option<u32>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<RecallNote>,
 ) -> hive_mind_core::recall::RecallOutput {
     let mut output = assemble_recall(plan, ranked.clone());
     let Some(budget) = max_tokens.map(u64::from) else {
@@ -810,23 +837,37 @@ fn within_tokens(
         output = assemble_recall(plan, ranked.clone());
     }
     if left_out > 0 {
-        notes.push(format!(
-            "{left_out} lower-ranked memories were left out to keep the block within {budget} tokens"
+        notes.push(note(
+            RecallNoteKind::TokenBudget,
+            format!(
+                "{left_out} lower-ranked memories were left out to keep the block within {budget} tokens"
+            ),
         ));
     }
     output
 }
 
+/// A recall note of `kind`.
+pub fn note(kind: RecallNoteKind, text: impl Into<String>) -> RecallNote {
+    RecallNote {
+        kind,
+        text: text.into(),
+    }
+}
+
 /// The note of a recall whose question could not be embedded.
-fn unembedded_query_note(why: &str) -> String {
-    format!("the question could not be embedded ({why}): only keyword matches were searched")
+fn unembedded_query_note(why: &str) -> RecallNote {
+    note(
+        RecallNoteKind::QueryNotEmbedded,
+        format!("the question could not be embedded ({why}): only keyword matches were searched"),
+    )
 }
 
 /// The identity and awareness context of the minds a recall reads: the
 /// identity is the first of `minds` (active workspace first) that has one
 /// set, so a recall that does not read the personal mind never shows the
 /// personal identity; the awareness items are those of every mind read.
-fn system_context(minds: &[Mind], notes: &mut Vec<String>) -> Result<String, Error> {
+fn system_context(minds: &[Mind], notes: &mut Vec<RecallNote>) -> Result<String, Error> {
     let mut identity = None;
     for mind in minds {
         match store::get_identity(mind) {
@@ -858,7 +899,11 @@ fn system_context(minds: &[Mind], notes: &mut Vec<String>) -> Result<String, Err
         }
     }
     let context = build_system_context(identity.as_ref(), &awareness);
-    notes.extend(context.withheld);
+    notes.extend(
+        context
+            .withheld
+            .map(|why| note(RecallNoteKind::ContextWithheld, why)),
+    );
     Ok(context.text)
 }
 

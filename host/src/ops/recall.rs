@@ -158,7 +158,11 @@ pub fn recall_json(recall: &Recall) -> Json {
         "text": recall.text,
         "withheld": recall.withheld,
         "context": recall.context,
-        "notes": recall.notes,
+        "notes": recall
+            .notes
+            .iter()
+            .map(|note| json!({"kind": note.kind.wit_name(), "text": note.text}))
+            .collect::<Vec<_>>(),
         "stages": recall
             .stages
             .iter()

@@ -177,9 +177,19 @@ pub struct RecallResponse {
     /// The identity and awareness context.
     pub context: String,
     /// Notes on how it ran.
-    pub notes: Vec<String>,
+    pub notes: Vec<RecallNote>,
     /// Per-stage timings.
     pub stages: Vec<StageTime>,
+}
+
+/// One note of a recall: act on its kind, show its text.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct RecallNote {
+    /// What it is about: the WIT's `recall-note-kind` (`near-miss`,
+    /// `quarantined`, `reranker`, …).
+    pub kind: String,
+    /// What it says, for a person.
+    pub text: String,
 }
 
 /// `GET /api/memory/search`'s parameters.

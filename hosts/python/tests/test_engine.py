@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import unavailable
-from hive_mind import Fingerprint, HiveMind, HiveMindError, MindStatus, Recall, Saved
+from hive_mind import Fingerprint, HiveMind, HiveMindError, MindStatus, Recall, RecallNote, Saved
+from hive_mind.mind import RECALL_NOTE_KINDS
 from hive_mind.embedder import DEFAULT_MODEL
 
 pytestmark = pytest.mark.usefixtures("engine_component")
@@ -162,6 +163,13 @@ def test_save_recall_and_status(tmp_path: Path) -> None:
         assert "Postgres" in recall.memories[0].content and "Postgres" in recall.text
         assert recall.memories[0].lane == "semantic" and recall.memories[0].why
         assert mind.recall("which database does the ledger use?", now=NOW).memories[0].ref == "personal:1"
+        # A question nothing answers: no memory, and a typed note naming the
+        # nearest miss (a caller acts on the kind, not on the words).
+        nothing = mind.recall("what is the name of my cat?", scope="personal", now=NOW)
+        assert not nothing.memories, nothing.memories
+        assert all(isinstance(note, RecallNote) and note.text for note in nothing.notes)
+        assert "near-miss" in [note.kind for note in nothing.notes], nothing.notes
+        assert set(RECALL_NOTE_KINDS) >= {note.kind for note in nothing.notes}
         in_acme = mind.recall("billing rewrite", workspace="acme", scope="current", now=NOW)
         assert in_acme.memories and all(m.ref.startswith("workspace:acme:") for m in in_acme.memories)
 

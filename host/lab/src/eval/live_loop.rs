@@ -631,7 +631,12 @@ pub fn evaluate(
         progress.advance(1);
         let (memories, block, notes, failed) =
             match live::recall(&mut engine, &question.q, persona.now) {
-                Ok(recall) => (recall.memories, recall.text, recall.notes, false),
+                Ok(recall) => (
+                    recall.memories,
+                    recall.text,
+                    recall.notes.into_iter().map(|note| note.text).collect(),
+                    false,
+                ),
                 Err(why) => {
                     recall_failures += 1;
                     problems.push(format!("{name}: questions[{}]: {why}", question.index));

@@ -631,7 +631,7 @@ fn evaluate_sample(
                         }
                     })
                     .collect(),
-                notes: recall.notes.clone(),
+                notes: recall.notes.iter().map(|note| note.text.clone()).collect(),
             });
             let sessions = session_ranking(&ranked);
             let gold = gold_sessions(&evidence.valid);

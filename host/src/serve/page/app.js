@@ -584,7 +584,11 @@
 
     const notes = clear($("search-notes"));
     const noteList = Array.isArray(result.notes) ? result.notes : [];
-    for (const note of noteList) notes.appendChild(el("li", null, String(note)));
+    for (const note of noteList) {
+      const item = el("li", null, String(note && note.text !== undefined ? note.text : note));
+      if (note && note.kind) item.dataset.kind = String(note.kind);
+      notes.appendChild(item);
+    }
     notes.hidden = !noteList.length;
 
     $("search-text").textContent = result.text || "";

@@ -20,7 +20,7 @@ from .errors import (
     NotFoundError,
     StorageError,
 )
-from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, Saved, TurnOrigin
+from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, RecallNote, Saved, TurnOrigin
 
 __all__ = [
     "EmbedderError",
@@ -36,6 +36,7 @@ __all__ = [
     "ModelError",
     "NotFoundError",
     "Recall",
+    "RecallNote",
     "Saved",
     "StorageError",
     "TurnOrigin",

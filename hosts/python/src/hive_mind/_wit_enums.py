@@ -82,6 +82,23 @@ RECALL_SCOPE = (
     "all",
 )
 
+#: ``memory.recall-note-kind``
+RECALL_NOTE_KIND = (
+    "keywords-only",
+    "default-floor",
+    "mind-state",
+    "empty-workspace",
+    "query-not-embedded",
+    "reranker",
+    "near-miss",
+    "current-versions",
+    "as-of",
+    "quarantined",
+    "changes",
+    "token-budget",
+    "context-withheld",
+)
+
 #: ``memory.lane``
 LANE = (
     "semantic",

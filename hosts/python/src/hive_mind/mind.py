@@ -60,6 +60,8 @@ PROFILES = _wit_enums.SCORING_PROFILE
 LOGS = _wit_enums.LOG_KIND
 #: The rules :meth:`HiveMind.clean_entities` applies.
 ENTITY_RULES = _wit_enums.ENTITY_RULE
+#: What a recall note can be about.
+RECALL_NOTE_KINDS = _wit_enums.RECALL_NOTE_KIND
 #: Memories embedded per ``reindex-step`` call after a restore (the CLI's
 #: batch).
 REINDEX_BATCH = 64
@@ -112,6 +114,17 @@ class Memory:
 
 
 @dataclass(frozen=True)
+class RecallNote:
+    """One note of a recall: act on its kind, show its text."""
+
+    #: What it is about (``near-miss``, ``quarantined``, ``reranker``, …:
+    #: ``RECALL_NOTE_KINDS``).
+    kind: str
+    #: What it says, for a person.
+    text: str
+
+
+@dataclass(frozen=True)
 class Recall:
     """The outcome of a recall."""
 
@@ -122,7 +135,7 @@ class Recall:
     #: Identity and awareness, for the system prompt; empty when none.
     context: str
     #: How this recall ran (a mind skipped, no reranker, …).
-    notes: list[str]
+    notes: list[RecallNote]
     #: Set when the injection scan withheld the whole recall: why.
     withheld: str | None
 
@@ -465,7 +478,10 @@ class HiveMind:
             text=field(result, "text"),
             memories=[_memory(recalled) for recalled in field(result, "memories")],
             context=field(result, "context"),
-            notes=list(field(result, "notes")),
+            notes=[
+                RecallNote(kind=field(note, "kind"), text=field(note, "text"))
+                for note in field(result, "notes")
+            ],
             withheld=field(result, "withheld"),
         )
 

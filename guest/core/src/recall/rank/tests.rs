@@ -1235,7 +1235,10 @@ fn a_current_version_holds_the_words_of_the_earlier_one_it_answers_for() {
     hit.frame.content = "I moved to Porto.".to_string();
     assert!(rank(&plan, vec![hit.clone()], RelevanceFloor::default()).is_empty());
     hit.frame.stands_for = vec!["I live in Lisbon.".to_string()];
-    assert_eq!(keys(&rank(&plan, vec![hit], RelevanceFloor::default())).len(), 1);
+    assert_eq!(
+        keys(&rank(&plan, vec![hit], RelevanceFloor::default())).len(),
+        1
+    );
 }
 
 #[test]
