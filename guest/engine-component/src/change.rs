@@ -196,20 +196,20 @@ pub fn order_recalled(
         earlier,
     } = order_changes(memories, &vectors, thresholds);
     if replaced > 0 {
-        notes.push(crate::recall::note(
-            RecallNoteKind::Changes,
-            format!(
+        notes.push(RecallNote {
+            kind: RecallNoteKind::Changes,
+            text: format!(
                 "{replaced} older statement(s) left out: a newer recalled memory replaces each"
             ),
-        ));
+        });
     }
     if earlier > 0 {
-        notes.push(crate::recall::note(
-            RecallNoteKind::Changes,
-            format!(
+        notes.push(RecallNote {
+            kind: RecallNoteKind::Changes,
+            text: format!(
                 "{earlier} memory(ies) marked earlier: a newer statement on the same subject is shown first"
             ),
-        ));
+        });
     }
     memories
 }

@@ -848,7 +848,7 @@ fn within_tokens(
 }
 
 /// A recall note of `kind`.
-pub fn note(kind: RecallNoteKind, text: impl Into<String>) -> RecallNote {
+fn note(kind: RecallNoteKind, text: impl Into<String>) -> RecallNote {
     RecallNote {
         kind,
         text: text.into(),
