@@ -44,9 +44,10 @@
 //! of 65 compatible pairs written through `save`. Both signs together are
 //! rarer and surer; the rest is ordered at recall, not hidden. On LoCoMo's
 //! imported chats, 84 of 1,451 turns were closed before the speaker and
-//! one-statement rules, every one wrongly — "Thanks! I won't quit, no
-//! matter what." closing "I'm gonna keep on believing in myself." —; none
-//! after. A statement is a sentence of at least [`MIN_STATEMENT_WORDS`]
+//! one-statement rules, every one wrongly — 21 by the other speaker's
+//! turn; "Sure thing, Gina! Your help means a lot to me. I'm not giving
+//! up." closing "Thanks! I won't quit, no matter what. Your encouragement
+//! really motivates me to keep going." —; none after. A statement is a sentence of at least [`MIN_STATEMENT_WORDS`]
 //! words; a text of more than [`MAX_JUDGED_STATEMENTS`] is not judged.)
 //!
 //! `Replaces` is acted on at write time (the older version is closed, as a
