@@ -414,10 +414,13 @@ where
     // gate to a question nothing answers ("What is our cat called?" →
     // "Aga prefers Teams calls").
     let coverage = |entry: &Entry| {
-        let held = std::iter::once(passage_text(&entry.frame.content, None))
-            .chain(entry.frame.stands_for.iter().cloned())
-            .map(|text| keyword_coverage(&words, &text))
-            .fold(0.0, f64::max);
+        let shown = keyword_coverage(&words, &passage_text(&entry.frame.content, None));
+        let held = entry
+            .frame
+            .stands_for
+            .iter()
+            .map(|text| keyword_coverage(&words, text))
+            .fold(shown, f64::max);
         if held == 0.0 && entry.evidence.text_rank.is_some() {
             stem_coverage(&words, &entry.frame.content)
         } else {

@@ -723,17 +723,24 @@ fn closed_frames(engine: &mut EngineRuntime) -> (u64, Vec<(String, String)>) {
     )
 }
 
-/// The dialogue id of a recalled imported turn.
-fn recalled_turn_id(memory: &Recalled, turn_map: &TurnMap) -> Option<TurnId> {
+/// The session of a recalled imported turn and, when its position names
+/// one, its dialogue id; `None` for any other memory.
+fn recalled_turn(memory: &Recalled, turn_map: &TurnMap) -> Option<(u32, Option<TurnId>)> {
     let Some(MemoryKind::RawTurn(origin)) = &memory.frame.metadata.kind else {
         return None;
     };
-    let (_, ids) = turn_map.get(&origin.conversation)?;
-    usize::try_from(origin.turn)
+    let (session, ids) = turn_map.get(&origin.conversation)?;
+    let id = usize::try_from(origin.turn)
         .ok()
         .and_then(|position| ids.get(position.checked_sub(1)?))
         .copied()
-        .flatten()
+        .flatten();
+    Some((*session, id))
+}
+
+/// The dialogue id of a recalled imported turn.
+fn recalled_turn_id(memory: &Recalled, turn_map: &TurnMap) -> Option<TurnId> {
+    recalled_turn(memory, turn_map).and_then(|(_, id)| id)
 }
 
 /// The recalled raw turns, best first, mapped to their dialogue ids; counts
@@ -747,17 +754,9 @@ fn ranked_turns(
 ) -> Vec<RetrievedTurn> {
     let mut ranked = Vec::new();
     for memory in &recall.memories {
-        let Some(MemoryKind::RawTurn(origin)) = &memory.frame.metadata.kind else {
+        let Some((session, id)) = recalled_turn(memory, turn_map) else {
             continue;
         };
-        let Some((session, ids)) = turn_map.get(&origin.conversation) else {
-            continue;
-        };
-        let id = usize::try_from(origin.turn)
-            .ok()
-            .and_then(|position| ids.get(position.checked_sub(1)?))
-            .copied()
-            .flatten();
         if ranked.len() < usize::try_from(limit).unwrap_or(usize::MAX) {
             *tally
                 .returned_lanes
@@ -772,10 +771,7 @@ fn ranked_turns(
                     .or_default() += 1;
             }
         }
-        ranked.push(RetrievedTurn {
-            session: *session,
-            id,
-        });
+        ranked.push(RetrievedTurn { session, id });
     }
     ranked
 }
