@@ -237,7 +237,7 @@ fn oversized_save_and_recall_inputs_are_refused_naming_them() {
     let text = "t".repeat(100_001);
     let (ok, _, stderr) = run(&["--data-dir", data_dir, "save", &text]);
     assert!(!ok);
-    assert!(stderr.contains("`text` is too large"), "{stderr}");
+    assert!(stderr.contains("`content` is too large"), "{stderr}");
     let query = "q".repeat(20_000);
     let (ok, _, stderr) = run(&["--data-dir", data_dir, "recall", &query]);
     assert!(!ok);

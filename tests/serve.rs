@@ -241,22 +241,22 @@ fn every_operation_answers_as_its_openapi_document_says() {
     assert_eq!(server.get("/api/health", None).0, 200);
 
     let (status, saved) = server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         t,
-        json!({"content": "My sister Alice lives in Lisbon and works as an architect.", "importance": "important"}),
+        json!({"mind": "personal", "content": "My sister Alice lives in Lisbon and works as an architect.", "importance": "important"}),
     );
     assert_eq!(status, 201, "{saved}");
     let alice = saved["ref"].as_str().unwrap().to_string();
     let (_, other) = server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         t,
-        json!({"content": "Alice's studio designs libraries in Porto."}),
+        json!({"mind": "personal", "content": "Alice's studio designs libraries in Porto."}),
     );
     let studio = other["ref"].as_str().unwrap().to_string();
     let (status, workspace) = server.post(
-        "/api/memories?mind=workspace&workspace=acme",
+        "/api/memories",
         t,
-        json!({"content": "The acme build uses cargo nextest on two cores."}),
+        json!({"mind": "workspace", "workspace": "acme", "content": "The acme build uses cargo nextest on two cores."}),
     );
     assert_eq!(status, 201, "{workspace}");
 
@@ -492,9 +492,9 @@ fn bad_requests_get_their_status_and_change_nothing() {
     let server = Server::start(dir.path(), &["--max-body", "65536"]);
     let t = Some(admin.as_str());
     server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         t,
-        json!({"content": "The boiler was serviced in March."}),
+        json!({"mind": "personal", "content": "The boiler was serviced in March."}),
     );
     let before = frames(&server, &admin);
 
@@ -502,9 +502,9 @@ fn bad_requests_get_their_status_and_change_nothing() {
     assert_eq!(status, 401);
     assert_eq!(server.get("/api/memories", Some("hm_not-a-token")).0, 401);
     let (status, refused) = server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         Some(&reader),
-        json!({"content": "a reader cannot write"}),
+        json!({"mind": "personal", "content": "a reader cannot write"}),
     );
     assert_eq!(status, 403, "{refused}");
     assert!(refused["detail"].as_str().unwrap().contains("write"));
@@ -530,7 +530,7 @@ fn bad_requests_get_their_status_and_change_nothing() {
     );
     let (status, _) = server.call(
         "POST",
-        "/api/memories?mind=personal",
+        "/api/memories",
         t,
         Some(Body::Raw(b"{\"content\": \"cut".to_vec())),
     );
@@ -538,17 +538,17 @@ fn bad_requests_get_their_status_and_change_nothing() {
     assert_eq!(
         server
             .post(
-                "/api/memories?mind=personal",
+                "/api/memories",
                 t,
-                json!({"content": "x", "importanc": "high"})
+                json!({"mind": "personal", "content": "x", "importanc": "high"})
             )
             .0,
         400
     );
     let (status, _) = server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         t,
-        json!({"content": "x".repeat(70_000)}),
+        json!({"mind": "personal", "content": "x".repeat(70_000)}),
     );
     assert_eq!(status, 413);
     assert_eq!(server.call("DELETE", "/api/health", None, None).0, 405);
@@ -590,15 +590,15 @@ fn two_tokens_see_only_their_own_minds() {
     let theirs = token(dir.path(), "acme-agent", "write", &["workspace:acme"]);
     let server = Server::start(dir.path(), &[]);
     let (status, _) = server.post(
-        "/api/memories?mind=workspace&workspace=acme",
+        "/api/memories",
         Some(&theirs),
-        json!({"content": "The acme launch is on the ninth of March."}),
+        json!({"mind": "workspace", "workspace": "acme", "content": "The acme launch is on the ninth of March."}),
     );
     assert_eq!(status, 201);
     server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         Some(&mine),
-        json!({"content": "My dentist appointment is on the ninth of March."}),
+        json!({"mind": "personal", "content": "My dentist appointment is on the ninth of March."}),
     );
     assert_eq!(
         server.get("/api/memories?workspace=acme", Some(&mine)).0,
@@ -714,9 +714,9 @@ fn mcp_over_http_needs_a_token_and_keeps_to_its_minds() {
     let server = Server::start(dir.path(), &[]);
     // The owner makes the workspace's mind by writing to it.
     server.post(
-        "/api/memories?mind=workspace&workspace=acme",
+        "/api/memories",
         Some(&admin),
-        json!({"content": "The acme team ships on Thursdays."}),
+        json!({"mind": "workspace", "workspace": "acme", "content": "The acme team ships on Thursdays."}),
     );
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
@@ -903,9 +903,9 @@ fn random_requests_are_each_answered_and_change_nothing_they_should_not() {
     let server = Server::start(dir.path(), &["--max-body", "65536"]);
     let t = Some(admin.as_str());
     server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         t,
-        json!({"content": "The spare key is under the blue pot."}),
+        json!({"mind": "personal", "content": "The spare key is under the blue pot."}),
     );
     let templates: Vec<String> = server.document["paths"]
         .as_object()
@@ -995,15 +995,15 @@ fn a_slow_client_holds_no_engine_and_no_write_lock() {
     let mut slow = std::net::TcpStream::connect(&address).unwrap();
     write!(
         slow,
-        "POST /api/memories?mind=personal HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {admin}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{{\"content\": \"half"
+        "POST /api/memories HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {admin}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{{\"content\": \"half"
     )
     .unwrap();
     slow.flush().unwrap();
     let started = std::time::Instant::now();
     let (status, _) = server.post(
-        "/api/memories?mind=personal",
+        "/api/memories",
         Some(&admin),
-        json!({"content": "Saved while another client dawdles."}),
+        json!({"mind": "personal", "content": "Saved while another client dawdles."}),
     );
     assert_eq!(status, 201);
     assert!(
@@ -1083,9 +1083,9 @@ fn limit_bounds_every_lane_on_every_surface() {
     for n in 0..12 {
         let importance = if n % 2 == 0 { "important" } else { "normal" };
         let (status, saved) = server.post(
-            "/api/memories?mind=personal",
+            "/api/memories",
             Some(&owner),
-            json!({"content": format!("Harbour note {n}: the ferry to the island leaves at {n} past six."), "importance": importance}),
+            json!({"mind": "personal", "content": format!("Harbour note {n}: the ferry to the island leaves at {n} past six."), "importance": importance}),
         );
         assert_eq!(status, 201, "{saved}");
     }
@@ -1155,9 +1155,9 @@ fn a_workspace_token_has_its_own_identity_and_never_the_personal_one() {
     let theirs = token(dir.path(), "acme-agent", "write", &["workspace:acme"]);
     let server = Server::start(dir.path(), &[]);
     server.post(
-        "/api/memories?mind=workspace&workspace=acme",
+        "/api/memories",
         Some(&owner),
-        json!({"content": "The acme staging database is Postgres 16."}),
+        json!({"mind": "workspace", "workspace": "acme", "content": "The acme staging database is Postgres 16."}),
     );
     let (status, _) = server.call(
         "PUT",

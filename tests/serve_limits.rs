@@ -186,7 +186,7 @@ fn one_tokens_stalled_bodies_do_not_lock_out_another_token() {
             let mut stream = TcpStream::connect(&address).unwrap();
             write!(
                 stream,
-                "POST /api/memories?mind=personal HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {reader}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"content\": \"never"
+                "POST /api/memories HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {reader}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"content\": \"never"
             )
             .unwrap();
             stream

@@ -63,7 +63,7 @@ enum Command {
         logic: bool,
     },
     /// Save a memory: the engine chunks, embeds and stores it.
-    Save(hive_mind_host::memory_cli::SaveArgs),
+    Save(hive_mind_host::ops::save::SaveRequest),
     /// Recall the memories most relevant to a query (the recall block, the
     /// identity/awareness context, and notes on how it ran).
     Recall(hive_mind_host::memory_cli::RecallArgs),

@@ -5,43 +5,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// `save_memory`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SaveMemoryArgs {
-    /// What to remember.
-    pub content: String,
-    /// critical, important, normal (default), temporary or deprecated.
-    pub importance: Option<String>,
-    /// user-stated (default), tool-verified, agent-inferred, import or system.
-    pub source: Option<String>,
-    /// Save to this workspace's mind (it must exist) instead of the personal mind.
-    pub workspace: Option<String>,
-    /// "personal" or "workspace", to say explicitly which mind is meant.
-    pub mind: Option<String>,
-    /// When it happened (ISO-8601); default now.
-    pub created_at: Option<String>,
-}
+/// `save_memory`'s arguments: the one save request.
+pub use crate::ops::save::SaveRequest as SaveMemoryArgs;
 
-/// `recall_memory`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RecallMemoryArgs {
-    /// What to recall memories for (usually the user's message).
-    pub query: String,
-    /// The most memories to return (default 10, at most 100).
-    pub limit: Option<u32>,
-    /// The active workspace (searched before the personal mind).
-    pub workspace: Option<String>,
-    /// personal, current (the workspace only) or all (default).
-    pub scope: Option<String>,
-    /// balanced (default), recent, important or connected.
-    pub profile: Option<String>,
-    /// Answer with what was valid at this time (ISO-8601): memories from
-    /// before it that had not been replaced by then. Default: now, where
-    /// replaced memories are answered by their current versions.
-    pub as_of: Option<String>,
-}
+/// `recall_memory`'s arguments: the one recall request.
+pub use crate::ops::recall::RecallRequest as RecallMemoryArgs;
 
 /// `remember_exchange`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -19,20 +19,10 @@ impl MemoryServer {
     )]
     async fn save_memory(
         &self,
-        Parameters(args): Parameters<SaveMemoryArgs>,
+        Parameters(request): Parameters<SaveMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let operation = ops::save::SaveOperation::new(
-            ops::save::SaveRequest {
-                content: args.content,
-                importance: args.importance,
-                source: args.source,
-                mind,
-                created_at: args.created_at,
-            },
-            false,
-        )
-        .map_err(op_error)?;
+        let operation =
+            ops::save::SaveOperation::new(request, ops::WritePolicy::AGENT).map_err(op_error)?;
         let content = operation.content().to_string();
         let (saved, scan) = self
             .run_op(operation, move |engine, saved| {
@@ -55,17 +45,8 @@ impl MemoryServer {
     )]
     async fn recall_memory(
         &self,
-        Parameters(args): Parameters<RecallMemoryArgs>,
+        Parameters(request): Parameters<RecallMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let request = ops::recall::RecallRequest {
-            query: args.query,
-            limit: args.limit,
-            profile: args.profile,
-            workspace: args.workspace,
-            scope: args.scope,
-            as_of: args.as_of,
-            ..ops::recall::RecallRequest::default()
-        };
         let operation = ops::recall::RecallOperation::try_from(request).map_err(op_error)?;
         let recall = self.run_op(operation, |_, recall| Ok(recall)).await?;
         let mut value = ops::recall::recall_json(&recall);

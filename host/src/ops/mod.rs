@@ -277,6 +277,43 @@ pub fn write_mind(
     }
 }
 
+/// How a surface's writes name their mind: the one rule that differs
+/// between surfaces, stated once per surface.
+#[derive(Debug, Clone, Copy)]
+pub struct WritePolicy {
+    /// A write must say `mind` (HTTP clients: a write never picks a mind
+    /// for them); otherwise `workspace` alone decides, none meaning the
+    /// personal mind.
+    pub named: bool,
+    /// A workspace's first write makes its mind (the owner's CLI, HTTP);
+    /// without, the workspace must exist (MCP, where an agent's misspelt
+    /// workspace must not make a mind).
+    pub makes_mind: bool,
+}
+
+impl WritePolicy {
+    /// The owner's command line.
+    pub const COMMAND_LINE: WritePolicy = WritePolicy {
+        named: false,
+        makes_mind: true,
+    };
+    /// MCP tools, called by agents.
+    pub const AGENT: WritePolicy = WritePolicy {
+        named: false,
+        makes_mind: false,
+    };
+    /// The HTTP API.
+    pub const HTTP: WritePolicy = WritePolicy {
+        named: true,
+        makes_mind: true,
+    };
+
+    /// The mind of a write under this policy ([`write_mind`]).
+    pub fn mind(self, mind: Option<&str>, workspace: Option<&str>) -> Result<Mind, OpError> {
+        write_mind(mind, workspace, self.named)
+    }
+}
+
 /// Refuse an argument over its size cap ([`crate::limits`]).
 pub fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), OpError> {
     crate::limits::check_each(fields).map_err(|error| OpError::Invalid(error.to_string()))

@@ -20,30 +20,59 @@ use hive_mind_runtime::engine::wit_names::WitEnum;
 use super::{Access, OpError, Operation, capped};
 use crate::tokens::Scope;
 
-/// A recall, as every surface asks for it.
-#[derive(Debug, Clone, Default)]
+/// A recall, as every surface asks for it: the arguments of `hive-mind
+/// recall`, of MCP `recall_memory` and the query of `GET
+/// /api/memory/search` are this one type (clap, JSON Schema and OpenAPI
+/// derived from it), so each surface takes the same arguments, documented
+/// once, and `limit` means the same everywhere.
+#[derive(
+    Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema, utoipa::IntoParams, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct RecallRequest {
-    /// What to recall memories for.
+    /// What to recall memories for (usually the user's message).
+    #[serde(alias = "q")]
     pub query: String,
-    /// The most memories to return (the engine's default: 10).
+    /// The most memories to return, every lane together (default 10, at
+    /// most 100).
+    #[arg(long)]
     pub limit: Option<u32>,
-    /// balanced, recent, important or connected.
+    /// How to weigh the relevance signals: balanced (default), recent,
+    /// important or connected.
+    #[arg(long)]
     pub profile: Option<String>,
-    /// The active workspace.
+    /// The active workspace (searched before the personal mind).
+    #[arg(long)]
     pub workspace: Option<String>,
-    /// personal, current or all.
+    /// Which minds: personal, current (the workspace only) or all
+    /// (default).
+    #[arg(long)]
     pub scope: Option<String>,
-    /// The time to score recency against (ISO-8601).
+    /// The time to score recency against (ISO-8601); default now.
+    #[arg(long)]
     pub now: Option<String>,
-    /// The least cosine of a semantic match.
+    /// The relevance floor's least cosine for a semantic match (default:
+    /// what unrelated texts reach under the embedder, measured once: about
+    /// 0.50 for bge-small, 0.24 for MiniLM).
+    #[arg(long)]
     pub min_cosine: Option<f64>,
-    /// No relevance floor at all.
+    /// Turn the relevance floor off: always return the top memories.
+    #[arg(long)]
+    #[serde(default)]
     pub no_floor: bool,
-    /// How many candidates the reranker reads.
+    /// How many of the best candidates the reranker reads (default: the
+    /// engine's); 0 turns reranking off.
+    #[arg(long)]
     pub rerank_pool: Option<u32>,
-    /// Answer as of this time (ISO-8601).
+    /// Answer with what was valid at this time (ISO-8601): memories from
+    /// before it that had not been replaced by then. Default: now, where
+    /// replaced memories are answered by their current versions.
+    #[arg(long)]
     pub as_of: Option<String>,
-    /// The most tokens of the recall block.
+    /// The most tokens the recall block may take; the lowest-ranked
+    /// memories are left out until it fits.
+    #[arg(long)]
     pub max_tokens: Option<u32>,
 }
 

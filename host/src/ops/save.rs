@@ -2,31 +2,44 @@
 //! `POST /api/memories`.
 //!
 //! [`SaveRequest`] carries what a caller may send as text (the importance
-//! and source by name, the event time as ISO-8601) and the mind the
-//! surface resolved; [`SaveOperation`] is it validated once into the WIT
-//! `memory-input`. The engine chunks, embeds, screens and stores it.
+//! and source by name, the event time as ISO-8601, the mind by
+//! `workspace`/`mind`); [`SaveOperation`] is it validated once into the WIT
+//! `memory-input`, its mind resolved under the surface's [`WritePolicy`]. The engine chunks, embeds, screens and stores it.
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::{MemoryInput, SavedMemory};
-use hive_mind_runtime::engine::wit_types::Mind;
 
-use super::{Access, OpError, Operation, capped};
+use serde::Deserialize;
 
-/// A memory to save, as every surface asks for it.
-#[derive(Debug, Clone)]
+use super::{Access, OpError, Operation, WritePolicy, capped};
+
+/// A memory to save, as every surface asks for it: the arguments of
+/// `hive-mind save`, of MCP `save_memory` and the body of `POST
+/// /api/memories` are this one type.
+#[derive(
+    Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
 pub struct SaveRequest {
     /// What to remember.
+    #[arg(value_name = "CONTENT")]
     pub content: String,
-    /// critical, important, normal, temporary or deprecated (default
-    /// normal).
+    /// critical, important, normal (default), temporary or deprecated.
+    #[arg(long)]
     pub importance: Option<String>,
-    /// user-stated, tool-verified, agent-inferred, import or system
-    /// (default user-stated).
+    /// user-stated (default), tool-verified, agent-inferred, import or
+    /// system.
+    #[arg(long)]
     pub source: Option<String>,
-    /// The mind to save to.
-    pub mind: Mind,
+    /// Save to this workspace's mind instead of the personal mind.
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// "personal" or "workspace", to say explicitly which mind is meant.
+    #[arg(long)]
+    pub mind: Option<String>,
     /// When it happened (ISO-8601); default now.
+    #[arg(long)]
     pub created_at: Option<String>,
 }
 
@@ -37,12 +50,13 @@ pub struct SaveOperation {
 }
 
 impl SaveOperation {
-    /// The request validated. With `makes_mind`, a workspace's first save
-    /// makes its mind (the CLI and REST); without, the workspace must exist
-    /// (MCP, where an agent's misspelt workspace must not make a mind).
-    pub fn new(request: SaveRequest, makes_mind: bool) -> Result<SaveOperation, OpError> {
+    /// The request validated, its mind resolved under the surface's
+    /// `policy`.
+    pub fn new(request: SaveRequest, policy: WritePolicy) -> Result<SaveOperation, OpError> {
         capped(&[
-            ("text", Some(&request.content)),
+            ("content", Some(&request.content)),
+            ("workspace", request.workspace.as_ref()),
+            ("mind", request.mind.as_ref()),
             ("importance", request.importance.as_ref()),
             ("source", request.source.as_ref()),
             ("created_at", request.created_at.as_ref()),
@@ -56,16 +70,17 @@ impl SaveOperation {
         let importance = request.importance.as_deref().map(convert::importance_in);
         let source = request.source.as_deref().map(convert::source_in);
         let created_at = request.created_at.as_deref().map(convert::timestamp_in);
+        let mind = policy.mind(request.mind.as_deref(), request.workspace.as_deref())?;
         Ok(SaveOperation {
             input: MemoryInput {
                 content: request.content,
                 importance: importance.transpose().map_err(argument("importance"))?,
                 source: source.transpose().map_err(argument("source"))?,
-                mind: request.mind,
+                mind,
                 created_at: created_at.transpose().map_err(argument("created_at"))?,
                 kind: None,
             },
-            makes_mind,
+            makes_mind: policy.makes_mind,
         })
     }
 

@@ -192,30 +192,6 @@ pub struct RecallNote {
     pub text: String,
 }
 
-/// `GET /api/memory/search`'s parameters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct SearchQuery {
-    /// What to recall memories for.
-    pub q: String,
-    /// The active workspace (searched before the personal mind).
-    pub workspace: Option<String>,
-    /// personal, current (the workspace only) or all (default).
-    pub scope: Option<String>,
-    /// balanced, recent, important or connected.
-    pub profile: Option<String>,
-    /// The most memories, every lane together (default 10, at most 100).
-    pub limit: Option<u32>,
-    /// Answer with what was valid at this time (ISO-8601).
-    pub as_of: Option<String>,
-    /// Turn the relevance floor off.
-    pub no_floor: Option<bool>,
-    /// The most tokens the recall block may take (the lowest-ranked
-    /// memories are left out until it fits).
-    pub max_tokens: Option<u32>,
-}
-
 /// A read's mind: `?workspace=<id>`, else the personal mind.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -237,20 +213,6 @@ pub struct WriteQuery {
     pub mind: Option<String>,
     /// The workspace, with `mind=workspace`.
     pub workspace: Option<String>,
-}
-
-/// A memory to save.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewMemory {
-    /// The text.
-    pub content: String,
-    /// critical, important, normal (default), temporary or deprecated.
-    pub importance: Option<String>,
-    /// user-stated (default), tool-verified, agent-inferred, import or system.
-    pub source: Option<String>,
-    /// The event time (ISO-8601; default now).
-    pub created_at: Option<String>,
 }
 
 /// A saved memory.
@@ -524,28 +486,17 @@ pub async fn stats(
     .map(Json)
 }
 
-/// Recall: the memories most relevant to `q`, with their lanes, scores and
+/// Recall: the memories most relevant to `query`, with their lanes, scores and
 /// why.
-#[utoipa::path(get, path = "/api/memory/search", tag = "memory", params(SearchQuery),
+#[utoipa::path(get, path = "/api/memory/search", tag = "memory", params(ops::recall::RecallRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = RecallResponse),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn search(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<SearchQuery>,
+    ApiQuery(request): ApiQuery<ops::recall::RecallRequest>,
 ) -> Result<Json<RecallResponse>, Problem> {
-    let request = ops::recall::RecallRequest {
-        query: query.q,
-        limit: query.limit,
-        profile: query.profile,
-        workspace: query.workspace,
-        scope: query.scope,
-        no_floor: query.no_floor.unwrap_or(false),
-        as_of: query.as_of,
-        max_tokens: query.max_tokens,
-        ..ops::recall::RecallRequest::default()
-    };
     let operation = ops::recall::RecallOperation::try_from(request)?;
     app.op(&grant, operation, |_, recall| {
         typed(ops::recall::recall_json(&recall))
@@ -574,30 +525,19 @@ pub async fn list_memories(
     .map(Json)
 }
 
-/// Save a memory in the mind named by `?mind=`.
-#[utoipa::path(post, path = "/api/memories", tag = "memory", params(WriteQuery),
-    request_body = NewMemory, security(("bearer" = ["write"])),
+/// Save a memory in the mind its `mind` (and `workspace`) name.
+#[utoipa::path(post, path = "/api/memories", tag = "memory",
+    request_body = ops::save::SaveRequest, security(("bearer" = ["write"])),
     responses((status = 201, body = Saved),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn create_memory(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<WriteQuery>,
-    ApiJson(body): ApiJson<NewMemory>,
+    ApiJson(request): ApiJson<ops::save::SaveRequest>,
 ) -> Result<Response, Problem> {
-    let mind = write_mind(&query)?;
     // A workspace's mind is made by its first write (as with `hive-mind
     // save --workspace`).
-    let operation = ops::save::SaveOperation::new(
-        ops::save::SaveRequest {
-            content: body.content,
-            importance: body.importance,
-            source: body.source,
-            mind,
-            created_at: body.created_at,
-        },
-        true,
-    )?;
+    let operation = ops::save::SaveOperation::new(request, ops::WritePolicy::HTTP)?;
     let saved = app
         .op(&grant, operation, |_, saved| {
             let frame = Memory::of(&saved.frame)?;

@@ -330,13 +330,13 @@ pub fn run_serve(args: &BenchServeArgs, data_dir: &Path) -> Result<ServeBenchRep
                         let query = &queries[rng.below(queries.len())];
                         agent
                             .get(format!("{url}/api/memory/search"))
-                            .query("q", query)
+                            .query("query", query)
                             .call()
                     } else {
                         let index = next_save.fetch_add(1, Ordering::SeqCst) % saves.len();
-                        agent
-                            .post(format!("{url}/api/memories?mind=personal"))
-                            .send_json(serde_json::json!({"content": saves[index]}))
+                        agent.post(format!("{url}/api/memories")).send_json(
+                            serde_json::json!({"mind": "personal", "content": saves[index]}),
+                        )
                     };
                     let ms = began.elapsed().as_secs_f64() * 1000.0;
                     match outcome {

@@ -559,7 +559,7 @@
       const limit = parseInt($("search-limit").value, 10);
       const result = await api(
         "/api/memory/search",
-        { query: readQuery({ q, scope: $("search-scope").value, limit: limit > 0 ? limit : undefined }) }
+        { query: readQuery({ query: q, scope: $("search-scope").value, limit: limit > 0 ? limit : undefined }) }
       );
       renderSearch(result || {});
       const count = result && Array.isArray(result.memories) ? result.memories.length : 0;
@@ -672,14 +672,14 @@
       setStatus("Write the memory's text first.", "error");
       return;
     }
-    const body = {
+    const body = writeQuery({
       content,
       importance: $("new-memory-importance").value || undefined,
       source: $("new-memory-source").value || undefined,
-    };
+    });
     const date = $("new-memory-date").value;
     if (date) body.created_at = date + "T00:00:00Z";
-    const saved = await api("/api/memories", { method: "POST", query: writeQuery(), body });
+    const saved = await api("/api/memories", { method: "POST", body });
     $("new-memory-form").reset();
     const ref = saved && saved.ref;
     setStatus(saved && saved.duplicate ? "Already stored as " + ref + "." : "Saved " + ref + ".", "ok");
