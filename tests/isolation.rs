@@ -101,11 +101,11 @@ impl Fixture {
             fixture.fresh(target);
         }
         let (status, _) = fixture.server.call(
-            "PUT",
-            "/api/identity?mind=personal",
+            "PATCH",
+            "/api/identity",
             Some(&fixture.owner),
             Some(Body::Json(
-                json!({"name": "Ada", "role": "the owner's assistant"}),
+                json!({"mind": "personal", "name": "Ada", "role": "the owner's assistant"}),
             )),
         );
         assert_eq!(status, 200);
@@ -434,6 +434,18 @@ impl Fixture {
                 ));
             }
         }
+        if operation.method == "DELETE" && operation.query.iter().all(|(_, required, _)| !required)
+        {
+            // A removal whose every parameter is optional: one flag set
+            // (all of them), so the request removes something.
+            let boolean = operation
+                .query
+                .iter()
+                .find(|(_, _, schema)| schema["type"] == "boolean");
+            if let Some((name, _, _)) = boolean {
+                query.push(format!("{name}=true"));
+            }
+        }
         if !query.is_empty() {
             path = format!("{path}?{}", query.join("&"));
         }
@@ -659,7 +671,9 @@ impl Fixture {
             .cloned()
             .unwrap_or_default();
         for (name, property) in &properties {
-            if required.contains(&name.as_str()) {
+            // The required arguments, and an exchange's two sides (a call
+            // takes them or a transcript).
+            if required.contains(&name.as_str()) || name == "user" || name == "assistant" {
                 arguments.insert(name.clone(), value_for(name, property));
             }
         }

@@ -333,19 +333,19 @@ fn every_operation_answers_as_its_openapi_document_says() {
     }
 
     let (status, identity) = server.call(
-        "PUT",
-        "/api/identity?mind=personal",
+        "PATCH",
+        "/api/identity",
         t,
         Some(Body::Json(
-            json!({"name": "Ada", "role": "research assistant"}),
+            json!({"mind": "personal", "name": "Ada", "role": "research assistant"}),
         )),
     );
     assert_eq!(status, 200, "{identity}");
     assert_eq!(server.get("/api/identity", t).1["name"], "Ada");
     let (status, added) = server.post(
-        "/api/awareness?mind=personal",
+        "/api/awareness",
         t,
-        json!({"category": "task", "content": "Review the acme launch checklist", "priority": 2}),
+        json!({"mind": "personal", "category": "task", "content": "Review the acme launch checklist", "priority": 2}),
     );
     assert_eq!(status, 201, "{added}");
     let (_, items) = server.get("/api/awareness", t);
@@ -354,9 +354,9 @@ fn every_operation_answers_as_its_openapi_document_says() {
     assert_eq!(
         server
             .post(
-                "/api/awareness?mind=personal",
+                "/api/awareness",
                 t,
-                json!({"category": "chore", "content": "x"})
+                json!({"mind": "personal", "category": "chore", "content": "x"})
             )
             .0,
         400
@@ -365,7 +365,7 @@ fn every_operation_answers_as_its_openapi_document_says() {
         server
             .call(
                 "DELETE",
-                &format!("/api/awareness/{item}?mind=personal"),
+                &format!("/api/awareness?id={item}&mind=personal"),
                 t,
                 None
             )
@@ -376,7 +376,7 @@ fn every_operation_answers_as_its_openapi_document_says() {
         server
             .call(
                 "DELETE",
-                &format!("/api/awareness/{item}?mind=personal"),
+                &format!("/api/awareness?id={item}&mind=personal"),
                 t,
                 None
             )
@@ -1160,11 +1160,11 @@ fn a_workspace_token_has_its_own_identity_and_never_the_personal_one() {
         json!({"mind": "workspace", "workspace": "acme", "content": "The acme staging database is Postgres 16."}),
     );
     let (status, _) = server.call(
-        "PUT",
-        "/api/identity?mind=personal",
+        "PATCH",
+        "/api/identity",
         Some(&owner),
         Some(Body::Json(
-            json!({"name": "Ada", "system_prompt": "You are the owner's private assistant."}),
+            json!({"mind": "personal", "name": "Ada", "system_prompt": "You are the owner's private assistant."}),
         )),
     );
     assert_eq!(status, 200);

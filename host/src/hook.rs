@@ -238,21 +238,11 @@ fn server_answer(
 /// how many memories were kept.
 fn learn_alone(
     engine: &mut hive_mind_runtime::engine::EngineRuntime,
-    source: crate::ops::exchange::ExchangeSource,
-    session: Option<&str>,
-    workspace: Option<&str>,
+    request: crate::ops::exchange::ExchangeRequest,
 ) -> Result<usize, String> {
-    let workspace = workspace
-        .map(hive_mind_runtime::engine::convert::workspace)
-        .transpose()?;
-    let operation = crate::ops::exchange::Exchange::new(
-        source,
-        workspace,
-        session.map(str::to_string),
-        true,
-        true,
-    )
-    .map_err(|error| error.to_string())?;
+    let operation =
+        crate::ops::exchange::Exchange::new(request, crate::ops::WritePolicy::COMMAND_LINE)
+            .map_err(|error| error.to_string())?;
     crate::ops::execute(engine, &crate::ops::Caller::Owner, operation)
         .map(|saved| saved.len())
         .map_err(|error| error.to_string())
@@ -292,16 +282,18 @@ impl Memory {
         workspace: Option<&str>,
         budget: u32,
     ) -> Result<String, String> {
+        let request = crate::ops::recall::RecallRequest {
+            query: prompt.to_string(),
+            workspace: workspace.map(str::to_string),
+            max_tokens: Some(budget),
+            ..crate::ops::recall::RecallRequest::default()
+        };
         match self {
             Memory::Server { url, token } => {
                 let agent = client(Duration::from_secs(30));
-                let mut request = agent
-                    .get(format!("{url}/api/memory/search"))
-                    .query("q", prompt)
-                    .query("max_tokens", budget.to_string());
-                if let Some(workspace) = workspace {
-                    request = request.query("workspace", workspace);
-                }
+                let query = serde_urlencoded::to_string(&request)
+                    .map_err(|error| format!("the recall request: {error}"))?;
+                let mut request = agent.get(format!("{url}/api/memory/search?{query}"));
                 if let Some(token) = token {
                     request = request.header("Authorization", format!("Bearer {token}"));
                 }
@@ -322,12 +314,6 @@ impl Memory {
                 })
             }
             Memory::Alone(engine) => {
-                let request = crate::ops::recall::RecallRequest {
-                    query: prompt.to_string(),
-                    workspace: workspace.map(str::to_string),
-                    max_tokens: Some(budget),
-                    ..crate::ops::recall::RecallRequest::default()
-                };
                 let operation = crate::ops::recall::RecallOperation::try_from(request)
                     .map_err(|error| error.to_string())?;
                 let recall = crate::ops::execute(engine, &crate::ops::Caller::Owner, operation)
@@ -343,29 +329,15 @@ impl Memory {
     /// last question is unanswered).
     fn learn_from(
         &mut self,
-        source: crate::ops::exchange::ExchangeSource,
-        session: Option<&str>,
-        workspace: Option<&str>,
+        request: crate::ops::exchange::ExchangeRequest,
     ) -> Result<usize, String> {
-        use crate::ops::exchange::ExchangeSource;
         match self {
             Memory::Server { .. } => {
-                let mut request = self.post("/api/exchanges").ok_or("no server")?;
-                if let Some(id) = workspace {
-                    request = request.query("workspace", id);
-                }
-                let body = match &source {
-                    ExchangeSource::Given { user, assistant } => {
-                        json!({"user": user, "assistant": assistant, "session": session})
-                    }
-                    ExchangeSource::Transcript(tail) => {
-                        json!({"transcript": tail, "session": session})
-                    }
-                };
-                let saved = server_answer(request.send_json(body))?;
+                let post = self.post("/api/exchanges").ok_or("no server")?;
+                let saved = server_answer(post.send_json(&request))?;
                 Ok(saved.as_array().map_or(0, Vec::len))
             }
-            Memory::Alone(engine) => learn_alone(engine, source, session, workspace),
+            Memory::Alone(engine) => learn_alone(engine, request),
         }
     }
 
@@ -489,11 +461,13 @@ fn learn(
     let user = crate::limits::truncate_to("user", user);
     let assistant = crate::limits::truncate_to("assistant", assistant);
     let kept = with_memory(data_dir, options, |memory| {
-        let source = crate::ops::exchange::ExchangeSource::Given {
-            user: user.clone(),
-            assistant: assistant.clone(),
-        };
-        memory.learn_from(source, session, options.workspace.as_deref())
+        memory.learn_from(crate::ops::exchange::ExchangeRequest {
+            user: Some(user.clone()),
+            assistant: Some(assistant.clone()),
+            workspace: options.workspace.clone(),
+            session: session.map(str::to_string),
+            ..crate::ops::exchange::ExchangeRequest::default()
+        })
     })?;
     eprintln!("hive-mind: learned {kept} memories from the exchange");
     Ok(())
@@ -609,8 +583,12 @@ fn answer_claude_code(
             };
             let tail = transcript_tail(&path)?;
             let kept = with_memory(data_dir, options, |memory| {
-                let source = crate::ops::exchange::ExchangeSource::Transcript(tail.clone());
-                memory.learn_from(source, session, workspace)
+                memory.learn_from(crate::ops::exchange::ExchangeRequest {
+                    transcript: Some(tail.clone()),
+                    workspace: workspace.map(str::to_string),
+                    session: session.map(str::to_string),
+                    ..crate::ops::exchange::ExchangeRequest::default()
+                })
             })?;
             eprintln!("hive-mind: learned {kept} memories from the exchange");
             Ok(String::new())

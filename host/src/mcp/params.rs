@@ -11,19 +11,8 @@ pub use crate::ops::save::SaveRequest as SaveMemoryArgs;
 /// `recall_memory`'s arguments: the one recall request.
 pub use crate::ops::recall::RecallRequest as RecallMemoryArgs;
 
-/// `remember_exchange`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RememberExchangeArgs {
-    /// The user's message.
-    pub user: String,
-    /// The assistant's answer.
-    pub assistant: String,
-    /// The active workspace, where decisions and findings go.
-    pub workspace: Option<String>,
-    /// Whether the turn succeeded (default true); nothing is learned otherwise.
-    pub succeeded: Option<bool>,
-}
+/// `remember_exchange`'s arguments: the one exchange request.
+pub use crate::ops::exchange::ExchangeRequest as RememberExchangeArgs;
 
 /// `search_entities`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -69,33 +58,11 @@ pub struct CreateRelationArgs {
     pub mind: Option<String>,
 }
 
-/// `set_identity`'s arguments: fields left out keep their value.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetIdentityArgs {
-    /// The workspace whose identity to set (default: the personal mind's).
-    pub workspace: Option<String>,
-    /// `personal` or `workspace` (must agree with `workspace`).
-    pub mind: Option<String>,
-    /// The agent's name.
-    pub name: Option<String>,
-    /// Its role.
-    pub role: Option<String>,
-    /// Its personality, in prose.
-    pub personality: Option<String>,
-    /// What it can do, in prose.
-    pub capabilities: Option<String>,
-    /// Standing instructions.
-    pub system_prompt: Option<String>,
-}
+/// `set_identity`'s arguments: the one identity request.
+pub use crate::ops::identity::SetIdentityRequest as SetIdentityArgs;
 
-/// Arguments naming an optional workspace.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorkspaceArgs {
-    /// The workspace (default: the personal mind).
-    pub workspace: Option<String>,
-}
+/// Arguments naming an optional workspace: the one read of a mind.
+pub use crate::ops::MindRequest as WorkspaceArgs;
 
 /// `cleanup_frames`' arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -133,39 +100,11 @@ pub struct MemoryHistoryArgs {
     pub memory: String,
 }
 
-/// `set_awareness`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetAwarenessArgs {
-    /// task, action, pending or flag.
-    pub category: String,
-    /// What it says.
-    pub content: String,
-    /// Higher comes first (default 0).
-    pub priority: Option<i64>,
-    /// When it stops being live (ISO-8601).
-    pub expires_at: Option<String>,
-    /// When ten items are live, evict the lowest-priority one instead of failing.
-    pub evict: Option<bool>,
-    /// The workspace (it must exist).
-    pub workspace: Option<String>,
-    /// "personal" or "workspace", to say explicitly which mind is meant.
-    pub mind: Option<String>,
-}
+/// `set_awareness`'s arguments: the one request to add an item.
+pub use crate::ops::awareness::AddAwarenessRequest as SetAwarenessArgs;
 
-/// `clear_awareness`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ClearAwarenessArgs {
-    /// The item to remove.
-    pub id: Option<u64>,
-    /// Remove every live item.
-    pub all: Option<bool>,
-    /// The workspace (it must exist).
-    pub workspace: Option<String>,
-    /// "personal" or "workspace", to say explicitly which mind is meant.
-    pub mind: Option<String>,
-}
+/// `clear_awareness`'s arguments: the one request to remove items.
+pub use crate::ops::awareness::ClearAwarenessRequest as ClearAwarenessArgs;
 
 /// `create_workspace`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

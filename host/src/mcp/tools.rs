@@ -71,23 +71,10 @@ impl MemoryServer {
     )]
     async fn remember_exchange(
         &self,
-        Parameters(args): Parameters<RememberExchangeArgs>,
+        Parameters(request): Parameters<RememberExchangeArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let workspace = match args.workspace.as_deref() {
-            Some(id) => Some(target_mind(None, Some(id))?),
-            None => None,
-        };
-        let operation = ops::exchange::Exchange::new(
-            ops::exchange::ExchangeSource::Given {
-                user: args.user,
-                assistant: args.assistant,
-            },
-            workspace,
-            None,
-            args.succeeded.unwrap_or(true),
-            false,
-        )
-        .map_err(op_error)?;
+        let operation =
+            ops::exchange::Exchange::new(request, ops::WritePolicy::AGENT).map_err(op_error)?;
         let saved = self.run_op(operation, |_, saved| Ok(saved)).await?;
         let frames: Vec<Json> = saved.iter().map(saved_json).collect();
         Ok(json_result(json!({ "saved": frames })))
@@ -161,11 +148,11 @@ impl MemoryServer {
     )]
     async fn get_identity(
         &self,
-        Parameters(args): Parameters<WorkspaceArgs>,
+        Parameters(request): Parameters<WorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
+        let operation = ops::identity::GetIdentity::new(&request).map_err(op_error)?;
         let view = self
-            .run_op(ops::identity::GetIdentity { mind }, |engine, identity| {
+            .run_op(operation, |engine, identity| {
                 identity_view(engine, identity.as_ref())
             })
             .await?;
@@ -178,17 +165,10 @@ impl MemoryServer {
     )]
     async fn set_identity(
         &self,
-        Parameters(args): Parameters<SetIdentityArgs>,
+        Parameters(request): Parameters<SetIdentityArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let fields = ops::identity::IdentityFields {
-            name: args.name,
-            role: args.role,
-            personality: args.personality,
-            capabilities: args.capabilities,
-            system_prompt: args.system_prompt,
-        };
-        let operation = ops::identity::SetIdentity::new(mind, fields).map_err(op_error)?;
+        let operation =
+            ops::identity::SetIdentity::new(request, ops::WritePolicy::AGENT).map_err(op_error)?;
         let view = self
             .run_op(operation, |engine, identity| {
                 identity_view(engine, Some(&identity))
@@ -203,13 +183,11 @@ impl MemoryServer {
     )]
     async fn get_awareness(
         &self,
-        Parameters(args): Parameters<WorkspaceArgs>,
+        Parameters(request): Parameters<WorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
+        let operation = ops::awareness::ListAwareness::new(&request).map_err(op_error)?;
         let items = self
-            .run_op(ops::awareness::ListAwareness { mind }, |engine, items| {
-                awareness_views(engine, &items)
-            })
+            .run_op(operation, |engine, items| awareness_views(engine, &items))
             .await?;
         Ok(json_result(json!({ "items": items })))
     }
@@ -220,18 +198,10 @@ impl MemoryServer {
     )]
     async fn set_awareness(
         &self,
-        Parameters(args): Parameters<SetAwarenessArgs>,
+        Parameters(request): Parameters<SetAwarenessArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let operation = ops::awareness::AddAwareness::new(
-            mind,
-            &args.category,
-            args.content,
-            args.priority,
-            args.expires_at.as_ref(),
-            args.evict.unwrap_or(false),
-        )
-        .map_err(op_error)?;
+        let operation = ops::awareness::AddAwareness::new(request, ops::WritePolicy::AGENT)
+            .map_err(op_error)?;
         let shown = self
             .run_op(operation, |engine, added| {
                 let evicted = match &added.evicted {
@@ -251,18 +221,11 @@ impl MemoryServer {
     #[tool(description = "Remove one awareness item by id, or all live items with all=true.")]
     async fn clear_awareness(
         &self,
-        Parameters(args): Parameters<ClearAwarenessArgs>,
+        Parameters(request): Parameters<ClearAwarenessArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let (id, all) = (args.id, args.all.unwrap_or(false));
-        if id.is_none() && !all {
-            return Err(invalid("name the item to remove (id), or pass all=true"));
-        }
-        let removed = self
-            .run_op(ops::awareness::RemoveAwareness { mind, id }, |_, ids| {
-                Ok(ids)
-            })
-            .await?;
+        let operation = ops::awareness::RemoveAwareness::new(&request, ops::WritePolicy::AGENT)
+            .map_err(op_error)?;
+        let removed = self.run_op(operation, |_, ids| Ok(ids)).await?;
         Ok(json_result(json!({ "removed": removed })))
     }
 
@@ -518,9 +481,9 @@ impl MemoryServer {
     )]
     async fn cleanup_entities(
         &self,
-        Parameters(args): Parameters<WorkspaceArgs>,
+        Parameters(request): Parameters<WorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
+        let mind = request.mind().map_err(op_error)?;
         let retired = self
             .run_op(ops::cleanup::DedupeEntities { mind }, |_, retired| {
                 Ok(retired)

@@ -11,12 +11,44 @@ use hive_mind_runtime::engine::wit_harvest::SourceFormat;
 use hive_mind_runtime::engine::wit_memory::{ExchangeOptions, SavedMemory};
 use hive_mind_runtime::engine::wit_types::Mind;
 
-use super::{Access, OpError, Operation, capped};
+use serde::{Deserialize, Serialize};
+
+use super::{Access, OpError, Operation, WritePolicy, capped};
 use crate::tokens::Scope;
+
+/// An exchange to learn from, as every surface sends it: the arguments
+/// of MCP `remember_exchange`, the body of `POST /api/exchanges`, and what
+/// the hooks send (to the server, or run here).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeRequest {
+    /// The user's message (with `assistant`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The assistant's answer (with `user`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assistant: Option<String>,
+    /// Instead of `user` and `assistant`: a Claude Code session transcript
+    /// (JSON Lines), or its end cut at any byte. The engine reads its last
+    /// exchange; nothing is learned while the last question is unanswered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+    /// The active workspace, where decisions and findings go (default:
+    /// none, everything to the personal mind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The session (conversation) it belongs to, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// Whether the turn succeeded (default true); nothing is learned
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub succeeded: Option<bool>,
+}
 
 /// What an exchange request names.
 #[derive(Debug, Clone)]
-pub enum ExchangeSource {
+enum ExchangeSource {
     /// The exchange itself.
     Given {
         /// The user's message.
@@ -38,38 +70,40 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// The exchange of `source` in `workspace` (none: the personal mind
-    /// alone), in `session`. With `makes_mind`, a workspace's first
-    /// exchange makes its mind (REST, the hooks); without, it must exist
-    /// (MCP).
-    pub fn new(
-        source: ExchangeSource,
-        workspace: Option<Mind>,
-        session: Option<String>,
-        succeeded: bool,
-        makes_mind: bool,
-    ) -> Result<Exchange, OpError> {
-        match &source {
-            ExchangeSource::Given { user, assistant } => {
-                capped(&[("user", Some(user)), ("assistant", Some(assistant))])?;
+    /// The request validated: `user` and `assistant`, or a `transcript`;
+    /// its workspace's mind made by its first exchange where the surface's
+    /// `policy` says so.
+    pub fn new(request: ExchangeRequest, policy: WritePolicy) -> Result<Exchange, OpError> {
+        capped(&[
+            ("user", request.user.as_ref()),
+            ("assistant", request.assistant.as_ref()),
+            ("transcript", request.transcript.as_ref()),
+            ("session", request.session.as_ref()),
+            ("workspace", request.workspace.as_ref()),
+        ])?;
+        let source = match (request.user, request.assistant, request.transcript) {
+            (Some(user), Some(assistant), None) => ExchangeSource::Given { user, assistant },
+            (None, None, Some(tail)) => ExchangeSource::Transcript(tail),
+            _ => {
+                return Err(OpError::Invalid(
+                    "an exchange is `user` and `assistant`, or a `transcript`".to_string(),
+                ));
             }
-            ExchangeSource::Transcript(tail) => capped(&[("transcript", Some(tail))])?,
-        }
-        capped(&[("session", session.as_ref())])?;
-        let workspace = workspace.filter(|mind| matches!(mind, Mind::Workspace(_)));
+        };
+        let workspace = match super::read_mind(request.workspace.as_deref())? {
+            Mind::Workspace(id) => Some(id),
+            Mind::Personal => None,
+        };
         Ok(Exchange {
             options: ExchangeOptions {
-                workspace: match &workspace {
-                    Some(Mind::Workspace(id)) => Some(id.clone()),
-                    _ => None,
-                },
-                gop_id: session,
-                succeeded,
+                workspace: workspace.clone(),
+                gop_id: request.session,
+                succeeded: request.succeeded.unwrap_or(true),
                 occurred_at: None,
             },
             source,
-            workspace,
-            makes_mind,
+            workspace: workspace.map(Mind::Workspace),
+            makes_mind: policy.makes_mind,
         })
     }
 }

@@ -13,12 +13,23 @@ use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::wit_admin::Identity;
 use hive_mind_runtime::engine::wit_types::Mind;
 
-use super::{Access, OpError, Operation, capped};
+use serde::Deserialize;
+
+use super::{Access, MindRequest, OpError, Operation, WritePolicy, capped};
 
 /// Read a mind's identity.
 pub struct GetIdentity {
     /// Whose.
     pub mind: Mind,
+}
+
+impl GetIdentity {
+    /// The identity of the mind `request` names.
+    pub fn new(request: &MindRequest) -> Result<GetIdentity, OpError> {
+        Ok(GetIdentity {
+            mind: request.mind()?,
+        })
+    }
 }
 
 impl Operation for GetIdentity {
@@ -33,16 +44,23 @@ impl Operation for GetIdentity {
     }
 }
 
-/// The identity's fields to set; a field left out keeps its value.
-#[derive(Debug, Clone, Default)]
-pub struct IdentityFields {
-    /// Its name.
+/// A mind's identity to set, as every surface sends it (MCP
+/// `set_identity`, `PATCH /api/identity`): a field left out keeps its
+/// value.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetIdentityRequest {
+    /// The workspace whose identity to set (default: the personal mind's).
+    pub workspace: Option<String>,
+    /// `personal` or `workspace` (must agree with `workspace`).
+    pub mind: Option<String>,
+    /// The agent's name.
     pub name: Option<String>,
     /// Its role.
     pub role: Option<String>,
-    /// Its personality.
+    /// Its personality, in prose.
     pub personality: Option<String>,
-    /// What it can do.
+    /// What it can do, in prose.
     pub capabilities: Option<String>,
     /// Standing instructions.
     pub system_prompt: Option<String>,
@@ -52,22 +70,29 @@ pub struct IdentityFields {
 /// and refuses a hostile one).
 pub struct SetIdentity {
     /// Whose.
-    pub mind: Mind,
+    mind: Mind,
     /// What changes.
-    pub fields: IdentityFields,
+    fields: SetIdentityRequest,
 }
 
 impl SetIdentity {
-    /// The request, its fields within their caps.
-    pub fn new(mind: Mind, fields: IdentityFields) -> Result<SetIdentity, OpError> {
+    /// The request, its fields within their caps, its mind resolved under
+    /// the surface's `policy`.
+    pub fn new(request: SetIdentityRequest, policy: WritePolicy) -> Result<SetIdentity, OpError> {
         capped(&[
-            ("name", fields.name.as_ref()),
-            ("role", fields.role.as_ref()),
-            ("personality", fields.personality.as_ref()),
-            ("capabilities", fields.capabilities.as_ref()),
-            ("system_prompt", fields.system_prompt.as_ref()),
+            ("workspace", request.workspace.as_ref()),
+            ("mind", request.mind.as_ref()),
+            ("name", request.name.as_ref()),
+            ("role", request.role.as_ref()),
+            ("personality", request.personality.as_ref()),
+            ("capabilities", request.capabilities.as_ref()),
+            ("system_prompt", request.system_prompt.as_ref()),
         ])?;
-        Ok(SetIdentity { mind, fields })
+        let mind = policy.mind(request.mind.as_deref(), request.workspace.as_deref())?;
+        Ok(SetIdentity {
+            mind,
+            fields: request,
+        })
     }
 }
 
@@ -88,12 +113,13 @@ impl Operation for SetIdentity {
             system_prompt: String::new(),
             updated_at: None,
         });
-        let IdentityFields {
+        let SetIdentityRequest {
             name,
             role,
             personality,
             capabilities,
             system_prompt,
+            ..
         } = self.fields;
         for (field, value) in [
             (&mut identity.name, name),

@@ -277,6 +277,28 @@ pub fn write_mind(
     }
 }
 
+/// A read of one mind, as every surface names it: `workspace`, else the
+/// personal mind (MCP `get_identity`, `get_awareness`; `GET
+/// /api/identity`, `GET /api/awareness`).
+#[derive(
+    Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema, utoipa::IntoParams, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct MindRequest {
+    /// The workspace (default: the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+}
+
+impl MindRequest {
+    /// The mind it names.
+    pub fn mind(&self) -> Result<Mind, OpError> {
+        capped(&[("workspace", self.workspace.as_ref())])?;
+        read_mind(self.workspace.as_deref())
+    }
+}
+
 /// How a surface's writes name their mind: the one rule that differs
 /// between surfaces, stated once per surface.
 #[derive(Debug, Clone, Copy)]

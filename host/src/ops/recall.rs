@@ -26,7 +26,14 @@ use crate::tokens::Scope;
 /// derived from it), so each surface takes the same arguments, documented
 /// once, and `limit` means the same everywhere.
 #[derive(
-    Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema, utoipa::IntoParams, clap::Args,
+    Debug,
+    Clone,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    utoipa::IntoParams,
+    clap::Args,
 )]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]

@@ -281,65 +281,6 @@ pub struct MergedView {
     pub originals: Vec<Memory>,
 }
 
-/// An exchange to learn from (cognify): `user` and `assistant`, or a
-/// `transcript` whose last exchange the engine reads.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ExchangeBody {
-    /// The user's message (with `assistant`).
-    #[serde(default)]
-    pub user: Option<String>,
-    /// The assistant's answer (with `user`).
-    #[serde(default)]
-    pub assistant: Option<String>,
-    /// Instead of `user` and `assistant`: a Claude Code session transcript
-    /// (JSON Lines), or its end cut at any byte. The engine reads its last
-    /// exchange (`harvest.last-exchange`); nothing is learned while the
-    /// last question is unanswered.
-    #[serde(default)]
-    pub transcript: Option<String>,
-    /// The session, if known.
-    pub session: Option<String>,
-}
-
-/// An identity.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdentityBody {
-    /// Its name.
-    pub name: String,
-    /// Its role.
-    #[serde(default)]
-    pub role: String,
-    /// Its personality.
-    #[serde(default)]
-    pub personality: String,
-    /// What it can do.
-    #[serde(default)]
-    pub capabilities: String,
-    /// Extra system prompt.
-    #[serde(default)]
-    pub system_prompt: String,
-}
-
-/// An awareness item to add.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewAwareness {
-    /// task, action, pending or flag.
-    pub category: String,
-    /// What it says.
-    pub content: String,
-    /// Higher comes first (default 0).
-    pub priority: Option<i64>,
-    /// When it stops being live (ISO-8601).
-    pub expires_at: Option<String>,
-    /// When ten items are live, evict the lowest-priority one instead of
-    /// refusing.
-    #[serde(default)]
-    pub evict: bool,
-}
-
 /// `GET /api/graph/entities`'s parameters.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -703,30 +644,16 @@ pub async fn forget(
 
 /// Learn from one exchange (cognify): what the write-back patterns find is
 /// kept, routed to the personal mind or the workspace's.
-#[utoipa::path(post, path = "/api/exchanges", tag = "memory", params(MindQuery),
-    request_body = ExchangeBody, security(("bearer" = ["write"])),
+#[utoipa::path(post, path = "/api/exchanges", tag = "memory",
+    request_body = ops::exchange::ExchangeRequest, security(("bearer" = ["write"])),
     responses((status = 200, body = Vec<Saved>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn remember_exchange(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<MindQuery>,
-    ApiJson(body): ApiJson<ExchangeBody>,
+    ApiJson(request): ApiJson<ops::exchange::ExchangeRequest>,
 ) -> Result<Json<Vec<Saved>>, Problem> {
-    let source = match (body.user, body.assistant, body.transcript) {
-        (Some(user), Some(assistant), None) => {
-            ops::exchange::ExchangeSource::Given { user, assistant }
-        }
-        (None, None, Some(transcript)) => ops::exchange::ExchangeSource::Transcript(transcript),
-        _ => {
-            return Err(Problem::bad_request(
-                "an exchange is `user` and `assistant`, or a `transcript`",
-            ));
-        }
-    };
-    let workspace = read_mind(query.workspace.as_deref())?;
-    let operation =
-        ops::exchange::Exchange::new(source, Some(workspace), body.session, true, true)?;
+    let operation = ops::exchange::Exchange::new(request, ops::WritePolicy::HTTP)?;
     app.op(&grant, operation, |_, saved| {
         saved
             .iter()
@@ -763,45 +690,36 @@ pub struct IdentityView {
 
 /// A mind's identity (null when none is set): the personal mind's, or a
 /// workspace's own with `?workspace=`.
-#[utoipa::path(get, path = "/api/identity", tag = "minds", params(MindQuery),
+#[utoipa::path(get, path = "/api/identity", tag = "minds", params(ops::MindRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Option<IdentityView>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn get_identity(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiQuery(request): ApiQuery<ops::MindRequest>,
 ) -> Result<Json<Option<IdentityView>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
     app.op(
         &grant,
-        ops::identity::GetIdentity { mind },
+        ops::identity::GetIdentity::new(&request)?,
         |_, identity| typed(crate::admin_cli::identity_json(identity.as_ref())),
     )
     .await
     .map(Json)
 }
 
-/// Set a mind's identity (each mind has its own).
-#[utoipa::path(put, path = "/api/identity", tag = "minds", params(WriteQuery),
-    request_body = IdentityBody, security(("bearer" = ["write"])),
+/// Set a mind's identity (each mind has its own): the fields given; those
+/// left out keep their value.
+#[utoipa::path(patch, path = "/api/identity", tag = "minds",
+    request_body = ops::identity::SetIdentityRequest, security(("bearer" = ["write"])),
     responses((status = 200, body = IdentityView),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
-pub async fn put_identity(
+pub async fn set_identity(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<WriteQuery>,
-    ApiJson(body): ApiJson<IdentityBody>,
+    ApiJson(request): ApiJson<ops::identity::SetIdentityRequest>,
 ) -> Result<Json<IdentityView>, Problem> {
-    let mind = write_mind(&query)?;
-    let fields = ops::identity::IdentityFields {
-        name: Some(body.name),
-        role: Some(body.role),
-        personality: Some(body.personality),
-        capabilities: Some(body.capabilities),
-        system_prompt: Some(body.system_prompt),
-    };
-    let operation = ops::identity::SetIdentity::new(mind, fields)?;
+    let operation = ops::identity::SetIdentity::new(request, ops::WritePolicy::HTTP)?;
     app.op(&grant, operation, |_, identity| {
         typed(crate::admin_cli::identity_json(Some(&identity)))
     })
@@ -810,19 +728,18 @@ pub async fn put_identity(
 }
 
 /// The live awareness items.
-#[utoipa::path(get, path = "/api/awareness", tag = "minds", params(MindQuery),
+#[utoipa::path(get, path = "/api/awareness", tag = "minds", params(ops::MindRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn awareness(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiQuery(request): ApiQuery<ops::MindRequest>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
     app.op(
         &grant,
-        ops::awareness::ListAwareness { mind },
+        ops::awareness::ListAwareness::new(&request)?,
         |_, items| Ok(items.iter().map(crate::admin_cli::awareness_json).collect()),
     )
     .await
@@ -830,25 +747,16 @@ pub async fn awareness(
 }
 
 /// Add an awareness item (at most ten are live).
-#[utoipa::path(post, path = "/api/awareness", tag = "minds", params(WriteQuery),
-    request_body = NewAwareness, security(("bearer" = ["write"])),
+#[utoipa::path(post, path = "/api/awareness", tag = "minds",
+    request_body = ops::awareness::AddAwarenessRequest, security(("bearer" = ["write"])),
     responses((status = 201, body = Object, description = "The item added and the one evicted, if any"),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn add_awareness(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<WriteQuery>,
-    ApiJson(body): ApiJson<NewAwareness>,
+    ApiJson(request): ApiJson<ops::awareness::AddAwarenessRequest>,
 ) -> Result<Response, Problem> {
-    let mind = write_mind(&query)?;
-    let operation = ops::awareness::AddAwareness::new(
-        mind,
-        &body.category,
-        body.content,
-        body.priority,
-        body.expires_at.as_ref(),
-        body.evict,
-    )?;
+    let operation = ops::awareness::AddAwareness::new(request, ops::WritePolicy::HTTP)?;
     let added = app
         .op(&grant, operation, |_, added| {
             Ok(json!({
@@ -860,20 +768,18 @@ pub async fn add_awareness(
     Ok((StatusCode::CREATED, Json(added)).into_response())
 }
 
-/// Remove an awareness item.
-#[utoipa::path(delete, path = "/api/awareness/{id}", tag = "minds",
-    params(("id" = u64, Path, description = "The item"), WriteQuery),
+/// Remove an awareness item (`id`), or every live one (`all=true`).
+#[utoipa::path(delete, path = "/api/awareness", tag = "minds",
+    params(ops::awareness::ClearAwarenessRequest),
     security(("bearer" = ["write"])),
     responses((status = 200, body = Object, description = "How many were removed"),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn remove_awareness(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    Path(id): Path<u64>,
-    ApiQuery(query): ApiQuery<WriteQuery>,
+    ApiQuery(request): ApiQuery<ops::awareness::ClearAwarenessRequest>,
 ) -> Result<Json<JsonValue>, Problem> {
-    let mind = write_mind(&query)?;
-    let operation = ops::awareness::RemoveAwareness { mind, id: Some(id) };
+    let operation = ops::awareness::RemoveAwareness::new(&request, ops::WritePolicy::HTTP)?;
     app.op(&grant, operation, |_, removed| {
         Ok(json!({ "removed": removed.len() }))
     })

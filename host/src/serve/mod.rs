@@ -315,9 +315,12 @@ pub fn router() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(api::merge_memories))
         .routes(routes!(api::forget))
         .routes(routes!(api::remember_exchange))
-        .routes(routes!(api::get_identity, api::put_identity))
-        .routes(routes!(api::awareness, api::add_awareness))
-        .routes(routes!(api::remove_awareness))
+        .routes(routes!(api::get_identity, api::set_identity))
+        .routes(routes!(
+            api::awareness,
+            api::add_awareness,
+            api::remove_awareness
+        ))
         .routes(routes!(api::list_entities))
         .routes(routes!(api::get_entity))
         .routes(routes!(api::neighbours))

@@ -349,7 +349,7 @@
     return query;
   }
 
-  /** Query parameters for a write into the selected mind. */
+  /** The fields naming the selected mind for a write (a body's, or a query's). */
   function writeQuery(extra) {
     const query = Object.assign({}, extra || {});
     if (state.mind === "personal") query.mind = "personal";
@@ -1693,7 +1693,7 @@
       $("identity-name").focus();
       return;
     }
-    const identity = await api("/api/identity", { method: "PUT", query: writeQuery(), body });
+    const identity = await api("/api/identity", { method: "PATCH", body: writeQuery(body) });
     fillIdentity(identity);
     setStatus("Identity saved.", "ok");
   }
@@ -1772,7 +1772,7 @@
     if (evict) body.evict = true;
     let result;
     try {
-      result = await api("/api/awareness", { method: "POST", query: writeQuery(), body });
+      result = await api("/api/awareness", { method: "POST", body: writeQuery(body) });
     } catch (error) {
       if (error && error.status === 400 && !evict && /\bfull\b/i.test(error.message || "")) {
         setStatus(error.message + " Tick “evict the lowest-priority item” to replace one.", "error");
@@ -1793,7 +1793,7 @@
   }
 
   async function removeAwareness(id) {
-    await api("/api/awareness/" + enc(id), { method: "DELETE", query: writeQuery() });
+    await api("/api/awareness", { method: "DELETE", query: writeQuery({ id }) });
     setStatus("Awareness item removed.", "ok");
     await loadAwareness();
     // The button is gone: keep keyboard focus in the section.
