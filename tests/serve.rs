@@ -298,7 +298,7 @@ fn every_operation_answers_as_its_openapi_document_says() {
         &format!("/api/memories/{studio}"),
         t,
         Some(Body::Json(
-            json!({"status": "archived", "add_tags": ["family"]}),
+            json!({"archived": true, "add_tags": ["family"]}),
         )),
     );
     assert_eq!(status, 200, "{archived}");
@@ -307,7 +307,7 @@ fn every_operation_answers_as_its_openapi_document_says() {
         "PATCH",
         &format!("/api/memories/{studio}"),
         t,
-        Some(Body::Json(json!({"status": "active"}))),
+        Some(Body::Json(json!({"archived": false}))),
     );
     let (status, merged) = server.post(
         "/api/memories/merge",

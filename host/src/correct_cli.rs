@@ -11,26 +11,13 @@ use hive_mind_runtime::engine::wit_types::Frame;
 
 use crate::command_error::CommandError;
 
-/// `hive-mind correct`'s arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct CorrectArgs {
-    /// The memory to correct (`personal:42`, `workspace:acme:7`).
-    pub memory: String,
-    /// The corrected text.
-    pub text: String,
-    /// When the corrected fact became true (ISO-8601); default now.
-    #[arg(long)]
-    pub created_at: Option<String>,
-}
-
 /// Correct a memory in the data directory `dir`: the new version and the
 /// old one, closed, as JSON.
-pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, CommandError> {
-    let operation = crate::ops::review::Correct::new(
-        &args.memory,
-        args.text.clone(),
-        args.created_at.as_ref(),
-    )?;
+pub fn correct(
+    dir: &Path,
+    request: &crate::ops::review::CorrectRequest,
+) -> Result<Json, CommandError> {
+    let operation = crate::ops::review::Correct::new(request.clone())?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     let corrected = crate::ops::execute(&mut engine, &crate::ops::Caller::Owner, operation)?;
     Ok(json!({
@@ -39,14 +26,17 @@ pub fn correct(dir: &Path, args: &CorrectArgs) -> Result<Json, CommandError> {
     }))
 }
 
-/// The versions of `memory`, oldest first.
-pub fn history(dir: &Path, memory: &str) -> Result<Vec<Frame>, CommandError> {
-    let memory = crate::ops::review::reference(memory)?;
+/// The versions of the memory `request` names, oldest first.
+pub fn history(
+    dir: &Path,
+    request: &crate::ops::review::MemoryRequest,
+) -> Result<Vec<Frame>, CommandError> {
+    let operation = crate::ops::review::History::new(request)?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     Ok(crate::ops::execute(
         &mut engine,
         &crate::ops::Caller::Owner,
-        crate::ops::review::History { memory },
+        operation,
     )?)
 }
 

@@ -69,11 +69,12 @@ enum Command {
     Recall(hive_mind_host::memory_cli::RecallArgs),
     /// Correct a memory: the new version replaces the old in recall; the old
     /// stays in its history (and answers a recall `--as-of` before it).
-    Correct(hive_mind_host::correct_cli::CorrectArgs),
+    Correct(hive_mind_host::ops::review::CorrectRequest),
     /// The versions of a memory, oldest first.
     History {
-        /// The memory (`personal:42`, `workspace:acme:7`).
-        memory: String,
+        /// The memory.
+        #[command(flatten)]
+        request: hive_mind_host::ops::review::MemoryRequest,
         /// Print them as JSON.
         #[arg(long)]
         json: bool,
@@ -249,8 +250,8 @@ fn run(cli: Cli) -> Result<()> {
             let corrected = hive_mind_host::correct_cli::correct(&dir, &args)?;
             println!("{}", serde_json::to_string_pretty(&corrected)?);
         }
-        Command::History { memory, json } => {
-            let versions = hive_mind_host::correct_cli::history(&dir, &memory)?;
+        Command::History { request, json } => {
+            let versions = hive_mind_host::correct_cli::history(&dir, &request)?;
             if json {
                 let versions: Vec<Json> = versions
                     .iter()

@@ -63,40 +63,13 @@ pub enum ReviewCommand {
     },
     /// Merge memories of one mind into one; the originals are archived,
     /// never deleted.
-    Merge {
-        /// The memories (two or more).
-        #[arg(required = true, num_args = 2..)]
-        memories: Vec<String>,
-        /// The merged text (default: the originals' texts joined, oldest
-        /// first).
-        #[arg(long)]
-        content: Option<String>,
-    },
+    Merge(ops::review::MergeMemoriesRequest),
     /// Where a memory came from and what it is tied to.
-    Trace {
-        /// The memory.
-        memory: String,
-    },
+    Trace(ops::review::MemoryRequest),
     /// A mind's sessions, newest first.
-    Sessions {
-        /// The workspace's mind (default: the personal mind).
-        #[arg(long)]
-        workspace: Option<String>,
-        /// At most this many.
-        #[arg(long, default_value_t = DEFAULT_LIMIT)]
-        limit: u32,
-    },
+    Sessions(ops::ListRequest),
     /// Close a session (the next save starts a new one).
-    CloseSession {
-        /// The session's id (a frame's `gop-id`).
-        gop_id: String,
-        /// A summary to keep with it.
-        #[arg(long)]
-        summary: Option<String>,
-        /// The workspace's mind (default: the personal mind).
-        #[arg(long)]
-        workspace: Option<String>,
-    },
+    CloseSession(ops::review::CloseSessionRequest),
     /// An entity of the knowledge graph with its relations in and out.
     Entity {
         /// The entity's id.
@@ -168,20 +141,10 @@ pub enum ReviewCommand {
     /// written, never recalled (and, written before it, those the recall
     /// block's scan trips on: each withholds every
     /// recall that reaches it): release or forget them.
-    Flagged {
-        /// The workspace's mind (default: the personal mind).
-        #[arg(long)]
-        workspace: Option<String>,
-        /// At most this many.
-        #[arg(long, default_value_t = DEFAULT_LIMIT)]
-        limit: u32,
-    },
+    Flagged(ops::ListRequest),
     /// Release a quarantined memory: you have read
     /// it and vouch for it.
-    Release {
-        /// The memory.
-        memory: String,
-    },
+    Release(ops::review::MemoryRequest),
     /// Delete a workspace mind for good (its file); a dry run naming what
     /// would go unless `--yes`.
     DeleteWorkspace {
@@ -327,15 +290,15 @@ fn owner<O: Operation>(
     Ok(ops::execute(engine, &Caller::Owner, operation)?)
 }
 
-/// Change `memories`' status or pin; each as changed.
+/// Archive or restore `memories`, or pin them; each as changed.
 fn metadata_each(
     engine: &mut EngineRuntime,
     memories: &[String],
-    status: Option<&str>,
+    archived: Option<bool>,
     pinned: Option<bool>,
 ) -> Result<Json, CommandError> {
     let operation =
-        ops::review::SetMetadata::new(memories, status, pinned, Vec::new(), Vec::new())?;
+        ops::review::SetMetadata::of_all(memories, archived, pinned, Vec::new(), Vec::new())?;
     Ok(Json::Array(
         owner(engine, operation)?
             .iter()
@@ -349,11 +312,9 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     let engine = &mut engine;
     Ok(match command {
-        ReviewCommand::Archive { memories } => {
-            metadata_each(engine, memories, Some("archived"), None)?
-        }
+        ReviewCommand::Archive { memories } => metadata_each(engine, memories, Some(true), None)?,
         ReviewCommand::Unarchive { memories } => {
-            metadata_each(engine, memories, Some("active"), None)?
+            metadata_each(engine, memories, Some(false), None)?
         }
         ReviewCommand::Pin { memories, off } => metadata_each(engine, memories, None, Some(!off))?,
         ReviewCommand::Tag {
@@ -361,13 +322,12 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
             add,
             remove,
         } => {
-            let operation = ops::review::SetMetadata::new(
-                std::slice::from_ref(memory),
-                None,
-                None,
-                add.clone(),
-                remove.clone(),
-            )?;
+            let operation = ops::review::SetMetadata::new(ops::review::ReviewRequest {
+                memory: memory.clone(),
+                add_tags: Some(add.clone()),
+                remove_tags: Some(remove.clone()),
+                ..ops::review::ReviewRequest::default()
+            })?;
             Json::Array(
                 owner(engine, operation)?
                     .iter()
@@ -375,38 +335,22 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
                     .collect(),
             )
         }
-        ReviewCommand::Merge { memories, content } => {
-            let merged = owner(engine, ops::review::Merge::new(memories, content.clone())?)?;
+        ReviewCommand::Merge(request) => {
+            let merged = owner(engine, ops::review::Merge::new(request.clone())?)?;
             json!({
                 "memory": convert::frame_json(&merged.memory),
                 "originals": merged.originals.iter().map(convert::frame_json).collect::<Vec<_>>(),
             })
         }
-        ReviewCommand::Trace { memory } => {
-            let memory = ops::review::reference(memory)?;
-            trace_json(&owner(engine, ops::review::Trace { memory })?)
+        ReviewCommand::Trace(request) => {
+            trace_json(&owner(engine, ops::review::Trace::new(request)?)?)
         }
-        ReviewCommand::Sessions { workspace, limit } => {
-            let mind = mind_of(workspace.as_ref())?;
-            let sessions = owner(
-                engine,
-                ops::review::Sessions {
-                    mind,
-                    limit: *limit,
-                },
-            )?;
+        ReviewCommand::Sessions(request) => {
+            let sessions = owner(engine, ops::review::Sessions::new(request)?)?;
             Json::Array(sessions.iter().map(session_json).collect())
         }
-        ReviewCommand::CloseSession {
-            gop_id,
-            summary,
-            workspace,
-        } => {
-            let operation = ops::review::CloseSession {
-                mind: mind_of(workspace.as_ref())?,
-                session: gop_id.clone(),
-                summary: summary.clone(),
-            };
+        ReviewCommand::CloseSession(request) => {
+            let operation = ops::review::CloseSession::new(request.clone())?;
             session_json(&owner(engine, operation)?)
         }
         ReviewCommand::Entity { id, workspace } => {
@@ -482,19 +426,11 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
                     .collect(),
             )
         }
-        ReviewCommand::Flagged { workspace, limit } => {
-            let mind = mind_of(workspace.as_ref())?;
-            flagged_json(&owner(
-                engine,
-                ops::review::Flagged {
-                    mind,
-                    limit: *limit,
-                },
-            )?)
+        ReviewCommand::Flagged(request) => {
+            flagged_json(&owner(engine, ops::review::Flagged::new(request)?)?)
         }
-        ReviewCommand::Release { memory } => {
-            let memory = ops::review::reference(memory)?;
-            convert::frame_json(&owner(engine, ops::review::Release { memory })?)
+        ReviewCommand::Release(request) => {
+            convert::frame_json(&owner(engine, ops::review::Release::new(request)?)?)
         }
         ReviewCommand::DeleteWorkspace { workspace, yes } => {
             let operation = ops::workspaces::DeleteWorkspace::new(workspace, *yes)?;

@@ -79,26 +79,11 @@ pub struct CleanupFramesArgs {
 /// `forget_memory`'s arguments: the forget operation's request.
 pub use crate::ops::forget::ForgetMemoryArgs;
 
-/// `update_memory`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateMemoryArgs {
-    /// The memory to correct, by reference as recall shows it
-    /// (`personal:42`, `workspace:acme:7`).
-    pub memory: String,
-    /// The corrected text.
-    pub content: String,
-    /// When the corrected fact became true (ISO-8601); default now.
-    pub created_at: Option<String>,
-}
+/// `update_memory`'s arguments: the one correction request.
+pub use crate::ops::review::CorrectRequest as UpdateMemoryArgs;
 
-/// `memory_history`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MemoryHistoryArgs {
-    /// The memory, by reference (`personal:42`).
-    pub memory: String,
-}
+/// `memory_history`'s and `trace_memory`'s arguments: one memory.
+pub use crate::ops::review::MemoryRequest as MemoryHistoryArgs;
 
 /// `set_awareness`'s arguments: the one request to add an item.
 pub use crate::ops::awareness::AddAwarenessRequest as SetAwarenessArgs;
@@ -197,32 +182,11 @@ mod tests {
     }
 }
 
-/// `review_memory`'s arguments: what to change; what is left out stays.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReviewMemoryArgs {
-    /// The memory, by reference as recall shows it (`personal:42`).
-    pub memory: String,
-    /// true archives it (kept, out of recall); false brings it back.
-    pub archived: Option<bool>,
-    /// Pin it (cleanup never retires a pinned memory), or unpin it.
-    pub pinned: Option<bool>,
-    /// Tags to add (lower-cased; 1 to 64 characters; at most 32 a memory).
-    pub add_tags: Option<Vec<String>>,
-    /// Tags to remove.
-    pub remove_tags: Option<Vec<String>>,
-}
+/// `review_memory`'s arguments: the one review request.
+pub use crate::ops::review::ReviewRequest as ReviewMemoryArgs;
 
-/// `merge_memories`' arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MergeMemoriesArgs {
-    /// Two to 50 memories of one mind, by reference.
-    pub memories: Vec<String>,
-    /// The merged text (default: the originals' texts joined, oldest
-    /// first).
-    pub content: Option<String>,
-}
+/// `merge_memories`' arguments: the one merge request.
+pub use crate::ops::review::MergeMemoriesRequest as MergeMemoriesArgs;
 
 /// `explore_graph`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -244,27 +208,11 @@ pub struct ExploreGraphArgs {
     pub workspace: Option<String>,
 }
 
-/// `list_sessions`' arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListSessionsArgs {
-    /// The workspace (default: the personal mind).
-    pub workspace: Option<String>,
-    /// At most this many (1 to 200, default 20).
-    pub limit: Option<u32>,
-}
+/// `list_sessions`' arguments: the one listing of a mind.
+pub use crate::ops::ListRequest as ListSessionsArgs;
 
-/// `close_session`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CloseSessionArgs {
-    /// The session's id (a memory's `gop-id`).
-    pub session: String,
-    /// A summary to keep with it.
-    pub summary: Option<String>,
-    /// The workspace (default: the personal mind).
-    pub workspace: Option<String>,
-}
+/// `close_session`'s arguments: the one request to close a session.
+pub use crate::ops::review::CloseSessionRequest as CloseSessionArgs;
 
 /// `cleanup_memory`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

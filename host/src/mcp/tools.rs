@@ -433,11 +433,9 @@ impl MemoryServer {
     )]
     async fn update_memory(
         &self,
-        Parameters(args): Parameters<UpdateMemoryArgs>,
+        Parameters(request): Parameters<UpdateMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let operation =
-            ops::review::Correct::new(&args.memory, args.content, args.created_at.as_ref())
-                .map_err(op_error)?;
+        let operation = ops::review::Correct::new(request).map_err(op_error)?;
         let content = operation.content().to_string();
         let value = self
             .run_op(operation, move |engine, corrected| {
@@ -460,11 +458,11 @@ impl MemoryServer {
     )]
     async fn memory_history(
         &self,
-        Parameters(args): Parameters<MemoryHistoryArgs>,
+        Parameters(request): Parameters<MemoryHistoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let memory = ops::review::reference(&args.memory).map_err(op_error)?;
+        let operation = ops::review::History::new(&request).map_err(op_error)?;
         let value = self
-            .run_op(ops::review::History { memory }, |engine, versions| {
+            .run_op(operation, |engine, versions| {
                 let versions = versions
                     .iter()
                     .map(|version| frame_view(engine, version))
@@ -498,19 +496,9 @@ impl MemoryServer {
     )]
     async fn review_memory(
         &self,
-        Parameters(args): Parameters<ReviewMemoryArgs>,
+        Parameters(request): Parameters<ReviewMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let status = args
-            .archived
-            .map(|archived| if archived { "archived" } else { "active" });
-        let operation = ops::review::SetMetadata::new(
-            std::slice::from_ref(&args.memory),
-            status,
-            args.pinned,
-            args.add_tags.unwrap_or_default(),
-            args.remove_tags.unwrap_or_default(),
-        )
-        .map_err(op_error)?;
+        let operation = ops::review::SetMetadata::new(request).map_err(op_error)?;
         let value = self
             .run_op(operation, |engine, changed| {
                 let memory = match changed.first() {
@@ -529,9 +517,9 @@ impl MemoryServer {
     )]
     async fn merge_memories(
         &self,
-        Parameters(args): Parameters<MergeMemoriesArgs>,
+        Parameters(request): Parameters<MergeMemoriesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let operation = ops::review::Merge::new(&args.memories, args.content).map_err(op_error)?;
+        let operation = ops::review::Merge::new(request).map_err(op_error)?;
         let value = self
             .run_op(operation, |engine, merged| {
                 let originals = merged
@@ -554,11 +542,11 @@ impl MemoryServer {
     )]
     async fn trace_memory(
         &self,
-        Parameters(args): Parameters<MemoryHistoryArgs>,
+        Parameters(request): Parameters<MemoryHistoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let memory = ops::review::reference(&args.memory).map_err(op_error)?;
+        let operation = ops::review::Trace::new(&request).map_err(op_error)?;
         let value = self
-            .run_op(ops::review::Trace { memory }, |engine, trace| {
+            .run_op(operation, |engine, trace| {
                 let mut value = crate::review_cli::trace_json(&trace);
                 value["memory"] = frame_view(engine, &trace.memory)?;
                 Ok(value)
@@ -619,15 +607,10 @@ impl MemoryServer {
     )]
     async fn list_sessions(
         &self,
-        Parameters(args): Parameters<ListSessionsArgs>,
+        Parameters(request): Parameters<ListSessionsArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
-        let sessions = self
-            .run_op(ops::review::Sessions { mind, limit }, |_, sessions| {
-                Ok(sessions)
-            })
-            .await?;
+        let operation = ops::review::Sessions::new(&request).map_err(op_error)?;
+        let sessions = self.run_op(operation, |_, sessions| Ok(sessions)).await?;
         Ok(json_result(json!({
             "sessions": sessions.iter().map(crate::review_cli::session_json).collect::<Vec<_>>(),
         })))
@@ -639,14 +622,9 @@ impl MemoryServer {
     )]
     async fn close_session(
         &self,
-        Parameters(args): Parameters<CloseSessionArgs>,
+        Parameters(request): Parameters<CloseSessionArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let operation = ops::review::CloseSession {
-            mind,
-            session: args.session,
-            summary: args.summary,
-        };
+        let operation = ops::review::CloseSession::new(request).map_err(op_error)?;
         let session = self.run_op(operation, |_, session| Ok(session)).await?;
         Ok(json_result(crate::review_cli::session_json(&session)))
     }

@@ -299,6 +299,44 @@ impl MindRequest {
     }
 }
 
+/// A listing of one mind, as every surface asks for it: `workspace` (else
+/// the personal mind) and at most `limit` items (MCP `list_sessions`; `GET
+/// /api/memories`, `/api/sessions`, `/api/sources`, `/api/flagged`;
+/// `hive-mind review sessions`, `flagged`).
+#[derive(
+    Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema, utoipa::IntoParams, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListRequest {
+    /// The workspace (default: the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// At most this many (default 50, at most 500).
+    #[arg(long)]
+    pub limit: Option<u32>,
+}
+
+impl ListRequest {
+    /// The items listed when no limit is given.
+    pub const DEFAULT_LIMIT: u32 = 50;
+    /// The most items one listing returns.
+    pub const MAX_LIMIT: u32 = 500;
+
+    /// The mind it names.
+    pub fn mind(&self) -> Result<Mind, OpError> {
+        capped(&[("workspace", self.workspace.as_ref())])?;
+        read_mind(self.workspace.as_deref())
+    }
+
+    /// The most items, within the bound.
+    pub fn limit(&self) -> u32 {
+        self.limit
+            .unwrap_or(Self::DEFAULT_LIMIT)
+            .clamp(1, Self::MAX_LIMIT)
+    }
+}
+
 /// How a surface's writes name their mind: the one rule that differs
 /// between surfaces, stated once per surface.
 #[derive(Debug, Clone, Copy)]

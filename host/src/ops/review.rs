@@ -17,7 +17,9 @@ use hive_mind_runtime::engine::wit_review::{
 };
 use hive_mind_runtime::engine::wit_types::{Frame, FrameRef, MemoryStatus, Mind};
 
-use super::{Access, OpError, Operation, capped};
+use serde::Deserialize;
+
+use super::{Access, ListRequest, OpError, Operation, capped};
 use crate::tokens::Scope;
 
 /// A memory's reference as given (`personal:42`, `workspace:acme:7`).
@@ -29,27 +31,67 @@ pub fn reference(name: &str) -> Result<FrameRef, OpError> {
     })
 }
 
+/// One memory, by reference: the request of `hive-mind history` and
+/// `review trace`/`release`, MCP `memory_history` and `trace_memory`, and
+/// the REST routes that name a memory in their path.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryRequest {
+    /// The memory, by reference as recall shows it (`personal:42`,
+    /// `workspace:acme:7`).
+    pub memory: String,
+}
+
+impl MemoryRequest {
+    /// The reference it names.
+    pub fn reference(&self) -> Result<FrameRef, OpError> {
+        reference(&self.memory)
+    }
+}
+
+/// A correction, as every surface sends it: the arguments of `hive-mind
+/// correct` and MCP `update_memory`, and the body of `POST
+/// /api/memories/{ref}/correct` (where the path names the memory).
+#[derive(
+    Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+pub struct CorrectRequest {
+    /// The memory to correct, by reference as recall shows it
+    /// (`personal:42`, `workspace:acme:7`).
+    pub memory: String,
+    /// The corrected text.
+    pub content: String,
+    /// When the corrected fact became true (ISO-8601); default now.
+    #[arg(long)]
+    pub created_at: Option<String>,
+}
+
 /// Correct a memory: a new version closes the old.
 pub struct Correct {
     correction: Correction,
 }
 
 impl Correct {
-    /// The correction of `memory` to `content`, true from `created_at`
-    /// (ISO-8601; default now).
-    pub fn new(
-        memory: &str,
-        content: String,
-        created_at: Option<&String>,
-    ) -> Result<Correct, OpError> {
-        capped(&[("text", Some(&content)), ("created_at", created_at)])?;
+    /// The correction validated.
+    pub fn new(request: CorrectRequest) -> Result<Correct, OpError> {
+        let CorrectRequest {
+            memory,
+            content,
+            created_at,
+        } = request;
+        capped(&[
+            ("content", Some(&content)),
+            ("created_at", created_at.as_ref()),
+        ])?;
         if content.trim().is_empty() {
             return Err(OpError::Invalid(
                 "content is empty: give the corrected text".to_string(),
             ));
         }
         let created_at = created_at
-            .map(|text| convert::timestamp_in(text))
+            .as_deref()
+            .map(convert::timestamp_in)
             .transpose()
             .map_err(|why| OpError::Argument {
                 name: "created_at",
@@ -57,7 +99,7 @@ impl Correct {
             })?;
         Ok(Correct {
             correction: Correction {
-                frame: reference(memory)?,
+                frame: reference(&memory)?,
                 content,
                 created_at,
             },
@@ -88,6 +130,15 @@ pub struct History {
     pub memory: FrameRef,
 }
 
+impl History {
+    /// The versions of the memory `request` names.
+    pub fn new(request: &MemoryRequest) -> Result<History, OpError> {
+        Ok(History {
+            memory: request.reference()?,
+        })
+    }
+}
+
 impl Operation for History {
     type Output = Vec<Frame>;
 
@@ -100,6 +151,26 @@ impl Operation for History {
     }
 }
 
+/// A review of one memory, as every surface sends it: MCP
+/// `review_memory`, the body of `PATCH /api/memories/{ref}` (the path
+/// names the memory), and what `hive-mind review archive|unarchive|pin|tag`
+/// build. What is left out stays as it is.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewRequest {
+    /// The memory, by reference as recall shows it (`personal:42`).
+    pub memory: String,
+    /// true archives it (kept, readable and traceable, out of recall);
+    /// false brings it back.
+    pub archived: Option<bool>,
+    /// Pin it (cleanup never retires a pinned memory), or unpin it.
+    pub pinned: Option<bool>,
+    /// Tags to add (lower-cased; 1 to 64 characters; at most 32 a memory).
+    pub add_tags: Option<Vec<String>>,
+    /// Tags to remove.
+    pub remove_tags: Option<Vec<String>>,
+}
+
 /// Archive or restore memories, pin them, tag them.
 pub struct SetMetadata {
     memories: Vec<FrameRef>,
@@ -107,11 +178,29 @@ pub struct SetMetadata {
 }
 
 impl SetMetadata {
-    /// The change of `memories`: a status by name (`active`, `archived`),
-    /// a pin, tags to add and remove.
-    pub fn new(
+    /// The review of one memory.
+    pub fn new(request: ReviewRequest) -> Result<SetMetadata, OpError> {
+        let ReviewRequest {
+            memory,
+            archived,
+            pinned,
+            add_tags,
+            remove_tags,
+        } = request;
+        SetMetadata::of_all(
+            std::slice::from_ref(&memory),
+            archived,
+            pinned,
+            add_tags.unwrap_or_default(),
+            remove_tags.unwrap_or_default(),
+        )
+    }
+
+    /// The same change of several memories (the command line's
+    /// `archive`, `unarchive` and `pin` take several at once).
+    pub fn of_all(
         memories: &[String],
-        status: Option<&str>,
+        archived: Option<bool>,
         pinned: Option<bool>,
         add_tags: Vec<String>,
         remove_tags: Vec<String>,
@@ -120,13 +209,13 @@ impl SetMetadata {
             crate::limits::check("tag", tag)
                 .map_err(|error| OpError::Invalid(error.to_string()))?;
         }
-        let status = status
-            .map(|name| convert::name_in::<MemoryStatus>("status", name.trim()))
-            .transpose()
-            .map_err(|why| OpError::Argument {
-                name: "status",
-                why,
-            })?;
+        let status = archived.map(|archived| {
+            if archived {
+                MemoryStatus::Archived
+            } else {
+                MemoryStatus::Active
+            }
+        });
         Ok(SetMetadata {
             memories: memories
                 .iter()
@@ -166,23 +255,40 @@ impl Operation for SetMetadata {
     }
 }
 
+/// A merge, as every surface sends it: the arguments of `hive-mind
+/// review merge` and MCP `merge_memories`, the body of `POST
+/// /api/memories/merge`.
+#[derive(
+    Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+pub struct MergeMemoriesRequest {
+    /// Two to 50 memories of one mind, by reference.
+    #[arg(required = true, num_args = 2..)]
+    pub memories: Vec<String>,
+    /// The merged text (default: the originals' texts joined, oldest
+    /// first).
+    #[arg(long)]
+    pub content: Option<String>,
+}
+
 /// Merge memories of one mind into one; the originals are archived.
 pub struct Merge {
     request: MergeRequest,
 }
 
 impl Merge {
-    /// The merge of `memories`, with `content` as the merged text (default:
-    /// their texts joined).
-    pub fn new(memories: &[String], content: Option<String>) -> Result<Merge, OpError> {
-        capped(&[("content", content.as_ref())])?;
+    /// The merge validated.
+    pub fn new(request: MergeMemoriesRequest) -> Result<Merge, OpError> {
+        capped(&[("content", request.content.as_ref())])?;
         Ok(Merge {
             request: MergeRequest {
-                memories: memories
+                memories: request
+                    .memories
                     .iter()
                     .map(|name| reference(name))
                     .collect::<Result<_, _>>()?,
-                content,
+                content: request.content,
             },
         })
     }
@@ -213,6 +319,15 @@ pub struct Trace {
     pub memory: FrameRef,
 }
 
+impl Trace {
+    /// The trace of the memory `request` names.
+    pub fn new(request: &MemoryRequest) -> Result<Trace, OpError> {
+        Ok(Trace {
+            memory: request.reference()?,
+        })
+    }
+}
+
 impl Operation for Trace {
     type Output = MemoryTrace;
 
@@ -233,6 +348,16 @@ pub struct Flagged {
     pub limit: u32,
 }
 
+impl Flagged {
+    /// The listing `request` asks for.
+    pub fn new(request: &ListRequest) -> Result<Flagged, OpError> {
+        Ok(Flagged {
+            mind: request.mind()?,
+            limit: request.limit(),
+        })
+    }
+}
+
 impl Operation for Flagged {
     type Output = Vec<FlaggedMemory>;
 
@@ -249,6 +374,15 @@ impl Operation for Flagged {
 pub struct Release {
     /// The memory.
     pub memory: FrameRef,
+}
+
+impl Release {
+    /// The release of the memory `request` names.
+    pub fn new(request: &MemoryRequest) -> Result<Release, OpError> {
+        Ok(Release {
+            memory: request.reference()?,
+        })
+    }
 }
 
 impl Operation for Release {
@@ -271,6 +405,16 @@ pub struct Sessions {
     pub limit: u32,
 }
 
+impl Sessions {
+    /// The listing `request` asks for.
+    pub fn new(request: &ListRequest) -> Result<Sessions, OpError> {
+        Ok(Sessions {
+            mind: request.mind()?,
+            limit: request.limit(),
+        })
+    }
+}
+
 impl Operation for Sessions {
     type Output = Vec<SessionInfo>;
 
@@ -283,14 +427,42 @@ impl Operation for Sessions {
     }
 }
 
+/// A session to close, as every surface names it: `hive-mind review
+/// close-session` and MCP `close_session`.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct CloseSessionRequest {
+    /// The session's id (a memory's `gop-id`).
+    pub session: String,
+    /// A summary to keep with it.
+    #[arg(long)]
+    pub summary: Option<String>,
+    /// The workspace (default: the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+}
+
 /// Close a session (the next memory saved starts a new one).
 pub struct CloseSession {
-    /// Whose.
-    pub mind: Mind,
-    /// The session.
-    pub session: String,
-    /// What it was about.
-    pub summary: Option<String>,
+    mind: Mind,
+    session: String,
+    summary: Option<String>,
+}
+
+impl CloseSession {
+    /// The request validated.
+    pub fn new(request: CloseSessionRequest) -> Result<CloseSession, OpError> {
+        capped(&[
+            ("session", Some(&request.session)),
+            ("summary", request.summary.as_ref()),
+            ("workspace", request.workspace.as_ref()),
+        ])?;
+        Ok(CloseSession {
+            mind: super::read_mind(request.workspace.as_deref())?,
+            session: request.session,
+            summary: request.summary,
+        })
+    }
 }
 
 impl Operation for CloseSession {

@@ -227,16 +227,6 @@ pub struct Saved {
     pub frame: Memory,
 }
 
-/// A correction.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CorrectionBody {
-    /// The corrected text.
-    pub content: String,
-    /// When the corrected fact became true (ISO-8601; default now).
-    pub created_at: Option<String>,
-}
-
 /// A correction's outcome.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Corrected {
@@ -244,32 +234,6 @@ pub struct Corrected {
     pub memory: Memory,
     /// The old version, now closed.
     pub replaced: Memory,
-}
-
-/// A change of a memory's review metadata.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MemoryChange {
-    /// `active` or `archived` (kept, out of recall).
-    pub status: Option<String>,
-    /// Pin or unpin.
-    pub pinned: Option<bool>,
-    /// Tags to add.
-    #[serde(default)]
-    pub add_tags: Vec<String>,
-    /// Tags to remove.
-    #[serde(default)]
-    pub remove_tags: Vec<String>,
-}
-
-/// Memories to merge.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MergeBody {
-    /// Two to 50 references, of one mind.
-    pub memories: Vec<String>,
-    /// The merged text (default: the originals joined).
-    pub content: Option<String>,
 }
 
 /// A merge's outcome.
@@ -503,7 +467,7 @@ pub async fn get_memory(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<Memory>, Problem> {
-    let memory = ops::review::reference(&name)?;
+    let memory = ops::review::MemoryRequest { memory: name }.reference()?;
     app.op(&grant, ops::minds::GetMemory { memory }, |_, frame| {
         Memory::of(&frame)
     })
@@ -513,7 +477,9 @@ pub async fn get_memory(
 
 /// Archive or restore a memory, pin it, tag it.
 #[utoipa::path(patch, path = "/api/memories/{ref}", tag = "review",
-    params(("ref" = String, Path, description = "The memory")), request_body = MemoryChange,
+    params(("ref" = String, Path, description = "The memory")),
+    request_body(content = ops::review::ReviewRequest,
+        description = "What to change (`memory` may be left out: the path names it)"),
     security(("bearer" = ["write"])),
     responses((status = 200, body = Memory),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
@@ -521,15 +487,10 @@ pub async fn change_memory(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
-    ApiJson(body): ApiJson<MemoryChange>,
+    ApiJson(body): ApiJson<JsonValue>,
 ) -> Result<Json<Memory>, Problem> {
-    let operation = ops::review::SetMetadata::new(
-        std::slice::from_ref(&name),
-        body.status.as_deref(),
-        body.pinned,
-        body.add_tags,
-        body.remove_tags,
-    )?;
+    let request = super::extract::addressed(Some(body), "memory", &name)?;
+    let operation = ops::review::SetMetadata::new(request)?;
     app.op(&grant, operation, |_, changed| match changed.first() {
         Some(frame) => Memory::of(frame),
         None => Err(Problem::internal("no memory came back from the change")),
@@ -542,16 +503,19 @@ pub async fn change_memory(
 /// kept in its history.
 #[utoipa::path(post, path = "/api/memories/{ref}/correct", tag = "memory",
     params(("ref" = String, Path, description = "The memory (current)")),
-    request_body = CorrectionBody, security(("bearer" = ["write"])),
+    request_body(content = ops::review::CorrectRequest,
+        description = "The correction (`memory` may be left out: the path names it)"),
+    security(("bearer" = ["write"])),
     responses((status = 200, body = Corrected),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn correct_memory(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
-    ApiJson(body): ApiJson<CorrectionBody>,
+    ApiJson(body): ApiJson<JsonValue>,
 ) -> Result<Json<Corrected>, Problem> {
-    let operation = ops::review::Correct::new(&name, body.content, body.created_at.as_ref())?;
+    let request = super::extract::addressed(Some(body), "memory", &name)?;
+    let operation = ops::review::Correct::new(request)?;
     app.op(&grant, operation, |_, corrected| {
         Ok(Corrected {
             memory: Memory::of(&corrected.memory)?,
@@ -572,8 +536,8 @@ pub async fn memory_history(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<Vec<Memory>>, Problem> {
-    let memory = ops::review::reference(&name)?;
-    app.op(&grant, ops::review::History { memory }, |_, versions| {
+    let operation = ops::review::History::new(&ops::review::MemoryRequest { memory: name })?;
+    app.op(&grant, operation, |_, versions| {
         versions.iter().map(Memory::of).collect()
     })
     .await
@@ -590,8 +554,8 @@ pub async fn trace_memory(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<JsonValue>, Problem> {
-    let memory = ops::review::reference(&name)?;
-    app.op(&grant, ops::review::Trace { memory }, |_, trace| {
+    let operation = ops::review::Trace::new(&ops::review::MemoryRequest { memory: name })?;
+    app.op(&grant, operation, |_, trace| {
         Ok(crate::review_cli::trace_json(&trace))
     })
     .await
@@ -599,16 +563,17 @@ pub async fn trace_memory(
 }
 
 /// Merge memories of one mind into one; the originals are archived.
-#[utoipa::path(post, path = "/api/memories/merge", tag = "review", request_body = MergeBody,
+#[utoipa::path(post, path = "/api/memories/merge", tag = "review",
+    request_body = ops::review::MergeMemoriesRequest,
     security(("bearer" = ["write"])),
     responses((status = 200, body = MergedView),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn merge_memories(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiJson(body): ApiJson<MergeBody>,
+    ApiJson(request): ApiJson<ops::review::MergeMemoriesRequest>,
 ) -> Result<Json<MergedView>, Problem> {
-    let operation = ops::review::Merge::new(&body.memories, body.content)?;
+    let operation = ops::review::Merge::new(request)?;
     app.op(&grant, operation, |_, merged| {
         Ok(MergedView {
             memory: Memory::of(&merged.memory)?,
@@ -871,20 +836,16 @@ pub async fn neighbours(
 }
 
 /// The newest sessions of a mind.
-#[utoipa::path(get, path = "/api/sessions", tag = "review", params(MindQuery),
+#[utoipa::path(get, path = "/api/sessions", tag = "review", params(ops::ListRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn sessions(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiQuery(request): ApiQuery<ops::ListRequest>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    let operation = ops::review::Sessions {
-        mind,
-        limit: limit_of(query.limit),
-    };
+    let operation = ops::review::Sessions::new(&request)?;
     app.op(&grant, operation, |_, sessions| {
         Ok(sessions
             .iter()
@@ -917,20 +878,16 @@ pub async fn sources(
 }
 
 /// The quarantined memories (and unscreened ones the recall scan flags), for their owner's review.
-#[utoipa::path(get, path = "/api/flagged", tag = "review", params(MindQuery),
+#[utoipa::path(get, path = "/api/flagged", tag = "review", params(ops::ListRequest),
     security(("bearer" = ["admin"])),
     responses((status = 200, body = Vec<FlaggedView>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn flagged(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiQuery(request): ApiQuery<ops::ListRequest>,
 ) -> Result<Json<Vec<FlaggedView>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    let operation = ops::review::Flagged {
-        mind,
-        limit: limit_of(query.limit),
-    };
+    let operation = ops::review::Flagged::new(&request)?;
     app.op(&grant, operation, |_, flagged| {
         typed(crate::review_cli::flagged_json(&flagged))
     })
@@ -949,12 +906,10 @@ pub async fn release(
     Extension(grant): Extension<Grant>,
     Path(name): Path<String>,
 ) -> Result<Json<Memory>, Problem> {
-    let memory = ops::review::reference(&name)?;
-    app.op(&grant, ops::review::Release { memory }, |_, frame| {
-        Memory::of(&frame)
-    })
-    .await
-    .map(Json)
+    let operation = ops::review::Release::new(&ops::review::MemoryRequest { memory: name })?;
+    app.op(&grant, operation, |_, frame| Memory::of(&frame))
+        .await
+        .map(Json)
 }
 
 /// Export a whole mind: JSON Lines (restorable with `hive-mind restore`)

@@ -913,7 +913,7 @@
       "click",
       guard(() => {
         if (!state.detail) return null;
-        return changeMemory({ status: state.detail.status === "archived" ? "active" : "archived" });
+        return changeMemory({ archived: state.detail.status !== "archived" });
       })
     );
     $("pin-button").addEventListener(
