@@ -79,20 +79,7 @@ pub enum ReviewCommand {
         workspace: Option<String>,
     },
     /// Entities whose name contains a text, of one type, most seen first.
-    Entities {
-        /// The text (default: every entity).
-        #[arg(default_value = "")]
-        text: String,
-        /// Only this type (`person`, `project`, …).
-        #[arg(long = "type")]
-        entity_type: Option<String>,
-        /// The workspace's mind (default: the personal mind).
-        #[arg(long)]
-        workspace: Option<String>,
-        /// At most this many.
-        #[arg(long, default_value_t = DEFAULT_LIMIT)]
-        limit: u32,
-    },
+    Entities(ops::graph::GraphRequest),
     /// Entities no memory mentions and no relation touches (`orphans`), or
     /// whose name is noise (`noise`); retired with `--apply`.
     CleanEntities {
@@ -354,28 +341,16 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
             session_json(&owner(engine, operation)?)
         }
         ReviewCommand::Entity { id, workspace } => {
-            let operation = ops::graph::Entity {
-                mind: mind_of(workspace.as_ref())?,
-                id: *id,
-                depth: None,
-                entity_type: None,
-                limit: 0,
+            let request = ops::graph::GraphRequest {
+                workspace: workspace.clone(),
+                ..ops::graph::GraphRequest::default()
             };
-            entity_view_json(&owner(engine, operation)?.0)
+            let (view, _) = owner(engine, request.entity(*id)?)?;
+            entity_view_json(&view)
         }
-        ReviewCommand::Entities {
-            text,
-            entity_type,
-            workspace,
-            limit,
-        } => {
-            let operation = ops::graph::Entities {
-                mind: mind_of(workspace.as_ref())?,
-                text: text.clone(),
-                entity_type: entity_type.clone(),
-                limit: *limit,
-            };
-            Json::Array(owner(engine, operation)?.iter().map(entity_json).collect())
+        ReviewCommand::Entities(request) => {
+            let found = owner(engine, request.clone().listing()?)?;
+            Json::Array(found.iter().map(entity_json).collect())
         }
         ReviewCommand::CleanEntities {
             rule,
@@ -400,14 +375,15 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
             workspace,
             limit,
         } => {
-            let operation = ops::graph::Entity {
-                mind: mind_of(workspace.as_ref())?,
-                id: *id,
+            let request = ops::graph::GraphRequest {
                 depth: Some(*depth),
                 entity_type: entity_type.clone(),
-                limit: *limit,
+                limit: Some(*limit),
+                workspace: workspace.clone(),
+                ..ops::graph::GraphRequest::default()
             };
-            hops_json(&owner(engine, operation)?.1.unwrap_or_default())
+            let (_, hops) = owner(engine, request.entity(*id)?)?;
+            hops_json(&hops.unwrap_or_default())
         }
         ReviewCommand::Log {
             log,

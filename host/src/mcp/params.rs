@@ -14,49 +14,14 @@ pub use crate::ops::recall::RecallRequest as RecallMemoryArgs;
 /// `remember_exchange`'s arguments: the one exchange request.
 pub use crate::ops::exchange::ExchangeRequest as RememberExchangeArgs;
 
-/// `search_entities`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchEntitiesArgs {
-    /// Text the entity names contain.
-    pub query: String,
-    /// Search this workspace's graph instead of the personal one.
-    pub workspace: Option<String>,
-    /// The most entities to return (default 20).
-    pub limit: Option<u32>,
-}
+/// `search_entities`' arguments: the one request.
+pub use crate::ops::graph::SearchEntitiesRequest as SearchEntitiesArgs;
 
-/// `save_entity`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SaveEntityArgs {
-    /// The entity's name.
-    pub name: String,
-    /// Its type: person, organization, project, technology, concept, …
-    pub entity_type: String,
-    /// Save to this workspace's graph (it must exist).
-    pub workspace: Option<String>,
-    /// "personal" or "workspace", to say explicitly which mind is meant.
-    pub mind: Option<String>,
-}
+/// `save_entity`'s arguments: the one request.
+pub use crate::ops::graph::SaveEntityRequest as SaveEntityArgs;
 
-/// `create_relation`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateRelationArgs {
-    /// The subject entity's exact name.
-    pub subject: String,
-    /// The relation, e.g. depends_on, led_by, reports_to, uses.
-    pub relation: String,
-    /// The object entity's exact name.
-    pub object: String,
-    /// How sure, 0 to 1 (default 0.8).
-    pub strength: Option<f64>,
-    /// Relate in this workspace's graph (it must exist).
-    pub workspace: Option<String>,
-    /// "personal" or "workspace", to say explicitly which mind is meant.
-    pub mind: Option<String>,
-}
+/// `create_relation`'s arguments: the one request.
+pub use crate::ops::graph::CreateRelationRequest as CreateRelationArgs;
 
 /// `set_identity`'s arguments: the one identity request.
 pub use crate::ops::identity::SetIdentityRequest as SetIdentityArgs;
@@ -188,25 +153,8 @@ pub use crate::ops::review::ReviewRequest as ReviewMemoryArgs;
 /// `merge_memories`' arguments: the one merge request.
 pub use crate::ops::review::MergeMemoriesRequest as MergeMemoriesArgs;
 
-/// `explore_graph`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ExploreGraphArgs {
-    /// An entity's id: its relations in and out, the entities at their
-    /// other end and the memories that mention it. Without it, the entities
-    /// whose name contains `text` are listed.
-    pub entity: Option<u64>,
-    /// With `entity`: also the entities within this many hops (1 to 4).
-    pub depth: Option<u32>,
-    /// Only entities of this type (person, project, …).
-    pub entity_type: Option<String>,
-    /// Without `entity`: the text names contain (default: every entity).
-    pub text: Option<String>,
-    /// At most this many (1 to 200, default 20).
-    pub limit: Option<u32>,
-    /// The workspace whose graph to read (default: the personal mind).
-    pub workspace: Option<String>,
-}
+/// `explore_graph`'s arguments: the one read of the graph.
+pub use crate::ops::graph::GraphRequest as ExploreGraphArgs;
 
 /// `list_sessions`' arguments: the one listing of a mind.
 pub use crate::ops::ListRequest as ListSessionsArgs;

@@ -86,10 +86,9 @@ impl MemoryServer {
     )]
     async fn search_entities(
         &self,
-        Parameters(args): Parameters<SearchEntitiesArgs>,
+        Parameters(request): Parameters<SearchEntitiesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let operation = ops::graph::SearchEntities::new(mind, args.query, args.limit);
+        let operation = ops::graph::SearchEntities::new(request).map_err(op_error)?;
         let entities = self.run_op(operation, |_, entities| Ok(entities)).await?;
         let entities: Vec<Json> = entities.iter().map(entity_json).collect();
         Ok(json_result(json!({ "entities": entities })))
@@ -101,14 +100,10 @@ impl MemoryServer {
     )]
     async fn save_entity(
         &self,
-        Parameters(args): Parameters<SaveEntityArgs>,
+        Parameters(request): Parameters<SaveEntityArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let operation = ops::graph::SaveEntity {
-            mind,
-            name: args.name,
-            entity_type: args.entity_type,
-        };
+        let operation =
+            ops::graph::SaveEntity::new(request, ops::WritePolicy::AGENT).map_err(op_error)?;
         let entity = self.run_op(operation, |_, entity| Ok(entity)).await?;
         Ok(json_result(json!({ "entity": entity_json(&entity) })))
     }
@@ -119,16 +114,10 @@ impl MemoryServer {
     )]
     async fn create_relation(
         &self,
-        Parameters(args): Parameters<CreateRelationArgs>,
+        Parameters(request): Parameters<CreateRelationArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(args.mind.as_deref(), args.workspace.as_deref())?;
-        let operation = ops::graph::CreateRelation {
-            mind,
-            subject: args.subject,
-            relation: args.relation,
-            object: args.object,
-            strength: args.strength,
-        };
+        let operation =
+            ops::graph::CreateRelation::new(request, ops::WritePolicy::AGENT).map_err(op_error)?;
         let relation = self.run_op(operation, |_, relation| Ok(relation)).await?;
         Ok(json_result(json!({
             "relation": {
@@ -561,18 +550,10 @@ impl MemoryServer {
     )]
     async fn explore_graph(
         &self,
-        Parameters(args): Parameters<ExploreGraphArgs>,
+        Parameters(request): Parameters<ExploreGraphArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let limit = args.limit.unwrap_or(DEFAULT_LISTING).clamp(1, MAX_LISTING);
-        let value = match args.entity {
-            None => {
-                let operation = ops::graph::Entities {
-                    mind,
-                    text: args.text.unwrap_or_default(),
-                    entity_type: args.entity_type,
-                    limit,
-                };
+        let value = match request.read().map_err(op_error)? {
+            ops::graph::GraphRead::Listing(operation) => {
                 self.run_op(operation, |_, found| {
                     Ok(json!({
                         "entities": found.iter().map(crate::review_cli::entity_json).collect::<Vec<_>>(),
@@ -580,14 +561,7 @@ impl MemoryServer {
                 })
                 .await?
             }
-            Some(id) => {
-                let operation = ops::graph::Entity {
-                    mind,
-                    id,
-                    depth: args.depth,
-                    entity_type: args.entity_type,
-                    limit,
-                };
+            ops::graph::GraphRead::One(operation) => {
                 self.run_op(operation, |_, (view, hops)| {
                     let mut value = crate::review_cli::entity_view_json(&view);
                     if let Some(hops) = hops {
@@ -672,9 +646,3 @@ impl MemoryServer {
         Ok(json_result(report))
     }
 }
-
-/// A listing's default length over MCP.
-pub(super) const DEFAULT_LISTING: u32 = 20;
-
-/// A listing's longest over MCP.
-pub(super) const MAX_LISTING: u32 = 200;

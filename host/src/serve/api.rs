@@ -245,38 +245,6 @@ pub struct MergedView {
     pub originals: Vec<Memory>,
 }
 
-/// `GET /api/graph/entities`'s parameters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct EntityQuery {
-    /// The workspace (default: personal).
-    pub workspace: Option<String>,
-    /// Words of the name (default: every entity).
-    pub q: Option<String>,
-    /// Only this type.
-    #[serde(rename = "type")]
-    #[param(rename = "type")]
-    pub entity_type: Option<String>,
-    /// The most entities (default 50).
-    pub limit: Option<u32>,
-}
-
-/// `GET /api/graph/entities/{id}/neighbours`' parameters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct NeighbourQuery {
-    /// The workspace (default: personal).
-    pub workspace: Option<String>,
-    /// How many hops (default 1, at most 4).
-    pub depth: Option<u32>,
-    /// Only this type.
-    #[serde(rename = "type")]
-    #[param(rename = "type")]
-    pub entity_type: Option<String>,
-}
-
 /// `GET /api/export`'s parameters.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -314,10 +282,6 @@ pub fn write_mind(query: &WriteQuery) -> Result<Mind, Problem> {
         query.workspace.as_deref(),
         true,
     )?)
-}
-
-fn capped(fields: &[(&str, Option<&String>)]) -> Result<(), Problem> {
-    crate::limits::check_each(fields).map_err(|error| Problem::bad_request(error.to_string()))
 }
 
 impl From<OpError> for Problem {
@@ -752,27 +716,19 @@ pub async fn remove_awareness(
     .map(Json)
 }
 
-/// Entities of the knowledge graph.
-#[utoipa::path(get, path = "/api/graph/entities", tag = "graph", params(EntityQuery),
+/// Entities of the knowledge graph whose name contains `text`, most seen
+/// first.
+#[utoipa::path(get, path = "/api/graph/entities", tag = "graph",
+    params(ops::graph::GraphRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn list_entities(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<EntityQuery>,
+    ApiQuery(request): ApiQuery<ops::graph::GraphRequest>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    capped(&[
-        ("query", query.q.as_ref()),
-        ("entity_type", query.entity_type.as_ref()),
-    ])?;
-    let operation = ops::graph::Entities {
-        mind,
-        text: query.q.unwrap_or_default(),
-        entity_type: query.entity_type,
-        limit: limit_of(query.limit),
-    };
+    let operation = request.listing()?;
     app.op(&grant, operation, |_, found| {
         Ok(found.iter().map(crate::review_cli::entity_json).collect())
     })
@@ -782,7 +738,7 @@ pub async fn list_entities(
 
 /// An entity with its relations in and out.
 #[utoipa::path(get, path = "/api/graph/entities/{id}", tag = "graph",
-    params(("id" = u64, Path, description = "The entity"), MindQuery),
+    params(("id" = u64, Path, description = "The entity"), ops::MindRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Object),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
@@ -790,26 +746,22 @@ pub async fn get_entity(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
     Path(id): Path<u64>,
-    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiQuery(mind): ApiQuery<ops::MindRequest>,
 ) -> Result<Json<JsonValue>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    let operation = ops::graph::Entity {
-        mind,
-        id,
-        depth: None,
-        entity_type: None,
-        limit: 0,
+    let request = ops::graph::GraphRequest {
+        workspace: mind.workspace,
+        ..ops::graph::GraphRequest::default()
     };
-    app.op(&grant, operation, |_, (view, _)| {
+    app.op(&grant, request.entity(id)?, |_, (view, _)| {
         Ok(crate::review_cli::entity_view_json(&view))
     })
     .await
     .map(Json)
 }
 
-/// The entities within a few hops of one.
+/// The entities within a few hops of one (`depth`, default 1).
 #[utoipa::path(get, path = "/api/graph/entities/{id}/neighbours", tag = "graph",
-    params(("id" = u64, Path, description = "The entity"), NeighbourQuery),
+    params(("id" = u64, Path, description = "The entity"), ops::graph::GraphRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Hop>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
@@ -817,18 +769,10 @@ pub async fn neighbours(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
     Path(id): Path<u64>,
-    ApiQuery(query): ApiQuery<NeighbourQuery>,
+    ApiQuery(mut request): ApiQuery<ops::graph::GraphRequest>,
 ) -> Result<Json<Vec<Hop>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    capped(&[("entity_type", query.entity_type.as_ref())])?;
-    let operation = ops::graph::Entity {
-        mind,
-        id,
-        depth: Some(query.depth.unwrap_or(1)),
-        entity_type: query.entity_type,
-        limit: 200,
-    };
-    app.op(&grant, operation, |_, (_, hops)| {
+    request.depth = Some(request.depth.unwrap_or(1));
+    app.op(&grant, request.entity(id)?, |_, (_, hops)| {
         typed(crate::review_cli::hops_json(&hops.unwrap_or_default()))
     })
     .await

@@ -1401,8 +1401,8 @@
       const limit = parseInt($("graph-limit").value, 10);
       const found = await api("/api/graph/entities", {
         query: readQuery({
-          q: $("graph-query").value.trim(),
-          type: $("graph-type").value.trim(),
+          text: $("graph-query").value.trim(),
+          entity_type: $("graph-type").value.trim(),
           limit: limit > 0 ? limit : undefined,
         }),
       });
