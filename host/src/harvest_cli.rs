@@ -21,10 +21,9 @@ use serde_json::{Value as Json, json};
 use hive_mind_runtime::engine::convert::{mind_name, timestamp_name};
 use hive_mind_runtime::engine::import::import_each;
 use hive_mind_runtime::engine::wit_harvest::{
-    Distillation, Document, HarvestSource, ImportOptions, ImportReport, Input, SourceFormat,
-    SourceReport,
+    Document, HarvestSource, ImportReport, Input, SourceFormat, SourceReport,
 };
-use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{EngineError, EngineRuntime, describe_harvest_error};
 use hive_mind_terminal::Progress;
@@ -36,25 +35,16 @@ pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 /// mistake, not a history).
 pub const MAX_FOLDER_FILES: usize = 10_000;
 
-/// `hive-mind import`'s arguments.
+/// `hive-mind import`'s arguments: the inputs, the one import request's
+/// flags, and how to print.
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
     /// Files, folders (read recursively), zip archives or http(s) URLs.
     #[arg(required = true)]
     pub inputs: Vec<String>,
-    /// The format, overriding detection by content: chatgpt, claude, gemini,
-    /// perplexity, claude-code, markdown, plain-text, pdf, html, universal.
-    #[arg(long)]
-    pub source: Option<String>,
-    /// Import into this workspace's mind (default: the personal mind).
-    #[arg(long)]
-    pub workspace: Option<String>,
-    /// Distill without a language model (heuristic), even if one is configured.
-    #[arg(long)]
-    pub no_llm: bool,
-    /// Parse, scan and distill, but write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    /// How to import.
+    #[command(flatten)]
+    pub request: crate::ops::import::ImportRequest,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -178,43 +168,17 @@ pub fn list_inputs(inputs: &[String]) -> Result<Vec<PendingInput>, ImportError> 
     Ok(out)
 }
 
-/// The import options for the command line's flags.
-pub fn options(args: &ImportArgs) -> Result<ImportOptions, ImportError> {
-    let source = match args.source.as_deref() {
-        Some(name) => Some(parse_format(name).ok_or_else(|| {
-            ImportError::Input(format!(
-                "--source {name:?}: use {}",
-                one_of::<SourceFormat>()
-            ))
-        })?),
-        None => None,
-    };
-    let mind = match args.workspace.as_deref().map(str::trim) {
-        Some("") => return Err(ImportError::Input("--workspace: an empty id".into())),
-        Some(id) => Mind::Workspace(id.to_string()),
-        None => Mind::Personal,
-    };
-    Ok(ImportOptions {
-        source,
-        mind,
-        distillation: if args.no_llm {
-            Distillation::Heuristic
-        } else {
-            Distillation::Auto
-        },
-        dry_run: args.dry_run,
-    })
-}
-
 /// `hive-mind import`: the report (printed by the caller); whether every
-/// input imported.
+/// input imported; the mind it imported into.
 pub fn import(
     engine: &mut EngineRuntime,
     args: &ImportArgs,
-) -> Result<(ImportReport, bool), ImportError> {
+) -> Result<(ImportReport, bool, Mind), ImportError> {
     // The owner's import makes a workspace's mind by its first write.
-    let import = crate::ops::import::Import::creating(options(args)?)
-        .admit(&crate::ops::Caller::Owner)
+    let import = args
+        .request
+        .import(crate::ops::WritePolicy::COMMAND_LINE)
+        .and_then(|import| import.admit(&crate::ops::Caller::Owner))
         .map_err(|error| ImportError::Input(error.to_string()))?;
     let inputs = list_inputs(&args.inputs)?;
     let progress = Progress::new(0, "items", args.quiet || args.json);
@@ -226,7 +190,7 @@ pub fn import(
     )?;
     progress.finish();
     let complete = report.sources.iter().all(|source| source.error.is_none());
-    Ok((report, complete))
+    Ok((report, complete, import.mind().clone()))
 }
 
 /// A source imported before (`hive-mind sources`, MCP `harvest_sources`).

@@ -51,8 +51,8 @@ use serde_json::{Map, Value as Json, json};
 
 use crate::command_error::CommandError;
 use hive_mind_runtime::engine::EngineRuntime;
-use hive_mind_runtime::engine::wit_harvest::{Distillation, ImportOptions, Input, SourceFormat};
-use hive_mind_runtime::engine::wit_types::Mind;
+use hive_mind_runtime::engine::wit_harvest::{Input, SourceFormat};
+use hive_mind_runtime::engine::wit_names::WitEnum;
 
 /// The most of a hook's stdin read.
 const MAX_PAYLOAD_BYTES: u64 = 1024 * 1024;
@@ -356,35 +356,38 @@ impl Memory {
             .file_name()
             .map(|name| name.to_string_lossy().to_string())
             .unwrap_or_else(|| "transcript.jsonl".to_string());
+        let request = crate::ops::import::ImportRequest {
+            source: Some(SourceFormat::ClaudeCode.wit_name().to_string()),
+            mind: Some(
+                if workspace.is_some() {
+                    "workspace"
+                } else {
+                    "personal"
+                }
+                .to_string(),
+            ),
+            workspace: workspace.map(str::to_string),
+            name: Some(name.clone()),
+            ..crate::ops::import::ImportRequest::default()
+        };
         match self {
             Memory::Server { .. } => {
-                let mut request = self
-                    .post("/api/imports")
-                    .ok_or("no server")?
-                    .query("format", "claude-code")
-                    .query("name", &name);
-                request = match workspace {
-                    Some(id) => request.query("mind", "workspace").query("workspace", id),
-                    None => request.query("mind", "personal"),
-                };
-                let job = server_answer(request.send(&bytes[..]))?;
+                let query = serde_urlencoded::to_string(&request)
+                    .map_err(|error| format!("the import request: {error}"))?;
+                let post = self
+                    .post(&format!("/api/imports?{query}"))
+                    .ok_or("no server")?;
+                let job = server_answer(post.send(&bytes[..]))?;
                 Ok(format!(
                     "import job {} started on the server",
                     job.get("id").cloned().unwrap_or(Json::Null)
                 ))
             }
             Memory::Alone(engine) => {
-                let import = crate::ops::import::Import::creating(ImportOptions {
-                    source: Some(SourceFormat::ClaudeCode),
-                    mind: match workspace {
-                        Some(id) => Mind::Workspace(id.to_string()),
-                        None => Mind::Personal,
-                    },
-                    distillation: Distillation::Auto,
-                    dry_run: false,
-                })
-                .admit(&crate::ops::Caller::Owner)
-                .map_err(|error| error.to_string())?;
+                let import = request
+                    .import(crate::ops::WritePolicy::COMMAND_LINE)
+                    .and_then(|import| import.admit(&crate::ops::Caller::Owner))
+                    .map_err(|error| error.to_string())?;
                 let input = Input::Document(hive_mind_runtime::engine::wit_harvest::Document {
                     name,
                     bytes,

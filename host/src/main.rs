@@ -286,11 +286,10 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Import(args) => {
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
-            let (report, complete) = hive_mind_host::harvest_cli::import(&mut engine, &args)?;
+            let (report, complete, mind) = hive_mind_host::harvest_cli::import(&mut engine, &args)?;
             if args.json {
                 print_json(&hive_mind_host::harvest_cli::report_json(&report), false)?;
             } else {
-                let mind = hive_mind_host::harvest_cli::options(&args)?.mind;
                 print!(
                     "{}",
                     hive_mind_host::harvest_cli::report_text(&report, &mind)

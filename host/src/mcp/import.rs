@@ -243,17 +243,13 @@ impl MemoryServer {
     pub(super) async fn harvest(
         &self,
         pending: Pending,
-        options: wit_harvest::ImportOptions,
+        import: ops::import::Import,
     ) -> Result<CallToolResult, McpError> {
-        let name = mind_name(&options.mind);
         // MCP imports into a mind that is there (create_workspace makes
-        // one), so a mistyped workspace is an error, not a new mind.
-        let import = self
-            .run_op(
-                ops::import::Import::into_existing(options),
-                |_, admitted| Ok(admitted),
-            )
-            .await?;
+        // one; [`ops::WritePolicy::AGENT`]), so a mistyped workspace is an
+        // error, not a new mind.
+        let import = self.run_op(import, |_, admitted| Ok(admitted)).await?;
+        let name = mind_name(import.mind());
         let engine = Arc::clone(&self.engine);
         let access = Arc::clone(&self.access);
         let report = tokio::task::spawn_blocking(move || {
@@ -266,6 +262,33 @@ impl MemoryServer {
             object.insert("mind".to_string(), json!(name));
         }
         Ok(json_result(value))
+    }
+
+    /// Run an import request (`harvest_import`, `ingest_source`).
+    pub(super) async fn import_request(
+        &self,
+        request: ops::import::ImportRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let import = request.import(ops::WritePolicy::AGENT).map_err(op_error)?;
+        let pending = match request.input().map_err(op_error)? {
+            None => {
+                return Err(invalid(
+                    "give exactly one of path, data or url (the thing to import)",
+                ));
+            }
+            Some(ops::import::ImportInput::Url(url)) => Pending::Ready(url_input(&url)?),
+            Some(ops::import::ImportInput::Data(data)) => {
+                Pending::Ready(wit_harvest::Input::Document(wit_harvest::Document {
+                    name: request.name.clone().unwrap_or_else(|| "data".to_string()),
+                    bytes: data.into_bytes(),
+                }))
+            }
+            Some(ops::import::ImportInput::Path(path)) => {
+                self.path_import(path, &context.peer).await?
+            }
+        };
+        self.harvest(pending, import).await
     }
 
     /// An import of the path an agent named, checked on the blocking

@@ -98,7 +98,7 @@ use hive_mind_files::{AllowedRoots, FileAccessError};
 use hive_mind_runtime::engine::convert::{self as convert, frame_json, mind_name};
 use hive_mind_runtime::engine::import::EngineTurns;
 use hive_mind_runtime::engine::wit_admin::{AwarenessItem, Identity};
-use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
 use hive_mind_runtime::engine::wit_types::{InjectionReport, ScanContext};
 use hive_mind_runtime::engine::{

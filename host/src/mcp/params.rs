@@ -64,28 +64,8 @@ pub struct CreateWorkspaceArgs {
     pub id: String,
 }
 
-/// `harvest_import`'s arguments: exactly one of `path`, `data` and `url`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HarvestImportArgs {
-    /// The format, overriding detection by content: chatgpt, claude, gemini,
-    /// perplexity, claude-code, markdown, plain-text, pdf, html, universal
-    /// (or "auto", the default).
-    pub source: Option<String>,
-    /// A file or folder on this machine (an export's conversations.json,
-    /// its zip, a folder of Markdown notes, a PDF, …).
-    pub path: Option<String>,
-    /// The content itself (a pasted export, a Markdown note).
-    pub data: Option<String>,
-    /// An http(s) URL (private and loopback addresses are refused).
-    pub url: Option<String>,
-    /// Import into this workspace's mind (it must exist) instead of the personal mind.
-    pub workspace: Option<String>,
-    /// Parse, scan and distill, but write nothing.
-    pub dry_run: Option<bool>,
-    /// Distill heuristically even if a language model is configured.
-    pub no_llm: Option<bool>,
-}
+/// `harvest_import`'s arguments: the one import request (exactly one of `path`, `data` and `url`).
+pub use crate::ops::import::ImportRequest as HarvestImportArgs;
 
 /// `harvest_sources`' arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -250,50 +250,10 @@ impl MemoryServer {
     )]
     async fn harvest_import(
         &self,
-        Parameters(args): Parameters<HarvestImportArgs>,
+        Parameters(request): Parameters<HarvestImportArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        let given = [args.path.is_some(), args.data.is_some(), args.url.is_some()]
-            .iter()
-            .filter(|given| **given)
-            .count();
-        if given != 1 {
-            return Err(invalid(
-                "give exactly one of path, data or url (the thing to import)",
-            ));
-        }
-        let source = match args.source.as_deref().map(str::trim) {
-            None | Some("") | Some("auto") => None,
-            Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
-                invalid(format!(
-                    "unknown source {name:?}: use auto, {}",
-                    one_of::<wit_harvest::SourceFormat>()
-                ))
-            })?),
-        };
-        let pending = if let Some(url) = args.url {
-            Pending::Ready(url_input(&url)?)
-        } else if let Some(data) = args.data {
-            Pending::Ready(wit_harvest::Input::Document(wit_harvest::Document {
-                name: "data".to_string(),
-                bytes: data.into_bytes(),
-            }))
-        } else {
-            self.path_import(args.path.unwrap_or_default(), &context.peer)
-                .await?
-        };
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let options = wit_harvest::ImportOptions {
-            source,
-            mind,
-            distillation: if args.no_llm.unwrap_or(false) {
-                wit_harvest::Distillation::Heuristic
-            } else {
-                wit_harvest::Distillation::Auto
-            },
-            dry_run: args.dry_run.unwrap_or(false),
-        };
-        self.harvest(pending, options).await
+        self.import_request(request, context).await
     }
 
     /// The sources imported before.
@@ -329,19 +289,16 @@ impl MemoryServer {
         if source.is_empty() {
             return Err(invalid("source is empty: give a URL or a path"));
         }
-        let pending = if crate::harvest_cli::is_url(source) {
-            Pending::Ready(url_input(source)?)
+        let mut request = ops::import::ImportRequest {
+            workspace: args.workspace,
+            ..ops::import::ImportRequest::default()
+        };
+        if crate::harvest_cli::is_url(source) {
+            request.url = Some(source.to_string());
         } else {
-            self.path_import(source.to_string(), &context.peer).await?
-        };
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let options = wit_harvest::ImportOptions {
-            source: None,
-            mind,
-            distillation: wit_harvest::Distillation::Auto,
-            dry_run: false,
-        };
-        self.harvest(pending, options).await
+            request.path = Some(source.to_string());
+        }
+        self.import_request(request, context).await
     }
 
     /// Find (and retire) dead-weight frames.

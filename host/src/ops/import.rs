@@ -18,10 +18,152 @@
 //! `create_workspace`), so a mistyped id is an error, not a new mind.
 
 use hive_mind_runtime::engine::EngineRuntime;
-use hive_mind_runtime::engine::wit_harvest::ImportOptions;
+use hive_mind_runtime::engine::wit_harvest::{Distillation, ImportOptions, SourceFormat};
+use hive_mind_runtime::engine::wit_names::one_of;
 use hive_mind_runtime::engine::wit_types::Mind;
+use serde::{Deserialize, Serialize};
 
 use super::{Access, Caller, OpError, Operation};
+
+/// An import, as every surface asks for it: the arguments of MCP
+/// `harvest_import`, the query of `POST /api/imports` (whose body is the
+/// file, unless `url` is given) and the flags of `hive-mind import` (whose
+/// positional inputs are the paths and URLs). What to import is exactly
+/// one of `path`, `data` and `url`, each where its surface reads it.
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    utoipa::IntoParams,
+    clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ImportRequest {
+    /// The format, overriding detection by content: chatgpt, claude, gemini,
+    /// perplexity, claude-code, markdown, plain-text, pdf, html, universal
+    /// (or "auto", the default).
+    #[arg(long)]
+    #[serde(alias = "format")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Import into this workspace's mind instead of the personal mind.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// "personal" or "workspace", to say explicitly which mind is meant.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mind: Option<String>,
+    /// Parse, scan and distill, but write nothing.
+    #[arg(long)]
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Distill heuristically even if a language model is configured.
+    #[arg(long)]
+    #[serde(default)]
+    pub no_llm: bool,
+    /// A file or folder on this machine (an export's conversations.json,
+    /// its zip, a folder of Markdown notes, a PDF, …), under the folders
+    /// the user allowed (MCP only).
+    #[arg(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The content itself (a pasted export, a Markdown note; MCP only).
+    #[arg(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// An http(s) URL (private and loopback addresses are refused).
+    #[arg(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The upload's file name, which helps detection (default `upload`).
+    #[arg(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl ImportRequest {
+    /// The import of this request, its mind resolved under the surface's
+    /// `policy` (which also says whether it may make the mind).
+    pub fn import(&self, policy: super::WritePolicy) -> Result<Import, OpError> {
+        super::capped(&[
+            ("source", self.source.as_ref()),
+            ("workspace", self.workspace.as_ref()),
+            ("mind", self.mind.as_ref()),
+            ("url", self.url.as_ref()),
+            ("name", self.name.as_ref()),
+            ("path", self.path.as_ref()),
+        ])?;
+        let source =
+            match self.source.as_deref().map(str::trim) {
+                None | Some("") | Some("auto") => None,
+                Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
+                    OpError::Argument {
+                        name: "source",
+                        why: format!(
+                            "unknown format {name:?}: use auto, {}",
+                            one_of::<SourceFormat>()
+                        ),
+                    }
+                })?),
+            };
+        let options = ImportOptions {
+            source,
+            mind: policy.mind(self.mind.as_deref(), self.workspace.as_deref())?,
+            distillation: if self.no_llm {
+                Distillation::Heuristic
+            } else {
+                Distillation::Auto
+            },
+            dry_run: self.dry_run,
+        };
+        Ok(if policy.makes_mind {
+            Import::creating(options)
+        } else {
+            Import::into_existing(options)
+        })
+    }
+
+    /// What to import: exactly one of `path`, `data` and `url` (none of
+    /// them: the surface's own input, a body or positional paths).
+    pub fn input(&self) -> Result<Option<ImportInput>, OpError> {
+        let given = [&self.path, &self.data, &self.url];
+        match given.iter().filter(|input| input.is_some()).count() {
+            0 => Ok(None),
+            1 => Ok(Some(if let Some(url) = &self.url {
+                if !crate::harvest_cli::is_url(url) {
+                    return Err(OpError::Argument {
+                        name: "url",
+                        why: format!("{url:?} is not an http(s) URL"),
+                    });
+                }
+                ImportInput::Url(url.clone())
+            } else if let Some(data) = &self.data {
+                ImportInput::Data(data.clone())
+            } else {
+                ImportInput::Path(self.path.clone().unwrap_or_default())
+            })),
+            _ => Err(OpError::Invalid(
+                "give exactly one of path, data or url (the thing to import)".to_string(),
+            )),
+        }
+    }
+}
+
+/// What an import reads.
+#[derive(Debug, Clone)]
+pub enum ImportInput {
+    /// A file or folder on this machine.
+    Path(String),
+    /// The content itself.
+    Data(String),
+    /// An http(s) URL, fetched by the engine.
+    Url(String),
+}
 
 /// An import into one mind, not yet judged.
 pub struct Import {

@@ -39,16 +39,14 @@ use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value as JsonValue;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_harvest::{Distillation, Document, ImportOptions, Input};
-use hive_mind_runtime::engine::wit_names::one_of;
+use hive_mind_runtime::engine::wit_harvest::{Document, Input};
 
 use super::App;
-use super::api::{WriteQuery, write_mind};
 use super::extract::ApiQuery;
 use super::fair::{Client, Share, Shares};
 use super::problem::{PROBLEM_JSON, Problem};
@@ -63,23 +61,6 @@ pub const UPLOAD_DEADLINE: std::time::Duration = std::time::Duration::from_secs(
 
 /// How many jobs the server remembers.
 pub const KEPT_JOBS: usize = 64;
-
-/// `POST /api/imports`' parameters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct ImportQuery {
-    /// `personal` or `workspace` (required).
-    pub mind: Option<String>,
-    /// The workspace, with `mind=workspace`.
-    pub workspace: Option<String>,
-    /// The upload's file name (helps detection; default `upload`).
-    pub name: Option<String>,
-    /// An http(s) URL to fetch instead of a body.
-    pub url: Option<String>,
-    /// The format, overriding detection.
-    pub format: Option<String>,
-}
 
 /// A job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
@@ -379,7 +360,7 @@ impl Jobs {
 
 /// Start an import: the body is the file (an export, a zip, Markdown, a
 /// PDF…), or `?url=` names a page. Answers the job at once.
-#[utoipa::path(post, path = "/api/imports", tag = "imports", params(ImportQuery),
+#[utoipa::path(post, path = "/api/imports", tag = "imports", params(crate::ops::import::ImportRequest),
     request_body(content = Vec<u8>, content_type = "application/octet-stream",
         description = "The file to import (empty with `url`)"),
     security(("bearer" = ["write"])),
@@ -388,60 +369,39 @@ impl Jobs {
 pub async fn start_import(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<ImportQuery>,
+    ApiQuery(request): ApiQuery<crate::ops::import::ImportRequest>,
     headers: axum::http::HeaderMap,
     body: axum::body::Body,
 ) -> Result<Response, Problem> {
-    let mind = write_mind(&WriteQuery {
-        mind: query.mind.clone(),
-        workspace: query.workspace.clone(),
-    })?;
-    let source = match query.format.as_deref() {
-        None => Ok(None),
-        Some(name) => crate::harvest_cli::parse_format(name)
-            .map(Some)
-            .ok_or_else(|| {
-                Problem::bad_request(format!(
-                    "unknown format {name:?}: expected {}",
-                    one_of::<hive_mind_runtime::engine::wit_harvest::SourceFormat>()
-                ))
-            }),
-    };
+    if request.path.is_some() || request.data.is_some() {
+        return Err(Problem::bad_request(
+            "the server reads no path and takes no data parameter: send the file as the body, or give ?url=",
+        ));
+    }
     // An import makes a workspace's mind by its first write, so the grant
-    // is all there is to judge, before the body is read; a malformed
-    // format is refused after it.
-    let import = crate::ops::import::Import::creating(ImportOptions {
-        source: source.as_ref().ok().copied().flatten(),
-        mind,
-        distillation: Distillation::Auto,
-        dry_run: false,
-    })
-    .admit(&crate::ops::Caller::Token(grant.clone()))?;
-    source?;
+    // is all there is to judge, before the body is read.
+    let import = request
+        .import(crate::ops::WritePolicy::HTTP)?
+        .admit(&crate::ops::Caller::Token(grant.clone()))?;
+    let url = match request.input()? {
+        Some(crate::ops::import::ImportInput::Url(url)) => Some(url),
+        _ => None,
+    };
     let label = convert::mind_name(import.mind());
     // A place in the queue first (a 429 before the body is read), then the
     // upload to disk before the job takes an engine, within its own limit
     // (an export is larger than any JSON body), deadline and the quota.
     let client = super::fair::current_client().unwrap_or(Client::Server);
     let place = app.jobs.enqueue(&client)?;
-    let (input, name) = match &query.url {
+    let (input, name) = match url {
         Some(url) => {
             if axum::body::to_bytes(body, 0).await.is_err() {
                 return Err(Problem::bad_request("give a body or ?url=, not both"));
             }
-            crate::limits::check("url", url)
-                .map_err(|error| Problem::bad_request(error.to_string()))?;
-            if !crate::harvest_cli::is_url(url) {
-                return Err(Problem::bad_request(format!(
-                    "url {url:?} is not an http(s) URL"
-                )));
-            }
-            (Upload::Url(url.clone()), url.clone())
+            (Upload::Url(url.clone()), url)
         }
         None => {
-            let name = query.name.clone().unwrap_or_else(|| "upload".to_string());
-            crate::limits::check("name", &name)
-                .map_err(|error| Problem::bad_request(error.to_string()))?;
+            let name = request.name.clone().unwrap_or_else(|| "upload".to_string());
             let declared = headers
                 .get(axum::http::header::CONTENT_LENGTH)
                 .and_then(|value| value.to_str().ok())
