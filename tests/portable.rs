@@ -97,7 +97,7 @@ fn a_mind_restored_into_an_empty_directory_exports_the_same_and_recalls() {
     );
 
     // The Markdown export, for a person.
-    let (ok, markdown, stderr) = cli(first.path(), &["export", "--markdown"]);
+    let (ok, markdown, stderr) = cli(first.path(), &["export", "--format", "markdown"]);
     assert!(ok, "{stderr}");
     assert!(markdown.starts_with("# hive-mind: personal"), "{markdown}");
     assert!(markdown.contains("## 2025-03-01"), "{markdown}");

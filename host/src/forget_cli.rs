@@ -17,70 +17,21 @@ use crate::command_error::CommandError;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::ForgetReport;
 
-/// `hive-mind forget`'s arguments.
+/// `hive-mind forget`'s arguments: the one forget request (its `confirm`
+/// spelt `--yes`), and how to print.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ForgetArgs {
-    /// Memories to forget, by reference (`personal:42`,
-    /// `workspace:acme:7`); or give a filter instead.
-    pub memories: Vec<String>,
-    /// Filter: every word of this text is in the memory.
-    #[arg(long)]
-    pub matching: Option<String>,
-    /// Filter: the memory's event day is on or after this day (YYYY-MM-DD).
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Filter: the memory's event day is on or before this day.
-    #[arg(long)]
-    pub until: Option<String>,
-    /// Filter: the memory was learned (written into the mind, UTC) on or
-    /// after this day (YYYY-MM-DD), whenever what it tells happened.
-    #[arg(long)]
-    pub learned_since: Option<String>,
-    /// Filter: the memory was learned on or before this day (UTC).
-    #[arg(long)]
-    pub learned_until: Option<String>,
-    /// Filter: imported from this harvest format (chatgpt, claude, …).
-    #[arg(long)]
-    pub harvest_format: Option<String>,
-    /// Filter: a section of this imported document (its key).
-    #[arg(long)]
-    pub document: Option<String>,
-    /// The workspace mind a filter applies to (default: the personal mind).
-    #[arg(long)]
-    pub workspace: Option<String>,
-    /// Why, kept in the erasure log (never quote what is forgotten).
-    #[arg(long)]
-    pub reason: Option<String>,
-    /// Erase. Without it, only show what would be erased.
-    #[arg(long)]
-    pub yes: bool,
+    /// What to forget.
+    #[command(flatten)]
+    pub request: crate::ops::forget::ForgetMemoryRequest,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
 }
 
-impl ForgetArgs {
-    /// The operation's request.
-    pub fn request(&self) -> crate::ops::forget::ForgetMemoryArgs {
-        crate::ops::forget::ForgetMemoryArgs {
-            memories: Some(self.memories.clone()),
-            matching: self.matching.clone(),
-            since: self.since.clone(),
-            until: self.until.clone(),
-            learned_since: self.learned_since.clone(),
-            learned_until: self.learned_until.clone(),
-            harvest_format: self.harvest_format.clone(),
-            document: self.document.clone(),
-            workspace: self.workspace.clone(),
-            reason: self.reason.clone(),
-            confirm: self.yes,
-        }
-    }
-}
-
 /// Run `hive-mind forget` on the data directory `dir`, as its owner.
 pub fn forget(dir: &Path, args: &ForgetArgs) -> Result<ForgetReport, CommandError> {
-    let operation = crate::ops::forget::ForgetOperation::new(&args.request())?;
+    let operation = crate::ops::forget::ForgetOperation::new(&args.request)?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     Ok(crate::ops::execute(
         &mut engine,

@@ -80,7 +80,7 @@ enum Command {
         json: bool,
     },
     /// Export a mind: the portable JSON Lines format (restorable), or
-    /// `--markdown` to read.
+    /// `--format markdown` to read.
     Export(hive_mind_host::portable_cli::ExportArgs),
     /// Restore a JSON Lines export into an empty mind, then embed it with
     /// the active model.

@@ -1,7 +1,7 @@
 //! `hive-mind export` and `hive-mind restore`: a mind out to a file, and
 //! back into an empty mind (`admin.export-mind`, `admin.restore-mind`).
 //!
-//! The export is the engine's JSON Lines format (or, with `--markdown`, a
+//! The export is the engine's JSON Lines format (or, with `--format markdown`, a
 //! document to read); it goes to a file or stdout. A restore reads the
 //! whole file (capped at [`MAX_RESTORE_BYTES`]), hands its lines to the
 //! engine, which checks all of them before it writes anything, and then
@@ -15,22 +15,19 @@ use serde_json::{Value as Json, json};
 
 use crate::command_error::CommandError;
 use hive_mind_runtime::engine::convert;
-use hive_mind_runtime::engine::wit_admin::ExportFormat;
 use hive_mind_runtime::engine::wit_types::Mind;
 
 /// The largest export `restore` reads, in bytes: a mind of a few hundred
 /// thousand memories.
 pub const MAX_RESTORE_BYTES: u64 = 1024 * 1024 * 1024;
 
-/// `hive-mind export`'s arguments.
+/// `hive-mind export`'s arguments: the one export request, and where to
+/// write it.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ExportArgs {
-    /// Export this workspace's mind (default: the personal mind).
-    #[arg(long)]
-    pub workspace: Option<String>,
-    /// A Markdown document to read instead of the restorable JSON Lines.
-    #[arg(long)]
-    pub markdown: bool,
+    /// What to export.
+    #[command(flatten)]
+    pub request: crate::ops::minds::ExportRequest,
     /// Write to this file (default: stdout).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -59,18 +56,9 @@ fn mind_of(workspace: Option<&String>) -> Result<Mind, CommandError> {
 
 /// Export a mind of the data directory `dir`; the number of lines written.
 pub fn export(dir: &Path, args: &ExportArgs) -> Result<usize, CommandError> {
-    let mind = mind_of(args.workspace.as_ref())?;
-    let format = if args.markdown {
-        ExportFormat::Markdown
-    } else {
-        ExportFormat::JsonLines
-    };
+    let operation = crate::ops::minds::Export::new(&args.request)?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
-    let lines = crate::ops::execute(
-        &mut engine,
-        &crate::ops::Caller::Owner,
-        crate::ops::minds::Export { mind, format },
-    )?;
+    let lines = crate::ops::execute(&mut engine, &crate::ops::Caller::Owner, operation)?;
     let mut text = lines.join("\n");
     text.push('\n');
     match &args.out {

@@ -1,15 +1,11 @@
-//! The tools: each resolves its arguments into an operation's request (the
-//! minds it reads and writes as values) and reaches the engine only
-//! through [`MemoryServer::run_op`], where the operations layer judges the
+//! The tools: each takes its operation's one request as its arguments
+//! (the JSON Schema `tools/list` shows is derived from it), has the
+//! operations layer resolve it (the minds it reads and writes as values,
+//! under [`ops::WritePolicy::AGENT`]) and reaches the engine only through
+//! [`MemoryServer::run_op`], where the operations layer judges the
 //! caller's grant.
 
 use super::*;
-
-/// The mind a tool acts on (see the module docs): resolved here, checked
-/// against the grant and for existence with the engine ([`ops`]).
-pub(super) fn target_mind(mind: Option<&str>, workspace: Option<&str>) -> Result<Mind, McpError> {
-    ops::write_mind(mind, workspace, false).map_err(op_error)
-}
 
 #[tool_router(vis = "pub(super)")]
 impl MemoryServer {
@@ -235,9 +231,9 @@ impl MemoryServer {
     )]
     async fn create_workspace(
         &self,
-        Parameters(args): Parameters<CreateWorkspaceArgs>,
+        Parameters(request): Parameters<CreateWorkspaceArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let operation = ops::workspaces::CreateWorkspace::new(&args.id).map_err(op_error)?;
+        let operation = ops::workspaces::CreateWorkspace::new(&request).map_err(op_error)?;
         let workspace = self.run_op(operation, |_, workspace| Ok(workspace)).await?;
         Ok(json_result(
             json!({ "workspace": workspace.id, "created": workspace.created }),
@@ -262,13 +258,11 @@ impl MemoryServer {
     )]
     async fn harvest_sources(
         &self,
-        Parameters(args): Parameters<HarvestSourcesArgs>,
+        Parameters(request): Parameters<HarvestSourcesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let name = mind_name(&mind);
-        let sources = self
-            .run_op(ops::minds::Sources { mind }, |_, sources| Ok(sources))
-            .await?;
+        let operation = ops::minds::Sources::new(&request).map_err(op_error)?;
+        let name = mind_name(&operation.mind);
+        let sources = self.run_op(operation, |_, sources| Ok(sources)).await?;
         let sources: Vec<Json> = sources
             .iter()
             .map(crate::harvest_cli::harvest_source_json)
@@ -285,19 +279,7 @@ impl MemoryServer {
         Parameters(args): Parameters<IngestSourceArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        let source = args.source.trim();
-        if source.is_empty() {
-            return Err(invalid("source is empty: give a URL or a path"));
-        }
-        let mut request = ops::import::ImportRequest {
-            workspace: args.workspace,
-            ..ops::import::ImportRequest::default()
-        };
-        if crate::harvest_cli::is_url(source) {
-            request.url = Some(source.to_string());
-        } else {
-            request.path = Some(source.to_string());
-        }
+        let request = ops::import::ImportRequest::try_from(args).map_err(op_error)?;
         self.import_request(request, context).await
     }
 
@@ -307,14 +289,10 @@ impl MemoryServer {
     )]
     async fn cleanup_frames(
         &self,
-        Parameters(args): Parameters<CleanupFramesArgs>,
+        Parameters(request): Parameters<CleanupFramesArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let name = mind_name(&mind);
-        let operation = ops::cleanup::CleanupFrames {
-            mind,
-            apply: args.apply,
-        };
+        let operation = ops::cleanup::CleanupFrames::new(&request).map_err(op_error)?;
+        let name = mind_name(&operation.mind);
         let (report, candidates) = self
             .run_op(operation, |engine, report| {
                 let candidates = report
@@ -337,7 +315,7 @@ impl MemoryServer {
         Ok(json_result(json!({
             "mind": name,
             "scanned": report.scanned,
-            "applied": args.apply,
+            "applied": request.apply,
             "retired": report.retired,
             "candidates": candidates,
             "notes": report.notes,
@@ -350,7 +328,7 @@ impl MemoryServer {
     )]
     async fn forget_memory(
         &self,
-        Parameters(args): Parameters<ForgetMemoryArgs>,
+        Parameters(args): Parameters<ForgetMemoryRequest>,
     ) -> Result<CallToolResult, McpError> {
         let operation = ops::forget::ForgetOperation::new(&args).map_err(op_error)?;
         let value = self
@@ -566,13 +544,12 @@ impl MemoryServer {
     )]
     async fn cleanup_memory(
         &self,
-        Parameters(args): Parameters<CleanupMemoryArgs>,
+        Parameters(request): Parameters<CleanupMemoryArgs>,
     ) -> Result<CallToolResult, McpError> {
-        let mind = target_mind(None, args.workspace.as_deref())?;
-        let mode = ops::cleanup::CleanupMode::parse(&args.mode).map_err(op_error)?;
-        let operation = ops::cleanup::CleanupMemory::new(mind.clone(), mode, args.apply);
+        let operation = ops::cleanup::CleanupMemory::new(&request).map_err(op_error)?;
         let apply = operation.applies();
-        let name = mind_name(&mind);
+        let mode = operation.mode;
+        let name = mind_name(&operation.mind);
         let cleaned = self.run_op(operation, |_, cleaned| Ok(cleaned)).await?;
         let mut report = json!({ "mind": name, "mode": mode.name(), "applied": apply });
         if let Some(frames) = &cleaned.memories {

@@ -14,12 +14,43 @@ use hive_mind_runtime::engine::wit_memory::{CleanupOptions, CleanupReport};
 use hive_mind_runtime::engine::wit_review::{EntityInfo, EntityRule};
 use hive_mind_runtime::engine::wit_types::Mind;
 
-use super::{Access, OpError, Operation};
+use serde::Deserialize;
+
+use super::{Access, OpError, Operation, capped, read_mind};
 use crate::tokens::Scope;
 
 /// The read of a report, the write of a cleanup applied.
 fn access(mind: &Mind, apply: bool) -> Access {
     Access::on(if apply { Scope::Write } else { Scope::Read }, mind.clone())
+}
+
+/// MCP `cleanup_frames`' request.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CleanupFramesRequest {
+    /// The workspace to clean (default: the personal mind).
+    pub workspace: Option<String>,
+    /// Retire what is found (importance `deprecated`: kept for history,
+    /// ranked down, never deleted). Default false: only report it.
+    #[serde(default)]
+    pub apply: bool,
+}
+
+/// MCP `cleanup_memory`'s request.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CleanupMemoryRequest {
+    /// `compact` (retire empty and duplicated memories), `retire-orphans`
+    /// (entities nothing mentions or relates), `remove-noise` (entities
+    /// named by noise words), or `audit` (report them all; never changes
+    /// anything).
+    pub mode: String,
+    /// Apply the mode (retire what it finds; retired things are kept for
+    /// history). Default false: only report.
+    #[serde(default)]
+    pub apply: bool,
+    /// The workspace (default: the personal mind).
+    pub workspace: Option<String>,
 }
 
 /// Find a mind's dead-weight memories (empty, duplicated, nearly
@@ -29,6 +60,17 @@ pub struct CleanupFrames {
     pub mind: Mind,
     /// Retire what is found; false only reports it.
     pub apply: bool,
+}
+
+impl CleanupFrames {
+    /// The cleanup `request` asks for.
+    pub fn new(request: &CleanupFramesRequest) -> Result<CleanupFrames, OpError> {
+        capped(&[("workspace", request.workspace.as_ref())])?;
+        Ok(CleanupFrames {
+            mind: read_mind(request.workspace.as_deref())?,
+            apply: request.apply,
+        })
+    }
 }
 
 impl Operation for CleanupFrames {
@@ -152,12 +194,17 @@ pub const MAX_FLAGGED_COUNTED: u32 = 1000;
 
 impl CleanupMemory {
     /// The request; an audit never applies, whatever `apply` says.
-    pub fn new(mind: Mind, mode: CleanupMode, apply: bool) -> CleanupMemory {
-        CleanupMemory {
-            mind,
+    pub fn new(request: &CleanupMemoryRequest) -> Result<CleanupMemory, OpError> {
+        capped(&[
+            ("mode", Some(&request.mode)),
+            ("workspace", request.workspace.as_ref()),
+        ])?;
+        let mode = CleanupMode::parse(&request.mode)?;
+        Ok(CleanupMemory {
+            mind: read_mind(request.workspace.as_deref())?,
             mode,
-            apply: apply && mode != CleanupMode::Audit,
-        }
+            apply: request.apply && mode != CleanupMode::Audit,
+        })
     }
 
     /// Whether it retires what it finds.
@@ -269,10 +316,17 @@ mod tests {
                 "unknown mode \"shred\"; expected one of: compact, retire-orphans, remove-noise, audit"
             )
         );
-        let audit = CleanupMemory::new(Mind::Personal, CleanupMode::Audit, true);
+        let request = |mode: &str| CleanupMemoryRequest {
+            mode: mode.to_string(),
+            apply: true,
+            workspace: None,
+        };
+        let audit = CleanupMemory::new(&request("audit")).unwrap();
         assert!(!audit.applies());
         assert_eq!(access(&audit.mind, audit.apply).scope, Scope::Read);
-        let compact = CleanupMemory::new(Mind::Personal, CleanupMode::Compact, true);
+        let compact = CleanupMemory::new(&request("compact")).unwrap();
+        assert!(matches!(compact.mind, Mind::Personal));
         assert_eq!(access(&compact.mind, compact.apply).scope, Scope::Write);
+        assert!(CleanupMemory::new(&request("shred")).is_err());
     }
 }

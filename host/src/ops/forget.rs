@@ -22,33 +22,45 @@ use crate::tokens::Scope;
 /// the body of the server's `POST /api/forget`). Unknown fields are
 /// refused: a misspelt `workspace` must not send an erasure to the personal
 /// mind.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema, clap::Args,
+)]
 #[serde(deny_unknown_fields)]
-pub struct ForgetMemoryArgs {
+pub struct ForgetMemoryRequest {
     /// The memories to forget, by reference as recall shows them
     /// (`personal:42`, `workspace:acme:7`). Give these or a filter.
     pub memories: Option<Vec<String>>,
     /// Filter: every word of this text is in the memory.
+    #[arg(long)]
     pub matching: Option<String>,
     /// Filter: the memory's event day is on or after this day (YYYY-MM-DD).
+    #[arg(long)]
     pub since: Option<String>,
     /// Filter: the memory's event day is on or before this day.
+    #[arg(long)]
     pub until: Option<String>,
     /// Filter: the memory was learned (written into the mind, UTC) on or
     /// after this day (YYYY-MM-DD), whenever what it tells happened.
+    #[arg(long)]
     pub learned_since: Option<String>,
     /// Filter: the memory was learned on or before this day (UTC).
+    #[arg(long)]
     pub learned_until: Option<String>,
     /// Filter: imported from this harvest format (chatgpt, claude, …).
+    #[arg(long)]
     pub harvest_format: Option<String>,
     /// Filter: a section of this imported document (its key).
+    #[arg(long)]
     pub document: Option<String>,
     /// The workspace a filter applies to (default: the personal mind).
+    #[arg(long)]
     pub workspace: Option<String>,
     /// Why, kept in the erasure log (do not quote what is forgotten).
+    #[arg(long)]
     pub reason: Option<String>,
     /// Erase for good. Without it (the default) nothing changes: the answer
     /// lists exactly what would be erased.
+    #[arg(long = "yes", alias = "confirm")]
     #[serde(default)]
     pub confirm: bool,
 }
@@ -60,7 +72,7 @@ pub struct ForgetOperation {
 
 impl ForgetOperation {
     /// The request validated: references or a filter, never both.
-    pub fn new(args: &ForgetMemoryArgs) -> Result<ForgetOperation, OpError> {
+    pub fn new(args: &ForgetMemoryRequest) -> Result<ForgetOperation, OpError> {
         capped(&[
             ("query", args.matching.as_ref()),
             ("since", args.since.as_ref()),

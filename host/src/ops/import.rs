@@ -154,6 +154,43 @@ impl ImportRequest {
     }
 }
 
+/// MCP `ingest_source`'s request (upstream's name and shape): one URL or
+/// path, read as the import request with that input.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IngestSourceRequest {
+    /// An http(s) URL or a path to a file on this machine.
+    pub source: String,
+    /// Import into this workspace's mind (it must exist) instead of the
+    /// personal mind.
+    pub workspace: Option<String>,
+}
+
+impl TryFrom<IngestSourceRequest> for ImportRequest {
+    type Error = OpError;
+
+    fn try_from(request: IngestSourceRequest) -> Result<ImportRequest, OpError> {
+        let source = request.source.trim();
+        if source.is_empty() {
+            return Err(OpError::Argument {
+                name: "source",
+                why: "it is empty: give a URL or a path".to_string(),
+            });
+        }
+        let (url, path) = if crate::harvest_cli::is_url(source) {
+            (Some(source.to_string()), None)
+        } else {
+            (None, Some(source.to_string()))
+        };
+        Ok(ImportRequest {
+            workspace: request.workspace,
+            url,
+            path,
+            ..ImportRequest::default()
+        })
+    }
+}
+
 /// What an import reads.
 #[derive(Debug, Clone)]
 pub enum ImportInput {

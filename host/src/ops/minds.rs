@@ -15,7 +15,9 @@ use hive_mind_runtime::engine::wit_admin::{ExportFormat, MindStatus, RestoreRepo
 use hive_mind_runtime::engine::wit_harvest::HarvestSource;
 use hive_mind_runtime::engine::wit_types::{Frame, FrameRef, Mind};
 
-use super::{Access, Caller, OpError, Operation};
+use serde::Deserialize;
+
+use super::{Access, Caller, ListRequest, MindRequest, OpError, Operation, capped, read_mind};
 use crate::tokens::Scope;
 
 /// One memory by reference.
@@ -48,6 +50,16 @@ pub struct RecentMemories {
     pub mind: Mind,
     /// The most listed.
     pub limit: u32,
+}
+
+impl RecentMemories {
+    /// The listing `request` asks for.
+    pub fn new(request: &ListRequest) -> Result<RecentMemories, OpError> {
+        Ok(RecentMemories {
+            mind: request.mind()?,
+            limit: request.limit(),
+        })
+    }
 }
 
 impl Operation for RecentMemories {
@@ -94,6 +106,15 @@ pub struct Sources {
     pub mind: Mind,
 }
 
+impl Sources {
+    /// The sources of the mind `request` names.
+    pub fn new(request: &MindRequest) -> Result<Sources, OpError> {
+        Ok(Sources {
+            mind: request.mind()?,
+        })
+    }
+}
+
 impl Operation for Sources {
     type Output = Vec<HarvestSource>;
 
@@ -106,12 +127,50 @@ impl Operation for Sources {
     }
 }
 
+/// A mind to export, as every surface asks for it: `hive-mind export`
+/// and `GET /api/export`.
+#[derive(
+    Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::IntoParams, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ExportRequest {
+    /// Export this workspace's mind (default: the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// `jsonl` (the restorable JSON Lines, default) or `markdown` (the
+    /// memories by day, to read).
+    #[arg(long)]
+    pub format: Option<String>,
+}
+
 /// A whole mind as lines: JSON Lines (restorable) or Markdown.
 pub struct Export {
     /// Whose.
     pub mind: Mind,
     /// Which form.
     pub format: ExportFormat,
+}
+
+impl Export {
+    /// The export `request` asks for.
+    pub fn new(request: &ExportRequest) -> Result<Export, OpError> {
+        let format = match request.format.as_deref().map(str::trim) {
+            None | Some("jsonl") => ExportFormat::JsonLines,
+            Some("markdown") => ExportFormat::Markdown,
+            Some(other) => {
+                return Err(OpError::Argument {
+                    name: "format",
+                    why: format!("unknown format {other:?}: expected jsonl or markdown"),
+                });
+            }
+        };
+        capped(&[("workspace", request.workspace.as_ref())])?;
+        Ok(Export {
+            mind: read_mind(request.workspace.as_deref())?,
+            format,
+        })
+    }
 }
 
 impl Operation for Export {

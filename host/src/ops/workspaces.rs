@@ -55,6 +55,14 @@ impl Operation for ListWorkspaces {
     }
 }
 
+/// MCP `create_workspace`'s request.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateWorkspaceRequest {
+    /// The workspace id (1-64 ASCII letters, digits, '-', '_' or '.').
+    pub id: String,
+}
+
 /// Create a workspace's mind (creating one that exists is fine).
 pub struct CreateWorkspace {
     /// Its id (1-64 ASCII letters, digits, `-`, `_` or `.`).
@@ -64,8 +72,9 @@ pub struct CreateWorkspace {
 }
 
 impl CreateWorkspace {
-    /// The request for workspace `id`, refused when the id is malformed.
-    pub fn new(id: &str) -> Result<CreateWorkspace, OpError> {
+    /// The request, refused when the id is malformed.
+    pub fn new(request: &CreateWorkspaceRequest) -> Result<CreateWorkspace, OpError> {
+        let id = request.id.as_str();
         let mind = convert::workspace(id).map_err(OpError::Invalid)?;
         Ok(CreateWorkspace {
             id: id.to_string(),

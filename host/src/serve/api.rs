@@ -1,18 +1,21 @@
 //! The REST API: the engine's exports over HTTP, typed.
 //!
-//! Every handler's query, body and answer is a Rust type here, and the same
-//! types derive the OpenAPI document (`utoipa`): what `/openapi.json`
-//! describes is what the handlers parse and answer. Query structs and
-//! bodies refuse unknown fields, so a typo (`?wrokspace=`) is a 400 whose
-//! detail names the valid parameters instead of a silently ignored filter.
+//! Every handler takes its operation's one request ([`crate::ops`]): the
+//! query of a read, the JSON body of a write, the same type the command
+//! line's flags and the MCP tool's arguments are, so the OpenAPI document
+//! (`utoipa`) describes what the handlers parse. Requests refuse unknown
+//! fields, so a typo (`?wrokspace=`) is a 400 whose detail names the valid
+//! parameters instead of a silently ignored filter. The answers are typed
+//! here.
 //!
 //! Minds follow the design's rules: reads take the workspace as
-//! `?workspace=<id>` (none: the personal mind); a mutation that creates
-//! names its mind explicitly (`?mind=personal`, or `?mind=workspace` with
-//! `?workspace=<id>`); a memory is named by its reference
-//! (`personal:42`, `workspace:acme:7`), which carries its mind. Every
-//! handler checks the token's [`Grant`] for its scope and minds before it
-//! asks the engine.
+//! `workspace` (none: the personal mind); a write names its mind
+//! explicitly (`"mind": "personal"`, or `"mind": "workspace"` with
+//! `"workspace": "<id>"`, [`crate::ops::WritePolicy::HTTP`]); a memory is
+//! named by its reference (`personal:42`, `workspace:acme:7`), which
+//! carries its mind, and a route that names it in its path fills the
+//! request's `memory` from it. The operations layer checks the token's
+//! [`Grant`] for its scope and minds before it asks the engine.
 
 use std::sync::Arc;
 
@@ -22,17 +25,16 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as JsonValue, json};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_admin::ExportFormat;
-use hive_mind_runtime::engine::wit_types::Mind;
 
 use super::App;
 use super::extract::{ApiJson, ApiQuery};
 use super::problem::{PROBLEM_JSON, Problem};
-use crate::mcp::params::ForgetMemoryArgs;
+use crate::mcp::params::ForgetMemoryRequest;
 use crate::ops::{self, Caller, OpError, Operation};
 use crate::tokens::Grant;
 
@@ -192,29 +194,6 @@ pub struct RecallNote {
     pub text: String,
 }
 
-/// A read's mind: `?workspace=<id>`, else the personal mind.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct MindQuery {
-    /// The workspace (default: the personal mind).
-    pub workspace: Option<String>,
-    /// The most items (default 50, at most 500).
-    pub limit: Option<u32>,
-}
-
-/// A creating mutation's mind, named explicitly.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct WriteQuery {
-    /// `personal` or `workspace` (required: a write never picks a mind for
-    /// you).
-    pub mind: Option<String>,
-    /// The workspace, with `mind=workspace`.
-    pub workspace: Option<String>,
-}
-
 /// A saved memory.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Saved {
@@ -245,17 +224,6 @@ pub struct MergedView {
     pub originals: Vec<Memory>,
 }
 
-/// `GET /api/export`'s parameters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct ExportQuery {
-    /// The workspace (default: personal).
-    pub workspace: Option<String>,
-    /// `jsonl` (restorable, default) or `markdown`.
-    pub format: Option<String>,
-}
-
 /// The server and its minds, in short.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
@@ -263,25 +231,6 @@ pub struct Health {
     pub status: String,
     /// The server's version.
     pub version: String,
-}
-
-/// Bound a listing's size.
-fn limit_of(limit: Option<u32>) -> u32 {
-    limit.unwrap_or(50).clamp(1, 500)
-}
-
-/// A read's mind from `?workspace=`.
-pub fn read_mind(workspace: Option<&str>) -> Result<Mind, Problem> {
-    Ok(ops::read_mind(workspace)?)
-}
-
-/// A creating mutation's mind, which must be named.
-pub fn write_mind(query: &WriteQuery) -> Result<Mind, Problem> {
-    Ok(ops::write_mind(
-        query.mind.as_deref(),
-        query.workspace.as_deref(),
-        true,
-    )?)
 }
 
 impl From<OpError> for Problem {
@@ -375,18 +324,16 @@ pub async fn search(
 }
 
 /// The newest memories of a mind.
-#[utoipa::path(get, path = "/api/memories", tag = "memory", params(MindQuery),
+#[utoipa::path(get, path = "/api/memories", tag = "memory", params(ops::ListRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Memory>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn list_memories(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiQuery(request): ApiQuery<ops::ListRequest>,
 ) -> Result<Json<Vec<Memory>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    let limit = limit_of(query.limit);
-    let operation = ops::minds::RecentMemories { mind, limit };
+    let operation = ops::minds::RecentMemories::new(&request)?;
     app.op(&grant, operation, |_, frames| {
         frames.iter().map(Memory::of).collect()
     })
@@ -554,14 +501,14 @@ pub async fn merge_memories(
 
 /// Forget for real: a dry run listing exactly what would go, unless
 /// `confirm` is true.
-#[utoipa::path(post, path = "/api/forget", tag = "memory", request_body = ForgetMemoryArgs,
+#[utoipa::path(post, path = "/api/forget", tag = "memory", request_body = ForgetMemoryRequest,
     security(("bearer" = ["read"])),
     responses((status = 200, body = Object, description = "What was (or would be) erased"),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn forget(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiJson(body): ApiJson<ForgetMemoryArgs>,
+    ApiJson(body): ApiJson<ForgetMemoryRequest>,
 ) -> Result<Json<JsonValue>, Problem> {
     let operation = ops::forget::ForgetOperation::new(&body)?;
     app.op(&grant, operation, |_, report| {
@@ -801,17 +748,16 @@ pub async fn sessions(
 }
 
 /// What was imported into a mind.
-#[utoipa::path(get, path = "/api/sources", tag = "imports", params(MindQuery),
+#[utoipa::path(get, path = "/api/sources", tag = "imports", params(ops::MindRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Vec<Object>),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn sources(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<MindQuery>,
+    ApiQuery(request): ApiQuery<ops::MindRequest>,
 ) -> Result<Json<Vec<JsonValue>>, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    app.op(&grant, ops::minds::Sources { mind }, |_, sources| {
+    app.op(&grant, ops::minds::Sources::new(&request)?, |_, sources| {
         Ok(sources
             .iter()
             .map(crate::harvest_cli::harvest_source_json)
@@ -858,30 +804,21 @@ pub async fn release(
 
 /// Export a whole mind: JSON Lines (restorable with `hive-mind restore`)
 /// or Markdown.
-#[utoipa::path(get, path = "/api/export", tag = "minds", params(ExportQuery),
+#[utoipa::path(get, path = "/api/export", tag = "minds", params(ops::minds::ExportRequest),
     security(("bearer" = ["admin"])),
     responses((status = 200, content_type = "application/x-ndjson", body = String),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
 pub async fn export(
     State(app): State<Arc<App>>,
     Extension(grant): Extension<Grant>,
-    ApiQuery(query): ApiQuery<ExportQuery>,
+    ApiQuery(request): ApiQuery<ops::minds::ExportRequest>,
 ) -> Result<Response, Problem> {
-    let mind = read_mind(query.workspace.as_deref())?;
-    let (format, media) = match query.format.as_deref().unwrap_or("jsonl") {
-        "jsonl" => (ExportFormat::JsonLines, "application/x-ndjson"),
-        "markdown" => (ExportFormat::Markdown, "text/markdown; charset=utf-8"),
-        other => {
-            return Err(Problem::bad_request(format!(
-                "unknown format {other:?}: expected jsonl or markdown"
-            )));
-        }
+    let operation = ops::minds::Export::new(&request)?;
+    let media = match operation.format {
+        ExportFormat::JsonLines => "application/x-ndjson",
+        ExportFormat::Markdown => "text/markdown; charset=utf-8",
     };
-    let lines = app
-        .op(&grant, ops::minds::Export { mind, format }, |_, lines| {
-            Ok(lines)
-        })
-        .await?;
+    let lines = app.op(&grant, operation, |_, lines| Ok(lines)).await?;
     let mut body = lines.join("\n");
     body.push('\n');
     Ok(([(axum::http::header::CONTENT_TYPE, media)], body).into_response())
