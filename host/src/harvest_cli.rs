@@ -64,30 +64,6 @@ pub enum ImportError {
     Engine(#[from] EngineError),
 }
 
-/// A format by its CLI/WIT name: the WIT's case names (`claude-code`,
-/// `plain-text`, …) or one of a few everyday aliases (`openai`, `md`, `txt`,
-/// `json`, …); any case, surrounding spaces ignored.
-pub fn parse_format(name: &str) -> Option<SourceFormat> {
-    let name = name.trim().to_ascii_lowercase();
-    let alias = match name.as_str() {
-        "openai" => SourceFormat::Chatgpt,
-        "bard" => SourceFormat::Gemini,
-        "claude_code" => SourceFormat::ClaudeCode,
-        "md" => SourceFormat::Markdown,
-        "text" | "txt" => SourceFormat::PlainText,
-        "url" | "web" => SourceFormat::Html,
-        "json" | "jsonl" => SourceFormat::Universal,
-        _ => return SourceFormat::from_wit_name(&name),
-    };
-    Some(alias)
-}
-
-/// Whether `text` names a URL (the engine fetches it).
-pub fn is_url(text: &str) -> bool {
-    let lower = text.trim_start().to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
-}
-
 /// Read one file for the engine, refusing what is too large to hold: a
 /// file that says it is larger is refused before it is read, and the read
 /// itself stops after [`MAX_FILE_BYTES`] (a reported length is 0 for
@@ -145,7 +121,7 @@ impl PendingInput {
 pub fn list_inputs(inputs: &[String]) -> Result<Vec<PendingInput>, ImportError> {
     let mut out = Vec::new();
     for input in inputs {
-        if is_url(input) {
+        if crate::ops::import::is_url(input) {
             out.push(PendingInput::Url(input.trim().to_string()));
             continue;
         }

@@ -8,7 +8,7 @@ use super::*;
 /// A URL to import, checked for its scheme here (the host's `fetch` checks
 /// the addresses it resolves to).
 pub(super) fn url_input(url: &str) -> Result<wit_harvest::Input, McpError> {
-    if !crate::harvest_cli::is_url(url) {
+    if !ops::import::is_url(url) {
         return Err(invalid(format!("{url:?} is not an http(s) URL")));
     }
     Ok(wit_harvest::Input::Url(url.trim().to_string()))

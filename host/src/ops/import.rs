@@ -19,7 +19,7 @@
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::wit_harvest::{Distillation, ImportOptions, SourceFormat};
-use hive_mind_runtime::engine::wit_names::one_of;
+use hive_mind_runtime::engine::wit_names::{WitEnum, one_of};
 use hive_mind_runtime::engine::wit_types::Mind;
 use serde::{Deserialize, Serialize};
 
@@ -101,7 +101,7 @@ impl ImportRequest {
         let source =
             match self.source.as_deref().map(str::trim) {
                 None | Some("") | Some("auto") => None,
-                Some(name) => Some(crate::harvest_cli::parse_format(name).ok_or_else(|| {
+                Some(name) => Some(parse_format(name).ok_or_else(|| {
                     OpError::Argument {
                         name: "source",
                         why: format!(
@@ -135,7 +135,7 @@ impl ImportRequest {
         match given.iter().filter(|input| input.is_some()).count() {
             0 => Ok(None),
             1 => Ok(Some(if let Some(url) = &self.url {
-                if !crate::harvest_cli::is_url(url) {
+                if !is_url(url) {
                     return Err(OpError::Argument {
                         name: "url",
                         why: format!("{url:?} is not an http(s) URL"),
@@ -152,6 +152,30 @@ impl ImportRequest {
             )),
         }
     }
+}
+
+/// A format by its CLI/WIT name: the WIT's case names (`claude-code`,
+/// `plain-text`, …) or one of a few everyday aliases (`openai`, `md`, `txt`,
+/// `json`, …); any case, surrounding spaces ignored.
+pub fn parse_format(name: &str) -> Option<SourceFormat> {
+    let name = name.trim().to_ascii_lowercase();
+    let alias = match name.as_str() {
+        "openai" => SourceFormat::Chatgpt,
+        "bard" => SourceFormat::Gemini,
+        "claude_code" => SourceFormat::ClaudeCode,
+        "md" => SourceFormat::Markdown,
+        "text" | "txt" => SourceFormat::PlainText,
+        "url" | "web" => SourceFormat::Html,
+        "json" | "jsonl" => SourceFormat::Universal,
+        _ => return SourceFormat::from_wit_name(&name),
+    };
+    Some(alias)
+}
+
+/// Whether `text` names a URL (the engine fetches it).
+pub fn is_url(text: &str) -> bool {
+    let lower = text.trim_start().to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
 }
 
 /// MCP `ingest_source`'s request (upstream's name and shape): one URL or
@@ -177,7 +201,7 @@ impl TryFrom<IngestSourceRequest> for ImportRequest {
                 why: "it is empty: give a URL or a path".to_string(),
             });
         }
-        let (url, path) = if crate::harvest_cli::is_url(source) {
+        let (url, path) = if is_url(source) {
             (Some(source.to_string()), None)
         } else {
             (None, Some(source.to_string()))
