@@ -877,3 +877,112 @@ fn every_mcp_tool_and_resource_keeps_to_the_minds_of_its_token() {
         }
     }
 }
+
+/// Each operation is one request on every surface: the MCP tool's
+/// arguments are the REST operation's parameters and body, name for name,
+/// and the command line takes them as flags (or positionals), so an
+/// argument added to one surface is on all of them the day it is added.
+#[test]
+fn each_operation_takes_the_same_arguments_on_every_surface() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Fixture::start(dir.path());
+    let server = &fixture.server;
+    let owner = Session::open(server, &fixture.owner);
+    let tools = owner.request("tools/list", json!({}));
+    let tools = tools["result"]["tools"].as_array().unwrap().clone();
+    let tool_names = |tool: &str| -> Vec<String> {
+        let found = tools
+            .iter()
+            .find(|listed| listed["name"] == tool)
+            .unwrap_or_else(|| panic!("no tool {tool}"));
+        let mut names: Vec<String> = property_names(&found["inputSchema"])
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    };
+    let operations = operations(&server.document);
+    let rest_names = |wanted: &str| -> Vec<String> {
+        let operation = operations
+            .iter()
+            .find(|operation| format!("{} {}", operation.method, operation.template) == wanted)
+            .unwrap_or_else(|| panic!("no operation {wanted}"));
+        let mut names: Vec<String> = operation.query.iter().map(|(n, _, _)| n.clone()).collect();
+        if let Some(RequestBody::Json(properties)) = &operation.body {
+            names.extend(properties.iter().map(|(n, _, _)| n.clone()));
+        }
+        names.sort();
+        names
+    };
+    // (tool, REST operation, command line, names the command line spells
+    // its own way or takes from elsewhere)
+    let shared: [(&str, &str, Option<&[&str]>, &[&str]); 14] = [
+        (
+            "recall_memory",
+            "GET /api/memory/search",
+            Some(&["recall"]),
+            &[],
+        ),
+        ("save_memory", "POST /api/memories", Some(&["save"]), &[]),
+        ("remember_exchange", "POST /api/exchanges", None, &[]),
+        ("set_identity", "PATCH /api/identity", None, &[]),
+        ("get_identity", "GET /api/identity", None, &[]),
+        ("set_awareness", "POST /api/awareness", None, &[]),
+        ("clear_awareness", "DELETE /api/awareness", None, &[]),
+        (
+            "forget_memory",
+            "POST /api/forget",
+            Some(&["forget"]),
+            &["confirm"],
+        ),
+        (
+            "update_memory",
+            "POST /api/memories/{ref}/correct",
+            Some(&["correct"]),
+            &[],
+        ),
+        ("review_memory", "PATCH /api/memories/{ref}", None, &[]),
+        (
+            "merge_memories",
+            "POST /api/memories/merge",
+            Some(&["review", "merge"]),
+            &[],
+        ),
+        (
+            "list_sessions",
+            "GET /api/sessions",
+            Some(&["review", "sessions"]),
+            &[],
+        ),
+        ("harvest_sources", "GET /api/sources", None, &[]),
+        (
+            "harvest_import",
+            "POST /api/imports",
+            Some(&["import"]),
+            // The command line's inputs are its positionals.
+            &["path", "data", "url", "name"],
+        ),
+    ];
+    for (tool, route, command, own) in shared {
+        let names = tool_names(tool);
+        assert_eq!(names, rest_names(route), "{tool} and {route}");
+        let Some(command) = command else { continue };
+        let mut args: Vec<&str> = command.to_vec();
+        args.push("--help");
+        let (ok, help, stderr) = crate::support::cli(dir.path(), &args);
+        assert!(ok, "{command:?} --help: {stderr}");
+        for name in names.iter().filter(|name| !own.contains(&name.as_str())) {
+            let flag = format!("--{}", name.replace('_', "-"));
+            let positional = format!("<{}>", name.to_uppercase());
+            let optional = format!("[{}]", name.to_uppercase());
+            assert!(
+                help.contains(&flag) || help.contains(&positional) || help.contains(&optional),
+                "{command:?} takes no {name}:\n{help}"
+            );
+        }
+    }
+    // The one spelt otherwise: an erasure is confirmed with `--yes`.
+    let (_, help, _) = crate::support::cli(dir.path(), &["forget", "--help"]);
+    assert!(help.contains("--yes"), "{help}");
+}

@@ -98,19 +98,16 @@ impl ImportRequest {
             ("name", self.name.as_ref()),
             ("path", self.path.as_ref()),
         ])?;
-        let source =
-            match self.source.as_deref().map(str::trim) {
-                None | Some("") | Some("auto") => None,
-                Some(name) => Some(parse_format(name).ok_or_else(|| {
-                    OpError::Argument {
-                        name: "source",
-                        why: format!(
-                            "unknown format {name:?}: use auto, {}",
-                            one_of::<SourceFormat>()
-                        ),
-                    }
-                })?),
-            };
+        let source = match self.source.as_deref().map(str::trim) {
+            None | Some("") | Some("auto") => None,
+            Some(name) => Some(parse_format(name).ok_or_else(|| OpError::Argument {
+                name: "source",
+                why: format!(
+                    "unknown format {name:?}: use auto, {}",
+                    one_of::<SourceFormat>()
+                ),
+            })?),
+        };
         let options = ImportOptions {
             source,
             mind: policy.mind(self.mind.as_deref(), self.workspace.as_deref())?,
