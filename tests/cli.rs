@@ -287,3 +287,114 @@ fn scan_prints_the_score_the_verdict_and_the_patterns() {
     let (ok, _, err) = crate::support::cli(dir.path(), &["scan", &"y".repeat(110_000)]);
     assert!(!ok && err.contains("text"), "{err}");
 }
+
+/// The commands speak to people by default and to machines with `--json`;
+/// a reader that stops early (`| head -1`) ends them quietly.
+#[test]
+fn the_commands_speak_to_people_and_to_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let (ok, said, stderr) = support::cli(
+        data,
+        &[
+            "save",
+            "The spare key is under the blue pot.",
+            "--importance",
+            "important",
+        ],
+    );
+    assert!(ok, "{stderr}");
+    assert!(said.starts_with("saved personal:"), "{said}");
+    assert!(said.trim_end().ends_with("(important)"), "{said}");
+    assert_eq!(said.lines().count(), 1, "{said}");
+    let (ok, again, _) = support::cli(data, &["save", "The spare key is under the blue pot."]);
+    assert!(ok);
+    assert!(
+        again.starts_with("already remembered as personal:"),
+        "{again}"
+    );
+    let (ok, machine, _) = support::cli(data, &["save", "Ana's birthday is in March.", "--json"]);
+    assert!(ok);
+    let saved: Json = serde_json::from_str(&machine).unwrap();
+    let reference = saved["ref"].as_str().unwrap().to_string();
+
+    let (ok, archived, stderr) = support::cli(data, &["review", "archive", &reference]);
+    assert!(ok, "{stderr}");
+    assert!(
+        archived.starts_with(&format!("- {reference} [archived]")),
+        "{archived}"
+    );
+    assert!(
+        archived.contains("Ana's birthday is in March."),
+        "{archived}"
+    );
+    let (ok, restored, _) = support::cli(data, &["review", "unarchive", &reference, "--json"]);
+    assert!(ok);
+    let restored: Json = serde_json::from_str(&restored).unwrap();
+    assert_eq!(restored[0]["status"], "active");
+
+    let (ok, corrected, stderr) = support::cli(
+        data,
+        &[
+            "correct",
+            &reference,
+            "Ana's birthday is on the ninth of March.",
+        ],
+    );
+    assert!(ok, "{stderr}");
+    assert!(
+        corrected.contains(&format!("replaces {reference} from ")),
+        "{corrected}"
+    );
+    assert!(
+        corrected.contains("hive-mind history personal:"),
+        "{corrected}"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..3 {
+        let (ok, _, stderr) = support::cli(
+            dir.path(),
+            &[
+                "save",
+                &format!("Harbour note {n}: the ferry leaves at {n} past nine."),
+            ],
+        );
+        assert!(ok, "{stderr}");
+    }
+    // The reader is gone before the command writes: every write fails.
+    let mut child = support::hive_mind()
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["review", "sessions", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+}
+
+#[test]
+fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = support::hive_mind()
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["recall", "anything at all"])
+        .env("HIVE_MIND_LOG", "debug")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("DEBUG") || stderr.contains("INFO"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+}

@@ -12,7 +12,7 @@ use serde_json::{Value as Json, json};
 use crate::support::{self, cli};
 
 fn save(dir: &Path, text: &str, at: &str) -> String {
-    let (ok, stdout, stderr) = cli(dir, &["save", text, "--created-at", at]);
+    let (ok, stdout, stderr) = cli(dir, &["save", text, "--created-at", at, "--json"]);
     assert!(ok, "{stderr}");
     let saved: Json = serde_json::from_str(&stdout).unwrap();
     saved["ref"].as_str().unwrap().to_string()
@@ -99,6 +99,7 @@ fn a_correction_replaces_the_memory_and_keeps_its_history() {
             "The dentist appointment is on Tuesday at 11.",
             "--created-at",
             "2026-01-06T08:00:00Z",
+            "--json",
         ],
     );
     assert!(ok, "{stderr}");

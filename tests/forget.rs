@@ -65,6 +65,7 @@ fn the_cli_lists_then_erases_and_the_text_leaves_the_data_directory() {
         &[
             "save",
             &format!("The alarm passcode is {SECRET}, do not share it."),
+            "--json",
         ],
     );
     assert!(ok, "{stderr}");

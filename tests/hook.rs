@@ -272,8 +272,33 @@ fn install_shows_its_diff_keeps_other_settings_and_is_idempotent() {
     assert_eq!(written["model"], "opus");
     assert_eq!(written["hooks"]["Stop"].as_array().unwrap().len(), 2);
     let second = install(&[]);
-    assert!(second.contains("nothing changed"), "{second}");
+    assert!(second.contains("nothing to change"), "{second}");
     assert!(dir.path().join("server/hook-token").exists());
+    // Uninstalled: the settings are what they were before the install.
+    let uninstall = |extra: &[&str]| {
+        let output = hive_mind()
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["hook", "uninstall", "claude-code"])
+            .args(extra)
+            .current_dir(project.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let dry = uninstall(&["--dry-run"]);
+    assert!(dry.contains("- ") && dry.contains("dry run"), "{dry}");
+    let kept: Json = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(kept, written, "a dry run writes nothing");
+    let removed = uninstall(&[]);
+    assert!(removed.contains("written"), "{removed}");
+    let after: Json = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        after,
+        json!({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}})
+    );
+    assert!(uninstall(&[]).contains("nothing to change"));
     let broken = project.path().join("broken");
     std::fs::create_dir_all(broken.join(".claude")).unwrap();
     std::fs::write(broken.join(".claude/settings.json"), "{ not json").unwrap();

@@ -878,6 +878,16 @@ fn every_mcp_tool_and_resource_keeps_to_the_minds_of_its_token() {
     }
 }
 
+/// An operation on every surface: its MCP tool, its REST operation, its
+/// command line (if any), and the names that command line spells its own
+/// way or takes from elsewhere.
+type SharedOperation = (
+    &'static str,
+    &'static str,
+    Option<&'static [&'static str]>,
+    &'static [&'static str],
+);
+
 /// Each operation is one request on every surface: the MCP tool's
 /// arguments are the REST operation's parameters and body, name for name,
 /// and the command line takes them as flags (or positionals), so an
@@ -915,9 +925,7 @@ fn each_operation_takes_the_same_arguments_on_every_surface() {
         names.sort();
         names
     };
-    // (tool, REST operation, command line, names the command line spells
-    // its own way or takes from elsewhere)
-    let shared: [(&str, &str, Option<&[&str]>, &[&str]); 14] = [
+    let shared: [SharedOperation; 14] = [
         (
             "recall_memory",
             "GET /api/memory/search",

@@ -14,7 +14,13 @@ use serde_json::{Value as Json, json};
 use crate::support::{self, cli};
 
 fn json_of(dir: &Path, args: &[&str]) -> Json {
-    let (ok, stdout, stderr) = cli(dir, args);
+    let mut args = args.to_vec();
+    // The commands that print for people unless asked for JSON.
+    let speaks = ["save", "review", "correct", "recall"];
+    if speaks.contains(&args[0]) && !args.contains(&"--json") {
+        args.push("--json");
+    }
+    let (ok, stdout, stderr) = cli(dir, &args);
     assert!(ok, "{args:?}: {stderr}");
     serde_json::from_str(&stdout).unwrap()
 }

@@ -146,6 +146,7 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
             "important",
             "--workspace",
             "acme",
+            "--json",
         ],
         true,
     );
@@ -164,6 +165,7 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
             "[hm src:cli] The ledger uses Postgres.",
             "--workspace",
             "acme",
+            "--json",
         ],
         true,
     );

@@ -146,6 +146,18 @@ pub enum HookCommand {
         #[arg(long)]
         workspace: Option<String>,
     },
+    /// Remove the hooks `install` added from an agent's settings (the
+    /// agent's other settings and hooks are kept).
+    Uninstall {
+        /// The agent: claude-code or gemini-cli.
+        agent: String,
+        /// project or user, as installed.
+        #[arg(long, default_value = "project")]
+        scope: String,
+        /// Show the change without writing it.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// What a hook run may be told.
@@ -658,23 +670,49 @@ pub fn with_hooks(agent: Agent, settings: &Json, command: &str) -> Json {
                 *entries = Json::Array(Vec::new());
             }
             if let Json::Array(entries) = entries {
-                let ours = |entry: &Json| {
-                    entry
-                        .get("hooks")
-                        .and_then(Json::as_array)
-                        .is_some_and(|hooks| {
-                            hooks.iter().any(|hook| {
-                                hook.get("command")
-                                    .and_then(Json::as_str)
-                                    .is_some_and(|line| line.contains(&agent.command()))
-                            })
-                        })
-                };
-                entries.retain(|entry| !ours(entry));
+                entries.retain(|entry| !is_ours(agent, entry));
                 entries.push(json!({
                     "hooks": [{"type": "command", "command": command, "timeout": agent.timeout()}]
                 }));
             }
+        }
+    }
+    Json::Object(settings)
+}
+
+/// Whether a settings hook entry is one `install` wrote for `agent`.
+fn is_ours(agent: Agent, entry: &Json) -> bool {
+    entry
+        .get("hooks")
+        .and_then(Json::as_array)
+        .is_some_and(|hooks| {
+            hooks.iter().any(|hook| {
+                hook.get("command")
+                    .and_then(Json::as_str)
+                    .is_some_and(|line| line.contains(&agent.command()))
+            })
+        })
+}
+
+/// `settings` without the hooks `install` wrote for `agent`: an event left
+/// with no hook, and a `hooks` object left empty, go too; everything else
+/// is kept as it was.
+pub fn without_hooks(agent: Agent, settings: &Json) -> Json {
+    let Json::Object(settings) = settings else {
+        return settings.clone();
+    };
+    let mut settings = settings.clone();
+    if let Some(Json::Object(hooks)) = settings.get_mut("hooks") {
+        for event in agent.events() {
+            if let Some(Json::Array(entries)) = hooks.get_mut(*event) {
+                entries.retain(|entry| !is_ours(agent, entry));
+                if entries.is_empty() {
+                    hooks.remove(*event);
+                }
+            }
+        }
+        if hooks.is_empty() {
+            settings.remove("hooks");
         }
     }
     Json::Object(settings)
@@ -749,20 +787,7 @@ pub fn install(
     data_dir_flag: bool,
 ) -> Result<String, CommandError> {
     let agent = Agent::from_name(agent).map_err(CommandError::Argument)?;
-    let settings_path = match scope {
-        "project" => std::env::current_dir()?
-            .join(agent.settings_folder())
-            .join("settings.json"),
-        "user" => dirs::home_dir()
-            .ok_or_else(|| CommandError::Argument("no home directory".to_string()))?
-            .join(agent.settings_folder())
-            .join("settings.json"),
-        other => {
-            return Err(CommandError::Argument(format!(
-                "unknown scope {other:?}: expected project or user"
-            )));
-        }
-    };
+    let settings_path = settings_path(agent, scope)?;
     if let Some(id) = workspace {
         hive_mind_runtime::engine::convert::workspace(id).map_err(CommandError::Argument)?;
     }
@@ -789,47 +814,9 @@ pub fn install(
     if let Some(id) = workspace {
         command.push_str(&format!(" --workspace {id}"));
     }
-    let old_text = match std::fs::read_to_string(&settings_path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => return Err(error.into()),
-    };
-    let old: Json = if old_text.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(&old_text).map_err(|error| {
-            CommandError::Argument(format!(
-                "{} is not JSON ({error}); fix it first, nothing was changed",
-                settings_path.display()
-            ))
-        })?
-    };
-    let new = with_hooks(agent, &old, &command);
-    let old_pretty = if old_text.trim().is_empty() {
-        String::new()
-    } else {
-        serde_json::to_string_pretty(&old).unwrap_or_default()
-    };
-    let new_pretty = serde_json::to_string_pretty(&new).unwrap_or_default();
-    let mut report = String::new();
-    if old == new {
-        report.push_str(&format!(
-            "{}: the hooks are already installed; nothing changed\n",
-            settings_path.display()
-        ));
-    } else {
-        report.push_str(&format!("{}:\n", settings_path.display()));
-        report.push_str(&line_diff(&old_pretty, &new_pretty));
-        if dry_run {
-            report.push_str("(dry run: nothing written)\n");
-        } else {
-            if let Some(dir) = settings_path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            std::fs::write(&settings_path, format!("{new_pretty}\n"))?;
-            report.push_str("written\n");
-        }
-    }
+    let mut report = rewrite_settings(&settings_path, dry_run, |old| {
+        with_hooks(agent, old, &command)
+    })?;
     if !dry_run {
         let token_path = hook_token_path(data_dir);
         if !token_path.exists() {
@@ -853,6 +840,99 @@ pub fn install(
          `systemd-run --user hive-mind serve`, or a login item); without one each hook loads \
          the engine itself (a few seconds a prompt).\n",
     );
+    Ok(report)
+}
+
+/// `hive-mind hook uninstall`: remove the hooks `install` wrote from the
+/// agent's settings, showing the change; the report to print.
+pub fn uninstall(
+    data_dir: &Path,
+    agent: &str,
+    scope: &str,
+    dry_run: bool,
+) -> Result<String, CommandError> {
+    let agent = Agent::from_name(agent).map_err(CommandError::Argument)?;
+    let settings_path = settings_path(agent, scope)?;
+    if !settings_path.exists() {
+        return Ok(format!(
+            "{}: no such settings file; nothing to remove\n",
+            settings_path.display()
+        ));
+    }
+    let mut report = rewrite_settings(&settings_path, dry_run, |old| without_hooks(agent, old))?;
+    let token_path = hook_token_path(data_dir);
+    if token_path.exists() {
+        report.push_str(&format!(
+            "the hooks' token stays in {} (other agents' hooks may use it): `hive-mind token list` \
+             shows it, `hive-mind token revoke` removes it\n",
+            token_path.display()
+        ));
+    }
+    Ok(report)
+}
+
+/// The settings file of `agent` at `scope` (`project`: here; `user`: the
+/// home directory).
+fn settings_path(agent: Agent, scope: &str) -> Result<PathBuf, CommandError> {
+    let base = match scope {
+        "project" => std::env::current_dir()?,
+        "user" => dirs::home_dir()
+            .ok_or_else(|| CommandError::Argument("no home directory".to_string()))?,
+        other => {
+            return Err(CommandError::Argument(format!(
+                "unknown scope {other:?}: expected project or user"
+            )));
+        }
+    };
+    Ok(base.join(agent.settings_folder()).join("settings.json"))
+}
+
+/// Change the JSON settings file at `path` with `change`, showing the line
+/// diff; nothing is written with `dry_run`, or when nothing changes. A
+/// file that is not JSON is refused untouched.
+fn rewrite_settings(
+    path: &Path,
+    dry_run: bool,
+    change: impl FnOnce(&Json) -> Json,
+) -> Result<String, CommandError> {
+    let old_text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(error.into()),
+    };
+    let old: Json = if old_text.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(&old_text).map_err(|error| {
+            CommandError::Argument(format!(
+                "{} is not JSON ({error}); fix it first, nothing was changed",
+                path.display()
+            ))
+        })?
+    };
+    let new = change(&old);
+    let old_pretty = if old_text.trim().is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string_pretty(&old).unwrap_or_default()
+    };
+    let new_pretty = serde_json::to_string_pretty(&new).unwrap_or_default();
+    let mut report = String::new();
+    if old == new {
+        report.push_str(&format!("{}: nothing to change\n", path.display()));
+    } else {
+        report.push_str(&format!("{}:\n", path.display()));
+        report.push_str(&line_diff(&old_pretty, &new_pretty));
+        if dry_run {
+            report.push_str("(dry run: nothing written)\n");
+        } else {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(path, format!("{new_pretty}\n"))?;
+            report.push_str("written\n");
+        }
+    }
     Ok(report)
 }
 
@@ -882,6 +962,30 @@ mod tests {
             moved["hooks"]["Stop"].as_array().unwrap().len(),
             2,
             "replaced, not added"
+        );
+    }
+
+    #[test]
+    fn uninstalling_removes_only_what_install_wrote() {
+        let old = json!({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}});
+        let agent = Agent::ClaudeCode;
+        let installed = with_hooks(agent, &old, "/bin/hive-mind hook claude-code");
+        let gemini = with_hooks(
+            Agent::GeminiCli,
+            &installed,
+            "/bin/hive-mind hook gemini-cli",
+        );
+        let removed = without_hooks(agent, &gemini);
+        assert_eq!(
+            without_hooks(Agent::GeminiCli, &removed),
+            old,
+            "the user's own hook and settings are all that is left"
+        );
+        assert!(!removed.to_string().contains("hook claude-code"));
+        assert!(removed.to_string().contains("hook gemini-cli"));
+        assert_eq!(
+            without_hooks(agent, &json!({"model": "opus"})),
+            json!({"model": "opus"})
         );
     }
 

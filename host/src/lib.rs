@@ -19,6 +19,8 @@
 //!   runtime's, `hive_mind_runtime::engine::import`), a progress bar, the
 //!   report.
 //! - [`admin_cli`] — the minds' subcommands (get, status, reindex, check).
+//! - [`human`] — what the commands print for people (a line a memory, a
+//!   sentence an outcome), `--json` printing the machines' answer instead.
 //! - [`embed_cli`] — `hive-mind embed`: embed texts with the active
 //!   embedder, or show the provider chain.
 //! - [`mcp`] — `hive-mind mcp`: the MCP server (stdio) over the engine's
@@ -56,6 +58,7 @@ pub mod embed_cli;
 pub mod forget_cli;
 pub mod harvest_cli;
 pub mod hook;
+pub mod human;
 pub mod limits;
 pub mod mcp;
 pub mod memory_cli;

@@ -10,6 +10,26 @@ use clap::{Parser, Subcommand};
 use hive_mind_runtime::{LogicRuntime, artifacts};
 use serde_json::Value as Json;
 
+/// Print a line on stdout. A write that fails (a closed pipe: `hive-mind
+/// recall … | head -1`) is an error the caller returns, never a panic;
+/// `main` ends quietly on a closed pipe.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?;
+    }};
+}
+
+/// Print text on stdout as it is (see [`say`]).
+macro_rules! say_text {
+    ($text:expr) => {{
+        use std::io::Write as _;
+        std::io::stdout()
+            .lock()
+            .write_all(String::as_bytes(&$text))?;
+    }};
+}
+
 /// hive-mind: local-first long-term memory for AI agents.
 #[derive(Debug, Parser)]
 #[command(name = "hive-mind", version, about)]
@@ -63,13 +83,27 @@ enum Command {
         logic: bool,
     },
     /// Save a memory: the engine chunks, embeds and stores it.
-    Save(hive_mind_host::ops::save::SaveRequest),
+    Save {
+        /// The memory.
+        #[command(flatten)]
+        request: hive_mind_host::ops::save::SaveRequest,
+        /// Print the saved memory as JSON instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
     /// Recall the memories most relevant to a query (the recall block, the
     /// identity/awareness context, and notes on how it ran).
     Recall(hive_mind_host::memory_cli::RecallArgs),
     /// Correct a memory: the new version replaces the old in recall; the old
     /// stays in its history (and answers a recall `--as-of` before it).
-    Correct(hive_mind_host::ops::review::CorrectRequest),
+    Correct {
+        /// The correction.
+        #[command(flatten)]
+        request: hive_mind_host::ops::review::CorrectRequest,
+        /// Print both versions as JSON instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
     /// The versions of a memory, oldest first.
     History {
         /// The memory.
@@ -90,19 +124,21 @@ enum Command {
     Forget(hive_mind_host::forget_cli::ForgetArgs),
     /// Review memories by hand: archive, pin, tag, merge, trace; the
     /// knowledge graph, sessions and logs; flagged memories; delete a
-    /// workspace mind. Prints JSON.
-    #[command(subcommand)]
-    Review(hive_mind_host::review_cli::ReviewCommand),
+    /// workspace mind. Prints lines for people, or JSON with `--json`.
+    Review {
+        /// What to do.
+        #[command(subcommand)]
+        command: hive_mind_host::review_cli::ReviewCommand,
+        /// Print the answer as JSON instead of lines for people.
+        #[arg(long, global = true)]
+        json: bool,
+    },
     /// Import a history: ChatGPT, Claude, Gemini, Perplexity or Claude Code
     /// exports (JSON or the export zip), Markdown, text, PDF, web pages
     /// (http(s) URLs) or universal JSON/JSONL, detected by content.
     Import(hive_mind_host::harvest_cli::ImportArgs),
     /// List the sources imported into a mind.
-    Sources {
-        /// The workspace's mind (default: the personal mind).
-        #[arg(long)]
-        workspace: Option<String>,
-    },
+    Sources(hive_mind_host::ops::MindRequest),
     /// Serve the Model Context Protocol on stdin/stdout (for Claude Code,
     /// Claude Desktop, Codex and any stdio MCP client).
     Mcp,
@@ -132,6 +168,8 @@ fn main() -> ExitCode {
     hive_mind_terminal::init_logging();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader stopped reading (`| head`): not an error of ours.
+        Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
@@ -157,7 +195,7 @@ fn run(cli: Cli) -> Result<()> {
             match (list, function) {
                 (true, _) | (false, None) => {
                     for signature in logic.functions() {
-                        println!("{signature}");
+                        say!("{signature}");
                     }
                 }
                 (false, Some(function)) => {
@@ -189,7 +227,7 @@ fn run(cli: Cli) -> Result<()> {
                 ),
             ];
             for (name, path, bytes) in components {
-                println!("{name:<7} {:>9} bytes  {path}", bytes.len());
+                say!("{name:<7} {:>9} bytes  {path}", bytes.len());
             }
             if compile {
                 let dir = hive_mind_runtime::cache::cache_dir()
@@ -204,7 +242,7 @@ fn run(cli: Cli) -> Result<()> {
                     };
                     let started = std::time::Instant::now();
                     hive_mind_runtime::cache::load_component(&engine, name, bytes, Some(&dir))?;
-                    println!(
+                    say!(
                         "{name:<7} ready in {} ({:.1} s)",
                         dir.display(),
                         started.elapsed().as_secs_f64()
@@ -220,15 +258,19 @@ fn run(cli: Cli) -> Result<()> {
                 hive_mind_host::demo::run(&hive_mind_host::demo::DemoOptions { keep }, &mut out)?;
             }
         }
-        Command::Save(args) => {
-            let saved = hive_mind_host::memory_cli::save(&dir, &args)?;
-            println!("{}", serde_json::to_string_pretty(&saved)?);
+        Command::Save { request, json } => {
+            let saved = hive_mind_host::memory_cli::save(&dir, &request)?;
+            if json {
+                print_json(&saved, false)?;
+            } else {
+                say!("{}", hive_mind_host::human::saved_text(&saved));
+            }
         }
         Command::Recall(args) => {
             let recall = hive_mind_host::memory_cli::recall(&dir, &args)?;
             if args.json {
                 let value = hive_mind_host::ops::recall::recall_json(&recall);
-                println!("{}", serde_json::to_string_pretty(&value)?);
+                print_json(&value, false)?;
             } else {
                 for note in &recall.notes {
                     eprintln!("note: {}", note.text);
@@ -237,18 +279,22 @@ fn run(cli: Cli) -> Result<()> {
                     eprintln!("recall withheld: {why}");
                 }
                 if !recall.context.is_empty() {
-                    println!("{}\n", recall.context);
+                    say!("{}\n", recall.context);
                 }
                 if recall.memories.is_empty() && recall.withheld.is_none() {
                     eprintln!("nothing relevant remembered");
                 } else {
-                    println!("{}", recall.text);
+                    say!("{}", recall.text);
                 }
             }
         }
-        Command::Correct(args) => {
-            let corrected = hive_mind_host::correct_cli::correct(&dir, &args)?;
-            println!("{}", serde_json::to_string_pretty(&corrected)?);
+        Command::Correct { request, json } => {
+            let corrected = hive_mind_host::correct_cli::correct(&dir, &request)?;
+            if json {
+                print_json(&corrected, false)?;
+            } else {
+                say!("{}", hive_mind_host::human::corrected_text(&corrected));
+            }
         }
         Command::History { request, json } => {
             let versions = hive_mind_host::correct_cli::history(&dir, &request)?;
@@ -259,7 +305,7 @@ fn run(cli: Cli) -> Result<()> {
                     .collect();
                 print_json(&Json::Array(versions), false)?;
             } else {
-                print!("{}", hive_mind_host::correct_cli::history_text(&versions));
+                say_text!(hive_mind_host::correct_cli::history_text(&versions));
             }
         }
         Command::Export(args) => {
@@ -277,12 +323,16 @@ fn run(cli: Cli) -> Result<()> {
             if args.json {
                 print_json(&hive_mind_host::forget_cli::report_json(&report), false)?;
             } else {
-                print!("{}", hive_mind_host::forget_cli::report_text(&report));
+                say_text!(hive_mind_host::forget_cli::report_text(&report));
             }
         }
-        Command::Review(command) => {
+        Command::Review { command, json } => {
             let answer = hive_mind_host::review_cli::review_json(&dir, &command)?;
-            print_json(&answer, false)?;
+            if json {
+                print_json(&answer, false)?;
+            } else {
+                say_text!(hive_mind_host::human::outline(&answer));
+            }
         }
         Command::Import(args) => {
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
@@ -290,23 +340,20 @@ fn run(cli: Cli) -> Result<()> {
             if args.json {
                 print_json(&hive_mind_host::harvest_cli::report_json(&report), false)?;
             } else {
-                print!(
-                    "{}",
-                    hive_mind_host::harvest_cli::report_text(&report, &mind)
-                );
+                say_text!(hive_mind_host::harvest_cli::report_text(&report, &mind));
             }
             if !complete {
                 anyhow::bail!("some inputs could not be imported (see the report above)");
             }
         }
-        Command::Sources { workspace } => {
-            let mind = hive_mind_host::ops::read_mind(workspace.as_deref())
+        Command::Sources(request) => {
+            let operation = hive_mind_host::ops::minds::Sources::new(&request)
                 .map_err(hive_mind_host::command_error::CommandError::from)?;
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let sources = hive_mind_host::ops::execute(
                 &mut engine,
                 &hive_mind_host::ops::Caller::Owner,
-                hive_mind_host::ops::minds::Sources { mind },
+                operation,
             )
             .map_err(hive_mind_host::command_error::CommandError::from)?;
             let sources: Vec<Json> = sources
@@ -329,7 +376,7 @@ fn run(cli: Cli) -> Result<()> {
             hive_mind_host::serve::run(&dir, &options)?;
         }
         Command::Token(command) => {
-            print!("{}", hive_mind_host::tokens::run(&dir, &command)?);
+            say_text!(hive_mind_host::tokens::run(&dir, &command)?);
         }
         Command::Hook(command) => match command {
             hive_mind_host::hook::HookCommand::ClaudeCode(options) => {
@@ -344,17 +391,23 @@ fn run(cli: Cli) -> Result<()> {
                 dry_run,
                 workspace,
             } => {
-                print!(
-                    "{}",
-                    hive_mind_host::hook::install(
-                        &dir,
-                        &agent,
-                        &scope,
-                        dry_run,
-                        workspace.as_deref(),
-                        data_dir_flag,
-                    )?
-                );
+                say_text!(hive_mind_host::hook::install(
+                    &dir,
+                    &agent,
+                    &scope,
+                    dry_run,
+                    workspace.as_deref(),
+                    data_dir_flag,
+                )?);
+            }
+            hive_mind_host::hook::HookCommand::Uninstall {
+                agent,
+                scope,
+                dry_run,
+            } => {
+                say_text!(hive_mind_host::hook::uninstall(
+                    &dir, &agent, &scope, dry_run
+                )?);
             }
         },
         Command::Scan(args) => {
@@ -362,7 +415,7 @@ fn run(cli: Cli) -> Result<()> {
             if args.json {
                 print_json(&report, false)?;
             } else {
-                print!("{}", hive_mind_host::scan_cli::report_text(&report));
+                say_text!(hive_mind_host::scan_cli::report_text(&report));
             }
         }
         Command::Embed(args) => {
@@ -375,6 +428,15 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether `error` is a write to a pipe whose reader has gone.
+fn closed_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// At most 200 characters of `text`, for error messages.
@@ -391,6 +453,6 @@ fn print_json(value: &Json, compact: bool) -> Result<()> {
     } else {
         serde_json::to_string_pretty(value)?
     };
-    println!("{text}");
+    say!("{text}");
     Ok(())
 }

@@ -23,8 +23,12 @@ pub use progress::Progress;
 /// protocol), at the level `HIVE_MIND_LOG` names, `warn` by default. Both
 /// binaries, `hive-mind` and `hive-mind-lab`, start with it.
 pub fn init_logging() {
+    use std::io::IsTerminal as _;
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, never in a log an
+        // MCP client or a file keeps.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("HIVE_MIND_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),

@@ -26,6 +26,48 @@ pub struct Progress {
     recorded: Option<Arc<Mutex<Vec<String>>>>,
 }
 
+/// A bar over `total` items of `unit` drawn to `target`; with `total` 0
+/// (not known yet: an import before its inputs are read) a spinner with the
+/// count so far, never a full bar of 0/0.
+fn drawn(total: u64, unit: &str, target: ProgressDrawTarget) -> ProgressBar {
+    let known = (total > 0).then_some(total);
+    let bar = ProgressBar::with_draw_target(known, target);
+    bar.set_prefix(unit.to_string());
+    bar.set_style(if known.is_some() {
+        bar_style(unit)
+    } else {
+        spinner_style(unit)
+    });
+    bar
+}
+
+/// The bar: done of total, rate, ETA.
+fn bar_style(unit: &str) -> ProgressStyle {
+    let template = format!(
+        "{{msg:20!}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} · {{rate}} · ETA {{eta}}"
+    );
+    with_rate(ProgressStyle::with_template(&template)).progress_chars("=> ")
+}
+
+/// The spinner while the total is not known: done so far and the rate.
+fn spinner_style(unit: &str) -> ProgressStyle {
+    let template = format!("{{spinner}} {{msg:20!}} {{human_pos}} {unit} · {{rate}}");
+    with_rate(ProgressStyle::with_template(&template))
+}
+
+/// A style with the `rate` key (items a second), or the default style if
+/// the template were refused.
+fn with_rate(style: Result<ProgressStyle, indicatif::style::TemplateError>) -> ProgressStyle {
+    style
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key(
+            "rate",
+            |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = write!(out, "{:.0}/s", state.per_sec());
+            },
+        )
+}
+
 impl Progress {
     /// A bar over `total` items of `unit` (e.g. "turns"), on stderr, shown
     /// only when stderr is a terminal and `quiet` is false.
@@ -34,21 +76,8 @@ impl Progress {
         if !visible {
             return Progress::hidden();
         }
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        let template = format!(
-            "{{msg:20!}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} · {{rate}} · ETA {{eta}}"
-        );
-        if let Ok(style) = ProgressStyle::with_template(&template) {
-            let style = style.progress_chars("=> ").with_key(
-                "rate",
-                |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-                    let _ = write!(out, "{:.0}/s", state.per_sec());
-                },
-            );
-            bar.set_style(style);
-        }
         Progress {
-            bar,
+            bar: drawn(total, unit, ProgressDrawTarget::stderr()),
             visible,
             recorded: None,
         }
@@ -86,9 +115,18 @@ impl Progress {
         self.visible
     }
 
-    /// Change the number of items expected.
+    /// Change the number of items expected: a count not known yet (a
+    /// spinner) becomes a bar.
     pub fn set_total(&self, total: u64) {
+        if total > 0 && self.bar.length().is_none() {
+            self.bar.set_style(bar_style(&self.unit()));
+        }
         self.bar.set_length(total);
+    }
+
+    /// The unit a spinner's message names (kept in its prefix).
+    fn unit(&self) -> String {
+        self.bar.prefix()
     }
 
     /// `count` more items done.
@@ -167,6 +205,22 @@ mod tests {
         hidden.set_total(20);
         hidden.working_on("sample 1");
         hidden.finish();
+    }
+
+    #[test]
+    fn an_unknown_total_spins_until_it_is_known() {
+        let progress = Progress {
+            bar: drawn(0, "items", ProgressDrawTarget::hidden()),
+            visible: true,
+            recorded: None,
+        };
+        assert_eq!(progress.total(), None, "no full 0/0 bar before the count");
+        progress.advance(3);
+        progress.set_total(10);
+        assert_eq!(progress.total(), Some(10));
+        assert_eq!(progress.done(), 3);
+        let known = drawn(5, "items", ProgressDrawTarget::hidden());
+        assert_eq!(known.length(), Some(5));
     }
 
     #[test]

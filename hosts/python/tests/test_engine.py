@@ -94,7 +94,7 @@ class Cli:
     def save(
         self, data: Path, content: str, importance: str | None, workspace: str | None, created_at: str
     ) -> dict:
-        args = ["save", "--data-dir", str(data), "--created-at", created_at]
+        args = ["save", "--data-dir", str(data), "--json", "--created-at", created_at]
         if importance:
             args += ["--importance", importance]
         if workspace:
