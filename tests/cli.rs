@@ -165,13 +165,15 @@ fn the_demo_runs_the_main_job_in_a_temporary_data_directory() {
         "date-window",
         "catch-up",
         "the workspace's memories render before the personal mind's",
-        "[mind-rawturn conv:kyoto-trip-2 turn:1 speaker:user] I booked a small ryokan",
+        "I booked a small ryokan near Gion",
         "1 quarantined memory was left out",
         "nothing relevant remembered",
         "why: semantic: vector #1",
     ] {
         assert!(stdout.contains(shown), "{shown:?} missing from\n{stdout}");
     }
+    // People read memories without the engine's storage markings.
+    assert!(!stdout.contains("[mind-"), "{stdout}");
     // Learned from the exchange: a decision for the workspace.
     assert!(stdout.contains("→ workspace:atlas:"), "{stdout}");
     // The temporary data directory is gone.

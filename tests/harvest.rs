@@ -424,6 +424,32 @@ fn a_fixtures_turns_and_sections_are_stored_verbatim() {
     );
     assert_eq!(created.len(), 1);
     assert!(created[0].starts_with("2024-05-01T09:30:00"), "{created:?}");
+    // What a person is shown is the turn's words, without the engine's
+    // marking; who spoke is in the metadata.
+    let recall = Run::of(cli(dir.path()).args([
+        "recall",
+        "how long to proof sourdough",
+        "--json",
+        "--no-floor",
+    ]))
+    .json();
+    let turn = recall["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|memory| &memory["frame"])
+        .find(|frame| {
+            frame["content"]
+                .as_str()
+                .unwrap()
+                .contains("proof a sourdough")
+        })
+        .unwrap_or_else(|| panic!("the turn is not recalled: {recall}"));
+    assert_eq!(
+        turn["text"],
+        "How long should I proof a sourdough loaf at room temperature?"
+    );
+    assert_eq!(turn["metadata"]["kind"]["raw-turn"]["speaker"], "user");
 }
 
 /// The conversation of the lane test: a name, workplace and job; a style

@@ -461,7 +461,7 @@ fn learn_from_exchange(engine: &mut EngineRuntime, out: &mut dyn Write) -> Resul
             out,
             "   → {:<20} {}",
             frame_ref(&memory.frame.ref_),
-            memory.frame.content
+            memory.frame.text
         )?;
     }
     writeln!(out)?;
@@ -541,7 +541,7 @@ fn print_recall(recall: &Recall, out: &mut dyn Write) -> Result<(), DemoError> {
             memory.score,
             day(memory.frame.created_at),
             frame_ref(&memory.frame.ref_),
-            abbreviate(&memory.frame.content, 90)
+            abbreviate(&memory.frame.text, 90)
         )?;
         writeln!(out, "   {:<11} why: {}", "", memory.why)?;
     }

@@ -60,10 +60,16 @@ pub fn memory_line(frame: &Json) -> String {
     } else {
         format!(" [{}]", marks.join("; "))
     };
+    // What it says without the engine's markings (a frame from before the
+    // `text` field: its content).
+    let said = match text(frame, "text") {
+        "" => text(frame, "content"),
+        said => said,
+    };
     format!(
         "{}{marks}  {day}  {}",
         text(frame, "ref"),
-        preview(text(frame, "content"), PREVIEW_CHARS)
+        preview(said, PREVIEW_CHARS)
     )
 }
 
@@ -211,6 +217,19 @@ mod tests {
         let long = frame("personal:8", &"word ".repeat(60));
         assert!(memory_line(&long).ends_with('…'));
         assert!(!memory_line(&long).contains('\n'));
+    }
+
+    #[test]
+    fn a_memory_line_shows_the_text_without_the_engines_markings() {
+        let mut turn = frame(
+            "personal:9",
+            "[mind-rawturn conv:k turn:2 speaker:assistant] Gion is walkable.",
+        );
+        turn["text"] = json!("Gion is walkable.");
+        assert_eq!(
+            memory_line(&turn),
+            "personal:9  2026-03-02  Gion is walkable."
+        );
     }
 
     #[test]

@@ -359,6 +359,7 @@ pub fn frame_out(frame: &native::Frame) -> Frame {
             id,
         }),
         content: frame.content.clone(),
+        text: hive_mind_core::recall::display_text(&frame.content, None),
         importance: importance_out(frame.importance),
         source: source_out(frame.source),
         access_count: frame.access_count,

@@ -78,7 +78,15 @@ pub(super) fn frame_view(
     engine: &mut EngineRuntime,
     frame: &wit_types::Frame,
 ) -> Result<Json, McpError> {
-    guarded(engine, frame_json(frame), "content", &frame.content)
+    let mut value = guarded(engine, frame_json(frame), "content", &frame.content)?;
+    // `text` is the same words without the engine's markings: withheld
+    // with them.
+    if value.get("withheld").is_some()
+        && let Some(object) = value.as_object_mut()
+    {
+        object.insert("text".to_string(), Json::Null);
+    }
+    Ok(value)
 }
 
 /// `{"identity": …}` as a model may see it: the whole identity is withheld

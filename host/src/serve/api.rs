@@ -53,8 +53,10 @@ pub struct Memory {
     pub t: u32,
     /// The frame it patches or branches.
     pub base_frame: Option<String>,
-    /// The text.
+    /// The text as stored (with the engine's storage markings).
     pub content: String,
+    /// What it says, for a person: the text without the engine's markings.
+    pub text: String,
     /// critical, important, normal, temporary or deprecated.
     pub importance: String,
     /// Where it came from.

@@ -155,6 +155,7 @@ pub fn frame_json(frame: &Frame) -> serde_json::Value {
         "t": frame.t,
         "base-frame": frame.base_frame.as_ref().map(ref_name),
         "content": frame.content,
+        "text": frame.text,
         "importance": frame.importance.wit_name(),
         "source": frame.source.wit_name(),
         "access-count": frame.access_count,

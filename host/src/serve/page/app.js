@@ -483,6 +483,29 @@
 
   /* ------------------------------------------------ 5. Memory list items */
 
+  /** What a memory says, for a person: the engine's `text` (its content
+      without storage markings), else the content. */
+  function shownText(memory) {
+    if (!memory) return "";
+    return String(memory.text != null && memory.text !== "" ? memory.text : memory.content || "");
+  }
+
+  /** A memory's kind in words: "fact", "event", "profile of Ana",
+      "turn 3 of kyoto-trip, by assistant"; null for a plain memory. The
+      WIT variant comes as a name, or an object keyed by its case. */
+  function kindName(metadata) {
+    const kind = metadata && typeof metadata === "object" ? metadata.kind : null;
+    if (!kind) return null;
+    if (typeof kind === "string") return kind;
+    if (typeof kind !== "object") return String(kind);
+    if (kind.profile != null) return "profile of " + kind.profile;
+    const turn = kind["raw-turn"];
+    if (turn && typeof turn === "object") {
+      return "turn " + turn.turn + " of " + turn.conversation + ", by " + turn.speaker;
+    }
+    return Object.keys(kind).join(" ");
+  }
+
   /** One memory as a list item: open button, meta line, select checkbox. */
   function memoryItem(memory, extra) {
     const info = extra || {};
@@ -499,8 +522,8 @@
     if (memory.importance && memory.importance !== "normal") {
       head.appendChild(el("span", { class: "badge importance" }, memory.importance));
     }
-    const kind = memory.metadata && typeof memory.metadata === "object" ? memory.metadata.kind : null;
-    if (kind) head.appendChild(el("span", { class: "badge kind" }, String(kind)));
+    const kind = kindName(memory.metadata);
+    if (kind) head.appendChild(el("span", { class: "badge kind" }, kind));
     if (memory.source) head.appendChild(el("span", { class: "muted" }, memory.source));
     appendAll(head, [timeEl(memory["created-at"])]);
     item.appendChild(head);
@@ -515,7 +538,7 @@
           "aria-label": "Open memory " + ref,
           onclick: () => openMemory(ref),
         },
-        el("span", { class: "content clamp" }, memory.content || info.preview || "")
+        el("span", { class: "content clamp" }, shownText(memory) || info.preview || "")
       )
     );
     if (info.why) item.appendChild(el("p", { class: "why" }, el("span", { class: "label" }, "why: "), info.why));
@@ -623,9 +646,13 @@
     }
   }
 
+  /** A memory's kind by its case name (fact, event, profile, raw-turn),
+      for the kind filter; "" for a plain memory. */
   function kindOf(memory) {
     const kind = memory.metadata && typeof memory.metadata === "object" ? memory.metadata.kind : null;
-    return kind === undefined || kind === null ? "" : String(kind);
+    if (kind === undefined || kind === null) return "";
+    if (typeof kind === "object") return Object.keys(kind)[0] || "";
+    return String(kind);
   }
 
   function fillOptions(select, values) {
@@ -649,7 +676,7 @@
     const from = $("filter-from").value;
     const to = $("filter-to").value;
     const day = String(memory["created-at"] || "").slice(0, 10);
-    if (text && !String(memory.content || "").toLowerCase().includes(text)) return false;
+    if (text && !shownText(memory).toLowerCase().includes(text)) return false;
     if (source && memory.source !== source) return false;
     if (kind && kindOf(memory) !== kind) return false;
     if (status && (memory.status || "active") !== status) return false;
@@ -795,7 +822,7 @@
     $("memory-ref").textContent = memory.ref;
     const dialog = $("memory-detail");
     dialog.setAttribute("data-ref", memory.ref);
-    $("memory-content").textContent = memory.content || "";
+    $("memory-content").textContent = shownText(memory);
     const archived = memory.status === "archived";
     $("archive-button").textContent = archived ? "Restore" : "Archive";
     $("pin-button").textContent = memory.pinned ? "Unpin" : "Pin";
@@ -850,7 +877,7 @@
           " ",
           timeEl(version["created-at"]),
           version["valid-to"] ? el("span", { class: "muted" }, " (until " + shortDate(version["valid-to"]) + ")") : null,
-          el("div", { class: "content clamp" }, version.content || "")
+          el("div", { class: "content clamp" }, shownText(version))
         )
       );
     }
@@ -897,7 +924,7 @@
       const form = $("correct-form");
       form.hidden = !form.hidden;
       if (!form.hidden) {
-        $("correct-input").value = state.detail.content || "";
+        $("correct-input").value = shownText(state.detail);
         $("correct-input").focus();
       }
     });
@@ -1035,7 +1062,7 @@
       el("button", { type: "button", class: "release-button", "data-ref": ref, onclick: guard(() => releaseMemory(ref)) }, "release"),
       el("button", { type: "button", class: "danger forget-item-button", "data-ref": ref, onclick: guard(() => startForget([ref])) }, "forget")
     );
-    const content = memory.content || pick(item, "content", "preview");
+    const content = shownText(memory) || pick(item, "content", "preview");
     if (!ref && !content) return el("li", null, el("pre", null, pretty(item)));
     const li = memoryItem(Object.assign({}, memory, { ref, content }), { actions });
     const details = [];

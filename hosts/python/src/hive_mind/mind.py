@@ -9,7 +9,7 @@
         recall = mind.recall("which database for the ledger?")
         print(recall.text)
         for memory in recall.memories:
-            print(memory.ref, memory.lane, round(memory.score, 4), memory.content)
+            print(memory.ref, memory.lane, round(memory.score, 4), memory.text)
 
 Every method is one call of the engine's ``memory``, ``admin`` or
 ``harvest`` export (``wit/memory.wit``, ``wit/admin.wit``,
@@ -75,7 +75,10 @@ class Saved:
     ref: str
     #: Whether it was already known (deduplicated, nothing written).
     duplicate: bool
+    #: The text as stored (with the engine's storage markings).
     content: str
+    #: What it says, for a person: ``content`` without the engine's markings.
+    text: str
     importance: str
     #: Event time, ISO-8601 UTC.
     created_at: str
@@ -105,7 +108,10 @@ class Memory:
     score: float
     #: A short human-readable reason.
     why: str
+    #: The text as stored (with the engine's storage markings).
     content: str
+    #: What it says, for a person: ``content`` without the engine's markings.
+    text: str
     importance: str
     #: Event time, ISO-8601 UTC.
     created_at: str
@@ -262,6 +268,7 @@ def _saved(saved: Any) -> Saved:
         ref=_ref(field(frame, "ref")),
         duplicate=field(saved, "duplicate"),
         content=field(frame, "content"),
+        text=field(frame, "text"),
         importance=field(frame, "importance"),
         created_at=_iso(field(frame, "created_at")),
         origin=_origin(frame),
@@ -276,6 +283,7 @@ def _memory(recalled: Any) -> Memory:
         score=field(recalled, "score"),
         why=field(recalled, "why"),
         content=field(frame, "content"),
+        text=field(frame, "text"),
         importance=field(frame, "importance"),
         created_at=_iso(field(frame, "created_at")),
         origin=_origin(frame),
