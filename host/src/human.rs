@@ -221,10 +221,9 @@ mod tests {
 
     #[test]
     fn a_memory_line_shows_the_text_without_the_engines_markings() {
-        let mut turn = frame(
-            "personal:9",
-            "[mind-rawturn conv:k turn:2 speaker:assistant] Gion is walkable.",
-        );
+        // How the engine stores a turn is its business: the line shows the
+        // engine's `text`.
+        let mut turn = frame("personal:9", "(as stored) Gion is walkable.");
         turn["text"] = json!("Gion is walkable.");
         assert_eq!(
             memory_line(&turn),
