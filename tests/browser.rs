@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value as Json, json};
 
-use crate::serve::Server;
+use crate::serve::{Body, Server};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -371,18 +371,82 @@ fn the_main_flows_work_in_headless_chromium() {
     assert!(browser.text_of("#graph-list").contains("Postgres"));
     browser.screenshot(&shots.join("desktop-graph.png"));
 
+    // An imported conversation is shown as people read it: its turns'
+    // words, their kind in words, no engine markings.
+    let chat = json!([{"title": "Kyoto trip", "id": "kyoto-trip", "conversation_id": "kyoto-trip",
+        "create_time": 1714555800.0, "current_node": "b", "mapping": {
+        "a": {"id": "a", "parent": null, "children": ["b"], "message": {"id": "a",
+            "author": {"role": "user"}, "create_time": 1714555800.0,
+            "content": {"content_type": "text", "parts": ["I booked a small ryokan near Gion."]}}},
+        "b": {"id": "b", "parent": "a", "children": [], "message": {"id": "b",
+            "author": {"role": "assistant"}, "create_time": 1714555860.0,
+            "content": {"content_type": "text", "parts": ["Great choice: Gion is walkable."]}}}
+    }}]);
+    let (status, job) = server.call(
+        "POST",
+        "/api/imports?mind=personal&name=conversations.json",
+        None,
+        Some(Body::Raw(chat.to_string().into_bytes())),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_u64().unwrap();
+    let started = Instant::now();
+    while server.get(&format!("/api/imports/{id}"), None).1["state"] == "running" {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the import hangs"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    browser.click("#nav-browse");
+    browser.wait_until(
+        "the imported turns",
+        "return document.getElementById('memory-list').innerText.includes('Gion is walkable')",
+        30,
+    );
+    let listed = browser.text_of("#memory-list");
+    assert!(!listed.contains("[object Object]"), "{listed}");
+    assert!(!listed.contains("[mind-"), "{listed}");
+    assert!(
+        listed.contains("by assistant"),
+        "the kind in words: {listed}"
+    );
+    browser.screenshot(&shots.join("desktop-browse.png"));
+
     // A phone-sized screen: one column, the same search.
     browser.window(390, 844);
     browser.go(&server.url);
     browser.type_into("#search-input", "quarterly report");
     browser.click("#search-submit");
     browser.wait("#search-results [data-ref]", 60);
-    let overflow = browser.script(
-        "return document.documentElement.scrollWidth <= window.innerWidth + 1",
+    let fits = "return document.documentElement.scrollWidth <= window.innerWidth + 1";
+    assert_eq!(
+        browser.script(fits, json!([])),
+        json!(true),
+        "nothing wider than a phone's screen"
+    );
+    browser.screenshot(&shots.join("phone-search.png"));
+    // Every view's tab is in sight (none scrolled away sideways), and
+    // every view fits.
+    let tabs = browser.script(
+        "const nav = document.querySelector('.views-nav'); return nav.scrollWidth <= nav.clientWidth + 1",
         json!([]),
     );
-    assert_eq!(overflow, json!(true), "nothing wider than a phone's screen");
-    browser.screenshot(&shots.join("phone-search.png"));
+    assert_eq!(
+        tabs,
+        json!(true),
+        "the view tabs scroll sideways on a phone"
+    );
+    for view in ["browse", "review", "graph", "import", "identity"] {
+        browser.click(&format!("#nav-{view}"));
+        browser.wait(&format!("#view-{view}:not([hidden])"), 20);
+        assert_eq!(
+            browser.script(fits, json!([])),
+            json!(true),
+            "the {view} view is wider than a phone"
+        );
+        browser.screenshot(&shots.join(format!("phone-{view}.png")));
+    }
     eprintln!("screenshots in {}", shots.display());
 }
 

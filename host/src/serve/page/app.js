@@ -1366,7 +1366,17 @@
           )
         );
       }
-      if (!sorted.length) list.appendChild(emptyItem("No entities."));
+      if (!sorted.length) {
+        list.appendChild(
+          emptyItem(
+            $("graph-query").value.trim() || $("graph-type").value.trim()
+              ? "No entity matches the name and type."
+              : "No entities in this mind yet. The graph holds the people, places, projects and " +
+                  "tools recognised in its memories: learning from exchanges and imports adds them " +
+                  "(and an agent's save_entity); a memory saved as plain text may name none."
+          )
+        );
+      }
     }
 
     function svgPoint(event) {
