@@ -146,7 +146,7 @@ fn a_correction_replaces_the_memory_and_keeps_its_history() {
             .len(),
         2
     );
-    let (ok, stdout, stderr) = cli(data, &["check"]);
+    let (ok, stdout, stderr) = cli(data, &["check", "--json"]);
     assert!(ok, "{stdout}{stderr}");
 }
 

@@ -768,7 +768,8 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
         &["save", "The deploy key lives in the vault."],
     );
     let recorded = |model: &str| -> Json {
-        let status: Json = serde_json::from_slice(&run(model, &["status"]).stdout).unwrap();
+        let status: Json =
+            serde_json::from_slice(&run(model, &["status", "--json"]).stdout).unwrap();
         status["minds"][0]["embedder"].clone()
     };
     assert_eq!(recorded("all-MiniLM-L6-v2")["model"], "all-MiniLM-L6-v2");
@@ -788,7 +789,7 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
     );
     // `check` counts a mind whose vectors another model made as a problem:
     // its vector lane is off until the reindex.
-    let check = call("bge-small-en-v1.5", &["check"]);
+    let check = call("bge-small-en-v1.5", &["check", "--json"]);
     assert!(!check.status.success());
     let report: Json = serde_json::from_slice(&check.stdout).unwrap();
     assert_eq!(report["ok"], false);
@@ -797,10 +798,10 @@ fn switching_the_model_is_seen_by_the_lock_and_reindex_re_embeds() {
         problems.contains("all-MiniLM-L6-v2") && problems.contains("vector search is off"),
         "{problems}"
     );
-    let reindex = run("bge-small-en-v1.5", &["reindex"]);
+    let reindex = run("bge-small-en-v1.5", &["reindex", "--json"]);
     let stderr = String::from_utf8_lossy(&reindex.stderr);
     assert!(stderr.contains("reindex personal: 1/1"), "{stderr}");
-    run("bge-small-en-v1.5", &["check"]);
+    run("bge-small-en-v1.5", &["check", "--json"]);
     let recall = run(
         "bge-small-en-v1.5",
         &["recall", "where is the deploy key kept?", "--json"],

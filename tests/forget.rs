@@ -102,7 +102,7 @@ fn the_cli_lists_then_erases_and_the_text_leaves_the_data_directory() {
     );
     assert!(!recall_refs(data, "What is the alarm passcode?").contains(&secret));
     assert_eq!(recall_refs(data, "When is Ana's birthday?"), others_before);
-    let (ok, stdout, stderr) = cli(data, &["check"]);
+    let (ok, stdout, stderr) = cli(data, &["check", "--json"]);
     assert!(ok, "{stdout}{stderr}");
 
     // Forgetting it again is an error naming it, and changes nothing.

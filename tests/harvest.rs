@@ -137,7 +137,7 @@ fn import<I: AsRef<OsStr>>(dir: &Path, inputs: &[I], extra: &[&str]) -> Json {
 
 /// `hive-mind check` says ok.
 fn assert_check_ok(dir: &Path) {
-    let run = Run::of(cli(dir).arg("check"));
+    let run = Run::of(cli(dir).args(["check", "--json"]));
     assert!(run.ok, "check failed:\n{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("\"ok\": true"), "{}", run.stdout);
     assert!(!run.stdout.contains("\"ok\": false"), "{}", run.stdout);
@@ -145,7 +145,7 @@ fn assert_check_ok(dir: &Path) {
 
 /// The personal mind's frames per `hive-mind status`.
 fn status_frames(dir: &Path) -> u64 {
-    let run = Run::of(cli(dir).arg("status"));
+    let run = Run::of(cli(dir).args(["status", "--json"]));
     assert!(run.ok, "{}", run.stderr);
     let status = run.json();
     let personal = status["minds"]
@@ -1446,7 +1446,7 @@ fn sources_lists_the_imports_and_a_dry_run_writes_nothing() {
     assert_eq!(dry["frames"]["raw_turns"], 6, "{dry:#}");
     assert_eq!(dry["frames"]["documents"], 6, "{dry:#}");
     assert_eq!(written(&dir), (0, 0, 0));
-    let run = Run::of(cli(&dir).arg("sources"));
+    let run = Run::of(cli(&dir).args(["sources", "--json"]));
     assert!(run.ok, "{}", run.stderr);
     assert_eq!(run.json(), json!([]));
 
@@ -1457,7 +1457,7 @@ fn sources_lists_the_imports_and_a_dry_run_writes_nothing() {
     }
     assert_eq!(written(&dir).0 as u64, frames_total(&real));
 
-    let run = Run::of(cli(&dir).arg("sources"));
+    let run = Run::of(cli(&dir).args(["sources", "--json"]));
     assert!(run.ok, "{}", run.stderr);
     let sources = run.json();
     let sources = sources.as_array().unwrap();
@@ -1498,11 +1498,11 @@ fn sources_lists_the_imports_and_a_dry_run_writes_nothing() {
         &["--workspace", "notes"],
     );
     assert_eq!(report["frames"]["documents"], 1);
-    let run = Run::of(cli(&dir).args(["sources", "--workspace", "notes"]));
+    let run = Run::of(cli(&dir).args(["sources", "--workspace", "notes", "--json"]));
     let listed = run.json();
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed:#}");
     assert_eq!(listed[0]["format"], "plain-text");
-    let run = Run::of(cli(&dir).arg("sources"));
+    let run = Run::of(cli(&dir).args(["sources", "--json"]));
     assert_eq!(run.json().as_array().unwrap().len(), 2);
     assert_eq!(
         frames(&dir),

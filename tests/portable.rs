@@ -45,7 +45,7 @@ fn a_mind_restored_into_an_empty_directory_exports_the_same_and_recalls() {
     let second = tempfile::tempdir().unwrap();
     let (ok, stdout, stderr) = cli(
         second.path(),
-        &["restore", export.to_str().unwrap(), "--quiet"],
+        &["restore", export.to_str().unwrap(), "--quiet", "--json"],
     );
     assert!(ok, "{stderr}");
     let report: Json = serde_json::from_str(&stdout).unwrap();
@@ -58,7 +58,7 @@ fn a_mind_restored_into_an_empty_directory_exports_the_same_and_recalls() {
         rows(&exported),
         "a round trip changes nothing"
     );
-    let (ok, stdout, stderr) = cli(second.path(), &["check"]);
+    let (ok, stdout, stderr) = cli(second.path(), &["check", "--json"]);
     assert!(ok, "{stdout}{stderr}");
     let (ok, stdout, stderr) = cli(
         second.path(),
@@ -89,7 +89,7 @@ fn a_mind_restored_into_an_empty_directory_exports_the_same_and_recalls() {
     let (ok, _, stderr) = cli(third.path(), &["restore", cut.to_str().unwrap()]);
     assert!(!ok);
     assert!(stderr.contains("cut off"), "{stderr}");
-    let (ok, stdout, _) = cli(third.path(), &["status"]);
+    let (ok, stdout, _) = cli(third.path(), &["status", "--json"]);
     assert!(ok);
     assert!(
         !stdout.contains("\"frames\": 1") && !stdout.contains("\"frames\": 3"),

@@ -16,7 +16,7 @@ use crate::support::{self, cli};
 fn json_of(dir: &Path, args: &[&str]) -> Json {
     let mut args = args.to_vec();
     // The commands that print for people unless asked for JSON.
-    let speaks = ["save", "review", "correct", "recall"];
+    let speaks = ["save", "review", "correct", "recall", "get"];
     if speaks.contains(&args[0]) && !args.contains(&"--json") {
         args.push("--json");
     }

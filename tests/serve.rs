@@ -480,7 +480,7 @@ fn every_operation_answers_as_its_openapi_document_says() {
         .filter(|entry| entry.file_name().to_string_lossy().starts_with("serve-"))
         .count();
     assert_eq!(announced, 0, "a stopped server withdraws its announcement");
-    let (ok, _, err) = cli(dir.path(), &["check"]);
+    let (ok, _, err) = cli(dir.path(), &["check", "--json"]);
     assert!(ok, "{err}");
 }
 
@@ -979,7 +979,7 @@ fn random_requests_are_each_answered_and_change_nothing_they_should_not() {
     let (_, recall) = server.get("/api/memory/search?q=where%20is%20the%20spare%20key", t);
     assert!(recall.to_string().contains("blue pot"));
     assert!(server.terminate());
-    let (ok, _, err) = cli(dir.path(), &["check"]);
+    let (ok, _, err) = cli(dir.path(), &["check", "--json"]);
     assert!(ok, "{err}");
 }
 
@@ -1058,7 +1058,7 @@ fn a_stop_lets_the_import_under_way_finish() {
     assert_eq!(status, 202, "{job}");
     // SIGTERM while it runs: the server lets it finish, then stops cleanly.
     assert!(server.terminate(), "the server stopped cleanly");
-    let (ok, _, err) = cli(dir.path(), &["check"]);
+    let (ok, _, err) = cli(dir.path(), &["check", "--json"]);
     assert!(ok, "{err}");
     // The same file again: nothing left to import, so the first import was
     // whole when the server stopped.

@@ -82,7 +82,7 @@ fn killing_a_bulk_save_loses_nothing_committed_and_leaves_no_half_frame() {
     let check = Command::new(BIN)
         .args(["--data-dir"])
         .arg(dir.path())
-        .arg("check")
+        .args(["check", "--json"])
         // The embedder that wrote the vectors: under another model `check`
         // reports the mind's vectors as foreign (tests/embedder.rs).
         .env("HIVE_MIND_EMBEDDER", "mock")
@@ -172,7 +172,7 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again["duplicate"], true);
 
-    let got = run(&["get", &reference], false);
+    let got = run(&["get", &reference, "--json"], false);
     assert!(got.status.success());
     let got: serde_json::Value = serde_json::from_slice(&got.stdout).unwrap();
     assert_eq!(got["content"], "The ledger uses Postgres.");
@@ -201,7 +201,7 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 
-    let status = run(&["status"], true);
+    let status = run(&["status", "--json"], true);
     assert!(String::from_utf8_lossy(&status.stderr).contains("MOCK"));
     let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(status["active_embedder"]["mock"], true);
@@ -213,14 +213,14 @@ fn the_cli_saves_through_the_engine_gets_reports_and_reindexes() {
     assert_eq!(acme["embedder"]["provider"], "mock");
     assert_eq!(acme["embedder"]["dim"], 384);
 
-    let reindex = run(&["reindex"], true);
+    let reindex = run(&["reindex", "--json"], true);
     assert!(
         reindex.status.success(),
         "{}",
         String::from_utf8_lossy(&reindex.stderr)
     );
     assert!(String::from_utf8_lossy(&reindex.stderr).contains("reindex workspace:acme: 1/1"));
-    let check = run(&["check"], true);
+    let check = run(&["check", "--json"], true);
     assert!(
         check.status.success(),
         "{}",

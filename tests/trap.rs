@@ -175,7 +175,7 @@ fn a_deadline_inside_a_write_transaction_releases_the_lock_and_the_engine_keeps_
     }
     drop(engine);
 
-    let check = cli(dir.path(), &["check"]);
+    let check = cli(dir.path(), &["check", "--json"]);
     assert!(
         check.status.success(),
         "{}",

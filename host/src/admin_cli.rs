@@ -62,18 +62,32 @@ pub enum AdminCommand {
     Get {
         /// The frame reference.
         reference: String,
+        /// Print the frame as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Show every mind: frame counts per index, schema version, embedder.
-    Status,
+    Status {
+        /// Print the status as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Re-embed every frame of every mind with the active embedder, its chunks
     /// re-planned for the embedder's token window.
     Reindex {
         /// No progress bar (it is drawn only when stderr is a terminal anyway).
         #[arg(long)]
         quiet: bool,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Check every mind: integrity, frames = FTS = vectors, chunks as expected.
-    Check,
+    Check {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Save synthetic frames in batches, printing each committed batch (crash tests).
     #[command(hide = true, name = "debug-bulk-save")]
     DebugBulkSave {
@@ -89,13 +103,18 @@ pub enum AdminCommand {
     },
 }
 
-fn print(value: &Json) {
-    let mut stdout = std::io::stdout();
-    let _ = writeln!(
-        stdout,
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+/// Print `value` as JSON with `json`, else as `human` renders it for a
+/// person. A write that fails (a closed pipe) is returned, never a panic.
+fn print(value: &Json, json: bool, human: fn(&Json) -> String) -> std::io::Result<()> {
+    let text = if json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(value).unwrap_or_default()
+        )
+    } else {
+        human(value)
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())
 }
 
 /// Re-embed one mind with the active embedder, a step at a time, with a
@@ -183,7 +202,7 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Com
         hive_mind_models::config::hive_mind_home(&hive_mind_models::config::process_env)
     });
     match command {
-        AdminCommand::Get { reference } => {
+        AdminCommand::Get { reference, json } => {
             let memory = crate::ops::review::reference(&reference)?;
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let frame = crate::ops::execute(
@@ -191,9 +210,9 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Com
                 &crate::ops::Caller::Owner,
                 crate::ops::minds::GetMemory { memory },
             )?;
-            print(&frame_json(&frame));
+            print(&frame_json(&frame), json, crate::human::memory_text)?;
         }
-        AdminCommand::Status => {
+        AdminCommand::Status { json } => {
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let statuses = crate::ops::execute(
                 &mut engine,
@@ -230,13 +249,17 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Com
                     json!({"error": error.to_string()})
                 }
             };
-            print(&json!({
-                "data_dir": dir.display().to_string(),
-                "active_embedder": active,
-                "minds": statuses,
-            }));
+            print(
+                &json!({
+                    "data_dir": dir.display().to_string(),
+                    "active_embedder": active,
+                    "minds": statuses,
+                }),
+                json,
+                crate::human::status_text,
+            )?;
         }
-        AdminCommand::Reindex { quiet } => {
+        AdminCommand::Reindex { quiet, json } => {
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let minds = engine.admin().list_minds()?;
             let mut done = Vec::new();
@@ -249,14 +272,22 @@ pub fn run(command: AdminCommand, data_dir: Option<PathBuf>) -> Result<bool, Com
                 .first()
                 .and_then(|status| status.embedder.clone())
                 .map(|e| json!({"provider": e.provider, "model": e.model, "dim": e.dimensions}));
-            print(&json!({"embedder": embedder, "reindexed": done}));
+            print(
+                &json!({"embedder": embedder, "reindexed": done}),
+                json,
+                crate::human::reindex_text,
+            )?;
         }
-        AdminCommand::Check => {
+        AdminCommand::Check { json } => {
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
             let reports = engine.admin().check()?;
             let ok = reports.iter().all(|report| report.problems.is_empty());
             let reports: Vec<Json> = reports.iter().map(check_json).collect();
-            print(&json!({"ok": ok, "minds": reports}));
+            print(
+                &json!({"ok": ok, "minds": reports}),
+                json,
+                crate::human::check_text,
+            )?;
             return Ok(ok);
         }
         AdminCommand::DebugBulkSave {

@@ -135,6 +135,180 @@ pub fn corrected_text(corrected: &Json) -> String {
     )
 }
 
+/// One memory in full (`hive-mind get`): its line, then all it says and
+/// where it came from.
+pub fn memory_text(frame: &Json) -> String {
+    let said = match text(frame, "text") {
+        "" => text(frame, "content"),
+        said => said,
+    };
+    let mut out = format!("{}\n\n{said}\n\n", memory_line(frame));
+    out.push_str(&format!(
+        "source: {}; session {}; happened {}; written {}\n",
+        text(frame, "source"),
+        text(frame, "gop-id"),
+        text(frame, "created-at"),
+        text(frame, "inserted-at"),
+    ));
+    out.push_str(quarantine_note(frame).trim_start());
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// A mind's counts, from its status JSON.
+fn mind_counts(status: &Json) -> String {
+    let count = |field: &str| status[field].as_u64().unwrap_or_default();
+    let embedder = match status.get("embedder").filter(|value| !value.is_null()) {
+        Some(embedder) => format!(
+            "embedded with {} ({}-d)",
+            text(embedder, "model"),
+            embedder["dim"].as_u64().unwrap_or_default()
+        ),
+        None => "not embedded yet".to_string(),
+    };
+    format!(
+        "{} memories ({} chunks), {} entities, {} relations, {} sessions; schema {}; {embedder}",
+        count("frames"),
+        count("chunks"),
+        count("entities"),
+        count("relations"),
+        count("sessions"),
+        count("schema_version"),
+    )
+}
+
+/// `hive-mind status` for a person: the embedder in use, then each mind's
+/// counts and notes.
+pub fn status_text(status: &Json) -> String {
+    let active = &status["active_embedder"];
+    let mut out = format!("data directory: {}\n", text(status, "data_dir"));
+    out.push_str(&match active.get("error").and_then(Json::as_str) {
+        Some(error) => format!("embedder: none available ({error})\n"),
+        None => format!(
+            "embedder: {} {} ({}-d){}\n",
+            text(active, "provider"),
+            text(active, "model"),
+            active["dim"].as_u64().unwrap_or_default(),
+            if active["mock"].as_bool() == Some(true) {
+                ", a mock: recall ranks at random"
+            } else {
+                ""
+            }
+        ),
+    });
+    let minds = status["minds"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if minds.is_empty() {
+        out.push_str("no minds yet: the first save makes one\n");
+    }
+    for mind in minds {
+        out.push_str(&format!("{}: {}\n", text(mind, "mind"), mind_counts(mind)));
+        for note in mind["notes"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            out.push_str(&format!("  note: {}\n", note.as_str().unwrap_or_default()));
+        }
+    }
+    out
+}
+
+/// `hive-mind check` for a person: each mind ok, or its problems.
+pub fn check_text(check: &Json) -> String {
+    let mut out = String::new();
+    for mind in check["minds"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let status = &mind["report"]["status"];
+        let problems = mind["report"]["problems"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if problems.is_empty() {
+            out.push_str(&format!(
+                "{}: ok ({})\n",
+                text(status, "mind"),
+                mind_counts(status)
+            ));
+        } else {
+            out.push_str(&format!(
+                "{}: {} problem(s)\n",
+                text(status, "mind"),
+                problems.len()
+            ));
+            for problem in problems {
+                out.push_str(&format!("  - {}\n", problem.as_str().unwrap_or_default()));
+            }
+        }
+    }
+    out.push_str(if check["ok"].as_bool() == Some(true) {
+        "every mind passes\n"
+    } else {
+        "the check found problems\n"
+    });
+    out
+}
+
+/// `hive-mind reindex` for a person: what was re-embedded, with what.
+pub fn reindex_text(reindex: &Json) -> String {
+    let mut out = String::new();
+    for mind in reindex["reindexed"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        out.push_str(&format!(
+            "reindexed {}: {} memories, {} chunks for a {}-token window\n",
+            text(mind, "mind"),
+            mind["frames"].as_u64().unwrap_or_default(),
+            mind["chunks"].as_u64().unwrap_or_default(),
+            mind["chunk_window"].as_u64().unwrap_or_default(),
+        ));
+    }
+    if let Some(embedder) = reindex.get("embedder").filter(|value| !value.is_null()) {
+        out.push_str(&format!(
+            "embedder: {} {} ({}-d)\n",
+            text(embedder, "provider"),
+            text(embedder, "model"),
+            embedder["dim"].as_u64().unwrap_or_default()
+        ));
+    }
+    out
+}
+
+/// `hive-mind sources` for a person: a line per source imported.
+pub fn sources_text(sources: &Json) -> String {
+    let sources = sources.as_array().map(Vec::as_slice).unwrap_or_default();
+    if sources.is_empty() {
+        return "nothing imported into this mind\n".to_string();
+    }
+    let mut out = String::new();
+    for source in sources {
+        let day = |field: &str| {
+            text(source, field)
+                .get(..10)
+                .unwrap_or_default()
+                .to_string()
+        };
+        out.push_str(&format!(
+            "{}  {}  {} items  first imported {}, last {}\n",
+            text(source, "format"),
+            text(source, "name"),
+            source["items"].as_u64().unwrap_or_default(),
+            day("first_imported"),
+            day("last_imported"),
+        ));
+    }
+    out
+}
+
 /// A nested answer as indented `key: value` lines; a memory's frame as its
 /// line, lists as `- ` items.
 pub fn outline(value: &Json) -> String {
@@ -248,6 +422,44 @@ mod tests {
             "{held}"
         );
         assert!(held.contains("0.97: an override"), "{held}");
+    }
+
+    #[test]
+    fn status_and_check_read_as_sentences() {
+        let mind = json!({
+            "mind": "personal", "frames": 12, "chunks": 3, "entities": 4, "relations": 2,
+            "sessions": 1, "schema_version": 9, "notes": ["chunks were planned for another window"],
+            "embedder": {"provider": "onnx", "model": "bge-small-en-v1.5", "dim": 384},
+        });
+        let status = json!({
+            "data_dir": "/data", "minds": [mind.clone()],
+            "active_embedder": {"provider": "onnx", "model": "bge-small-en-v1.5", "dim": 384, "mock": false},
+        });
+        let text = status_text(&status);
+        assert!(
+            text.contains("embedder: onnx bge-small-en-v1.5 (384-d)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("personal: 12 memories (3 chunks), 4 entities, 2 relations, 1 sessions; schema 9; embedded with bge-small-en-v1.5 (384-d)\n"),
+            "{text}"
+        );
+        assert!(text.contains("  note: chunks were planned"), "{text}");
+        let check = json!({"ok": false, "minds": [
+            {"ok": true, "report": {"status": mind, "problems": []}},
+            {"ok": false, "report": {"status": {"mind": "workspace:acme"}, "problems": ["2 frame(s) without a vector"]}},
+        ]});
+        let text = check_text(&check);
+        assert!(text.starts_with("personal: ok (12 memories"), "{text}");
+        assert!(
+            text.contains("workspace:acme: 1 problem(s)\n  - 2 frame(s) without a vector\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("the check found problems\n"), "{text}");
+        assert_eq!(
+            sources_text(&json!([])),
+            "nothing imported into this mind\n"
+        );
     }
 
     #[test]

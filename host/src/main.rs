@@ -138,7 +138,14 @@ enum Command {
     /// (http(s) URLs) or universal JSON/JSONL, detected by content.
     Import(hive_mind_host::harvest_cli::ImportArgs),
     /// List the sources imported into a mind.
-    Sources(hive_mind_host::ops::MindRequest),
+    Sources {
+        /// Whose sources.
+        #[command(flatten)]
+        request: hive_mind_host::ops::MindRequest,
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve the Model Context Protocol on stdin/stdout (for Claude Code,
     /// Claude Desktop, Codex and any stdio MCP client).
     Mcp,
@@ -316,7 +323,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Restore(args) => {
             let report = hive_mind_host::portable_cli::restore(&dir, &args)?;
-            print_json(&report, false)?;
+            if args.json {
+                print_json(&report, false)?;
+            } else {
+                say_text!(hive_mind_host::human::outline(&report));
+            }
         }
         Command::Forget(args) => {
             let report = hive_mind_host::forget_cli::forget(&dir, &args)?;
@@ -346,7 +357,7 @@ fn run(cli: Cli) -> Result<()> {
                 anyhow::bail!("some inputs could not be imported (see the report above)");
             }
         }
-        Command::Sources(request) => {
+        Command::Sources { request, json } => {
             let operation = hive_mind_host::ops::minds::Sources::new(&request)
                 .map_err(hive_mind_host::command_error::CommandError::from)?;
             let mut engine = hive_mind_runtime::engine::open(&dir)?;
@@ -360,7 +371,12 @@ fn run(cli: Cli) -> Result<()> {
                 .iter()
                 .map(hive_mind_host::harvest_cli::harvest_source_json)
                 .collect();
-            print_json(&Json::Array(sources), false)?;
+            let sources = Json::Array(sources);
+            if json {
+                print_json(&sources, false)?;
+            } else {
+                say_text!(hive_mind_host::human::sources_text(&sources));
+            }
         }
         Command::Mcp => {
             let config = hive_mind_host::mcp::config::McpConfig::load_in(&dir)?;

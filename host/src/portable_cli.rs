@@ -45,6 +45,9 @@ pub struct RestoreArgs {
     /// No progress bar for the re-embedding.
     #[arg(long)]
     pub quiet: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn mind_of(workspace: Option<&String>) -> Result<Mind, CommandError> {

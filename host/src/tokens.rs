@@ -427,6 +427,16 @@ pub enum TokenCommand {
     },
 }
 
+/// The UTC day (`YYYY-MM-DD`) of Unix seconds, for the token listing.
+fn unix_day(seconds: u64) -> String {
+    let millis = i64::try_from(seconds)
+        .unwrap_or(i64::MAX)
+        .saturating_mul(1000);
+    let mut day = hive_mind_runtime::engine::convert::timestamp_name(millis);
+    day.truncate(10);
+    day
+}
+
 /// Run a `hive-mind token` subcommand; what to print.
 pub fn run(data_dir: &Path, command: &TokenCommand) -> Result<String, TokenError> {
     let path = tokens_path(data_dir);
@@ -439,17 +449,25 @@ pub fn run(data_dir: &Path, command: &TokenCommand) -> Result<String, TokenError
             ))
         }
         TokenCommand::List => {
-            let mut out = String::new();
-            for token in read_tokens(&path)? {
+            let tokens = read_tokens(&path)?;
+            if tokens.is_empty() {
+                return Ok(
+                    "no tokens yet: `hive-mind token create NAME --scope read --mind personal` makes one\n"
+                        .to_string(),
+                );
+            }
+            let mut out = String::from("name\tscope\tminds\tmade\tstate\n");
+            for token in tokens {
+                let state = match token.revoked {
+                    Some(when) => format!("revoked {}", unix_day(when)),
+                    None => "live".to_string(),
+                };
                 out.push_str(&format!(
-                    "{}\t{}\t{}\t{}\n",
+                    "{}\t{}\t{}\t{}\t{state}\n",
                     token.name,
                     token.scope.name(),
                     token.minds.join(","),
-                    match token.revoked {
-                        Some(_) => "revoked",
-                        None => "live",
-                    }
+                    unix_day(token.created),
                 ));
             }
             Ok(out)
@@ -464,6 +482,29 @@ pub fn run(data_dir: &Path, command: &TokenCommand) -> Result<String, TokenError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_listing_names_each_token_with_its_day_and_state_and_says_when_there_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = run(dir.path(), &TokenCommand::List).unwrap();
+        assert!(empty.starts_with("no tokens yet"), "{empty}");
+        let path = tokens_path(dir.path());
+        create_token(&path, "laptop", Scope::Read, &["personal".to_string()]).unwrap();
+        create_token(&path, "ci", Scope::Write, &["workspace:a".to_string()]).unwrap();
+        revoke_token(&path, "ci").unwrap();
+        let listing = run(dir.path(), &TokenCommand::List).unwrap();
+        let lines: Vec<Vec<&str>> = listing
+            .lines()
+            .map(|line| line.split('\t').collect())
+            .collect();
+        assert_eq!(lines[0], ["name", "scope", "minds", "made", "state"]);
+        let today = &hive_mind_runtime::engine::convert::timestamp_name(
+            i64::try_from(now_seconds()).unwrap() * 1000,
+        )[..10];
+        assert_eq!(lines[1], ["laptop", "read", "personal", today, "live"]);
+        assert_eq!(lines[2][..4], ["ci", "write", "workspace:a", today]);
+        assert_eq!(lines[2][4], format!("revoked {today}"));
+    }
 
     #[test]
     fn a_token_is_stored_hashed_and_revocation_holds_at_once() {

@@ -113,7 +113,7 @@ def test_a_deadline_inside_a_write_transaction_releases_the_lock_and_the_host_ke
         host.close()
 
     done = subprocess.run(
-        [str(cli.binary), "check", "--data-dir", str(data)],
+        [str(cli.binary), "check", "--json", "--data-dir", str(data)],
         capture_output=True,
         text=True,
         env=dict(cli.env, HIVE_MIND_EMBEDDER="mock"),
