@@ -67,5 +67,7 @@ mod store_kill;
 /// Trap recovery: a limit hit inside a write transaction releases the lock,
 /// the engine restarts its instance and keeps serving.
 mod trap;
+/// The wiki of a mind: pages, search, health, export; CLI and MCP.
+mod wiki;
 /// The built components import and export what the worlds say.
 mod worlds;

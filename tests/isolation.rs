@@ -389,7 +389,7 @@ impl Fixture {
             };
             path = path.replace("{ref}", &reference);
         }
-        path = path.replace("{id}", "1");
+        path = path.replace("{id}", "1").replace("{page}", "you");
         let mut query: Vec<String> = Vec::new();
         let names: Vec<&str> = operation.query.iter().map(|(n, _, _)| n.as_str()).collect();
         let body_names: Vec<&str> = match &operation.body {

@@ -399,6 +399,35 @@ fn every_operation_answers_as_its_openapi_document_says() {
         assert_eq!(server.get("/api/graph/entities/999", t).0, 404);
         assert_eq!(server.get("/api/graph/entities/999/neighbours", t).0, 404);
     }
+    // The wiki: the listing leads with `you`; Alice's page (the saved
+    // memory names her) holds the memory; the search finds it; the health
+    // report counts each kind; an address that names no page is refused.
+    let (status, pages) = server.get("/api/wiki", t);
+    assert_eq!(status, 200, "{pages}");
+    assert_eq!(pages[0]["slug"], "you", "{pages}");
+    let alice_page = pages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|page| page["title"] == "Alice")
+        .unwrap_or_else(|| panic!("no page for Alice: {pages}"))["slug"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, page) = server.get(&format!("/api/wiki/pages/{alice_page}"), t);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page["markdown"].as_str().unwrap().contains("Lisbon"),
+        "{page}"
+    );
+    let (status, found) = server.get("/api/wiki/search?q=alice", t);
+    assert_eq!(status, 200, "{found}");
+    assert!(found.to_string().contains(&alice_page), "{found}");
+    let (status, health) = server.get("/api/wiki/health", t);
+    assert_eq!(status, 200, "{health}");
+    assert!(health["counts"]["conflict"].is_u64(), "{health}");
+    assert_eq!(server.get("/api/wiki/pages/nowhere", t).0, 400);
+    assert_eq!(server.get("/api/wiki/pages/entity-99999", t).0, 404);
     assert_eq!(server.get("/api/sessions", t).0, 200);
     assert_eq!(server.get("/api/flagged", t).0, 200);
     let (status, _) = server.post(

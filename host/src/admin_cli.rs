@@ -58,7 +58,7 @@ pub fn identity_json(identity: Option<&hive_mind_runtime::engine::wit_admin::Ide
 /// The administration subcommands, flattened into the `hive-mind` command.
 #[derive(Debug, clap::Subcommand)]
 pub enum AdminCommand {
-    /// Print a frame by reference: personal:<id> or workspace:<workspace>:<id>.
+    /// Print a frame by reference: `personal:<id>` or `workspace:<workspace>:<id>`.
     Get {
         /// The frame reference.
         reference: String,

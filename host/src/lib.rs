@@ -68,3 +68,4 @@ pub mod review_cli;
 pub mod scan_cli;
 pub mod serve;
 pub mod tokens;
+pub mod wiki_cli;

@@ -146,6 +146,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The wiki of a mind: its pages (`wiki`), one page as Markdown (`wiki
+    /// PAGE`), `wiki search TEXT`, `wiki health`, `wiki export --out DIR`.
+    Wiki(hive_mind_host::wiki_cli::WikiArgs),
     /// Serve the Model Context Protocol on stdin/stdout (for Claude Code,
     /// Claude Desktop, Codex and any stdio MCP client).
     Mcp,
@@ -377,6 +380,9 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 say_text!(hive_mind_host::human::sources_text(&sources));
             }
+        }
+        Command::Wiki(args) => {
+            hive_mind_host::wiki_cli::run(&dir, args, &mut std::io::stdout().lock())?;
         }
         Command::Mcp => {
             let config = hive_mind_host::mcp::config::McpConfig::load_in(&dir)?;

@@ -413,7 +413,7 @@ pub enum TokenCommand {
         /// read, write or admin (each includes the ones before).
         #[arg(long, default_value = "read")]
         scope: String,
-        /// A mind it may touch: personal, workspace:<id>, or '*' for every
+        /// A mind it may touch: `personal`, `workspace:<id>`, or `*` for every
         /// mind (repeat for several).
         #[arg(long = "mind", required = true)]
         minds: Vec<String>,

@@ -61,6 +61,7 @@ pub mod relevance;
 pub mod supersede;
 pub mod tokens;
 pub mod types;
+pub mod wiki;
 mod words;
 pub mod write_back;
 

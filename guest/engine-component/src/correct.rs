@@ -5,7 +5,9 @@
 //! `[mind-fact]`, its metadata, importance, source and session) and takes
 //! the corrected text, embedded like any save; the store writes it and
 //! closes the old version in one transaction
-//! ([`hive_mind_store::MindStore::correct_frame`]).
+//! ([`hive_mind_store::MindStore::correct_frame`]), the new version naming
+//! the old one's entities; then the entities its own words name are linked,
+//! as a save links them.
 
 use crate::boundary;
 use crate::exports::hive::mind::memory::{CorrectedMemory, Correction, Error};
@@ -70,6 +72,11 @@ pub fn correct_memory(correction: Correction) -> Result<CorrectedMemory, Error> 
         .pop()
         .ok_or_else(|| Error::InvalidArgument("nothing to save".to_string()))?;
     let corrected = store::correct_frame(&correction.frame, new).map_err(store_error)?;
+    // And the entities its own words name, as a save links them.
+    crate::saved_graph::link_saved(&[crate::exports::hive::mind::memory::SavedMemory {
+        frame: corrected.0.clone(),
+        duplicate: false,
+    }])?;
     Ok(CorrectedMemory {
         memory: corrected.0,
         replaced: corrected.1,

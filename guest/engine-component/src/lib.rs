@@ -46,6 +46,7 @@ mod review;
 mod save;
 mod saved_graph;
 mod store;
+mod wiki;
 
 use exports::hive::mind::admin::{
     AwarenessAdded, AwarenessCategory, AwarenessItem, Error as AdminError, ExportFormat,
@@ -67,12 +68,33 @@ use exports::hive::mind::review::{
     Guest as ReviewGuest, LogEntry, LogKind, MemoryTrace, MergeRequest, Merged, MetadataChange,
     SessionInfo, WorkspaceDeletion,
 };
+use exports::hive::mind::wiki::{
+    Error as WikiError, Guest as WikiGuest, HealthReport, Page, PageSummary,
+};
 use hive::mind::types::{Frame, FrameRef, InjectionReport, Mind, ScanContext};
 
-/// The component: `memory`, `admin`, `review` and `harvest` below.
+/// The component: `memory`, `admin`, `review`, `harvest` and `wiki` below.
 pub struct Component;
 
 export!(Component);
+
+impl WikiGuest for Component {
+    fn list_pages(mind: Mind, limit: u32) -> Result<Vec<PageSummary>, WikiError> {
+        wiki::list_pages(mind, limit)
+    }
+
+    fn get_page(mind: Mind, slug: String) -> Result<Page, WikiError> {
+        wiki::get_page(mind, slug)
+    }
+
+    fn search_wiki(mind: Mind, text: String, limit: u32) -> Result<Vec<PageSummary>, WikiError> {
+        wiki::search_wiki(mind, text, limit)
+    }
+
+    fn health(mind: Mind, limit: u32) -> Result<HealthReport, WikiError> {
+        wiki::health(mind, limit)
+    }
+}
 
 impl ReviewGuest for Component {
     fn set_metadata(memory: FrameRef, change: MetadataChange) -> Result<Frame, ReviewError> {

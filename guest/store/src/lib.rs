@@ -85,6 +85,7 @@ pub mod types;
 pub mod validity;
 pub mod vector_index;
 pub mod vectors;
+pub mod wiki;
 
 use std::collections::BTreeMap;
 

@@ -307,6 +307,13 @@ impl MindStore {
                 "UPDATE memory_frames SET status = 'archived', merged_into = ?2 WHERE id = ?1",
                 params![id, merged_id],
             )?;
+            // The merged memory says what the originals said: it names
+            // their entities (their wiki pages and the graph lane keep it).
+            tx.execute(
+                "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
+                 SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
+                params![id, merged_id],
+            )?;
         }
         log_review(
             &tx,

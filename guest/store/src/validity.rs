@@ -48,7 +48,8 @@ impl MindStore {
     /// Correct frame `id`: write `new` (its text, vectors and event time)
     /// and close the old version at the new one's event time (or at its own,
     /// if the new one is dated earlier: it was never valid after). One
-    /// transaction. A frame that does not exist is [`StoreError::NotFound`];
+    /// transaction; the new version names the old one's entities too. A
+    /// frame that does not exist is [`StoreError::NotFound`];
     /// one already replaced, or a correction that says the same thing, is
     /// [`StoreError::InvalidInput`] naming why.
     pub fn correct_frame(&mut self, id: u64, new: NewFrame) -> StoreResult<Corrected> {
@@ -80,6 +81,14 @@ impl MindStore {
             "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
              WHERE id = ?1",
             params![id, valid_to, new_id, now()],
+        )?;
+        // The new version is about what the old one was about: it names
+        // the old one's entities too, so their pages (and the graph lane)
+        // carry the current statement, whatever words the correction used.
+        tx.execute(
+            "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
+             SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
+            params![id, new_id],
         )?;
         let replaced = get_in(&tx, &mind, id)?
             .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;

@@ -16,3 +16,4 @@ mod schema;
 mod screening;
 mod search;
 mod validity;
+mod wiki;

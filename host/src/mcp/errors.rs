@@ -63,12 +63,14 @@ pub(super) fn engine_error(error: EngineError) -> McpError {
     match &error {
         EngineError::Memory(MemoryError(wit_memory::Error::InvalidArgument(why)))
         | EngineError::Admin(AdminError(wit_admin::Error::InvalidArgument(why)))
-        | EngineError::Review(ReviewError(wit_review::Error::InvalidArgument(why))) => {
+        | EngineError::Review(ReviewError(wit_review::Error::InvalidArgument(why)))
+        | EngineError::Wiki(WikiError(wit_wiki::Error::InvalidArgument(why))) => {
             invalid(why.clone())
         }
         EngineError::Memory(MemoryError(wit_memory::Error::Storage(error)))
         | EngineError::Admin(AdminError(wit_admin::Error::Storage(error)))
         | EngineError::Review(ReviewError(wit_review::Error::Storage(error)))
+        | EngineError::Wiki(WikiError(wit_wiki::Error::Storage(error)))
         | EngineError::Harvest(HarvestError(wit_harvest::Error::Storage(error))) => storage(error),
         EngineError::Harvest(HarvestError(
             wit_harvest::Error::InvalidArgument(_)

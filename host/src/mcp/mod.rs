@@ -20,7 +20,9 @@
 //! the component's `admin` export ([`EngineRuntime::admin`]); the review
 //! tools (`review_memory`, `merge_memories`, `trace_memory`,
 //! `explore_graph`, `list_sessions`, `close_session`, `cleanup_memory`)
-//! call its `review` export ([`EngineRuntime::review`]); the host never
+//! call its `review` export ([`EngineRuntime::review`]); the wiki tools
+//! (`compile_wiki`, `get_page`, `search_wiki`, `compile_health`) its `wiki`
+//! export ([`EngineRuntime::wiki`]); the host never
 //! opens a mind itself. Two of the owner's review operations are not
 //! tools, because an agent must not have them: releasing a memory from the
 //! injection scan (a poisoned memory would release itself) and deleting a
@@ -102,8 +104,8 @@ use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::{self, Mind, StorageError};
 use hive_mind_runtime::engine::wit_types::{InjectionReport, ScanContext};
 use hive_mind_runtime::engine::{
-    AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, ReviewError,
-    describe_storage_error, wit_admin, wit_harvest, wit_memory, wit_review,
+    AdminError, EngineError, EngineRuntime, HarvestError, MemoryError, ReviewError, WikiError,
+    describe_storage_error, wit_admin, wit_harvest, wit_memory, wit_review, wit_wiki,
 };
 use params::*;
 

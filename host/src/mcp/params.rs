@@ -76,6 +76,18 @@ pub use crate::ops::review::CloseSessionRequest as CloseSessionArgs;
 /// `cleanup_memory`'s arguments: the one request.
 pub use crate::ops::cleanup::CleanupMemoryRequest as CleanupMemoryArgs;
 
+/// `compile_wiki`'s arguments: a listing of the pages.
+pub use crate::ops::ListRequest as CompileWikiArgs;
+
+/// `get_page`'s arguments: the page, required.
+pub use crate::ops::wiki::PageRequest as GetPageArgs;
+
+/// `search_wiki`'s arguments: the one wiki search.
+pub use crate::ops::wiki::WikiSearchRequest as SearchWikiArgs;
+
+/// `compile_health`'s arguments: the one health request.
+pub use crate::ops::wiki::WikiHealthRequest as CompileHealthArgs;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -510,6 +510,77 @@ impl MemoryServer {
         Ok(json_result(value))
     }
 
+    /// The wiki: its pages and health.
+    #[tool(
+        description = "Compile the wiki of the personal mind (or a workspace's): the pages (`you`, then one per person, place, project or organisation the memories name, the most stated first) with their counts of current statements and possible conflicts, and the health report's counts. Pages are compiled from the memories when read, so they are always current. Read a page with get_page."
+    )]
+    async fn compile_wiki(
+        &self,
+        Parameters(request): Parameters<CompileWikiArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let workspace = request.workspace.clone();
+        let ops::wiki::WikiRead::List(list) = ops::wiki::WikiRequest::from(request)
+            .read()
+            .map_err(op_error)?
+        else {
+            return Err(op_error(ops::OpError::Invalid(
+                "compile_wiki lists the pages: read one with get_page".to_string(),
+            )));
+        };
+        let pages = self.run_op(list, |_, pages| Ok(pages)).await?;
+        let health = ops::wiki::WikiHealth::new(ops::wiki::WikiHealthRequest {
+            workspace,
+            limit: Some(1),
+        })
+        .map_err(op_error)?;
+        let report = self.run_op(health, |_, report| Ok(report)).await?;
+        Ok(json_result(json!({
+            "pages": pages.iter().map(ops::wiki::summary_json).collect::<Vec<_>>(),
+            "health": ops::wiki::health_json(&report)["counts"],
+        })))
+    }
+
+    /// One wiki page.
+    #[tool(
+        description = "Read one wiki page by its address (`you`, or `entity-<id>` as compile_wiki lists them): what is known now, newest first, each statement a memory with its reference (correct or forget it by that reference); earlier versions under history; possible conflicts; related pages; and the page as Markdown."
+    )]
+    async fn get_page(
+        &self,
+        Parameters(request): Parameters<GetPageArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let page = request.operation().map_err(op_error)?;
+        let page = self.run_op(page, |_, page| Ok(page)).await?;
+        Ok(json_result(ops::wiki::page_json(&page)))
+    }
+
+    /// Search the wiki.
+    #[tool(
+        description = "Search the wiki: the pages whose title or current statements contain a text (case-insensitive), titles first."
+    )]
+    async fn search_wiki(
+        &self,
+        Parameters(request): Parameters<SearchWikiArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let operation = ops::wiki::SearchWiki::new(request).map_err(op_error)?;
+        let pages = self.run_op(operation, |_, pages| Ok(pages)).await?;
+        Ok(json_result(json!({
+            "pages": pages.iter().map(ops::wiki::summary_json).collect::<Vec<_>>(),
+        })))
+    }
+
+    /// The health report.
+    #[tool(
+        description = "The health report of the personal mind (or a workspace's): current statements that may conflict, stale ones (over a year old, never recalled), memories no page cites, and quarantined ones waiting for review; counts of each and the findings, each naming its memories."
+    )]
+    async fn compile_health(
+        &self,
+        Parameters(request): Parameters<CompileHealthArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let operation = ops::wiki::WikiHealth::new(request).map_err(op_error)?;
+        let report = self.run_op(operation, |_, report| Ok(report)).await?;
+        Ok(json_result(ops::wiki::health_json(&report)))
+    }
+
     /// The sessions of a mind.
     #[tool(
         description = "The sessions of the personal mind (or a workspace's), newest first: id, project, whether closed, start and end, summary, how many memories."

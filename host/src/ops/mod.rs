@@ -35,6 +35,7 @@
 //! - [`minds`] — a memory by reference, a mind's sources, a mind exported.
 //! - [`identity`] — a mind's identity, read and set (each mind has its own).
 //! - [`awareness`] — a mind's awareness items.
+//! - [`wiki`] — the wiki of a mind: its pages, a search, the health report.
 
 pub mod awareness;
 pub mod cleanup;
@@ -47,6 +48,7 @@ pub mod minds;
 pub mod recall;
 pub mod review;
 pub mod save;
+pub mod wiki;
 pub mod workspaces;
 
 use hive_mind_runtime::engine::convert;

@@ -728,6 +728,96 @@ pub async fn neighbours(
     .map(Json)
 }
 
+/// The wiki's pages: `you`, then the entities the memories name.
+#[utoipa::path(get, path = "/api/wiki", tag = "wiki",
+    params(ops::wiki::WikiRequest),
+    security(("bearer" = ["read"])),
+    responses((status = 200, body = Vec<Object>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn wiki_pages(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(request): ApiQuery<ops::wiki::WikiRequest>,
+) -> Result<Json<JsonValue>, Problem> {
+    match request.read()? {
+        ops::wiki::WikiRead::List(list) => {
+            app.op(&grant, list, |_, pages| {
+                Ok(JsonValue::Array(
+                    pages.iter().map(ops::wiki::summary_json).collect(),
+                ))
+            })
+            .await
+        }
+        ops::wiki::WikiRead::Page(page) => {
+            app.op(&grant, page, |_, page| Ok(ops::wiki::page_json(&page)))
+                .await
+        }
+    }
+    .map(Json)
+}
+
+/// One wiki page: what is known now, its history, conflicts, related pages
+/// and the page as Markdown.
+#[utoipa::path(get, path = "/api/wiki/pages/{page}", tag = "wiki",
+    params(("page" = String, Path, description = "The page: `you` or `entity-<id>`"), ops::MindRequest),
+    security(("bearer" = ["read"])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn wiki_page(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(page): Path<String>,
+    ApiQuery(mind): ApiQuery<ops::MindRequest>,
+) -> Result<Json<JsonValue>, Problem> {
+    let request = ops::wiki::WikiRequest {
+        workspace: mind.workspace,
+        ..ops::wiki::WikiRequest::default()
+    };
+    app.op(&grant, request.page(&page)?, |_, page| {
+        Ok(ops::wiki::page_json(&page))
+    })
+    .await
+    .map(Json)
+}
+
+/// The wiki pages whose title or statements contain a text.
+#[utoipa::path(get, path = "/api/wiki/search", tag = "wiki",
+    params(ops::wiki::WikiSearchRequest),
+    security(("bearer" = ["read"])),
+    responses((status = 200, body = Vec<Object>),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn wiki_search(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(request): ApiQuery<ops::wiki::WikiSearchRequest>,
+) -> Result<Json<Vec<JsonValue>>, Problem> {
+    let operation = ops::wiki::SearchWiki::new(request)?;
+    app.op(&grant, operation, |_, pages| {
+        Ok(pages.iter().map(ops::wiki::summary_json).collect())
+    })
+    .await
+    .map(Json)
+}
+
+/// The health report of a mind.
+#[utoipa::path(get, path = "/api/wiki/health", tag = "wiki",
+    params(ops::wiki::WikiHealthRequest),
+    security(("bearer" = ["read"])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn wiki_health(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiQuery(request): ApiQuery<ops::wiki::WikiHealthRequest>,
+) -> Result<Json<JsonValue>, Problem> {
+    let operation = ops::wiki::WikiHealth::new(request)?;
+    app.op(&grant, operation, |_, report| {
+        Ok(ops::wiki::health_json(&report))
+    })
+    .await
+    .map(Json)
+}
+
 /// The newest sessions of a mind.
 #[utoipa::path(get, path = "/api/sessions", tag = "review", params(ops::ListRequest),
     security(("bearer" = ["read"])),

@@ -272,6 +272,7 @@ pub fn busy_problem(error: &RunError) -> Problem {
         (name = "memory", description = "Recall, save, correct, forget"),
         (name = "review", description = "The owner's review: archive, merge, trace, flagged memories"),
         (name = "graph", description = "The knowledge graph"),
+        (name = "wiki", description = "The wiki of a mind: its pages, a search, the health report"),
         (name = "minds", description = "Stats, identity, awareness, export"),
         (name = "imports", description = "Imports and their progress"),
         (name = "server", description = "The server itself")
@@ -323,6 +324,10 @@ pub fn router() -> OpenApiRouter<Arc<App>> {
         ))
         .routes(routes!(api::list_entities))
         .routes(routes!(api::get_entity))
+        .routes(routes!(api::wiki_pages))
+        .routes(routes!(api::wiki_page))
+        .routes(routes!(api::wiki_search))
+        .routes(routes!(api::wiki_health))
         .routes(routes!(api::neighbours))
         .routes(routes!(api::sessions))
         .routes(routes!(api::sources))

@@ -15,8 +15,8 @@ use utoipa::ToSchema;
 
 use hive_mind_runtime::engine::wit_types::StorageError;
 use hive_mind_runtime::engine::{
-    AdminError, EngineError, HarvestError, MemoryError, ReviewError, wit_admin, wit_harvest,
-    wit_memory, wit_review,
+    AdminError, EngineError, HarvestError, MemoryError, ReviewError, WikiError, wit_admin,
+    wit_harvest, wit_memory, wit_review, wit_wiki,
 };
 
 /// The media type of a problem document.
@@ -110,12 +110,14 @@ impl Problem {
         match error {
             EngineError::Memory(MemoryError(wit_memory::Error::InvalidArgument(why)))
             | EngineError::Admin(AdminError(wit_admin::Error::InvalidArgument(why)))
-            | EngineError::Review(ReviewError(wit_review::Error::InvalidArgument(why))) => {
+            | EngineError::Review(ReviewError(wit_review::Error::InvalidArgument(why)))
+            | EngineError::Wiki(WikiError(wit_wiki::Error::InvalidArgument(why))) => {
                 Problem::bad_request(why.clone())
             }
             EngineError::Memory(MemoryError(wit_memory::Error::Storage(error)))
             | EngineError::Admin(AdminError(wit_admin::Error::Storage(error)))
             | EngineError::Review(ReviewError(wit_review::Error::Storage(error)))
+            | EngineError::Wiki(WikiError(wit_wiki::Error::Storage(error)))
             | EngineError::Harvest(HarvestError(wit_harvest::Error::Storage(error))) => {
                 storage(error)
             }

@@ -2,14 +2,14 @@
 //!
 //! Every export call returns [`EngineError`]: either the component answered
 //! with its interface's typed error ([`MemoryError`], [`AdminError`],
-//! [`HarvestError`], [`ReviewError`], each wrapping the WIT `error` variant
+//! [`HarvestError`], [`ReviewError`], [`WikiError`], each wrapping the WIT `error` variant
 //! so a caller can still match its cases), or the call never got an answer
 //! ([`HostError`]: the component could not load, or it trapped).
 //!
 //! The `describe_*` functions put a case in words for people; programs
 //! match the case, never the message.
 
-use super::{wit_admin, wit_harvest, wit_memory, wit_review, wit_types};
+use super::{wit_admin, wit_harvest, wit_memory, wit_review, wit_types, wit_wiki};
 use crate::HostError;
 
 /// Why a memory operation failed: inside the component (its typed error) or
@@ -28,6 +28,9 @@ pub enum EngineError {
     /// A `review` export answered with an error.
     #[error(transparent)]
     Review(#[from] ReviewError),
+    /// A `wiki` export answered with an error.
+    #[error(transparent)]
+    Wiki(#[from] WikiError),
     /// The component could not be loaded, or trapped.
     #[error(transparent)]
     Host(#[from] HostError),
@@ -102,6 +105,18 @@ fn describe_review_error(error: &wit_review::Error) -> String {
         wit_review::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
         wit_review::Error::Storage(e) => describe_storage_error(e),
         wit_review::Error::Embedder(m) => format!("embedder: {m}"),
+    }
+}
+
+/// A `wiki` export's typed error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe_wiki_error(.0))]
+pub struct WikiError(pub wit_wiki::Error);
+
+fn describe_wiki_error(error: &wit_wiki::Error) -> String {
+    match error {
+        wit_wiki::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
+        wit_wiki::Error::Storage(e) => describe_storage_error(e),
     }
 }
 

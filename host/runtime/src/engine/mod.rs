@@ -10,7 +10,7 @@
 //! 1. generates the host side of the world's bindings
 //!    ([`wasmtime::component::bindgen!`] over `wit/`, in [`bindings`]; the
 //!    exported interfaces' types are re-exported as [`wit_memory`],
-//!    [`wit_admin`], [`wit_harvest`], [`wit_review`] and [`wit_types`]),
+//!    [`wit_admin`], [`wit_harvest`], [`wit_review`], [`wit_wiki`] and [`wit_types`]),
 //! 2. implements each import over a native backend — the data directory's
 //!    SQLite databases for `sqlite` ([`sqlite_import`], over
 //!    [`hive_mind_sqlite`]), the active [`hive_mind_models::embedder::Embedder`], the
@@ -49,6 +49,7 @@ mod open;
 mod review;
 pub mod sqlite_import;
 mod state;
+mod wiki;
 pub mod wit_names;
 
 use wasmtime::Store;
@@ -60,13 +61,14 @@ use crate::runtime;
 
 pub use admin::Admin;
 pub use error::{
-    AdminError, EngineError, HarvestError, MemoryError, ReviewError, describe_harvest_error,
-    describe_storage_error,
+    AdminError, EngineError, HarvestError, MemoryError, ReviewError, WikiError,
+    describe_harvest_error, describe_storage_error,
 };
 pub use harvest::ImportJob;
 pub use open::{OpenError, capabilities_for, capabilities_with, open};
 pub use review::Review;
 pub use state::{Capabilities, EngineState, ImportTimings, linker};
+pub use wiki::Wiki;
 
 /// The generated bindings of the `engine` world.
 pub mod bindings {
@@ -85,6 +87,7 @@ pub use bindings::exports::hive::mind::admin as wit_admin;
 pub use bindings::exports::hive::mind::harvest as wit_harvest;
 pub use bindings::exports::hive::mind::memory as wit_memory;
 pub use bindings::exports::hive::mind::review as wit_review;
+pub use bindings::exports::hive::mind::wiki as wit_wiki;
 pub use bindings::hive::mind::types as wit_types;
 
 /// An instantiated engine component with its capabilities.

@@ -1,0 +1,246 @@
+//! The wiki of a mind, as pure functions: page addresses, the rule for a
+//! stale statement, and a page rendered as Markdown.
+//!
+//! A page is compiled when it is read (the engine's `wiki` export gathers an
+//! entity's memories through the knowledge graph): the current statements
+//! newest first, each with its day and its memory's reference, so a person
+//! can trace, correct or forget it; earlier versions (replaced or
+//! corrected) under *History*, each naming what replaced it; possible
+//! conflicts flagged on both statements; related pages as links. Nothing
+//! is summarised or invented: every line of a page is a memory.
+
+use crate::types::LogicError;
+
+/// The address of the page about the mind's owner.
+pub const YOU_SLUG: &str = "you";
+
+/// How old a current statement must be, in days, with recall never having
+/// returned it, to be reported stale (still true?).
+pub const STALE_AFTER_DAYS: i64 = 365;
+
+/// A page's address, parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageAddress {
+    /// The owner's page.
+    You,
+    /// An entity's page.
+    Entity(u64),
+}
+
+/// The address of entity `id`'s page.
+pub fn entity_slug(id: u64) -> String {
+    format!("entity-{id}")
+}
+
+/// Read a page address (`you` or `entity-<id>`, an optional `.md` after
+/// it, as the Markdown links spell it).
+pub fn parse_slug(slug: &str) -> Result<PageAddress, LogicError> {
+    let slug = slug.trim();
+    let slug = slug.strip_suffix(".md").unwrap_or(slug);
+    if slug.eq_ignore_ascii_case(YOU_SLUG) {
+        return Ok(PageAddress::You);
+    }
+    slug.strip_prefix("entity-")
+        .and_then(|id| id.parse::<u64>().ok())
+        .map(PageAddress::Entity)
+        .ok_or_else(|| {
+            LogicError::InvalidArgument(format!(
+                "{slug:?} is no page address: `you` or `entity-<id>` (list the pages to see them)"
+            ))
+        })
+}
+
+/// Whether a current statement made at `created_ms` (Unix milliseconds)
+/// and never returned by recall (`accessed` false) is stale at `now_ms`.
+pub fn is_stale(created_ms: i64, accessed: bool, now_ms: i64) -> bool {
+    !accessed && now_ms.saturating_sub(created_ms) > STALE_AFTER_DAYS * 86_400_000
+}
+
+/// One statement of a page, as rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementLine {
+    /// Its memory's reference (`personal:12`).
+    pub reference: String,
+    /// What it says (without the engine's markings).
+    pub text: String,
+    /// Its day (`YYYY-MM-DD`).
+    pub day: String,
+    /// Of an earlier version: the reference of what replaced it.
+    pub replaced_by: Option<String>,
+    /// References of current statements it may conflict with.
+    pub conflicts: Vec<String>,
+}
+
+/// A link to a related page, as rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkLine {
+    /// The related page's address.
+    pub slug: String,
+    /// Its title.
+    pub title: String,
+    /// The relation (`works-at`).
+    pub relation: String,
+    /// This page's entity is the relation's subject.
+    pub outgoing: bool,
+}
+
+/// A page's parts, for [`render_markdown`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PageText {
+    /// The title.
+    pub title: String,
+    /// The line under it (`person · 3 statements`).
+    pub subtitle: String,
+    /// Lines about the owner (identity), for the `you` page.
+    pub about: Vec<String>,
+    /// Current statements, newest first.
+    pub current: Vec<StatementLine>,
+    /// Earlier versions, newest first.
+    pub history: Vec<StatementLine>,
+    /// Related pages.
+    pub related: Vec<LinkLine>,
+}
+
+/// One line of text for Markdown: line breaks folded to spaces, so a
+/// memory's text cannot start a heading or a list of its own.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A page as Markdown: the title, the current statements (each with its
+/// day and memory reference, conflicts flagged), the history, the related
+/// pages as `[title](slug.md)` links.
+pub fn render_markdown(page: &PageText) -> String {
+    let mut out = format!("# {}\n\n", one_line(&page.title));
+    if !page.subtitle.is_empty() {
+        out.push_str(&format!("_{}_\n\n", one_line(&page.subtitle)));
+    }
+    for line in &page.about {
+        out.push_str(&format!("- {}\n", one_line(line)));
+    }
+    if !page.about.is_empty() {
+        out.push('\n');
+    }
+    out.push_str("## What is known now\n\n");
+    if page.current.is_empty() {
+        out.push_str("Nothing current.\n");
+    }
+    for statement in &page.current {
+        out.push_str(&format!(
+            "- {} — {} `{}`",
+            statement.day,
+            one_line(&statement.text),
+            statement.reference
+        ));
+        if !statement.conflicts.is_empty() {
+            out.push_str(&format!(
+                " ⚠ may conflict with {}",
+                statement
+                    .conflicts
+                    .iter()
+                    .map(|reference| format!("`{reference}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        out.push('\n');
+    }
+    if !page.history.is_empty() {
+        out.push_str("\n## History\n\n");
+        for statement in &page.history {
+            out.push_str(&format!(
+                "- {} — ~~{}~~ `{}`",
+                statement.day,
+                one_line(&statement.text),
+                statement.reference
+            ));
+            if let Some(by) = &statement.replaced_by {
+                out.push_str(&format!(" (replaced by `{by}`)"));
+            }
+            out.push('\n');
+        }
+    }
+    if !page.related.is_empty() {
+        out.push_str("\n## Related\n\n");
+        for link in &page.related {
+            let title = one_line(&link.title);
+            let line = if link.outgoing {
+                format!("{} [{title}]({}.md)", link.relation, link.slug)
+            } else {
+                format!("[{title}]({}.md) {} this", link.slug, link.relation)
+            };
+            out.push_str(&format!("- {line}\n"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_read_back_and_a_wrong_one_is_named() {
+        assert_eq!(parse_slug("you"), Ok(PageAddress::You));
+        assert_eq!(parse_slug(&entity_slug(42)), Ok(PageAddress::Entity(42)));
+        assert_eq!(parse_slug("entity-7.md"), Ok(PageAddress::Entity(7)));
+        let Err(LogicError::InvalidArgument(why)) = parse_slug("entity-x") else {
+            panic!("entity-x is no address");
+        };
+        assert!(why.contains("entity-x"), "{why}");
+    }
+
+    #[test]
+    fn a_statement_is_stale_only_when_old_and_never_recalled() {
+        let day = 86_400_000;
+        let now = 1_000 * day;
+        assert!(is_stale(now - 400 * day, false, now));
+        assert!(!is_stale(now - 400 * day, true, now));
+        assert!(!is_stale(now - 300 * day, false, now));
+    }
+
+    #[test]
+    fn markdown_lists_the_current_first_flags_conflicts_and_links_pages() {
+        let statement = |reference: &str, text: &str, day: &str| StatementLine {
+            reference: reference.to_string(),
+            text: text.to_string(),
+            day: day.to_string(),
+            replaced_by: None,
+            conflicts: Vec::new(),
+        };
+        let mut newer = statement("personal:3", "Karim moved to\n# Utrecht.", "2026-03-01");
+        newer.conflicts.push("personal:2".to_string());
+        let mut older = statement("personal:1", "Karim lives in Rotterdam.", "2025-01-01");
+        older.replaced_by = Some("personal:3".to_string());
+        let page = PageText {
+            title: "Karim".to_string(),
+            subtitle: "person · 1 statement".to_string(),
+            current: vec![newer],
+            history: vec![older],
+            related: vec![LinkLine {
+                slug: entity_slug(9),
+                title: "Philips".to_string(),
+                relation: "works-at".to_string(),
+                outgoing: true,
+            }],
+            ..PageText::default()
+        };
+        let markdown = render_markdown(&page);
+        let known = markdown.find("## What is known now").unwrap();
+        let history = markdown.find("## History").unwrap();
+        assert!(known < history, "{markdown}");
+        assert!(markdown.contains(
+            "- 2026-03-01 — Karim moved to # Utrecht. `personal:3` ⚠ may conflict with `personal:2`"
+        ));
+        assert!(
+            markdown
+                .contains("~~Karim lives in Rotterdam.~~ `personal:1` (replaced by `personal:3`)")
+        );
+        assert!(markdown.contains("- works-at [Philips](entity-9.md)"));
+        assert_eq!(
+            markdown.matches("\n# ").count(),
+            0,
+            "a memory's text starts no heading"
+        );
+    }
+}

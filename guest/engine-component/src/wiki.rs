@@ -1,0 +1,547 @@
+//! `wiki`: the pages of a mind, compiled when read.
+//!
+//! A page is gathered through the knowledge graph's entity–memory links
+//! (every write path links the entities a memory names: save, cognify,
+//! harvest and imports), so a write touches the pages of exactly the
+//! entities it names, and a forgotten memory (whose links go with it) is
+//! gone from every page at once. The assembly and the Markdown are
+//! [`hive_mind_core::wiki`]'s; this module reads the store:
+//!
+//! - **current** statements: the entity's memories that are valid now,
+//!   active, not merged away and not quarantined, newest first;
+//! - **history**: the others that a newer statement or a correction
+//!   replaced (`superseded-by`), newest first;
+//! - **conflicts**: two current statements the engine linked when the
+//!   newer was written, which [`judge_change`] still reads as a possible
+//!   conflict (the links also join merely similar memories);
+//! - **related**: the entity's relations, to the other entities' pages.
+//!
+//! The `you` page is the identity the mind holds and the owner's own
+//! statements (memories that speak in the first person or of "the user").
+
+use hive_mind_core::change::{ChangeThresholds, Verdict, judge_change};
+use hive_mind_core::recall::display_text;
+use hive_mind_core::wiki::{
+    LinkLine, PageAddress, PageText, StatementLine, YOU_SLUG, entity_slug, is_stale, parse_slug,
+    render_markdown,
+};
+use hive_mind_store::{self as native};
+
+use crate::boundary;
+use crate::exports::hive::mind::wiki::{
+    Error, HealthIssue, HealthKind, HealthReport, Page, PageConflict, PageKind, PageLink,
+    PageSummary,
+};
+use crate::hive::mind::types::{FrameRef, Mind};
+use crate::store::{self, StoreError};
+
+/// The most pages, search results or findings one call returns.
+const MAX_LIMIT: u32 = 1000;
+
+/// The most memories one page lists (current and history together).
+const PAGE_MEMORIES: usize = 200;
+
+/// The most memories read for the owner's page.
+const OWNER_MEMORIES: u32 = 100;
+
+/// The most memories without an entity a health check reads (and counts).
+const ORPHANS_READ: u32 = 10_000;
+
+/// The entities whose pages a health check reads.
+const HEALTH_ENTITIES: u32 = 500;
+
+type Result<T> = std::result::Result<T, Error>;
+
+fn storage(error: StoreError) -> Error {
+    Error::Storage(store::storage_error(&error))
+}
+
+fn limit_of(limit: u32) -> Result<u32> {
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(Error::InvalidArgument(format!(
+            "limit {limit} is out of range: 1 to {MAX_LIMIT}"
+        )));
+    }
+    Ok(limit)
+}
+
+/// Whether a memory is current: valid now, active, not merged away, not
+/// held back by the write-time screen.
+fn is_current(frame: &native::Frame) -> bool {
+    frame.valid_to.is_none()
+        && frame.superseded_by.is_none()
+        && frame.merged_into.is_none()
+        && frame.status == native::MemoryStatus::Active
+        && !quarantined(frame)
+}
+
+/// Whether a memory speaks of the mind's owner: the first person, or "the
+/// user" as an agent writes it.
+fn about_owner(text: &str) -> bool {
+    let lower = text.trim_start().to_lowercase();
+    let first = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .next()
+        .unwrap_or("");
+    matches!(
+        first,
+        "i" | "i'm"
+            | "i’m"
+            | "i've"
+            | "i’ve"
+            | "i'd"
+            | "i’d"
+            | "i'll"
+            | "i’ll"
+            | "my"
+            | "me"
+            | "user"
+            | "user's"
+            | "user’s"
+    ) || lower.starts_with("the user")
+}
+
+/// A memory's day (`YYYY-MM-DD`).
+fn day(frame: &native::Frame) -> String {
+    frame.created_at.chars().take(10).collect()
+}
+
+/// A memory's reference as people read it (`personal:12`).
+fn reference(mind: &Mind, id: u64) -> String {
+    store::mind_in(mind).map_or_else(
+        |_| id.to_string(),
+        |mind| native::FrameRef { mind, id }.to_string(),
+    )
+}
+
+/// Whether the write-time screen holds a memory back now.
+fn quarantined(frame: &native::Frame) -> bool {
+    frame
+        .screening
+        .as_ref()
+        .is_some_and(|screening| screening.quarantined)
+}
+
+fn frame_ref(mind: &Mind, id: u64) -> FrameRef {
+    FrameRef {
+        mind: mind.clone(),
+        id,
+    }
+}
+
+/// A page's memories split into current and history, with the possible
+/// conflicts among the current ones.
+struct Statements {
+    current: Vec<native::Frame>,
+    history: Vec<native::Frame>,
+    conflicts: Vec<(u64, u64)>,
+}
+
+fn statements(
+    store: &native::MindStore,
+    thresholds: Option<ChangeThresholds>,
+    frames: Vec<native::Frame>,
+) -> native::StoreResult<Statements> {
+    let (mut current, mut history): (Vec<_>, Vec<_>) = frames.into_iter().partition(is_current);
+    history.retain(|frame| frame.superseded_by.is_some() || frame.valid_to.is_some());
+    current.truncate(PAGE_MEMORIES);
+    history.truncate(PAGE_MEMORIES.saturating_sub(current.len()));
+    let ids: Vec<u64> = current.iter().map(|frame| frame.frame_ref.id).collect();
+    let mut conflicts = Vec::new();
+    if let Some(thresholds) = thresholds {
+        for (a, b, similarity) in store.links_among(&ids)? {
+            let (Some(first), Some(second)) = (
+                current.iter().find(|frame| frame.frame_ref.id == a),
+                current.iter().find(|frame| frame.frame_ref.id == b),
+            ) else {
+                continue;
+            };
+            let (older, newer) =
+                if (first.created_at.as_str(), a) <= (second.created_at.as_str(), b) {
+                    (first, second)
+                } else {
+                    (second, first)
+                };
+            if judge_change(&older.content, &newer.content, similarity, thresholds)
+                == Verdict::PossibleConflict
+            {
+                conflicts.push((older.frame_ref.id, newer.frame_ref.id));
+            }
+        }
+    }
+    Ok(Statements {
+        current,
+        history,
+        conflicts,
+    })
+}
+
+fn line(mind: &Mind, frame: &native::Frame, conflicts: &[(u64, u64)]) -> StatementLine {
+    let id = frame.frame_ref.id;
+    StatementLine {
+        reference: reference(mind, id),
+        text: display_text(&frame.content, None),
+        day: day(frame),
+        replaced_by: frame.superseded_by.map(|by| reference(mind, by)),
+        conflicts: conflicts
+            .iter()
+            .filter_map(|&(older, newer)| {
+                if older == id {
+                    Some(newer)
+                } else if newer == id {
+                    Some(older)
+                } else {
+                    None
+                }
+            })
+            .map(|other| reference(mind, other))
+            .collect(),
+    }
+}
+
+fn summary(
+    slug: String,
+    title: String,
+    kind: PageKind,
+    entity_type: String,
+    statements: &Statements,
+) -> PageSummary {
+    let conflicted: std::collections::BTreeSet<u64> = statements
+        .conflicts
+        .iter()
+        .flat_map(|&(a, b)| [a, b])
+        .collect();
+    PageSummary {
+        slug,
+        title,
+        kind,
+        entity_type,
+        statements: u32::try_from(statements.current.len()).unwrap_or(u32::MAX),
+        conflicts: u32::try_from(conflicted.len()).unwrap_or(u32::MAX),
+        updated_at: statements
+            .current
+            .iter()
+            .map(|frame| boundary::millis(&frame.created_at))
+            .max(),
+    }
+}
+
+/// The owner's current statements, newest first.
+fn owner_frames(store: &native::MindStore) -> native::StoreResult<Vec<native::Frame>> {
+    let mut frames = store.memories_containing("", OWNER_MEMORIES * 4)?;
+    frames.retain(|frame| {
+        !frame.content.starts_with(hive_mind_core::RAW_TURN_TAG)
+            && about_owner(&display_text(&frame.content, None))
+    });
+    frames.truncate(OWNER_MEMORIES as usize);
+    Ok(frames)
+}
+
+fn identity_lines(mind: &Mind) -> Vec<String> {
+    let Ok(Some(identity)) = store::get_identity(mind) else {
+        return Vec::new();
+    };
+    [
+        ("Name", identity.name),
+        ("Role", identity.role),
+        ("Personality", identity.personality),
+        ("Standing instructions", identity.system_prompt),
+    ]
+    .into_iter()
+    .filter(|(_, value)| !value.trim().is_empty())
+    .map(|(label, value)| format!("{label}: {}", value.trim()))
+    .collect()
+}
+
+fn you_page(
+    store: &native::MindStore,
+    thresholds: Option<ChangeThresholds>,
+) -> native::StoreResult<(PageSummary, Statements)> {
+    let statements = statements(store, thresholds, owner_frames(store)?)?;
+    let summary = summary(
+        YOU_SLUG.to_string(),
+        "You".to_string(),
+        PageKind::You,
+        String::new(),
+        &statements,
+    );
+    Ok((summary, statements))
+}
+
+fn entity_summary(
+    store: &native::MindStore,
+    thresholds: Option<ChangeThresholds>,
+    entity: &native::graph::Entity,
+) -> native::StoreResult<(PageSummary, Statements)> {
+    let statements = statements(store, thresholds, store.entity_memories(entity.id)?)?;
+    let summary = summary(
+        entity_slug(entity.id),
+        entity.name.clone(),
+        PageKind::Entity,
+        entity.entity_type.clone(),
+        &statements,
+    );
+    Ok((summary, statements))
+}
+
+/// The pages of a mind, `you` first, then the most cited entities.
+pub fn list_pages(mind: Mind, limit: u32) -> Result<Vec<PageSummary>> {
+    let limit = limit_of(limit)?;
+    // Read before the store is borrowed: the calibration reads it too.
+    let thresholds = crate::change::thresholds();
+    store::read(&mind, |store| {
+        let mut pages = vec![you_page(store, thresholds)?.0];
+        for cited in store.cited_entities(limit.saturating_sub(1))? {
+            if let Some(entity) = store.entity(cited.id)? {
+                pages.push(entity_summary(store, thresholds, &entity)?.0);
+            }
+        }
+        pages.truncate(limit as usize);
+        Ok(pages)
+    })
+    .map_err(storage)
+}
+
+/// One page, whole.
+pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
+    let address = parse_slug(&slug).map_err(|error| match error {
+        hive_mind_core::LogicError::InvalidArgument(why) => Error::InvalidArgument(why),
+    })?;
+    // Read before the store is borrowed: both read it too.
+    let thresholds = crate::change::thresholds();
+    let identity = identity_lines(&mind);
+    store::read(&mind, |store| {
+        let (summary, statements, about, related) = match address {
+            PageAddress::You => {
+                let (summary, statements) = you_page(store, thresholds)?;
+                (summary, statements, identity, Vec::new())
+            }
+            PageAddress::Entity(id) => {
+                let entity = store
+                    .entity(id)?
+                    .filter(|entity| entity.valid_to.is_none())
+                    .ok_or_else(|| StoreError::NotFound(format!("wiki page entity-{id}")))?;
+                let (summary, statements) = entity_summary(store, thresholds, &entity)?;
+                let mut related = Vec::new();
+                for relation in store.relations(id)? {
+                    let (other, outgoing) = if relation.subject == id {
+                        (relation.object, true)
+                    } else {
+                        (relation.subject, false)
+                    };
+                    if other == id {
+                        continue;
+                    }
+                    if let Some(entity) = store.entity(other)?.filter(|e| e.valid_to.is_none()) {
+                        related.push(PageLink {
+                            slug: entity_slug(other),
+                            title: entity.name,
+                            relation: relation.relation,
+                            outgoing,
+                        });
+                    }
+                }
+                (summary, statements, Vec::new(), related)
+            }
+        };
+        let subtitle = match summary.kind {
+            PageKind::You => format!("{} statement(s) of yours", summary.statements),
+            PageKind::Entity => format!(
+                "{} · {} statement(s)",
+                summary.entity_type, summary.statements
+            ),
+        };
+        let text = PageText {
+            title: summary.title.clone(),
+            subtitle,
+            about: about.clone(),
+            current: statements
+                .current
+                .iter()
+                .map(|frame| line(&mind, frame, &statements.conflicts))
+                .collect(),
+            history: statements
+                .history
+                .iter()
+                .map(|frame| line(&mind, frame, &[]))
+                .collect(),
+            related: related
+                .iter()
+                .map(|link| LinkLine {
+                    slug: link.slug.clone(),
+                    title: link.title.clone(),
+                    relation: link.relation.clone(),
+                    outgoing: link.outgoing,
+                })
+                .collect(),
+        };
+        Ok(Page {
+            markdown: render_markdown(&text),
+            summary,
+            about,
+            current: statements.current.iter().map(store::frame_out).collect(),
+            history: statements.history.iter().map(store::frame_out).collect(),
+            conflicts: statements
+                .conflicts
+                .iter()
+                .map(|&(older, newer)| PageConflict {
+                    older: frame_ref(&mind, older),
+                    newer: frame_ref(&mind, newer),
+                })
+                .collect(),
+            related,
+        })
+    })
+    .map_err(storage)
+}
+
+/// Pages whose title or current statements contain a text.
+pub fn search_wiki(mind: Mind, text: String, limit: u32) -> Result<Vec<PageSummary>> {
+    let limit = limit_of(limit)?;
+    let text = text.trim().to_string();
+    if text.is_empty() {
+        return Err(Error::InvalidArgument(
+            "the search text is empty: name what to look for (list the pages to see them all)"
+                .to_string(),
+        ));
+    }
+    let thresholds = crate::change::thresholds();
+    store::read(&mind, |store| {
+        let mut pages: Vec<PageSummary> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        // Titles first.
+        for entity in store.search_entities(&text, limit)? {
+            if seen.insert(entity.id) {
+                let (summary, _) = entity_summary(store, thresholds, &entity)?;
+                if summary.statements > 0 {
+                    pages.push(summary);
+                }
+            }
+        }
+        // Then the pages of the memories that say it.
+        for frame in store.memories_containing(&text, limit.saturating_mul(4))? {
+            if pages.len() >= limit as usize {
+                break;
+            }
+            for id in store.frame_entities(frame.frame_ref.id)? {
+                if pages.len() < limit as usize
+                    && seen.insert(id)
+                    && let Some(entity) = store.entity(id)?.filter(|e| e.valid_to.is_none())
+                {
+                    pages.push(entity_summary(store, thresholds, &entity)?.0);
+                }
+            }
+        }
+        pages.truncate(limit as usize);
+        Ok(pages)
+    })
+    .map_err(storage)
+}
+
+/// A mind's health report.
+pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
+    let limit = limit_of(limit)? as usize;
+    let now = boundary::millis(&native::clock::now());
+    let thresholds = crate::change::thresholds();
+    store::read(&mind, |store| {
+        let mut counts = [0u32; 4];
+        let mut issues: Vec<HealthIssue> = Vec::new();
+        let mut stale: Vec<HealthIssue> = Vec::new();
+        let mut stale_seen = std::collections::BTreeSet::new();
+        for cited in store.cited_entities(HEALTH_ENTITIES)? {
+            let Some(entity) = store.entity(cited.id)? else {
+                continue;
+            };
+            let (summary, statements) = entity_summary(store, thresholds, &entity)?;
+            for &(older, newer) in &statements.conflicts {
+                counts[0] += 1;
+                let text_of = |id: u64| {
+                    statements
+                        .current
+                        .iter()
+                        .find(|frame| frame.frame_ref.id == id)
+                        .map(|frame| display_text(&frame.content, None))
+                        .unwrap_or_default()
+                };
+                issues.push(HealthIssue {
+                    kind: HealthKind::Conflict,
+                    text: format!(
+                        "{}: \"{}\" ({}) and the newer \"{}\" ({}) may disagree; correct or forget the one that is wrong",
+                        entity.name,
+                        text_of(older),
+                        reference(&mind, older),
+                        text_of(newer),
+                        reference(&mind, newer)
+                    ),
+                    memories: vec![frame_ref(&mind, older), frame_ref(&mind, newer)],
+                    page: Some(summary.slug.clone()),
+                });
+            }
+            for frame in &statements.current {
+                let created = boundary::millis(&frame.created_at);
+                if is_stale(created, frame.access_count > 0, now)
+                    && stale_seen.insert(frame.frame_ref.id)
+                {
+                    counts[1] += 1;
+                    stale.push(HealthIssue {
+                        kind: HealthKind::Stale,
+                        text: format!(
+                            "\"{}\" ({}, {}) is over a year old and was never recalled: still true?",
+                            display_text(&frame.content, None),
+                            reference(&mind, frame.frame_ref.id),
+                            day(frame)
+                        ),
+                        memories: vec![frame_ref(&mind, frame.frame_ref.id)],
+                        page: Some(summary.slug.clone()),
+                    });
+                }
+            }
+        }
+        issues.extend(stale);
+        // The owner's own statements are cited by the `you` page.
+        let (uncited, _) = store.uncited_memories(ORPHANS_READ)?;
+        let orphans: Vec<&native::Frame> = uncited
+            .iter()
+            .filter(|frame| !about_owner(&display_text(&frame.content, None)))
+            .collect();
+        counts[2] = u32::try_from(orphans.len()).unwrap_or(u32::MAX);
+        for frame in orphans.into_iter().take(limit) {
+            issues.push(HealthIssue {
+                kind: HealthKind::Orphan,
+                text: format!(
+                    "\"{}\" ({}) names no person, place or thing, so no page cites it",
+                    display_text(&frame.content, None),
+                    reference(&mind, frame.frame_ref.id)
+                ),
+                memories: vec![frame_ref(&mind, frame.frame_ref.id)],
+                page: None,
+            });
+        }
+        let mut after = 0;
+        loop {
+            let held = store.held_back_after(after, 200)?;
+            let Some(last) = held.last() else {
+                break;
+            };
+            after = last.frame_ref.id;
+            for frame in held.iter().filter(|frame| quarantined(frame)) {
+                counts[3] += 1;
+                issues.push(HealthIssue {
+                    kind: HealthKind::Quarantined,
+                    text: format!(
+                        "{} was quarantined when written and waits for review (release or forget it)",
+                        reference(&mind, frame.frame_ref.id)
+                    ),
+                    memories: vec![frame_ref(&mind, frame.frame_ref.id)],
+                    page: None,
+                });
+            }
+        }
+        issues.truncate(limit);
+        Ok(HealthReport {
+            counts: counts.to_vec(),
+            issues,
+        })
+    })
+    .map_err(storage)
+}

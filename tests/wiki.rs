@@ -1,0 +1,215 @@
+//! The wiki of a mind end to end: the command line's `wiki` (listing, a
+//! page, search, health, export), pages that follow corrections and
+//! forgetting at once, and the MCP tools under upstream's names.
+
+use std::path::Path;
+
+use rmcp::ServiceExt;
+use serde_json::{Value as Json, json};
+
+use crate::support::{self, cli};
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let (ok, out, err) = cli(dir, args);
+    assert!(ok, "{args:?}: {err}");
+    out
+}
+
+fn json_of(dir: &Path, args: &[&str]) -> Json {
+    serde_json::from_str(&ok(dir, args)).unwrap()
+}
+
+/// The slug of the page titled `title`.
+fn slug_of(pages: &Json, title: &str) -> String {
+    pages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|page| page["title"] == title)
+        .unwrap_or_else(|| panic!("no page {title}: {pages:#}"))["slug"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn saved_ref(dir: &Path, content: &str, at: &str) -> String {
+    let saved = json_of(dir, &["save", content, "--created-at", at, "--json"]);
+    saved["ref"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn pages_show_what_is_known_now_and_follow_corrections_and_forgetting() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let yasmin = saved_ref(
+        d,
+        "My sister Yasmin works at Philips in Eindhoven.",
+        "2025-03-01T10:00:00Z",
+    );
+    saved_ref(
+        d,
+        "I prefer dark mode in every editor.",
+        "2026-01-10T10:00:00Z",
+    );
+    let stale = saved_ref(
+        d,
+        "My sister Yasmin plays the cello in an orchestra.",
+        "2024-01-05T10:00:00Z",
+    );
+    saved_ref(d, "Buy coffee filters.", "2026-02-01T10:00:00Z");
+
+    // The listing: `you` first, then the entities the memories name.
+    let pages = json_of(d, &["wiki", "--json"]);
+    assert_eq!(pages[0]["slug"], "you", "{pages:#}");
+    let page = slug_of(&pages, "Yasmin");
+    assert_eq!(
+        pages[0]["statements"], 3,
+        "the owner's three statements (the first person): {pages:#}"
+    );
+    let listing = ok(d, &["wiki"]);
+    assert!(
+        listing.lines().next().unwrap().starts_with("you"),
+        "{listing}"
+    );
+
+    // A page: every current statement with its memory's reference.
+    let markdown = ok(d, &["wiki", &page]);
+    assert!(markdown.starts_with("# Yasmin"), "{markdown}");
+    assert!(
+        markdown.contains(&format!("Philips in Eindhoven. `{yasmin}`")),
+        "{markdown}"
+    );
+    let you = ok(d, &["wiki", "you"]);
+    assert!(you.contains("dark mode"), "{you}");
+    assert!(!you.contains("coffee"), "{you}");
+
+    // A correction: the new version is current, the old one is history.
+    let corrected = json_of(
+        d,
+        &[
+            "correct",
+            &yasmin,
+            "My sister Yasmin works at ASML in Veldhoven now.",
+            "--json",
+        ],
+    );
+    let current = corrected["memory"]["ref"].as_str().unwrap().to_string();
+    assert_eq!(corrected["replaced"]["ref"], yasmin.as_str());
+    let after = json_of(d, &["wiki", &page, "--json"]);
+    let refs = |list: &Json| -> Vec<String> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|frame| frame["ref"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(refs(&after["current"]).contains(&current), "{after:#}");
+    assert!(!refs(&after["current"]).contains(&yasmin), "{after:#}");
+    assert!(refs(&after["history"]).contains(&yasmin), "{after:#}");
+    let markdown = after["markdown"].as_str().unwrap();
+    assert!(
+        markdown.contains(&format!("(replaced by `{current}`)")),
+        "{markdown}"
+    );
+
+    // Search: by title and by what a statement says.
+    let found = json_of(d, &["wiki", "search", "veldhoven", "--json"]);
+    assert_eq!(slug_of(&found, "Yasmin"), page);
+    assert!(ok(d, &["wiki", "search", "zzzz"]).contains("no page"));
+
+    // Health: the old, never recalled statement is stale; the note about
+    // filters names nobody, so no page cites it.
+    let health = json_of(d, &["wiki", "health", "--json"]);
+    assert_eq!(health["counts"]["stale"], 1, "{health:#}");
+    assert_eq!(health["counts"]["orphan"], 1, "{health:#}");
+    assert!(
+        health.to_string().contains(&stale),
+        "the stale finding names its memory: {health:#}"
+    );
+    let text = ok(d, &["wiki", "health"]);
+    assert!(text.starts_with("health: "), "{text}");
+
+    // Forgetting: the statement is gone from the page at once.
+    ok(d, &["forget", &stale, "--yes"]);
+    let after = json_of(d, &["wiki", &page, "--json"]);
+    assert!(!after.to_string().contains("cello"), "{after:#}");
+
+    // Export: a folder of Markdown whose links resolve.
+    let out = dir.path().join("wiki-export");
+    let said = ok(d, &["wiki", "export", "--out", out.to_str().unwrap()]);
+    assert!(said.contains("page(s)"), "{said}");
+    let index = std::fs::read_to_string(out.join("index.md")).unwrap();
+    assert!(index.contains(&format!("({page}.md)")), "{index}");
+    assert!(out.join(format!("{page}.md")).exists());
+    assert!(out.join("you.md").exists() && out.join("health.md").exists());
+    // Never into a folder that holds something.
+    let (ok_again, _, err) = cli(d, &["wiki", "export", "--out", out.to_str().unwrap()]);
+    assert!(!ok_again && err.contains("not empty"), "{err}");
+
+    // Bad addresses are named.
+    let (ok_bad, _, err) = cli(d, &["wiki", "nowhere"]);
+    assert!(!ok_bad && err.contains("nowhere"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_wiki_tools_answer_under_upstreams_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = support::mcp_server(dir.path());
+    let serving = tokio::spawn(async move {
+        server
+            .serve(server_io)
+            .await
+            .unwrap()
+            .waiting()
+            .await
+            .unwrap();
+    });
+    let client = support::TestClient.serve(client_io).await.unwrap();
+    let tool = |name: &'static str, arguments: Json| {
+        let client = &client;
+        async move {
+            match client
+                .call_tool(support::mcp_call(name, arguments.clone()))
+                .await
+            {
+                Ok(result) => (
+                    result.is_error == Some(true),
+                    result.structured_content.unwrap_or(Json::Null),
+                ),
+                // Arguments the schema refuses are a protocol error.
+                Err(error) => (true, json!(error.to_string())),
+            }
+        }
+    };
+    let (failed, saved) = tool(
+        "save_memory",
+        json!({"content": "My colleague Ana works at Kestrel in Leeds."}),
+    )
+    .await;
+    assert!(!failed, "{saved}");
+    let (failed, wiki) = tool("compile_wiki", json!({})).await;
+    assert!(!failed, "{wiki}");
+    assert_eq!(wiki["pages"][0]["slug"], "you", "{wiki}");
+    assert!(wiki["health"]["orphan"].is_u64(), "{wiki}");
+    let slug = slug_of(&wiki["pages"], "Kestrel");
+    let (failed, page) = tool("get_page", json!({"page": slug})).await;
+    assert!(!failed, "{page}");
+    assert_eq!(page["current"][0]["ref"], saved["ref"], "{page}");
+    let (failed, found) = tool("search_wiki", json!({"query": "leeds"})).await;
+    assert!(!failed && found.to_string().contains(&slug), "{found}");
+    let (failed, health) = tool("compile_health", json!({})).await;
+    assert!(!failed && health["counts"].is_object(), "{health}");
+    for (name, arguments) in [
+        ("get_page", json!({})),
+        ("get_page", json!({"page": "entity-x"})),
+        ("search_wiki", json!({"query": "  "})),
+        ("get_page", json!({"page": "entity-99999"})),
+        ("compile_wiki", json!({"shred": true})),
+    ] {
+        let (failed, answer) = tool(name, arguments.clone()).await;
+        assert!(failed, "{name} {arguments}: {answer}");
+    }
+    client.cancel().await.unwrap();
+    serving.await.unwrap();
+}
