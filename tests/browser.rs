@@ -371,6 +371,27 @@ fn the_main_flows_work_in_headless_chromium() {
     assert!(browser.text_of("#graph-list").contains("Postgres"));
     browser.screenshot(&shots.join("desktop-graph.png"));
 
+    // The wiki: the pages, a page whose statements open their memory.
+    browser.click("#nav-wiki");
+    browser.wait("#wiki-pages [data-slug]", 30);
+    let pages = browser.text_of("#wiki-pages");
+    assert!(pages.contains("Postgres"), "{pages}");
+    browser.script(
+        "[...document.querySelectorAll('#wiki-pages [data-slug]')].find(b => b.innerText.includes('Postgres')).click(); return true",
+        json!([]),
+    );
+    browser.wait("#wiki-page:not([hidden]) [data-ref]", 30);
+    let page = browser.text_of("#wiki-page");
+    assert!(page.contains("What is known now"), "{page}");
+    assert!(!page.contains("[mind-"), "{page}");
+    browser.click("#wiki-page [data-ref]");
+    browser.wait("#memory-detail[open]", 30);
+    browser.screenshot(&shots.join("desktop-wiki.png"));
+    browser.script(
+        "document.getElementById('memory-detail').close(); return true",
+        json!([]),
+    );
+
     // An imported conversation is shown as people read it: its turns'
     // words, their kind in words, no engine markings.
     let chat = json!([{"title": "Kyoto trip", "id": "kyoto-trip", "conversation_id": "kyoto-trip",
@@ -437,7 +458,7 @@ fn the_main_flows_work_in_headless_chromium() {
         json!(true),
         "the view tabs scroll sideways on a phone"
     );
-    for view in ["browse", "review", "graph", "import", "identity"] {
+    for view in ["browse", "review", "graph", "wiki", "import", "identity"] {
         browser.click(&format!("#nav-{view}"));
         browser.wait(&format!("#view-{view}:not([hidden])"), 20);
         assert_eq!(

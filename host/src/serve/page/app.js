@@ -16,6 +16,8 @@
  *   8. Graph        — SVG force layout (centred in the viewBox), edges of
  *                     the first entities fetched on load, expand on click,
  *                     drag, text list.
+ *   8b. Wiki        — the pages (you, then the entities), one page whose
+ *                     statements open the memory detail, search, health.
  *   9. Import/export — upload + progress polling, Blob downloads.
  *  10. Identity & awareness (add with optional eviction, remove).
  *  11. Docs page    — when body[data-page=docs], render /openapi.json.
@@ -421,7 +423,7 @@
 
   /* -------------------------------------------------------------- 4. Views */
 
-  const VIEWS = ["search", "browse", "review", "graph", "import", "identity"];
+  const VIEWS = ["search", "browse", "review", "graph", "wiki", "import", "identity"];
   const loaded = new Set();
 
   function showView(view, focus) {
@@ -457,6 +459,7 @@
       browse: loadBrowse,
       review: loadReview,
       graph: () => graph.loadEntities(),
+      wiki: loadWikiPages,
       import: null,
       identity: loadIdentity,
     };
@@ -1863,6 +1866,7 @@
     initForget();
     initReview();
     initGraph();
+    initWiki();
     initImport();
     initIdentity();
     loadHealth();
@@ -2039,6 +2043,144 @@
       section.appendChild(details);
     }
     return section;
+  }
+
+  /* ------------------------------------------------------------- 8b. Wiki */
+
+  function wikiPageItem(page) {
+    const counts = page.statements + " statement(s)" + (page.conflicts ? ", " + page.conflicts + " possibly in conflict" : "");
+    const kind = page["entity-type"] ? " (" + page["entity-type"] + ")" : "";
+    return el(
+      "li",
+      { class: "wiki-page-item" },
+      el("button", { type: "button", class: "link-button", "data-slug": page.slug, onclick: () => guard(openWikiPage)(page.slug) }, page.title + kind),
+      " ",
+      el("span", { class: "muted" }, counts),
+    );
+  }
+
+  function showWikiPages(pages, empty) {
+    const list = clear($("wiki-pages"));
+    const all = Array.isArray(pages) ? pages : asList(pages) || [];
+    for (const page of all) list.appendChild(wikiPageItem(page));
+    if (!all.length || (all.length === 1 && !all[0].statements)) {
+      list.appendChild(el("li", { class: "muted" }, empty));
+    }
+  }
+
+  async function loadWikiPages() {
+    $("wiki-page").hidden = true;
+    $("wiki-health").hidden = true;
+    const pages = await api("/api/wiki", { query: readQuery() });
+    showWikiPages(pages, "Pages come from the people, places and things your memories name: save or import some.");
+  }
+
+  async function searchWiki() {
+    const text = $("wiki-query").value.trim();
+    if (!text) return loadWikiPages();
+    const pages = await api("/api/wiki/search", { query: readQuery({ q: text }) });
+    showWikiPages(pages, "No page says that.");
+  }
+
+  /** One statement: its day, its text, a button that opens the memory. */
+  function wikiStatement(frame, note) {
+    const ref = frame.ref;
+    return el(
+      "li",
+      { class: "wiki-statement" },
+      el("span", { class: "muted" }, shortDate(frame["created-at"]) + " "),
+      el("button", { type: "button", class: "link-button", "data-ref": ref, onclick: () => openMemory(ref) }, shownText(frame)),
+      note ? el("span", { class: "muted" }, " " + note) : null,
+    );
+  }
+
+  async function openWikiPage(slug) {
+    const page = await api("/api/wiki/pages/" + encodeURIComponent(slug), { query: readQuery() });
+    const article = clear($("wiki-page"));
+    const summary = page.summary || {};
+    article.appendChild(el("h3", null, summary.title || slug));
+    for (const line of page.about || []) article.appendChild(el("p", null, line));
+    const conflicted = new Map();
+    for (const conflict of page.conflicts || []) {
+      conflicted.set(conflict.older, conflict.newer);
+      conflicted.set(conflict.newer, conflict.older);
+    }
+    article.appendChild(el("h4", null, "What is known now"));
+    const current = el("ul", { class: "plain-list" });
+    for (const frame of page.current || []) {
+      const other = conflicted.get(frame.ref);
+      current.appendChild(wikiStatement(frame, other ? "⚠ may conflict with " + other : null));
+    }
+    if (!(page.current || []).length) current.appendChild(el("li", { class: "muted" }, "Nothing current."));
+    article.appendChild(current);
+    if ((page.history || []).length) {
+      article.appendChild(el("h4", null, "History"));
+      const history = el("ul", { class: "plain-list" });
+      for (const frame of page.history) {
+        const by = frame["superseded-by"];
+        history.appendChild(wikiStatement(frame, by ? "(replaced by " + by + ")" : "(replaced)"));
+      }
+      article.appendChild(history);
+    }
+    if ((page.related || []).length) {
+      article.appendChild(el("h4", null, "Related"));
+      const related = el("ul", { class: "plain-list" });
+      for (const link of page.related) {
+        related.appendChild(
+          el(
+            "li",
+            null,
+            link.outgoing ? link.relation + " " : "",
+            el("button", { type: "button", class: "link-button", "data-slug": link.slug, onclick: () => guard(openWikiPage)(link.slug) }, link.title),
+            link.outgoing ? "" : " " + link.relation + " this",
+          ),
+        );
+      }
+      article.appendChild(related);
+    }
+    article.hidden = false;
+    $("wiki-health").hidden = true;
+  }
+
+  async function loadWikiHealth() {
+    const report = await api("/api/wiki/health", { query: readQuery() });
+    const box = clear($("wiki-health"));
+    const counts = report.counts || {};
+    box.appendChild(el("h3", null, "Health"));
+    box.appendChild(
+      el(
+        "p",
+        null,
+        Object.entries(counts)
+          .map(([kind, count]) => count + " " + kind)
+          .join(", "),
+      ),
+    );
+    const list = el("ul", { class: "plain-list" });
+    for (const issue of report.issues || []) {
+      const first = (issue.memories || [])[0];
+      list.appendChild(
+        el(
+          "li",
+          null,
+          el("span", { class: "badge" }, issue.kind),
+          " ",
+          first ? el("button", { type: "button", class: "link-button", onclick: () => openMemory(first) }, issue.text) : issue.text,
+        ),
+      );
+    }
+    box.appendChild(list);
+    box.hidden = false;
+    $("wiki-page").hidden = true;
+  }
+
+  function initWiki() {
+    $("wiki-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      guard(searchWiki)();
+    });
+    $("wiki-all").addEventListener("click", () => guard(loadWikiPages)());
+    $("wiki-health-load").addEventListener("click", () => guard(loadWikiHealth)());
   }
 
   /* ---------------------------------------------------------------- boot */
