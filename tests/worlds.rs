@@ -95,7 +95,8 @@ fn the_engine_world_imports_the_capabilities_and_exports_the_api() {
             "hive:mind/admin@0.2.0",
             "hive:mind/harvest@0.2.0",
             "hive:mind/memory@0.2.0",
-            "hive:mind/review@0.2.0"
+            "hive:mind/review@0.2.0",
+            "hive:mind/wiki@0.2.0"
         ]
     );
     // Every WASI import is one the host's sandbox links, and the host's

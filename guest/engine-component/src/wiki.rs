@@ -317,10 +317,13 @@ pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
                 (summary, statements, identity, Vec::new())
             }
             PageAddress::Entity(id) => {
-                let entity = store
-                    .entity(id)?
-                    .filter(|entity| entity.valid_to.is_none())
-                    .ok_or_else(|| StoreError::NotFound(format!("wiki page entity-{id}")))?;
+                let Some(entity) = store.entity(id)?.filter(|entity| entity.valid_to.is_none())
+                else {
+                    return Ok(Err(Error::NotFound(format!(
+                        "no page {}: no such entity in this mind",
+                        entity_slug(id)
+                    ))));
+                };
                 let (summary, statements) = entity_summary(store, thresholds, &entity)?;
                 let mut related = Vec::new();
                 for relation in store.relations(id)? {
@@ -375,7 +378,7 @@ pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
                 })
                 .collect(),
         };
-        Ok(Page {
+        Ok(Ok(Page {
             markdown: render_markdown(&text),
             summary,
             about,
@@ -390,9 +393,9 @@ pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
                 })
                 .collect(),
             related,
-        })
+        }))
     })
-    .map_err(storage)
+    .map_err(storage)?
 }
 
 /// Pages whose title or current statements contain a text.

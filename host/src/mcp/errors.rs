@@ -64,9 +64,9 @@ pub(super) fn engine_error(error: EngineError) -> McpError {
         EngineError::Memory(MemoryError(wit_memory::Error::InvalidArgument(why)))
         | EngineError::Admin(AdminError(wit_admin::Error::InvalidArgument(why)))
         | EngineError::Review(ReviewError(wit_review::Error::InvalidArgument(why)))
-        | EngineError::Wiki(WikiError(wit_wiki::Error::InvalidArgument(why))) => {
-            invalid(why.clone())
-        }
+        | EngineError::Wiki(WikiError(
+            wit_wiki::Error::InvalidArgument(why) | wit_wiki::Error::NotFound(why),
+        )) => invalid(why.clone()),
         EngineError::Memory(MemoryError(wit_memory::Error::Storage(error)))
         | EngineError::Admin(AdminError(wit_admin::Error::Storage(error)))
         | EngineError::Review(ReviewError(wit_review::Error::Storage(error)))

@@ -7,9 +7,10 @@
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert::{frame_json, ref_name};
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::wit_wiki::{
-    HealthIssue, HealthKind, HealthReport, Page, PageKind, PageSummary,
+    HealthIssue, HealthKind, HealthReport, Page, PageSummary,
 };
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
@@ -276,22 +277,9 @@ impl Operation for WikiHealth {
     }
 }
 
-/// A page kind by its WIT name.
-fn kind_name(kind: PageKind) -> &'static str {
-    match kind {
-        PageKind::You => "you",
-        PageKind::Entity => "entity",
-    }
-}
-
 /// A health finding's kind by its WIT name.
 pub fn health_kind_name(kind: HealthKind) -> &'static str {
-    match kind {
-        HealthKind::Conflict => "conflict",
-        HealthKind::Stale => "stale",
-        HealthKind::Orphan => "orphan",
-        HealthKind::Quarantined => "quarantined",
-    }
+    kind.wit_name()
 }
 
 /// The health kinds in `health-report.counts` order.
@@ -307,7 +295,7 @@ pub fn summary_json(summary: &PageSummary) -> Json {
     json!({
         "slug": summary.slug,
         "title": summary.title,
-        "kind": kind_name(summary.kind),
+        "kind": summary.kind.wit_name(),
         "entity-type": summary.entity_type,
         "statements": summary.statements,
         "conflicts": summary.conflicts,

@@ -127,6 +127,9 @@ impl Problem {
                 | wit_harvest::Error::Malformed(_)
                 | wit_harvest::Error::Fetch(_),
             )) => Problem::bad_request(error.to_string()),
+            EngineError::Wiki(WikiError(wit_wiki::Error::NotFound(what))) => {
+                Problem::not_found(what.clone())
+            }
             EngineError::Harvest(HarvestError(wit_harvest::Error::TooLarge(_))) => {
                 Problem::new(StatusCode::PAYLOAD_TOO_LARGE, error.to_string())
             }

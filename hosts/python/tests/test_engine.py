@@ -350,3 +350,24 @@ def test_corrections_and_as_of_recall(tmp_path: Path) -> None:
         assert [m.ref for m in mind.recall("When is the dentist appointment?").memories][:1] == [new.ref]
         with pytest.raises(HiveMindError):
             mind.correct(old.ref, "Wednesday.")
+
+
+def test_the_wiki_reads_as_the_cli_reads_it(cli: Cli, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with HiveMind(data, model=CROSS_HOST_MODEL) as mind:
+        saved = mind.save("My sister Yasmin works at Philips in Eindhoven.", created_at="2025-03-01T10:00:00Z")
+        mind.save("Buy coffee filters.")
+        pages = mind.wiki_pages()
+        assert pages[0]["slug"] == "you"
+        yasmin = next(page for page in pages if page["title"] == "Yasmin")
+        page = mind.wiki_page(yasmin["slug"])
+        assert [frame["ref"] for frame in page["current"]] == [saved.ref]
+        assert f"`{saved.ref}`" in page["markdown"]
+        assert [found["slug"] for found in mind.search_wiki("eindhoven")][:1] == [yasmin["slug"]]
+        health = mind.wiki_health()
+        assert health["counts"][2] == 1, health
+        with pytest.raises(HiveMindError) as bad:
+            mind.wiki_page("nowhere")
+        assert bad.value.case == "invalid-argument"
+    listed = cli.run("--data-dir", str(data), "wiki", yasmin["slug"], "--json")
+    assert json.loads(listed)["markdown"] == page["markdown"]

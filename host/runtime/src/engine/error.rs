@@ -116,6 +116,7 @@ pub struct WikiError(pub wit_wiki::Error);
 fn describe_wiki_error(error: &wit_wiki::Error) -> String {
     match error {
         wit_wiki::Error::InvalidArgument(m) => format!("invalid argument: {m}"),
+        wit_wiki::Error::NotFound(m) => format!("not found: {m}"),
         wit_wiki::Error::Storage(e) => describe_storage_error(e),
     }
 }

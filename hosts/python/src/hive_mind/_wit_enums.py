@@ -177,3 +177,17 @@ DISTILLATION = (
     "heuristic",
     "llm",
 )
+
+#: ``wiki.page-kind``
+PAGE_KIND = (
+    "you",
+    "entity",
+)
+
+#: ``wiki.health-kind``
+HEALTH_KIND = (
+    "conflict",
+    "stale",
+    "orphan",
+    "quarantined",
+)

@@ -77,6 +77,7 @@ MEMORY = "hive:mind/memory@0.2.0"
 ADMIN = "hive:mind/admin@0.2.0"
 HARVEST = "hive:mind/harvest@0.2.0"
 REVIEW = "hive:mind/review@0.2.0"
+WIKI = "hive:mind/wiki@0.2.0"
 
 #: The engine component's file name in a guest build.
 COMPONENT_FILE = "hive_mind_engine_component.wasm"
@@ -128,6 +129,7 @@ _KINDS = {
     "release": "save",
     "clean-entities": "maintenance",
     "list-flagged": "maintenance",
+    "health": "maintenance",
     "delete-workspace": "maintenance",
 }
 

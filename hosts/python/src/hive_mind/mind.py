@@ -38,7 +38,7 @@ import wasmtime
 from . import _wit_enums
 from ._wit import Record, Variant, field, record, split_result
 from .embedder import InProcessEmbedder
-from .engine import ADMIN, HARVEST, MEMORY, REVIEW, ComponentHost, default_component_path
+from .engine import ADMIN, HARVEST, MEMORY, REVIEW, WIKI, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
 from .reranker import RerankerImports, default_reranker
 
@@ -746,6 +746,41 @@ class HiveMind:
         """The entities within ``depth`` hops, nearest first
         (``review.neighbours``)."""
         return _plain(self._call(REVIEW, "neighbours", workspace, entity_id, depth, entity_type, limit))
+
+    def wiki_pages(self, workspace: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """The wiki's pages: ``you`` first, then the entities the memories
+        name, the most stated first (``wiki.list-pages``)."""
+        return _plain(self._call(WIKI, "list-pages", workspace, limit))
+
+    def wiki_page(self, page: str, workspace: str | None = None) -> dict[str, Any]:
+        """One wiki page (``you`` or ``entity-<id>``): its current
+        statements and history as frames, conflicts, related pages and the
+        page as Markdown (``wiki.get-page``)."""
+        found = self._call(WIKI, "get-page", workspace, page)
+        plain = _plain(found)
+        plain["current"] = [_plain_frame(frame) for frame in field(found, "current")]
+        plain["history"] = [_plain_frame(frame) for frame in field(found, "history")]
+        plain["conflicts"] = [
+            {"older": _ref(field(pair, "older")), "newer": _ref(field(pair, "newer"))}
+            for pair in field(found, "conflicts")
+        ]
+        return plain
+
+    def search_wiki(self, text: str, workspace: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """The wiki pages whose title or statements contain ``text``
+        (``wiki.search-wiki``)."""
+        return _plain(self._call(WIKI, "search-wiki", workspace, text, limit))
+
+    def wiki_health(self, workspace: str | None = None, limit: int = 100) -> dict[str, Any]:
+        """The health report: counts by kind (conflict, stale, orphan,
+        quarantined) and the findings (``wiki.health``)."""
+        report = self._call(WIKI, "health", workspace, limit)
+        plain = _plain(report)
+        plain["issues"] = [
+            dict(_plain(issue), memories=[_ref(item) for item in field(issue, "memories")])
+            for issue in field(report, "issues")
+        ]
+        return plain
 
     def sessions(self, workspace: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         """A mind's sessions, newest first (``review.list-sessions``)."""
