@@ -512,3 +512,30 @@ fn the_commands_run_from_the_cli_with_json_output() {
     assert!(report["overhead_ratio"].as_f64().unwrap() > 0.0);
     assert!(corpus.join("bench-corpus.json").is_file());
 }
+
+#[test]
+fn the_wiki_benchmark_reads_every_page_and_reports_its_coverage() {
+    let root = tempfile::tempdir().unwrap();
+    let args = hive_mind_lab::bench::wiki::BenchWikiArgs {
+        frames: 40,
+        keep_corpus: None,
+        seed: 3,
+        json: false,
+        quiet: true,
+    };
+    let report = hive_mind_lab::bench::wiki::run(
+        &args,
+        &root.path().join("corpus"),
+        mock(),
+        &Progress::recording(),
+    )
+    .unwrap();
+    assert_eq!(report.frames, 40);
+    assert!(report.pages > 1, "you and the entities: {report:?}");
+    assert!(report.markdown_bytes > 0 && report.largest_page_bytes <= report.markdown_bytes);
+    assert!(report.entities_with_page <= report.entities);
+    assert!((report.orphans as usize) <= report.statements);
+    assert!(report.page_after_write_ms > 0.0);
+    let text = hive_mind_lab::bench::wiki::render(&report);
+    assert!(text.contains("coverage: "), "{text}");
+}

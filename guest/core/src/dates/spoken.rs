@@ -554,7 +554,10 @@ fn spoken_candidate(
         return None;
     }
     let resolved = resolve_form(form, captures, query, today)?;
-    if resolved.since > resolved.until {
+    if resolved.since > resolved.until
+        || !in_calendar(resolved.since)
+        || !in_calendar(resolved.until)
+    {
         return None;
     }
     let words = label.as_str().trim_end_matches('.');
@@ -575,6 +578,13 @@ fn spoken_candidate(
             label: label_text,
         },
     })
+}
+
+/// Whether a day is one the windows spell (`YYYY-MM-DD`, years 1 to
+/// 9999): "2026 years ago" reaches before year 1, which is no period a
+/// memory can fall in, and whose spelling would not sort.
+fn in_calendar(day: NaiveDate) -> bool {
+    (1..=9999).contains(&day.year())
 }
 
 /// Which occurrence of a named month or season is meant.
@@ -1978,6 +1988,19 @@ mod tests {
         ",",
         ".",
     ];
+
+    #[test]
+    fn a_period_before_year_one_is_none() {
+        assert_eq!(
+            resolve_date_window("2026 years ago", "1900-01-01"),
+            Ok(None)
+        );
+        assert!(
+            resolve_date_window("2 years ago", "1900-01-01")
+                .unwrap()
+                .is_some()
+        );
+    }
 
     proptest! {
         #[test]

@@ -19,6 +19,9 @@
 //! - [`governance`] — the owner's operations on the recall corpus (copied):
 //!   forgetting one memory (time, file size before and after), export and
 //!   restore (memories/s), and the re-embed after a restore.
+//! - [`wiki`] — the wiki on the recall corpus (copied): every page read
+//!   from nothing, one page after one write, the health report, page count
+//!   and size, and its coverage of the graph's entities and the statements.
 //! - [`serve`] — `hive-mind serve` under load (clients mixing recall and
 //!   save, one or two servers on one data directory) and the hook's wall
 //!   time per prompt with and without a running server.
@@ -35,6 +38,7 @@ pub mod governance;
 pub mod harvest;
 pub mod recall;
 pub mod serve;
+pub mod wiki;
 
 use std::io::Write;
 use std::path::Path;
@@ -61,6 +65,10 @@ pub enum BenchTarget {
     /// memory (time, file size before and after), export and restore
     /// (memories/s each way, and the re-embed after a restore).
     Governance(governance::BenchGovernanceArgs),
+    /// The wiki on the recall corpus: every page compiled from nothing,
+    /// one page after one write, the health report; pages and their size;
+    /// the share of entities with a page and of statements on some page.
+    Wiki(wiki::BenchWikiArgs),
     /// `hive-mind serve` under load on the recall corpus: concurrent
     /// clients mixing recall and save for a set time (one server or two on
     /// one data directory): throughput, percentiles, errors, peak memory,
@@ -135,6 +143,7 @@ pub fn command(
         BenchTarget::Recall(args) => recall::command(args, data_dir, out)?,
         BenchTarget::Harvest(args) => harvest::command(args, data_dir, out)?,
         BenchTarget::Governance(args) => governance::command(args, data_dir, out)?,
+        BenchTarget::Wiki(args) => wiki::command(args, data_dir, out)?,
         BenchTarget::Serve(args) => {
             let report = serve::run_serve(args, data_dir)?;
             write_report(&report, args.json, serve::render_serve, out)?;
