@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use rmcp::ServiceExt;
 use serde_json::{Value as Json, json};
 
 use crate::support::{self, cli};
@@ -154,34 +153,8 @@ fn pages_show_what_is_known_now_and_follow_corrections_and_forgetting() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mcp_wiki_tools_answer_under_upstreams_names() {
     let dir = tempfile::tempdir().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = support::mcp_server(dir.path());
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = support::TestClient.serve(client_io).await.unwrap();
-    let tool = |name: &'static str, arguments: Json| {
-        let client = &client;
-        async move {
-            match client
-                .call_tool(support::mcp_call(name, arguments.clone()))
-                .await
-            {
-                Ok(result) => (
-                    result.is_error == Some(true),
-                    result.structured_content.unwrap_or(Json::Null),
-                ),
-                // Arguments the schema refuses are a protocol error.
-                Err(error) => (true, json!(error.to_string())),
-            }
-        }
-    };
+    let session = support::McpSession::start(dir.path()).await;
+    let tool = |name: &'static str, arguments: Json| session.tool(name, arguments);
     let (failed, saved) = tool(
         "save_memory",
         json!({"content": "My colleague Ana works at Kestrel in Leeds."}),
@@ -210,6 +183,5 @@ async fn the_mcp_wiki_tools_answer_under_upstreams_names() {
         let (failed, answer) = tool(name, arguments.clone()).await;
         assert!(failed, "{name} {arguments}: {answer}");
     }
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }

@@ -219,6 +219,51 @@ impl rmcp::ClientHandler for TestClient {
     }
 }
 
+/// An in-process MCP server over `dir` ([`mcp_server`]) with the tests'
+/// client connected over an in-memory pipe.
+pub struct McpSession {
+    client: rmcp::service::RunningService<rmcp::RoleClient, TestClient>,
+    serving: tokio::task::JoinHandle<()>,
+}
+
+impl McpSession {
+    /// Start the server and connect.
+    pub async fn start(dir: &Path) -> McpSession {
+        use rmcp::ServiceExt;
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        let server = mcp_server(dir);
+        let serving = tokio::spawn(async move {
+            server
+                .serve(server_io)
+                .await
+                .unwrap()
+                .waiting()
+                .await
+                .unwrap();
+        });
+        let client = TestClient.serve(client_io).await.unwrap();
+        McpSession { client, serving }
+    }
+
+    /// Call a tool: whether it failed (a tool error, or arguments the
+    /// schema refuses), and its structured answer (or the error's text).
+    pub async fn tool(&self, name: &str, arguments: Json) -> (bool, Json) {
+        match self.client.call_tool(mcp_call(name, arguments)).await {
+            Ok(result) => (
+                result.is_error == Some(true),
+                result.structured_content.unwrap_or(Json::Null),
+            ),
+            Err(error) => (true, Json::String(error.to_string())),
+        }
+    }
+
+    /// Disconnect and wait for the server to end.
+    pub async fn close(self) {
+        self.client.cancel().await.unwrap();
+        self.serving.await.unwrap();
+    }
+}
+
 /// A `tools/call` of `name` with the JSON object `arguments`.
 pub fn mcp_call(name: &str, arguments: Json) -> rmcp::model::CallToolRequestParams {
     rmcp::model::CallToolRequestParams::new(name.to_string())

@@ -449,6 +449,21 @@ pub(crate) fn relate_in(
     )?)
 }
 
+/// A `LIKE … ESCAPE '\\'` pattern matching text that contains `text`,
+/// case-insensitively against a lower-cased column: `%` and `_` in `text`
+/// are taken literally.
+pub(crate) fn contains_pattern(text: &str) -> String {
+    let escaped: String = text
+        .to_lowercase()
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    format!("%{escaped}%")
+}
+
 /// One frame's graph, for [`MindStore::link_graphs`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameGraph {
@@ -507,16 +522,7 @@ impl MindStore {
         entity_type: Option<&str>,
         limit: u32,
     ) -> StoreResult<Vec<Entity>> {
-        let escaped: String = text
-            .trim()
-            .to_lowercase()
-            .chars()
-            .flat_map(|c| match c {
-                '%' | '_' | '\\' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect();
-        let pattern = format!("%{escaped}%");
+        let pattern = contains_pattern(text.trim());
         let entities = self
             .conn
             .prepare_cached(&format!(

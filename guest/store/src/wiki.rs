@@ -113,21 +113,13 @@ impl MindStore {
     /// `%` and `_` taken literally), newest first, at most `limit`.
     pub fn memories_containing(&self, text: &str, limit: u32) -> StoreResult<Vec<Frame>> {
         let mind = self.mind.clone();
-        let escaped: String = text
-            .to_lowercase()
-            .chars()
-            .flat_map(|c| match c {
-                '%' | '_' | '\\' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect();
         Ok(self.conn.query_all(
             &format!(
                 "SELECT {FRAME_COLUMNS} FROM memory_frames f
                  WHERE {CURRENT} AND lower(f.content) LIKE ?1 ESCAPE '\\'
                  ORDER BY f.created_at DESC, f.id DESC LIMIT ?2"
             ),
-            params![format!("%{escaped}%"), limit],
+            params![super::graph::contains_pattern(text), limit],
             |row| frame_from_row(&mind, row),
         )?)
     }

@@ -141,6 +141,42 @@ pub(super) fn copy_mind(from: &Path, to: &Path) -> Result<(), BenchError> {
     Ok(())
 }
 
+/// The recall benchmark's corpus of `frames` memories (built once per size
+/// and reused), its mind copied into `mind/` of a new folder beside it, so
+/// the corpus itself is never changed; the folder, and whether the corpus
+/// was reused.
+pub(super) fn copied_corpus(
+    frames: usize,
+    seed: u64,
+    corpus_dir: &Path,
+    prefix: &str,
+    embedder: Arc<dyn Embedder>,
+    progress: &Progress,
+) -> Result<(tempfile::TempDir, bool), BenchError> {
+    let options = RecallBenchOptions {
+        frames,
+        queries: 1,
+        corpus_dir: corpus_dir.to_path_buf(),
+        seed,
+        rerank: None,
+    };
+    let generated = generate_frames(frames, seed);
+    let (engine, _, reused) = open_corpus(
+        &options,
+        &generated,
+        embedder,
+        Arc::new(Unconfigured),
+        progress,
+    )?;
+    drop(engine);
+    let work = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(corpus_dir.parent().unwrap_or(corpus_dir))
+        .map_err(|e| corpus_error(corpus_dir, e))?;
+    copy_mind(corpus_dir, &work.path().join("mind"))?;
+    Ok((work, reused))
+}
+
 /// Run the benchmark with `embedder`.
 pub fn run(
     args: &BenchGovernanceArgs,
@@ -153,28 +189,15 @@ pub fn run(
             "--frames and --forgets must be at least 1".into(),
         ));
     }
-    let options = RecallBenchOptions {
-        frames: args.frames,
-        queries: 1,
-        corpus_dir: corpus_dir.to_path_buf(),
-        seed: args.seed,
-        rerank: None,
-    };
-    let frames = generate_frames(args.frames, args.seed);
-    let (engine, _, reused) = open_corpus(
-        &options,
-        &frames,
+    let (work, reused) = copied_corpus(
+        args.frames,
+        args.seed,
+        corpus_dir,
+        "governance-",
         Arc::clone(&embedder),
-        Arc::new(Unconfigured),
         progress,
     )?;
-    drop(engine);
-    let work = tempfile::Builder::new()
-        .prefix("governance-")
-        .tempdir_in(corpus_dir.parent().unwrap_or(corpus_dir))
-        .map_err(|e| corpus_error(corpus_dir, e))?;
     let mind_dir = work.path().join("mind");
-    copy_mind(corpus_dir, &mind_dir)?;
     let mut engine = open_engine(&mind_dir, Arc::clone(&embedder), Arc::new(Unconfigured))?;
     let status = engine.admin().status()?;
     let total = status.first().map_or(0, |status| status.frames);

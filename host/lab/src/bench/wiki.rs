@@ -27,10 +27,8 @@ use hive_mind_runtime::engine::wit_types::{Mind, Source};
 use hive_mind_terminal::Progress;
 
 use super::corpus::{CorpusKind, generate_frames};
-use super::governance::copy_mind;
-use super::recall::{
-    BenchError, DEFAULT_SEED, RecallBenchOptions, default_corpus_dir, open_corpus,
-};
+use super::governance::copied_corpus;
+use super::recall::{BenchError, DEFAULT_SEED, default_corpus_dir};
 use crate::mind::open_engine;
 
 /// The most pages the listing reads (the engine's bound).
@@ -112,31 +110,15 @@ pub fn run(
     if args.frames == 0 {
         return Err(BenchError::Option("--frames must be at least 1".into()));
     }
-    let options = RecallBenchOptions {
-        frames: args.frames,
-        queries: 1,
-        corpus_dir: corpus_dir.to_path_buf(),
-        seed: args.seed,
-        rerank: None,
-    };
-    let frames = generate_frames(args.frames, args.seed);
-    let (engine, _, _) = open_corpus(
-        &options,
-        &frames,
+    let (work, _) = copied_corpus(
+        args.frames,
+        args.seed,
+        corpus_dir,
+        "wiki-",
         Arc::clone(&embedder),
-        Arc::new(Unconfigured),
         progress,
     )?;
-    drop(engine);
-    let work = tempfile::Builder::new()
-        .prefix("wiki-")
-        .tempdir_in(corpus_dir.parent().unwrap_or(corpus_dir))
-        .map_err(|e| BenchError::Corpus {
-            path: corpus_dir.to_path_buf(),
-            why: e.to_string(),
-        })?;
     let mind_dir = work.path().join("mind");
-    copy_mind(corpus_dir, &mind_dir)?;
     let mut engine = open_engine(&mind_dir, Arc::clone(&embedder), Arc::new(Unconfigured))?;
     let mind = Mind::Personal;
 
@@ -186,7 +168,7 @@ pub fn run(
 
     let entities = engine.review().list_entities(&mind, "", None, MAX_PAGES)?;
     let entities_with_page = listed.iter().filter(|page| page.slug != "you").count();
-    let statements = frames
+    let statements = generate_frames(args.frames, args.seed)
         .iter()
         .filter(|frame| !matches!(frame.kind, CorpusKind::RawTurn { .. }))
         .count();
