@@ -348,15 +348,53 @@ pub fn command(
     data_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let config = hive_mind_models::config::Config::load_in(data_dir)?;
-    let active = hive_mind_models::embedder::resolve(&config.embedder)?;
-    let corpus_dir = args
-        .keep_corpus
-        .clone()
-        .unwrap_or_else(|| default_corpus_dir(args.frames, &active.info.model));
-    let progress = Progress::new(0, "memories", args.quiet);
-    let report = run(args, &corpus_dir, active.embedder, &progress);
-    progress.finish();
-    let report = report?;
-    Ok(super::write_report(&report, args.json, render, out)?)
+    let options = CorpusCommand {
+        frames: args.frames,
+        keep_corpus: args.keep_corpus.as_deref(),
+        json: args.json,
+        quiet: args.quiet,
+    };
+    options.run(
+        data_dir,
+        |corpus_dir, embedder, progress| run(args, corpus_dir, embedder, progress),
+        render,
+        out,
+    )
+}
+
+/// How a benchmark on the recall corpus is run from the command line.
+pub(super) struct CorpusCommand<'a> {
+    /// Memories in the corpus.
+    pub frames: usize,
+    /// Where it lives (default: beside the other corpora, by size and model).
+    pub keep_corpus: Option<&'a Path>,
+    /// Print the report as JSON.
+    pub json: bool,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+impl CorpusCommand<'_> {
+    /// Resolve the embedder `data_dir` configures and the corpus folder,
+    /// run `bench` with a progress bar, and write its report (`render`, or
+    /// JSON).
+    pub fn run<R: Serialize>(
+        &self,
+        data_dir: &Path,
+        bench: impl FnOnce(&Path, Arc<dyn Embedder>, &Progress) -> Result<R, BenchError>,
+        render: impl Fn(&R) -> String,
+        out: &mut dyn Write,
+    ) -> Result<(), BenchError> {
+        let config = hive_mind_models::config::Config::load_in(data_dir)?;
+        let active = hive_mind_models::embedder::resolve(&config.embedder)?;
+        let corpus_dir = self.keep_corpus.map_or_else(
+            || default_corpus_dir(self.frames, &active.info.model),
+            Path::to_path_buf,
+        );
+        let progress = Progress::new(0, "memories", self.quiet);
+        let report = bench(&corpus_dir, active.embedder, &progress);
+        progress.finish();
+        let report = report?;
+        Ok(super::write_report(&report, self.json, render, out)?)
+    }
 }

@@ -27,8 +27,8 @@ use hive_mind_runtime::engine::wit_types::{Mind, Source};
 use hive_mind_terminal::Progress;
 
 use super::corpus::{CorpusKind, generate_frames};
-use super::governance::copied_corpus;
-use super::recall::{BenchError, DEFAULT_SEED, default_corpus_dir};
+use super::governance::{CorpusCommand, copied_corpus};
+use super::recall::{BenchError, DEFAULT_SEED};
 use crate::mind::open_engine;
 
 /// The most pages the listing reads (the engine's bound).
@@ -240,15 +240,16 @@ pub fn command(
     data_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let config = hive_mind_models::config::Config::load_in(data_dir)?;
-    let active = hive_mind_models::embedder::resolve(&config.embedder)?;
-    let corpus_dir = args
-        .keep_corpus
-        .clone()
-        .unwrap_or_else(|| default_corpus_dir(args.frames, &active.info.model));
-    let progress = Progress::new(0, "memories", args.quiet);
-    let report = run(args, &corpus_dir, active.embedder, &progress);
-    progress.finish();
-    let report = report?;
-    Ok(super::write_report(&report, args.json, render, out)?)
+    let options = CorpusCommand {
+        frames: args.frames,
+        keep_corpus: args.keep_corpus.as_deref(),
+        json: args.json,
+        quiet: args.quiet,
+    };
+    options.run(
+        data_dir,
+        |corpus_dir, embedder, progress| run(args, corpus_dir, embedder, progress),
+        render,
+        out,
+    )
 }
