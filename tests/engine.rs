@@ -293,6 +293,7 @@ fn imported_conversations_become_dated_raw_turn_frames() {
     };
     let conversations = vec![ImportedConversation {
         key: "s1".into(),
+        title: Some("Caroline and Melanie, 8 May".into()),
         // 2023-05-08T13:56:00Z
         date: 1_683_554_160_000,
         turns: vec![
@@ -379,6 +380,7 @@ fn imported_conversations_become_dated_raw_turn_frames() {
         &WitMind::Personal,
         &[ImportedConversation {
             key: "has space".into(),
+            title: None,
             date: 1_683_504_000_000,
             turns: vec![turn("A", "hello there")],
         }],

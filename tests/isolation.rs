@@ -201,6 +201,7 @@ fn value_for(name: &str, schema: &Json) -> Json {
         "data" => json!("# Notes\n\nThe harbour opens at six.\n"),
         "subject" | "object" => json!("harbour"),
         "relation" => json!("near"),
+        "verdict" => json!("both-stand"),
         _ => match schema.get("type") {
             Some(Json::String(kind)) if kind == "integer" || kind == "number" => json!(1),
             Some(Json::String(kind)) if kind == "boolean" => json!(false),
@@ -229,6 +230,10 @@ fn aims(names: &[&str]) -> Vec<Aimed> {
     }
     if has("memories") {
         aim("references");
+    }
+    if has("older") && has("newer") {
+        // A pair of memories, both in the target's mind (decisions).
+        aim("pair");
     }
     if has("mind") {
         aim("mind");
@@ -389,7 +394,10 @@ impl Fixture {
             };
             path = path.replace("{ref}", &reference);
         }
-        path = path.replace("{id}", "1").replace("{page}", "you");
+        path = path
+            .replace("{id}", "1")
+            .replace("{page}", "you")
+            .replace("{session}", "no-such-session");
         let mut query: Vec<String> = Vec::new();
         let names: Vec<&str> = operation.query.iter().map(|(n, _, _)| n.as_str()).collect();
         let body_names: Vec<&str> = match &operation.body {
@@ -488,6 +496,10 @@ impl Fixture {
                         "memories".to_string(),
                         json!([self.fresh(target), self.fresh(target)]),
                     );
+                }
+                if aimed.how == "pair" {
+                    body.insert("older".to_string(), json!(self.fresh(target)));
+                    body.insert("newer".to_string(), json!(self.fresh(target)));
                 }
                 if aimed.how == "workspace" && has("workspace") {
                     if has("matching") {

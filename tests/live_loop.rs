@@ -99,6 +99,7 @@ fn write(engine: &mut EngineRuntime, path: WritePath, text: &str, at: &str, key:
         WritePath::Import => {
             let conversation = ImportedConversation {
                 key: key.to_string(),
+                title: None,
                 date: ms(at),
                 turns: vec![
                     ImportedTurn {

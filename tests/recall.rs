@@ -566,6 +566,7 @@ fn a_reply_is_recalled_by_its_question_and_the_named_speaker_goes_first() {
     };
     let conversations = vec![ImportedConversation {
         key: "s1".into(),
+        title: None,
         date: ms("2026-05-08T13:56:00Z"),
         turns: vec![
             turn(

@@ -428,7 +428,36 @@ fn every_operation_answers_as_its_openapi_document_says() {
     assert!(health["counts"]["conflict"].is_u64(), "{health}");
     assert_eq!(server.get("/api/wiki/pages/nowhere", t).0, 400);
     assert_eq!(server.get("/api/wiki/pages/entity-99999", t).0, 404);
-    assert_eq!(server.get("/api/sessions", t).0, 200);
+    let (status, sessions) = server.get("/api/sessions", t);
+    assert_eq!(status, 200, "{sessions}");
+    let gop = sessions[0]["gop-id"].as_str().unwrap();
+    let (status, session) = server.get(&format!("/api/sessions/{gop}?limit=5"), t);
+    assert_eq!(status, 200, "{session}");
+    assert_eq!(session["session"]["gop-id"], gop, "{session}");
+    assert!(
+        !session["memories"].as_array().unwrap().is_empty(),
+        "{session}"
+    );
+    assert_eq!(server.get("/api/sessions/no-such-session", t).0, 404);
+    // The owner confirms the correction's pair (already its word) and is
+    // told plainly what a verdict must be.
+    let (status, decided) = server.post(
+        "/api/decisions",
+        t,
+        json!({"older": alice, "newer": current, "verdict": "replaces"}),
+    );
+    assert_eq!(status, 200, "{decided}");
+    assert_eq!(
+        decided["older"]["superseded-by"],
+        current.as_str(),
+        "{decided}"
+    );
+    let (status, refused) = server.post(
+        "/api/decisions",
+        t,
+        json!({"older": alice, "newer": current, "verdict": "maybe"}),
+    );
+    assert_eq!(status, 400, "{refused}");
     assert_eq!(server.get("/api/flagged", t).0, 200);
     let (status, _) = server.post(
         &format!("/api/memories/{merged_ref}/release"),

@@ -150,6 +150,160 @@ fn pages_show_what_is_known_now_and_follow_corrections_and_forgetting() {
     assert!(!ok_bad && err.contains("nowhere"), "{err}");
 }
 
+#[test]
+fn the_owner_confirms_or_undoes_what_the_engine_decided_and_sees_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lisbon = saved_ref(d, "I live in Lisbon.", "2024-01-10T09:00:00Z");
+    let porto = saved_ref(d, "I live in Porto.", "2025-06-01T09:00:00Z");
+    let twice = saved_ref(d, "Karim plays chess on Sundays.", "2025-07-01T09:00:00Z");
+    let again = saved_ref(d, "karim plays  chess on sundays", "2025-07-02T09:00:00Z");
+
+    // The engine replaced Lisbon on its own: the health report asks.
+    let health = json_of(d, &["wiki", "health", "--json"]);
+    assert_eq!(health["counts"]["replaced"], 1, "{health:#}");
+    assert_eq!(health["counts"]["duplicate"], 1, "{health:#}");
+    let issues = health["issues"].as_array().unwrap();
+    let replaced = issues
+        .iter()
+        .find(|issue| issue["kind"] == "replaced")
+        .unwrap();
+    assert_eq!(replaced["memories"], json!([lisbon, porto]), "{health:#}");
+    let duplicate = issues
+        .iter()
+        .find(|issue| issue["kind"] == "duplicate")
+        .unwrap();
+    assert_eq!(duplicate["memories"], json!([again, twice]), "{health:#}");
+
+    // Both stand: Lisbon is current again and the question is gone.
+    let decided = json_of(
+        d,
+        &[
+            "review",
+            "decide",
+            &porto,
+            &lisbon,
+            "--verdict",
+            "both-stand",
+            "--json",
+        ],
+    );
+    assert_eq!(decided["verdict"], "both-stand");
+    assert_eq!(decided["older"]["ref"], lisbon.as_str());
+    assert_eq!(decided["older"]["superseded-by"], Json::Null, "{decided:#}");
+    let health = json_of(d, &["wiki", "health", "--json"]);
+    assert_eq!(health["counts"]["replaced"], 0, "{health:#}");
+    let you = json_of(d, &["wiki", "you", "--json"]);
+    let current: Vec<&str> = you["current"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|frame| frame["ref"].as_str().unwrap())
+        .collect();
+    assert!(
+        current.contains(&lisbon.as_str()) && current.contains(&porto.as_str()),
+        "{you:#}"
+    );
+
+    // Changed mind: Porto replaces Lisbon after all.
+    let decided = json_of(
+        d,
+        &[
+            "review",
+            "decide",
+            &lisbon,
+            &porto,
+            "--verdict",
+            "replaces",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        decided["older"]["superseded-by"],
+        porto.as_str(),
+        "{decided:#}"
+    );
+    let text = ok(
+        d,
+        &["review", "decide", &lisbon, &porto, "--verdict", "replaces"],
+    );
+    assert!(text.contains("verdict: replaces"), "{text}");
+
+    // Bad verdicts and pairs are named.
+    let (ok_bad, _, err) = cli(
+        d,
+        &["review", "decide", &lisbon, &porto, "--verdict", "maybe"],
+    );
+    assert!(
+        !ok_bad && err.contains("maybe") && err.contains("both-stand"),
+        "{err}"
+    );
+    let (ok_bad, _, err) = cli(
+        d,
+        &[
+            "review",
+            "decide",
+            &lisbon,
+            &lisbon,
+            "--verdict",
+            "replaces",
+        ],
+    );
+    assert!(!ok_bad && err.contains("twice"), "{err}");
+}
+
+#[test]
+fn a_session_reads_as_its_conversation_with_its_title_and_dates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let export = d.join("conversations.json");
+    std::fs::write(
+        &export,
+        json!([{
+            "title": "Planning the Kyoto trip",
+            "create_time": 1_712_170_800.0,
+            "mapping": {
+                "a": {"id": "a", "parent": null, "children": ["b"], "message": {
+                    "id": "a", "author": {"role": "user"}, "create_time": 1_712_170_800.0,
+                    "content": {"content_type": "text", "parts": ["Should we stay in Gion or near the station?"]}}},
+                "b": {"id": "b", "parent": "a", "children": [], "message": {
+                    "id": "b", "author": {"role": "assistant"}, "create_time": 1_712_170_860.0,
+                    "content": {"content_type": "text", "parts": ["Gion is walkable and quiet at night."]}}}
+            }
+        }])
+        .to_string(),
+    )
+    .unwrap();
+    ok(d, &["import", export.to_str().unwrap(), "--json"]);
+    let sessions = json_of(d, &["review", "sessions", "--json"]);
+    let kyoto = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|session| session["title"] == "Planning the Kyoto trip")
+        .unwrap_or_else(|| panic!("no titled session: {sessions:#}"));
+    assert_eq!(kyoto["first-event"], "2024-04-03T19:00:00Z", "{kyoto:#}");
+    let gop = kyoto["gop-id"].as_str().unwrap();
+    let view = json_of(d, &["review", "session", gop, "--json"]);
+    let turns: Vec<&str> = view["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|frame| frame["metadata"]["kind"]["raw-turn"].is_object())
+        .map(|frame| frame["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        turns,
+        [
+            "Should we stay in Gion or near the station?",
+            "Gion is walkable and quiet at night."
+        ],
+        "{view:#}"
+    );
+    let (ok_bad, _, err) = cli(d, &["review", "session", "conv:nowhere"]);
+    assert!(!ok_bad && err.contains("conv:nowhere"), "{err}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mcp_wiki_tools_answer_under_upstreams_names() {
     let dir = tempfile::tempdir().unwrap();

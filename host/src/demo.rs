@@ -388,6 +388,7 @@ fn import_conversation(engine: &mut EngineRuntime, out: &mut dyn Write) -> Resul
     let sessions = vec![
         ImportedConversation {
             key: "kyoto-trip-1".into(),
+            title: Some("Planning the Kyoto trip".into()),
             // 2026-04-03T19:00:00Z
             date: 1_775_242_800_000,
             turns: vec![
@@ -403,6 +404,7 @@ fn import_conversation(engine: &mut EngineRuntime, out: &mut dyn Write) -> Resul
         },
         ImportedConversation {
             key: "kyoto-trip-2".into(),
+            title: Some("Where to stay in Kyoto".into()),
             // 2026-04-10T08:15:00Z
             date: 1_775_808_900_000,
             turns: vec![

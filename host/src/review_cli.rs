@@ -14,9 +14,10 @@ use serde_json::{Value as Json, json};
 
 use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
+use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_review::{
-    EntityHop, EntityInfo, EntityView, FlaggedMemory, LogEntry, LogKind, MemoryTrace, RelationInfo,
-    SessionInfo, WorkspaceDeletion,
+    EntityHop, EntityInfo, EntityView, FlaggedMemory, LogEntry, LogKind, MemoryTrace, PairDecision,
+    RelationInfo, SessionInfo, SessionView, WorkspaceDeletion,
 };
 use hive_mind_runtime::engine::wit_types::{FrameRef, Mind};
 
@@ -68,8 +69,16 @@ pub enum ReviewCommand {
     Trace(ops::review::MemoryRequest),
     /// A mind's sessions, newest first.
     Sessions(ops::ListRequest),
+    /// One session with its memories in the order they were written: a
+    /// whole imported conversation, turn by turn.
+    Session(ops::review::SessionRequest),
     /// Close a session (the next save starts a new one).
     CloseSession(ops::review::CloseSessionRequest),
+    /// Decide on two memories the engine read as one fact changing (the
+    /// wiki's health report lists them): `--verdict replaces` (the newer
+    /// is true now) or `--verdict both-stand` (both are true; an automatic
+    /// replacement is undone).
+    Decide(ops::review::DecideRequest),
     /// An entity of the knowledge graph with its relations in and out.
     Entity {
         /// The entity's id.
@@ -165,6 +174,27 @@ pub fn session_json(session: &SessionInfo) -> Json {
         "ended-at": session.ended_at.map(convert::timestamp_name),
         "summary": session.summary,
         "memories": session.memories,
+        "title": session.title,
+        "first-event": session.first_event.map(convert::timestamp_name),
+        "last-event": session.last_event.map(convert::timestamp_name),
+    })
+}
+
+/// A session with its memories as JSON.
+pub fn session_view_json(view: &SessionView) -> Json {
+    json!({
+        "session": session_json(&view.session),
+        "memories": view.memories.iter().map(convert::frame_json).collect::<Vec<_>>(),
+    })
+}
+
+/// A pair decision as JSON.
+pub fn decision_json(decision: &PairDecision) -> Json {
+    json!({
+        "older": convert::frame_json(&decision.older),
+        "newer": convert::frame_json(&decision.newer),
+        "verdict": decision.verdict.wit_name(),
+        "decided-at": convert::timestamp_name(decision.decided_at),
     })
 }
 
@@ -404,6 +434,12 @@ pub fn review_json(dir: &Path, command: &ReviewCommand) -> Result<Json, CommandE
         }
         ReviewCommand::Flagged(request) => {
             flagged_json(&owner(engine, ops::review::Flagged::new(request)?)?)
+        }
+        ReviewCommand::Session(request) => {
+            session_view_json(&owner(engine, ops::review::SessionMemories::new(request)?)?)
+        }
+        ReviewCommand::Decide(request) => {
+            decision_json(&owner(engine, ops::review::Decide::new(request)?)?)
         }
         ReviewCommand::Release(request) => {
             convert::frame_json(&owner(engine, ops::review::Release::new(request)?)?)

@@ -122,7 +122,7 @@ pub fn remember_exchange(
         let mut seen: Vec<Mind> = Vec::new();
         for draft in &drafts {
             if !seen.iter().any(|mind| same_mind(mind, &draft.mind)) {
-                store::ensure_session(&draft.mind, gop_id, None).map_err(store_error)?;
+                store::ensure_session(&draft.mind, gop_id, None, None).map_err(store_error)?;
                 seen.push(draft.mind.clone());
             }
         }

@@ -783,7 +783,13 @@ impl State {
                 if let Some(gop) = draft.gop_id.as_deref()
                     && !seen.contains(&gop)
                 {
-                    store::ensure_session(&self.mind, gop, None).map_err(storage)?;
+                    // The item's title names its own session only, not the
+                    // shared `harvest:<source>` one its distilled facts go to.
+                    let title = plan
+                        .title
+                        .as_deref()
+                        .filter(|_| gop.starts_with("conv:") || gop.starts_with("doc:"));
+                    store::ensure_session(&self.mind, gop, None, title).map_err(storage)?;
                     seen.push(gop);
                 }
             }
@@ -1066,6 +1072,7 @@ impl State {
         let item = &pending.item;
         let mut plan = ItemPlan {
             outcome,
+            title: item.title.clone(),
             drafts: Vec::new(),
             kinds: Vec::new(),
             profiles: Vec::new(),
@@ -1360,6 +1367,8 @@ fn said_at(item: &Item, provenance: &str) -> Option<String> {
 /// What one item will write.
 struct ItemPlan {
     outcome: ItemOutcome,
+    /// The item's own title, which its session (`conv:…`, `doc:…`) takes.
+    title: Option<String>,
     drafts: Vec<Draft>,
     kinds: Vec<FrameKind>,
     /// The profiles this item replaces: lower-cased name and the stored

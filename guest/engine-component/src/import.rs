@@ -94,8 +94,13 @@ pub fn import_conversations(
         if drafts.is_empty() {
             continue;
         }
-        let session = store::ensure_session(&mind, &format!("conv:{}", conversation.key), None)
-            .map_err(store_error)?;
+        let session = store::ensure_session(
+            &mind,
+            &format!("conv:{}", conversation.key),
+            None,
+            conversation.title.as_deref(),
+        )
+        .map_err(store_error)?;
         for draft in &mut drafts {
             draft.gop_id = Some(session.gop_id.clone());
         }

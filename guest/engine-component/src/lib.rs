@@ -66,7 +66,7 @@ use exports::hive::mind::memory::{
 use exports::hive::mind::review::{
     EntityHop, EntityInfo, EntityRule, EntityView, Error as ReviewError, FlaggedMemory,
     Guest as ReviewGuest, LogEntry, LogKind, MemoryTrace, MergeRequest, Merged, MetadataChange,
-    SessionInfo, WorkspaceDeletion,
+    PairDecision, PairVerdict, SessionInfo, SessionView, WorkspaceDeletion,
 };
 use exports::hive::mind::wiki::{
     Error as WikiError, Guest as WikiGuest, HealthReport, Page, PageSummary,
@@ -167,6 +167,18 @@ impl ReviewGuest for Component {
 
     fn release(memory: FrameRef) -> Result<Frame, ReviewError> {
         review::release(memory)
+    }
+
+    fn get_session(mind: Mind, gop_id: String, limit: u32) -> Result<SessionView, ReviewError> {
+        review::get_session(mind, gop_id, limit)
+    }
+
+    fn decide_pair(
+        older: FrameRef,
+        newer: FrameRef,
+        verdict: PairVerdict,
+    ) -> Result<PairDecision, ReviewError> {
+        review::decide_pair(older, newer, verdict)
     }
 
     fn delete_workspace(

@@ -9,6 +9,7 @@
 
 use hive_mind_core::cognify::graph_label;
 use hive_mind_core::{ScanContext as CoreScanContext, scan_for_injection};
+use hive_mind_store::decisions::PairVerdict as StoreVerdict;
 use hive_mind_store::review::{LogKind as StoreLogKind, ReviewChange};
 use hive_mind_store::{self as native, MemoryStatus as StoreStatus};
 
@@ -17,8 +18,8 @@ use crate::correct::marking;
 use crate::exports::hive::mind::memory::Error as MemoryError;
 use crate::exports::hive::mind::review::{
     EntityHop, EntityInfo, EntityRule, EntityView, Error, FlaggedMemory, LogEntry, LogKind,
-    MemoryTrace, MergeRequest, Merged, MetadataChange, RelatedMemory, RelationInfo, SessionInfo,
-    WorkspaceDeletion,
+    MemoryTrace, MergeRequest, Merged, MetadataChange, PairDecision, PairVerdict, RelatedMemory,
+    RelationInfo, SessionInfo, SessionView, WorkspaceDeletion,
 };
 use crate::hive::mind::types::{Frame, FrameRef, MemoryStatus, Mind, Source};
 use crate::save::{Draft, embed_drafts};
@@ -91,6 +92,9 @@ fn session_out(
         ended_at: session.ended_at.as_deref().map(boundary::millis),
         summary: session.summary.clone(),
         memories: store.session_frames(&session.gop_id)?,
+        title: session.title.clone(),
+        first_event: session.first_event.as_deref().map(boundary::millis),
+        last_event: session.last_event.as_deref().map(boundary::millis),
     })
 }
 
@@ -246,6 +250,22 @@ pub fn list_sessions(mind: Mind, limit: u32) -> Result<Vec<SessionInfo>> {
             .iter()
             .map(|session| session_out(store, session))
             .collect()
+    })
+    .map_err(storage)
+}
+
+/// One session and its memories, in the order they were written.
+pub fn get_session(mind: Mind, gop_id: String, limit: u32) -> Result<SessionView> {
+    let limit = limit_of(limit)?;
+    store::read(&mind, |store| {
+        let memories = store.session_memories(&gop_id, limit)?;
+        let session = store
+            .session(&gop_id)?
+            .ok_or_else(|| StoreError::NotFound(format!("session {gop_id}")))?;
+        Ok(SessionView {
+            session: session_out(store, &session)?,
+            memories: memories.iter().map(store::frame_out).collect(),
+        })
     })
     .map_err(storage)
 }
@@ -504,6 +524,32 @@ pub fn release(memory: FrameRef) -> Result<Frame> {
         Ok(store::frame_out(&store.release_frame(memory.id)?))
     })
     .map_err(storage)
+}
+
+/// The owner's decision on a pair of memories.
+pub fn decide_pair(older: FrameRef, newer: FrameRef, verdict: PairVerdict) -> Result<PairDecision> {
+    if boundary::mind_key(&older.mind) != boundary::mind_key(&newer.mind) {
+        return Err(Error::InvalidArgument(
+            "both memories of a pair must be of one mind".to_string(),
+        ));
+    }
+    let verdict_in = match verdict {
+        PairVerdict::Replaces => StoreVerdict::Replaces,
+        PairVerdict::BothStand => StoreVerdict::BothStand,
+    };
+    store::read(&older.mind, |store| {
+        let decision = store.decide_pair(older.id, newer.id, verdict_in)?;
+        Ok(PairDecision {
+            older: store::frame_out(&decision.older),
+            newer: store::frame_out(&decision.newer),
+            verdict,
+            decided_at: boundary::millis(&decision.decided_at),
+        })
+    })
+    .map_err(|error| match error {
+        StoreError::InvalidInput(why) => Error::InvalidArgument(why),
+        other => storage(other),
+    })
 }
 
 /// Delete a workspace mind (or say what would go).

@@ -649,13 +649,14 @@ pub fn frame_distances(mind: &Mind, entities: &[u64], max_depth: u32) -> Result<
     read(mind, |store| store.frame_distances(entities, max_depth))
 }
 
-/// Make sure the session exists.
+/// Make sure the session exists (titled, when it has no title yet).
 pub fn ensure_session(
     mind: &Mind,
     gop_id: &str,
     project: Option<&str>,
+    title: Option<&str>,
 ) -> Result<native::sessions::Session> {
-    write(mind, |store| store.ensure_session(gop_id, project))
+    write(mind, |store| store.ensure_session(gop_id, project, title))
 }
 
 /// The mind's identity.

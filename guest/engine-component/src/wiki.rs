@@ -28,6 +28,9 @@ use hive_mind_core::wiki::{
 use hive_mind_store::{self as native};
 
 use crate::boundary;
+use crate::exports::hive::mind::memory::{
+    CleanupCandidate, CleanupOptions, CleanupReason, Error as MemoryError,
+};
 use crate::exports::hive::mind::wiki::{
     Error, HealthIssue, HealthKind, HealthReport, Page, PageConflict, PageKind, PageLink,
     PageSummary,
@@ -149,6 +152,8 @@ fn statements(
     let ids: Vec<u64> = current.iter().map(|frame| frame.frame_ref.id).collect();
     let mut conflicts = Vec::new();
     if let Some(thresholds) = thresholds {
+        // A pair the owner decided on is no longer in question.
+        let decided = store.decided_pairs(&ids)?;
         for (a, b, similarity) in store.links_among(&ids)? {
             let (Some(first), Some(second)) = (
                 current.iter().find(|frame| frame.frame_ref.id == a),
@@ -162,8 +167,9 @@ fn statements(
                 } else {
                     (second, first)
                 };
-            if judge_change(&older.content, &newer.content, similarity, thresholds)
-                == Verdict::PossibleConflict
+            if !decided.contains(&(older.frame_ref.id, newer.frame_ref.id))
+                && judge_change(&older.content, &newer.content, similarity, thresholds)
+                    == Verdict::PossibleConflict
             {
                 conflicts.push((older.frame_ref.id, newer.frame_ref.id));
             }
@@ -446,8 +452,19 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
     let limit = limit_of(limit)? as usize;
     let now = boundary::millis(&native::clock::now());
     let thresholds = crate::change::thresholds();
+    // Read before the store is borrowed below: cleanup reads it itself.
+    let duplicates = crate::cleanup::cleanup_frames(CleanupOptions {
+        mind: mind.clone(),
+        apply: false,
+    })
+    .map_err(|error| match error {
+        MemoryError::Storage(error) => Error::Storage(error),
+        MemoryError::InvalidArgument(why) | MemoryError::Embedder(why) | MemoryError::Llm(why) => {
+            Error::InvalidArgument(why)
+        }
+    })?;
     store::read(&mind, |store| {
-        let mut counts = [0u32; 4];
+        let mut counts = [0u32; 6];
         let mut issues: Vec<HealthIssue> = Vec::new();
         let mut stale: Vec<HealthIssue> = Vec::new();
         let mut stale_seen = std::collections::BTreeSet::new();
@@ -539,6 +556,54 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                     page: None,
                 });
             }
+        }
+        let (replaced, pairs) = store.undecided_replacements(u32::try_from(limit).unwrap_or(u32::MAX))?;
+        counts[4] = u32::try_from(replaced).unwrap_or(u32::MAX);
+        for (older, newer) in pairs {
+            issues.push(HealthIssue {
+                kind: HealthKind::Replaced,
+                text: format!(
+                    "\"{}\" ({}, {}) was replaced on the engine's own reading by \"{}\" ({}, {}): confirm, or say both stand",
+                    display_text(&older.content, None),
+                    reference(&mind, older.frame_ref.id),
+                    day(&older),
+                    display_text(&newer.content, None),
+                    reference(&mind, newer.frame_ref.id),
+                    day(&newer)
+                ),
+                memories: vec![
+                    frame_ref(&mind, older.frame_ref.id),
+                    frame_ref(&mind, newer.frame_ref.id),
+                ],
+                page: None,
+            });
+        }
+        let groups: Vec<&CleanupCandidate> = duplicates
+            .candidates
+            .iter()
+            .filter(|candidate| candidate.kept.is_some())
+            .collect();
+        counts[5] = u32::try_from(groups.len()).unwrap_or(u32::MAX);
+        for candidate in groups.into_iter().take(limit) {
+            let Some(kept) = &candidate.kept else {
+                continue;
+            };
+            issues.push(HealthIssue {
+                kind: HealthKind::Duplicate,
+                text: format!(
+                    "\"{}\" ({}) says {} what {} says: merge them, or forget one",
+                    display_text(&candidate.content, None),
+                    reference(&mind, candidate.frame.id),
+                    if matches!(candidate.reason, CleanupReason::Duplicate) {
+                        "again"
+                    } else {
+                        "nearly"
+                    },
+                    reference(&mind, kept.id)
+                ),
+                memories: vec![candidate.frame.clone(), kept.clone()],
+                page: None,
+            });
         }
         issues.truncate(limit);
         Ok(HealthReport {

@@ -66,6 +66,7 @@ pub mod audit;
 pub mod awareness;
 pub mod check;
 pub mod clock;
+pub mod decisions;
 pub mod erasure;
 pub mod error;
 pub mod frames;

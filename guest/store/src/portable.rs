@@ -57,7 +57,7 @@ pub const FORMAT_NAME: &str = "hive-mind-export";
 pub const FORMAT_VERSION: u64 = 1;
 
 /// The tables an export carries and their columns, parents first.
-pub const PORTABLE_TABLES: [(&str, &[&str]); 12] = [
+pub const PORTABLE_TABLES: [(&str, &[&str]); 13] = [
     (
         "sessions",
         &[
@@ -68,6 +68,7 @@ pub const PORTABLE_TABLES: [(&str, &[&str]); 12] = [
             "started_at",
             "ended_at",
             "summary",
+            "title",
         ],
     ),
     (
@@ -103,6 +104,10 @@ pub const PORTABLE_TABLES: [(&str, &[&str]); 12] = [
             "screen_reasons",
             "quarantined",
         ],
+    ),
+    (
+        "memory_pair_verdicts",
+        &["older_id", "newer_id", "verdict", "decided_at"],
     ),
     (
         "memory_frame_links",

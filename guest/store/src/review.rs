@@ -165,7 +165,7 @@ fn log_from_row(row: &crate::sql::Row<'_>) -> crate::sql::Result<LogEntry> {
 }
 
 /// Append one row to the review log.
-fn log_review(
+pub(crate) fn log_review(
     conn: &Connection,
     frame: Option<u64>,
     action: &str,
@@ -494,6 +494,22 @@ impl MindStore {
             .ok_or_else(|| StoreError::NotFound(format!("session {gop_id}")))?;
         tx.commit()?;
         Ok(closed)
+    }
+
+    /// The memories of session `gop_id` in the order they were written, at
+    /// most `limit`; a session that does not exist is
+    /// [`StoreError::NotFound`].
+    pub fn session_memories(&self, gop_id: &str, limit: u32) -> StoreResult<Vec<Frame>> {
+        if super::sessions::get_in(&self.conn, gop_id)?.is_none() {
+            return Err(StoreError::NotFound(format!("session {gop_id}")));
+        }
+        Ok(self.conn.query_all(
+            &format!(
+                "SELECT {FRAME_COLUMNS} FROM memory_frames f WHERE f.gop_id = ?1 ORDER BY f.t, f.id LIMIT ?2"
+            ),
+            params![gop_id, limit],
+            |row| frame_from_row(&self.mind, row),
+        )?)
     }
 
     /// The frames of a session, how many (the session listing's count).

@@ -145,7 +145,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 13;
+pub const SCHEMA_VERSION: u32 = 14;
 
 /// A `'a', 'b'` list for a CHECK constraint.
 fn sql_list(names: impl IntoIterator<Item = &'static str>) -> String {
@@ -280,7 +280,7 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 13] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13];
+pub const MIGRATIONS: [Step; 14] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -1366,6 +1366,38 @@ fn v13(conn: &Connection) -> StoreResult<()> {
     )?;
     if !has_screen {
         conn.execute_batch(V13_SQL)?;
+    }
+    Ok(())
+}
+
+/// v14: what a person reads and decides. A session's `title` (an imported
+/// conversation's or document's own), and the owner's verdicts on pairs of
+/// memories the engine read as one fact changing (`review.decide-pair`):
+/// one row per pair, the latest decision, gone with either memory.
+/// Frozen: never edit (a new step changes it).
+const V14_SQL: &str = r#"
+ALTER TABLE sessions ADD COLUMN title TEXT;
+CREATE TABLE memory_pair_verdicts (
+    older_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+    newer_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+    verdict TEXT NOT NULL CHECK (verdict IN ('replaces', 'both_stand')),
+    decided_at TEXT NOT NULL,
+    PRIMARY KEY (older_id, newer_id),
+    CHECK (older_id <> newer_id)
+);
+CREATE INDEX memory_pair_verdicts_newer ON memory_pair_verdicts(newer_id);
+"#;
+
+/// v14: session titles and pair verdicts (see [`V14_SQL`]). Idempotent like
+/// v12.
+fn v14(conn: &Connection) -> StoreResult<()> {
+    let has_title: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'title')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_title {
+        conn.execute_batch(V14_SQL)?;
     }
     Ok(())
 }

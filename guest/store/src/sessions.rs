@@ -31,9 +31,22 @@ pub struct Session {
     pub ended_at: Option<String>,
     /// A summary written at close.
     pub summary: Option<String>,
+    /// Its title: an imported conversation's or document's own.
+    pub title: Option<String>,
+    /// The event time of its earliest memory (UTC), if it holds any.
+    pub first_event: Option<String>,
+    /// The event time of its latest memory (UTC), if it holds any.
+    pub last_event: Option<String>,
 }
 
-const COLUMNS: &str = "id, gop_id, project, status, started_at, ended_at, summary";
+/// A session's columns, with the event-time range of its memories (read
+/// through the `(gop_id, t)` index).
+/// The longest session title kept, in characters.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+const COLUMNS: &str = "id, gop_id, project, status, started_at, ended_at, summary, title,
+    (SELECT min(f.created_at) FROM memory_frames f WHERE f.gop_id = sessions.gop_id),
+    (SELECT max(f.created_at) FROM memory_frames f WHERE f.gop_id = sessions.gop_id)";
 
 fn from_row(row: &Row<'_>) -> crate::sql::Result<Session> {
     Ok(Session {
@@ -44,6 +57,9 @@ fn from_row(row: &Row<'_>) -> crate::sql::Result<Session> {
         started_at: row.get(4)?,
         ended_at: row.get(5)?,
         summary: row.get(6)?,
+        title: row.get(7)?,
+        first_event: row.get(8)?,
+        last_event: row.get(9)?,
     })
 }
 
@@ -107,33 +123,49 @@ impl MindStore {
         Ok(session)
     }
 
+    /// A session by GOP id.
+    pub fn session(&self, gop_id: &str) -> StoreResult<Option<Session>> {
+        get_in(&self.conn, gop_id)
+    }
+
     /// A session with this GOP id, created (closed, so it never competes with
     /// the active one) when missing: idempotent, for imports that bring
-    /// their own conversation ids.
-    pub fn ensure_session(&mut self, gop_id: &str, project: Option<&str>) -> StoreResult<Session> {
+    /// their own conversation ids. A `title` is recorded when the session
+    /// has none yet (the first import that names it wins), its spaces
+    /// folded and cut at [`MAX_TITLE_CHARS`].
+    pub fn ensure_session(
+        &mut self,
+        gop_id: &str,
+        project: Option<&str>,
+        title: Option<&str>,
+    ) -> StoreResult<Session> {
         if gop_id.trim().is_empty() {
             return Err(StoreError::InvalidInput("an empty session id".to_string()));
         }
+        let title = title
+            .map(|title| title.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|title| !title.is_empty())
+            .map(|title| title.chars().take(MAX_TITLE_CHARS).collect::<String>());
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         if get_in(&tx, gop_id)?.is_none() {
             let now = now();
             tx.execute(
-                "INSERT INTO sessions (gop_id, project, status, started_at, ended_at)
-                 VALUES (?1, ?2, 'closed', ?3, ?3)",
-                params![gop_id, project, now],
+                "INSERT INTO sessions (gop_id, project, status, started_at, ended_at, title)
+                 VALUES (?1, ?2, 'closed', ?3, ?3, ?4)",
+                params![gop_id, project, now, title],
+            )?;
+        } else if title.is_some() {
+            tx.execute(
+                "UPDATE sessions SET title = ?2 WHERE gop_id = ?1 AND title IS NULL",
+                params![gop_id, title],
             )?;
         }
         let session = get_in(&tx, gop_id)?
             .ok_or_else(|| StoreError::NotFound(format!("session {gop_id}")))?;
         tx.commit()?;
         Ok(session)
-    }
-
-    /// A session by GOP id.
-    pub fn session(&self, gop_id: &str) -> StoreResult<Option<Session>> {
-        get_in(&self.conn, gop_id)
     }
 
     /// Close a session with an optional summary.
@@ -149,12 +181,18 @@ impl MindStore {
         get_in(&self.conn, gop_id)?.ok_or_else(|| StoreError::NotFound(format!("session {gop_id}")))
     }
 
-    /// The most recent sessions, newest first.
+    /// The sessions, the latest-happened first: by their memories' latest
+    /// event time (an imported conversation by its own date, not the
+    /// day it was imported), then when they started.
     pub fn sessions(&self, limit: u32) -> StoreResult<Vec<Session>> {
         let sessions = self
             .conn
             .prepare(&format!(
-                "SELECT {COLUMNS} FROM sessions ORDER BY started_at DESC, id DESC LIMIT ?1"
+                "SELECT {COLUMNS} FROM sessions
+                 ORDER BY coalesce(
+                     (SELECT max(f.created_at) FROM memory_frames f WHERE f.gop_id = sessions.gop_id),
+                     started_at) DESC, id DESC
+                 LIMIT ?1"
             ))?
             .query_map([limit], from_row)?
             .collect::<Result<_, _>>()?;

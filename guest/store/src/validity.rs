@@ -90,6 +90,14 @@ impl MindStore {
              SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
             params![id, new_id],
         )?;
+        // A correction is the owner's (or its agent's) word that the new
+        // version replaces the old: nothing left to confirm.
+        super::decisions::record_verdict_in(
+            &tx,
+            id,
+            new_id,
+            super::decisions::PairVerdict::Replaces,
+        )?;
         let replaced = get_in(&tx, &mind, id)?
             .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
         let saved = SavedFrame {

@@ -254,7 +254,7 @@ fn a_profile_replaces_its_predecessor_and_lanes_list_what_dedup_reads() {
     assert_eq!(kept[0].importance, hive_mind_core::Importance::Deprecated);
 
     // A profile alone in its session is deleted outright.
-    store.ensure_session("profile:bob", None).unwrap();
+    store.ensure_session("profile:bob", None, None).unwrap();
     let mut first = commit(
         "c3",
         "h3",

@@ -136,8 +136,11 @@ fn ensure_active_is_one_session_per_project_even_under_races() {
     let c = store.ensure_active_session(Some("ledger")).unwrap();
     assert_ne!(c.gop_id, a.gop_id);
     // Idempotent ensure for imports.
-    let imported = store.ensure_session("chatgpt-123", None).unwrap();
-    assert_eq!(store.ensure_session("chatgpt-123", None).unwrap(), imported);
+    let imported = store.ensure_session("chatgpt-123", None, None).unwrap();
+    assert_eq!(
+        store.ensure_session("chatgpt-123", None, None).unwrap(),
+        imported
+    );
     assert!(matches!(
         store.close_session("nope", None),
         Err(StoreError::NotFound(_))

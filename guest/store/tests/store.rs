@@ -5,6 +5,7 @@
 
 mod support;
 
+mod decisions;
 mod erasure;
 mod frames;
 mod graph;

@@ -72,6 +72,8 @@ pub use crate::ops::ListRequest as ListSessionsArgs;
 
 /// `close_session`'s arguments: the one request to close a session.
 pub use crate::ops::review::CloseSessionRequest as CloseSessionArgs;
+/// `get_session`'s arguments: a session and its memories.
+pub use crate::ops::review::SessionRequest as GetSessionArgs;
 
 /// `cleanup_memory`'s arguments: the one request.
 pub use crate::ops::cleanup::CleanupMemoryRequest as CleanupMemoryArgs;

@@ -596,6 +596,19 @@ impl MemoryServer {
         })))
     }
 
+    /// One session with its memories.
+    #[tool(
+        description = "One session of the personal mind (or a workspace's) with its memories in the order they were written: a whole imported conversation, turn by turn (title, dates, and each turn's speaker in its metadata). session: the id list_sessions shows."
+    )]
+    async fn get_session(
+        &self,
+        Parameters(request): Parameters<GetSessionArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let operation = ops::review::SessionMemories::new(&request).map_err(op_error)?;
+        let view = self.run_op(operation, |_, view| Ok(view)).await?;
+        Ok(json_result(crate::review_cli::session_view_json(&view)))
+    }
+
     /// Close a session.
     #[tool(
         description = "Close a session (with an optional summary); the next memory saved starts a new one. Closing a closed session is an error."

@@ -13,7 +13,8 @@ use hive_mind_runtime::engine::EngineRuntime;
 use hive_mind_runtime::engine::convert;
 use hive_mind_runtime::engine::wit_memory::{CorrectedMemory, Correction};
 use hive_mind_runtime::engine::wit_review::{
-    FlaggedMemory, MemoryTrace, MergeRequest, Merged, MetadataChange, SessionInfo,
+    FlaggedMemory, MemoryTrace, MergeRequest, Merged, MetadataChange, PairDecision, PairVerdict,
+    SessionInfo, SessionView,
 };
 use hive_mind_runtime::engine::wit_types::{Frame, FrameRef, MemoryStatus, Mind};
 
@@ -478,5 +479,148 @@ impl Operation for CloseSession {
             self.session.trim(),
             self.summary.as_deref(),
         )?)
+    }
+}
+
+/// One session's memories, as every surface names them: `hive-mind review
+/// session`, MCP `get_session` and `GET /api/sessions/{session}` (where
+/// the path names the session).
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRequest {
+    /// The session's id (a memory's `gop-id`, as `list_sessions` shows it).
+    pub session: String,
+    /// The workspace (default: the personal mind).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// At most this many memories, in the order they were written (default
+    /// 200, at most 1000).
+    #[arg(long)]
+    pub limit: Option<u32>,
+}
+
+impl SessionRequest {
+    /// The request of `GET /api/sessions/{session}`: the path names the
+    /// session, the query the mind and the limit.
+    pub fn of(session: String, query: &ListRequest) -> SessionRequest {
+        SessionRequest {
+            session,
+            workspace: query.workspace.clone(),
+            limit: query.limit,
+        }
+    }
+}
+
+impl SessionRequest {
+    /// The memories listed when no limit is given.
+    pub const DEFAULT_LIMIT: u32 = 200;
+    /// The most memories one read returns.
+    pub const MAX_LIMIT: u32 = 1000;
+}
+
+/// A session with its memories: a whole imported conversation, turn by
+/// turn.
+pub struct SessionMemories {
+    mind: Mind,
+    session: String,
+    limit: u32,
+}
+
+impl SessionMemories {
+    /// The request validated.
+    pub fn new(request: &SessionRequest) -> Result<SessionMemories, OpError> {
+        capped(&[
+            ("session", Some(&request.session)),
+            ("workspace", request.workspace.as_ref()),
+        ])?;
+        if request.session.trim().is_empty() {
+            return Err(OpError::Argument {
+                name: "session",
+                why: "name a session (its id, as the sessions list shows it)".to_string(),
+            });
+        }
+        Ok(SessionMemories {
+            mind: super::read_mind(request.workspace.as_deref())?,
+            session: request.session.trim().to_string(),
+            limit: request
+                .limit
+                .unwrap_or(SessionRequest::DEFAULT_LIMIT)
+                .clamp(1, SessionRequest::MAX_LIMIT),
+        })
+    }
+}
+
+impl Operation for SessionMemories {
+    type Output = SessionView;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::read(self.mind.clone()))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<SessionView, OpError> {
+        Ok(engine
+            .review()
+            .get_session(&self.mind, &self.session, self.limit)?)
+    }
+}
+
+/// The owner's word on two memories the engine read as one fact changing,
+/// as every surface sends it: `hive-mind review decide` and `POST
+/// /api/decisions`. The owner's (`admin`), like a release: an agent must
+/// not undo what the engine decided against it.
+#[derive(
+    Debug, Clone, Default, Deserialize, schemars::JsonSchema, utoipa::ToSchema, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+pub struct DecideRequest {
+    /// The older memory, by reference (`personal:42`).
+    pub older: String,
+    /// The newer memory, by reference (same mind).
+    pub newer: String,
+    /// `replaces` (the newer is what is true now: a conflict resolved, a
+    /// replacement confirmed) or `both-stand` (both are true: a conflict
+    /// dismissed, a replacement undone).
+    #[arg(long)]
+    pub verdict: String,
+}
+
+/// Decide on a pair.
+pub struct Decide {
+    older: FrameRef,
+    newer: FrameRef,
+    verdict: PairVerdict,
+}
+
+impl Decide {
+    /// The request validated.
+    pub fn new(request: &DecideRequest) -> Result<Decide, OpError> {
+        capped(&[("verdict", Some(&request.verdict))])?;
+        Ok(Decide {
+            older: reference(&request.older)?,
+            newer: reference(&request.newer)?,
+            verdict: convert::name_in("verdict", request.verdict.trim()).map_err(|why| {
+                OpError::Argument {
+                    name: "verdict",
+                    why,
+                }
+            })?,
+        })
+    }
+}
+
+impl Operation for Decide {
+    type Output = PairDecision;
+
+    fn access(&self, _engine: &mut EngineRuntime) -> Result<Access, OpError> {
+        Ok(Access::on_all(
+            Scope::Admin,
+            vec![self.older.mind.clone(), self.newer.mind.clone()],
+        ))
+    }
+
+    fn run(self, engine: &mut EngineRuntime) -> Result<PairDecision, OpError> {
+        Ok(engine
+            .review()
+            .decide_pair(&self.older, &self.newer, self.verdict)?)
     }
 }

@@ -283,12 +283,7 @@ pub fn health_kind_name(kind: HealthKind) -> &'static str {
 }
 
 /// The health kinds in `health-report.counts` order.
-pub const HEALTH_KINDS: [HealthKind; 4] = [
-    HealthKind::Conflict,
-    HealthKind::Stale,
-    HealthKind::Orphan,
-    HealthKind::Quarantined,
-];
+pub const HEALTH_KINDS: &[HealthKind] = <HealthKind as WitEnum>::CASES;
 
 /// A page summary as JSON, fields by their WIT names (times ISO-8601).
 pub fn summary_json(summary: &PageSummary) -> Json {

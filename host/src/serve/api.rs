@@ -839,6 +839,49 @@ pub async fn sessions(
     .map(Json)
 }
 
+/// One session with its memories, in the order they were written: a whole
+/// imported conversation, turn by turn.
+#[utoipa::path(get, path = "/api/sessions/{session}", tag = "review",
+    params(("session" = String, Path, description = "The session's id, as `GET /api/sessions` lists it"),
+        ops::ListRequest),
+    security(("bearer" = ["read"])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn session(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    Path(session): Path<String>,
+    ApiQuery(query): ApiQuery<ops::ListRequest>,
+) -> Result<Json<JsonValue>, Problem> {
+    let operation =
+        ops::review::SessionMemories::new(&ops::review::SessionRequest::of(session, &query))?;
+    app.op(&grant, operation, |_, view| {
+        Ok(crate::review_cli::session_view_json(&view))
+    })
+    .await
+    .map(Json)
+}
+
+/// Decide on two memories the engine read as one fact changing: the newer
+/// `replaces` the older, or `both-stand`.
+#[utoipa::path(post, path = "/api/decisions", tag = "review",
+    request_body = ops::review::DecideRequest,
+    security(("bearer" = ["admin"])),
+    responses((status = 200, body = Object),
+        (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]
+pub async fn decide(
+    State(app): State<Arc<App>>,
+    Extension(grant): Extension<Grant>,
+    ApiJson(request): ApiJson<ops::review::DecideRequest>,
+) -> Result<Json<JsonValue>, Problem> {
+    let operation = ops::review::Decide::new(&request)?;
+    app.op(&grant, operation, |_, decision| {
+        Ok(crate::review_cli::decision_json(&decision))
+    })
+    .await
+    .map(Json)
+}
+
 /// What was imported into a mind.
 #[utoipa::path(get, path = "/api/sources", tag = "imports", params(ops::MindRequest),
     security(("bearer" = ["read"])),

@@ -330,6 +330,8 @@ pub fn router() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(api::wiki_health))
         .routes(routes!(api::neighbours))
         .routes(routes!(api::sessions))
+        .routes(routes!(api::session))
+        .routes(routes!(api::decide))
         .routes(routes!(api::sources))
         .routes(routes!(api::flagged))
         .routes(routes!(api::release))

@@ -368,6 +368,7 @@ pub fn import(
             &Mind::Personal,
             &[ImportedConversation {
                 key: key.to_string(),
+                title: None,
                 date: at,
                 turns: turns.to_vec(),
             }],

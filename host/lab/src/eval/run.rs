@@ -487,6 +487,7 @@ fn evaluate_sample(
             );
             ImportedConversation {
                 key,
+                title: None,
                 date: session.date.and_utc().timestamp_millis(),
                 turns: session
                     .turns

@@ -73,6 +73,12 @@ impl Review<'_> {
         /// Release a memory from recall's injection scan.
         release as Save => call_release(memory: &wit_types::FrameRef) -> wit_types::Frame);
     review_call!(
+        /// One session and its memories, in the order they were written.
+        get_session as Recall => call_get_session(mind: &wit_types::Mind, gop_id: &str, limit: u32) -> wit_review::SessionView);
+    review_call!(
+        /// The owner's decision on a pair of memories.
+        decide_pair as Save => call_decide_pair(older: &wit_types::FrameRef, newer: &wit_types::FrameRef, verdict: wit_review::PairVerdict) -> wit_review::PairDecision);
+    review_call!(
         /// Delete a workspace mind (or, with `dry_run`, say what would go).
         delete_workspace as Maintenance => call_delete_workspace(workspace: &str, dry_run: bool) -> wit_review::WorkspaceDeletion);
 }

@@ -157,6 +157,12 @@ LOG_KIND = (
     "ai-interactions",
 )
 
+#: ``review.pair-verdict``
+PAIR_VERDICT = (
+    "replaces",
+    "both-stand",
+)
+
 #: ``harvest.source-format``
 SOURCE_FORMAT = (
     "chatgpt",
@@ -190,4 +196,6 @@ HEALTH_KIND = (
     "stale",
     "orphan",
     "quarantined",
+    "replaced",
+    "duplicate",
 )

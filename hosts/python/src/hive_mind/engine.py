@@ -127,6 +127,7 @@ _KINDS = {
     "merge": "save",
     "close-session": "save",
     "release": "save",
+    "decide-pair": "save",
     "clean-entities": "maintenance",
     "list-flagged": "maintenance",
     "health": "maintenance",

@@ -62,6 +62,8 @@ LOGS = _wit_enums.LOG_KIND
 ENTITY_RULES = _wit_enums.ENTITY_RULE
 #: What a recall note can be about.
 RECALL_NOTE_KINDS = _wit_enums.RECALL_NOTE_KIND
+#: The owner's verdicts on a pair of memories (:meth:`HiveMind.decide_pair`).
+PAIR_VERDICTS = _wit_enums.PAIR_VERDICT
 #: Memories embedded per ``reindex-step`` call after a restore (the CLI's
 #: batch).
 REINDEX_BATCH = 64
@@ -772,8 +774,9 @@ class HiveMind:
         return _plain(self._call(WIKI, "search-wiki", workspace, text, limit))
 
     def wiki_health(self, workspace: str | None = None, limit: int = 100) -> dict[str, Any]:
-        """The health report: counts by kind (conflict, stale, orphan,
-        quarantined) and the findings (``wiki.health``)."""
+        """The health report: counts by kind (in ``wiki.health-kind`` order:
+        conflict, stale, orphan, quarantined, replaced, duplicate) and the
+        findings (``wiki.health``)."""
         report = self._call(WIKI, "health", workspace, limit)
         plain = _plain(report)
         plain["issues"] = [
@@ -785,6 +788,30 @@ class HiveMind:
     def sessions(self, workspace: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         """A mind's sessions, newest first (``review.list-sessions``)."""
         return _plain(self._call(REVIEW, "list-sessions", workspace, limit))
+
+    def session(self, gop_id: str, workspace: str | None = None, limit: int = 200) -> dict[str, Any]:
+        """One session and its memories in the order they were written: a
+        whole imported conversation, turn by turn (``review.get-session``)."""
+        view = self._call(REVIEW, "get-session", workspace, gop_id, limit)
+        return {
+            "session": _plain(field(view, "session")),
+            "memories": [_plain_frame(frame) for frame in field(view, "memories")],
+        }
+
+    def decide_pair(self, older: str, newer: str, verdict: str) -> dict[str, Any]:
+        """The owner's word on two memories the engine read as one fact
+        changing (``review.decide-pair``): ``verdict`` one of
+        :data:`PAIR_VERDICTS` (``replaces``: the newer is true now;
+        ``both-stand``: both are true, an automatic replacement undone)."""
+        decision = self._call(
+            REVIEW, "decide-pair", _ref_in(older), _ref_in(newer), _choice("verdict", verdict, PAIR_VERDICTS)
+        )
+        return {
+            "older": _plain_frame(field(decision, "older")),
+            "newer": _plain_frame(field(decision, "newer")),
+            "verdict": field(decision, "verdict"),
+            "decided_at": field(decision, "decided_at"),
+        }
 
     def close_session(self, gop_id: str, summary: str | None = None, workspace: str | None = None) -> dict[str, Any]:
         """Close a session (``review.close-session``)."""
