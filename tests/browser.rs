@@ -266,6 +266,21 @@ fn the_main_flows_work_in_headless_chromium() {
         );
         assert_eq!(status, 201);
     }
+    // A change of address the engine reads on its own: the newer replaces
+    // the older, and the owner is asked to confirm.
+    let mut moved = Vec::new();
+    for (content, at) in [
+        ("I live in Utrecht.", "2024-02-01T09:00:00Z"),
+        ("I live in Rotterdam.", "2025-09-01T09:00:00Z"),
+    ] {
+        let (status, saved) = server.post(
+            "/api/memories",
+            None,
+            json!({"mind": "personal", "content": content, "created_at": at}),
+        );
+        assert_eq!(status, 201, "{saved}");
+        moved.push(saved["ref"].as_str().unwrap().to_string());
+    }
     // An exchange the engine learns entities and relations from, for the
     // graph.
     let (status, learned) = server.post(
@@ -429,10 +444,56 @@ fn the_main_flows_work_in_headless_chromium() {
     assert!(!listed.contains("[object Object]"), "{listed}");
     assert!(!listed.contains("[mind-"), "{listed}");
     assert!(
-        listed.contains("by assistant"),
-        "the kind in words: {listed}"
+        listed.contains("assistant in Kyoto trip"),
+        "a turn is an excerpt: who spoke, in which conversation: {listed}"
     );
     browser.screenshot(&shots.join("desktop-browse.png"));
+    // The whole conversation, turn by turn, from any of its turns.
+    browser.click("#memory-list .conversation-link");
+    browser.wait("#conversation-dialog[open] #conversation-turns .turn", 30);
+    assert_eq!(browser.text_of("#conversation-title"), "Kyoto trip");
+    let turns = browser.text_of("#conversation-turns");
+    let (booked, walkable) = (
+        turns.find("I booked a small ryokan").unwrap(),
+        turns.find("Gion is walkable").unwrap(),
+    );
+    assert!(booked < walkable, "in the order they were said: {turns}");
+    browser.screenshot(&shots.join("desktop-conversation.png"));
+    browser.click("#conversation-close");
+
+    // The timeline: what was learned when, and what happened when.
+    browser.click("#nav-timeline");
+    browser.wait("#timeline-list .timeline-day", 30);
+    browser.script(
+        "const clock = document.getElementById('timeline-clock'); clock.value = 'happened'; clock.dispatchEvent(new Event('change')); return true",
+        json!([]),
+    );
+    browser.wait_until(
+        "the timeline by event time",
+        "const day = document.querySelector('#timeline-list [data-day=\"2024-05-01\"]'); return !!day && day.innerText.includes('Gion is walkable')",
+        30,
+    );
+    browser.screenshot(&shots.join("desktop-timeline.png"));
+
+    // Review: the replacement the engine made on its own, undone; the
+    // sessions by their conversations' titles.
+    browser.click("#nav-review");
+    browser.wait("#decisions-list [data-kind=replaced]", 30);
+    assert!(
+        browser.text_of("#sessions-list").contains("Kyoto trip"),
+        "{}",
+        browser.text_of("#sessions-list")
+    );
+    browser.screenshot(&shots.join("desktop-review.png"));
+    browser.click("#decisions-list [data-kind=replaced] [data-verdict=both-stand]");
+    let started = Instant::now();
+    while !server.get(&format!("/api/memories/{}", moved[0]), None).1["superseded-by"].is_null() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the replacement was not undone"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 
     // A phone-sized screen: one column, the same search.
     browser.window(390, 844);
@@ -458,7 +519,9 @@ fn the_main_flows_work_in_headless_chromium() {
         json!(true),
         "the view tabs scroll sideways on a phone"
     );
-    for view in ["browse", "review", "graph", "wiki", "import", "identity"] {
+    for view in [
+        "browse", "timeline", "review", "graph", "wiki", "import", "identity",
+    ] {
         browser.click(&format!("#nav-{view}"));
         browser.wait(&format!("#view-{view}:not([hidden])"), 20);
         assert_eq!(

@@ -423,7 +423,7 @@
 
   /* -------------------------------------------------------------- 4. Views */
 
-  const VIEWS = ["search", "browse", "review", "graph", "wiki", "import", "identity"];
+  const VIEWS = ["search", "browse", "timeline", "review", "graph", "wiki", "import", "identity"];
   const loaded = new Set();
 
   function showView(view, focus) {
@@ -457,6 +457,7 @@
         return null;
       },
       browse: loadBrowse,
+      timeline: loadTimeline,
       review: loadReview,
       graph: () => graph.loadEntities(),
       wiki: loadWikiPages,
@@ -470,6 +471,7 @@
   /** After a change to memories: reload the visible view, forget the others' caches. */
   function refreshAll() {
     loaded.clear();
+    sessionIndex.mind = null;
     guard(loadMinds)();
     loadView(state.view, true);
   }
@@ -493,20 +495,76 @@
     return String(memory.text != null && memory.text !== "" ? memory.text : memory.content || "");
   }
 
-  /** A memory's kind in words: "fact", "event", "profile of Ana",
-      "turn 3 of kyoto-trip, by assistant"; null for a plain memory. The
-      WIT variant comes as a name, or an object keyed by its case. */
+  /** The conversation turn a memory is (its metadata's `raw-turn`), or null. */
+  function rawTurn(metadata) {
+    const kind = metadata && typeof metadata === "object" ? metadata.kind : null;
+    const turn = kind && typeof kind === "object" ? kind["raw-turn"] : null;
+    return turn && typeof turn === "object" ? turn : null;
+  }
+
+  /** A memory's kind in words: "fact", "event", "profile of Ana"; null for
+      a plain memory or a conversation turn (shown as an excerpt instead).
+      The WIT variant comes as a name, or an object keyed by its case. */
   function kindName(metadata) {
     const kind = metadata && typeof metadata === "object" ? metadata.kind : null;
-    if (!kind) return null;
+    if (!kind || rawTurn(metadata)) return null;
     if (typeof kind === "string") return kind;
     if (typeof kind !== "object") return String(kind);
     if (kind.profile != null) return "profile of " + kind.profile;
-    const turn = kind["raw-turn"];
-    if (turn && typeof turn === "object") {
-      return "turn " + turn.turn + " of " + turn.conversation + ", by " + turn.speaker;
-    }
     return Object.keys(kind).join(" ");
+  }
+
+  /* Sessions by id, for the titles and dates of imported conversations:
+     read once per mind, and again after a change. */
+  const sessionIndex = { mind: null, byId: new Map(), pending: null };
+
+  async function ensureSessions(memories) {
+    // A memory of a session the index has not seen (written since it was
+    // read, by another client) reads it again.
+    const unseen = (memories || []).some(
+      (memory) => memory && memory["gop-id"] && !sessionIndex.byId.has(memory["gop-id"])
+    );
+    if (sessionIndex.mind === state.mind && !unseen) return sessionIndex.byId;
+    if (!sessionIndex.pending) {
+      const mind = state.mind;
+      sessionIndex.pending = api("/api/sessions", { query: readQuery({ limit: 500 }) })
+        .then((sessions) => {
+          const list = Array.isArray(sessions) ? sessions : [];
+          sessionIndex.byId = new Map(list.map((session) => [session["gop-id"], session]));
+          sessionIndex.mind = mind;
+        })
+        // Titles are a nicety: without them a conversation is named by its key.
+        .catch(() => undefined)
+        .finally(() => {
+          sessionIndex.pending = null;
+        });
+    }
+    await sessionIndex.pending;
+    return sessionIndex.byId;
+  }
+
+  /** A session's name for a person: its title, else what it is. */
+  function sessionName(session, gop) {
+    if (session && session.title) return String(session.title);
+    const id = String(gop || (session && session["gop-id"]) || "");
+    if (id.startsWith("conv:")) return "Conversation " + id.slice(5);
+    if (id.startsWith("doc:")) return "Document " + id.slice(4);
+    if (id.startsWith("harvest:")) return "Facts learned from " + id.slice(8) + " imports";
+    return "Agent session";
+  }
+
+  /** "Ana, in “Planning the Kyoto trip”": who spoke a turn and where. */
+  function excerptHead(memory, turn) {
+    const gop = memory["gop-id"];
+    const title = sessionName(sessionIndex.byId.get(gop), gop);
+    return el(
+      "span",
+      { class: "excerpt-head" },
+      el("strong", null, String(turn.speaker || "someone")),
+      " in ",
+      el("cite", null, title),
+      turn.turn ? el("span", { class: "muted" }, " · turn " + turn.turn) : null
+    );
   }
 
   /** One memory as a list item: open button, meta line, select checkbox. */
@@ -522,13 +580,28 @@
     }
     if (memory.pinned) head.appendChild(el("span", { class: "badge pin" }, "pinned"));
     if (memory.status === "archived") head.appendChild(el("span", { class: "badge" }, "archived"));
+    if (memory["superseded-by"]) {
+      head.appendChild(el("span", { class: "badge replaced" }, "replaced by " + memory["superseded-by"]));
+    }
+    if (memory.screening && memory.screening.quarantined && !memory.released) {
+      head.appendChild(el("span", { class: "badge warning" }, "quarantined"));
+    }
     if (memory.importance && memory.importance !== "normal") {
       head.appendChild(el("span", { class: "badge importance" }, memory.importance));
     }
     const kind = kindName(memory.metadata);
     if (kind) head.appendChild(el("span", { class: "badge kind" }, kind));
-    if (memory.source) head.appendChild(el("span", { class: "muted" }, memory.source));
+    const turn = rawTurn(memory.metadata);
+    if (turn) {
+      item.classList.add("excerpt");
+      head.appendChild(excerptHead(memory, turn));
+    } else if (memory.source) {
+      head.appendChild(el("span", { class: "muted" }, memory.source.replace(/-/g, " ")));
+    }
     appendAll(head, [timeEl(memory["created-at"])]);
+    if (info.learned && memory["inserted-at"]) {
+      head.appendChild(el("span", { class: "muted" }, "learned " + shortDate(memory["inserted-at"])));
+    }
     item.appendChild(head);
 
     item.appendChild(
@@ -550,6 +623,20 @@
     foot.appendChild(el("span", { class: "ref" }, ref));
     if (Array.isArray(memory.tags) && memory.tags.length) {
       foot.appendChild(el("span", { class: "tags-inline" }, memory.tags.map((tag) => "#" + tag).join(" ")));
+    }
+    if (turn && memory["gop-id"]) {
+      foot.appendChild(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "link-button conversation-link",
+            "data-session": memory["gop-id"],
+            onclick: guard(() => openConversation(memory["gop-id"])),
+          },
+          "whole conversation"
+        )
+      );
     }
     foot.appendChild(selectBox(ref));
     if (info.actions) foot.appendChild(info.actions);
@@ -587,6 +674,8 @@
         "/api/memory/search",
         { query: readQuery({ query: q, scope: $("search-scope").value, limit: limit > 0 ? limit : undefined }) }
       );
+      const hits = result && Array.isArray(result.memories) ? result.memories : [];
+      await ensureSessions(hits.map((hit) => hit.frame));
       renderSearch(result || {});
       const count = result && Array.isArray(result.memories) ? result.memories.length : 0;
       setStatus(count + (count === 1 ? " memory" : " memories") + " recalled.", "ok");
@@ -642,6 +731,7 @@
     try {
       const memories = await api("/api/memories", { query: readQuery({ limit: limit > 0 ? limit : undefined }) });
       state.memories = Array.isArray(memories) ? memories : [];
+      await ensureSessions(state.memories);
       fillFilterOptions();
       renderBrowse();
     } finally {
@@ -1041,7 +1131,78 @@
   }
 
   async function loadReview() {
-    await Promise.all([guard(loadFlagged)(), guard(loadSessions)()]);
+    await Promise.all([guard(loadDecisions)(), guard(loadFlagged)(), guard(loadSessions)()]);
+  }
+
+  /* The decisions the engine made, or could not make, on its own: an
+     automatic replacement (confirm it, or say both stand and undo it) and
+     two current statements that may disagree (the newer replaces the
+     older, or both stand). Read from the wiki's health report. */
+  const DECISION_KINDS = {
+    replaced: {
+      badge: "replaced on its own",
+      actions: [
+        ["replaces", "Confirm: the newer is true"],
+        ["both-stand", "Undo: both stand"],
+      ],
+    },
+    conflict: {
+      badge: "may disagree",
+      actions: [
+        ["replaces", "The newer replaces the older"],
+        ["both-stand", "Both stand"],
+      ],
+    },
+  };
+
+  async function loadDecisions() {
+    const report = await api("/api/wiki/health", { query: readQuery({ limit: 200 }) });
+    const list = clear($("decisions-list"));
+    const issues = (report && Array.isArray(report.issues) ? report.issues : []).filter(
+      (issue) => DECISION_KINDS[issue.kind] && Array.isArray(issue.memories) && issue.memories.length === 2
+    );
+    for (const issue of issues) list.appendChild(decisionItem(issue));
+    if (!issues.length) list.appendChild(emptyItem("Nothing to decide: every replacement is confirmed."));
+  }
+
+  function decisionItem(issue) {
+    const kind = DECISION_KINDS[issue.kind];
+    const [older, newer] = issue.memories;
+    const item = el("li", { class: "memory-item decision", "data-kind": issue.kind, "data-testid": "decision" });
+    item.appendChild(el("div", { class: "memory-head" }, el("span", { class: "badge kind" }, kind.badge)));
+    item.appendChild(el("p", { class: "content" }, String(issue.text || "")));
+    const actions = el("div", { class: "memory-foot" });
+    for (const [ref, label] of [
+      [older, "open the older"],
+      [newer, "open the newer"],
+    ]) {
+      actions.appendChild(el("button", { type: "button", class: "link-button", onclick: () => openMemory(ref) }, label));
+    }
+    for (const [verdict, label] of kind.actions) {
+      actions.appendChild(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "decide-button",
+            "data-verdict": verdict,
+            onclick: guard(() => decide(older, newer, verdict)),
+          },
+          label
+        )
+      );
+    }
+    item.appendChild(actions);
+    return item;
+  }
+
+  async function decide(older, newer, verdict) {
+    await api("/api/decisions", { method: "POST", body: { older, newer, verdict } });
+    setStatus(
+      verdict === "replaces" ? newer + " replaces " + older + "." : older + " and " + newer + " both stand.",
+      "ok"
+    );
+    refreshAll();
   }
 
   async function loadFlagged() {
@@ -1082,38 +1243,120 @@
   }
 
   async function loadSessions() {
-    const sessions = await api("/api/sessions", { query: readQuery() });
+    sessionIndex.mind = null;
+    const byId = await ensureSessions();
     const list = clear($("sessions-list"));
-    const items = Array.isArray(sessions) ? sessions : asList(sessions) || [];
+    const items = [...byId.values()];
     for (const session of items) {
-      const id = pick(session, "gop-id", "gop_id", "id");
-      if (id === undefined) {
-        list.appendChild(el("li", null, el("pre", null, pretty(session))));
-        continue;
-      }
-      const started = pick(session, "started-at", "started_at");
-      const ended = pick(session, "ended-at", "ended_at");
-      const count = pick(session, "memories");
+      const id = session["gop-id"];
+      const first = session["first-event"];
+      const last = session["last-event"];
+      const range =
+        first && last && shortDate(first).slice(0, 10) !== shortDate(last).slice(0, 10)
+          ? [timeEl(first), " – ", timeEl(last)]
+          : [timeEl(first || session["started-at"])];
       list.appendChild(
         el(
           "li",
           { class: "session", "data-session": String(id) },
-          el("strong", null, String(id)),
+          el(
+            "button",
+            {
+              type: "button",
+              class: "link-button session-open",
+              "data-session": String(id),
+              onclick: guard(() => openConversation(id)),
+            },
+            sessionName(session, id)
+          ),
           session.project ? el("span", { class: "badge" }, String(session.project)) : null,
           " ",
-          timeEl(started),
-          ended ? el("span", { class: "muted" }, " → " + shortDate(ended)) : null,
-          count !== undefined ? el("span", { class: "muted" }, " · " + count + " memories") : null,
+          ...range,
+          el("span", { class: "muted" }, " · " + session.memories + (session.memories === 1 ? " memory" : " memories")),
           session.closed === false ? el("span", { class: "badge" }, "open") : null,
           session.summary ? el("p", { class: "content" }, String(session.summary)) : null
         )
       );
     }
-    if (!items.length) list.appendChild(emptyItem("No sessions."));
+    if (!items.length) list.appendChild(emptyItem("No sessions yet."));
+  }
+
+  /** A session read whole, in a dialog: an imported conversation turn by
+      turn (who spoke, when), or what an agent saved in one session. */
+  async function openConversation(id) {
+    const view = await api("/api/sessions/" + enc(id), { query: readQuery({ limit: 500 }) });
+    const session = (view && view.session) || {};
+    const memories = (view && Array.isArray(view.memories) ? view.memories : []);
+    $("conversation-title").textContent = sessionName(session, id);
+    const first = session["first-event"];
+    $("conversation-meta").textContent =
+      (first ? shortDate(first) : "") + " · " + memories.length + (memories.length === 1 ? " memory" : " memories");
+    const list = clear($("conversation-turns"));
+    for (const memory of memories) {
+      const turn = rawTurn(memory.metadata);
+      const speaker = turn ? String(turn.speaker || "") : kindName(memory.metadata) || "memory";
+      list.appendChild(
+        el(
+          "li",
+          { class: "turn", "data-speaker": speaker, "data-ref": memory.ref },
+          el("span", { class: "speaker" }, speaker),
+          timeEl(memory["created-at"]),
+          el(
+            "button",
+            { type: "button", class: "memory-open", onclick: () => openMemory(memory.ref) },
+            el("span", { class: "content" }, shownText(memory))
+          )
+        )
+      );
+    }
+    if (!memories.length) list.appendChild(emptyItem("This session holds no memories."));
+    openDialog($("conversation-dialog"), $("conversation-close"));
   }
 
   function initReview() {
     $("review-refresh").addEventListener("click", guard(loadReview));
+    $("conversation-close").addEventListener("click", () => closeDialog($("conversation-dialog")));
+  }
+
+  /* ----------------------------------------------------------- 7b. Timeline */
+
+  /** What the mind learned when: its newest memories by either clock, one
+      group per day. "When it happened" is a memory's event time (a
+      conversation's own date); "when it was learned" is when it was
+      written into the mind. */
+  async function loadTimeline() {
+    const clock = $("timeline-clock").value === "happened" ? "happened" : "learned";
+    const key = clock === "happened" ? "created-at" : "inserted-at";
+    const memories = await api("/api/memories", { query: readQuery({ limit: 500 }) });
+    const items = Array.isArray(memories) ? memories.slice() : [];
+    await ensureSessions(items);
+    items.sort((a, b) => String(b[key] || "").localeCompare(String(a[key] || "")));
+    const list = clear($("timeline-list"));
+    let day = null;
+    let group = null;
+    for (const memory of items) {
+      const today = String(memory[key] || "").slice(0, 10);
+      if (today !== day) {
+        day = today;
+        group = el("ol", { class: "memory-list" });
+        list.appendChild(
+          el("li", { class: "timeline-day", "data-day": day }, el("h3", null, el("time", { datetime: day }, day)), group)
+        );
+      }
+      group.appendChild(memoryItem(memory, { learned: clock === "happened" }));
+    }
+    if (!items.length) list.appendChild(emptyItem("Nothing learned yet."));
+    $("timeline-count").textContent =
+      items.length +
+      (items.length === 1 ? " memory" : " memories") +
+      (items.length >= 500 ? " (the 500 learned last)" : "") +
+      ", by when " +
+      (clock === "happened" ? "it happened." : "it was learned.");
+  }
+
+  function initTimeline() {
+    $("timeline-clock").addEventListener("change", guard(loadTimeline));
+    $("timeline-refresh").addEventListener("click", guard(loadTimeline));
   }
 
   /* ------------------------------------------------------------- 8. Graph */
@@ -1856,7 +2099,9 @@
 
   function startApp() {
     initTokenDialog();
-    for (const id of ["memory-detail", "forget-dialog", "merge-dialog", "token-dialog"]) initDialogFocus($(id));
+    for (const id of ["memory-detail", "conversation-dialog", "forget-dialog", "merge-dialog", "token-dialog"]) {
+      initDialogFocus($(id));
+    }
     initMindSelect();
     initNav();
     initSearch();
@@ -1865,6 +2110,7 @@
     initDetail();
     initForget();
     initReview();
+    initTimeline();
     initGraph();
     initWiki();
     initImport();
