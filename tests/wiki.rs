@@ -253,6 +253,54 @@ fn the_owner_confirms_or_undoes_what_the_engine_decided_and_sees_duplicates() {
 }
 
 #[test]
+fn a_theme_the_memories_return_to_gets_a_topic_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut invoices = Vec::new();
+    for (content, at) in [
+        (
+            "Paid the electricity invoice late again.",
+            "2026-01-05T09:00:00Z",
+        ),
+        (
+            "Invoices go to the accountant every quarter.",
+            "2026-02-10T09:00:00Z",
+        ),
+        (
+            "The invoice for the boiler repair arrived.",
+            "2026-03-15T09:00:00Z",
+        ),
+    ] {
+        invoices.push(saved_ref(d, content, at));
+    }
+    saved_ref(d, "Buy coffee filters.", "2026-03-16T09:00:00Z");
+
+    let pages = json_of(d, &["wiki", "--json"]);
+    let topic = pages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|page| page["kind"] == "topic")
+        .unwrap_or_else(|| panic!("no topic page: {pages:#}"));
+    assert_eq!(topic["slug"], "topic-invoice", "{pages:#}");
+    assert_eq!(topic["statements"], 3, "{pages:#}");
+    let markdown = ok(d, &["wiki", "topic-invoice"]);
+    for reference in &invoices {
+        assert!(markdown.contains(reference.as_str()), "{markdown}");
+    }
+    assert!(!markdown.contains("coffee"), "{markdown}");
+    let found = json_of(d, &["wiki", "search", "invoice", "--json"]);
+    assert!(found.to_string().contains("topic-invoice"), "{found:#}");
+
+    // Forgotten, it leaves the page at once; a word no memory says has none.
+    ok(d, &["forget", &invoices[0], "--yes"]);
+    let page = json_of(d, &["wiki", "topic-invoice", "--json"]);
+    assert_eq!(page["current"].as_array().unwrap().len(), 2, "{page:#}");
+    let (ok_bad, _, err) = cli(d, &["wiki", "topic-zebra"]);
+    assert!(!ok_bad && err.contains("zebra"), "{err}");
+}
+
+#[test]
 fn a_session_reads_as_its_conversation_with_its_title_and_dates() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -60,6 +60,7 @@ pub mod recall;
 pub mod relevance;
 pub mod supersede;
 pub mod tokens;
+pub mod topics;
 pub mod types;
 pub mod wiki;
 mod words;

@@ -19,12 +19,19 @@ pub const YOU_SLUG: &str = "you";
 pub const STALE_AFTER_DAYS: i64 = 365;
 
 /// A page's address, parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PageAddress {
     /// The owner's page.
     You,
     /// An entity's page.
     Entity(u64),
+    /// A topic's page, by its key ([`crate::topics::topic_key`]).
+    Topic(String),
+}
+
+/// The address of the topic page of `key`.
+pub fn topic_slug(key: &str) -> String {
+    format!("topic-{key}")
 }
 
 /// The address of entity `id`'s page.
@@ -32,20 +39,25 @@ pub fn entity_slug(id: u64) -> String {
     format!("entity-{id}")
 }
 
-/// Read a page address (`you` or `entity-<id>`, an optional `.md` after
-/// it, as the Markdown links spell it).
+/// Read a page address (`you`, `entity-<id>` or `topic-<key>`, an
+/// optional `.md` after it, as the Markdown links spell it).
 pub fn parse_slug(slug: &str) -> Result<PageAddress, LogicError> {
     let slug = slug.trim();
     let slug = slug.strip_suffix(".md").unwrap_or(slug);
     if slug.eq_ignore_ascii_case(YOU_SLUG) {
         return Ok(PageAddress::You);
     }
+    if let Some(key) = slug.strip_prefix("topic-")
+        && crate::topics::topic_key(key).as_deref() == Some(key)
+    {
+        return Ok(PageAddress::Topic(key.to_string()));
+    }
     slug.strip_prefix("entity-")
         .and_then(|id| id.parse::<u64>().ok())
         .map(PageAddress::Entity)
         .ok_or_else(|| {
             LogicError::InvalidArgument(format!(
-                "{slug:?} is no page address: `you` or `entity-<id>` (list the pages to see them)"
+                "{slug:?} is no page address: `you`, `entity-<id>` or `topic-<word>` (list the pages to see them)"
             ))
         })
 }
@@ -184,6 +196,12 @@ mod tests {
         assert_eq!(parse_slug("you"), Ok(PageAddress::You));
         assert_eq!(parse_slug(&entity_slug(42)), Ok(PageAddress::Entity(42)));
         assert_eq!(parse_slug("entity-7.md"), Ok(PageAddress::Entity(7)));
+        assert_eq!(
+            parse_slug(&topic_slug("invoice")),
+            Ok(PageAddress::Topic("invoice".to_string()))
+        );
+        assert!(parse_slug("topic-../x").is_err());
+        assert!(parse_slug("topic-invoices").is_err(), "only the folded key");
         let Err(LogicError::InvalidArgument(why)) = parse_slug("entity-x") else {
             panic!("entity-x is no address");
         };

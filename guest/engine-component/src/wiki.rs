@@ -21,9 +21,10 @@
 
 use hive_mind_core::change::{ChangeThresholds, Verdict, judge_change};
 use hive_mind_core::recall::display_text;
+use hive_mind_core::topics::{Topic, TopicMemory, mentions, recurring_topics};
 use hive_mind_core::wiki::{
     LinkLine, PageAddress, PageText, StatementLine, YOU_SLUG, entity_slug, is_stale, parse_slug,
-    render_markdown,
+    render_markdown, topic_slug,
 };
 use hive_mind_store::{self as native};
 
@@ -49,6 +50,15 @@ const OWNER_MEMORIES: u32 = 100;
 
 /// The most memories without an entity a health check reads (and counts).
 const ORPHANS_READ: u32 = 10_000;
+
+/// The most current memories topic detection reads (the newest).
+const TOPIC_MEMORIES: u32 = 10_000;
+
+/// The most topic pages a listing holds.
+const MAX_TOPICS: usize = 50;
+
+/// The most related entities a topic page links.
+const TOPIC_LINKS: usize = 8;
 
 /// The entities whose pages a health check reads.
 const HEALTH_ENTITIES: u32 = 500;
@@ -290,7 +300,66 @@ fn entity_summary(
     Ok((summary, statements))
 }
 
-/// The pages of a mind, `you` first, then the most cited entities.
+/// The recurring topics of a mind's current memories
+/// ([`hive_mind_core::topics`]); the words of its entities' names are
+/// never topics (those have their pages).
+fn topics(store: &native::MindStore) -> native::StoreResult<Vec<Topic>> {
+    let frames = store.memories_containing("", TOPIC_MEMORIES)?;
+    let texts: Vec<String> = frames
+        .iter()
+        .map(|frame| display_text(&frame.content, None))
+        .collect();
+    let memories: Vec<TopicMemory<'_>> = frames
+        .iter()
+        .zip(&texts)
+        .filter(|(frame, _)| !quarantined(frame))
+        .map(|(frame, text)| TopicMemory {
+            id: frame.frame_ref.id,
+            text,
+            day: frame.created_at.get(..10).unwrap_or(&frame.created_at),
+        })
+        .collect();
+    let mut exclude = std::collections::BTreeSet::new();
+    for cited in store.cited_entities(HEALTH_ENTITIES)? {
+        if let Some(entity) = store.entity(cited.id)? {
+            for word in entity.name.split(|c: char| !c.is_alphanumeric()) {
+                exclude.insert(word.to_lowercase());
+                if let Some(key) = hive_mind_core::topics::topic_key(word) {
+                    exclude.insert(key);
+                }
+            }
+        }
+    }
+    Ok(recurring_topics(&memories, &exclude, MAX_TOPICS))
+}
+
+/// A topic's current memories, newest first.
+fn topic_frames(store: &native::MindStore, key: &str) -> native::StoreResult<Vec<native::Frame>> {
+    let mut frames = store.memories_containing(key, PAGE_MEMORIES as u32 * 4)?;
+    frames
+        .retain(|frame| !quarantined(frame) && mentions(&display_text(&frame.content, None), key));
+    Ok(frames)
+}
+
+fn topic_summary(
+    store: &native::MindStore,
+    thresholds: Option<ChangeThresholds>,
+    key: &str,
+    title: String,
+) -> native::StoreResult<(PageSummary, Statements)> {
+    let statements = statements(store, thresholds, topic_frames(store, key)?)?;
+    let summary = summary(
+        topic_slug(key),
+        title,
+        PageKind::Topic,
+        String::new(),
+        &statements,
+    );
+    Ok((summary, statements))
+}
+
+/// The pages of a mind, `you` first, then the most cited entities, then
+/// the topics.
 pub fn list_pages(mind: Mind, limit: u32) -> Result<Vec<PageSummary>> {
     let limit = limit_of(limit)?;
     // Read before the store is borrowed: the calibration reads it too.
@@ -300,6 +369,11 @@ pub fn list_pages(mind: Mind, limit: u32) -> Result<Vec<PageSummary>> {
         for cited in store.cited_entities(limit.saturating_sub(1))? {
             if let Some(entity) = store.entity(cited.id)? {
                 pages.push(entity_summary(store, thresholds, &entity)?.0);
+            }
+        }
+        if pages.len() < limit as usize {
+            for topic in topics(store)? {
+                pages.push(topic_summary(store, thresholds, &topic.key, topic.title)?.0);
             }
         }
         pages.truncate(limit as usize);
@@ -352,12 +426,54 @@ pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
                 }
                 (summary, statements, Vec::new(), related)
             }
+            PageAddress::Topic(key) => {
+                let title = topics(store)?
+                    .into_iter()
+                    .find(|topic| topic.key == key)
+                    .map_or_else(|| key.clone(), |topic| topic.title);
+                let (summary, statements) = topic_summary(store, thresholds, &key, title)?;
+                if statements.current.is_empty() {
+                    return Ok(Err(Error::NotFound(format!(
+                        "no page {}: no current memory says {key:?}",
+                        topic_slug(&key)
+                    ))));
+                }
+                // The entities its memories name, the most named first.
+                let mut named: std::collections::BTreeMap<u64, usize> = Default::default();
+                for frame in &statements.current {
+                    for id in store.frame_entities(frame.frame_ref.id)? {
+                        *named.entry(id).or_default() += 1;
+                    }
+                }
+                let mut named: Vec<(u64, usize)> = named.into_iter().collect();
+                named.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                let mut related = Vec::new();
+                for (id, _) in named {
+                    if related.len() >= TOPIC_LINKS {
+                        break;
+                    }
+                    if let Some(entity) = store.entity(id)?.filter(|e| e.valid_to.is_none()) {
+                        related.push(PageLink {
+                            slug: entity_slug(id),
+                            title: entity.name,
+                            relation: "mentions".to_string(),
+                            outgoing: true,
+                        });
+                    }
+                }
+                (summary, statements, Vec::new(), related)
+            }
         };
         let subtitle = match summary.kind {
             PageKind::You => format!("{} statement(s) of yours", summary.statements),
             PageKind::Entity => format!(
                 "{} · {} statement(s)",
                 summary.entity_type, summary.statements
+            ),
+            PageKind::Topic => format!(
+                "topic · said in {} current memor{}",
+                summary.statements,
+                if summary.statements == 1 { "y" } else { "ies" }
             ),
         };
         let text = PageText {
@@ -425,6 +541,15 @@ pub fn search_wiki(mind: Mind, text: String, limit: u32) -> Result<Vec<PageSumma
                 if summary.statements > 0 {
                     pages.push(summary);
                 }
+            }
+        }
+        // Topics whose word it names.
+        let lower = text.to_lowercase();
+        for topic in topics(store)? {
+            if pages.len() < limit as usize
+                && (topic.key.contains(&lower) || topic.title.to_lowercase().contains(&lower))
+            {
+                pages.push(topic_summary(store, thresholds, &topic.key, topic.title)?.0);
             }
         }
         // Then the pages of the memories that say it.

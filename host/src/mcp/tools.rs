@@ -542,7 +542,7 @@ impl MemoryServer {
 
     /// One wiki page.
     #[tool(
-        description = "Read one wiki page by its address (`you`, or `entity-<id>` as compile_wiki lists them): what is known now, newest first, each statement a memory with its reference (correct or forget it by that reference); earlier versions under history; possible conflicts; related pages; and the page as Markdown."
+        description = "Read one wiki page by its address (`you`, `entity-<id>` or `topic-<word>` as compile_wiki lists them): what is known now, newest first, each statement a memory with its reference (correct or forget it by that reference); earlier versions under history; possible conflicts; related pages; and the page as Markdown."
     )]
     async fn get_page(
         &self,

@@ -36,7 +36,7 @@ pub const DEFAULT_FINDINGS: u32 = 100;
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct WikiRequest {
-    /// A page's address (`you`, or `entity-<id>` as the listing names
+    /// A page's address (`you`, `entity-<id>` or `topic-<word>` as the listing names
     /// them): that page, whole. Without it, the pages are listed.
     #[serde(alias = "slug")]
     pub page: Option<String>,
@@ -107,7 +107,8 @@ impl WikiRequest {
         match self.read()? {
             WikiRead::Page(page) => Ok(page),
             WikiRead::List(_) => Err(OpError::Invalid(
-                "no page named: `you`, or an `entity-<id>` the listing names".to_string(),
+                "no page named: `you`, or an `entity-<id>` or `topic-<word>` the listing names"
+                    .to_string(),
             )),
         }
     }
@@ -117,7 +118,7 @@ impl WikiRequest {
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageRequest {
-    /// The page's address: `you`, or `entity-<id>` as `compile_wiki` lists
+    /// The page's address: `you`, `entity-<id>` or `topic-<word>` as `compile_wiki` lists
     /// them.
     #[serde(alias = "slug")]
     pub page: String,

@@ -759,7 +759,7 @@ pub async fn wiki_pages(
 /// One wiki page: what is known now, its history, conflicts, related pages
 /// and the page as Markdown.
 #[utoipa::path(get, path = "/api/wiki/pages/{page}", tag = "wiki",
-    params(("page" = String, Path, description = "The page: `you` or `entity-<id>`"), ops::MindRequest),
+    params(("page" = String, Path, description = "The page: `you`, `entity-<id>` or `topic-<word>`"), ops::MindRequest),
     security(("bearer" = ["read"])),
     responses((status = 200, body = Object),
         (status = "4XX", body = Problem, content_type = PROBLEM_JSON)))]

@@ -188,6 +188,7 @@ DISTILLATION = (
 PAGE_KIND = (
     "you",
     "entity",
+    "topic",
 )
 
 #: ``wiki.health-kind``
