@@ -1541,3 +1541,165 @@ async fn mcp_harvest_tools() {
 }
 
 const TRIP_NOTES: &str = "---\ntitle: Trip notes\n---\n\n# Lisbon\n\nThe hotel is near the river, and RustConf is a short walk away.\n\n# Porto\n\nTake the morning train back to Porto on Friday.\n";
+
+// ---------------------------------------------------------------------------
+// The wiki's synthesis
+// ---------------------------------------------------------------------------
+
+/// The references a synthesis prompt lists (`[personal:3] 2025-…: …`).
+fn listed_references(prompt: &str) -> Vec<String> {
+    prompt
+        .lines()
+        .filter_map(|line| line.strip_prefix('['))
+        .filter_map(|line| line.split_once(']'))
+        .map(|(reference, _)| reference.to_string())
+        .collect()
+}
+
+#[test]
+fn a_wiki_page_opens_with_the_models_synthesis_citing_its_statements() {
+    use hive_mind_runtime::engine::wit_memory::MemoryInput;
+    let server = MockServer::start(|seen: &Seen| {
+        let system = Wire::Openai.system(seen);
+        assert!(
+            system.starts_with("You write the opening paragraph"),
+            "{system}"
+        );
+        let references = listed_references(&Wire::Openai.prompt(seen));
+        let (newest, older) = (&references[0], &references[1]);
+        let text = format!(
+            "Alice works as an architect in Madrid. [{newest}] She designed a library \
+             in Porto [{older}]. She surely loves her job. She owns a boat [personal:999]."
+        );
+        Reply::json(&Wire::Openai.answer(CAPABLE_MODEL, &text, (120, 40)))
+    });
+    let dir = data_dir();
+    let mut engine = llm_engine(dir.path(), Wire::Openai, &server, 0);
+    let save = |engine: &mut EngineRuntime, content: &str, at: i64| {
+        engine
+            .save_memory(&MemoryInput {
+                content: content.to_string(),
+                importance: None,
+                source: None,
+                mind: Mind::Personal,
+                created_at: Some(at),
+                kind: None,
+            })
+            .unwrap()
+    };
+    save(
+        &mut engine,
+        "My sister Alice designed a library in Porto.",
+        1_735_689_600_000,
+    );
+    save(
+        &mut engine,
+        "My sister Alice works as an architect in Madrid.",
+        1_751_328_000_000,
+    );
+    let pages = engine.wiki().list_pages(&Mind::Personal, 50).unwrap();
+    let alice = pages
+        .iter()
+        .find(|page| page.title == "Alice")
+        .unwrap_or_else(|| panic!("no page for Alice: {pages:?}"))
+        .slug
+        .clone();
+
+    let page = engine.wiki().get_page(&Mind::Personal, &alice).unwrap();
+    let synthesis = page.synthesis.clone().expect("a synthesis");
+    assert!(
+        synthesis
+            .text
+            .starts_with("Alice works as an architect in Madrid."),
+        "{}",
+        synthesis.text
+    );
+    assert!(
+        !synthesis.text.contains("surely"),
+        "an uncited sentence is dropped: {}",
+        synthesis.text
+    );
+    assert!(
+        !synthesis.text.contains("boat"),
+        "a sentence citing no statement of the page is dropped: {}",
+        synthesis.text
+    );
+    let on_page: Vec<u64> = page.current.iter().map(|frame| frame.ref_.id).collect();
+    assert_eq!(synthesis.sources.len(), 2);
+    assert!(
+        synthesis
+            .sources
+            .iter()
+            .all(|source| on_page.contains(&source.id))
+    );
+    assert_eq!(synthesis.model, CAPABLE_MODEL);
+    assert!(
+        page.markdown.contains("> Alice works as an architect"),
+        "{}",
+        page.markdown
+    );
+    assert_eq!(server.count(), 1);
+
+    // Read again: kept, not asked again.
+    let again = engine.wiki().get_page(&Mind::Personal, &alice).unwrap();
+    assert_eq!(
+        again.synthesis.map(|kept| (kept.text, kept.written_at)),
+        Some((synthesis.text.clone(), synthesis.written_at))
+    );
+    assert_eq!(server.count(), 1);
+
+    // A new statement changes the page: written again.
+    save(
+        &mut engine,
+        "My sister Alice plays the cello.",
+        1_760_000_000_000,
+    );
+    let changed = engine.wiki().get_page(&Mind::Personal, &alice).unwrap();
+    assert!(changed.synthesis.is_some());
+    assert_eq!(server.count(), 2);
+    let calls = engine
+        .review()
+        .read_log(
+            &Mind::Personal,
+            hive_mind_runtime::engine::wit_review::LogKind::AiInteractions,
+            10,
+            None,
+        )
+        .unwrap();
+    assert_eq!(
+        calls
+            .iter()
+            .filter(|row| row.action == "wiki-synthesis")
+            .count(),
+        2,
+        "{calls:?}"
+    );
+
+    // Without a model the page is whole, with no synthesis.
+    let offline_dir = data_dir();
+    let mut offline = engine_with(capabilities(offline_dir.path()));
+    save(
+        &mut offline,
+        "My sister Alice designed a library in Porto.",
+        1_735_689_600_000,
+    );
+    save(
+        &mut offline,
+        "My sister Alice works as an architect in Madrid.",
+        1_751_328_000_000,
+    );
+    let pages = offline.wiki().list_pages(&Mind::Personal, 50).unwrap();
+    let slug = &pages
+        .iter()
+        .find(|page| page.title == "Alice")
+        .unwrap()
+        .slug;
+    let plain = offline.wiki().get_page(&Mind::Personal, slug).unwrap();
+    assert!(plain.synthesis.is_none());
+    assert_eq!(plain.current.len(), 2);
+    assert!(
+        !plain.markdown.contains("language model"),
+        "{}",
+        plain.markdown
+    );
+}

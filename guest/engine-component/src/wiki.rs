@@ -23,8 +23,9 @@ use hive_mind_core::change::{ChangeThresholds, Verdict, judge_change};
 use hive_mind_core::recall::display_text;
 use hive_mind_core::topics::{Topic, TopicMemory, mentions, recurring_topics};
 use hive_mind_core::wiki::{
-    LinkLine, PageAddress, PageText, StatementLine, YOU_SLUG, entity_slug, is_stale, parse_slug,
-    render_markdown, topic_slug,
+    LinkLine, MAX_SYNTHESIS_STATEMENTS, MIN_SYNTHESIS_STATEMENTS, PageAddress, PageText,
+    SYNTHESIS_MAX_TOKENS, StatementLine, YOU_SLUG, accept_synthesis, entity_slug, is_stale,
+    parse_slug, render_markdown, synthesis_fingerprint, synthesis_prompt, topic_slug,
 };
 use hive_mind_store::{self as native};
 
@@ -34,8 +35,9 @@ use crate::exports::hive::mind::memory::{
 };
 use crate::exports::hive::mind::wiki::{
     Error, HealthIssue, HealthKind, HealthReport, Page, PageConflict, PageKind, PageLink,
-    PageSummary,
+    PageSummary, PageSynthesis,
 };
+use crate::hive::mind::llm;
 use crate::hive::mind::types::{FrameRef, Mind};
 use crate::store::{self, StoreError};
 
@@ -478,6 +480,7 @@ pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
         };
         let text = PageText {
             title: summary.title.clone(),
+            synthesis: None,
             subtitle,
             about: about.clone(),
             current: statements
@@ -500,24 +503,129 @@ pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
                 })
                 .collect(),
         };
-        Ok(Ok(Page {
-            markdown: render_markdown(&text),
-            summary,
-            about,
-            current: statements.current.iter().map(store::frame_out).collect(),
-            history: statements.history.iter().map(store::frame_out).collect(),
-            conflicts: statements
-                .conflicts
-                .iter()
-                .map(|&(older, newer)| PageConflict {
-                    older: frame_ref(&mind, older),
-                    newer: frame_ref(&mind, newer),
-                })
-                .collect(),
-            related,
-        }))
+        Ok(Ok((
+            Page {
+                markdown: render_markdown(&text),
+                synthesis: None,
+                summary,
+                about,
+                current: statements.current.iter().map(store::frame_out).collect(),
+                history: statements.history.iter().map(store::frame_out).collect(),
+                conflicts: statements
+                    .conflicts
+                    .iter()
+                    .map(|&(older, newer)| PageConflict {
+                        older: frame_ref(&mind, older),
+                        newer: frame_ref(&mind, newer),
+                    })
+                    .collect(),
+                related,
+            },
+            text,
+        )))
     })
     .map_err(storage)?
+    .map(|(mut page, mut text)| {
+        // Outside the store's borrow: the synthesis reads and writes it.
+        if let Some(synthesis) = synthesis(&mind, &page) {
+            text.synthesis = Some(synthesis.text.clone());
+            page.markdown = render_markdown(&text);
+            page.synthesis = Some(synthesis);
+        }
+        page
+    })
+}
+
+/// A page's synthesis: the stored one while the page's statements are the
+/// ones it was written from, else a new one from the host's language
+/// model ([`hive_mind_core::wiki::accept_synthesis`] keeps what cites the
+/// page, the detector drops a hostile answer), kept and accounted. None
+/// without a model, on a model's failure (the page is whole without it),
+/// or for a page of too few statements.
+fn synthesis(mind: &Mind, page: &Page) -> Option<PageSynthesis> {
+    let statements: Vec<(String, String, String)> = page
+        .current
+        .iter()
+        .take(MAX_SYNTHESIS_STATEMENTS)
+        .map(|frame| {
+            (
+                reference(mind, frame.ref_.id),
+                boundary::iso(frame.created_at)
+                    .ok()
+                    .and_then(|iso| iso.get(..10).map(str::to_string))
+                    .unwrap_or_default(),
+                frame.text.clone(),
+            )
+        })
+        .collect();
+    if statements.len() < MIN_SYNTHESIS_STATEMENTS {
+        return None;
+    }
+    let slug = page.summary.slug.clone();
+    let keyed: Vec<(String, String)> = statements
+        .iter()
+        .map(|(reference, _, text)| (reference.clone(), text.clone()))
+        .collect();
+    let fingerprint = synthesis_fingerprint(&slug, &keyed);
+    let out = |stored: &native::wiki::Synthesis| PageSynthesis {
+        text: stored.text.clone(),
+        sources: stored
+            .sources
+            .iter()
+            .map(|&id| frame_ref(mind, id))
+            .collect(),
+        model: stored.model.clone(),
+        written_at: boundary::millis(&stored.written_at),
+    };
+    if let Ok(Some(stored)) = store::read(mind, |store| store.synthesis(&slug))
+        && stored.fingerprint == fingerprint
+    {
+        return Some(out(&stored));
+    }
+    let (system, prompt) = synthesis_prompt(&page.summary.title, &statements);
+    let completion = llm::complete(&llm::CompletionRequest {
+        tier: llm::ModelTier::Capable,
+        system,
+        prompt,
+        max_tokens: SYNTHESIS_MAX_TOKENS,
+        json: false,
+    })
+    .ok()?;
+    if hive_mind_core::screen(&completion.text).hostile {
+        return None;
+    }
+    let allowed: Vec<String> = keyed.into_iter().map(|(reference, _)| reference).collect();
+    let (text, cited) = accept_synthesis(&completion.text, &allowed)?;
+    let sources: Vec<u64> = cited
+        .iter()
+        .filter_map(|cited| {
+            page.current
+                .iter()
+                .find(|frame| reference(mind, frame.ref_.id) == *cited)
+                .map(|frame| frame.ref_.id)
+        })
+        .collect();
+    let stored = native::wiki::Synthesis {
+        slug,
+        fingerprint,
+        text,
+        sources,
+        model: completion.model.clone(),
+        written_at: native::clock::now(),
+    };
+    let kept = store::write(mind, |store| {
+        store.save_synthesis(&stored)?;
+        store.append_ai_interaction(&native::audit::AiInteraction {
+            provider: completion.provider.clone(),
+            model: completion.model.clone(),
+            purpose: "wiki-synthesis".to_string(),
+            input_tokens: u64::from(completion.usage.input_tokens),
+            output_tokens: u64::from(completion.usage.output_tokens),
+            detail: serde_json::json!({ "page": stored.slug }).to_string(),
+        })?;
+        Ok(())
+    });
+    kept.is_ok().then(|| out(&stored))
 }
 
 /// Pages whose title or current statements contain a text.

@@ -534,6 +534,9 @@ impl MindStore {
         let erased_at = now();
         let request_json = request_record(request);
         rebase_sessions(&tx, &ids)?;
+        // A synthesis may quote what is forgotten: all go (they are derived,
+        // and written again when a page is read).
+        super::wiki::clear_syntheses_in(&tx)?;
         let erased: Vec<u64> = ids.iter().copied().collect();
         super::slots::reopen_replaced_by_in(&tx, &erased)?;
         // Branches before their bases: a branch is written after its base,

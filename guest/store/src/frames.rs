@@ -658,6 +658,8 @@ impl MindStore {
             let started = (|| -> StoreResult<Vec<(u64, String)>> {
                 super::meta::create_vector_tables(&self.conn, fingerprint.dim)?;
                 self.conn.execute("DELETE FROM memory_frame_chunks", [])?;
+                // Derived from the memories: written again on demand.
+                super::wiki::clear_syntheses_in(&self.conn)?;
                 Ok(self.conn.query_all(
                     "SELECT id, content FROM memory_frames ORDER BY id",
                     [],

@@ -1371,9 +1371,12 @@ fn v13(conn: &Connection) -> StoreResult<()> {
 }
 
 /// v14: what a person reads and decides. A session's `title` (an imported
-/// conversation's or document's own), and the owner's verdicts on pairs of
+/// conversation's or document's own); the owner's verdicts on pairs of
 /// memories the engine read as one fact changing (`review.decide-pair`):
-/// one row per pair, the latest decision, gone with either memory.
+/// one row per pair, the latest decision, gone with either memory; and the
+/// wiki's syntheses (a language model's paragraph atop a page, derived:
+/// kept while the page's statements are the ones it was written from,
+/// dropped by an erasure and by `reindex`).
 /// Frozen: never edit (a new step changes it).
 const V14_SQL: &str = r#"
 ALTER TABLE sessions ADD COLUMN title TEXT;
@@ -1386,6 +1389,15 @@ CREATE TABLE memory_pair_verdicts (
     CHECK (older_id <> newer_id)
 );
 CREATE INDEX memory_pair_verdicts_newer ON memory_pair_verdicts(newer_id);
+CREATE TABLE wiki_syntheses (
+    slug TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sources TEXT NOT NULL DEFAULT '[]'
+        CHECK (json_valid(sources) AND json_type(sources) = 'array'),
+    model TEXT NOT NULL,
+    written_at TEXT NOT NULL
+);
 "#;
 
 /// v14: session titles and pair verdicts (see [`V14_SQL`]). Idempotent like

@@ -1,7 +1,12 @@
 //! The reads the wiki is compiled from: which entities have current
 //! memories, an entity's memories, the links among memories, and the
 //! memories no entity cites. The pages themselves are assembled by the
-//! engine (`hive_mind_core::wiki`); nothing here is stored for them.
+//! engine (`hive_mind_core::wiki`) when read. The one thing stored for
+//! them is derived: a language model's synthesis of a page
+//! ([`Synthesis`]), kept under the fingerprint of the statements it was
+//! written from, so a page whose statements changed never shows it; an
+//! erasure drops every synthesis (one may quote what was forgotten), and
+//! so does `reindex`.
 
 use hive_mind_core::raw_turn::RAW_TURN_TAG;
 
@@ -16,6 +21,29 @@ use super::types::Frame;
 /// away, not quarantined.
 const CURRENT: &str = "f.valid_to IS NULL AND f.superseded_by IS NULL AND f.status = 'active' \
      AND f.merged_into IS NULL AND (f.quarantined = 0 OR f.released_at IS NOT NULL)";
+
+/// A language model's paragraph atop a wiki page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Synthesis {
+    /// The page's address.
+    pub slug: String,
+    /// The fingerprint of the statements it was written from.
+    pub fingerprint: String,
+    /// The paragraph, citing its statements as `[personal:12]`.
+    pub text: String,
+    /// The ids of the memories it cites.
+    pub sources: Vec<u64>,
+    /// The model that wrote it.
+    pub model: String,
+    /// When (UTC).
+    pub written_at: String,
+}
+
+/// Drop every stored synthesis (an erasure, a reindex).
+pub(crate) fn clear_syntheses_in(conn: &crate::sql::Connection) -> StoreResult<()> {
+    conn.execute("DELETE FROM wiki_syntheses", [])?;
+    Ok(())
+}
 
 /// An entity with the number of current memories that name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,5 +159,46 @@ impl MindStore {
             [frame],
             |row| row.get(0),
         )?)
+    }
+
+    /// The stored synthesis of page `slug`, if any.
+    pub fn synthesis(&self, slug: &str) -> StoreResult<Option<Synthesis>> {
+        let row: Option<(String, String, String, String, String)> = self
+            .conn
+            .query_all(
+                "SELECT fingerprint, text, sources, model, written_at FROM wiki_syntheses WHERE slug = ?1",
+                [slug],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
+            )?
+            .pop();
+        Ok(row.map(
+            |(fingerprint, text, sources, model, written_at)| Synthesis {
+                slug: slug.to_string(),
+                fingerprint,
+                text,
+                sources: serde_json::from_str(&sources).unwrap_or_default(),
+                model,
+                written_at,
+            },
+        ))
+    }
+
+    /// Keep `synthesis`, replacing the page's earlier one.
+    pub fn save_synthesis(&mut self, synthesis: &Synthesis) -> StoreResult<()> {
+        self.conn.execute(
+            "INSERT INTO wiki_syntheses (slug, fingerprint, text, sources, model, written_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (slug) DO UPDATE SET fingerprint = ?2, text = ?3, sources = ?4,
+                 model = ?5, written_at = ?6",
+            params![
+                synthesis.slug,
+                synthesis.fingerprint,
+                synthesis.text,
+                serde_json::to_string(&synthesis.sources).unwrap_or_else(|_| "[]".to_string()),
+                synthesis.model,
+                synthesis.written_at
+            ],
+        )?;
+        Ok(())
     }
 }

@@ -72,3 +72,43 @@ fn a_corrected_memory_names_the_entities_of_the_version_it_replaces() {
     let cited = store.cited_entities(10).unwrap();
     assert_eq!((cited[0].id, cited[0].current), (yasmin.id, 1));
 }
+
+#[test]
+fn a_synthesis_is_kept_until_an_erasure_drops_it() {
+    use hive_mind_store::erasure::ErasureRequest;
+    use hive_mind_store::wiki::Synthesis;
+    let (_dir, mut minds) = minds();
+    let store = minds.mind_or_create(&Mind::Personal).unwrap();
+    let saved = store
+        .save_frame(frame(&Mind::Personal, "Karim plays chess on Sundays."))
+        .unwrap()
+        .frame
+        .frame_ref;
+    let other = store
+        .save_frame(frame(&Mind::Personal, "Buy coffee filters."))
+        .unwrap()
+        .frame
+        .frame_ref;
+    let synthesis = Synthesis {
+        slug: "entity-1".to_string(),
+        fingerprint: "f1".to_string(),
+        text: "Karim plays chess. [personal:1]".to_string(),
+        sources: vec![saved.id],
+        model: "mock".to_string(),
+        written_at: "2026-01-01T00:00:00.000Z".to_string(),
+    };
+    store.save_synthesis(&synthesis).unwrap();
+    assert_eq!(store.synthesis("entity-1").unwrap(), Some(synthesis.clone()));
+    let rewritten = Synthesis {
+        fingerprint: "f2".to_string(),
+        ..synthesis.clone()
+    };
+    store.save_synthesis(&rewritten).unwrap();
+    assert_eq!(store.synthesis("entity-1").unwrap(), Some(rewritten));
+    // Forgetting any memory drops every synthesis: one may quote it.
+    store
+        .erase(&ErasureRequest::Frames(vec![other.id]), "test")
+        .unwrap();
+    assert_eq!(store.synthesis("entity-1").unwrap(), None);
+    assert_eq!(store.synthesis("you").unwrap(), None);
+}

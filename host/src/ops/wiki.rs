@@ -6,7 +6,7 @@
 //! requests and puts the answers in JSON.
 
 use hive_mind_runtime::engine::EngineRuntime;
-use hive_mind_runtime::engine::convert::{frame_json, ref_name};
+use hive_mind_runtime::engine::convert::{self, frame_json, ref_name};
 use hive_mind_runtime::engine::wit_names::WitEnum;
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::wit_wiki::{
@@ -317,6 +317,12 @@ pub fn page_json(page: &Page) -> Json {
             "outgoing": link.outgoing,
         })).collect::<Vec<_>>(),
         "markdown": page.markdown,
+        "synthesis": page.synthesis.as_ref().map(|synthesis| json!({
+            "text": synthesis.text,
+            "sources": synthesis.sources.iter().map(ref_name).collect::<Vec<_>>(),
+            "model": synthesis.model,
+            "written-at": convert::timestamp_name(synthesis.written_at),
+        })),
     })
 }
 

@@ -39,7 +39,7 @@ impl Wiki<'_> {
         list_pages as Recall => call_list_pages(mind: &wit_types::Mind, limit: u32) -> Vec<wit_wiki::PageSummary>);
     wiki_call!(
         /// One page by its address.
-        get_page as Recall => call_get_page(mind: &wit_types::Mind, slug: &str) -> wit_wiki::Page);
+        get_page as Save => call_get_page(mind: &wit_types::Mind, slug: &str) -> wit_wiki::Page);
     wiki_call!(
         /// Pages whose title or statements contain a text.
         search_wiki as Recall => call_search_wiki(mind: &wit_types::Mind, text: &str, limit: u32) -> Vec<wit_wiki::PageSummary>);

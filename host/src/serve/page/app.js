@@ -2340,12 +2340,38 @@
     );
   }
 
+  /** A language model's paragraph atop a page: its citations open the
+      memories they name; marked as a model's. */
+  function synthesisBlock(synthesis) {
+    const paragraph = el("p", { class: "content" });
+    const parts = String(synthesis.text).split(/(\[[^\]]+\])/);
+    for (const part of parts) {
+      const cited = /^\[([^\]]+)\]$/.exec(part);
+      if (cited) {
+        const ref = cited[1];
+        paragraph.appendChild(
+          el("button", { type: "button", class: "link-button citation", "data-ref": ref, onclick: () => openMemory(ref) }, "[" + ref + "]")
+        );
+      } else if (part) {
+        paragraph.appendChild(document.createTextNode(part));
+      }
+    }
+    return el(
+      "blockquote",
+      { class: "synthesis", "data-testid": "wiki-synthesis" },
+      paragraph,
+      el("p", { class: "muted small" }, "Summary written by " + (synthesis.model || "a language model") + " from the statements below.")
+    );
+  }
+
   async function openWikiPage(slug) {
     const page = await api("/api/wiki/pages/" + encodeURIComponent(slug), { query: readQuery() });
     const article = clear($("wiki-page"));
     const summary = page.summary || {};
     article.appendChild(el("h3", null, summary.title || slug));
+    if (summary.kind === "topic") article.appendChild(el("p", { class: "muted" }, "A theme your memories return to."));
     for (const line of page.about || []) article.appendChild(el("p", null, line));
+    if (page.synthesis && page.synthesis.text) article.appendChild(synthesisBlock(page.synthesis));
     const conflicted = new Map();
     for (const conflict of page.conflicts || []) {
       conflicted.set(conflict.older, conflict.newer);

@@ -128,6 +128,7 @@ _KINDS = {
     "close-session": "save",
     "release": "save",
     "decide-pair": "save",
+    "get-page": "save",
     "clean-entities": "maintenance",
     "list-flagged": "maintenance",
     "health": "maintenance",
