@@ -536,7 +536,7 @@ impl MindStore {
         rebase_sessions(&tx, &ids)?;
         // A synthesis may quote what is forgotten: all go (they are derived,
         // and written again when a page is read).
-        super::wiki::clear_syntheses_in(&tx)?;
+        super::derived::clear_syntheses_in(&tx)?;
         let erased: Vec<u64> = ids.iter().copied().collect();
         super::slots::reopen_replaced_by_in(&tx, &erased)?;
         // Branches before their bases: a branch is written after its base,

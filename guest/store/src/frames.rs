@@ -659,7 +659,7 @@ impl MindStore {
                 super::meta::create_vector_tables(&self.conn, fingerprint.dim)?;
                 self.conn.execute("DELETE FROM memory_frame_chunks", [])?;
                 // Derived from the memories: written again on demand.
-                super::wiki::clear_syntheses_in(&self.conn)?;
+                super::derived::clear_syntheses_in(&self.conn)?;
                 Ok(self.conn.query_all(
                     "SELECT id, content FROM memory_frames ORDER BY id",
                     [],

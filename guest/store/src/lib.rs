@@ -67,6 +67,7 @@ pub mod awareness;
 pub mod check;
 pub mod clock;
 pub mod decisions;
+pub mod derived;
 pub mod erasure;
 pub mod error;
 pub mod frames;

@@ -39,12 +39,6 @@ pub struct Synthesis {
     pub written_at: String,
 }
 
-/// Drop every stored synthesis (an erasure, a reindex).
-pub(crate) fn clear_syntheses_in(conn: &crate::sql::Connection) -> StoreResult<()> {
-    conn.execute("DELETE FROM wiki_syntheses", [])?;
-    Ok(())
-}
-
 /// An entity with the number of current memories that name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CitedEntity {

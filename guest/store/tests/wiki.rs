@@ -98,7 +98,10 @@ fn a_synthesis_is_kept_until_an_erasure_drops_it() {
         written_at: "2026-01-01T00:00:00.000Z".to_string(),
     };
     store.save_synthesis(&synthesis).unwrap();
-    assert_eq!(store.synthesis("entity-1").unwrap(), Some(synthesis.clone()));
+    assert_eq!(
+        store.synthesis("entity-1").unwrap(),
+        Some(synthesis.clone())
+    );
     let rewritten = Synthesis {
         fingerprint: "f2".to_string(),
         ..synthesis.clone()
