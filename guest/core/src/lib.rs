@@ -62,6 +62,7 @@ pub mod supersede;
 pub mod tokens;
 pub mod topics;
 pub mod types;
+pub mod vectors;
 pub mod wiki;
 mod words;
 pub mod write_back;

@@ -19,7 +19,13 @@
 //! - ranked by how much it says: its memories × log(all memories / its
 //!   memories) (TF-IDF's weighting, counted over memories), and a topic
 //!   whose memories are mostly another higher-ranked topic's
-//!   ([`MAX_OVERLAP`], Jaccard) is the same theme and left out.
+//!   ([`MAX_OVERLAP`], Jaccard) is the same theme and left out;
+//! - and its memories mean something together ([`coherent_topics`]): the
+//!   mean cosine of their embeddings must pass the mind's own (of memories
+//!   taken across it) by [`MIN_COHERENCE_GAIN`]. A word that recurs as
+//!   a habit of phrasing ("called", "moved", "days") gathers memories
+//!   about anything; a theme's memories are about one thing. The topics
+//!   are ranked again by their weight times that gain.
 //!
 //! A word's key folds case and a plural `s` ("invoices" and "invoice" are
 //! one topic), ASCII letters and digits only, so a key is always a safe
@@ -50,6 +56,13 @@ pub const MAX_WORD_CHARS: usize = 40;
 /// may hold before the two are one theme.
 pub const MAX_OVERLAP: f64 = 0.6;
 
+/// How far the mean cosine of a topic's memories must pass the mind's own
+/// for them to be one theme.
+pub const MIN_COHERENCE_GAIN: f64 = 0.05;
+
+/// The most of a topic's memories its coherence is measured on.
+pub const COHERENCE_SAMPLE: usize = 24;
+
 /// A memory as topic detection reads it.
 #[derive(Debug, Clone, Copy)]
 pub struct TopicMemory<'a> {
@@ -70,10 +83,14 @@ pub struct Topic {
     pub title: String,
     /// Its memories' ids, in the order given.
     pub memories: Vec<u64>,
+    /// Its weight: memories × log(all memories / its memories), times the
+    /// coherence gain once [`coherent_topics`] has measured it.
+    pub score: f64,
 }
 
-/// The topic key of one word, if it can be one: lower-cased, a plural `s`
-/// folded, ASCII letters and digits with at least one letter.
+/// The topic key of one word, if it can be one: lower-cased, ASCII letters
+/// and digits with at least one letter. (A plural folds into its singular
+/// when the memories use both, in [`recurring_topics`].)
 pub fn topic_key(word: &str) -> Option<String> {
     let lower = word.to_lowercase();
     let chars = lower.chars().count();
@@ -85,11 +102,13 @@ pub fn topic_key(word: &str) -> Option<String> {
     {
         return None;
     }
-    let folded = match lower.strip_suffix('s') {
-        Some(stem) if !stem.ends_with('s') && stem.len() >= MIN_WORD_CHARS - 1 => stem.to_string(),
-        _ => lower,
-    };
-    Some(folded)
+    Some(lower)
+}
+
+/// The singular a plural key folds into, if `key` ends in a plural `s`.
+fn singular(key: &str) -> Option<&str> {
+    key.strip_suffix('s')
+        .filter(|stem| !stem.ends_with('s') && stem.len() >= MIN_WORD_CHARS - 1)
 }
 
 /// The words of `text` with their keys, in order.
@@ -98,9 +117,9 @@ fn keyed_words(text: &str) -> impl Iterator<Item = (String, &str)> {
         .filter_map(|word| topic_key(word).map(|key| (key, word)))
 }
 
-/// Whether `text` says the topic `key`.
+/// Whether `text` says the topic `key` (or its plural).
 pub fn mentions(text: &str, key: &str) -> bool {
-    keyed_words(text).any(|(word, _)| word == key)
+    keyed_words(text).any(|(word, _)| word == key || singular(&word) == Some(key))
 }
 
 /// The recurring topics of `memories`, best first, at most `limit`; the
@@ -134,6 +153,39 @@ pub fn recurring_topics(
             }
         }
     }
+    let position: BTreeMap<u64, usize> = memories
+        .iter()
+        .enumerate()
+        .map(|(at, memory)| (memory.id, at))
+        .collect();
+    // A plural the memories also say in the singular is the same word.
+    let plurals: Vec<String> = seen
+        .keys()
+        .filter(|key| singular(key).is_some_and(|one| seen.contains_key(one)))
+        .cloned()
+        .collect();
+    for plural in plurals {
+        let (Some(one), Some(folded)) =
+            (singular(&plural).map(str::to_string), seen.remove(&plural))
+        else {
+            continue;
+        };
+        if let Some(entry) = seen.get_mut(&one) {
+            for id in folded.memories {
+                if !entry.memories.contains(&id) {
+                    entry.memories.push(id);
+                }
+            }
+            // Back in the order given.
+            entry
+                .memories
+                .sort_by_key(|id| position.get(id).copied().unwrap_or(usize::MAX));
+            entry.days.extend(folded.days);
+            for (form, count) in folded.forms {
+                *entry.forms.entry(form).or_default() += count;
+            }
+        }
+    }
     let total = memories.len().max(1);
     let ceiling = (total / 10).max(MIN_CEILING);
     let mut ranked: Vec<(f64, String, Seen<'_>)> = seen
@@ -148,7 +200,7 @@ pub fn recurring_topics(
         .collect();
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let mut topics: Vec<Topic> = Vec::new();
-    for (_, key, seen) in ranked {
+    for (score, key, seen) in ranked {
         if topics.len() >= limit {
             break;
         }
@@ -176,9 +228,45 @@ pub fn recurring_topics(
             key,
             title,
             memories: seen.memories,
+            score,
         });
     }
     topics
+}
+
+/// The `candidates` whose memories are closer in meaning than the mind's
+/// are (`baseline`: the mean pairwise cosine of memories taken across the
+/// mind) by [`MIN_COHERENCE_GAIN`], ranked by weight × gain, at most
+/// `limit`. `vector_of` gives a memory's embedding; a topic with fewer than
+/// two embedded memories is left out.
+pub fn coherent_topics<'v>(
+    candidates: Vec<Topic>,
+    vector_of: impl Fn(u64) -> Option<&'v [f32]>,
+    baseline: f64,
+    limit: usize,
+) -> Vec<Topic> {
+    let mut kept: Vec<Topic> = candidates
+        .into_iter()
+        .filter_map(|mut topic| {
+            let vectors: Vec<&[f32]> = topic
+                .memories
+                .iter()
+                .filter_map(|&id| vector_of(id))
+                .take(COHERENCE_SAMPLE)
+                .collect();
+            if vectors.len() < 2 {
+                return None;
+            }
+            let gain = crate::vectors::mean_pairwise_cosine(&vectors) - baseline;
+            (gain >= MIN_COHERENCE_GAIN).then(|| {
+                topic.score *= gain;
+                topic
+            })
+        })
+        .collect();
+    kept.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+    kept.truncate(limit);
+    kept
 }
 
 #[cfg(test)]
@@ -242,8 +330,41 @@ mod tests {
     }
 
     #[test]
+    fn a_topic_whose_memories_mean_nothing_together_is_left_out() {
+        let topic = |key: &str, memories: Vec<u64>| Topic {
+            key: key.to_string(),
+            title: key.to_string(),
+            memories,
+            score: 1.0,
+        };
+        let vectors: std::collections::BTreeMap<u64, Vec<f32>> = [
+            (1, vec![1.0, 0.1, 0.0]),
+            (2, vec![1.0, 0.0, 0.1]),
+            (3, vec![0.9, 0.1, 0.1]),
+            (4, vec![1.0, 0.0, 0.0]),
+            (5, vec![0.0, 1.0, 0.0]),
+            (6, vec![0.0, 0.0, 1.0]),
+        ]
+        .into();
+        let all: Vec<&[f32]> = vectors.values().map(Vec::as_slice).collect();
+        let baseline = crate::vectors::mean_pairwise_cosine(&all);
+        let kept = coherent_topics(
+            vec![
+                topic("moved", vec![4, 5, 6]),
+                topic("invoice", vec![1, 2, 3]),
+            ],
+            |id| vectors.get(&id).map(Vec::as_slice),
+            baseline,
+            10,
+        );
+        let keys: Vec<&str> = kept.iter().map(|topic| topic.key.as_str()).collect();
+        assert_eq!(keys, ["invoice"]);
+        assert!(kept[0].score > 0.0 && kept[0].score < 1.0);
+    }
+
+    #[test]
     fn keys_are_safe_addresses() {
-        assert_eq!(topic_key("Invoices").as_deref(), Some("invoice"));
+        assert_eq!(topic_key("Invoices").as_deref(), Some("invoices"));
         assert_eq!(topic_key("glass").as_deref(), Some("glass"));
         assert_eq!(topic_key("café"), None);
         assert_eq!(topic_key("2026"), None);

@@ -21,7 +21,10 @@
 
 use hive_mind_core::change::{ChangeThresholds, Verdict, judge_change};
 use hive_mind_core::recall::display_text;
-use hive_mind_core::topics::{Topic, TopicMemory, mentions, recurring_topics};
+use hive_mind_core::topics::{
+    COHERENCE_SAMPLE, Topic, TopicMemory, coherent_topics, mentions, recurring_topics,
+};
+use hive_mind_core::vectors::mean_pairwise_cosine;
 use hive_mind_core::wiki::{
     LinkLine, MAX_SYNTHESIS_STATEMENTS, MIN_SYNTHESIS_STATEMENTS, PageAddress, PageText,
     SYNTHESIS_MAX_TOKENS, StatementLine, YOU_SLUG, accept_synthesis, entity_slug, is_stale,
@@ -58,6 +61,10 @@ const TOPIC_MEMORIES: u32 = 10_000;
 
 /// The most topic pages a listing holds.
 const MAX_TOPICS: usize = 50;
+
+/// The memories, taken across the mind, whose mean cosine is the mind's own
+/// (the coherence a topic must pass).
+const BASELINE_SAMPLE: usize = 64;
 
 /// The most related entities a topic page links.
 const TOPIC_LINKS: usize = 8;
@@ -144,6 +151,14 @@ fn frame_ref(mind: &Mind, id: u64) -> FrameRef {
     }
 }
 
+/// Whether a memory is part of an imported record, kept verbatim: a
+/// conversation turn or a document section.
+fn is_record(frame: &native::Frame) -> bool {
+    frame.content.starts_with(hive_mind_core::RAW_TURN_TAG)
+        || serde_json::from_str::<serde_json::Value>(&frame.metadata)
+            .is_ok_and(|metadata| metadata.get("doc").is_some())
+}
+
 /// A page's memories split into current and history, with the possible
 /// conflicts among the current ones.
 struct Statements {
@@ -173,6 +188,12 @@ fn statements(
             ) else {
                 continue;
             };
+            // The verbatim record (a conversation's turns, a document's
+            // sections) is not a claim to reconcile: a journal's weeks
+            // differ without disagreeing.
+            if is_record(first) || is_record(second) {
+                continue;
+            }
             let (older, newer) =
                 if (first.created_at.as_str(), a) <= (second.created_at.as_str(), b) {
                     (first, second)
@@ -332,7 +353,34 @@ fn topics(store: &native::MindStore) -> native::StoreResult<Vec<Topic>> {
             }
         }
     }
-    Ok(recurring_topics(&memories, &exclude, MAX_TOPICS))
+    let candidates = recurring_topics(&memories, &exclude, MAX_TOPICS * 4);
+    // The embeddings: each candidate's first memories, and memories taken
+    // evenly across the mind for its own coherence.
+    let step = (memories.len() / BASELINE_SAMPLE).max(1);
+    let baseline_ids: Vec<u64> = memories
+        .iter()
+        .step_by(step)
+        .take(BASELINE_SAMPLE)
+        .map(|memory| memory.id)
+        .collect();
+    let mut wanted: std::collections::BTreeSet<u64> = baseline_ids.iter().copied().collect();
+    for topic in &candidates {
+        wanted.extend(topic.memories.iter().take(COHERENCE_SAMPLE));
+    }
+    let wanted: Vec<u64> = wanted.into_iter().collect();
+    let vectors: std::collections::BTreeMap<u64, Vec<f32>> =
+        store.frame_vectors(&wanted)?.into_iter().collect();
+    let sample: Vec<&[f32]> = baseline_ids
+        .iter()
+        .filter_map(|id| vectors.get(id).map(Vec::as_slice))
+        .collect();
+    let baseline = mean_pairwise_cosine(&sample);
+    Ok(coherent_topics(
+        candidates,
+        |id| vectors.get(&id).map(Vec::as_slice),
+        baseline,
+        MAX_TOPICS,
+    ))
 }
 
 /// A topic's current memories, newest first.
@@ -368,15 +416,20 @@ pub fn list_pages(mind: Mind, limit: u32) -> Result<Vec<PageSummary>> {
     let thresholds = crate::change::thresholds();
     store::read(&mind, |store| {
         let mut pages = vec![you_page(store, thresholds)?.0];
-        for cited in store.cited_entities(limit.saturating_sub(1))? {
+        // A mind of many entities still shows its themes: the topics keep
+        // up to a quarter of the listing.
+        let mut topics = topics(store)?;
+        topics.truncate((limit as usize / 4).max(1));
+        let entities = limit
+            .saturating_sub(1)
+            .saturating_sub(u32::try_from(topics.len()).unwrap_or(u32::MAX));
+        for cited in store.cited_entities(entities)? {
             if let Some(entity) = store.entity(cited.id)? {
                 pages.push(entity_summary(store, thresholds, &entity)?.0);
             }
         }
-        if pages.len() < limit as usize {
-            for topic in topics(store)? {
-                pages.push(topic_summary(store, thresholds, &topic.key, topic.title)?.0);
-            }
+        for topic in topics {
+            pages.push(topic_summary(store, thresholds, &topic.key, topic.title)?.0);
         }
         pages.truncate(limit as usize);
         Ok(pages)

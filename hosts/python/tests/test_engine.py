@@ -371,3 +371,24 @@ def test_the_wiki_reads_as_the_cli_reads_it(cli: Cli, tmp_path: Path) -> None:
         assert bad.value.case == "invalid-argument"
     listed = cli.run("--data-dir", str(data), "wiki", yasmin["slug"], "--json")
     assert json.loads(listed)["markdown"] == page["markdown"]
+
+
+def test_the_owner_decides_on_a_replacement_and_reads_a_session_whole(tmp_path: Path) -> None:
+    with HiveMind(tmp_path / "data", model=CROSS_HOST_MODEL) as mind:
+        lisbon = mind.save("I live in Lisbon.", created_at="2024-01-10T09:00:00Z")
+        porto = mind.save("I live in Porto.", created_at="2025-06-01T09:00:00Z")
+        health = mind.wiki_health()
+        # Counts in `wiki.health-kind` order: ..., replaced, duplicate.
+        assert health["counts"][4] == 1, health
+        replaced = next(issue for issue in health["issues"] if issue["kind"] == "replaced")
+        assert replaced["memories"] == [lisbon.ref, porto.ref]
+        decision = mind.decide_pair(lisbon.ref, porto.ref, "both-stand")
+        assert decision["verdict"] == "both-stand"
+        assert decision["older"]["ref"] == lisbon.ref
+        assert mind.wiki_health()["counts"][4] == 0
+        with pytest.raises(ValueError):
+            mind.decide_pair(lisbon.ref, porto.ref, "maybe")
+        session = mind.sessions()[0]
+        whole = mind.session(session["gop_id"])
+        assert [frame["ref"] for frame in whole["memories"]] == [lisbon.ref, porto.ref]
+        assert whole["session"]["first_event"] is not None

@@ -34,25 +34,6 @@ pub struct ChangeOrdering {
     pub earlier: usize,
 }
 
-/// The cosine of two vectors (0 for empty or mismatched ones).
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    if a.len() != b.len() || a.is_empty() {
-        return 0.0;
-    }
-    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
-    for (x, y) in a.iter().zip(b) {
-        let (x, y) = (f64::from(*x), f64::from(*y));
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na <= 0.0 || nb <= 0.0 {
-        0.0
-    } else {
-        dot / (na.sqrt() * nb.sqrt())
-    }
-}
-
 /// The instant a memory's statement was made, for ordering.
 fn event_key(memory: &RankedMemory) -> (i64, u64) {
     let at = memory
@@ -94,7 +75,7 @@ pub fn order_changes(
             ) else {
                 continue;
             };
-            let similarity = cosine(va, vb);
+            let similarity = crate::vectors::cosine(va, vb);
             if similarity < thresholds.related {
                 continue;
             }

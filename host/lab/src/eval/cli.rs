@@ -79,6 +79,11 @@ pub struct TimelinesArgs {
 pub struct LiveLoopArgs {
     /// The data file (one JSON object, `host/lab/data/README.md`).
     pub path: PathBuf,
+    /// Build the persona's mind in this folder (new or empty) and keep it,
+    /// to open afterwards with `hive-mind --data-dir DIR` (the page, the
+    /// wiki); by default it is built in a temporary folder and removed.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
     /// Recall without the reranker (default: the configured one).
     #[arg(long)]
     pub no_rerank: bool,
@@ -266,7 +271,13 @@ pub fn run(
             let persona = Persona::load(&args.path)?;
             let (embedder, reranking) = models(data_dir, !args.no_rerank, log)?;
             let progress = Progress::new(0, "events + questions", args.quiet);
-            let report = super::live_loop::evaluate(&persona, embedder, &reranking, &progress)?;
+            let report = super::live_loop::evaluate(
+                &persona,
+                embedder,
+                &reranking,
+                &progress,
+                args.keep.as_deref(),
+            )?;
             if args.json {
                 writeln!(out, "{}", to_json(&report)?)?;
             } else {

@@ -278,6 +278,29 @@ pub fn fresh_engine(
     Ok((dir, engine))
 }
 
+/// An engine over `dir`, a data directory that is kept: it must not exist
+/// yet, or be empty (a mind is never written over), with the embedder and
+/// reranker measured.
+pub fn kept_engine(
+    dir: &Path,
+    embedder: &Arc<dyn Embedder>,
+    reranking: &Reranking,
+) -> Result<EngineRuntime, EvalError> {
+    let occupied = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    if occupied {
+        return Err(EvalError::Option(format!(
+            "--keep {}: the folder is not empty (a kept mind is built in a new or empty folder)",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(EvalError::TempDir)?;
+    Ok(open_engine(
+        dir,
+        Arc::clone(embedder),
+        Arc::clone(&reranking.reranker),
+    )?)
+}
+
 /// The frames a write produced, as far as the call says: save and cognify
 /// return their frames; an import returns counts only (its frames are found
 /// afterwards by their conversation key, [`conversation_of`]).

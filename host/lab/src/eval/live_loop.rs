@@ -529,14 +529,23 @@ pub struct LiveLoopReport {
 }
 
 /// Run the evaluation on `persona` (see the module docs).
+/// With `keep`, the mind is built in that folder (new or empty) and kept
+/// there, to open with `hive-mind --data-dir`.
 pub fn evaluate(
     persona: &Persona,
     embedder: Arc<dyn Embedder>,
     reranking: &Reranking,
     progress: &Progress,
+    keep: Option<&Path>,
 ) -> Result<LiveLoopReport, EvalError> {
     progress.set_total((persona.events.len() + persona.questions.len()) as u64);
-    let (_dir, mut engine) = live::fresh_engine(&embedder, reranking)?;
+    let (_dir, mut engine) = match keep {
+        Some(dir) => (None, live::kept_engine(dir, &embedder, reranking)?),
+        None => {
+            let (dir, engine) = live::fresh_engine(&embedder, reranking)?;
+            (Some(dir), engine)
+        }
+    };
     let mut order: Vec<&Event> = persona.events.iter().collect();
     order.sort_by_key(|event| event.at);
     let mut writes = Writes::default();
