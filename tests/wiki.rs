@@ -141,6 +141,16 @@ fn pages_show_what_is_known_now_and_follow_corrections_and_forgetting() {
     assert!(index.contains(&format!("({page}.md)")), "{index}");
     assert!(out.join(format!("{page}.md")).exists());
     assert!(out.join("you.md").exists() && out.join("health.md").exists());
+    // The mind's own Markdown export ends with the wiki, its page links
+    // turned into links within the document.
+    let whole = ok(d, &["export", "--format", "markdown"]);
+    let wiki = whole
+        .split("\n# Wiki\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{whole}"));
+    assert!(wiki.contains(&format!("<a id=\"{page}\"></a>")), "{wiki}");
+    assert!(wiki.contains("## Yasmin"), "{wiki}");
+    assert!(!wiki.contains(".md)"), "{wiki}");
     // Never into a folder that holds something.
     let (ok_again, _, err) = cli(d, &["wiki", "export", "--out", out.to_str().unwrap()]);
     assert!(!ok_again && err.contains("not empty"), "{err}");

@@ -216,13 +216,77 @@ pub fn recent_frames(mind: Mind, limit: u32) -> Result<Vec<Frame>> {
     store::list_frames(&filter, false, limit).map_err(storage)
 }
 
-/// Export a mind (see `admin.export-mind`).
+/// Export a mind (see `admin.export-mind`). The Markdown export ends with
+/// the mind's wiki, every page as it reads now, its links turned into links
+/// within the one document.
 pub fn export_mind(mind: Mind, format: ExportFormat) -> Result<Vec<String>> {
-    store::read(&mind, |store| match format {
+    let markdown = matches!(format, ExportFormat::Markdown);
+    let mut lines = store::read(&mind, |store| match format {
         ExportFormat::JsonLines => store.export_lines(),
         ExportFormat::Markdown => store.export_markdown(),
     })
-    .map_err(storage)
+    .map_err(storage)?;
+    if markdown {
+        lines.extend(wiki_lines(&mind));
+    }
+    Ok(lines)
+}
+
+/// The most wiki pages the Markdown export carries.
+const WIKI_EXPORT_PAGES: u32 = 1000;
+
+/// The wiki of a mind as Markdown lines for the one-document export: a
+/// heading, then each page under an anchor named by its address, its
+/// headings one level down and its `slug.md` links pointing at the anchors.
+/// A page that cannot be read is left out (the memories above are the
+/// export; the wiki is read from them).
+fn wiki_lines(mind: &Mind) -> Vec<String> {
+    let Ok(pages) = crate::wiki::list_pages(mind.clone(), WIKI_EXPORT_PAGES) else {
+        return Vec::new();
+    };
+    let mut lines = vec![String::new(), "# Wiki".to_string()];
+    for summary in pages {
+        let Ok(page) = crate::wiki::get_page(mind.clone(), summary.slug.clone()) else {
+            continue;
+        };
+        lines.push(String::new());
+        lines.push(format!("<a id=\"{}\"></a>", summary.slug));
+        lines.push(String::new());
+        for line in page.markdown.lines() {
+            let line = if line.starts_with('#') {
+                format!("#{line}")
+            } else {
+                line.to_string()
+            };
+            lines.push(anchor_links(&line));
+        }
+    }
+    lines
+}
+
+/// `[title](slug.md)` links as `[title](#slug)`.
+fn anchor_links(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("](") {
+        let (before, after) = rest.split_at(at + 2);
+        out.push_str(before);
+        let slug = after
+            .find(".md)")
+            .and_then(|end| after.get(..end).map(|slug| (end, slug)))
+            .filter(|(_, slug)| !slug.is_empty() && !slug.contains([' ', ')', '(', ']', '/', ':']));
+        match slug {
+            Some((end, slug)) => {
+                out.push('#');
+                out.push_str(slug);
+                out.push(')');
+                rest = after.get(end + 4..).unwrap_or_default();
+            }
+            None => rest = after,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Restore an export into an empty mind (see `admin.restore-mind`).
@@ -361,4 +425,18 @@ pub fn exact_neighbours(mind: Mind, vector: Vec<f32>, k: u32) -> Result<Vec<Neig
             cosine: hit.score,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::anchor_links;
+
+    #[test]
+    fn page_links_become_links_within_the_document() {
+        assert_eq!(
+            anchor_links("- works-at [Philips](entity-3.md) and [x](https://a.example/b.md)"),
+            "- works-at [Philips](#entity-3) and [x](https://a.example/b.md)"
+        );
+        assert_eq!(anchor_links("no links ]( here"), "no links ]( here");
+    }
 }
