@@ -122,6 +122,33 @@ pub fn mentions(text: &str, key: &str) -> bool {
     keyed_words(text).any(|(word, _)| word == key || singular(&word) == Some(key))
 }
 
+/// A topic's title: the form of its word the memories use most
+/// (`forms`: lower-cased form → uses), capitalised.
+fn title_of(forms: &BTreeMap<String, usize>, key: &str) -> String {
+    let form = forms
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        .map_or(key, |(form, _)| form.as_str());
+    let mut chars = form.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The title of topic `key` as `texts` say it (its page, read alone).
+pub fn topic_title<'a>(texts: impl IntoIterator<Item = &'a str>, key: &str) -> String {
+    let mut forms: BTreeMap<String, usize> = BTreeMap::new();
+    for text in texts {
+        for (word, form) in keyed_words(text) {
+            if word == key || singular(&word) == Some(key) {
+                *forms.entry(form.to_lowercase()).or_default() += 1;
+            }
+        }
+    }
+    title_of(&forms, key)
+}
+
 /// The recurring topics of `memories`, best first, at most `limit`; the
 /// words of `exclude` (lower-cased entity names) are never topics.
 pub fn recurring_topics(
@@ -214,16 +241,7 @@ pub fn recurring_topics(
         if same_theme {
             continue;
         }
-        let form = seen
-            .forms
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-            .map_or(key.clone(), |(form, _)| form.clone());
-        let mut title = form.chars();
-        let title = title
-            .next()
-            .map(|first| first.to_uppercase().chain(title).collect())
-            .unwrap_or_default();
+        let title = title_of(&seen.forms, &key);
         topics.push(Topic {
             key,
             title,
@@ -297,6 +315,13 @@ mod tests {
         assert_eq!(topics[0].memories, [1, 2, 3, 4]);
         // "fig" is short, and said on one day only.
         assert!(mentions("Invoices pile up", "invoice"));
+        assert_eq!(
+            topic_title(
+                ["Invoices pile up", "two invoices", "an invoice"],
+                "invoice"
+            ),
+            "Invoices"
+        );
         assert!(!mentions("An in-voice note", "invoice"));
     }
 

@@ -22,7 +22,7 @@
 use hive_mind_core::change::{ChangeThresholds, Verdict, judge_change};
 use hive_mind_core::recall::display_text;
 use hive_mind_core::topics::{
-    COHERENCE_SAMPLE, Topic, TopicMemory, coherent_topics, mentions, recurring_topics,
+    COHERENCE_SAMPLE, Topic, TopicMemory, coherent_topics, mentions, recurring_topics, topic_title,
 };
 use hive_mind_core::vectors::mean_pairwise_cosine;
 use hive_mind_core::wiki::{
@@ -327,19 +327,18 @@ fn entity_summary(
 /// ([`hive_mind_core::topics`]); the words of its entities' names are
 /// never topics (those have their pages).
 fn topics(store: &native::MindStore) -> native::StoreResult<Vec<Topic>> {
-    let frames = store.memories_containing("", TOPIC_MEMORIES)?;
-    let texts: Vec<String> = frames
-        .iter()
-        .map(|frame| display_text(&frame.content, None))
+    // Current memories only: a quarantined one is not current.
+    let rows = store.current_texts(TOPIC_MEMORIES)?;
+    let texts: Vec<(u64, String, String)> = rows
+        .into_iter()
+        .map(|(id, content, created_at)| (id, display_text(&content, None), created_at))
         .collect();
-    let memories: Vec<TopicMemory<'_>> = frames
+    let memories: Vec<TopicMemory<'_>> = texts
         .iter()
-        .zip(&texts)
-        .filter(|(frame, _)| !quarantined(frame))
-        .map(|(frame, text)| TopicMemory {
-            id: frame.frame_ref.id,
+        .map(|(id, text, created_at)| TopicMemory {
+            id: *id,
             text,
-            day: frame.created_at.get(..10).unwrap_or(&frame.created_at),
+            day: created_at.get(..10).unwrap_or(created_at),
         })
         .collect();
     let mut exclude = std::collections::BTreeSet::new();
@@ -353,7 +352,7 @@ fn topics(store: &native::MindStore) -> native::StoreResult<Vec<Topic>> {
             }
         }
     }
-    let candidates = recurring_topics(&memories, &exclude, MAX_TOPICS * 4);
+    let candidates = recurring_topics(&memories, &exclude, MAX_TOPICS * 2);
     // The embeddings: each candidate's first memories, and memories taken
     // evenly across the mind for its own coherence.
     let step = (memories.len() / BASELINE_SAMPLE).max(1);
@@ -391,21 +390,22 @@ fn topic_frames(store: &native::MindStore, key: &str) -> native::StoreResult<Vec
     Ok(frames)
 }
 
+/// A detected topic's listing entry, read through the memories detection
+/// found (current ones, newest first), not searched again.
 fn topic_summary(
     store: &native::MindStore,
     thresholds: Option<ChangeThresholds>,
-    key: &str,
-    title: String,
-) -> native::StoreResult<(PageSummary, Statements)> {
-    let statements = statements(store, thresholds, topic_frames(store, key)?)?;
-    let summary = summary(
-        topic_slug(key),
-        title,
+    topic: Topic,
+) -> native::StoreResult<PageSummary> {
+    let frames = store.get_frames(&topic.memories)?;
+    let statements = statements(store, thresholds, frames)?;
+    Ok(summary(
+        topic_slug(&topic.key),
+        topic.title,
         PageKind::Topic,
         String::new(),
         &statements,
-    );
-    Ok((summary, statements))
+    ))
 }
 
 /// The pages of a mind, `you` first, then the most cited entities, then
@@ -429,7 +429,7 @@ pub fn list_pages(mind: Mind, limit: u32) -> Result<Vec<PageSummary>> {
             }
         }
         for topic in topics {
-            pages.push(topic_summary(store, thresholds, &topic.key, topic.title)?.0);
+            pages.push(topic_summary(store, thresholds, topic)?);
         }
         pages.truncate(limit as usize);
         Ok(pages)
@@ -482,11 +482,20 @@ pub fn get_page(mind: Mind, slug: String) -> Result<Page> {
                 (summary, statements, Vec::new(), related)
             }
             PageAddress::Topic(key) => {
-                let title = topics(store)?
-                    .into_iter()
-                    .find(|topic| topic.key == key)
-                    .map_or_else(|| key.clone(), |topic| topic.title);
-                let (summary, statements) = topic_summary(store, thresholds, &key, title)?;
+                let frames = topic_frames(store, &key)?;
+                let texts: Vec<String> = frames
+                    .iter()
+                    .map(|frame| display_text(&frame.content, None))
+                    .collect();
+                let title = topic_title(texts.iter().map(String::as_str), &key);
+                let statements = statements(store, thresholds, frames)?;
+                let summary = summary(
+                    topic_slug(&key),
+                    title,
+                    PageKind::Topic,
+                    String::new(),
+                    &statements,
+                );
                 if statements.current.is_empty() {
                     return Ok(Err(Error::NotFound(format!(
                         "no page {}: no current memory says {key:?}",
@@ -710,7 +719,7 @@ pub fn search_wiki(mind: Mind, text: String, limit: u32) -> Result<Vec<PageSumma
             if pages.len() < limit as usize
                 && (topic.key.contains(&lower) || topic.title.to_lowercase().contains(&lower))
             {
-                pages.push(topic_summary(store, thresholds, &topic.key, topic.title)?.0);
+                pages.push(topic_summary(store, thresholds, topic)?);
             }
         }
         // Then the pages of the memories that say it.

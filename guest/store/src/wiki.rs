@@ -195,4 +195,18 @@ impl MindStore {
         )?;
         Ok(())
     }
+
+    /// The current memories' ids, contents and event times, newest first,
+    /// at most `limit`: what topic detection reads (only the columns it
+    /// needs, for a whole mind at once).
+    pub fn current_texts(&self, limit: u32) -> StoreResult<Vec<(u64, String, String)>> {
+        Ok(self.conn.query_all(
+            &format!(
+                "SELECT f.id, f.content, f.created_at FROM memory_frames f
+                 WHERE {CURRENT} ORDER BY f.created_at DESC, f.id DESC LIMIT ?1"
+            ),
+            [limit],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )?)
+    }
 }

@@ -24,6 +24,7 @@ use hive_mind_models::embedder::Embedder;
 use hive_mind_models::reranker::Unconfigured;
 use hive_mind_runtime::engine::wit_memory::MemoryInput;
 use hive_mind_runtime::engine::wit_types::{Mind, Source};
+use hive_mind_runtime::engine::wit_wiki::PageKind;
 use hive_mind_terminal::Progress;
 
 use super::corpus::{CorpusKind, generate_frames};
@@ -85,6 +86,8 @@ pub struct WikiReport {
     pub entities: usize,
     /// Of those, how many have a page.
     pub entities_with_page: usize,
+    /// Topic pages listed.
+    pub topics: usize,
     /// Current statements (memories other than raw turns).
     pub statements: usize,
     /// Of those, how many no page cites.
@@ -146,7 +149,7 @@ pub fn run(
     let health_ms = ms(started);
 
     // One write that names the most cited entity, then its page again.
-    let touched = listed.iter().find(|page| page.slug != "you");
+    let touched = listed.iter().find(|page| page.kind == PageKind::Entity);
     let (write_ms, page_after_write_ms) = match touched {
         Some(page) => {
             let started = Instant::now();
@@ -167,7 +170,14 @@ pub fn run(
     };
 
     let entities = engine.review().list_entities(&mind, "", None, MAX_PAGES)?;
-    let entities_with_page = listed.iter().filter(|page| page.slug != "you").count();
+    let entities_with_page = listed
+        .iter()
+        .filter(|page| page.kind == PageKind::Entity)
+        .count();
+    let topics = listed
+        .iter()
+        .filter(|page| page.kind == PageKind::Topic)
+        .count();
     let statements = generate_frames(args.frames, args.seed)
         .iter()
         .filter(|frame| !matches!(frame.kind, CorpusKind::RawTurn { .. }))
@@ -187,6 +197,7 @@ pub fn run(
         page_after_write_ms,
         entities: entities.len(),
         entities_with_page,
+        topics,
         statements,
         orphans: health.counts.get(2).copied().unwrap_or(0),
     })
@@ -220,10 +231,11 @@ pub fn render(report: &WikiReport) -> String {
     let _ = writeln!(text, "health report: {:.0} ms", report.health_ms);
     let _ = writeln!(
         text,
-        "coverage: {}/{} entities have a page ({:.1} %); {}/{} statements on some page ({:.1} %)",
+        "coverage: {}/{} entities have a page ({:.1} %), and {} topics; {}/{} statements on some page ({:.1} %)",
         report.entities_with_page,
         report.entities,
         share(report.entities_with_page as f64, report.entities as f64),
+        report.topics,
         report.statements.saturating_sub(report.orphans as usize),
         report.statements,
         share(
