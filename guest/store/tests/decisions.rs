@@ -9,23 +9,7 @@ use crate::support::*;
 
 use hive_mind_store::decisions::PairVerdict;
 use hive_mind_store::erasure::ErasureRequest;
-use hive_mind_store::{Frame, Mind, Minds, StoreError};
-
-fn save_at(minds: &mut Minds, content: &str, at: &str) -> u64 {
-    let mut new = frame(&Mind::Personal, content);
-    new.created_at = Some(at.to_string());
-    minds.save_frame(new).unwrap().frame.frame_ref.id
-}
-
-fn get(minds: &mut Minds, id: u64) -> Frame {
-    minds
-        .mind(&Mind::Personal)
-        .unwrap()
-        .get_frames(&[id])
-        .unwrap()
-        .pop()
-        .unwrap()
-}
+use hive_mind_store::{Mind, Minds, StoreError};
 
 fn undecided(minds: &mut Minds) -> Vec<(u64, u64)> {
     let (count, pairs) = minds

@@ -134,3 +134,21 @@ impl Databases for CountingDatabases {
         self.inner.list()
     }
 }
+
+/// Save `content` to the personal mind, dated `at` (event time): its id.
+pub fn save_at(minds: &mut Minds, content: &str, at: &str) -> u64 {
+    let mut new = frame(&Mind::Personal, content);
+    new.created_at = Some(at.to_string());
+    minds.save_frame(new).unwrap().frame.frame_ref.id
+}
+
+/// The personal mind's frame `id`, as stored now.
+pub fn get(minds: &mut Minds, id: u64) -> hive_mind_store::Frame {
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .get_frames(&[id])
+        .unwrap()
+        .pop()
+        .unwrap()
+}
