@@ -2295,7 +2295,7 @@
 
   function wikiPageItem(page) {
     const counts = page.statements + " statement(s)" + (page.conflicts ? ", " + page.conflicts + " possibly in conflict" : "");
-    const kind = page["entity-type"] ? " (" + page["entity-type"] + ")" : "";
+    const kind = page["entity-type"] ? " (" + page["entity-type"] + ")" : page.kind === "topic" ? " (topic)" : "";
     return el(
       "li",
       { class: "wiki-page-item" },
