@@ -428,6 +428,9 @@
 
   function showView(view, focus) {
     if (!VIEWS.includes(view)) view = "search";
+    // A done message belongs to the view it was said in; errors stay.
+    const status = $("status");
+    if (status && status.classList.contains("ok") && view !== state.view) setStatus("");
     state.view = view;
     for (const name of VIEWS) {
       const section = $("view-" + name);
