@@ -225,7 +225,7 @@ pub fn render(report: &WikiReport) -> String {
     );
     let _ = writeln!(
         text,
-        "after one write: the save {:.0} ms, its page read again in {:.1} ms (no other page changes)",
+        "after one write: the save {:.0} ms, its page read again in {:.1} ms",
         report.write_ms, report.page_after_write_ms
     );
     let _ = writeln!(text, "health report: {:.0} ms", report.health_ms);
