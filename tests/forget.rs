@@ -5,7 +5,6 @@
 
 use std::path::Path;
 
-use rmcp::ServiceExt;
 use serde_json::{Value as Json, json};
 
 use crate::support::{self, cli};
@@ -117,18 +116,8 @@ fn the_cli_lists_then_erases_and_the_text_leaves_the_data_directory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mcp_tool_needs_confirmation_and_refuses_what_does_not_exist() {
     let dir = tempfile::tempdir().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = support::mcp_server(dir.path());
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = support::TestClient.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(support::mcp_server(dir.path())).await;
+    let client = session.client();
     for content in [
         "The wifi password of the cabin is on the fridge.",
         &format!("The cabin wifi password is {SECRET}."),
@@ -207,6 +196,5 @@ async fn the_mcp_tool_needs_confirmation_and_refuses_what_does_not_exist() {
         .structured_content
         .unwrap();
     assert!(recall.to_string().contains("two hours north"), "{recall}");
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }

@@ -33,7 +33,6 @@ use hive_mind_runtime::engine::wit_harvest::{
 use hive_mind_runtime::engine::wit_types::Mind;
 use hive_mind_runtime::engine::{Capabilities, EngineError, EngineRuntime, HarvestError};
 use hive_mind_terminal::Progress;
-use rmcp::ServiceExt;
 use rmcp::service::ServiceError;
 use serde_json::{Value as Json, json};
 
@@ -1345,7 +1344,7 @@ fn auto_without_a_model_is_heuristic_and_llm_without_one_is_refused() {
 // 4. The MCP harvest tools
 // ---------------------------------------------------------------------------
 
-use crate::support::{TestClient, mcp_call as call};
+use crate::support::mcp_call as call;
 
 fn structured(result: &rmcp::model::CallToolResult) -> Json {
     assert_ne!(result.is_error, Some(true), "{result:?}");
@@ -1386,17 +1385,8 @@ async fn mcp_harvest_tools() {
         ..Default::default()
     };
     let server = MemoryServer::with_config(engine, config);
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = TestClient.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(server).await;
+    let client = session.client();
 
     let tools = client.list_all_tools().await.unwrap();
     for expected in ["harvest_import", "harvest_sources", "ingest_source"] {
@@ -1531,8 +1521,7 @@ async fn mcp_harvest_tools() {
     assert_eq!(again["sources"][0]["unchanged"], true, "{again:#}");
     assert_eq!(again["frames"]["raw_turns"], 0, "{again:#}");
 
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
     let db = personal(dir.path());
     assert!(
         !frames(&db).iter().any(|f| f.content.contains("hunter2")),

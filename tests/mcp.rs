@@ -11,11 +11,10 @@ use hive_mind_models::embedder::{Embedder, MockEmbedder};
 use hive_mind_models::reranker::Unconfigured;
 use hive_mind_runtime::engine::wit_types::{FrameRef, Importance, Mind};
 use hive_mind_runtime::engine::{Capabilities, EngineRuntime};
-use rmcp::ServiceExt;
 use rmcp::service::ServiceError;
 use serde_json::{Value as Json, json};
 
-use crate::support::{TestClient, mcp_call as call};
+use crate::support::mcp_call as call;
 
 /// An engine over `dir` with `embedder` (or none: the minds are then read
 /// without locking them to a fingerprint).
@@ -56,18 +55,8 @@ fn mcp_error(result: Result<rmcp::model::CallToolResult, ServiceError>) -> Strin
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_save_recall_and_refuse_bad_calls_in_process() {
     let dir = tempfile::tempdir().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = server(dir.path());
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = TestClient.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(server(dir.path())).await;
+    let client = session.client();
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
@@ -356,8 +345,7 @@ async fn tools_save_recall_and_refuse_bad_calls_in_process() {
             .is_err()
     );
 
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }
 
 /// A `hive-mind mcp` child speaking newline-delimited JSON-RPC. Its
@@ -708,18 +696,8 @@ fn two_servers_on_one_data_directory_lose_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_graph_built_over_mcp_changes_the_ranking() {
     let dir = tempfile::tempdir().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = server(dir.path());
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = TestClient.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(server(dir.path())).await;
+    let client = session.client();
 
     // Two memories that match the query's words equally.
     for content in [
@@ -783,25 +761,14 @@ async fn a_graph_built_over_mcp_changes_the_ranking() {
     assert!(!why.contains("contextual 0.00"), "{why}");
     assert!(contextual(&after, "search migration").contains("contextual 0.00"));
 
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cleanup_frames_reports_then_retires_duplicates_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = server(dir.path());
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = TestClient.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(server(dir.path())).await;
+    let client = session.client();
     let save = |content: &'static str, importance: &'static str| {
         call(
             "save_memory",
@@ -920,25 +887,14 @@ async fn cleanup_frames_reports_then_retires_duplicates_and_keeps_the_rest() {
     );
     assert!(error.contains("unknown workspace"), "{error}");
 
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cleanup_never_retires_a_current_version_in_favour_of_its_history() {
     let dir = tempfile::tempdir().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = server(dir.path());
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = TestClient.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(server(dir.path())).await;
+    let client = session.client();
     let tool = |name: &'static str, arguments: Json| {
         let client = &client;
         async move { structured(&client.call_tool(call(name, arguments)).await.unwrap()) }
@@ -1044,8 +1000,7 @@ async fn cleanup_never_retires_a_current_version_in_favour_of_its_history() {
         "{recalled}"
     );
 
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }
 
 /// A data directory whose path has no hidden component (tempfile's default

@@ -8,7 +8,6 @@
 
 use std::path::Path;
 
-use rmcp::ServiceExt;
 use serde_json::{Value as Json, json};
 
 use crate::support::{self, cli};
@@ -208,18 +207,8 @@ fn sessions_close_and_a_workspace_is_deleted_only_when_confirmed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mcp_review_tools_change_read_and_clean_up() {
     let dir = tempfile::tempdir().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = support::mcp_server(dir.path());
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = support::TestClient.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(support::mcp_server(dir.path())).await;
+    let client = session.client();
     let tool = |name: &'static str, arguments: Json| {
         let client = &client;
         async move {
@@ -318,6 +307,5 @@ async fn the_mcp_review_tools_change_read_and_clean_up() {
         let (failed, _) = tool(name, arguments.clone()).await;
         assert!(failed, "{name} {arguments}");
     }
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }

@@ -251,21 +251,8 @@ fn an_import_job_lost_with_its_instance_is_refused_not_confused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mcp_server_keeps_serving_after_a_trap() {
-    use rmcp::ServiceExt;
-    use rmcp::model::{CallToolRequestParams, ClientConfig};
+    use crate::support::mcp_call as call;
     use serde_json::json;
-
-    #[derive(Debug, Clone, Default)]
-    struct Client;
-    impl rmcp::ClientHandler for Client {
-        fn get_info(&self) -> ClientConfig {
-            ClientConfig::default()
-        }
-    }
-    let call = |name: &str, arguments: serde_json::Value| {
-        CallToolRequestParams::new(name.to_string())
-            .with_arguments(arguments.as_object().unwrap().clone())
-    };
 
     let dir = tempfile::tempdir().unwrap();
     let embedder = Arc::new(SlowEmbedder {
@@ -284,17 +271,8 @@ async fn the_mcp_server_keeps_serving_after_a_trap() {
     };
     let server =
         hive_mind_host::mcp::MemoryServer::new(engine(dir.path(), embedder.clone(), limits));
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let serving = tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await
-            .unwrap()
-            .waiting()
-            .await
-            .unwrap();
-    });
-    let client = Client.serve(client_io).await.unwrap();
+    let session = crate::support::McpSession::serve(server).await;
+    let client = session.client();
 
     // A save whose embedding outlasts the save deadline traps.
     embedder.slow.store(true, Ordering::SeqCst);
@@ -323,6 +301,5 @@ async fn the_mcp_server_keeps_serving_after_a_trap() {
         .unwrap();
     let text = recalled.content[0].as_text().unwrap().text.clone();
     assert!(text.contains("PostgreSQL"), "{text}");
-    client.cancel().await.unwrap();
-    serving.await.unwrap();
+    session.close().await;
 }

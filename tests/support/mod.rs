@@ -227,11 +227,15 @@ pub struct McpSession {
 }
 
 impl McpSession {
-    /// Start the server and connect.
+    /// Start the server over `dir` ([`mcp_server`]) and connect.
     pub async fn start(dir: &Path) -> McpSession {
+        McpSession::serve(mcp_server(dir)).await
+    }
+
+    /// Serve `server` (one a test configured itself) and connect.
+    pub async fn serve(server: hive_mind_host::mcp::MemoryServer) -> McpSession {
         use rmcp::ServiceExt;
         let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        let server = mcp_server(dir);
         let serving = tokio::spawn(async move {
             server
                 .serve(server_io)
@@ -243,6 +247,12 @@ impl McpSession {
         });
         let client = TestClient.serve(client_io).await.unwrap();
         McpSession { client, serving }
+    }
+
+    /// The connected client, for what [`McpSession::tool`] does not cover
+    /// (listing the tools, a call's whole result).
+    pub fn client(&self) -> &rmcp::service::RunningService<rmcp::RoleClient, TestClient> {
+        &self.client
     }
 
     /// Call a tool: whether it failed (a tool error, or arguments the
