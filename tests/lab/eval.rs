@@ -517,11 +517,13 @@ fn the_commands_run_from_the_cli_with_json_output() {
 fn the_wiki_benchmark_reads_every_page_and_reports_its_coverage() {
     let root = tempfile::tempdir().unwrap();
     let args = hive_mind_lab::bench::wiki::BenchWikiArgs {
-        frames: 40,
-        keep_corpus: None,
-        seed: 3,
-        json: false,
-        quiet: true,
+        corpus: hive_mind_lab::bench::recall::CorpusArgs {
+            frames: 40,
+            keep_corpus: None,
+            seed: 3,
+            json: false,
+            quiet: true,
+        },
     };
     let report = hive_mind_lab::bench::wiki::run(
         &args,

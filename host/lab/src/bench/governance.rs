@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -27,35 +27,21 @@ use hive_mind_runtime::engine::wit_types::{FrameRef, Mind};
 use hive_mind_terminal::Progress;
 
 use super::corpus::generate_frames;
-use super::recall::{
-    BenchError, DEFAULT_SEED, RecallBenchOptions, default_corpus_dir, open_corpus,
-};
+use super::recall::{BenchError, CorpusArgs, RecallBenchOptions, open_corpus};
 use crate::mind::open_engine;
 
 /// `hive-mind-lab bench governance`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchGovernanceArgs {
-    /// Memories in the mind.
-    #[arg(long, default_value_t = 10_000)]
-    pub frames: usize,
+    /// The mind (the recall corpus), and how the report is printed.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     /// Single memories to forget, one at a time.
     #[arg(long, default_value_t = 5)]
     pub forgets: usize,
-    /// Where the corpus lives (as `bench recall`'s; never changed).
-    #[arg(long)]
-    pub keep_corpus: Option<PathBuf>,
-    /// The generator's seed.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
     /// Skip the export and restore (forget only).
     #[arg(long)]
     pub no_export: bool,
-    /// Print one JSON object instead of the text.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
 }
 
 /// What the benchmark measured.
@@ -184,14 +170,14 @@ pub fn run(
     embedder: Arc<dyn Embedder>,
     progress: &Progress,
 ) -> Result<GovernanceReport, BenchError> {
-    if args.frames == 0 || args.forgets == 0 {
+    if args.corpus.frames == 0 || args.forgets == 0 {
         return Err(BenchError::Option(
             "--frames and --forgets must be at least 1".into(),
         ));
     }
     let (work, reused) = copied_corpus(
-        args.frames,
-        args.seed,
+        args.corpus.frames,
+        args.corpus.seed,
         corpus_dir,
         "governance-",
         Arc::clone(&embedder),
@@ -272,7 +258,7 @@ pub fn run(
         (Some(export), Some(restore), Some(reembed))
     };
     Ok(GovernanceReport {
-        frames: args.frames,
+        frames: args.corpus.frames,
         embedder: embedder.info().to_string(),
         reused_corpus: reused,
         bytes_before,
@@ -348,53 +334,10 @@ pub fn command(
     data_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let options = CorpusCommand {
-        frames: args.frames,
-        keep_corpus: args.keep_corpus.as_deref(),
-        json: args.json,
-        quiet: args.quiet,
-    };
-    options.run(
+    args.corpus.run(
         data_dir,
-        |corpus_dir, embedder, progress| run(args, corpus_dir, embedder, progress),
+        |_, corpus_dir, embedder, progress| run(args, corpus_dir, embedder, progress),
         render,
         out,
     )
-}
-
-/// How a benchmark on the recall corpus is run from the command line.
-pub(super) struct CorpusCommand<'a> {
-    /// Memories in the corpus.
-    pub frames: usize,
-    /// Where it lives (default: beside the other corpora, by size and model).
-    pub keep_corpus: Option<&'a Path>,
-    /// Print the report as JSON.
-    pub json: bool,
-    /// No progress bar.
-    pub quiet: bool,
-}
-
-impl CorpusCommand<'_> {
-    /// Resolve the embedder `data_dir` configures and the corpus folder,
-    /// run `bench` with a progress bar, and write its report (`render`, or
-    /// JSON).
-    pub fn run<R: Serialize>(
-        &self,
-        data_dir: &Path,
-        bench: impl FnOnce(&Path, Arc<dyn Embedder>, &Progress) -> Result<R, BenchError>,
-        render: impl Fn(&R) -> String,
-        out: &mut dyn Write,
-    ) -> Result<(), BenchError> {
-        let config = hive_mind_models::config::Config::load_in(data_dir)?;
-        let active = hive_mind_models::embedder::resolve(&config.embedder)?;
-        let corpus_dir = self.keep_corpus.map_or_else(
-            || default_corpus_dir(self.frames, &active.info.model),
-            Path::to_path_buf,
-        );
-        let progress = Progress::new(0, "memories", self.quiet);
-        let report = bench(&corpus_dir, active.embedder, &progress);
-        progress.finish();
-        let report = report?;
-        Ok(super::write_report(&report, self.json, render, out)?)
-    }
 }

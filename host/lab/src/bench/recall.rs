@@ -88,25 +88,12 @@ pub const DEFAULT_SEED: u64 = 20_240_601;
 /// `hive-mind-lab bench recall`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchRecallArgs {
-    /// Memories in the corpus.
-    #[arg(long, default_value_t = 10_000)]
-    pub frames: usize,
+    /// The corpus, and how the report is printed.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     /// Queries to time.
     #[arg(long, default_value_t = 200)]
     pub queries: usize,
-    /// Where the corpus lives (built there once, reused after); default
-    /// `target/bench-corpus/<frames>-<embedder model>`.
-    #[arg(long)]
-    pub keep_corpus: Option<PathBuf>,
-    /// The generator's seed.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
-    /// Print one JSON object instead of the text.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar (it is drawn only when stderr is a terminal anyway).
-    #[arg(long)]
-    pub quiet: bool,
     /// Time recall with the configured reranker (default: the shipped
     /// cross-encoder) at the engine's default pool; without it, the
     /// benchmark measures the pipeline alone.
@@ -779,38 +766,90 @@ pub fn render(report: &RecallBenchReport) -> String {
     text
 }
 
+/// The arguments every benchmark on the recall corpus takes: which corpus,
+/// and how its report is printed.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CorpusArgs {
+    /// Memories in the corpus.
+    #[arg(long, default_value_t = 10_000)]
+    pub frames: usize,
+    /// Where the corpus lives (built there once, reused after); default
+    /// `target/bench-corpus/<frames>-<embedder model>`. A benchmark that
+    /// changes a mind works on a copy; the corpus is never changed.
+    #[arg(long)]
+    pub keep_corpus: Option<PathBuf>,
+    /// The generator's seed.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Print one JSON object instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl CorpusArgs {
+    /// Resolve the embedder `data_dir` configures and the corpus folder,
+    /// run `bench` (given the configuration too) with a progress bar, and
+    /// write its report (`render`, or JSON).
+    pub fn run<R: Serialize>(
+        &self,
+        data_dir: &Path,
+        bench: impl FnOnce(
+            &hive_mind_models::config::Config,
+            &Path,
+            Arc<dyn Embedder>,
+            &Progress,
+        ) -> Result<R, BenchError>,
+        render: impl Fn(&R) -> String,
+        out: &mut dyn Write,
+    ) -> Result<(), BenchError> {
+        let config = hive_mind_models::config::Config::load_in(data_dir)?;
+        let active = hive_mind_models::embedder::resolve(&config.embedder)?;
+        if active.info.is_mock() {
+            eprintln!("warning: the MOCK embedder is active; vector similarity means nothing");
+        }
+        let corpus_dir = self
+            .keep_corpus
+            .clone()
+            .unwrap_or_else(|| default_corpus_dir(self.frames, &active.info.model));
+        let progress = Progress::new(0, "memories", self.quiet);
+        let report = bench(&config, &corpus_dir, active.embedder, &progress);
+        progress.finish();
+        let report = report?;
+        Ok(super::write_report(&report, self.json, render, out)?)
+    }
+}
+
 /// Run `hive-mind-lab bench recall` with the embedder `data_dir` configures.
 pub fn command(
     args: &BenchRecallArgs,
     data_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let config = hive_mind_models::config::Config::load_in(data_dir)?;
-    let active = hive_mind_models::embedder::resolve(&config.embedder)?;
-    if active.info.is_mock() {
-        eprintln!("warning: the MOCK embedder is active; vector similarity means nothing");
-    }
-    let options = RecallBenchOptions {
-        frames: args.frames,
-        queries: args.queries,
-        corpus_dir: args
-            .keep_corpus
-            .clone()
-            .unwrap_or_else(|| default_corpus_dir(args.frames, &active.info.model)),
-        seed: args.seed,
-        rerank: None,
-    };
-    let mut options = options;
-    if args.rerank {
-        let loaded = hive_mind_models::reranker::load(&config.reranker)?;
-        match loaded.missing {
-            Some(why) => return Err(BenchError::Option(format!("--rerank: no reranker: {why}"))),
-            None => options.rerank = Some((loaded.reranker, args.rerank_pool)),
-        }
-    }
-    let progress = Progress::new(0, "memories", args.quiet);
-    let report = run(&options, active.embedder, &progress);
-    progress.finish();
-    let report = report?;
-    Ok(super::write_report(&report, args.json, render, out)?)
+    args.corpus.run(
+        data_dir,
+        |config, corpus_dir, embedder, progress| {
+            let mut options = RecallBenchOptions {
+                frames: args.corpus.frames,
+                queries: args.queries,
+                corpus_dir: corpus_dir.to_path_buf(),
+                seed: args.corpus.seed,
+                rerank: None,
+            };
+            if args.rerank {
+                let loaded = hive_mind_models::reranker::load(&config.reranker)?;
+                match loaded.missing {
+                    Some(why) => {
+                        return Err(BenchError::Option(format!("--rerank: no reranker: {why}")));
+                    }
+                    None => options.rerank = Some((loaded.reranker, args.rerank_pool)),
+                }
+            }
+            run(&options, embedder, progress)
+        },
+        render,
+        out,
+    )
 }

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -28,8 +28,8 @@ use hive_mind_runtime::engine::wit_wiki::PageKind;
 use hive_mind_terminal::Progress;
 
 use super::corpus::{CorpusKind, generate_frames};
-use super::governance::{CorpusCommand, copied_corpus};
-use super::recall::{BenchError, DEFAULT_SEED};
+use super::governance::copied_corpus;
+use super::recall::{BenchError, CorpusArgs};
 use crate::mind::open_engine;
 
 /// The most pages the listing reads (the engine's bound).
@@ -38,21 +38,9 @@ const MAX_PAGES: u32 = 1000;
 /// `hive-mind-lab bench wiki`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchWikiArgs {
-    /// Memories in the mind.
-    #[arg(long, default_value_t = 10_000)]
-    pub frames: usize,
-    /// Where the corpus lives (as `bench recall`'s; never changed).
-    #[arg(long)]
-    pub keep_corpus: Option<PathBuf>,
-    /// The generator's seed.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
-    /// Print one JSON object instead of the text.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
+    /// The mind (the recall corpus), and how the report is printed.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
 }
 
 /// What the benchmark measured.
@@ -110,12 +98,12 @@ pub fn run(
     embedder: Arc<dyn Embedder>,
     progress: &Progress,
 ) -> Result<WikiReport, BenchError> {
-    if args.frames == 0 {
+    if args.corpus.frames == 0 {
         return Err(BenchError::Option("--frames must be at least 1".into()));
     }
     let (work, _) = copied_corpus(
-        args.frames,
-        args.seed,
+        args.corpus.frames,
+        args.corpus.seed,
         corpus_dir,
         "wiki-",
         Arc::clone(&embedder),
@@ -178,12 +166,12 @@ pub fn run(
         .iter()
         .filter(|page| page.kind == PageKind::Topic)
         .count();
-    let statements = generate_frames(args.frames, args.seed)
+    let statements = generate_frames(args.corpus.frames, args.corpus.seed)
         .iter()
         .filter(|frame| !matches!(frame.kind, CorpusKind::RawTurn { .. }))
         .count();
     Ok(WikiReport {
-        frames: args.frames,
+        frames: args.corpus.frames,
         embedder: embedder.info().to_string(),
         pages: listed.len(),
         list_ms,
@@ -252,15 +240,9 @@ pub fn command(
     data_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    let options = CorpusCommand {
-        frames: args.frames,
-        keep_corpus: args.keep_corpus.as_deref(),
-        json: args.json,
-        quiet: args.quiet,
-    };
-    options.run(
+    args.corpus.run(
         data_dir,
-        |corpus_dir, embedder, progress| run(args, corpus_dir, embedder, progress),
+        |_, corpus_dir, embedder, progress| run(args, corpus_dir, embedder, progress),
         render,
         out,
     )
