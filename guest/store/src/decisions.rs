@@ -28,7 +28,7 @@ use crate::sql::{Connection, TransactionBehavior, params};
 use super::MindStore;
 use super::clock::now;
 use super::error::{StoreError, StoreResult};
-use super::frames::{FRAME_COLUMNS, frame_from_row, get_in};
+use super::frames::{FRAME_COLUMNS, frame_from_row, get_in, id_list};
 use super::review::log_review;
 use super::types::Frame;
 
@@ -177,16 +177,15 @@ impl MindStore {
 
     /// The pairs among `ids` the owner has decided on, as (older, newer).
     pub fn decided_pairs(&self, ids: &[u64]) -> StoreResult<BTreeSet<(u64, u64)>> {
-        let mut pairs = BTreeSet::new();
-        for id in ids {
-            let rows: Vec<(u64, u64)> = self.conn.query_all(
-                "SELECT older_id, newer_id FROM memory_pair_verdicts WHERE older_id = ?1",
-                [*id],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )?;
-            pairs.extend(rows);
-        }
-        Ok(pairs)
+        // One statement for the lot (from a component, each statement is a
+        // call across the boundary).
+        let pairs: Vec<(u64, u64)> = self.conn.query_all(
+            "SELECT older_id, newer_id FROM memory_pair_verdicts
+             WHERE older_id IN (SELECT value FROM json_each(?1))",
+            [id_list(ids)],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        Ok(pairs.into_iter().collect())
     }
 
     /// The replacements the engine made on its own that the owner has not
@@ -207,15 +206,22 @@ impl MindStore {
             [limit],
             |row| frame_from_row(&self.mind, row),
         )?;
-        let mut pairs = Vec::with_capacity(older.len());
-        for frame in older {
-            if let Some(newer) = frame
-                .superseded_by
-                .and_then(|id| get_in(&self.conn, &self.mind, id).transpose())
-            {
-                pairs.push((frame, newer?));
-            }
-        }
+        let newer_ids: Vec<u64> = older
+            .iter()
+            .filter_map(|frame| frame.superseded_by)
+            .collect();
+        let newer: std::collections::HashMap<u64, Frame> = self
+            .get_frames(&newer_ids)?
+            .into_iter()
+            .map(|frame| (frame.frame_ref.id, frame))
+            .collect();
+        let pairs = older
+            .into_iter()
+            .filter_map(|frame| {
+                let replacing = frame.superseded_by.and_then(|id| newer.get(&id).cloned())?;
+                Some((frame, replacing))
+            })
+            .collect();
         Ok((count, pairs))
     }
 }
