@@ -58,6 +58,9 @@ fn build_components() -> Result<(), String> {
         "wit",
         "guest",
         "tests/sandbox-probe",
+        // Model files the engine compiles in.
+        "models/injection-detector",
+        "models/change-judge",
         "Cargo.lock",
         "Cargo.toml",
     ] {

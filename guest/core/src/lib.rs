@@ -18,7 +18,10 @@
 //!   relations; [`raw_turn`] tags verbatim conversation turns and gives
 //!   each the end of the turn before it as its search context;
 //!   [`supersede`] gives a short statement its slot (`user|residence`), so
-//!   a newer statement of the same slot replaces the older in recall.
+//!   a newer statement of the same slot replaces the older in recall;
+//!   [`change`] judges whether a newer statement replaces an older one,
+//!   with [`heads`]' learned change judge reading their vectors where one
+//!   ships for the embedder.
 //! - **Recalling.** [`fusion`] merges a search's keyword and vector hits by
 //!   their normalised scores, and ranked listings by reciprocal rank fusion;
 //!   [`relevance`] scores a frame by recency, popularity, graph distance and
@@ -54,6 +57,7 @@ pub mod detector;
 pub mod entity;
 pub mod fusion;
 pub mod hash;
+pub mod heads;
 pub mod injection;
 pub mod raw_turn;
 pub mod recall;
