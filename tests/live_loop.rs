@@ -209,6 +209,43 @@ fn the_replaced_statement_is_history_and_forgetting_the_newer_brings_it_back() {
     assert_eq!(position(&answer, "MySQL"), None);
 }
 
+/// The write path asks the learned change judge shipped for the embedder
+/// (`models/change-judge/all-MiniLM-L6-v2.json`): a change said with no
+/// word of change and no slot pattern ("reset to 7390 after the
+/// break-in"), which the cosine-and-words rules leave open, is closed by
+/// its reading. The pair is one of its training pairs: this checks that
+/// the engine consults the judge on the stored vectors, not how well the
+/// judge generalises (the lab's `eval timelines` measures that).
+#[test]
+fn the_learned_judge_closes_a_change_the_words_do_not_announce() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine(dir.path());
+    let old = save(
+        &mut engine,
+        "Bike room door code is 4812.",
+        "2025-05-02T09:00:00Z",
+        Importance::Normal,
+    );
+    let new = save(
+        &mut engine,
+        "Bike room code reset to 7390 after the break-in.",
+        "2025-11-20T09:00:00Z",
+        Importance::Normal,
+    );
+    let history = engine
+        .memory_history(&hive_mind_runtime::engine::wit_types::FrameRef {
+            mind: Mind::Personal,
+            id: new,
+        })
+        .unwrap();
+    let ids: Vec<u64> = history.iter().map(|frame| frame.ref_.id).collect();
+    assert_eq!(ids, [old, new]);
+    assert!(history[0].valid_to.is_some());
+    let answer = recall(&mut engine, "What is the bike room code?");
+    assert_eq!(position(&answer, "7390"), Some(0), "{:?}", texts(&answer));
+    assert_eq!(position(&answer, "4812"), None, "{:?}", texts(&answer));
+}
+
 #[test]
 fn answers_rank_above_important_memories_that_match_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,8 @@
 //! import of conversations and harvest — once a frame is stored: its
 //! nearest neighbours in its mind (the in-memory vector index, searched
 //! with the frame's own vector) that reach the *related* threshold are
-//! judged against it ([`judge_change`]). A sure replacement puts the two on
+//! judged against it ([`judge_statements`], on the two texts and stored
+//! vectors). A sure replacement puts the two on
 //! one timeline (`join_timeline`: the earlier statement closed at the later
 //! one's event time, as a correction closes it, so history and `as-of` keep
 //! it and forgetting the newer reopens it); a possible conflict links them
@@ -18,13 +19,17 @@
 //!
 //! Both need vectors that carry meaning and the embedder's calibrated floor
 //! (`calibration`), which places the thresholds
-//! ([`ChangeThresholds::for_floor`]); without them nothing is judged.
+//! ([`ChangeThresholds::for_floor`]); without them nothing is judged. The
+//! learned judge is the one compiled in for the active embedder's model
+//! and dimension ([`change_judge`]); under any other embedder the rules
+//! judge alone.
 
 use std::collections::{BTreeMap, HashMap};
 
 use hive_mind_core::change::{
-    ChangeThresholds, StatementKind, Verdict, judge_change, statement_kind,
+    ChangeThresholds, StatementKind, Verdict, judge_statements, statement_kind,
 };
+use hive_mind_core::heads::change_judge;
 use hive_mind_core::recall::{ChangeOrdering, MindKey, RankedMemory, order_changes};
 
 use crate::calibration;
@@ -36,16 +41,21 @@ use crate::store;
 /// How many nearest neighbours of a new frame are judged.
 pub const NEIGHBOURS: u32 = 8;
 
-/// The thresholds of the active embedder, or `None` when its vectors carry
-/// no meaning or its floor cannot be measured.
+/// The thresholds of the active embedder, with its learned change judge
+/// when one ships for it ([`hive_mind_core::heads::change_judge`]), or
+/// `None` when its vectors carry no meaning or its floor cannot be
+/// measured.
 pub fn thresholds() -> Option<ChangeThresholds> {
     let info = embedder::info().ok()?;
     if !info.meaningful {
         return None;
     }
+    let head = usize::try_from(info.dimensions)
+        .ok()
+        .and_then(|dimensions| change_judge(&info.model, dimensions));
     calibration::min_cosine(&info)
         .ok()
-        .map(ChangeThresholds::for_floor)
+        .map(|floor| ChangeThresholds::for_floor(floor).with_head(head))
 }
 
 /// A frame just written: what [`settle`] judges.
@@ -67,7 +77,7 @@ pub struct Written<'a> {
 pub fn settle(mind: &Mind, written: &[Written<'_>]) {
     let judged: Vec<&Written<'_>> = written
         .iter()
-        .filter(|frame| statement_kind(frame.content) == StatementKind::State)
+        .filter(|frame| statement_kind(frame.content) != StatementKind::Unjudged)
         .collect();
     if judged.is_empty() {
         return;
@@ -99,7 +109,7 @@ fn settle_one(
     let mut near: BTreeMap<u64, f64> = BTreeMap::new();
     for hit in hits {
         let other = hit.ref_.id;
-        if other != id && hit.score >= thresholds.related {
+        if other != id && hit.score >= thresholds.candidate() {
             let best = near.entry(other).or_insert(hit.score);
             *best = best.max(hit.score);
         }
@@ -119,6 +129,8 @@ fn settle_one(
         id,
     });
     let frames = store::get_frames(&refs)?;
+    let ids: Vec<u64> = near.keys().copied().collect();
+    let vectors: HashMap<u64, Vec<f32>> = store::frame_vectors(mind, &ids)?.into_iter().collect();
     let Some(new) = frames.iter().find(|frame| frame.ref_.id == id) else {
         return Ok(());
     };
@@ -130,15 +142,19 @@ fn settle_one(
         if old.valid_to.is_some() {
             continue;
         }
-        let Some(&cosine) = near.get(&old.ref_.id) else {
+        let (Some(&cosine), Some(old_vector)) = (near.get(&old.ref_.id), vectors.get(&old.ref_.id))
+        else {
             continue;
         };
-        let (older, newer) = if (old.created_at, old.ref_.id) <= (new.created_at, id) {
-            (old, new)
-        } else {
-            (new, old)
-        };
-        match judge_change(&older.content, &newer.content, cosine, thresholds) {
+        let old_side = (old.content.as_str(), old_vector.as_slice());
+        let new_side = (new.content.as_str(), vector);
+        let ((older, older_side), (newer, newer_side)) =
+            if (old.created_at, old.ref_.id) <= (new.created_at, id) {
+                ((old, old_side), (new, new_side))
+            } else {
+                ((new, new_side), (old, old_side))
+            };
+        match judge_statements(older_side, newer_side, thresholds) {
             Verdict::Replaces => {
                 store::join_timeline(mind, older.ref_.id, newer.ref_.id)?;
             }

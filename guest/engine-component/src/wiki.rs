@@ -12,14 +12,14 @@
 //! - **history**: the others that a newer statement or a correction
 //!   replaced (`superseded-by`), newest first;
 //! - **conflicts**: two current statements the engine linked when the
-//!   newer was written, which [`judge_change`] still reads as a possible
+//!   newer was written, which [`judge_statements`] still reads as a possible
 //!   conflict (the links also join merely similar memories);
 //! - **related**: the entity's relations, to the other entities' pages.
 //!
 //! The `you` page is the identity the mind holds and the owner's own
 //! statements (memories that speak in the first person or of "the user").
 
-use hive_mind_core::change::{ChangeThresholds, Verdict, judge_change};
+use hive_mind_core::change::{ChangeThresholds, Verdict, judge_statements};
 use hive_mind_core::recall::display_text;
 use hive_mind_core::topics::{
     COHERENCE_SAMPLE, Topic, TopicMemory, coherent_topics, mentions, recurring_topics, topic_title,
@@ -181,7 +181,9 @@ fn statements(
     if let Some(thresholds) = thresholds {
         // A pair the owner decided on is no longer in question.
         let decided = store.decided_pairs(&ids)?;
-        for (a, b, similarity) in store.links_among(&ids)? {
+        let vectors: std::collections::HashMap<u64, Vec<f32>> =
+            store.frame_vectors(&ids)?.into_iter().collect();
+        for (a, b, _similarity) in store.links_among(&ids)? {
             let (Some(first), Some(second)) = (
                 current.iter().find(|frame| frame.frame_ref.id == a),
                 current.iter().find(|frame| frame.frame_ref.id == b),
@@ -200,9 +202,18 @@ fn statements(
                 } else {
                     (second, first)
                 };
+            let (Some(older_vector), Some(newer_vector)) = (
+                vectors.get(&older.frame_ref.id),
+                vectors.get(&newer.frame_ref.id),
+            ) else {
+                continue;
+            };
             if !decided.contains(&(older.frame_ref.id, newer.frame_ref.id))
-                && judge_change(&older.content, &newer.content, similarity, thresholds)
-                    == Verdict::PossibleConflict
+                && judge_statements(
+                    (&older.content, older_vector),
+                    (&newer.content, newer_vector),
+                    thresholds,
+                ) == Verdict::PossibleConflict
             {
                 conflicts.push((older.frame_ref.id, newer.frame_ref.id));
             }

@@ -4,7 +4,8 @@
 //! ([`crate::change`]) and closes the ones it surely replaces; whatever was
 //! decided then, recall looks again at what it is about to return: for two
 //! recalled memories of one mind whose statements are related states
-//! ([`judge_change`] on their stored vectors' cosine),
+//! ([`judge_statements`] on their stored vectors: the learned judge where
+//! one ships for the embedder, else the cosine and the words),
 //!
 //! - **replaces**: the older one is left out (a memory written before the
 //!   write-time judgement existed, or one the neighbour search missed);
@@ -21,7 +22,7 @@ use std::collections::HashMap;
 use super::MindKey;
 use super::rank::RankedMemory;
 use crate::calendar::parse_instant;
-use crate::change::{ChangeThresholds, Verdict, judge_change};
+use crate::change::{ChangeThresholds, Verdict, judge_statements};
 
 /// What [`order_changes`] did.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -76,7 +77,7 @@ pub fn order_changes(
                 continue;
             };
             let similarity = crate::vectors::cosine(va, vb);
-            if similarity < thresholds.related {
+            if similarity < thresholds.candidate() {
                 continue;
             }
             let (older, newer) = if event_key(a) <= event_key(b) {
@@ -87,10 +88,10 @@ pub fn order_changes(
             let (Some(old), Some(new)) = (memories.get(older), memories.get(newer)) else {
                 continue;
             };
-            match judge_change(
-                &old.frame.content,
-                &new.frame.content,
-                similarity,
+            let (vold, vnew) = if older == i { (va, vb) } else { (vb, va) };
+            match judge_statements(
+                (&old.frame.content, vold),
+                (&new.frame.content, vnew),
                 thresholds,
             ) {
                 Verdict::Replaces => {
