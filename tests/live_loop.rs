@@ -40,6 +40,19 @@ fn save(engine: &mut EngineRuntime, content: &str, at: &str, importance: Importa
         .id
 }
 
+/// `new`'s history is `old` then `new`, and `old` was closed.
+fn assert_replaced(engine: &mut EngineRuntime, old: u64, new: u64) {
+    let history = engine
+        .memory_history(&hive_mind_runtime::engine::wit_types::FrameRef {
+            mind: Mind::Personal,
+            id: new,
+        })
+        .unwrap();
+    let ids: Vec<u64> = history.iter().map(|frame| frame.ref_.id).collect();
+    assert_eq!(ids, [old, new]);
+    assert!(history[0].valid_to.is_some());
+}
+
 fn recall(engine: &mut EngineRuntime, query: &str) -> Recall {
     let options = RecallOptions {
         limit: Some(10),
@@ -189,15 +202,7 @@ fn the_replaced_statement_is_history_and_forgetting_the_newer_brings_it_back() {
         "2026-02-10T09:00:00Z",
         Importance::Normal,
     );
-    let history = engine
-        .memory_history(&hive_mind_runtime::engine::wit_types::FrameRef {
-            mind: Mind::Personal,
-            id: new,
-        })
-        .unwrap();
-    let ids: Vec<u64> = history.iter().map(|frame| frame.ref_.id).collect();
-    assert_eq!(ids, [old, new]);
-    assert!(history[0].valid_to.is_some());
+    assert_replaced(&mut engine, old, new);
 
     let answer = recall(&mut engine, "Where are the invoices stored?");
     assert_eq!(
@@ -232,15 +237,7 @@ fn the_learned_judge_closes_a_change_the_words_do_not_announce() {
         "2025-11-20T09:00:00Z",
         Importance::Normal,
     );
-    let history = engine
-        .memory_history(&hive_mind_runtime::engine::wit_types::FrameRef {
-            mind: Mind::Personal,
-            id: new,
-        })
-        .unwrap();
-    let ids: Vec<u64> = history.iter().map(|frame| frame.ref_.id).collect();
-    assert_eq!(ids, [old, new]);
-    assert!(history[0].valid_to.is_some());
+    assert_replaced(&mut engine, old, new);
     let answer = recall(&mut engine, "What is the bike room code?");
     assert_eq!(position(&answer, "7390"), Some(0), "{:?}", texts(&answer));
     assert_eq!(position(&answer, "4812"), None, "{:?}", texts(&answer));

@@ -283,12 +283,7 @@ fn main() -> Result<()> {
     for (index, left_out) in train.iter().enumerate() {
         let (features, kinds) = gather(train.iter().enumerate().filter(|(i, _)| *i != index));
         let model = fit::fit(&features, &labels_of(&kinds), &weights_of(&kinds), args.c);
-        let scored: Vec<(f64, PairKind)> = left_out
-            .features
-            .iter()
-            .zip(&left_out.kinds)
-            .map(|(x, &kind)| (model.probability(x), kind))
-            .collect();
+        let scored = scored(&model, left_out);
         per_source.push((left_out.name.clone(), scored.clone()));
         held_out.extend(scored);
     }
@@ -327,12 +322,7 @@ fn main() -> Result<()> {
     }
     rows.push(fit::Figures::of("held out: all", &held_out, thresholds));
     for source in &validate {
-        let scored: Vec<(f64, PairKind)> = source
-            .features
-            .iter()
-            .zip(&source.kinds)
-            .map(|(x, &kind)| (model.probability(x), kind))
-            .collect();
+        let scored = scored(&model, source);
         rows.push(fit::Figures::of(
             &format!("validation: {}", source.name),
             &scored,
@@ -372,6 +362,16 @@ fn main() -> Result<()> {
         file.display()
     );
     Ok(())
+}
+
+/// Each pair of `source` scored by `model`, with its kind.
+fn scored(model: &fit::Model, source: &Source) -> Vec<(f64, PairKind)> {
+    source
+        .features
+        .iter()
+        .zip(&source.kinds)
+        .map(|(x, &kind)| (model.probability(x), kind))
+        .collect()
 }
 
 /// The features and kinds of some sources, concatenated.
