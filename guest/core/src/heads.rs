@@ -143,14 +143,6 @@ pub fn change_judge(model: &str, dimensions: usize) -> Option<&'static PairHead>
         .find(|head| head.fits(model, dimensions))
 }
 
-/// The embedders a change judge ships for (for status and docs).
-pub fn change_judge_embedders() -> Vec<&'static str> {
-    CHANGE_JUDGES
-        .iter()
-        .map(|head| head.embedder.as_str())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -109,7 +109,7 @@ fn settle_one(
     let mut near: BTreeMap<u64, f64> = BTreeMap::new();
     for hit in hits {
         let other = hit.ref_.id;
-        if other != id && hit.score >= thresholds.candidate() {
+        if other != id && hit.score >= thresholds.related {
             let best = near.entry(other).or_insert(hit.score);
             *best = best.max(hit.score);
         }

@@ -77,7 +77,7 @@ pub fn order_changes(
                 continue;
             };
             let similarity = crate::vectors::cosine(va, vb);
-            if similarity < thresholds.candidate() {
+            if similarity < thresholds.related {
                 continue;
             }
             let (older, newer) = if event_key(a) <= event_key(b) {
