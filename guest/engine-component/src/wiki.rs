@@ -181,9 +181,14 @@ fn statements(
     if let Some(thresholds) = thresholds {
         // A pair the owner decided on is no longer in question.
         let decided = store.decided_pairs(&ids)?;
+        let links = store.links_among(&ids)?;
+        // Only the linked memories' vectors: most pages have no link.
+        let linked: std::collections::BTreeSet<u64> =
+            links.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+        let linked: Vec<u64> = linked.into_iter().collect();
         let vectors: std::collections::HashMap<u64, Vec<f32>> =
-            store.frame_vectors(&ids)?.into_iter().collect();
-        for (a, b, _similarity) in store.links_among(&ids)? {
+            store.frame_vectors(&linked)?.into_iter().collect();
+        for (a, b, _similarity) in links {
             let (Some(first), Some(second)) = (
                 current.iter().find(|frame| frame.frame_ref.id == a),
                 current.iter().find(|frame| frame.frame_ref.id == b),
