@@ -281,7 +281,13 @@ fn main() -> Result<()> {
     let mut held_out: Vec<(f64, PairKind)> = Vec::new();
     let mut per_source = Vec::new();
     for (index, left_out) in train.iter().enumerate() {
-        let (features, kinds) = gather(train.iter().enumerate().filter(|(i, _)| *i != index));
+        let (features, kinds) = gather(
+            train
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != index)
+                .map(|(_, source)| source),
+        );
         let model = fit::fit(&features, &labels_of(&kinds), &weights_of(&kinds), args.c);
         let scored = scored(&model, left_out);
         per_source.push((left_out.name.clone(), scored.clone()));
@@ -307,7 +313,7 @@ fn main() -> Result<()> {
     };
 
     // 3. The final fit.
-    let (features, kinds) = gather(train.iter().enumerate());
+    let (features, kinds) = gather(train.iter());
     let labels = labels_of(&kinds);
     let model = fit::fit(&features, &labels, &weights_of(&kinds), args.c);
 
@@ -375,12 +381,10 @@ fn scored(model: &fit::Model, source: &Source) -> Vec<(f64, PairKind)> {
 }
 
 /// The features and kinds of some sources, concatenated.
-fn gather<'a>(
-    sources: impl Iterator<Item = (usize, &'a Source)>,
-) -> (Vec<Vec<f64>>, Vec<PairKind>) {
+fn gather<'a>(sources: impl Iterator<Item = &'a Source>) -> (Vec<Vec<f64>>, Vec<PairKind>) {
     let mut features = Vec::new();
     let mut kinds = Vec::new();
-    for (_, source) in sources {
+    for source in sources {
         features.extend(source.features.iter().cloned());
         kinds.extend(source.kinds.iter().copied());
     }
