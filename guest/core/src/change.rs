@@ -64,7 +64,11 @@
 //! correction closes it: history and `as-of` keep it); a possible conflict
 //! keeps both and recall shows the newer first, the older marked earlier.
 //! A wrong `Replaces` hides a true memory, a missed one only shows both, so
-//! every rule leans to `PossibleConflict` when unsure.
+//! every rule leans to `PossibleConflict` when unsure. Where the host has
+//! a language model, the engine asks it about those unsure pairs only
+//! ([`ask`]).
+
+pub mod ask;
 
 use crate::cognify::vocab::CALENDAR_WORDS;
 use crate::heads::{HeadThresholds, PairHead};

@@ -9,7 +9,11 @@
 //! one timeline (`join_timeline`: the earlier statement closed at the later
 //! one's event time, as a correction closes it, so history and `as-of` keep
 //! it and forgetting the newer reopens it); a possible conflict links them
-//! (`link_frames`), and recall shows the newer first. A judgement that
+//! (`link_frames`), and recall shows the newer first — unless the host has
+//! a language model: then it is asked about each possible conflict
+//! ([`ask`]; its answer closes the older or leaves both unlinked, and the
+//! call is recorded in `ai_interactions`). A memory the write-time screen
+//! quarantined neither replaces nor is replaced. A judgement that
 //! cannot be made (no embedder meaning, a store error) leaves both
 //! statements as written: the write itself has already succeeded.
 //!
@@ -27,15 +31,17 @@
 use std::collections::{BTreeMap, HashMap};
 
 use hive_mind_core::change::{
-    ChangeThresholds, StatementKind, Verdict, judge_statements, statement_kind,
+    ChangeThresholds, StatementKind, Verdict, ask, judge_statements, statement_kind,
 };
 use hive_mind_core::heads::change_judge;
 use hive_mind_core::recall::{ChangeOrdering, MindKey, RankedMemory, order_changes};
 
 use crate::calibration;
 use crate::exports::hive::mind::memory::{RecallNote, RecallNoteKind};
-use crate::hive::mind::embedder;
-use crate::hive::mind::types::{FrameRef, Mind};
+use hive_mind_store::audit::AiInteraction;
+
+use crate::hive::mind::types::{Frame, FrameRef, Mind};
+use crate::hive::mind::{embedder, llm};
 use crate::store;
 
 /// How many nearest neighbours of a new frame are judged.
@@ -134,12 +140,12 @@ fn settle_one(
     let Some(new) = frames.iter().find(|frame| frame.ref_.id == id) else {
         return Ok(());
     };
-    if new.valid_to.is_some() {
+    if new.valid_to.is_some() || held(new) {
         return Ok(());
     }
-    let mut conflicts = Vec::new();
+    let mut unsure = Vec::new();
     for old in frames.iter().filter(|frame| frame.ref_.id != id) {
-        if old.valid_to.is_some() {
+        if old.valid_to.is_some() || held(old) {
             continue;
         }
         let (Some(&cosine), Some(old_vector)) = (near.get(&old.ref_.id), vectors.get(&old.ref_.id))
@@ -158,11 +164,26 @@ fn settle_one(
             Verdict::Replaces => {
                 store::join_timeline(mind, older.ref_.id, newer.ref_.id)?;
             }
-            Verdict::PossibleConflict => conflicts.push(store::FrameLink {
-                id: old.ref_.id,
-                similarity: cosine.clamp(-1.0, 1.0),
+            Verdict::PossibleConflict => unsure.push(Unsure {
+                older,
+                newer,
+                link: store::FrameLink {
+                    id: old.ref_.id,
+                    similarity: cosine.clamp(-1.0, 1.0),
+                },
             }),
             Verdict::Unrelated => {}
+        }
+    }
+    let answers = ask_model(mind, &unsure);
+    let mut conflicts = Vec::new();
+    for (pair, answer) in unsure.into_iter().zip(answers) {
+        match answer {
+            Some(Verdict::Replaces) => {
+                store::join_timeline(mind, pair.older.ref_.id, pair.newer.ref_.id)?;
+            }
+            Some(_) => {}
+            None => conflicts.push(pair.link),
         }
     }
     if !conflicts.is_empty() {
@@ -175,6 +196,106 @@ fn settle_one(
         )?;
     }
     Ok(())
+}
+
+/// A pair the judge read as possibly one fact changing.
+struct Unsure<'a> {
+    /// The older memory.
+    older: &'a Frame,
+    /// The newer memory.
+    newer: &'a Frame,
+    /// The link that keeps them together when nothing decides.
+    link: store::FrameLink,
+}
+
+/// Whether the write-time screen quarantined a memory: it neither replaces
+/// nor is replaced (a hostile text must not close what is true).
+fn held(frame: &Frame) -> bool {
+    frame
+        .screening
+        .as_ref()
+        .is_some_and(|screening| screening.quarantined)
+}
+
+/// The host's language model's answer on each unsure pair ([`ask`]): `None`
+/// where there is no model, it failed, or its answer is not one of the two
+/// verdicts. Each call it answered is recorded in `ai_interactions`.
+fn ask_model(mind: &Mind, unsure: &[Unsure<'_>]) -> Vec<Option<Verdict>> {
+    if unsure.is_empty() {
+        return Vec::new();
+    }
+    let requests: Vec<llm::CompletionRequest> = unsure
+        .iter()
+        .map(|pair| {
+            let (older_day, newer_day) = (day(pair.older), day(pair.newer));
+            let (system, prompt) = ask::pair_prompt(
+                ask::PairSide {
+                    day: &older_day,
+                    text: &pair.older.content,
+                },
+                ask::PairSide {
+                    day: &newer_day,
+                    text: &pair.newer.content,
+                },
+            );
+            llm::CompletionRequest {
+                tier: llm::ModelTier::Fast,
+                system,
+                prompt,
+                max_tokens: ask::PAIR_ANSWER_MAX_TOKENS,
+                json: true,
+            }
+        })
+        .collect();
+    let results = llm::complete_many(&requests);
+    let mut calls = Vec::new();
+    let answers: Vec<Option<Verdict>> = unsure
+        .iter()
+        .zip(results)
+        .map(|(pair, result)| {
+            let completion = result.ok()?;
+            let verdict = ask::read_pair_answer(&completion.text);
+            calls.push(AiInteraction {
+                provider: completion.provider,
+                model: completion.model,
+                purpose: "change-judge".to_string(),
+                input_tokens: u64::from(completion.usage.input_tokens),
+                output_tokens: u64::from(completion.usage.output_tokens),
+                detail: serde_json::json!({
+                    "older": pair.older.ref_.id,
+                    "newer": pair.newer.ref_.id,
+                    "verdict": match verdict {
+                        Some(Verdict::Replaces) => "replaces",
+                        Some(_) => "both_stand",
+                        None => "unreadable",
+                    },
+                })
+                .to_string(),
+            });
+            verdict
+        })
+        .collect();
+    if !calls.is_empty() {
+        // The verdicts stand even if their record cannot be written.
+        let _ = store::write(mind, |store| {
+            for call in &calls {
+                store.append_ai_interaction(call)?;
+            }
+            Ok(())
+        });
+    }
+    answers
+        .into_iter()
+        .chain(std::iter::repeat(None))
+        .take(unsure.len())
+        .collect()
+}
+
+/// A memory's day, `YYYY-MM-DD` (empty when its time is out of range).
+fn day(frame: &Frame) -> String {
+    crate::boundary::iso(frame.created_at)
+        .map(|iso| iso.chars().take(10).collect())
+        .unwrap_or_default()
 }
 
 /// Order recalled memories so that of two related statements the newer
