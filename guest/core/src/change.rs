@@ -44,6 +44,7 @@
 //! |---|---|
 //! | either not a state, cosine below *related*, an additive word, or the same values | [`Verdict::Unrelated`] |
 //! | two conversation turns of different speakers ("I" is two people) | `Unrelated` |
+//! | the subjects are two relatives ("my brother …", "mum …") | `Unrelated` |
 //! | both have a slot ([`crate::supersede`]): equal / different | `Replaces` / `Unrelated` |
 //! | cosine ≥ *same* and a change word in the newer | [`Verdict::Replaces`] |
 //! | either of the two above, with more than one statement on a side | `PossibleConflict` |
@@ -535,6 +536,90 @@ fn spoken_by_different_people(older: &str, newer: &str) -> bool {
     }
 }
 
+/// Words that name a person by their relation to the writer, each with the
+/// one person it names (`mum`, `mom` and `mother` are one). A closed class,
+/// like the change and additive words: what it tells apart is *who* a
+/// statement is about, not how it is phrased.
+const RELATIONS: &[(&str, &str)] = &[
+    ("mum", "mother"),
+    ("mom", "mother"),
+    ("mother", "mother"),
+    ("mama", "mother"),
+    ("dad", "father"),
+    ("father", "father"),
+    ("papa", "father"),
+    ("brother", "brother"),
+    ("sister", "sister"),
+    ("wife", "wife"),
+    ("husband", "husband"),
+    ("partner", "partner"),
+    ("girlfriend", "girlfriend"),
+    ("boyfriend", "boyfriend"),
+    ("fiance", "fiance"),
+    ("fiancé", "fiance"),
+    ("fiancee", "fiance"),
+    ("fiancée", "fiance"),
+    ("son", "son"),
+    ("daughter", "daughter"),
+    ("grandma", "grandmother"),
+    ("grandmother", "grandmother"),
+    ("granny", "grandmother"),
+    ("grandpa", "grandfather"),
+    ("grandfather", "grandfather"),
+    ("aunt", "aunt"),
+    ("uncle", "uncle"),
+    ("cousin", "cousin"),
+    ("niece", "niece"),
+    ("nephew", "nephew"),
+    ("boss", "boss"),
+    ("manager", "boss"),
+    ("roommate", "roommate"),
+    ("flatmate", "roommate"),
+    ("neighbour", "neighbour"),
+    ("neighbor", "neighbour"),
+    ("landlord", "landlord"),
+    ("landlady", "landlord"),
+    ("doctor", "doctor"),
+    ("dentist", "dentist"),
+    ("therapist", "therapist"),
+];
+
+/// The words a statement's subject is read from: a relative named later
+/// is a value ("my emergency contact is now my partner Leah"), not whom
+/// the statement is about.
+const SUBJECT_WORDS: usize = 3;
+
+/// The person a statement is about when its subject names them by their
+/// relation to the writer ("My brother Karim lives …", "Mum moved …", "my
+/// sister's flat is …").
+fn subject_relation(text: &str) -> Option<&'static str> {
+    words(&body(text))
+        .iter()
+        .take(SUBJECT_WORDS)
+        .find_map(|word| {
+            let word = word.trim_matches('\'');
+            let stem = word
+                .strip_suffix("'s")
+                .or_else(|| word.strip_suffix('s'))
+                .filter(|stem| RELATIONS.iter().any(|(name, _)| name == stem))
+                .unwrap_or(word);
+            RELATIONS
+                .iter()
+                .find(|(name, _)| *name == stem)
+                .map(|(_, person)| *person)
+        })
+}
+
+/// Whether the two statements are about different people: each one's
+/// subject is a relative, and not the same one ("My mum moved to Utrecht"
+/// says nothing of where "my brother" lives).
+fn about_different_people(older: &str, newer: &str) -> bool {
+    matches!(
+        (subject_relation(older), subject_relation(newer)),
+        (Some(old), Some(new)) if old != new
+    )
+}
+
 /// Judge whether `newer` replaces `older` from their texts and vectors:
 /// with the embedder's learned judge ([`ChangeThresholds::head`]) by its
 /// reading of the pair ([`judge_with_head`]), else — and always for an
@@ -566,7 +651,7 @@ pub fn judge_statements(
 ///
 /// | evidence | verdict |
 /// |---|---|
-/// | either unjudged, both events, cosine under the floor, an additive word, the same values, two speakers | `Unrelated` |
+/// | either unjudged, both events, cosine under the floor, an additive word, the same values, two speakers, two relatives | `Unrelated` |
 /// | the same slot ([`crate::supersede`]) and `p` ≥ *possible* | `Replaces` |
 /// | `p` ≥ *sure*, or `p` ≥ *likely* with a word of change | `Replaces` |
 /// | `p` ≥ *possible* (or one of the above with more than one statement on a side) | `PossibleConflict` |
@@ -596,6 +681,7 @@ pub fn judge_with_head(
     }
     let (old_values, new_values) = (values(older), values(newer));
     if spoken_by_different_people(older, newer)
+        || about_different_people(older, newer)
         || same_values(&old_values, &new_values)
         || restates(older, newer, &old_values, &new_values)
     {
@@ -659,7 +745,7 @@ pub fn judge_change(
     if !cosine.is_finite() || cosine < thresholds.related || adds_to(newer) {
         return Verdict::Unrelated;
     }
-    if spoken_by_different_people(older, newer) {
+    if spoken_by_different_people(older, newer) || about_different_people(older, newer) {
         return Verdict::Unrelated;
     }
     if same_values(&values(older), &values(newer)) {
@@ -895,6 +981,57 @@ mod tests {
             judge_change(older, other_speaker, 0.9, minilm()),
             Verdict::Unrelated
         );
+    }
+
+    #[test]
+    fn news_of_one_relative_never_replaces_anothers() {
+        let brother = "My brother Karim lives in Rotterdam.";
+        let mum = "Mum moved to Utrecht last month.";
+        assert_eq!(by_head(brother, mum, 0.99), Verdict::Unrelated);
+        assert_eq!(
+            judge_change(brother, "My mother now lives in Utrecht.", 0.9, minilm()),
+            Verdict::Unrelated
+        );
+        // The same person, however named, is judged.
+        assert_eq!(
+            by_head(brother, "My brother's new place is in Delft.", 0.99),
+            Verdict::Replaces
+        );
+        assert_eq!(
+            by_head("Mum lives in Utrecht.", "My mother moved to Leiden.", 0.99),
+            Verdict::Replaces
+        );
+        assert_eq!(
+            by_head("My boss is Luis.", "My manager is Ana now.", 0.99),
+            Verdict::Replaces
+        );
+        // Only one side naming a relative is not two people, and a
+        // relative named as a value is not the subject.
+        assert_eq!(
+            by_head(
+                "Karim lives in Rotterdam.",
+                "My brother moved to Delft.",
+                0.99
+            ),
+            Verdict::Replaces
+        );
+        assert_eq!(
+            by_head(
+                "Emergency contact on file: my brother Sami, 0412 558 901.",
+                "Updated my emergency contact to my partner Leah (0433 219 664).",
+                0.99
+            ),
+            Verdict::Replaces
+        );
+        assert_eq!(
+            subject_relation("My sisters' cars are red."),
+            Some("sister")
+        );
+        assert_eq!(
+            subject_relation("Dad's new job starts Monday."),
+            Some("father")
+        );
+        assert_eq!(subject_relation("I visited my mum on Sunday."), None);
     }
 
     #[test]
