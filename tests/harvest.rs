@@ -677,6 +677,21 @@ fn a_hostile_conversation_is_kept_quarantined_and_not_distilled() {
         "SELECT count(*) FROM memory_frames WHERE screen_detector IS NULL",
     );
     assert_eq!(unscreened, 0, "every frame is screened when written");
+    // The report for people says how to release what was held back.
+    let text = Run::of(
+        cli(&tmp.path().join("again"))
+            .args(["import", "--no-llm"])
+            .arg(&export),
+    );
+    assert!(text.ok, "{}", text.stderr);
+    assert!(
+        text.stdout.contains("1 hostile (quarantined")
+            && text
+                .stdout
+                .contains("`hive-mind review release REF` lets one through"),
+        "{}",
+        text.stdout
+    );
     // The benign conversation is there, turns and lanes.
     assert!(
         stored.iter().any(|c| c

@@ -267,6 +267,12 @@ pub fn report_text(report: &ImportReport, mind: &Mind) -> String {
         "  pass 0  screen      {} items in, {} hostile (quarantined, not distilled)\n",
         report.items, report.quarantined_items
     ));
+    if report.quarantined_items > 0 && !report.dry_run {
+        out.push_str(
+            "                      kept for your review, never recalled: `hive-mind review flagged` \
+             lists them, `hive-mind review release REF` lets one through\n",
+        );
+    }
     out.push_str(&format!(
         "  pass 1  classify    {} skipped as low value\n",
         report.skipped_low_value

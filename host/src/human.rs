@@ -82,11 +82,13 @@ fn quarantined(frame: &Json) -> bool {
         == Some(true)
 }
 
-/// What the screening said of a quarantined memory, as a sentence (empty
-/// when it was not quarantined).
-fn quarantine_note(frame: &Json) -> String {
+/// What the screening said of a quarantined memory, and how its owner
+/// lets it through, as sentences; `None` when it was not quarantined. The
+/// same words go to every surface: the CLI's lines, and the `notice` of a
+/// save's JSON that MCP and scripts read.
+pub fn quarantine_notice(frame: &Json) -> Option<String> {
     if !quarantined(frame) {
-        return String::new();
+        return None;
     }
     let screening = &frame["screening"];
     let score = screening["score"].as_f64().unwrap_or_default();
@@ -99,11 +101,20 @@ fn quarantine_note(frame: &Json) -> String {
     } else {
         format!(": {}", reasons.join("; "))
     };
-    format!(
-        "\nquarantined: the injection detector scored it {score:.2}{why}. It is kept for your \
-         review and never recalled: `hive-mind review flagged` lists it, `hive-mind review \
-         release` lets it through."
-    )
+    let reference = match text(frame, "ref") {
+        "" => "REF",
+        reference => reference,
+    };
+    Some(format!(
+        "quarantined: the injection detector scored it {score:.2}{why}. It is kept for its \
+         owner's review and never recalled: `hive-mind review flagged` lists it, `hive-mind \
+         review release {reference}` lets it through."
+    ))
+}
+
+/// [`quarantine_notice`] on a line of its own (empty when there is none).
+fn quarantine_note(frame: &Json) -> String {
+    quarantine_notice(frame).map_or_else(String::new, |notice| format!("\n{notice}"))
 }
 
 /// A save's outcome (`{ref, duplicate, frame}`) as a sentence.
@@ -422,6 +433,10 @@ mod tests {
             "{held}"
         );
         assert!(held.contains("0.97: an override"), "{held}");
+        assert!(
+            held.ends_with("`hive-mind review release personal:4` lets it through."),
+            "{held}"
+        );
     }
 
     #[test]

@@ -31,15 +31,21 @@ pub fn save(dir: &Path, request: &crate::ops::save::SaveRequest) -> Result<Json,
     Ok(saved_json(&saved))
 }
 
-/// A saved memory as JSON: its reference, whether it was a duplicate, and
-/// the frame.
+/// A saved memory as JSON: its reference, whether it was a duplicate, the
+/// frame, and a `notice` saying plainly that it was quarantined and how its
+/// owner releases it, when it was.
 pub fn saved_json(saved: &hive_mind_runtime::engine::wit_memory::SavedMemory) -> Json {
     let frame = frame_json(&saved.frame);
-    json!({
+    let mut saved = json!({
         "ref": frame["ref"],
         "duplicate": saved.duplicate,
         "frame": frame,
-    })
+    });
+    // Said plainly, not only as a flag in the frame's screening.
+    if let Some(notice) = crate::human::quarantine_notice(&saved["frame"]) {
+        saved["notice"] = Json::String(notice);
+    }
+    saved
 }
 
 /// `hive-mind recall`'s arguments: the one recall request, and how to
