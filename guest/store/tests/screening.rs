@@ -101,6 +101,45 @@ fn reindex_screens_what_was_written_before_the_detector() {
     );
 }
 
+/// A verdict of an older detector (a mind screened before the model was
+/// retrained) is not trusted: the status says so, and `reindex` screens
+/// the memory again with this engine's detector.
+#[test]
+fn reindex_screens_again_what_an_older_detector_judged() {
+    let (_dir, mut minds) = minds();
+    let id = minds
+        .save_frame(frame(&Mind::Personal, HOSTILE))
+        .unwrap()
+        .frame
+        .frame_ref
+        .id;
+    let store = minds.mind(&Mind::Personal).unwrap();
+    store
+        .connection()
+        .execute(
+            "UPDATE memory_frames SET screen_score = 0.1, screen_detector = 'ngram-lr-v1-00000000', quarantined = 0",
+            [],
+        )
+        .unwrap();
+    let note = store.screening_note().unwrap().expect("a note");
+    assert!(
+        note.contains("older version") && note.contains("reindex"),
+        "{note}"
+    );
+    minds.reindex(&fake(), &mut |_, _, _| {}).unwrap();
+    let store = minds.mind(&Mind::Personal).unwrap();
+    let screening = store.get_frames(&[id]).unwrap()[0]
+        .screening
+        .clone()
+        .unwrap();
+    assert!(screening.quarantined, "{screening:?}");
+    assert_eq!(
+        screening.detector,
+        hive_mind_core::detector::detector_name()
+    );
+    assert_eq!(store.screening_note().unwrap(), None);
+}
+
 #[test]
 fn identity_and_awareness_refuse_hostile_text_and_keep_what_they_had() {
     let (_dir, mut minds) = minds();
