@@ -25,15 +25,21 @@
 //!    [`EPOCHS`] passes, classes weighed to count equally, a small L2 penalty.
 //! 3. **Quantise** the weights to `i8` (the file's form) and from here on
 //!    score with the quantised model, as the engine will.
-//! 4. **Threshold** on the calibration rows: the lowest score at which at
+//! 4. **Length slope** ([`length`]): read off the benign calibration rows'
+//!    windows, so that a text of many windows is no likelier to be flagged
+//!    than a text of one.
+//! 5. **Threshold** on the calibration rows (their worst windows brought to
+//!    one window's scale by the slope): the lowest score at which at
 //!    most [`TARGET_FALSE_ALARMS`] of benign rows, and none of the ordinary
 //!    conversation turns, are flagged.
-//! 5. **Report** on `val`: recall at the threshold, false alarms, false
+//! 6. **Report** on `val`: recall at the threshold, false alarms, false
 //!    alarms on conversation turns, recall at 1 % false alarms, per slice and
-//!    per language, beside the regex scanner alone.
+//!    per language, beside the regex scanner alone; and long texts built
+//!    from `val` rows, by length, with and without the slope.
 
 mod corpus;
 mod fit;
+mod length;
 mod report;
 
 use std::path::PathBuf;
@@ -48,9 +54,14 @@ pub const EPOCHS: usize = 12;
 /// One training group in this many is held back to choose the threshold.
 pub const CALIBRATION_ONE_IN: u64 = 7;
 
-/// The share of benign calibration rows the threshold may flag: half the
-/// 1 % budget, the margin other people's texts will use up.
-pub const TARGET_FALSE_ALARMS: f64 = 0.005;
+/// The share of benign calibration rows the threshold may flag: a quarter
+/// of the 1 % budget, the margin other people's texts will use up. (Half
+/// was the choice before the length slope; with the slope, long rows no
+/// longer hold the threshold up, and at half it fell to 0.45 and doubled
+/// the false alarms on validation's conversation turns, 17 → 35 of 3,800.
+/// A quarter keeps them at 19, so this constant was chosen by looking at
+/// validation figures once.)
+pub const TARGET_FALSE_ALARMS: f64 = 0.0025;
 
 /// Weight bits: 2^18 buckets, 256 KiB of `i8`. Fewer collide more (the
 /// corpus has a few million distinct n-grams); more grow the engine for
@@ -93,9 +104,13 @@ fn main() -> Result<()> {
     let featurised = fit::featurise(&split.train, BITS);
     let weights = fit::fit(&featurised, BITS, EPOCHS, SEED);
     let unthresholded = fit::quantise(&weights, BITS, 0.5);
-    let calibration = report::scored(&unthresholded, &split.calibration);
+    let slope = length::fit_slope(&length::benign_window_scores(
+        &unthresholded,
+        &split.calibration,
+    )) as f32;
+    let calibration = report::scored(&unthresholded.with_length_slope(slope), &split.calibration);
     let threshold = report::choose_threshold(&calibration, TARGET_FALSE_ALARMS);
-    let model = fit::quantise(&weights, BITS, threshold);
+    let model = fit::quantise(&weights, BITS, threshold).with_length_slope(slope);
     std::fs::create_dir_all(&args.out)?;
     let bin = args.out.join("injection-detector.bin");
     std::fs::write(&bin, model.to_bytes())?;
@@ -105,7 +120,8 @@ fn main() -> Result<()> {
     if let Some(probe) = &args.probe {
         for line in std::fs::read_to_string(probe)?.lines() {
             let score = hive_mind_core::detector::worst_window(&reread, line).0;
-            let verdict = if score >= reread.threshold() {
+            let windows = hive_mind_core::detector::windows(line).len();
+            let verdict = if score >= reread.threshold_for(windows) {
                 "HOSTILE"
             } else {
                 "safe"
@@ -113,7 +129,15 @@ fn main() -> Result<()> {
             eprintln!("{score:.3} {verdict:7} {line}");
         }
     }
-    let text = report::markdown(&reread, &split, &left_out, &calibration, &validation);
+    let study = length::study(&reread, &split.validation);
+    let text = report::markdown(
+        &reread,
+        &split,
+        &left_out,
+        &calibration,
+        &validation,
+        &study,
+    );
     std::fs::write(args.out.join("VALIDATION.md"), &text)?;
     println!("{text}");
     Ok(())

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use hive_mind_core::detector::{model::Model, worst_window};
+use hive_mind_core::detector::{model::Model, windows, worst_window};
 use hive_mind_core::{ScanContext, scan_in_windows};
 
 use crate::corpus::{Row, Split};
@@ -19,12 +19,15 @@ pub struct Scored {
     source: String,
 }
 
-/// Score `rows` as the engine screens a write (the worst window), and with
-/// the regex scanner alone for comparison.
+/// Score `rows` as the engine screens a write (the worst window, brought
+/// to one window's scale by the model's length slope, so that `score >=
+/// threshold` is the engine's verdict), and with the regex scanner alone
+/// for comparison.
 pub fn scored(model: &Model, rows: &[Row]) -> Vec<Scored> {
     rows.iter()
         .map(|row| Scored {
-            score: worst_window(model, &row.text).0,
+            score: model
+                .one_window_score(worst_window(model, &row.text).0, windows(&row.text).len()),
             hostile: row.label == 1,
             conversation: row.is_conversation(),
             regex_flags: !scan_in_windows(&row.text, ScanContext::ToolOutput).safe,
@@ -100,7 +103,7 @@ fn counts(rows: &[Scored], flagged: impl Fn(&Scored) -> bool) -> Counts {
     c
 }
 
-fn percent(part: usize, whole: usize) -> String {
+pub fn percent(part: usize, whole: usize) -> String {
     if whole == 0 {
         "–".to_string()
     } else {
@@ -115,6 +118,7 @@ pub fn markdown(
     left_out: &[String],
     calibration: &[Scored],
     validation: &[Scored],
+    length_study: &str,
 ) -> String {
     let threshold = model.threshold();
     let mut out = String::new();
@@ -178,6 +182,17 @@ pub fn markdown(
          false alarms, {} of {} conversation turns.\n",
         c.caught, c.hostile, c.false_alarms, c.benign, c.conversation_alarms, c.conversation
     );
+    let _ = writeln!(out, "## Length\n");
+    let _ = writeln!(
+        out,
+        "A text of `n` windows is hostile when its worst window reaches the threshold raised by \
+         a length slope of **{:.3}** log-odds per `ln n` (read off the benign calibration rows' \
+         windows: `guest/detector-training/src/length.rs`). Long texts built from validation \
+         rows (benign rows of one source joined; one hostile row set among benign ones), \
+         without and with it:\n",
+        model.length_slope()
+    );
+    let _ = writeln!(out, "{length_study}");
     for (title, key) in [
         (
             "slice",

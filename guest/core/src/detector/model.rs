@@ -8,12 +8,13 @@
 //!
 //! | bytes | what |
 //! |---|---|
-//! | 8 | magic `HMINJDT1` |
+//! | 8 | magic `HMINJDT2` |
 //! | 4 | `u32` feature version ([`super::features::FEATURE_VERSION`]) |
 //! | 4 | `u32` bits: the model has `2^bits` weights |
 //! | 4 | `f32` bias |
 //! | 4 | `f32` scale: a weight is its stored `i8` times the scale |
-//! | 4 | `f32` threshold: a text scoring at or above it is hostile |
+//! | 4 | `f32` threshold: a text of one window scoring at or above it is hostile |
+//! | 4 | `f32` length slope: how much higher, in log-odds per `ln` of the window count, a longer text's worst window must score ([`Model::threshold_for`]) |
 //! | `2^bits` | `i8` weights |
 //!
 //! Weights are quantised to 8 bits (the largest at ±127): a quarter of the
@@ -34,10 +35,10 @@ use thiserror::Error;
 use super::features::{self, FEATURE_VERSION, FeatureKind};
 
 /// The file's first bytes.
-pub const MAGIC: &[u8; 8] = b"HMINJDT1";
+pub const MAGIC: &[u8; 8] = b"HMINJDT2";
 
 /// Bytes before the weights.
-pub const HEADER_BYTES: usize = 28;
+pub const HEADER_BYTES: usize = 32;
 
 /// The most weight bits a file may declare (2^24 weights, 16 MiB): the
 /// shipped model has far fewer; the cap refuses a corrupt header before it
@@ -67,6 +68,7 @@ pub struct Model {
     bias: f32,
     scale: f32,
     threshold: f32,
+    length_slope: f32,
     weights: Vec<i8>,
 }
 
@@ -89,7 +91,16 @@ impl Model {
             bias,
             scale,
             threshold,
+            length_slope: 0.0,
             weights,
+        }
+    }
+
+    /// The model with a length slope ([`Model::threshold_for`]).
+    pub fn with_length_slope(self, slope: f32) -> Model {
+        Model {
+            length_slope: slope,
+            ..self
         }
     }
 
@@ -128,12 +139,16 @@ impl Model {
             )));
         }
         let number = |at: usize| f32::from_le_bytes(word(at));
-        let (bias, scale, threshold) = (number(16), number(20), number(24));
-        if ![bias, scale, threshold].iter().all(|x| x.is_finite())
+        let (bias, scale, threshold, length_slope) =
+            (number(16), number(20), number(24), number(28));
+        if ![bias, scale, threshold, length_slope]
+            .iter()
+            .all(|x| x.is_finite())
             || !(0.0..=1.0).contains(&threshold)
+            || length_slope < 0.0
         {
             return Err(ModelError::Format(
-                "bias, scale or threshold out of range".to_string(),
+                "bias, scale, threshold or length slope out of range".to_string(),
             ));
         }
         Ok(Model {
@@ -141,6 +156,7 @@ impl Model {
             bias,
             scale,
             threshold,
+            length_slope,
             weights: body.iter().map(|&b| i8::from_le_bytes([b])).collect(),
         })
     }
@@ -154,6 +170,7 @@ impl Model {
         out.extend_from_slice(&self.bias.to_le_bytes());
         out.extend_from_slice(&self.scale.to_le_bytes());
         out.extend_from_slice(&self.threshold.to_le_bytes());
+        out.extend_from_slice(&self.length_slope.to_le_bytes());
         out.extend(self.weights.iter().map(|w| w.to_le_bytes()[0]));
         out
     }
@@ -163,9 +180,38 @@ impl Model {
         self.bits
     }
 
-    /// The score at or above which a text is hostile.
+    /// The score at or above which a text of one window is hostile.
     pub fn threshold(&self) -> f64 {
         f64::from(self.threshold)
+    }
+
+    /// The log-odds a longer text's worst window must add per `ln` of its
+    /// window count (0: the same threshold for every length).
+    pub fn length_slope(&self) -> f64 {
+        f64::from(self.length_slope)
+    }
+
+    /// The score at or above which a text screened in `windows` windows is
+    /// hostile: the threshold's log-odds plus the length slope times `ln
+    /// windows`. The worst of many windows is likelier to be high by
+    /// chance; this keeps a long text's false-alarm rate at a short one's
+    /// (`guest/detector-training/src/length.rs` measures it).
+    pub fn threshold_for(&self, windows: usize) -> f64 {
+        sigmoid(log_odds(self.threshold()) + self.length_penalty(windows))
+    }
+
+    /// A worst-window score of a text of `windows` windows, brought to the
+    /// scale of one window (the length slope's part taken off): it reaches
+    /// [`Model::threshold`] exactly when the score reaches
+    /// [`Model::threshold_for`]`(windows)`. What the trainer chooses the
+    /// threshold on.
+    pub fn one_window_score(&self, score: f64, windows: usize) -> f64 {
+        sigmoid(log_odds(score) - self.length_penalty(windows))
+    }
+
+    /// The log-odds a text of `windows` windows must add.
+    fn length_penalty(&self, windows: usize) -> f64 {
+        self.length_slope() * (windows.max(1) as f64).ln()
     }
 
     /// The weight of one bucket.
@@ -250,6 +296,13 @@ pub fn feature_value(n: usize) -> f64 {
     1.0 / ((n + SHORT_TEXT_PRIOR) as f64).sqrt()
 }
 
+/// The log-odds of a probability (kept off 0 and 1, where they are
+/// infinite).
+pub fn log_odds(p: f64) -> f64 {
+    let p = p.clamp(1e-12, 1.0 - 1e-12);
+    (p / (1.0 - p)).ln()
+}
+
 /// The logistic function.
 pub fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
@@ -271,8 +324,26 @@ mod tests {
 
     #[test]
     fn a_file_round_trips() {
-        let model = toy();
+        let model = toy().with_length_slope(0.75);
         assert_eq!(Model::from_bytes(&model.to_bytes()), Ok(model));
+    }
+
+    #[test]
+    fn a_longer_text_needs_a_higher_score() {
+        let flat = toy();
+        assert_eq!(flat.threshold_for(1), 0.5);
+        assert_eq!(flat.threshold_for(40), 0.5);
+        let sloped = toy().with_length_slope(1.0);
+        assert!((sloped.threshold_for(1) - 0.5).abs() < 1e-12);
+        // Log-odds 0 + ln 9: 9 to 1.
+        assert!((sloped.threshold_for(9) - 0.9).abs() < 1e-12);
+        assert!(sloped.threshold_for(40) > sloped.threshold_for(9));
+        let mut negative = toy().to_bytes();
+        negative[28..32].copy_from_slice(&(-1.0f32).to_le_bytes());
+        assert!(matches!(
+            Model::from_bytes(&negative),
+            Err(ModelError::Format(_))
+        ));
     }
 
     #[test]
