@@ -51,11 +51,20 @@ pub fn featurise(rows: &[Row], bits: u32) -> Vec<Example> {
 /// Fit the weights (the last one is the bias): AdaGrad on the logistic
 /// loss, classes weighed so each counts as much as the other, rows in a
 /// fresh seeded order each pass.
-pub fn fit(examples: &[Example], bits: u32, epochs: usize, seed: u64) -> Vec<f64> {
+pub fn fit<E: std::borrow::Borrow<Example>>(
+    examples: &[E],
+    bits: u32,
+    epochs: usize,
+    seed: u64,
+) -> Vec<f64> {
     let size = 1usize << bits;
     let mut weights = vec![0.0f64; size + 1];
     let mut squares = vec![1e-8f64; size + 1];
-    let positives = examples.iter().filter(|e| e.label > 0.5).count().max(1) as f64;
+    let positives = examples
+        .iter()
+        .filter(|e| e.borrow().label > 0.5)
+        .count()
+        .max(1) as f64;
     let negatives = (examples.len() as f64 - positives).max(1.0);
     let total = examples.len() as f64;
     let class_weight = |label: f64| {
@@ -70,7 +79,7 @@ pub fn fit(examples: &[Example], bits: u32, epochs: usize, seed: u64) -> Vec<f64
     for _ in 0..epochs {
         shuffle(&mut order, &mut rng);
         for &index in &order {
-            let Some(example) = examples.get(index) else {
+            let Some(example) = examples.get(index).map(E::borrow) else {
                 continue;
             };
             let value = feature_value(example.buckets.len());

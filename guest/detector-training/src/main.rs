@@ -36,7 +36,11 @@
 //!    alarms on conversation turns, recall at 1 % false alarms, per slice and
 //!    per language, beside the regex scanner alone; and long texts built
 //!    from `val` rows, by length, with and without the slope.
+//! 7. With `--by-source`, **validation by held-out source** ([`by_source`]):
+//!    each public origin left out of fit, slope and threshold in turn,
+//!    then scored (`BY-SOURCE.md`).
 
+mod by_source;
 mod corpus;
 mod fit;
 mod length;
@@ -88,6 +92,10 @@ struct Args {
     /// standard error): texts to look at, never trained or calibrated on.
     #[arg(long)]
     probe: Option<PathBuf>,
+    /// Also validate by held-out source (a fit per public origin, each
+    /// without it; minutes) and write `BY-SOURCE.md` beside the model.
+    #[arg(long)]
+    by_source: bool,
 }
 
 fn main() -> Result<()> {
@@ -140,5 +148,10 @@ fn main() -> Result<()> {
     );
     std::fs::write(args.out.join("VALIDATION.md"), &text)?;
     println!("{text}");
+    if args.by_source {
+        let text = by_source::report(&split, &featurised);
+        std::fs::write(args.out.join("BY-SOURCE.md"), &text)?;
+        println!("{text}");
+    }
     Ok(())
 }

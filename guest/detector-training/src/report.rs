@@ -10,13 +10,23 @@ use crate::corpus::{Row, Split};
 
 /// A held-out row's scores.
 pub struct Scored {
-    score: f64,
-    hostile: bool,
+    /// The score on one window's scale (see [`scored`]).
+    pub score: f64,
+    /// Labelled hostile.
+    pub hostile: bool,
     conversation: bool,
     regex_flags: bool,
     slice: String,
-    lang: String,
+    /// Its language.
+    pub lang: String,
     source: String,
+}
+
+impl Scored {
+    /// The same row with another score.
+    pub fn with_score(self, score: f64) -> Scored {
+        Scored { score, ..self }
+    }
 }
 
 /// Score `rows` as the engine screens a write (the worst window, brought
@@ -51,7 +61,7 @@ pub fn choose_threshold(rows: &[Scored], target: f64) -> f64 {
 }
 
 /// The lowest threshold that flags at most `rate` of the benign rows.
-fn threshold_at_false_alarms(rows: &[Scored], rate: f64) -> f64 {
+pub fn threshold_at_false_alarms(rows: &[Scored], rate: f64) -> f64 {
     let mut benign: Vec<f64> = rows
         .iter()
         .filter(|r| !r.hostile)
