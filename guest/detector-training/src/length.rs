@@ -15,7 +15,9 @@
 //! independent windows passes `x` about `n` times as often, and `x + β ln n`
 //! brings that back to the one-window rate. [`fit_slope`] reads `β` off the
 //! benign calibration rows (the mean excess over the tail's start, the
-//! exponential's maximum-likelihood scale).
+//! exponential's maximum-likelihood scale). The count stops at
+//! [`hive_mind_core::detector::model::MAX_PENALISED_WINDOWS`]: a text that
+//! repeats an attack on every page must not pass for being long.
 //!
 //! **Measured, not assumed.** [`study`] builds long texts out of held-out
 //! validation rows — benign rows of one source joined, and the same with
@@ -36,7 +38,7 @@ use crate::corpus::Row;
 const TAIL_SHARE: f64 = 0.10;
 
 /// How many rows a long text is built from, per length studied.
-pub const LENGTHS: [usize; 5] = [1, 2, 4, 8, 16];
+pub const LENGTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
 /// The exponential scale of the benign scores' upper tail, in log-odds:
 /// the mean excess of the highest [`TAIL_SHARE`] of `benign` scores over

@@ -34,6 +34,15 @@ use thiserror::Error;
 
 use super::features::{self, FEATURE_VERSION, FeatureKind};
 
+/// The most windows the length slope counts. The slope assumes one
+/// hostile window among ordinary ones; a text that repeats an attack page
+/// after page has many, and an uncapped bar would rise with its length
+/// until the attack passed (600 kB of "ignore previous instructions" did).
+/// Sixteen is about the longest text the trainer's length study measures
+/// (`guest/detector-training/src/length.rs`): up to there the false alarms
+/// stay flat; beyond, the bar stays where it is.
+pub const MAX_PENALISED_WINDOWS: usize = 16;
+
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"HMINJDT2";
 
@@ -209,9 +218,10 @@ impl Model {
         sigmoid(log_odds(score) - self.length_penalty(windows))
     }
 
-    /// The log-odds a text of `windows` windows must add.
+    /// The log-odds a text of `windows` windows must add (no more than
+    /// [`MAX_PENALISED_WINDOWS`] count).
     fn length_penalty(&self, windows: usize) -> f64 {
-        self.length_slope() * (windows.max(1) as f64).ln()
+        self.length_slope() * (windows.clamp(1, MAX_PENALISED_WINDOWS) as f64).ln()
     }
 
     /// The weight of one bucket.
@@ -337,7 +347,9 @@ mod tests {
         assert!((sloped.threshold_for(1) - 0.5).abs() < 1e-12);
         // Log-odds 0 + ln 9: 9 to 1.
         assert!((sloped.threshold_for(9) - 0.9).abs() < 1e-12);
-        assert!(sloped.threshold_for(40) > sloped.threshold_for(9));
+        assert!(sloped.threshold_for(16) > sloped.threshold_for(9));
+        // No higher beyond the cap.
+        assert_eq!(sloped.threshold_for(4000), sloped.threshold_for(16));
         let mut negative = toy().to_bytes();
         negative[28..32].copy_from_slice(&(-1.0f32).to_le_bytes());
         assert!(matches!(
