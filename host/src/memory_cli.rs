@@ -28,20 +28,24 @@ pub fn save(dir: &Path, request: &crate::ops::save::SaveRequest) -> Result<Json,
     )?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     let saved = crate::ops::execute(&mut engine, &crate::ops::Caller::Owner, operation)?;
-    Ok(saved_json(&saved))
+    Ok(with_quarantine_notice(saved_json(&saved)))
 }
 
-/// A saved memory as JSON: its reference, whether it was a duplicate, the
-/// frame, and a `notice` saying plainly that it was quarantined and how its
-/// owner releases it, when it was.
+/// A saved memory as JSON: its reference, whether it was a duplicate, and
+/// the frame.
 pub fn saved_json(saved: &hive_mind_runtime::engine::wit_memory::SavedMemory) -> Json {
     let frame = frame_json(&saved.frame);
-    let mut saved = json!({
+    json!({
         "ref": frame["ref"],
         "duplicate": saved.duplicate,
         "frame": frame,
-    });
-    // Said plainly, not only as a flag in the frame's screening.
+    })
+}
+
+/// A save's JSON ([`saved_json`]) with a `notice` saying plainly that the
+/// memory was quarantined and how its owner releases it, when it was (not
+/// only as a flag in the frame's screening).
+pub fn with_quarantine_notice(mut saved: Json) -> Json {
     if let Some(notice) = crate::human::quarantine_notice(&saved["frame"]) {
         saved["notice"] = Json::String(notice);
     }

@@ -32,7 +32,11 @@ impl MemoryServer {
         if let Some(object) = value.as_object_mut() {
             object.insert("injection_scan".to_string(), scan_json(&scan));
         }
-        Ok(json_result(value))
+        // The notice is written from the reasons a model may see.
+        for_model(&mut value);
+        Ok(json_result(crate::memory_cli::with_quarantine_notice(
+            value,
+        )))
     }
 
     /// Recall the memories relevant to a query.
@@ -46,6 +50,7 @@ impl MemoryServer {
         let operation = ops::recall::RecallOperation::try_from(request).map_err(op_error)?;
         let recall = self.run_op(operation, |_, recall| Ok(recall)).await?;
         let mut value = ops::recall::recall_json(&recall);
+        for_model(&mut value);
         if let Some(object) = value.as_object_mut() {
             object.remove("stages");
         }

@@ -9,6 +9,35 @@ pub(super) fn flag_names(report: &InjectionReport) -> Vec<&'static str> {
     report.flags.iter().map(|flag| flag.wit_name()).collect()
 }
 
+/// A reason that quotes the text that scored (`sentence "…"`): for its
+/// owner's eyes, never a model's, since it is the instruction a withheld
+/// text holds back.
+fn quotes_text(reason: &str) -> bool {
+    reason.starts_with("sentence ")
+}
+
+/// `value` as a model may see it: every `reasons` list without the reasons
+/// that quote the text that scored ([`quotes_text`]), at any depth. Every
+/// tool result passes here ([`json_result`]), and each frame a resource
+/// shows ([`frame_view`]).
+pub(super) fn for_model(value: &mut Json) {
+    match value {
+        Json::Object(object) => {
+            for (key, field) in object.iter_mut() {
+                if key == "reasons"
+                    && let Json::Array(reasons) = field
+                {
+                    reasons.retain(|reason| !reason.as_str().is_some_and(quotes_text));
+                } else {
+                    for_model(field);
+                }
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(for_model),
+        _ => {}
+    }
+}
+
 /// The injection detector's verdict as JSON.
 pub(super) fn scan_json(report: &InjectionReport) -> Json {
     json!({
@@ -39,7 +68,13 @@ pub(super) fn withheld_reason(
         "the injection detector found it hostile (score {:.3} ≥ {:.3}; {}); the text is withheld",
         report.score,
         report.threshold,
-        report.reasons.join(", ")
+        report
+            .reasons
+            .iter()
+            .filter(|reason| !quotes_text(reason))
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
     )))
 }
 
@@ -79,6 +114,7 @@ pub(super) fn frame_view(
     frame: &wit_types::Frame,
 ) -> Result<Json, McpError> {
     let mut value = guarded(engine, frame_json(frame), "content", &frame.content)?;
+    for_model(&mut value);
     // `text` is the same words without the engine's markings: withheld
     // with them.
     if value.get("withheld").is_some()
@@ -122,7 +158,8 @@ pub(super) fn entity_json(entity: &wit_memory::KnownEntity) -> Json {
     })
 }
 
-pub(super) fn json_result(value: Json) -> CallToolResult {
+pub(super) fn json_result(mut value: Json) -> CallToolResult {
+    for_model(&mut value);
     CallToolResult::structured(value)
 }
 
