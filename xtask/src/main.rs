@@ -43,6 +43,13 @@
 //!   browser's test ([`browser`]). Built that way, the
 //!   workspace's crates are rebuilt by a plain `cargo test` afterwards
 //!   (their fingerprints name the driver), never the dependencies.
+//!   Last, the packages of `dist`, built from the debug build, each
+//!   installed into a clean place and its quick start run ([`dist`]).
+//! - `dist [--debug] [--check]` — `models`, the release host (`--debug`:
+//!   the debug one), then the packages a person installs without this
+//!   repository, in `target/dist/` ([`dist`]): the Python host's wheel and
+//!   its models' wheel, and the CLI archive; `--check` installs each into a
+//!   clean place and runs its quick start.
 //! - `demo [ARGS]` — `models`, then build the release host and run `hive-mind demo ARGS`
 //!   (`--logic` for the tour of the pure functions, `--keep DIR` to keep the
 //!   demo's data directory).
@@ -55,6 +62,7 @@ use anyhow::{Context, Result, bail};
 
 mod architecture;
 mod browser;
+mod dist;
 mod imports;
 mod models;
 mod tools;
@@ -91,6 +99,30 @@ fn main() -> Result<()> {
             ensure_wasm_target(&root)?;
             lint(&root, NativeLint::Clippy)
         }
+        "dist" => {
+            ensure_wasm_target(&root)?;
+            models::ensure(&root)?;
+            let debug = rest.iter().any(|arg| arg == "--debug");
+            let mut build = vec![
+                "build",
+                "--locked",
+                "-p",
+                "hive-mind-host",
+                "--bin",
+                "hive-mind",
+            ];
+            if !debug {
+                build.push("--release");
+            }
+            cargo(&root, &build, &[])?;
+            let target = target_dir(&root);
+            let packages = dist::build(&root, &target, if debug { "debug" } else { "release" })?;
+            if rest.iter().any(|arg| arg == "--check") {
+                let cache = target.join("dist").join("compile-cache");
+                dist::check(&packages, Path::new("python3"), &cache.to_string_lossy())?;
+            }
+            Ok(())
+        }
         "demo" => {
             ensure_wasm_target(&root)?;
             models::ensure(&root)?;
@@ -107,7 +139,7 @@ fn main() -> Result<()> {
             cargo(&root, &command, &[])
         }
         _ => bail!(
-            "usage: cargo xtask <setup|tools|models|architecture|lint|test|demo [--logic] [--keep DIR]>"
+            "usage: cargo xtask <setup|tools|models|architecture|lint|test|dist [--debug] [--check]|demo [--logic] [--keep DIR]>"
         ),
     }
 }
@@ -250,16 +282,7 @@ fn test(root: &Path) -> Result<()> {
     // (where the tests' `support::cache_dir` puts the CLI's too), filled
     // once before the tests start: each test runs in its own process, and
     // on a cold cache each would compile the components itself.
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                root.join(dir)
-            }
-        })
-        .unwrap_or_else(|| root.join("target"));
+    let target = target_dir(root);
     let cache = target.join("debug").join("hive-mind-test-cache");
     let cache = cache.to_string_lossy();
     let driver = clippy_driver(root)?;
@@ -315,7 +338,26 @@ fn test(root: &Path) -> Result<()> {
     } else {
         cargo(root, &["test", "--locked"], &env)?;
     }
-    python_tests(root, &target, &hive_mind, &cache, venv)
+    python_tests(root, &target, &hive_mind, &cache, venv)?;
+    // The packages, built from this debug build, installed into a clean
+    // place each and run (`cargo xtask dist` builds them from a release
+    // build).
+    let packages = dist::build(root, &target, "debug")?;
+    dist::check(&packages, Path::new("python3"), &cache)
+}
+
+/// Cargo's target directory (`$CARGO_TARGET_DIR`, else `target/`).
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| {
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        })
+        .unwrap_or_else(|| root.join("target"))
 }
 
 /// Start `hosts/python/setup-venv.sh` (see [`python_tests`]) in the

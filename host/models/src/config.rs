@@ -158,6 +158,7 @@ impl Config {
             search.push(PathBuf::from(dir));
         }
         search.push(hive_mind_home(env).join("models"));
+        search.extend(crate::embedder::in_process::installed_models_dir());
         search.push(crate::embedder::in_process::repository_models_dir());
         embedder.in_process.search_dirs = search;
         if let Some(model) = env("HIVE_MIND_IN_PROCESS_MODEL") {

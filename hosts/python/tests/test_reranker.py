@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from hive_mind import HiveMind
-from hive_mind.reranker import DEFAULT_MODEL, CrossEncoder, default_reranker, models_dirs
+from hive_mind.reranker import DEFAULT_MODEL, CrossEncoder, default_reranker
+from hive_mind.resources import models_dirs
 
 pytestmark = pytest.mark.usefixtures("engine_component")
 

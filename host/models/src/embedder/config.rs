@@ -64,7 +64,8 @@ pub struct InProcessConfig {
     /// Texts per model run.
     pub batch_size: Option<usize>,
     /// The `models/` folders searched for `model`, in order:
-    /// `$HIVE_MIND_MODELS_DIR`, `$HIVE_MIND_HOME/models`, then the
+    /// `$HIVE_MIND_MODELS_DIR`, `$HIVE_MIND_HOME/models`, a release
+    /// archive's `models/` beside the executable's `bin/`, then the
     /// repository's `models/`. Filled in by [`Config::from_sources`].
     #[serde(skip)]
     pub search_dirs: Vec<PathBuf>,

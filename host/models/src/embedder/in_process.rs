@@ -162,6 +162,15 @@ impl ModelSpec {
     }
 }
 
+/// The `models/` folder of an unpacked release archive: beside the folder
+/// of the running executable (`bin/hive-mind` and `models/`), when there is
+/// one.
+pub fn installed_models_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?.parent()?.join("models");
+    dir.is_dir().then_some(dir)
+}
+
 /// The repository's `models/` folder, as seen at build time.
 pub fn repository_models_dir() -> PathBuf {
     // This crate lives in `host/models`; the folder is the workspace's.

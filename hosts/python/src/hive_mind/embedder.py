@@ -59,6 +59,7 @@ from tokenizers import Encoding, Tokenizer
 from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance, ResourceAny, ResourceHost, ResourceType
 
+from . import resources
 from ._wit import Variant, record
 from .dequantize import dequantized_model_bytes
 
@@ -189,18 +190,14 @@ def model_name(model: str | None = None) -> str:
 
 def default_model_dir(model: str | None = None) -> Path:
     """Where the model (default: :func:`model_name`) is found, as the Rust
-    host looks: the first of ``$HIVE_MIND_MODELS_DIR/<model>``,
-    ``$HIVE_MIND_HOME/models/<model>`` (``~/.hive-mind`` when unset) and this
-    source tree's ``models/<model>`` that holds a ``tokenizer.json``; the
-    first candidate when none does (loading it then says so)."""
+    host looks: the first folder of :func:`hive_mind.resources.models_dirs`
+    (``$HIVE_MIND_MODELS_DIR``, ``$HIVE_MIND_HOME/models`` — ``~/.hive-mind``
+    when unset —, the installed ``hive-mind-engine-models`` package, this
+    source tree's ``models/``) whose ``<model>`` folder holds a
+    ``tokenizer.json``; the first candidate when none does (loading it then
+    says so)."""
     name = model_name(model)
-    candidates = []
-    models_dir = os.environ.get("HIVE_MIND_MODELS_DIR")
-    if models_dir:
-        candidates.append(Path(models_dir) / name)
-    home = os.environ.get("HIVE_MIND_HOME")
-    candidates.append((Path(home) if home else Path.home() / ".hive-mind") / "models" / name)
-    candidates.append(Path(__file__).resolve().parents[4] / "models" / name)
+    candidates = [folder / name for folder in resources.models_dirs()]
     for candidate in candidates:
         if (candidate / TOKENIZER_FILE).is_file():
             return candidate

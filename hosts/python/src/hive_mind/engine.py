@@ -65,7 +65,7 @@ from typing import Any
 import wasmtime
 from wasmtime.component import Component, Func, Linker
 
-from . import _speedups
+from . import _speedups, resources
 from .capabilities import add_unconfigured
 from .embedder import Embedder, EmbedderImports
 from .errors import EngineTrap
@@ -78,10 +78,6 @@ ADMIN = "hive:mind/admin@0.2.0"
 HARVEST = "hive:mind/harvest@0.2.0"
 REVIEW = "hive:mind/review@0.2.0"
 WIKI = "hive:mind/wiki@0.2.0"
-
-#: The engine component's file name in a guest build.
-COMPONENT_FILE = "hive_mind_engine_component.wasm"
-
 
 #: How often the epoch advances: the resolution of a deadline.
 EPOCH_TICK_S = 0.01
@@ -233,13 +229,11 @@ def _panic_or_memory(guest_stderr: bytes) -> str:
 
 
 def default_component_path() -> Path:
-    """``$HIVE_MIND_COMPONENT``, else the guest build of this source tree
-    (``target/guest/wasm32-wasip2/guest/hive_mind_engine_component.wasm``)."""
-    configured = os.environ.get("HIVE_MIND_COMPONENT")
-    if configured:
-        return Path(configured)
-    repository = Path(__file__).resolve().parents[4]
-    return repository / "target" / "guest" / "wasm32-wasip2" / "guest" / COMPONENT_FILE
+    """``$HIVE_MIND_COMPONENT``, else the component installed with the
+    package, else the guest build of this source tree
+    (``target/guest/wasm32-wasip2/guest/hive_mind_engine_component.wasm``):
+    :func:`hive_mind.resources.component_path`."""
+    return resources.component_path()
 
 
 def cache_dir() -> Path:

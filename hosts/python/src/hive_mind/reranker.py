@@ -31,6 +31,7 @@ from tokenizers import Tokenizer
 from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance
 
+from . import resources
 from ._wit import Variant, record
 from .dequantize import dequantized_model_bytes
 from .embedder import ModelError, read_verified
@@ -106,20 +107,6 @@ class CrossEncoder:
         return scores
 
 
-def models_dirs() -> list[Path]:
-    """The ``models/`` folders, searched in the Rust host's order:
-    ``$HIVE_MIND_MODELS_DIR``, ``$HIVE_MIND_HOME/models`` (``~/.hive-mind``
-    when unset), then this source tree's ``models/``."""
-    folders = []
-    models_dir = os.environ.get("HIVE_MIND_MODELS_DIR")
-    if models_dir:
-        folders.append(Path(models_dir))
-    home = os.environ.get("HIVE_MIND_HOME")
-    folders.append((Path(home) if home else Path.home() / ".hive-mind") / "models")
-    folders.append(Path(__file__).resolve().parents[4] / "models")
-    return folders
-
-
 def default_reranker() -> tuple[CrossEncoder | None, str]:
     """The shipped cross-encoder when installed and not turned off, else
     ``None`` with the reason."""
@@ -127,7 +114,7 @@ def default_reranker() -> tuple[CrossEncoder | None, str]:
     if switch in ("off", "0", "false", "no", "none"):
         return None, f"reranking is turned off ({SWITCH_ENV}={switch})"
     looked = []
-    for folder in models_dirs():
+    for folder in resources.models_dirs():
         candidate = folder / DEFAULT_MODEL
         looked.append(str(candidate))
         if (candidate / MODEL_FILE).is_file():

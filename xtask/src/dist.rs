@@ -1,0 +1,410 @@
+//! `cargo xtask dist`: the packages a person installs without this
+//! repository or a Rust toolchain, built into `target/dist/`, and the check
+//! that each installs into a clean place and runs its quick start.
+//!
+//! - **The Python host**: the wheel `hive-mind-engine` (`hosts/python`,
+//!   with the engine component inside: `hive_mind/components/`) and its
+//!   companion `hive-mind-engine-models` (the model folders of `models/`,
+//!   each with its provenance, licence and checksums). The name
+//!   `hive-mind` is taken on PyPI (it is compared with `hivemind` there);
+//!   `hive-mind-engine` was free when checked (`pip index versions
+//!   hive-mind-engine`: no such project). Each is built from a staging copy
+//!   in `target/dist/stage/`, so the source tree never holds build output.
+//! - **The CLI**: `hive-mind-<version>-<target>.tar.gz`: `bin/hive-mind`
+//!   (the engine component is compiled into it), `models/` with the model
+//!   folders the CLI finds beside its `bin/`, the licence and the README.
+//!
+//! `cargo xtask dist` builds the release host first; `cargo xtask test`
+//! builds the same packages from its debug build and [`check`]s them:
+//! the wheels into a fresh virtual environment (their dependencies from
+//! PyPI), the archive unpacked into an empty folder, each then saving and
+//! recalling a memory in a data directory of its own with none of the
+//! repository's environment.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+/// The model folders shipped (the injection detector and the change judge
+/// are compiled into the engine).
+const SHIPPED_MODELS: [&str; 3] = [
+    "bge-small-en-v1.5",
+    "all-MiniLM-L6-v2",
+    "ms-marco-MiniLM-L-12-v2",
+];
+
+/// The packages built.
+#[derive(Debug)]
+pub struct Packages {
+    /// The Python host's wheel.
+    pub wheel: PathBuf,
+    /// The models' wheel.
+    pub models_wheel: PathBuf,
+    /// The CLI archive.
+    pub archive: PathBuf,
+}
+
+/// Build every package from the build in `target/<profile>` (the host
+/// binary and the guest components it embeds must be built already).
+pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
+    let started = Instant::now();
+    let out = target.join("dist");
+    let stage = out.join("stage");
+    if stage.exists() {
+        std::fs::remove_dir_all(&stage)
+            .with_context(|| format!("could not clear {}", stage.display()))?;
+    }
+    std::fs::create_dir_all(&stage)?;
+    let component = target
+        .join("guest")
+        .join("wasm32-wasip2")
+        .join("guest")
+        .join("hive_mind_engine_component.wasm");
+    if !component.is_file() {
+        bail!(
+            "{} is missing: build the host first (`cargo build -p hive-mind-host`)",
+            component.display()
+        );
+    }
+    let python = root.join("hosts").join("python");
+
+    // The host's wheel: its sources and the component.
+    let host_stage = stage.join("hive-mind-engine");
+    copy_tree(
+        &python.join("src").join("hive_mind"),
+        &host_stage.join("src").join("hive_mind"),
+    )?;
+    for file in ["pyproject.toml", "README.md"] {
+        copy(&python.join(file), &host_stage.join(file))?;
+    }
+    copy(&root.join("LICENSE"), &host_stage.join("LICENSE"))?;
+    copy(
+        &component,
+        &host_stage
+            .join("src")
+            .join("hive_mind")
+            .join("components")
+            .join("hive_mind_engine_component.wasm"),
+    )?;
+    let wheel = build_wheel(root, &host_stage, &out, "hive_mind_engine-")?;
+
+    // The models' wheel.
+    let models_stage = stage.join("hive-mind-engine-models");
+    copy_tree(&python.join("models-package"), &models_stage)?;
+    for model in SHIPPED_MODELS {
+        copy_model(
+            &root.join("models").join(model),
+            &models_stage
+                .join("src")
+                .join("hive_mind_models")
+                .join(model),
+        )?;
+    }
+    let models_wheel = build_wheel(root, &models_stage, &out, "hive_mind_engine_models-")?;
+
+    // The CLI archive.
+    let name = format!("hive-mind-{}-{}", version(root)?, host_triple()?);
+    let archive_stage = stage.join(&name);
+    let binary = target.join(profile).join("hive-mind");
+    copy(&binary, &archive_stage.join("bin").join("hive-mind"))?;
+    for model in SHIPPED_MODELS {
+        copy_model(
+            &root.join("models").join(model),
+            &archive_stage.join("models").join(model),
+        )?;
+    }
+    copy(
+        &root.join("models").join("README.md"),
+        &archive_stage.join("models").join("README.md"),
+    )?;
+    copy(&root.join("LICENSE"), &archive_stage.join("LICENSE"))?;
+    copy(&root.join("README.md"), &archive_stage.join("README.md"))?;
+    let archive = out.join(format!("{name}.tar.gz"));
+    let status = Command::new("tar")
+        .arg("-czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&stage)
+        .arg(&name)
+        .status()
+        .context("could not run tar")?;
+    if !status.success() {
+        bail!("tar could not write {} ({status})", archive.display());
+    }
+    crate::report_time("the packages", started);
+    for package in [&wheel, &models_wheel, &archive] {
+        let size = std::fs::metadata(package)?.len();
+        println!("xtask: {} ({:.1} MB)", package.display(), size as f64 / 1e6);
+    }
+    Ok(Packages {
+        wheel,
+        models_wheel,
+        archive,
+    })
+}
+
+/// Install each package into a clean place and run its quick start (see
+/// the module docs). `python` makes the virtual environment; `cache` is
+/// the compile cache the tests filled (the install is clean, the compiled
+/// component is only a cache).
+pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
+    let started = Instant::now();
+    let place = tempdir("hive-mind-dist-check")?;
+    // The Python host: a fresh virtual environment, the two wheels.
+    let venv = place.join("venv");
+    run(
+        Command::new(python).args(["-m", "venv"]).arg(&venv),
+        "python -m venv",
+    )?;
+    let venv_python = venv.join("bin").join("python");
+    run(
+        Command::new(&venv_python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg(&packages.wheel)
+            .arg(&packages.models_wheel),
+        "pip install of the built wheels",
+    )?;
+    let quick_start = "import sys\n\
+        from hive_mind import HiveMind\n\
+        with HiveMind(sys.argv[1]) as mind:\n\
+        \x20   mind.save('We keep the invoices in PostgreSQL since March.')\n\
+        \x20   mind.save('The office plants are watered on Fridays.')\n\
+        \x20   recall = mind.recall('which database holds the invoices?')\n\
+        \x20   assert 'PostgreSQL' in recall.memories[0].content, recall.text\n\
+        \x20   print('python quick start:', recall.memories[0].content)\n";
+    run(
+        clean(
+            Command::new(&venv_python)
+                .arg("-c")
+                .arg(quick_start)
+                .arg(place.join("py-data")),
+            &place,
+        )
+        .env("HIVE_MIND_CACHE_DIR", cache),
+        "the Python quick start from the installed wheels",
+    )?;
+
+    // The CLI: the archive unpacked, run from there.
+    let unpacked = place.join("cli");
+    std::fs::create_dir_all(&unpacked)?;
+    run(
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(&packages.archive)
+            .arg("-C")
+            .arg(&unpacked),
+        "tar -x of the CLI archive",
+    )?;
+    let folder = std::fs::read_dir(&unpacked)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.is_dir())
+        .context("the CLI archive holds no folder")?;
+    let cli = folder.join("bin").join("hive-mind");
+    let data = place.join("cli-data");
+    for args in [
+        vec!["save", "We keep the invoices in PostgreSQL since March."],
+        vec!["save", "The office plants are watered on Fridays."],
+    ] {
+        run(
+            clean(
+                Command::new(&cli).arg("--data-dir").arg(&data).args(&args),
+                &place,
+            )
+            .env("HIVE_MIND_CACHE_DIR", cache),
+            "the unpacked CLI's save",
+        )?;
+    }
+    let output = clean(
+        Command::new(&cli)
+            .arg("--data-dir")
+            .arg(&data)
+            .args(["recall", "which database holds the invoices?"]),
+        &place,
+    )
+    .env("HIVE_MIND_CACHE_DIR", cache)
+    .output()
+    .context("could not run the unpacked CLI")?;
+    let recalled = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() || !recalled.contains("PostgreSQL") {
+        bail!(
+            "the unpacked CLI's recall failed ({}):\n{recalled}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    println!("xtask: the unpacked CLI recalled:\n{}", recalled.trim());
+    std::fs::remove_dir_all(&place).ok();
+    crate::report_time("installing and running the packages", started);
+    Ok(())
+}
+
+/// `command` with none of this machine's hive-mind settings: a home of its
+/// own in `place`, no `HIVE_MIND_*` variable, no toolchain on the path.
+fn clean<'a>(command: &'a mut Command, place: &Path) -> &'a mut Command {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("HIVE_MIND_") {
+            command.env_remove(&name);
+        }
+    }
+    command
+        .current_dir(place)
+        .env("HOME", place.join("home"))
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_HOME")
+        .env_remove("CARGO_HOME")
+}
+
+/// Run `command`, failing with `what` when it fails.
+fn run(command: &mut Command, what: &str) -> Result<()> {
+    let status = command
+        .status()
+        .with_context(|| format!("could not start {what}"))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// `pip wheel` of the project staged in `project`, into `out`; the wheel
+/// whose name starts with `prefix`.
+fn build_wheel(root: &Path, project: &Path, out: &Path, prefix: &str) -> Result<PathBuf> {
+    for entry in std::fs::read_dir(out)?.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(prefix) && name.ends_with(".whl") {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    let python = root
+        .join("hosts")
+        .join("python")
+        .join(".venv")
+        .join("bin")
+        .join("python");
+    let python = if python.is_file() {
+        python
+    } else {
+        PathBuf::from("python3")
+    };
+    run(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+            ])
+            .arg("--wheel-dir")
+            .arg(out)
+            .arg(project),
+        &format!("building the wheel of {}", project.display()),
+    )?;
+    std::fs::read_dir(out)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(prefix))
+                && path.extension().is_some_and(|ext| ext == "whl")
+        })
+        .with_context(|| format!("pip wrote no {prefix}*.whl into {}", out.display()))
+}
+
+/// Copy a model folder, checking it is complete first (every file of its
+/// `SHA256SUMS` present): a package without its model would fail only on
+/// a user's machine.
+fn copy_model(from: &Path, to: &Path) -> Result<()> {
+    let sums = std::fs::read_to_string(from.join("SHA256SUMS"))
+        .with_context(|| format!("{} has no SHA256SUMS", from.display()))?;
+    for line in sums.lines().filter(|line| !line.trim().is_empty()) {
+        let file = line.split_whitespace().nth(1).unwrap_or_default();
+        if !from.join(file).is_file() {
+            bail!(
+                "{} lacks {file}: run `cargo xtask models` first",
+                from.display()
+            );
+        }
+    }
+    copy_tree(from, to)
+}
+
+/// Copy a folder's files and folders (no links, nothing hidden).
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("could not create {}", to.display()))?;
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("could not read {}", from.display()))?
+    {
+        let entry = entry?;
+        let name = entry.file_name();
+        let lossy = name.to_string_lossy();
+        if lossy.starts_with('.') || lossy == "__pycache__" || lossy.ends_with(".egg-info") {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &to.join(&name))?;
+        } else if kind.is_file() {
+            copy(&entry.path(), &to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
+/// Copy one file, making its folder.
+fn copy(from: &Path, to: &Path) -> Result<()> {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::copy(from, to)
+        .with_context(|| format!("could not copy {} to {}", from.display(), to.display()))?;
+    Ok(())
+}
+
+/// The workspace's version (`[workspace.package] version` in `Cargo.toml`).
+fn version(root: &Path) -> Result<String> {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    manifest
+        .lines()
+        .find_map(|line| {
+            let value = line
+                .trim()
+                .strip_prefix("version")?
+                .trim_start()
+                .strip_prefix('=')?;
+            Some(value.trim().trim_matches('"').to_string())
+        })
+        .context("Cargo.toml names no version")
+}
+
+/// The host's target triple (`rustc -vV`'s `host:`).
+fn host_triple() -> Result<String> {
+    let output = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .context("could not run rustc -vV")?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: ").map(str::to_string))
+        .context("rustc -vV names no host")
+}
+
+/// A new empty folder under the system's temporary folder.
+fn tempdir(prefix: &str) -> Result<PathBuf> {
+    let path = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
+    if path.exists() {
+        std::fs::remove_dir_all(&path)?;
+    }
+    std::fs::create_dir_all(&path)?;
+    Ok(path)
+}
