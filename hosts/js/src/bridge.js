@@ -119,7 +119,17 @@ export class ModelWorker {
     return this.wait(this.send(op, args));
   }
 
+  /** Stop the worker once what it runs is done: terminating it in the
+   * middle of a model run aborts the process (onnxruntime-node throws into
+   * the torn-down thread). */
   async close() {
+    if (!this.exited) {
+      try {
+        await this.call('idle', {});
+      } catch {
+        // It is gone already.
+      }
+    }
     this.port.close();
     await this.worker.terminate();
   }

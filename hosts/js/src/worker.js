@@ -41,6 +41,9 @@ const ops = {
   async tokenize({ texts, kind }) {
     return embedder.tokenize(texts, kind);
   },
+  async idle() {
+    return null;
+  },
   async score({ query, passages }) {
     return reranker.score(query, passages);
   },
