@@ -109,8 +109,8 @@ test('a trap restarts the engine and the next call runs', async (t) => {
   assert.equal(mind.host.restarts, 1);
   assert.equal(mind.host.sqlite.openConnections, 0, 'the trapped instance\'s connections were closed');
   assert.equal((await mind.save('after the trap')).ref, 'personal:2');
-  const refs = (await mind.recall('the trap')).memories.map((m) => m.ref).sort();
-  assert.deepEqual(refs, ['personal:1', 'personal:2'], 'the save that trapped wrote nothing');
+  assert.equal((await mind.status())[0].frames, 2, 'the save that trapped wrote nothing');
+  assert.ok((await mind.recall('before the trap')).memories.length > 0);
 });
 
 test('a closed mind says so, and closing twice is fine', async (t) => {
