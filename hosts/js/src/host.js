@@ -65,7 +65,9 @@ export class ComponentHost {
    */
   constructor({ component, dataDir, worker, embedderInfo, embedderWhy, rerankerInfo, rerankerWhy }) {
     this.component = component;
-    this.sqlite = sqliteImports(new DataDir(dataDir));
+    const minds = new DataDir(dataDir);
+    minds.secure();
+    this.sqlite = sqliteImports(minds);
     this.embedder = embedderImports(worker, embedderInfo, embedderWhy);
     this.reranker = rerankerInfo ? rerankerImports(worker, rerankerInfo) : unavailableReranker(rerankerWhy);
     /** How many times the instance was replaced after a trap. */

@@ -36,11 +36,12 @@
 // - trusted_schema = OFF (this SQLite marks FTS5 innocuous, so the engine's
 //   full-text triggers still work under it).
 
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { witError } from './capabilities.js';
+import { createPrivateDir, createPrivateFile, report, secureDataDir, tightenDatabase } from './private.js';
 
 /** How long a statement waits for another connection's lock, in ms. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -312,10 +313,13 @@ export class DataDir {
     if (!existsSync(path)) {
       if (!create) throw new SqliteError('no-such-database');
       try {
-        mkdirSync(join(path, '..'), { recursive: true });
+        createPrivateDir(join(path, '..'));
+        createPrivateFile(path);
       } catch (error) {
-        throw new SqliteError('io', `${join(path, '..')}: ${error.message}`);
+        throw new SqliteError('io', `${path}: ${error.message}`);
       }
+    } else {
+      report(tightenDatabase(path));
     }
     let db;
     try {
@@ -332,6 +336,12 @@ export class DataDir {
       throw errorFrom(error);
     }
     return new SqliteConnection(db, name);
+  }
+
+  /** Create the directory owner-only, or tighten what is readable by
+   * others (src/private.js). */
+  secure() {
+    report(secureDataDir(this.directory));
   }
 
   /** Delete a workspace database and its journal files. */

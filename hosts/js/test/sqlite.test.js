@@ -2,7 +2,7 @@
 // as host/sqlite and the Python host's tests/test_sqlite.py check them.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -187,4 +187,34 @@ test('a SQLite without FTS5 is named as the problem', () => {
     }
   }
   assert.throws(() => requireFts5(NoFts5), (e) => e instanceof Fts5MissingError && /without FTS5/.test(e.message));
+});
+
+test('the data directory is readable by its owner only, and what others could read is tightened', (t) => {
+  if (process.platform === 'win32') return;
+  const dir = join(scratch(t), 'data');
+  const data = new DataDir(dir);
+  const previous = process.umask(0o022);
+  try {
+    data.secure();
+    data.create('workspace/acme').close();
+    data.create('personal').close();
+  } finally {
+    process.umask(previous);
+  }
+  const mode = (path) => statSync(path).mode & 0o777;
+  assert.equal(mode(dir), 0o700);
+  assert.equal(mode(join(dir, 'workspaces')), 0o700);
+  assert.equal(mode(join(dir, 'personal.sqlite')), 0o600);
+  assert.equal(mode(join(dir, 'workspaces', 'acme.sqlite')), 0o600);
+  chmodSync(join(dir, 'personal.sqlite'), 0o644);
+  chmodSync(join(dir, 'workspaces'), 0o755);
+  writeFileSync(join(dir, 'notes.txt'), 'x', { mode: 0o644 });
+  const warnings = [];
+  const listener = (warning) => warnings.push(warning.message);
+  process.on('warning', listener);
+  t.after(() => process.off('warning', listener));
+  data.secure();
+  assert.equal(mode(join(dir, 'personal.sqlite')), 0o600);
+  assert.equal(mode(join(dir, 'workspaces')), 0o700);
+  assert.equal(mode(join(dir, 'notes.txt')), 0o600);
 });
