@@ -1,6 +1,7 @@
 """Writes test/fixtures/python-vectors.json: the Python host's vectors (and
-word-piece ids) for a few texts, which test/embedder.test.js compares with
-this host's. Run once with the Python host's interpreter:
+word-piece ids) for a few texts, and its cross-encoder's scores for them,
+which test/embedder.test.js and test/reranker.test.js compare with this
+host's. Run once with the Python host's interpreter:
 
     PYTHONPATH=hosts/python/src HIVE_MIND_MODELS_DIR=/path/to/models \
         hosts/python/.venv/bin/python hosts/js/scripts/python_reference_vectors.py
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from hive_mind.embedder import InProcessEmbedder
+from hive_mind.reranker import CrossEncoder, models_dirs
 
 TEXTS = [
     "We decided to use Postgres for the ledger.",
@@ -36,6 +38,10 @@ for model, kinds in (("bge-small-en-v1.5", ("document", "query")), ("all-MiniLM-
             "vectors": [base64.b64encode(np.asarray(v, dtype="<f4").tobytes()).decode() for v in vectors],
         }
     out["models"][model] = entry
+# The cross-encoder's logits for one query and the texts as passages.
+QUERY = "which database does the ledger use?"
+folder = next(d / "ms-marco-MiniLM-L-12-v2" for d in models_dirs() if (d / "ms-marco-MiniLM-L-12-v2" / "model.onnx").is_file())
+out["reranker"] = {"query": QUERY, "scores": CrossEncoder(folder).score(QUERY, TEXTS)}
 path = Path(__file__).resolve().parents[1] / "test" / "fixtures" / "python-vectors.json"
 path.write_text(json.dumps(out) + "\n")
 print(f"wrote {path}")
