@@ -98,6 +98,34 @@ const decoder = new TextDecoder();
 function bytesField(field, bytes) {
   return concat([varint((field << 3) | 2), varint(bytes.length), bytes]);
 }
+
+/** A length-delimited field whose payload is `parts` (byte arrays or other
+ * such fields), written out once at the end by `flatten`. */
+function nested(field, parts) {
+  const size = parts.reduce((n, p) => n + (p instanceof Uint8Array ? p.length : p.size), 0);
+  const header = concat([varint((field << 3) | 2), varint(size)]);
+  return { header, parts, size: header.length + size };
+}
+
+function flatten(parts) {
+  const size = parts.reduce((n, p) => n + (p instanceof Uint8Array ? p.length : p.size), 0);
+  const out = new Uint8Array(size);
+  let pos = 0;
+  const write = (list) => {
+    for (const part of list) {
+      if (part instanceof Uint8Array) {
+        out.set(part, pos);
+        pos += part.length;
+      } else {
+        out.set(part.header, pos);
+        pos += part.header.length;
+        write(part.parts);
+      }
+    }
+  };
+  write(parts);
+  return out;
+}
 function stringField(field, text) {
   return bytesField(field, encoder.encode(text));
 }
@@ -199,23 +227,26 @@ function dequantizeTensor(q, zp, scale) {
   const [rows, columns] = q.dims;
   if (![1, columns].includes(zeroPoints.length) || ![1, columns].includes(scales.length)) return undefined;
   if (values.length !== rows * columns) return undefined;
+  // (q - zp) is exact, and so is its product with an f32 scale in a
+  // double (at most 33 significant bits): stored in a Float32Array it rounds
+  // once, as numpy's f32 arithmetic does.
+  const zps = new Float64Array(columns);
+  const sc = new Float64Array(columns);
+  for (let c = 0; c < columns; c++) {
+    zps[c] = zeroPoints.length === 1 ? zeroPoints[0] : zeroPoints[c];
+    sc[c] = scales.length === 1 ? scales[0] : scales[c];
+  }
   const real = new Float32Array(rows * columns);
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < columns; c++) {
-      const i = r * columns + c;
-      const z = zeroPoints.length === 1 ? zeroPoints[0] : zeroPoints[c];
-      const s = scales.length === 1 ? scales[0] : scales[c];
-      // (q - zp) is exact in f32; the product rounds once, as numpy's f32.
-      real[i] = Math.fround(values[i] - z) * s;
-    }
+  for (let r = 0, i = 0; r < rows; r++) {
+    for (let c = 0; c < columns; c++, i++) real[i] = (values[i] - zps[c]) * sc[c];
   }
   const name = `${q.name}__dequantized`;
-  const encoded = concat([
+  const encoded = nested(5, [
     varintField(1, rows),
     varintField(1, columns),
     varintField(2, FLOAT),
     stringField(8, name),
-    bytesField(9, new Uint8Array(real.buffer)),
+    nested(9, [new Uint8Array(real.buffer)]),
   ]);
   return { name, encoded };
 }
@@ -346,15 +377,14 @@ export function dequantizedModelBytes(modelBytes) {
   for (const f of initializerFields) {
     if (used.has(parseTensorName(f.bytes))) parts.push(f.raw);
   }
-  for (const rewrite of rewrites) parts.push(bytesField(5, rewrite.weight.encoded));
+  for (const rewrite of rewrites) parts.push(rewrite.weight.encoded);
   for (const f of graphFields) {
     if (f.field !== 13) continue;
     const name = decoder.decode(parse(f.bytes).find((g) => g.field === 1)?.bytes ?? new Uint8Array());
     if (used.has(name)) parts.push(f.raw);
   }
-  const graph = concat(parts);
-  const modelParts = model.map((f, i) => (i === graphIndex ? bytesField(7, graph) : f.raw));
-  return { bytes: concat(modelParts), rewritten: rewrites.length };
+  const graph = nested(7, parts);
+  return { bytes: flatten(model.map((f, i) => (i === graphIndex ? graph : f.raw))), rewritten: rewrites.length };
 }
 
 function parseTensorName(raw) {
