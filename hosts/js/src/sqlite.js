@@ -136,26 +136,36 @@ const LITERALS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/
 const SCHEMA_CHANGE = /^(CREATE|DROP|ALTER)\b/i;
 const PRAGMA_SET = /^PRAGMA\s+(?:["`\[]?\w+["`\]]?\s*\.\s*)?["`\[]?(\w+)["`\]]?\s*(?:=\s*|\(\s*)([^)]*?)\s*\)?\s*;?$/i;
 
-/** Why the sandbox refuses a statement, or undefined. */
-function refusal(sql, inTransaction, version) {
-  const text = stripComments(sql);
-  if (/^ATTACH\b/i.test(text)) return 'ATTACH is not allowed; VACUUM INTO is refused for the same reason';
-  if (/^VACUUM\b[\s\S]*\bINTO\b/i.test(text)) return 'VACUUM INTO is not allowed';
-  if (/^DETACH\b/i.test(text)) return 'DETACH is not allowed';
-  if (/\bload_extension\s*\(/i.test(text)) return 'load_extension() is not allowed';
+/** What the sandbox needs of a statement's text (comments stripped). */
+function analyse(text) {
+  const analysis = { always: undefined, pragma: undefined, schemaChange: SCHEMA_CHANGE.test(text), setsVersion: false };
+  if (/^ATTACH\b/i.test(text)) analysis.always = 'ATTACH is not allowed; VACUUM INTO is refused for the same reason';
+  else if (/^VACUUM\b[\s\S]*\bINTO\b/i.test(text)) analysis.always = 'VACUUM INTO is not allowed';
+  else if (/^DETACH\b/i.test(text)) analysis.always = 'DETACH is not allowed';
+  else if (/\bload_extension\s*\(/i.test(text)) analysis.always = 'load_extension() is not allowed';
   const pragma = PRAGMA_SET.exec(text);
-  if (pragma) {
+  if (analysis.always === undefined && pragma) {
     const name = pragma[1].toLowerCase();
-    if (READ_ONLY_PRAGMAS.has(name)) return `setting PRAGMA ${name} is not allowed`;
-    if (name === 'user_version') {
+    if (READ_ONLY_PRAGMAS.has(name)) analysis.always = `setting PRAGMA ${name} is not allowed`;
+    else if (name === 'user_version') {
       const asked = Number.parseInt(pragma[2].replace(/^['"]|['"]$/g, ''), 10);
-      if (!Number.isInteger(asked)) return `PRAGMA user_version takes an integer, not ${pragma[2]}`;
-      if (version !== undefined && asked < version) {
-        return `PRAGMA user_version may not go down (from ${version} to ${asked})`;
+      if (!Number.isInteger(asked)) analysis.always = `PRAGMA user_version takes an integer, not ${pragma[2]}`;
+      else {
+        analysis.pragma = asked;
+        analysis.setsVersion = true;
       }
     }
   }
-  if (SCHEMA_CHANGE.test(text) && !inTransaction) {
+  return analysis;
+}
+
+/** Why the sandbox refuses a statement, or undefined. */
+function refusal(sql, inTransaction, version, analysis = analyse(stripComments(sql))) {
+  if (analysis.always !== undefined) return analysis.always;
+  if (analysis.pragma !== undefined && version !== undefined && analysis.pragma < version) {
+    return `PRAGMA user_version may not go down (from ${version} to ${analysis.pragma})`;
+  }
+  if (analysis.schemaChange && !inTransaction) {
     return 'creating or dropping a schema object or altering a table needs a transaction that raises PRAGMA user_version';
   }
   return undefined;
@@ -196,6 +206,17 @@ export class SqliteConnection {
     this.version = undefined;
     this.lastRefusal = undefined;
     this.statements = new Map();
+    /** What the sandbox read of each statement's text (its rules depend
+     * on the text, the transaction and the version only). */
+    this.checked = new Map();
+    this.versionSet = false;
+    this.scalars = new Map();
+  }
+
+  remember(sql) {
+    const text = stripComments(sql);
+    this.checked.set(sql, analyse(text));
+    if (this.checked.size > STATEMENT_CACHE * 4) this.checked.delete(this.checked.keys().next().value);
   }
 
   live() {
@@ -224,8 +245,12 @@ export class SqliteConnection {
 
   scalar(sql) {
     try {
-      const row = this.live().prepare(sql).safeIntegers(true).raw(true).get();
-      return row[0];
+      let statement = this.scalars.get(sql);
+      if (statement === undefined) {
+        statement = this.live().prepare(sql).safeIntegers(true).raw(true);
+        this.scalars.set(sql, statement);
+      }
+      return statement.get()[0];
     } catch (error) {
       throw errorFrom(error);
     }
@@ -236,8 +261,11 @@ export class SqliteConnection {
   execute(sql, parameters) {
     const db = this.live();
     if (this.version === undefined) this.version = Number(this.scalar('PRAGMA user_version'));
-    this.lastRefusal = refusal(sql, db.inTransaction, this.version);
+    const checked = this.checked.get(sql);
+    this.lastRefusal = refusal(sql, db.inTransaction, this.version, checked);
     if (this.lastRefusal !== undefined) throw new SqliteError('access-denied');
+    if (checked === undefined) this.remember(sql);
+    if (this.checked.get(sql).setsVersion) this.versionSet = true;
     const values = parameters.map(parameter);
     let result;
     try {
@@ -257,10 +285,11 @@ export class SqliteConnection {
       }
       throw errorFrom(error);
     } finally {
-      if (/^PRAGMA\s+(?:\w+\s*\.\s*)?user_version\s*=/i.test(stripComments(sql)) || !db.inTransaction) {
-        // Read again once no transaction is open (a raise may have been
-        // rolled back).
-        if (!db.inTransaction && this.db !== undefined) this.version = Number(this.scalar('PRAGMA user_version'));
+      // A raised user_version counts once no transaction is open (it may
+      // have been rolled back): read it again then.
+      if (this.versionSet && !db.inTransaction && this.db !== undefined) {
+        this.versionSet = false;
+        this.version = Number(this.scalar('PRAGMA user_version'));
       }
     }
     return result;
@@ -278,6 +307,7 @@ export class SqliteConnection {
   close() {
     if (this.db !== undefined) {
       this.statements.clear();
+      this.scalars.clear();
       this.db.close();
       this.db = undefined;
     }

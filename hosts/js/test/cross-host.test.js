@@ -164,7 +164,7 @@ test('this host recalls what the CLI wrote as the CLI does (and so does Python)'
   else t.diagnostic('no Python host interpreter (HIVE_MIND_PYTHON): Python not compared');
 });
 
-test('the CLI recalls what this host wrote as this host does', { timeout: 900_000 }, async (t) => {
+test('the CLI (and Python) recall what this host wrote as this host does', { timeout: 900_000 }, async (t) => {
   if (need(t, missing())) return;
   const dir = scratch(t);
   const cli = new Cli(cliBinary(), join(dir, 'home'));
@@ -176,7 +176,10 @@ test('the CLI recalls what this host wrote as this host does', { timeout: 900_00
   }
   await mind.close();
   assert.equal(cli.save(data, [MEMORIES[0][0], null, null, NOW]).duplicate, true, 'the CLI finds the memory this host wrote');
-  const [forCli, forJs] = copies(data, dir, ['cli', 'js']);
+  const [forCli, forJs, forPython] = copies(data, dir, ['cli', 'js', 'python']);
   const expected = await jsRecalls(forJs);
   assertSameRanking(QUERIES.map((query) => cli.recall(forCli, query)), expected, 'the CLI against JavaScript');
+  const python = pythonInterpreter();
+  if (python) assertSameRanking(pythonRecalls(python, forPython, join(dir, 'home')), expected, 'Python against JavaScript');
+  else t.diagnostic('no Python host interpreter (HIVE_MIND_PYTHON): Python not compared');
 });
