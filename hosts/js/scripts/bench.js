@@ -22,7 +22,9 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { ModelWorker } from '../src/bridge.js';
 import { HiveMind } from '../src/index.js';
+import { InProcessEmbedder, defaultModelDir } from '../src/models.js';
 import { PACKAGE_DIR, REPOSITORY } from '../src/component.js';
 
 const args = Object.fromEntries(
@@ -129,6 +131,33 @@ function pythonRun(python, data) {
   return { open: out.open, firstRecall: out.firstRecall, p50: percentile(out.recalls, 50), p95: percentile(out.recalls, 95), savePerSecond: out.savePerSecond };
 }
 
+/** What blocking on the worker costs: an empty round trip, and one query
+ * embedded through the bridge against the same model awaited directly. */
+async function bridgeCost() {
+  const worker = new ModelWorker();
+  await worker.call('load-embedder', { folder: defaultModelDir(MODEL) });
+  const direct = await InProcessEmbedder.load(defaultModelDir(MODEL));
+  const trips = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    worker.callSync('idle', {});
+    trips.push(performance.now() - t);
+  }
+  const bridged = [];
+  const awaited = [];
+  for (let i = 0; i < 30; i++) {
+    const texts = [queries[i % queries.length]];
+    let t = performance.now();
+    worker.callSync('embed', { texts, kind: 'query' });
+    bridged.push(performance.now() - t);
+    t = performance.now();
+    await direct.embed(texts, 'query');
+    awaited.push(performance.now() - t);
+  }
+  await worker.close();
+  return { trip: median(trips), bridged: median(bridged), awaited: median(awaited) };
+}
+
 const work = mkdtempSync(join(tmpdir(), 'hive-mind-bench-'));
 try {
   const base = join(work, 'base');
@@ -156,6 +185,10 @@ try {
       `${host.padEnd(10)} ${m('open').toFixed(0).padStart(8)} ${m('firstRecall').toFixed(0).padStart(17)} ${m('p50').toFixed(1).padStart(15)} ${m('p95').toFixed(1).padStart(15)} ${m('savePerSecond').toFixed(1).padStart(9)}`,
     );
   }
+  const cost = await bridgeCost();
+  console.log(
+    `worker bridge (Atomics.wait): empty round trip ${(cost.trip * 1000).toFixed(0)} µs; one query embedded ${cost.bridged.toFixed(1)} ms through it, ${cost.awaited.toFixed(1)} ms awaited on the main thread (medians)`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

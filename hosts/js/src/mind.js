@@ -17,6 +17,7 @@
 
 import { resolve } from 'node:path';
 import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 import { ModelWorker } from './bridge.js';
 import { defaultComponentPath, loadComponent } from './component.js';
@@ -157,7 +158,7 @@ export class HiveMind {
     if (typeof dataDir !== 'string' && !(dataDir instanceof URL)) {
       throw new TypeError('HiveMind.open needs the data directory (a path)');
     }
-    const directory = resolve(String(dataDir instanceof URL ? dataDir.pathname : dataDir).replace(/^~(?=$|\/)/, homedir()));
+    const directory = resolve((dataDir instanceof URL ? fileURLToPath(dataDir) : dataDir).replace(/^~(?=$|\/)/, homedir()));
     requireFts5();
     const component = await loadComponent(options.component ?? defaultComponentPath());
     const folder = options.modelDir ?? defaultModelDir(options.model);
