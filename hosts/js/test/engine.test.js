@@ -113,6 +113,22 @@ test('a trap restarts the engine and the next call runs', async (t) => {
   assert.ok((await mind.recall('before the trap')).memories.length > 0);
 });
 
+test('two minds in one process keep to their own files', async (t) => {
+  if (need(t, missing())) return;
+  const dir = scratch(t);
+  const apples = await HiveMind.open(join(dir, 'a'), { model: MODEL });
+  const bananas = await HiveMind.open(join(dir, 'b'), { model: MODEL });
+  t.after(() => Promise.all([apples.close(), bananas.close()]));
+  for (let i = 0; i < 3; i++) {
+    await apples.save(`Apple fact number ${i}: apples grow on trees.`);
+    await bananas.save(`Banana fact number ${i}: bananas grow in bunches.`);
+  }
+  assert.ok((await apples.recall('apples')).memories.every((m) => /Apple/.test(m.content)));
+  assert.ok((await bananas.recall('bananas')).memories.every((m) => /Banana/.test(m.content)));
+  await apples.close();
+  assert.equal((await bananas.status())[0].frames, 3);
+});
+
 test('a closed mind says so, and closing twice is fine', async (t) => {
   if (need(t, missing())) return;
   const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL });
