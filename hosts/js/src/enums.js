@@ -9,3 +9,7 @@ export const SOURCES = ['user-stated', 'tool-verified', 'agent-inferred', 'impor
 export const SCOPES = ['personal', 'current', 'all'];
 /** types.scoring-profile. */
 export const PROFILES = ['balanced', 'recent', 'important', 'connected'];
+/** harvest.source-format. */
+export const SOURCE_FORMATS = ['chatgpt', 'claude', 'gemini', 'perplexity', 'claude-code', 'markdown', 'plain-text', 'pdf', 'html', 'universal'];
+/** harvest.distillation. */
+export const DISTILLATIONS = ['auto', 'heuristic', 'llm'];

@@ -113,9 +113,15 @@ export class ComponentHost {
     if (exports === undefined || typeof exports[name] !== 'function') {
       throw new TypeError(`the component exports no ${iface}.${name}`);
     }
+    return this.run(name, () => exports[name](...args));
+  }
+
+  /** Run `fn`, which calls into the instance (`name` says what, for a
+   * trap's message), as `call` runs an export. */
+  run(name, fn) {
     this.guestStderr = '';
     try {
-      return { ok: true, value: exports[name](...args) };
+      return { ok: true, value: fn() };
     } catch (thrown) {
       const error = resultError(thrown);
       if (error !== undefined) return { ok: false, error };

@@ -10,7 +10,14 @@ export type RecallScope = 'personal' | 'current' | 'all';
 /** How recall weighs its relevance signals (`types.scoring-profile`). */
 export type ScoringProfile = 'balanced' | 'recent' | 'important' | 'connected';
 
+/** What harvest reads (`harvest.source-format`). */
+export type SourceFormat = 'chatgpt' | 'claude' | 'gemini' | 'perplexity' | 'claude-code' | 'markdown' | 'plain-text' | 'pdf' | 'html' | 'universal';
+/** How harvest distills (`harvest.distillation`). */
+export type Distillation = 'auto' | 'heuristic' | 'llm';
+
 export const IMPORTANCE: readonly Importance[];
+export const SOURCE_FORMATS: readonly SourceFormat[];
+export const DISTILLATIONS: readonly Distillation[];
 export const SOURCES: readonly Source[];
 export const SCOPES: readonly RecallScope[];
 export const PROFILES: readonly ScoringProfile[];
@@ -111,6 +118,53 @@ export interface Recall {
   withheld: string | null;
 }
 
+export interface ImportOptions {
+  /** The format, when not detected from the content. */
+  source?: SourceFormat;
+  /** The workspace mind to import into; default the personal mind. */
+  workspace?: string;
+  /** Default `auto` (heuristic here: this host has no language model). */
+  distillation?: Distillation;
+  /** Report what would be imported, writing nothing. */
+  dryRun?: boolean;
+}
+
+/** One source of an import (`harvest.source-report`). */
+export interface SourceReport {
+  name: string;
+  format?: SourceFormat;
+  items: number;
+  known: number;
+  unchanged: boolean;
+  error?: { tag: string; val?: unknown };
+  notes: string[];
+}
+
+/** What an import did (`harvest.import-report`, camelCase as jco gives it). */
+export interface ImportReport {
+  sources: SourceReport[];
+  distillation: Distillation;
+  dryRun: boolean;
+  items: number;
+  quarantinedItems: number;
+  skippedLowValue: number;
+  imported: number;
+  failed: number;
+  extracted: number;
+  duplicatesExact: number;
+  duplicatesNear: number;
+  contradictions: number;
+  droppedExtractions: number;
+  frames: { rawTurns: number; facts: number; events: number; profiles: number; documents: number };
+  entitiesNew: number;
+  entitiesSeen: number;
+  relations: number;
+  llmCalls: number;
+  llmInputTokens: bigint;
+  llmOutputTokens: bigint;
+  notes: string[];
+}
+
 export interface Fingerprint {
   provider: string;
   model: string;
@@ -144,6 +198,8 @@ export class HiveMind {
   save(content: string, options?: SaveOptions): Promise<Saved>;
   recall(query: string, options?: RecallOptions): Promise<Recall>;
   rememberExchange(user: string, assistant: string, options?: { workspace?: string }): Promise<Saved[]>;
+  /** Harvest one file into a mind; importing the same file again writes nothing. */
+  importFile(path: string, options?: ImportOptions): Promise<ImportReport>;
   status(): Promise<MindStatus[]>;
   /** The engine's exports as jco gives them, for what this API does not wrap. */
   readonly exports: Record<'memory' | 'admin' | 'review' | 'harvest' | 'wiki', Record<string, (...args: any[]) => any>>;

@@ -15,4 +15,4 @@ export {
 export { ComponentError, defaultComponentPath } from './component.js';
 export { ModelError, defaultModelDir } from './models.js';
 export { Fts5MissingError } from './sqlite.js';
-export { IMPORTANCE, PROFILES, SCOPES, SOURCES } from './enums.js';
+export { DISTILLATIONS, IMPORTANCE, PROFILES, SCOPES, SOURCE_FORMATS, SOURCES } from './enums.js';

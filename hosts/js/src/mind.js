@@ -15,13 +15,14 @@
 // `personal:42`, `workspace:acme:42`. Failures are HiveMindError subclasses
 // (src/errors.js); bad input is a TypeError or RangeError.
 
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { ModelWorker } from './bridge.js';
 import { defaultComponentPath, loadComponent } from './component.js';
-import { IMPORTANCE, PROFILES, SCOPES, SOURCES } from './enums.js';
+import { DISTILLATIONS, IMPORTANCE, PROFILES, SCOPES, SOURCE_FORMATS, SOURCES } from './enums.js';
 import { HiveMindError, fromVariant } from './errors.js';
 import { ComponentHost } from './host.js';
 import { defaultModelDir, findReranker } from './models.js';
@@ -192,9 +193,7 @@ export class HiveMind {
 
   call(iface, name, ...args) {
     if (this.host === undefined) throw new HiveMindError('closed', 'this HiveMind is closed');
-    const result = this.host.call(iface, name, ...args);
-    if (!result.ok) throw fromVariant(result.error);
-    return result.value;
+    return this.result(this.host.call(iface, name, ...args));
   }
 
   /**
@@ -256,6 +255,43 @@ export class HiveMind {
       occurredAt: undefined,
     });
     return result.map(saved);
+  }
+
+  /**
+   * Harvest one file (an export, its zip, Markdown, PDF, …) into the
+   * personal mind or `workspace`'s: the engine detects the format by
+   * content (`source`, one of SOURCE_FORMATS, overrides it), parses it in
+   * the sandbox and runs the passes; `distillation` is one of
+   * DISTILLATIONS (this host has no language model, so `auto` is
+   * heuristic). Resolves to the import's report (the WIT `import-report`,
+   * as jco gives it: camelCase). Importing the same file again writes
+   * nothing.
+   */
+  async importFile(path, { source, workspace, distillation = 'auto', dryRun = false } = {}) {
+    const bytes = new Uint8Array(await readFile(path));
+    const options = {
+      source: choice('source', source, SOURCE_FORMATS),
+      mind: workspaceMind(workspace),
+      distillation: choice('distillation', distillation, DISTILLATIONS),
+      dryRun: Boolean(dryRun),
+    };
+    const stepItems = this.call('admin', 'getPlanConstants').harvestStepItems;
+    const host = this.host;
+    const instance = host.restarts;
+    const { ImportJob } = host.instance.harvest;
+    const job = this.result(host.run('import-job.start', () => ImportJob.start([{ tag: 'document', val: { name: String(path), bytes } }], options)));
+    try {
+      while (!this.result(host.run('import-job.step', () => job.step(stepItems))).finished);
+      return this.result(host.run('import-job.report', () => job.report()));
+    } finally {
+      // A job whose instance trapped died with it.
+      if (host.restarts === instance) job[Symbol.dispose ?? Symbol.for('dispose')]();
+    }
+  }
+
+  result(outcome) {
+    if (!outcome.ok) throw fromVariant(outcome.error);
+    return outcome.value;
   }
 
   /** Every mind's counts, personal first. */

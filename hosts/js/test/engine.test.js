@@ -129,6 +129,29 @@ test('two minds in one process keep to their own files', async (t) => {
   assert.equal((await bananas.status())[0].frames, 3);
 });
 
+test('a file is harvested once, and its memories are recalled', async (t) => {
+  if (need(t, missing())) return;
+  const dir = scratch(t);
+  const notes = join(dir, 'notes.md');
+  writeFileSync(
+    notes,
+    '# Project notes\n\nWe decided to use Postgres for the ledger because it supports serializable transactions.\n\n' +
+      '## People\n\nSam prefers short answers and dark mode. Maria owns the quarterly report, due on June 3.\n',
+  );
+  const mind = await HiveMind.open(join(dir, 'data'), { model: MODEL });
+  t.after(() => mind.close());
+  const report = await mind.importFile(notes, { workspace: 'acme' });
+  assert.equal(report.sources[0].format, 'markdown');
+  assert.ok(report.imported >= 1 && report.frames.documents >= 1, JSON.stringify(report.frames));
+  assert.ok(report.notes.some((note) => /distilled heuristically/.test(note)));
+  const again = await mind.importFile(notes, { workspace: 'acme' });
+  assert.equal(again.imported, 0);
+  assert.equal(again.sources[0].unchanged, true);
+  const recall = await mind.recall('who owns the quarterly report?', { workspace: 'acme', scope: 'current' });
+  assert.ok(recall.memories.some((m) => /Maria owns the quarterly report/.test(m.content)));
+  await assert.rejects(mind.importFile(notes, { distillation: 'magic' }), RangeError);
+});
+
 test('a closed mind says so, and closing twice is fine', async (t) => {
   if (need(t, missing())) return;
   const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL });

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { IMPORTANCE, PROFILES, SCOPES, SOURCES } from '../src/enums.js';
+import { DISTILLATIONS, IMPORTANCE, PROFILES, SCOPES, SOURCE_FORMATS, SOURCES } from '../src/enums.js';
 import { REPOSITORY } from './helpers.js';
 
 function witEnum(file, name) {
@@ -22,4 +22,6 @@ test('the enums are the WIT\'s', (t) => {
   assert.deepEqual(SOURCES, witEnum('types.wit', 'source'));
   assert.deepEqual(PROFILES, witEnum('types.wit', 'scoring-profile'));
   assert.deepEqual(SCOPES, witEnum('memory.wit', 'recall-scope'));
+  assert.deepEqual(SOURCE_FORMATS, witEnum('harvest.wit', 'source-format'));
+  assert.deepEqual(DISTILLATIONS, witEnum('harvest.wit', 'distillation'));
 });

@@ -8,6 +8,8 @@ async function use(): Promise<void> {
   const recall: Recall = await mind.recall('query', { limit: 5, scope: 'all', profile: 'recent', now: '2026-06-01' });
   for (const memory of recall.memories) console.log(memory.ref, memory.lane, memory.score.toFixed(3), memory.content, saved.ref);
   const learned = await mind.rememberExchange('user', 'assistant', { workspace: 'acme' });
+  const report = await mind.importFile('notes.md', { workspace: 'acme', distillation: 'heuristic' });
+  console.log(report.imported, report.frames.documents, report.sources[0]?.format);
   const [personal] = await mind.status();
   console.log(learned.length, personal.frames, personal.embedder?.model);
   try {
