@@ -25,6 +25,9 @@ TEXTS = [
     "The quarterly report is due on Friday; Maria owns the numbers.",
     "x",
     "word " * 700,
+    "a" * 150 + " short " + "Ω" * 120,
+    "مرحبا بالعالم and שלום עולם, ideographic\u3000space, ﬀ ligature, Ⅻ, ①, x²",
+    "tabs\tand\u00a0no-break\u2003em space; C0\u0001 and C1\u0085 controls; \ufeffBOM",
 ]
 
 out = {"texts": TEXTS, "models": {}}
