@@ -2,7 +2,7 @@
 // errors, each a class with its case; bad input named as the problem.
 
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -217,7 +217,13 @@ test('a missing or altered model file is named', async (t) => {
     HiveMind.open(data, { modelDir: folder }),
     (e) => e instanceof ModelError && e.path === onnx && /SHA-256 is [0-9a-f]{64}, expected/.test(e.message),
   );
+  // Without checksums to compare with, a truncated file is still named.
+  rmSync(join(folder, 'SHA256SUMS'));
+  await assert.rejects(HiveMind.open(data, { modelDir: folder }), (e) => e instanceof ModelError && e.path === onnx && /not an ONNX model/.test(e.message));
   copyFileSync(join(defaultModelDir(MODEL), 'model_int8.onnx'), onnx);
+  const tokenizer = join(folder, 'tokenizer.json');
+  writeFileSync(tokenizer, readFileSync(tokenizer).subarray(0, 5000));
+  await assert.rejects(HiveMind.open(data, { modelDir: folder }), (e) => e instanceof ModelError && e.path === tokenizer && /not a tokenizer\.json/.test(e.message));
   writeFileSync(join(folder, 'modules.json'), '{ not json');
   await assert.rejects(HiveMind.open(data, { modelDir: folder }), (e) => e instanceof ModelError && /modules\.json: not valid JSON/.test(e.message));
 });
