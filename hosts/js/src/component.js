@@ -1,0 +1,160 @@
+// Loading a component: transpiled to JavaScript by jco (once per component
+// file and jco version, cached on disk), its core modules compiled, and an
+// `instantiate(imports)` that runs jco's synchronous instantiation.
+//
+// The cache is `$HIVE_MIND_CACHE_DIR`, else `$XDG_CACHE_HOME/hive-mind/
+// components` (`~/.cache` when unset), as the other hosts cache their
+// compiled components: one folder per component, named by its file's stem,
+// the jco-transpile version and the first 32 hex digits of its SHA-256,
+// written under a temporary name and renamed into place.
+
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const require = createRequire(import.meta.url);
+
+/** The engine component's file name in a guest build. */
+export const COMPONENT_FILE = 'hive_mind_engine_component.wasm';
+
+/** This package's folder (`hosts/js`). */
+export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The repository root when this package sits in its source tree. */
+export const REPOSITORY = resolve(PACKAGE_DIR, '..', '..');
+
+/** The jco-transpile version, part of the cache key. */
+function transpilerVersion() {
+  try {
+    return require('@bytecodealliance/jco-transpile/package.json').version;
+  } catch {
+    return JSON.parse(
+      readFileSync(join(PACKAGE_DIR, 'node_modules', '@bytecodealliance', 'jco-transpile', 'package.json'), 'utf8'),
+    ).version;
+  }
+}
+
+/** `$HIVE_MIND_COMPONENT`, else the guest build of this source tree. */
+export function defaultComponentPath() {
+  const configured = process.env.HIVE_MIND_COMPONENT;
+  if (configured) return configured;
+  return join(REPOSITORY, 'target', 'guest', 'wasm32-wasip2', 'guest', COMPONENT_FILE);
+}
+
+/** Where transpiled components are cached. */
+export function cacheDir() {
+  const configured = process.env.HIVE_MIND_CACHE_DIR;
+  if (configured) return configured;
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'hive-mind', 'components');
+}
+
+/** A component file that is not one (missing, truncated, not a component). */
+export class ComponentError extends Error {
+  constructor(path, message) {
+    super(`${path}: ${message}`);
+    this.name = 'ComponentError';
+    this.path = path;
+  }
+}
+
+// The component-model binary starts with `\0asm`, then version 0x0d and
+// layer 1 (a core module has layer 0).
+const COMPONENT_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
+
+/** What `WebAssembly.promising` falls back to in jco's bindings. */
+function plainExport(exported) {
+  return exported;
+}
+
+/**
+ * The transpiled component at `path`: `{ instantiate(imports), dir }`,
+ * transpiling it into the cache on the first use. Raises ComponentError
+ * naming the file when it is missing or not a component.
+ */
+export async function loadComponent(path) {
+  path = resolve(path);
+  let bytes;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if (error.code === 'ENOENT') {
+      throw new ComponentError(
+        path,
+        'no engine component here; build it (`just build-guest`) or set HIVE_MIND_COMPONENT',
+      );
+    }
+    throw new ComponentError(path, `unreadable: ${error.message}`);
+  }
+  if (bytes.length < 8 || COMPONENT_HEADER.some((byte, i) => bytes[i] !== byte)) {
+    throw new ComponentError(path, 'not a WebAssembly component (its header is not a component\'s)');
+  }
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+  const stem = basename(path).replace(/\.wasm$/, '').replace(/[^A-Za-z0-9_.-]/g, '_');
+  const name = 'component';
+  const dir = join(cacheDir(), `${stem}-js-jco-transpile${transpilerVersion()}-${digest}`);
+  if (!existsSync(join(dir, `${name}.js`))) {
+    const { transpileBytes } = await import('@bytecodealliance/jco-transpile');
+    let result;
+    try {
+      result = await transpileBytes(bytes, {
+        name,
+        instantiation: 'sync',
+        emitTypescriptDeclarations: false,
+        wasiShim: false,
+      });
+    } catch (error) {
+      throw new ComponentError(path, `jco could not transpile it (truncated or damaged?): ${error.message ?? error}`);
+    }
+    mkdirSync(dirname(dir), { recursive: true });
+    const temporary = mkdtempSync(`${dir}.tmp-`);
+    try {
+      for (const [file, content] of Object.entries(result.files)) {
+        mkdirSync(dirname(join(temporary, file)), { recursive: true });
+        writeFileSync(join(temporary, file), content);
+      }
+      try {
+        renameSync(temporary, dir);
+      } catch (error) {
+        // Another process renamed its copy into place first: use that one.
+        if (!existsSync(join(dir, `${name}.js`))) throw error;
+      }
+    } finally {
+      rmSync(temporary, { recursive: true, force: true });
+    }
+  }
+  const module = await import(pathToFileURL(join(dir, `${name}.js`)).href);
+  const cores = new Map();
+  for (const file of ['core', 'core2', 'core3', 'core4', 'core5']) {
+    const core = join(dir, `${name}.${file}.wasm`);
+    if (existsSync(core)) cores.set(`${name}.${file}.wasm`, await WebAssembly.compile(readFileSync(core)));
+  }
+  return {
+    dir,
+    path,
+    instantiate(imports) {
+      // jco's bindings wrap each export in `WebAssembly.promising` (JSPI)
+      // inside a try, falling back to the plain export where it is missing,
+      // as in Node 20; the wrapped ones are used only by async
+      // instantiation. Each miss throws inside jco's giant initialisation
+      // function, which costs ~7 ms a throw there: ~500 ms an instance for
+      // the engine's 70 exports. The plain export is what it falls back to,
+      // so it is handed over at once for the length of the instantiation.
+      const missing = typeof WebAssembly.promising !== 'function';
+      if (missing) WebAssembly.promising = plainExport;
+      try {
+        return module.instantiate((file) => {
+          const compiled = cores.get(file);
+          if (compiled === undefined) throw new ComponentError(path, `the transpiled component lacks ${file}`);
+          return compiled;
+        }, imports);
+      } finally {
+        if (missing) delete WebAssembly.promising;
+      }
+    },
+  };
+}

@@ -1,0 +1,249 @@
+// Types of the hive-mind-engine package (hand-written; `npm run typecheck`
+// checks them against test/types.ts).
+
+/** How much a memory matters (`types.importance`), most important first. */
+export type Importance = 'critical' | 'important' | 'normal' | 'temporary' | 'deprecated';
+/** Where a memory came from (`types.source`). */
+export type Source = 'user-stated' | 'tool-verified' | 'agent-inferred' | 'import' | 'system';
+/** Which minds a recall searches (`memory.recall-scope`). */
+export type RecallScope = 'personal' | 'current' | 'all';
+/** How recall weighs its relevance signals (`types.scoring-profile`). */
+export type ScoringProfile = 'balanced' | 'recent' | 'important' | 'connected';
+
+/** What harvest reads (`harvest.source-format`). */
+export type SourceFormat = 'chatgpt' | 'claude' | 'gemini' | 'perplexity' | 'claude-code' | 'markdown' | 'plain-text' | 'pdf' | 'html' | 'universal';
+/** How harvest distills (`harvest.distillation`). */
+export type Distillation = 'auto' | 'heuristic' | 'llm';
+
+export const IMPORTANCE: readonly Importance[];
+export const SOURCE_FORMATS: readonly SourceFormat[];
+export const DISTILLATIONS: readonly Distillation[];
+export const SOURCES: readonly Source[];
+export const SCOPES: readonly RecallScope[];
+export const PROFILES: readonly ScoringProfile[];
+
+/** An ISO-8601 time (a time without a zone, or a date alone, is UTC), or a Date. */
+export type Time = string | Date;
+
+export interface OpenOptions {
+  /** The engine component (.wasm); default `$HIVE_MIND_COMPONENT`, else this source tree's guest build. */
+  component?: string;
+  /** The embedding model's folder. */
+  modelDir?: string;
+  /** The embedding model's name, looked for in the models folders; default `$HIVE_MIND_IN_PROCESS_MODEL`, else bge-small-en-v1.5. */
+  model?: string;
+  /** `false` turns the cross-encoder off (on when installed, unless `HIVE_MIND_RERANKER=off`). */
+  reranker?: boolean;
+}
+
+export interface SaveOptions {
+  importance?: Importance;
+  /** The workspace mind to save to; default the personal mind. */
+  workspace?: string;
+  /** The event time; default now. */
+  createdAt?: Time;
+  source?: Source;
+}
+
+export interface RecallOptions {
+  /** The most memories, every lane together (default 10, at most 100). */
+  limit?: number;
+  /** The active workspace. */
+  workspace?: string;
+  scope?: RecallScope;
+  /** The time recency is scored against; default now. */
+  now?: Time;
+  profile?: ScoringProfile;
+  /** How many of the best candidates the reranker reads (0: none). */
+  rerankPool?: number;
+  /** Answer with what was valid then. */
+  asOf?: Time;
+  /** A bound on the recall block's tokens. */
+  maxTokens?: number;
+}
+
+/** Where a verbatim conversation turn came from. */
+export interface TurnOrigin {
+  conversation: string;
+  turn: number;
+  speaker: string;
+}
+
+/** A memory as saved. */
+export interface Saved {
+  /** `personal:<id>` or `workspace:<workspace>:<id>`. */
+  ref: string;
+  /** Whether it was already known (deduplicated, nothing written). */
+  duplicate: boolean;
+  /** The text as stored, with the engine's storage markings. */
+  content: string;
+  /** What it says, for a person. */
+  text: string;
+  importance: Importance;
+  /** Event time, ISO-8601 UTC. */
+  createdAt: string;
+  origin?: TurnOrigin;
+}
+
+/** One recalled memory and why it was chosen. */
+export interface Memory {
+  ref: string;
+  /** The lane that found it (`semantic`, `importance`, `date-window`, …). */
+  lane: string;
+  score: number;
+  /** A short human-readable reason. */
+  why: string;
+  content: string;
+  text: string;
+  importance: Importance;
+  createdAt: string;
+  origin?: TurnOrigin;
+}
+
+export interface RecallNote {
+  /** What it is about (`near-miss`, `quarantined`, `reranker`, …). */
+  kind: string;
+  text: string;
+}
+
+export interface Recall {
+  /** The formatted block to add to the model's context. */
+  text: string;
+  /** The recalled memories, best first. */
+  memories: Memory[];
+  /** Identity and awareness, for the system prompt; empty when none. */
+  context: string;
+  notes: RecallNote[];
+  /** Set when the injection scan withheld the whole recall: why. */
+  withheld: string | null;
+}
+
+export interface ImportOptions {
+  /** The format, when not detected from the content. */
+  source?: SourceFormat;
+  /** The workspace mind to import into; default the personal mind. */
+  workspace?: string;
+  /** Default `auto` (heuristic here: this host has no language model). */
+  distillation?: Distillation;
+  /** Report what would be imported, writing nothing. */
+  dryRun?: boolean;
+}
+
+/** One source of an import (`harvest.source-report`). */
+export interface SourceReport {
+  name: string;
+  format?: SourceFormat;
+  items: number;
+  known: number;
+  unchanged: boolean;
+  error?: { tag: string; val?: unknown };
+  notes: string[];
+}
+
+/** What an import did (`harvest.import-report`, camelCase as jco gives it). */
+export interface ImportReport {
+  sources: SourceReport[];
+  distillation: Distillation;
+  dryRun: boolean;
+  items: number;
+  quarantinedItems: number;
+  skippedLowValue: number;
+  imported: number;
+  failed: number;
+  extracted: number;
+  duplicatesExact: number;
+  duplicatesNear: number;
+  contradictions: number;
+  droppedExtractions: number;
+  frames: { rawTurns: number; facts: number; events: number; profiles: number; documents: number };
+  entitiesNew: number;
+  entitiesSeen: number;
+  relations: number;
+  llmCalls: number;
+  llmInputTokens: bigint;
+  llmOutputTokens: bigint;
+  notes: string[];
+}
+
+export interface Fingerprint {
+  provider: string;
+  model: string;
+  dimensions: number;
+}
+
+export interface MindStatus {
+  /** `personal` or `workspace:<id>`. */
+  mind: string;
+  schemaVersion: number;
+  embedder: Fingerprint | null;
+  frames: number;
+  ftsRows: number;
+  frameVectors: number;
+  chunks: number;
+  chunkVectors: number;
+  entities: number;
+  relations: number;
+  sessions: number;
+  chunkPlan: string;
+  chunkWindow: number | null;
+  notes: string[];
+}
+
+export class HiveMind {
+  private constructor();
+  /** Open the minds in `dataDir` (created, owner-only, if missing). */
+  static open(dataDir: string | URL, options?: OpenOptions): Promise<HiveMind>;
+  /** The data directory. */
+  readonly directory: string;
+  save(content: string, options?: SaveOptions): Promise<Saved>;
+  recall(query: string, options?: RecallOptions): Promise<Recall>;
+  rememberExchange(user: string, assistant: string, options?: { workspace?: string }): Promise<Saved[]>;
+  /** Harvest one file into a mind; importing the same file again writes nothing. */
+  importFile(path: string, options?: ImportOptions): Promise<ImportReport>;
+  status(): Promise<MindStatus[]>;
+  /** The engine's exports as jco gives them, for what this API does not wrap. */
+  readonly exports: Record<'memory' | 'admin' | 'review' | 'harvest' | 'wiki', Record<string, (...args: any[]) => any>>;
+  /** Release the engine, close its databases, stop the model worker (idempotent). */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A failure reported by the engine. */
+export class HiveMindError extends Error {
+  constructor(kase: string, detail?: string);
+  /** The WIT case name (`invalid-argument`, `storage`, `embedder`, `llm`; `closed`, `trap`). */
+  readonly case: string;
+  readonly detail: string;
+}
+export class InvalidArgumentError extends HiveMindError {}
+export class StorageError extends HiveMindError {
+  constructor(kase: string, detail: string, storageCase: string);
+  /** The `types.storage-error` case: `busy`, `sql`, `newer-schema`, `not-found`, … */
+  readonly storageCase: string;
+}
+export class NotFoundError extends StorageError {}
+export class NewerSchemaError extends StorageError {
+  constructor(kase: string, detail: string, storageCase: string, schemaVersion: number);
+  readonly schemaVersion: number;
+}
+export class EmbedderError extends HiveMindError {}
+export class LlmError extends HiveMindError {}
+export class EngineTrap extends HiveMindError {
+  constructor(kase: string, detail: string, kind?: TrapKind);
+  readonly kind: TrapKind;
+}
+export type TrapKind = 'stack-overflow' | 'memory-limit' | 'guest-panic' | 'other-trap' | 'host-failure';
+
+/** The component file is missing, unreadable or not a component. */
+export class ComponentError extends Error {
+  readonly path: string;
+}
+/** A model file is missing, unreadable or not the shipped one. */
+export class ModelError extends Error {
+  readonly path: string;
+}
+/** better-sqlite3's SQLite was built without FTS5. */
+export class Fts5MissingError extends Error {}
+
+export function defaultComponentPath(): string;
+export function defaultModelDir(model?: string): string;

@@ -1,0 +1,64 @@
+// The model worker thread: loads the embedder (and the cross-encoder, when
+// on) and runs them with onnxruntime-node, whose API is asynchronous, while
+// the engine's imports, which are synchronous, wait for the answers on the
+// main thread (src/bridge.js). Each request is `{ id, op, args }`; each
+// answer `{ id, ok, value | error }` goes back on the port the main thread
+// gave, after which the worker bumps the shared counter and wakes it.
+
+import { parentPort, workerData } from 'node:worker_threads';
+
+import { CrossEncoder, EmbedError, InProcessEmbedder, ModelError } from './models.js';
+
+const { port, signal } = workerData;
+const counter = new Int32Array(signal);
+let embedder;
+let reranker;
+
+function answer(message, transfer = []) {
+  port.postMessage(message, transfer);
+  Atomics.add(counter, 0, 1);
+  Atomics.notify(counter, 0);
+}
+
+function describe(error) {
+  if (error instanceof ModelError) return { kind: 'model', path: error.path, message: error.message };
+  if (error instanceof EmbedError) return { kind: 'embed', case: error.case, message: error.detail };
+  return { kind: 'other', message: String(error?.message ?? error) };
+}
+
+const ops = {
+  async 'load-embedder'({ folder }) {
+    embedder = await InProcessEmbedder.load(folder);
+    return embedder.info;
+  },
+  async 'load-reranker'({ folder }) {
+    reranker = await CrossEncoder.load(folder);
+    return { model: reranker.name, maxTokens: reranker.maxTokens };
+  },
+  async embed({ texts, kind }) {
+    return embedder.embed(texts, kind);
+  },
+  async tokenize({ texts, kind }) {
+    return embedder.tokenize(texts, kind);
+  },
+  async idle() {
+    return null;
+  },
+  async score({ query, passages }) {
+    return reranker.score(query, passages);
+  },
+};
+
+// Requests run one at a time, in order.
+let queue = Promise.resolve();
+parentPort.on('message', ({ id, op, args }) => {
+  queue = queue.then(async () => {
+    try {
+      const value = await ops[op](args);
+      const transfer = Array.isArray(value) ? value.filter((v) => v instanceof Float32Array).map((v) => v.buffer) : [];
+      answer({ id, ok: true, value }, transfer);
+    } catch (error) {
+      answer({ id, ok: false, error: describe(error) });
+    }
+  });
+});

@@ -1,0 +1,229 @@
+// The API over the engine: save, recall, remember an exchange, status; the
+// errors, each a class with its case; bad input named as the problem.
+
+import assert from 'node:assert/strict';
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import Database from 'better-sqlite3';
+
+import {
+  ComponentError,
+  EngineTrap,
+  HiveMind,
+  HiveMindError,
+  InvalidArgumentError,
+  ModelError,
+  NewerSchemaError,
+  StorageError,
+} from '../src/index.js';
+import { defaultComponentPath } from '../src/component.js';
+import { defaultModelDir } from '../src/models.js';
+import { componentMissing, modelMissing, need, scratch } from './helpers.js';
+
+const MODEL = 'all-MiniLM-L6-v2';
+
+function missing() {
+  return componentMissing() ?? modelMissing() ?? modelMissing(MODEL);
+}
+
+test('save, recall, remember an exchange and status, over the default model', async (t) => {
+  if (need(t, missing())) return;
+  const data = join(scratch(t), 'data');
+  const mind = await HiveMind.open(data);
+  t.after(() => mind.close());
+  const saved = await mind.save('We decided to use Postgres for the ledger.', {
+    importance: 'important',
+    createdAt: '2026-05-02T10:00:00Z',
+  });
+  assert.equal(saved.ref, 'personal:1');
+  assert.equal(saved.duplicate, false);
+  assert.equal(saved.importance, 'important');
+  assert.equal(saved.createdAt, '2026-05-02T10:00:00Z');
+  assert.equal((await mind.save('We decided to use Postgres for the ledger.')).duplicate, true);
+  await mind.save('Sam prefers short answers and dark mode.');
+  const inAcme = await mind.save('The deploy runs every Tuesday at noon.', { workspace: 'acme', createdAt: '2026-05-10' });
+  assert.equal(inAcme.ref, 'workspace:acme:1');
+  assert.equal(inAcme.createdAt, '2026-05-10T00:00:00Z');
+
+  const recall = await mind.recall('which database does the ledger use?', { scope: 'personal' });
+  assert.equal(recall.memories[0].ref, 'personal:1');
+  assert.match(recall.memories[0].content, /Postgres/);
+  assert.equal(typeof recall.memories[0].score, 'number');
+  assert.ok(recall.memories[0].lane);
+  assert.match(recall.text, /Postgres/);
+  assert.ok(recall.notes.some((note) => note.kind === 'reranker'), 'the reranker is off in the tests, and recall says so');
+  assert.equal(recall.withheld, null);
+  const fromAcme = await mind.recall('when does the deploy run?', { workspace: 'acme', scope: 'current' });
+  assert.deepEqual(fromAcme.memories.map((m) => m.ref), ['workspace:acme:1']);
+
+  const learned = await mind.rememberExchange('Remember that my favourite colour is green.', 'Noted: green.');
+  assert.ok(learned.some((item) => /green/.test(item.content)), JSON.stringify(learned));
+
+  const status = await mind.status();
+  assert.deepEqual(status.map((s) => s.mind), ['personal', 'workspace:acme']);
+  const [personal] = status;
+  assert.deepEqual(personal.embedder, { provider: 'in-process', model: 'bge-small-en-v1.5', dimensions: 384 });
+  assert.equal(personal.frames, 3);
+  assert.equal(personal.frameVectors, 3);
+  assert.equal(personal.ftsRows, 3);
+  assert.equal(personal.chunkWindow, 512);
+});
+
+test('engine errors are typed, with their case and detail', async (t) => {
+  if (need(t, missing())) return;
+  const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL });
+  t.after(() => mind.close());
+  await assert.rejects(mind.save('   '), (e) => e instanceof InvalidArgumentError && e.case === 'invalid-argument' && /empty/.test(e.detail));
+  await assert.rejects(mind.recall('x', { scope: 'current' }), (e) => e instanceof InvalidArgumentError && /workspace/.test(e.detail));
+  await assert.rejects(
+    mind.save('hello', { workspace: 'bad/id' }),
+    (e) => e instanceof StorageError && e.case === 'storage' && e.storageCase === 'invalid-argument' && /bad workspace id/.test(e.detail),
+  );
+  // Bad input in JavaScript's idiom, before the engine is called.
+  await assert.rejects(mind.save('x', { importance: 'urgent' }), (e) => e instanceof RangeError && /importance must be one of critical/.test(e.message));
+  await assert.rejects(mind.save(42), TypeError);
+  await assert.rejects(mind.recall('x', { limit: -1 }), RangeError);
+  await assert.rejects(mind.recall('x', { now: 'yesterday-ish' }), RangeError);
+});
+
+test('a trap restarts the engine and the next call runs', async (t) => {
+  if (need(t, missing())) return;
+  const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL });
+  t.after(() => mind.close());
+  await mind.save('before the trap');
+  const { Connection } = mind.host.sqlite.imports;
+  const execute = Connection.prototype.execute;
+  Connection.prototype.execute = () => {
+    throw new Error('the disk is on fire');
+  };
+  try {
+    await assert.rejects(
+      mind.save('during the trap'),
+      (e) => e instanceof EngineTrap && e.kind === 'host-failure' && /disk is on fire/.test(e.message),
+    );
+  } finally {
+    Connection.prototype.execute = execute;
+  }
+  assert.equal(mind.host.restarts, 1);
+  assert.equal(mind.host.sqlite.openConnections, 0, 'the trapped instance\'s connections were closed');
+  assert.equal((await mind.save('after the trap')).ref, 'personal:2');
+  assert.equal((await mind.status())[0].frames, 2, 'the save that trapped wrote nothing');
+  assert.ok((await mind.recall('before the trap')).memories.length > 0);
+});
+
+test('two minds in one process keep to their own files', async (t) => {
+  if (need(t, missing())) return;
+  const dir = scratch(t);
+  const apples = await HiveMind.open(join(dir, 'a'), { model: MODEL });
+  const bananas = await HiveMind.open(join(dir, 'b'), { model: MODEL });
+  t.after(() => Promise.all([apples.close(), bananas.close()]));
+  for (let i = 0; i < 3; i++) {
+    await apples.save(`Apple fact number ${i}: apples grow on trees.`);
+    await bananas.save(`Banana fact number ${i}: bananas grow in bunches.`);
+  }
+  assert.ok((await apples.recall('apples')).memories.every((m) => /Apple/.test(m.content)));
+  assert.ok((await bananas.recall('bananas')).memories.every((m) => /Banana/.test(m.content)));
+  await apples.close();
+  assert.equal((await bananas.status())[0].frames, 3);
+});
+
+test('a file is harvested once, and its memories are recalled', async (t) => {
+  if (need(t, missing())) return;
+  const dir = scratch(t);
+  const notes = join(dir, 'notes.md');
+  writeFileSync(
+    notes,
+    '# Project notes\n\nWe decided to use Postgres for the ledger because it supports serializable transactions.\n\n' +
+      '## People\n\nSam prefers short answers and dark mode. Maria owns the quarterly report, due on June 3.\n',
+  );
+  const mind = await HiveMind.open(join(dir, 'data'), { model: MODEL });
+  t.after(() => mind.close());
+  const report = await mind.importFile(notes, { workspace: 'acme' });
+  assert.equal(report.sources[0].format, 'markdown');
+  assert.ok(report.imported >= 1 && report.frames.documents >= 1, JSON.stringify(report.frames));
+  assert.ok(report.notes.some((note) => /distilled heuristically/.test(note)));
+  const again = await mind.importFile(notes, { workspace: 'acme' });
+  assert.equal(again.imported, 0);
+  assert.equal(again.sources[0].unchanged, true);
+  const recall = await mind.recall('who owns the quarterly report?', { workspace: 'acme', scope: 'current' });
+  assert.ok(recall.memories.some((m) => /Maria owns the quarterly report/.test(m.content)));
+  await assert.rejects(mind.importFile(notes, { distillation: 'magic' }), RangeError);
+});
+
+test('a closed mind says so, and closing twice is fine', async (t) => {
+  if (need(t, missing())) return;
+  const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL });
+  await mind.close();
+  await mind.close();
+  await assert.rejects(mind.recall('x'), (e) => e instanceof HiveMindError && e.case === 'closed');
+});
+
+test('a mind of a newer schema is refused, naming its version', async (t) => {
+  if (need(t, missing())) return;
+  const data = join(scratch(t), 'data');
+  let mind = await HiveMind.open(data, { model: MODEL });
+  await mind.save('written by this engine');
+  await mind.close();
+  const db = new Database(join(data, 'personal.sqlite'));
+  db.pragma('user_version = 999');
+  db.close();
+  mind = await HiveMind.open(data, { model: MODEL });
+  t.after(() => mind.close());
+  await assert.rejects(
+    mind.recall('anything', { scope: 'personal' }),
+    (e) =>
+      e instanceof NewerSchemaError &&
+      e instanceof StorageError &&
+      e.storageCase === 'newer-schema' &&
+      e.schemaVersion === 999 &&
+      /schema version 999, newer than this engine knows/.test(e.message),
+  );
+});
+
+test('a missing, foreign or truncated component is named', async (t) => {
+  if (need(t, componentMissing())) return;
+  const dir = scratch(t);
+  const data = join(dir, 'data');
+  await assert.rejects(
+    HiveMind.open(data, { component: join(dir, 'nowhere.wasm') }),
+    (e) => e instanceof ComponentError && e.path === join(dir, 'nowhere.wasm') && /no engine component/.test(e.message),
+  );
+  writeFileSync(join(dir, 'text.wasm'), 'not a component');
+  await assert.rejects(HiveMind.open(data, { component: join(dir, 'text.wasm') }), (e) => e instanceof ComponentError && /not a WebAssembly component/.test(e.message));
+  const bytes = readFileSync(defaultComponentPath());
+  writeFileSync(join(dir, 'truncated.wasm'), bytes.subarray(0, bytes.length >> 1));
+  await assert.rejects(
+    HiveMind.open(data, { component: join(dir, 'truncated.wasm') }),
+    (e) => e instanceof ComponentError && e.path === join(dir, 'truncated.wasm') && /transpile/.test(e.message),
+  );
+});
+
+test('a missing or altered model file is named', async (t) => {
+  if (need(t, missing())) return;
+  const dir = scratch(t);
+  const data = join(dir, 'data');
+  await assert.rejects(
+    HiveMind.open(data, { modelDir: join(dir, 'no-model') }),
+    (e) => e instanceof ModelError && e.path === join(dir, 'no-model', 'tokenizer.json') && /missing/.test(e.message),
+  );
+  const folder = join(dir, MODEL);
+  cpSync(defaultModelDir(MODEL), folder, { recursive: true });
+  const onnx = join(folder, 'model_int8.onnx');
+  const bytes = readFileSync(onnx);
+  writeFileSync(onnx, bytes.subarray(0, 1000));
+  await assert.rejects(
+    HiveMind.open(data, { modelDir: folder }),
+    (e) => e instanceof ModelError && e.path === onnx && /SHA-256 is [0-9a-f]{64}, expected/.test(e.message),
+  );
+  // Without checksums to compare with, a truncated file is still named.
+  rmSync(join(folder, 'SHA256SUMS'));
+  await assert.rejects(HiveMind.open(data, { modelDir: folder }), (e) => e instanceof ModelError && e.path === onnx && /not an ONNX model/.test(e.message));
+  copyFileSync(join(defaultModelDir(MODEL), 'model_int8.onnx'), onnx);
+  const tokenizer = join(folder, 'tokenizer.json');
+  writeFileSync(tokenizer, readFileSync(tokenizer).subarray(0, 5000));
+  await assert.rejects(HiveMind.open(data, { modelDir: folder }), (e) => e instanceof ModelError && e.path === tokenizer && /not a tokenizer\.json/.test(e.message));
+  writeFileSync(join(folder, 'modules.json'), '{ not json');
+  await assert.rejects(HiveMind.open(data, { modelDir: folder }), (e) => e instanceof ModelError && /modules\.json: not valid JSON/.test(e.message));
+});
