@@ -14,10 +14,11 @@
 //! (any case), with nothing but white space, quotes, backticks or an opening
 //! bracket between. A marking counts anywhere, comments included.
 //!
-//! The sources are the `.rs` and `.py` files under `host/` and `hosts/`,
-//! except build outputs and environments (`target`, `.venv`, `venv`,
-//! `__pycache__`, hidden folders) and test folders (`tests`): tests may
-//! inspect what the engine wrote, as the workspace's `tests/` does.
+//! The sources are the `.rs`, `.py`, `.js` and `.ts` files under `host/`
+//! and `hosts/`, except build outputs and environments (`target`, `.venv`,
+//! `venv`, `__pycache__`, `node_modules`, hidden folders) and test folders
+//! (`tests`, `test`): tests may inspect what the engine wrote, as the
+//! workspace's `tests/` does.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,7 +33,18 @@ use crate::support::workspace;
 const TABLE_KEYWORDS: [&str; 6] = ["from", "join", "into", "update", "table", "exists"];
 
 /// Folders that hold no host source.
-const SKIPPED_FOLDERS: [&str; 5] = ["target", ".venv", "venv", "__pycache__", "tests"];
+const SKIPPED_FOLDERS: [&str; 7] = [
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "node_modules",
+    "tests",
+    "test",
+];
+
+/// The endings of host sources.
+const SOURCE_ENDINGS: [&str; 4] = [".rs", ".py", ".js", ".ts"];
 
 /// The tables of a mind the engine has just created and written to.
 fn engine_tables() -> Vec<String> {
@@ -69,7 +81,7 @@ fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
             if !name.starts_with('.') && !SKIPPED_FOLDERS.contains(&name.as_str()) {
                 sources(&path, found);
             }
-        } else if name.ends_with(".rs") || name.ends_with(".py") {
+        } else if SOURCE_ENDINGS.iter().any(|ending| name.ends_with(ending)) {
             found.push(path);
         }
     }
@@ -161,7 +173,8 @@ fn no_host_source_knows_an_engine_tag_or_table() {
             .any(|f| f.ends_with("host/lab/src/bench/recall.rs"))
             && files
                 .iter()
-                .any(|f| f.ends_with("hosts/python/src/hive_mind/mind.py")),
+                .any(|f| f.ends_with("hosts/python/src/hive_mind/mind.py"))
+            && files.iter().any(|f| f.ends_with("hosts/js/src/mind.js")),
         "the walk reaches both hosts: {files:?}"
     );
     let mut problems = Vec::new();

@@ -9,6 +9,13 @@
 # from source when no prebuilt binary can be fetched).
 set -euo pipefail
 
+# better-sqlite3 compiles from source when no prebuilt binary can be
+# fetched; node-gyp then needs Node's headers, which Debian's nodejs ships
+# in /usr/include/node (without this, it would download them).
+if [[ -z "${npm_config_nodedir:-}" && -f /usr/include/node/node.h ]]; then
+    export npm_config_nodedir=/usr
+fi
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
@@ -28,4 +35,8 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     echo "$want" > "$stamp"
 fi
 
-node scripts/transpile.js
+# `--install-only`: the dependencies alone (CI installs them while the
+# component is still being built; the tests transpile it on first use).
+if [[ "${1:-}" != "--install-only" ]]; then
+    node scripts/transpile.js
+fi

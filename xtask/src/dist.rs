@@ -10,6 +10,11 @@
 //!   `hive-mind-engine` was free when checked (`pip index versions
 //!   hive-mind-engine`: no such project). Each is built from a staging copy
 //!   in `target/dist/stage/`, so the source tree never holds build output.
+//! - **The JavaScript host**: the npm tarballs `hive-mind-engine` (`hosts/js`,
+//!   with the component inside: `components/`) and `hive-mind-engine-models`
+//!   (`hosts/js/models-package`, the same model folders); `npm view
+//!   hive-mind-engine` found no such package. Marked private: publishing is
+//!   a decision of its own.
 //! - **The CLI**: `hive-mind-<version>-<target>.tar.gz`: `bin/hive-mind`
 //!   (the engine component is compiled into it), `models/` with the model
 //!   folders the CLI finds beside its `bin/`, the licence and the README.
@@ -17,7 +22,8 @@
 //! `cargo xtask dist` builds the release host first; `cargo xtask test`
 //! builds the same packages from its debug build and [`check`]s them:
 //! the wheels into a fresh virtual environment (their dependencies from
-//! PyPI), the archive unpacked into an empty folder, each then saving and
+//! PyPI), the tarballs into an empty npm project (theirs from the npm
+//! registry), the archive unpacked into an empty folder, each then saving and
 //! recalling a memory in a data directory of its own with none of the
 //! repository's environment.
 
@@ -44,6 +50,10 @@ pub struct Packages {
     pub models_wheel: PathBuf,
     /// The CLI archive.
     pub archive: PathBuf,
+    /// The JavaScript host's npm tarball.
+    pub npm: PathBuf,
+    /// The models' npm tarball.
+    pub npm_models: PathBuf,
 }
 
 /// Build every package from the build in `target/<profile>` (the host
@@ -104,6 +114,32 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
     }
     let models_wheel = build_wheel(root, &models_stage, &out, "hive_mind_engine_models-")?;
 
+    // The JavaScript host's tarballs: its sources and the component; the
+    // models.
+    let js = root.join("hosts").join("js");
+    let js_stage = stage.join("hive-mind-engine-js");
+    copy_tree(&js.join("src"), &js_stage.join("src"))?;
+    for file in ["package.json", "README.md"] {
+        copy(&js.join(file), &js_stage.join(file))?;
+    }
+    copy(&root.join("LICENSE"), &js_stage.join("LICENSE"))?;
+    copy(
+        &component,
+        &js_stage
+            .join("components")
+            .join("hive_mind_engine_component.wasm"),
+    )?;
+    let npm = npm_pack(&js_stage, &out, "hive-mind-engine-0")?;
+    let js_models_stage = stage.join("hive-mind-engine-models-js");
+    copy_tree(&js.join("models-package"), &js_models_stage)?;
+    for model in SHIPPED_MODELS {
+        copy_model(
+            &root.join("models").join(model),
+            &js_models_stage.join(model),
+        )?;
+    }
+    let npm_models = npm_pack(&js_models_stage, &out, "hive-mind-engine-models-0")?;
+
     // The CLI archive.
     let name = format!("hive-mind-{}-{}", version(root)?, host_triple()?);
     let archive_stage = stage.join(&name);
@@ -134,7 +170,7 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
         bail!("tar could not write {} ({status})", archive.display());
     }
     crate::report_time("the packages", started);
-    for package in [&wheel, &models_wheel, &archive] {
+    for package in [&wheel, &models_wheel, &archive, &npm, &npm_models] {
         let size = std::fs::metadata(package)?.len();
         println!("xtask: {} ({:.1} MB)", package.display(), size as f64 / 1e6);
     }
@@ -142,7 +178,19 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
         wheel,
         models_wheel,
         archive,
+        npm,
+        npm_models,
     })
+}
+
+/// The installs [`start_installs`] set going.
+pub struct Installs {
+    place: PathBuf,
+    venv: PathBuf,
+    project: PathBuf,
+    python: std::process::Child,
+    npm: std::process::Child,
+    started: Instant,
 }
 
 /// Install each package into a clean place and run its quick start (see
@@ -150,28 +198,78 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
 /// the compile cache the tests filled (the install is clean, the compiled
 /// component is only a cache).
 pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
-    let started = Instant::now();
+    let installs = start_installs(packages, python)?;
+    finish_check(packages, installs, cache)
+}
+
+/// Start installing the wheels into a fresh virtual environment and the
+/// npm tarballs into an empty project, in the background (mostly
+/// downloads, and better-sqlite3's compile): [`finish_check`] waits for
+/// them and runs the quick starts.
+pub fn start_installs(packages: &Packages, python: &Path) -> Result<Installs> {
     let place = tempdir("hive-mind-dist-check")?;
-    // The Python host: a fresh virtual environment, the two wheels.
     let venv = place.join("venv");
-    run(
-        Command::new(python).args(["-m", "venv"]).arg(&venv),
-        "python -m venv",
+    let python_install = Command::new("bash")
+        .arg("-c")
+        .arg(
+            "set -e; \"$1\" -m venv \"$2\"; \"$2/bin/python\" -m pip install --quiet \
+             --disable-pip-version-check \"$3\" \"$4\"",
+        )
+        .arg("install")
+        .arg(python)
+        .arg(&venv)
+        .arg(&packages.wheel)
+        .arg(&packages.models_wheel)
+        .spawn()
+        .context("could not start installing the wheels")?;
+    let project = place.join("js");
+    std::fs::create_dir_all(&project)?;
+    std::fs::write(
+        project.join("package.json"),
+        "{\"name\": \"quick-start\", \"private\": true, \"type\": \"module\"}\n",
     )?;
-    let venv_python = venv.join("bin").join("python");
-    run(
-        Command::new(&venv_python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .arg(&packages.wheel)
-            .arg(&packages.models_wheel),
-        "pip install of the built wheels",
-    )?;
+    let npm_install = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+        .arg(&packages.npm)
+        .arg(&packages.npm_models)
+        .current_dir(&project)
+        // onnxruntime-node's install script would download its CUDA
+        // binaries from nuget.org, outside the npm registry; the CPU ones
+        // ship in the package (the README's quick start says so).
+        .env("ONNXRUNTIME_NODE_INSTALL", "skip")
+        .spawn()
+        .context("could not start npm install of the built tarballs")?;
+    Ok(Installs {
+        place,
+        venv,
+        project,
+        python: python_install,
+        npm: npm_install,
+        started: Instant::now(),
+    })
+}
+
+/// Wait for the installs, then run each package's quick start.
+pub fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<()> {
+    let Installs {
+        place,
+        venv,
+        project,
+        mut python,
+        mut npm,
+        started,
+    } = installs;
+    for (child, what) in [
+        (&mut python, "pip install of the built wheels"),
+        (&mut npm, "npm install of the built tarballs"),
+    ] {
+        let status = child
+            .wait()
+            .with_context(|| format!("could not wait for {what}"))?;
+        if !status.success() {
+            bail!("{what} failed ({status})");
+        }
+    }
     let quick_start = "import sys\n\
         from hive_mind import HiveMind\n\
         with HiveMind(sys.argv[1]) as mind:\n\
@@ -182,7 +280,7 @@ pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
         \x20   print('python quick start:', recall.memories[0].content)\n";
     run(
         clean(
-            Command::new(&venv_python)
+            Command::new(venv.join("bin").join("python"))
                 .arg("-c")
                 .arg(quick_start)
                 .arg(place.join("py-data")),
@@ -190,6 +288,28 @@ pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
         )
         .env("HIVE_MIND_CACHE_DIR", cache),
         "the Python quick start from the installed wheels",
+    )?;
+
+    std::fs::write(
+        project.join("quick-start.mjs"),
+        "import { HiveMind } from 'hive-mind-engine';\n\
+         const mind = await HiveMind.open(process.argv[2]);\n\
+         await mind.save('We keep the invoices in PostgreSQL since March.');\n\
+         await mind.save('The office plants are watered on Fridays.');\n\
+         const recall = await mind.recall('which database holds the invoices?');\n\
+         await mind.close();\n\
+         if (!recall.memories[0]?.content.includes('PostgreSQL')) throw new Error(recall.text);\n\
+         console.log('javascript quick start:', recall.memories[0].content);\n",
+    )?;
+    run(
+        clean(
+            Command::new("node")
+                .arg("quick-start.mjs")
+                .arg(place.join("js-data")),
+            &project,
+        )
+        .env("HIVE_MIND_CACHE_DIR", cache),
+        "the JavaScript quick start from the installed tarballs",
     )?;
 
     // The CLI: the archive unpacked, run from there.
@@ -210,13 +330,16 @@ pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
         .context("the CLI archive holds no folder")?;
     let cli = folder.join("bin").join("hive-mind");
     let data = place.join("cli-data");
-    for args in [
-        vec!["save", "We keep the invoices in PostgreSQL since March."],
-        vec!["save", "The office plants are watered on Fridays."],
+    for memory in [
+        "We keep the invoices in PostgreSQL since March.",
+        "The office plants are watered on Fridays.",
     ] {
         run(
             clean(
-                Command::new(&cli).arg("--data-dir").arg(&data).args(&args),
+                Command::new(&cli)
+                    .arg("--data-dir")
+                    .arg(&data)
+                    .args(["save", memory]),
                 &place,
             )
             .env("HIVE_MIND_CACHE_DIR", cache),
@@ -234,14 +357,15 @@ pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
     .output()
     .context("could not run the unpacked CLI")?;
     let recalled = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() || !recalled.contains("PostgreSQL") {
+    let first = recalled.lines().find(|line| line.starts_with("- ["));
+    if !output.status.success() || !first.is_some_and(|line| line.contains("PostgreSQL")) {
         bail!(
             "the unpacked CLI's recall failed ({}):\n{recalled}\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    println!("xtask: the unpacked CLI recalled:\n{}", recalled.trim());
+    println!("cli quick start: {}", first.unwrap_or_default());
     std::fs::remove_dir_all(&place).ok();
     crate::report_time("installing and running the packages", started);
     Ok(())
@@ -319,6 +443,29 @@ fn build_wheel(root: &Path, project: &Path, out: &Path, prefix: &str) -> Result<
                 && path.extension().is_some_and(|ext| ext == "whl")
         })
         .with_context(|| format!("pip wrote no {prefix}*.whl into {}", out.display()))
+}
+
+/// `npm pack` of the package staged in `project`, into `out`; the tarball
+/// whose name starts with `prefix`.
+fn npm_pack(project: &Path, out: &Path, prefix: &str) -> Result<PathBuf> {
+    run(
+        Command::new("npm")
+            .args(["pack", "--silent", "--pack-destination"])
+            .arg(out)
+            .current_dir(project)
+            .stdout(std::process::Stdio::null()),
+        &format!("npm pack of {}", project.display()),
+    )?;
+    std::fs::read_dir(out)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.file_name().is_some_and(|name| {
+                let name = name.to_string_lossy();
+                name.starts_with(prefix) && name.ends_with(".tgz")
+            })
+        })
+        .with_context(|| format!("npm pack wrote no {prefix}*.tgz into {}", out.display()))
 }
 
 /// Copy a model folder, checking it is complete first (every file of its

@@ -43,8 +43,11 @@
 //!   browser's test ([`browser`]). Built that way, the
 //!   workspace's crates are rebuilt by a plain `cargo test` afterwards
 //!   (their fingerprints name the driver), never the dependencies.
-//!   Last, the packages of `dist`, built from the debug build, each
-//!   installed into a clean place and its quick start run ([`dist`]).
+//!   Then the JavaScript host's tests (`node --test`; its npm dependencies
+//!   installed meanwhile by `hosts/js/setup.sh --install-only`). Last, the
+//!   packages of `dist`, built from the debug build, each installed into a
+//!   clean place (while the JavaScript tests run) and its quick start run
+//!   ([`dist`]).
 //! - `dist [--debug] [--check]` — `models`, the release host (`--debug`:
 //!   the debug one), then the packages a person installs without this
 //!   repository, in `target/dist/` ([`dist`]): the Python host's wheel and
@@ -274,6 +277,8 @@ fn test(root: &Path) -> Result<()> {
     // it is set up while cargo builds (about 50 s on a fresh machine that
     // the build would otherwise wait for at the end).
     let venv = start_python_venv(root)?;
+    // And the JavaScript host's packages (npm ci; better-sqlite3 compiles).
+    let js = start_js_setup(root)?;
     // Chromium for the page's test, installed meanwhile when missing.
     let browser = browser::start_install()?;
     let wasmtime = tools::WASMTIME.install(root)?;
@@ -338,12 +343,87 @@ fn test(root: &Path) -> Result<()> {
     } else {
         cargo(root, &["test", "--locked"], &env)?;
     }
-    python_tests(root, &target, &hive_mind, &cache, venv)?;
-    // The packages, built from this debug build, installed into a clean
-    // place each and run (`cargo xtask dist` builds them from a release
-    // build).
+    let python_cache = target.join("debug").join("hive-mind-python-test-cache");
+    let python_cache = python_cache.to_string_lossy();
+    python_tests(root, &target, &hive_mind, &cache, &python_cache, venv)?;
+    // The packages, built from this debug build, each installed into a
+    // clean place (in the background, while the JavaScript host's tests
+    // run) and run (`cargo xtask dist` builds them from a release build).
     let packages = dist::build(root, &target, "debug")?;
-    dist::check(&packages, Path::new("python3"), &cache)
+    let installs = dist::start_installs(&packages, Path::new("python3"))?;
+    js_tests(root, &target, &hive_mind, &cache, &python_cache, js)?;
+    dist::finish_check(&packages, installs, &cache)
+}
+
+/// Start `hosts/js/setup.sh --install-only` (npm ci, pinned) in the
+/// background (see [`js_tests`]).
+fn start_js_setup(root: &Path) -> Result<std::process::Child> {
+    Command::new("bash")
+        .arg(root.join("hosts").join("js").join("setup.sh"))
+        .arg("--install-only")
+        .spawn()
+        .context("could not run hosts/js/setup.sh")
+}
+
+/// The JavaScript host's suite (`node --test`), once its dependencies are
+/// installed: against the engine component and the `hive-mind` binary
+/// this build made, and the Python host (the cross-host tests compare all
+/// three rankings), with the compile caches the earlier suites filled.
+fn js_tests(
+    root: &Path,
+    target: &Path,
+    hive_mind: &Path,
+    compiled: &str,
+    python_compiled: &str,
+    mut setup: std::process::Child,
+) -> Result<()> {
+    let status = setup
+        .wait()
+        .context("could not wait for hosts/js/setup.sh")?;
+    if !status.success() {
+        bail!("installing the JavaScript host's dependencies failed ({status})");
+    }
+    let js = root.join("hosts").join("js");
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(js.join("test"))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.to_string_lossy().ends_with(".test.js"))
+        .collect();
+    tests.sort();
+    let started = Instant::now();
+    let status = Command::new("node")
+        .args(["--test", "--test-concurrency=1", "--test-reporter=dot"])
+        .args(&tests)
+        .current_dir(&js)
+        .env("HIVE_MIND_COMPONENT", component_path(target))
+        .env("HIVE_MIND_BIN", hive_mind)
+        .env("HIVE_MIND_TEST_CLI_CACHE_DIR", compiled)
+        .env("HIVE_MIND_TEST_PYTHON_CACHE_DIR", python_compiled)
+        .env(
+            "HIVE_MIND_PYTHON",
+            root.join("hosts")
+                .join("python")
+                .join(".venv")
+                .join("bin")
+                .join("python"),
+        )
+        .env("HIVE_MIND_REQUIRE_CROSS_HOST", "1")
+        .status()
+        .context("could not run node --test")?;
+    report_time("the JavaScript host's tests", started);
+    if !status.success() {
+        bail!("the JavaScript host's tests failed ({status})");
+    }
+    Ok(())
+}
+
+/// The engine component this build made.
+fn component_path(target: &Path) -> PathBuf {
+    target
+        .join("guest")
+        .join("wasm32-wasip2")
+        .join("guest")
+        .join("hive_mind_engine_component.wasm")
 }
 
 /// Cargo's target directory (`$CARGO_TARGET_DIR`, else `target/`).
@@ -378,6 +458,7 @@ fn python_tests(
     target: &Path,
     hive_mind: &Path,
     compiled: &str,
+    python_compiled: &str,
     mut venv: std::process::Child,
 ) -> Result<()> {
     let python_dir = root.join("hosts").join("python");
@@ -387,11 +468,7 @@ fn python_tests(
     if !status.success() {
         bail!("setting up the Python host's virtual environment failed ({status})");
     }
-    let component = target
-        .join("guest")
-        .join("wasm32-wasip2")
-        .join("guest")
-        .join("hive_mind_engine_component.wasm");
+    let component = component_path(target);
     let started = Instant::now();
     let status = Command::new(python_dir.join(".venv").join("bin").join("python"))
         .args(["-m", "pytest", "-q", "hosts/python/tests"])
@@ -402,6 +479,9 @@ fn python_tests(
         // compiled in the tests' cache instead of compiling them again.
         .env("HIVE_MIND_TEST_CLI_CACHE_DIR", compiled)
         .env("HIVE_MIND_REQUIRE_CROSS_HOST", "1")
+        // Its compiled components, for the JavaScript host's cross-host
+        // test after it.
+        .env("HIVE_MIND_TEST_PYTHON_CACHE_DIR", python_compiled)
         .status()
         .context("could not run pytest")?;
     report_time("the Python host's tests", started);

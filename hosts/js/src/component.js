@@ -27,21 +27,37 @@ export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..'
 /** The repository root when this package sits in its source tree. */
 export const REPOSITORY = resolve(PACKAGE_DIR, '..', '..');
 
-/** The jco-transpile version, part of the cache key. */
+/**
+ * The jco-transpile version, part of the cache key: read from its
+ * package.json, found above its entry point wherever npm installed it (its
+ * `exports` do not expose the file itself).
+ */
 function transpilerVersion() {
-  try {
-    return require('@bytecodealliance/jco-transpile/package.json').version;
-  } catch {
-    return JSON.parse(
-      readFileSync(join(PACKAGE_DIR, 'node_modules', '@bytecodealliance', 'jco-transpile', 'package.json'), 'utf8'),
-    ).version;
+  const name = '@bytecodealliance/jco-transpile';
+  let dir = dirname(require.resolve(name));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      const parsed = JSON.parse(readFileSync(manifest, 'utf8'));
+      if (parsed.name === name) return parsed.version;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`${name}: no package.json above ${require.resolve(name)}`);
+    dir = parent;
   }
 }
 
-/** `$HIVE_MIND_COMPONENT`, else the guest build of this source tree. */
+/** The component inside an installed package (`cargo xtask dist` puts it there). */
+export const PACKAGED_COMPONENT = join(PACKAGE_DIR, 'components', COMPONENT_FILE);
+
+/**
+ * `$HIVE_MIND_COMPONENT`, else the component installed with this package,
+ * else the guest build of this source tree.
+ */
 export function defaultComponentPath() {
   const configured = process.env.HIVE_MIND_COMPONENT;
   if (configured) return configured;
+  if (existsSync(PACKAGED_COMPONENT)) return PACKAGED_COMPONENT;
   return join(REPOSITORY, 'target', 'guest', 'wasm32-wasip2', 'guest', COMPONENT_FILE);
 }
 

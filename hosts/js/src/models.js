@@ -25,11 +25,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative } from 'node:path';
 
 import { dequantizedModelBytes } from './dequantize.js';
 import { BertEncoder, capCodePoints } from './tokenize.js';
 import { REPOSITORY } from './component.js';
+
+const require = createRequire(import.meta.url);
 
 /** The provider name in fingerprints. */
 export const PROVIDER = 'in-process';
@@ -95,11 +98,26 @@ export function modelName(model) {
   return name;
 }
 
-/** The models folders, searched in the Rust host's order. */
+/** The model folders of the installed `hive-mind-engine-models` package, if any. */
+export function packagedModelsDir() {
+  try {
+    return dirname(require.resolve('hive-mind-engine-models/package.json'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The models folders, searched in the Rust host's order: $HIVE_MIND_MODELS_DIR,
+ * $HIVE_MIND_HOME/models, the installed `hive-mind-engine-models` package,
+ * this source tree's models/.
+ */
 export function modelsDirs() {
   const folders = [];
   if (process.env.HIVE_MIND_MODELS_DIR) folders.push(process.env.HIVE_MIND_MODELS_DIR);
   folders.push(join(process.env.HIVE_MIND_HOME || join(homedir(), '.hive-mind'), 'models'));
+  const packaged = packagedModelsDir();
+  if (packaged !== undefined) folders.push(packaged);
   folders.push(join(REPOSITORY, 'models'));
   return folders;
 }

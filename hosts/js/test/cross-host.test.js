@@ -113,7 +113,8 @@ function pythonInterpreter() {
 function pythonRecalls(python, data, home) {
   const env = cliEnv(home);
   env.PYTHONPATH = join(REPOSITORY, 'hosts', 'python', 'src');
-  env.HIVE_MIND_CACHE_DIR = join(PACKAGE, '.cache', 'python');
+  // The Python host's compile cache: the suite's own when CI ran it first.
+  env.HIVE_MIND_CACHE_DIR = process.env.HIVE_MIND_TEST_PYTHON_CACHE_DIR ?? join(PACKAGE, '.cache', 'python');
   env.HIVE_MIND_COMPONENT = process.env.HIVE_MIND_COMPONENT ?? '';
   if (!env.HIVE_MIND_COMPONENT) delete env.HIVE_MIND_COMPONENT;
   const out = execFileSync(python, ['-c', PYTHON_RECALLS, data, JSON.stringify(QUERIES), NOW], {

@@ -27,8 +27,11 @@ ECHO_WAT = FIXTURES / "echo.wat"
 
 @pytest.fixture(scope="session", autouse=True)
 def component_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """``$HIVE_MIND_CACHE_DIR`` for the session."""
-    directory = tmp_path_factory.mktemp("components")
+    """``$HIVE_MIND_CACHE_DIR`` for the session: a new folder, or
+    ``$HIVE_MIND_TEST_PYTHON_CACHE_DIR`` (CI's, which the JavaScript host's
+    cross-host test then finds compiled)."""
+    shared = os.environ.get("HIVE_MIND_TEST_PYTHON_CACHE_DIR")
+    directory = Path(shared) if shared else tmp_path_factory.mktemp("components")
     patch = pytest.MonkeyPatch()
     patch.setenv("HIVE_MIND_CACHE_DIR", str(directory))
     yield directory
