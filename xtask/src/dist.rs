@@ -271,13 +271,14 @@ pub fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Res
         }
     }
     let quick_start = "import sys\n\
+        from importlib.metadata import version\n\
         from hive_mind import HiveMind\n\
         with HiveMind(sys.argv[1]) as mind:\n\
         \x20   mind.save('We keep the invoices in PostgreSQL since March.')\n\
         \x20   mind.save('The office plants are watered on Fridays.')\n\
         \x20   recall = mind.recall('which database holds the invoices?')\n\
         \x20   assert 'PostgreSQL' in recall.memories[0].content, recall.text\n\
-        \x20   print('python quick start:', recall.memories[0].content)\n";
+        \x20   print('python quick start (wasmtime-py', version('wasmtime') + '):', recall.memories[0].content)\n";
     run(
         clean(
             Command::new(venv.join("bin").join("python"))

@@ -45,8 +45,8 @@
 //!   (their fingerprints name the driver), never the dependencies.
 //!   Then the JavaScript host's tests (`node --test`; its npm dependencies
 //!   installed meanwhile by `hosts/js/setup.sh --install-only`). Last, the
-//!   packages of `dist`, built from the debug build, each installed into a
-//!   clean place (while the JavaScript tests run) and its quick start run
+//!   packages of `dist`, built from the debug build and each installed into
+//!   a clean place while the suites run, have their quick starts run
 //!   ([`dist`]).
 //! - `dist [--debug] [--check]` — `models`, the release host (`--debug`:
 //!   the debug one), then the packages a person installs without this
@@ -328,6 +328,19 @@ fn test(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("`hive-mind components --compile` failed ({status})");
     }
+    // The packages, built from this debug build (`cargo xtask dist` builds
+    // them from a release build), and their installs into clean places,
+    // started now: copying, zipping, downloads and better-sqlite3's
+    // compile run beside the test suites, and only the quick starts wait
+    // for the end.
+    let packaging = {
+        let (root, target) = (root.to_path_buf(), target.clone());
+        std::thread::spawn(move || -> Result<(dist::Packages, dist::Installs)> {
+            let packages = dist::build(&root, &target, "debug")?;
+            let installs = dist::start_installs(&packages, Path::new("python3"))?;
+            Ok((packages, installs))
+        })
+    };
     let mut env = env.to_vec();
     if browser.finish()? {
         env.push(("HIVE_MIND_REQUIRE_BROWSER", "1"));
@@ -346,12 +359,10 @@ fn test(root: &Path) -> Result<()> {
     let python_cache = target.join("debug").join("hive-mind-python-test-cache");
     let python_cache = python_cache.to_string_lossy();
     python_tests(root, &target, &hive_mind, &cache, &python_cache, venv)?;
-    // The packages, built from this debug build, each installed into a
-    // clean place (in the background, while the JavaScript host's tests
-    // run) and run (`cargo xtask dist` builds them from a release build).
-    let packages = dist::build(root, &target, "debug")?;
-    let installs = dist::start_installs(&packages, Path::new("python3"))?;
     js_tests(root, &target, &hive_mind, &cache, &python_cache, js)?;
+    let (packages, installs) = packaging
+        .join()
+        .map_err(|_| anyhow::anyhow!("building the packages panicked"))??;
     dist::finish_check(&packages, installs, &cache)
 }
 

@@ -62,24 +62,33 @@ fn a_correction_is_screened_again() {
     assert!(updated.screening.unwrap().quarantined);
 }
 
-#[test]
-fn reindex_screens_what_was_written_before_the_detector() {
-    let (_dir, mut minds) = minds();
+/// A hostile memory saved, then its verdict set by `verdict` (an UPDATE of
+/// its row), as an older mind would hold it; its id.
+fn hostile_with_verdict(minds: &mut hive_mind_store::Minds, verdict: &str) -> u64 {
     let id = minds
         .save_frame(frame(&Mind::Personal, HOSTILE))
         .unwrap()
         .frame
         .frame_ref
         .id;
-    // As a mind written before the detector holds it: no verdict at all.
-    let store = minds.mind(&Mind::Personal).unwrap();
-    store
+    minds
+        .mind(&Mind::Personal)
+        .unwrap()
         .connection()
-        .execute(
-            "UPDATE memory_frames SET screen_score = NULL, screen_detector = NULL, quarantined = 0",
-            [],
-        )
+        .execute(&format!("UPDATE memory_frames SET {verdict}"), [])
         .unwrap();
+    id
+}
+
+#[test]
+fn reindex_screens_what_was_written_before_the_detector() {
+    let (_dir, mut minds) = minds();
+    // As a mind written before the detector holds it: no verdict at all.
+    let id = hostile_with_verdict(
+        &mut minds,
+        "screen_score = NULL, screen_detector = NULL, quarantined = 0",
+    );
+    let store = minds.mind(&Mind::Personal).unwrap();
     assert_eq!(store.get_frames(&[id]).unwrap()[0].screening, None);
     let notes = store.status().unwrap().notes;
     assert!(
@@ -107,20 +116,11 @@ fn reindex_screens_what_was_written_before_the_detector() {
 #[test]
 fn reindex_screens_again_what_an_older_detector_judged() {
     let (_dir, mut minds) = minds();
-    let id = minds
-        .save_frame(frame(&Mind::Personal, HOSTILE))
-        .unwrap()
-        .frame
-        .frame_ref
-        .id;
+    let id = hostile_with_verdict(
+        &mut minds,
+        "screen_score = 0.1, screen_detector = 'ngram-lr-v1-00000000', quarantined = 0",
+    );
     let store = minds.mind(&Mind::Personal).unwrap();
-    store
-        .connection()
-        .execute(
-            "UPDATE memory_frames SET screen_score = 0.1, screen_detector = 'ngram-lr-v1-00000000', quarantined = 0",
-            [],
-        )
-        .unwrap();
     let note = store.screening_note().unwrap().expect("a note");
     assert!(
         note.contains("older version") && note.contains("reindex"),

@@ -2,7 +2,7 @@
 
 wasmtime-py converts every value by walking its type through the C API, and
 the engine's SQLite traffic makes that walk the Python host's main cost.
-:func:`install` patches :mod:`wasmtime.component` (pinned: 50.0.1) twice:
+:func:`install` patches :mod:`wasmtime.component` (written against 50.0.1) twice:
 
 1. **Type facts are remembered per type object.** A record's fields, a
    variant's cases (and whether it is tagged), a list's element type, an
@@ -22,8 +22,13 @@ the engine's SQLite traffic makes that walk the Python host's main cost.
    other list keeps wasmtime-py's own code.
 
 The value layout is checked against the installed wasmtime-py's ctypes
-declarations first; when it differs, nothing is patched (conversions stay
-correct, only slower).
+declarations first, and every private name patched is looked up before
+anything is changed; when the layout differs or a name is gone (another
+wasmtime-py), nothing is patched: conversions stay correct, only slower.
+The host runs under two wasmtime-py releases: the suite under
+``requirements.txt``'s 50.0.1, and the installed wheel's quick start in
+``cargo xtask test`` under the newest ``pyproject.toml`` allows (51.0.0,
+where these names are all there and both speed-ups apply).
 """
 
 from __future__ import annotations
@@ -33,8 +38,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from wasmtime import _ffi as ffi
-from wasmtime.component import _types as component_types
+
+try:
+    from wasmtime import _ffi as ffi
+    from wasmtime.component import _types as component_types
+except ImportError:  # another wasmtime-py's private layout: no speed-ups
+    ffi = None
+    component_types = None
 
 _VAL_SIZE = 32
 _PAYLOAD_OFFSET = 8
@@ -42,6 +52,33 @@ _ORIGINAL: dict[str, Callable[..., Any]] = {}
 
 
 def _layout_is_known() -> bool:
+    """Whether every private name patched or read is there, and the value
+    layout is the one the bulk conversions write."""
+    if ffi is None or component_types is None:
+        return False
+    names = (
+        "wasmtime_component_val_t",
+        "wasmtime_component_vallist_t",
+        "wasmtime_component_vallist_new_uninit",
+        "wasmtime_component_vallist_delete",
+        "WASMTIME_COMPONENT_U8",
+        "WASMTIME_COMPONENT_F32",
+        "WASMTIME_COMPONENT_LIST",
+    )
+    if not all(hasattr(ffi, name) for name in names):
+        return False
+    classes = dict(_REMEMBERED_PROPERTIES)
+    classes["VariantLikeType"] = ("_tagged",)
+    for cls_name, attributes in classes.items():
+        cls = getattr(component_types, cls_name, None)
+        if cls is None or not all(hasattr(cls, name) for name in attributes):
+            return False
+    for cls_name in ("U8", "F32"):
+        if not hasattr(component_types, cls_name):
+            return False
+    list_type = component_types.ListType
+    if not (hasattr(list_type, "convert_to_c") and hasattr(list_type, "convert_from_c")):
+        return False
     val = ffi.wasmtime_component_val_t
     return (
         ctypes.sizeof(val) == _VAL_SIZE
