@@ -44,10 +44,9 @@
 //!   workspace's crates are rebuilt by a plain `cargo test` afterwards
 //!   (their fingerprints name the driver), never the dependencies.
 //!   Then the JavaScript host's tests (`node --test`; its npm dependencies
-//!   installed meanwhile by `hosts/js/setup.sh --install-only`). Last, the
-//!   packages of `dist`, built from the debug build and each installed into
-//!   a clean place while the suites run, have their quick starts run
-//!   ([`dist`]).
+//!   installed meanwhile by `hosts/js/setup.sh --install-only`). Beside the
+//!   suites, the packages of `dist` are built from the debug build, each
+//!   installed into a clean place and its quick start run ([`dist`]).
 //! - `dist [--debug] [--check]` — `models`, the release host (`--debug`:
 //!   the debug one), then the packages a person installs without this
 //!   repository, in `target/dist/` ([`dist`]): the Python host's wheel and
@@ -329,16 +328,14 @@ fn test(root: &Path) -> Result<()> {
         bail!("`hive-mind components --compile` failed ({status})");
     }
     // The packages, built from this debug build (`cargo xtask dist` builds
-    // them from a release build), and their installs into clean places,
-    // started now: copying, zipping, downloads and better-sqlite3's
-    // compile run beside the test suites, and only the quick starts wait
-    // for the end.
+    // them from a release build), installed into clean places and run,
+    // beside the test suites: copying, zipping, downloads and
+    // better-sqlite3's compile are mostly waiting and one core's work.
     let packaging = {
-        let (root, target) = (root.to_path_buf(), target.clone());
-        std::thread::spawn(move || -> Result<(dist::Packages, dist::Installs)> {
+        let (root, target, cache) = (root.to_path_buf(), target.clone(), cache.to_string());
+        std::thread::spawn(move || -> Result<()> {
             let packages = dist::build(&root, &target, "debug")?;
-            let installs = dist::start_installs(&packages, Path::new("python3"))?;
-            Ok((packages, installs))
+            dist::check(&packages, Path::new("python3"), &cache)
         })
     };
     let mut env = env.to_vec();
@@ -360,10 +357,9 @@ fn test(root: &Path) -> Result<()> {
     let python_cache = python_cache.to_string_lossy();
     python_tests(root, &target, &hive_mind, &cache, &python_cache, venv)?;
     js_tests(root, &target, &hive_mind, &cache, &python_cache, js)?;
-    let (packages, installs) = packaging
+    packaging
         .join()
-        .map_err(|_| anyhow::anyhow!("building the packages panicked"))??;
-    dist::finish_check(&packages, installs, &cache)
+        .map_err(|_| anyhow::anyhow!("building and checking the packages panicked"))?
 }
 
 /// Start `hosts/js/setup.sh --install-only` (npm ci, pinned) in the
