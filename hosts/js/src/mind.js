@@ -72,17 +72,20 @@ function origin(frame) {
   return { conversation: kind.val.conversation, turn: kind.val.turn, speaker: kind.val.speaker };
 }
 
-function saved(item) {
-  const { frame } = item;
+/** What a saved and a recalled memory both say of their frame. */
+function frameFields(frame) {
   return {
-    ref: ref(frame.ref),
-    duplicate: item.duplicate,
     content: frame.content,
     text: frame.text,
     importance: frame.importance,
     createdAt: iso(frame.createdAt),
     origin: origin(frame),
   };
+}
+
+function saved(item) {
+  const { frame } = item;
+  return { ref: ref(frame.ref), duplicate: item.duplicate, ...frameFields(frame) };
 }
 
 function memory(recalled) {
@@ -92,11 +95,7 @@ function memory(recalled) {
     lane: recalled.lane,
     score: recalled.score,
     why: recalled.why,
-    content: frame.content,
-    text: frame.text,
-    importance: frame.importance,
-    createdAt: iso(frame.createdAt),
-    origin: origin(frame),
+    ...frameFields(frame),
   };
 }
 
