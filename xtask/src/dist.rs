@@ -19,13 +19,14 @@
 //!   (the engine component is compiled into it), `models/` with the model
 //!   folders the CLI finds beside its `bin/`, the licence and the README.
 //!
-//! `cargo xtask dist` builds the release host first; `cargo xtask test`
-//! builds the same packages from its debug build and [`check`]s them:
-//! the wheels into a fresh virtual environment (their dependencies from
-//! PyPI), the tarballs into an empty npm project (theirs from the npm
-//! registry), the archive unpacked into an empty folder, each then saving and
-//! recalling a memory in a data directory of its own with none of the
-//! repository's environment.
+//! `cargo xtask dist` builds the release host first; `--check` installs
+//! each package into a clean place: the wheels into a fresh virtual
+//! environment (their dependencies from PyPI), the tarballs into an empty
+//! npm project (theirs from the npm registry), the archive unpacked into an
+//! empty folder, each then saving and recalling a memory in a data
+//! directory of its own with none of the repository's environment.
+//! `cargo xtask test` builds the same packages from its debug build and
+//! checks the wheels and the archive the same way ([`Checked`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -191,16 +192,28 @@ pub struct Installs {
     venv: PathBuf,
     project: PathBuf,
     python: std::process::Child,
-    npm: std::process::Child,
+    npm: Option<std::process::Child>,
     started: Instant,
+}
+
+/// Which packages [`check`] installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    /// All of them (`cargo xtask dist --check`).
+    All,
+    /// The wheels and the CLI archive (`cargo xtask test`): the npm
+    /// tarballs' install compiles better-sqlite3 from source, a minute of
+    /// one core that CI's 12 minutes cannot spare beside the suites (the
+    /// JavaScript host's own suite runs there).
+    WheelsAndArchive,
 }
 
 /// Install each package into a clean place and run its quick start (see
 /// the module docs). `python` makes the virtual environment; `cache` is
 /// the compile cache the tests filled (the install is clean, the compiled
 /// component is only a cache).
-pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
-    let installs = start_installs(packages, python)?;
+pub fn check(packages: &Packages, python: &Path, cache: &str, checked: Checked) -> Result<()> {
+    let installs = start_installs(packages, python, checked)?;
     finish_check(packages, installs, cache)
 }
 
@@ -208,7 +221,7 @@ pub fn check(packages: &Packages, python: &Path, cache: &str) -> Result<()> {
 /// npm tarballs into an empty project, in the background (mostly
 /// downloads, and better-sqlite3's compile): [`finish_check`] waits for
 /// them and runs the quick starts.
-pub fn start_installs(packages: &Packages, python: &Path) -> Result<Installs> {
+pub fn start_installs(packages: &Packages, python: &Path, checked: Checked) -> Result<Installs> {
     let place = tempdir("hive-mind-dist-check")?;
     let venv = place.join("venv");
     let python_install = Command::new("bash")
@@ -230,17 +243,22 @@ pub fn start_installs(packages: &Packages, python: &Path) -> Result<Installs> {
         project.join("package.json"),
         "{\"name\": \"quick-start\", \"private\": true, \"type\": \"module\"}\n",
     )?;
-    let npm_install = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
-        .arg(&packages.npm)
-        .arg(&packages.npm_models)
-        .current_dir(&project)
-        // onnxruntime-node's install script would download its CUDA
-        // binaries from nuget.org, outside the npm registry; the CPU ones
-        // ship in the package (the README's quick start says so).
-        .env("ONNXRUNTIME_NODE_INSTALL", "skip")
-        .spawn()
-        .context("could not start npm install of the built tarballs")?;
+    let npm_install = match checked {
+        Checked::WheelsAndArchive => None,
+        Checked::All => Some(
+            Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+                .arg(&packages.npm)
+                .arg(&packages.npm_models)
+                .current_dir(&project)
+                // onnxruntime-node's install script would download its CUDA
+                // binaries from nuget.org, outside the npm registry; the CPU
+                // ones ship in the package (the README's quick start says so).
+                .env("ONNXRUNTIME_NODE_INSTALL", "skip")
+                .spawn()
+                .context("could not start npm install of the built tarballs")?,
+        ),
+    };
     Ok(Installs {
         place,
         venv,
@@ -261,10 +279,11 @@ pub fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Res
         mut npm,
         started,
     } = installs;
-    for (child, what) in [
-        (&mut python, "pip install of the built wheels"),
-        (&mut npm, "npm install of the built tarballs"),
-    ] {
+    let mut children = vec![(&mut python, "pip install of the built wheels")];
+    if let Some(npm) = npm.as_mut() {
+        children.push((npm, "npm install of the built tarballs"));
+    }
+    for (child, what) in children {
         let status = child
             .wait()
             .with_context(|| format!("could not wait for {what}"))?;
@@ -293,27 +312,29 @@ pub fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Res
         "the Python quick start from the installed wheels",
     )?;
 
-    std::fs::write(
-        project.join("quick-start.mjs"),
-        "import { HiveMind } from 'hive-mind-engine';\n\
-         const mind = await HiveMind.open(process.argv[2]);\n\
-         await mind.save('We keep the invoices in PostgreSQL since March.');\n\
-         await mind.save('The office plants are watered on Fridays.');\n\
-         const recall = await mind.recall('which database holds the invoices?');\n\
-         await mind.close();\n\
-         if (!recall.memories[0]?.content.includes('PostgreSQL')) throw new Error(recall.text);\n\
-         console.log('javascript quick start:', recall.memories[0].content);\n",
-    )?;
-    run(
-        clean(
-            Command::new("node")
-                .arg("quick-start.mjs")
-                .arg(place.join("js-data")),
-            &project,
-        )
-        .env("HIVE_MIND_CACHE_DIR", cache),
-        "the JavaScript quick start from the installed tarballs",
-    )?;
+    if npm.is_some() {
+        std::fs::write(
+            project.join("quick-start.mjs"),
+            "import { HiveMind } from 'hive-mind-engine';\n\
+             const mind = await HiveMind.open(process.argv[2]);\n\
+             await mind.save('We keep the invoices in PostgreSQL since March.');\n\
+             await mind.save('The office plants are watered on Fridays.');\n\
+             const recall = await mind.recall('which database holds the invoices?');\n\
+             await mind.close();\n\
+             if (!recall.memories[0]?.content.includes('PostgreSQL')) throw new Error(recall.text);\n\
+             console.log('javascript quick start:', recall.memories[0].content);\n",
+        )?;
+        run(
+            clean(
+                Command::new("node")
+                    .arg("quick-start.mjs")
+                    .arg(place.join("js-data")),
+                &project,
+            )
+            .env("HIVE_MIND_CACHE_DIR", cache),
+            "the JavaScript quick start from the installed tarballs",
+        )?;
+    }
 
     // The CLI: the archive unpacked, run from there.
     let unpacked = place.join("cli");

@@ -45,8 +45,10 @@
 //!   (their fingerprints name the driver), never the dependencies.
 //!   Then the JavaScript host's tests (`node --test`; its npm dependencies
 //!   installed meanwhile by `hosts/js/setup.sh --install-only`). Beside the
-//!   suites, the packages of `dist` are built from the debug build, each
-//!   installed into a clean place and its quick start run ([`dist`]).
+//!   suites, the packages of `dist` are built from the debug build, and the
+//!   wheels and the CLI archive installed into clean places and their quick
+//!   starts run ([`dist`]; `cargo xtask dist --check` installs the npm
+//!   tarballs too).
 //! - `dist [--debug] [--check]` — `models`, the release host (`--debug`:
 //!   the debug one), then the packages a person installs without this
 //!   repository, in `target/dist/` ([`dist`]): the Python host's wheel and
@@ -121,7 +123,12 @@ fn main() -> Result<()> {
             let packages = dist::build(&root, &target, if debug { "debug" } else { "release" })?;
             if rest.iter().any(|arg| arg == "--check") {
                 let cache = target.join("dist").join("compile-cache");
-                dist::check(&packages, Path::new("python3"), &cache.to_string_lossy())?;
+                dist::check(
+                    &packages,
+                    Path::new("python3"),
+                    &cache.to_string_lossy(),
+                    dist::Checked::All,
+                )?;
             }
             Ok(())
         }
@@ -335,7 +342,12 @@ fn test(root: &Path) -> Result<()> {
         let (root, target, cache) = (root.to_path_buf(), target.clone(), cache.to_string());
         std::thread::spawn(move || -> Result<()> {
             let packages = dist::build(&root, &target, "debug")?;
-            dist::check(&packages, Path::new("python3"), &cache)
+            dist::check(
+                &packages,
+                Path::new("python3"),
+                &cache,
+                dist::Checked::WheelsAndArchive,
+            )
         })
     };
     let mut env = env.to_vec();
