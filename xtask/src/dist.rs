@@ -68,11 +68,7 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
             .with_context(|| format!("could not clear {}", stage.display()))?;
     }
     std::fs::create_dir_all(&stage)?;
-    let component = target
-        .join("guest")
-        .join("wasm32-wasip2")
-        .join("guest")
-        .join("hive_mind_engine_component.wasm");
+    let component = crate::component_path(target);
     if !component.is_file() {
         bail!(
             "{} is missing: build the host first (`cargo build -p hive-mind-host`)",
@@ -104,15 +100,7 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
     // The models' wheel.
     let models_stage = stage.join("hive-mind-engine-models");
     copy_tree(&python.join("models-package"), &models_stage)?;
-    for model in SHIPPED_MODELS {
-        copy_model(
-            &root.join("models").join(model),
-            &models_stage
-                .join("src")
-                .join("hive_mind_models")
-                .join(model),
-        )?;
-    }
+    copy_models(root, &models_stage.join("src").join("hive_mind_models"))?;
     let models_wheel = build_wheel(root, &models_stage, &out, "hive_mind_engine_models-")?;
 
     // The JavaScript host's tarballs: its sources and the component; the
@@ -133,12 +121,7 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
     let npm = npm_pack(&js_stage, &out, "hive-mind-engine-0")?;
     let js_models_stage = stage.join("hive-mind-engine-models-js");
     copy_tree(&js.join("models-package"), &js_models_stage)?;
-    for model in SHIPPED_MODELS {
-        copy_model(
-            &root.join("models").join(model),
-            &js_models_stage.join(model),
-        )?;
-    }
+    copy_models(root, &js_models_stage)?;
     let npm_models = npm_pack(&js_models_stage, &out, "hive-mind-engine-models-0")?;
 
     // The CLI archive.
@@ -146,12 +129,7 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
     let archive_stage = stage.join(&name);
     let binary = target.join(profile).join("hive-mind");
     copy(&binary, &archive_stage.join("bin").join("hive-mind"))?;
-    for model in SHIPPED_MODELS {
-        copy_model(
-            &root.join("models").join(model),
-            &archive_stage.join("models").join(model),
-        )?;
-    }
+    copy_models(root, &archive_stage.join("models"))?;
     copy(
         &root.join("models").join("README.md"),
         &archive_stage.join("models").join("README.md"),
@@ -187,7 +165,7 @@ pub fn build(root: &Path, target: &Path, profile: &str) -> Result<Packages> {
 }
 
 /// The installs [`start_installs`] set going.
-pub struct Installs {
+struct Installs {
     place: PathBuf,
     venv: PathBuf,
     project: PathBuf,
@@ -221,7 +199,7 @@ pub fn check(packages: &Packages, python: &Path, cache: &str, checked: Checked) 
 /// npm tarballs into an empty project, in the background (mostly
 /// downloads, and better-sqlite3's compile): [`finish_check`] waits for
 /// them and runs the quick starts.
-pub fn start_installs(packages: &Packages, python: &Path, checked: Checked) -> Result<Installs> {
+fn start_installs(packages: &Packages, python: &Path, checked: Checked) -> Result<Installs> {
     let place = tempdir("hive-mind-dist-check")?;
     let venv = place.join("venv");
     let python_install = Command::new("bash")
@@ -270,7 +248,7 @@ pub fn start_installs(packages: &Packages, python: &Path, checked: Checked) -> R
 }
 
 /// Wait for the installs, then run each package's quick start.
-pub fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<()> {
+fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<()> {
     let Installs {
         place,
         venv,
@@ -426,12 +404,12 @@ fn run(command: &mut Command, what: &str) -> Result<()> {
 /// `pip wheel` of the project staged in `project`, into `out`; the wheel
 /// whose name starts with `prefix`.
 fn build_wheel(root: &Path, project: &Path, out: &Path, prefix: &str) -> Result<PathBuf> {
-    for entry in std::fs::read_dir(out)?.filter_map(Result::ok) {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(prefix) && name.ends_with(".whl") {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
+    let built = Output {
+        dir: out,
+        prefix,
+        ending: ".whl",
+    };
+    built.clear()?;
     let python = root
         .join("hosts")
         .join("python")
@@ -458,20 +436,18 @@ fn build_wheel(root: &Path, project: &Path, out: &Path, prefix: &str) -> Result<
             .arg(project),
         &format!("building the wheel of {}", project.display()),
     )?;
-    std::fs::read_dir(out)?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.file_name()
-                .is_some_and(|name| name.to_string_lossy().starts_with(prefix))
-                && path.extension().is_some_and(|ext| ext == "whl")
-        })
-        .with_context(|| format!("pip wrote no {prefix}*.whl into {}", out.display()))
+    built.find()
 }
 
 /// `npm pack` of the package staged in `project`, into `out`; the tarball
 /// whose name starts with `prefix`.
 fn npm_pack(project: &Path, out: &Path, prefix: &str) -> Result<PathBuf> {
+    let built = Output {
+        dir: out,
+        prefix,
+        ending: ".tgz",
+    };
+    built.clear()?;
     run(
         Command::new("npm")
             .args(["pack", "--silent", "--pack-destination"])
@@ -480,16 +456,59 @@ fn npm_pack(project: &Path, out: &Path, prefix: &str) -> Result<PathBuf> {
             .stdout(std::process::Stdio::null()),
         &format!("npm pack of {}", project.display()),
     )?;
-    std::fs::read_dir(out)?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.file_name().is_some_and(|name| {
-                let name = name.to_string_lossy();
-                name.starts_with(prefix) && name.ends_with(".tgz")
-            })
+    built.find()
+}
+
+/// A package a build writes into `dir`, known by the start and end of its
+/// name (the version and tags between are the builder's).
+struct Output<'a> {
+    dir: &'a Path,
+    prefix: &'a str,
+    ending: &'a str,
+}
+
+impl Output<'_> {
+    fn matches(&self, path: &Path) -> bool {
+        path.file_name().is_some_and(|name| {
+            let name = name.to_string_lossy();
+            name.starts_with(self.prefix) && name.ends_with(self.ending)
         })
-        .with_context(|| format!("npm pack wrote no {prefix}*.tgz into {}", out.display()))
+    }
+
+    /// Remove what an earlier build left, so [`Output::find`] finds this
+    /// build's.
+    fn clear(&self) -> Result<()> {
+        for entry in std::fs::read_dir(self.dir)?.filter_map(Result::ok) {
+            if self.matches(&entry.path()) {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The package the build wrote.
+    fn find(&self) -> Result<PathBuf> {
+        std::fs::read_dir(self.dir)?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| self.matches(path))
+            .with_context(|| {
+                format!(
+                    "no {}*{} was written into {}",
+                    self.prefix,
+                    self.ending,
+                    self.dir.display()
+                )
+            })
+    }
+}
+
+/// Copy each of [`SHIPPED_MODELS`] into `to` (one folder each).
+fn copy_models(root: &Path, to: &Path) -> Result<()> {
+    for model in SHIPPED_MODELS {
+        copy_model(&root.join("models").join(model), &to.join(model))?;
+    }
+    Ok(())
 }
 
 /// Copy a model folder, checking it is complete first (every file of its
