@@ -155,7 +155,7 @@ pub fn screen(text: &str) -> Screening {
             (score, *one, strongest)
         }
         _ => {
-            let (score, window) = worst_window(model, text);
+            let (score, window) = worst_of(model, &pieces);
             (score, window, model.strongest(window, CANDIDATE_REASONS))
         }
     };
@@ -233,8 +233,14 @@ pub fn detect(text: &str, context: ScanContext) -> InjectionReport {
 
 /// The score of `text`'s worst window under `model`, and that window.
 pub fn worst_window<'t>(model: &Model, text: &'t str) -> (f64, &'t str) {
+    worst_of(model, &windows(text))
+}
+
+/// The highest-scoring of `pieces` (a text's [`windows`]) under `model`,
+/// and its score.
+fn worst_of<'t>(model: &Model, pieces: &[&'t str]) -> (f64, &'t str) {
     let mut worst: Option<(f64, &str)> = None;
-    for window in windows(text) {
+    for &window in pieces {
         let score = model.score(window);
         if worst.is_none_or(|(best, _)| score > best) {
             worst = Some((score, window));
