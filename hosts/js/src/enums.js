@@ -13,3 +13,9 @@ export const PROFILES = ['balanced', 'recent', 'important', 'connected'];
 export const SOURCE_FORMATS = ['chatgpt', 'claude', 'gemini', 'perplexity', 'claude-code', 'markdown', 'plain-text', 'pdf', 'html', 'universal'];
 /** harvest.distillation. */
 export const DISTILLATIONS = ['auto', 'heuristic', 'llm'];
+/** review.pair-verdict. */
+export const PAIR_VERDICTS = ['replaces', 'both-stand'];
+/** review.log-kind. */
+export const LOGS = ['reviews', 'erasures', 'installs', 'ai-interactions'];
+/** review.entity-rule. */
+export const ENTITY_RULES = ['orphans', 'noise'];

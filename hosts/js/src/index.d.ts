@@ -21,6 +21,15 @@ export const DISTILLATIONS: readonly Distillation[];
 export const SOURCES: readonly Source[];
 export const SCOPES: readonly RecallScope[];
 export const PROFILES: readonly ScoringProfile[];
+/** The owner's word on a pair (`review.pair-verdict`). */
+export type PairVerdict = 'replaces' | 'both-stand';
+export const PAIR_VERDICTS: readonly PairVerdict[];
+/** The logs `log` reads (`review.log-kind`). */
+export type LogKind = 'reviews' | 'erasures' | 'installs' | 'ai-interactions';
+export const LOGS: readonly LogKind[];
+/** What `cleanEntities` looks for (`review.entity-rule`). */
+export type EntityRule = 'orphans' | 'noise';
+export const ENTITY_RULES: readonly EntityRule[];
 
 /** An ISO-8601 time (a time without a zone, or a date alone, is UTC), or a Date. */
 export type Time = string | Date;
@@ -189,6 +198,152 @@ export interface MindStatus {
   notes: string[];
 }
 
+// What the owner reads and governs. A reference is `personal:<id>` or
+// `workspace:<workspace>:<id>`; a mind is `personal` or
+// `workspace:<id>`; a time is ISO-8601 UTC text; counts and ids are
+// numbers (bigint only past 2^53).
+
+/** A memory reference, as the CLI writes it. */
+export type Ref = string;
+/** A WIT variant as jco lifts it, its payload plain. */
+export interface Variant { tag: string; val?: unknown }
+
+/** How the poisoning detector read a memory when it was written (`types.screening`). */
+export interface Screening { score: number; detector: string; reasons: string[]; quarantined: boolean }
+
+/** A memory with everything stored about it (`types.frame`). */
+export interface Frame {
+  ref: Ref;
+  frameType: 'i-frame' | 'p-frame' | 'b-frame';
+  gopId: string;
+  t: number;
+  baseFrame: Ref | null;
+  content: string;
+  text: string;
+  importance: Importance;
+  source: Source;
+  accessCount: number;
+  createdAt: string;
+  insertedAt: string;
+  lastAccessed: string | null;
+  contentHash: string;
+  metadata: { kind: Variant | null; harvestFormat: string | null; document: string | null; provenance: string | null; confidence: number | null; [field: string]: unknown };
+  validTo: string | null;
+  supersededBy: Ref | null;
+  status: 'active' | 'archived';
+  pinned: boolean;
+  tags: string[];
+  mergedInto: Ref | null;
+  released: boolean;
+  screening: Screening | null;
+}
+
+/** What `forget` takes: memories by reference, or a filter over one mind. */
+export type ForgetSelection =
+  | Ref[]
+  | {
+      /** All its words. */
+      matching?: string;
+      /** Event days, YYYY-MM-DD. */
+      since?: string;
+      until?: string;
+      /** The days it was written into the mind, UTC. */
+      learnedSince?: string;
+      learnedUntil?: string;
+      harvestFormat?: string;
+      document?: string;
+      /** The workspace mind to filter; default the personal mind. */
+      workspace?: string;
+    };
+
+/** What `forget` erased, or with `confirm` left out would erase (`memory.forget-report`). */
+export interface ForgetReport {
+  memories: { frame: Ref; contentHash: string; eventDay: string; preview: string; branchOf: Ref | null }[];
+  entities: { mind: string; name: string }[];
+  contextsRewritten: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  dryRun: boolean;
+}
+
+/** One version of a memory. */
+export interface Version { ref: Ref; content: string; createdAt: string; validTo: string | null; supersededBy: Ref | null }
+
+export interface RestoreReport { frames: number; tables: Record<string, number>; reindexed: number }
+
+export interface SessionInfo {
+  gopId: string;
+  title: string | null;
+  project: string | null;
+  closed: boolean;
+  startedAt: string;
+  endedAt: string | null;
+  summary: string | null;
+  memories: number;
+  firstEvent: string | null;
+  lastEvent: string | null;
+}
+
+export interface EntityInfo {
+  id: number;
+  name: string;
+  entityType: string;
+  seenCount: number;
+  /** JSON text. */
+  properties: string;
+  validFrom: string;
+  retiredAt: string | null;
+}
+export interface RelationInfo { id: number; subject: number; relation: string; object: number; strength: number; seenCount: number }
+export interface EntityView { entity: EntityInfo; outgoing: RelationInfo[]; incoming: RelationInfo[]; related: EntityInfo[]; memories: Ref[] }
+
+/** A row of a log; `detail` parsed from its JSON. */
+export interface LogRow { id: number; at: string; action: string; memory: Ref | null; detail: unknown }
+
+export interface Trace {
+  memory: Frame;
+  session: SessionInfo | null;
+  base: Ref | null;
+  replaced: Ref[];
+  mergedFrom: Ref[];
+  branches: Ref[];
+  entities: EntityInfo[];
+  related: { memory: Ref; similarity: number }[];
+  reviews: LogRow[];
+}
+
+export interface PageSummary {
+  slug: string;
+  title: string;
+  kind: 'you' | 'entity' | 'topic';
+  entityType: string;
+  statements: number;
+  conflicts: number;
+  updatedAt: string | null;
+}
+export interface Page {
+  summary: PageSummary;
+  about: string[];
+  current: Frame[];
+  history: Frame[];
+  conflicts: { older: Ref; newer: Ref }[];
+  related: { slug: string; title: string; relation: string; outgoing: boolean }[];
+  markdown: string;
+  synthesis: { text: string; sources: Ref[]; model: string; writtenAt: string } | null;
+}
+export interface HealthReport {
+  /** In `wiki.health-kind` order: conflict, stale, orphan, quarantined, replaced, duplicate. */
+  counts: number[];
+  issues: { kind: 'conflict' | 'stale' | 'orphan' | 'quarantined' | 'replaced' | 'duplicate'; text: string; memories: Ref[]; page: string | null }[];
+}
+
+export interface Flagged { memory: Frame; score: number; patterns: string[] }
+export interface PairDecision { older: Frame; newer: Frame; verdict: PairVerdict; decidedAt: string }
+export interface WorkspaceDeletion { workspace: string; memories: number; entities: number; sessions: number; deleted: boolean }
+
+/** Which mind, and how many. */
+export interface Paged { workspace?: string; limit?: number }
+
 export class HiveMind {
   private constructor();
   /** Open the minds in `dataDir` (created, owner-only, if missing). */
@@ -201,6 +356,41 @@ export class HiveMind {
   /** Harvest one file into a mind; importing the same file again writes nothing. */
   importFile(path: string, options?: ImportOptions): Promise<ImportReport>;
   status(): Promise<MindStatus[]>;
+  /** Forget for real; without `confirm: true` only the report of what would go. */
+  forget(selection: ForgetSelection, options?: { reason?: string; confirm?: boolean }): Promise<ForgetReport>;
+  /** A new version; the old one is closed and kept in the history. */
+  correct(memory: Ref, content: string, options?: { createdAt?: Time }): Promise<{ memory: Saved; replaced: Saved }>;
+  /** The versions of a memory, oldest first. */
+  history(memory: Ref): Promise<Version[]>;
+  /** The portable JSON Lines export (or a Markdown document), one string per line. */
+  export(options?: { workspace?: string; markdown?: boolean }): Promise<string[]>;
+  /** Restore an export into an empty mind, then embed it. */
+  restore(lines: string[], options?: { workspace?: string }): Promise<RestoreReport>;
+  /** Archive or bring back, pin, tag. */
+  review(memory: Ref, change?: { archived?: boolean; pinned?: boolean; addTags?: string[]; removeTags?: string[] }): Promise<Frame>;
+  merge(memories: Ref[], options?: { content?: string }): Promise<{ memory: Frame; originals: Frame[] }>;
+  trace(memory: Ref): Promise<Trace>;
+  entity(id: number | bigint, options?: { workspace?: string }): Promise<EntityView>;
+  entities(options?: Paged & { text?: string; type?: string }): Promise<EntityInfo[]>;
+  neighbours(id: number | bigint, options?: Paged & { depth?: number; type?: string }): Promise<{ entity: EntityInfo; depth: number }[]>;
+  wikiPages(options?: Paged): Promise<PageSummary[]>;
+  /** `you` or `entity-<id>`. */
+  wikiPage(page: string, options?: { workspace?: string }): Promise<Page>;
+  searchWiki(text: string, options?: Paged): Promise<PageSummary[]>;
+  wikiHealth(options?: Paged): Promise<HealthReport>;
+  sessions(options?: Paged): Promise<SessionInfo[]>;
+  session(gopId: string, options?: Paged): Promise<{ session: SessionInfo; memories: Frame[] }>;
+  closeSession(gopId: string, options?: { summary?: string; workspace?: string }): Promise<SessionInfo>;
+  decidePair(older: Ref, newer: Ref, verdict: PairVerdict): Promise<PairDecision>;
+  /** The newest rows first; `before` a row id to page back from. */
+  log(kind: LogKind, options?: Paged & { before?: number | bigint }): Promise<LogRow[]>;
+  /** The memories held back as likely prompt injections. */
+  flagged(options?: Paged): Promise<Flagged[]>;
+  /** You vouch for it: recalled again. */
+  release(memory: Ref): Promise<Frame>;
+  cleanEntities(rule: EntityRule, options?: { apply?: boolean; workspace?: string }): Promise<EntityInfo[]>;
+  /** Without `confirm: true` only what would go. */
+  deleteWorkspace(workspace: string, options?: { confirm?: boolean }): Promise<WorkspaceDeletion>;
   /** The engine's exports as jco gives them, for what this API does not wrap. */
   readonly exports: Record<'memory' | 'admin' | 'review' | 'harvest' | 'wiki', Record<string, (...args: any[]) => any>>;
   /** Release the engine, close its databases, stop the model worker (idempotent). */

@@ -15,4 +15,14 @@ export {
 export { ComponentError, defaultComponentPath } from './component.js';
 export { ModelError, defaultModelDir } from './models.js';
 export { Fts5MissingError } from './sqlite.js';
-export { DISTILLATIONS, IMPORTANCE, PROFILES, SCOPES, SOURCE_FORMATS, SOURCES } from './enums.js';
+export {
+  DISTILLATIONS,
+  ENTITY_RULES,
+  IMPORTANCE,
+  LOGS,
+  PAIR_VERDICTS,
+  PROFILES,
+  SCOPES,
+  SOURCE_FORMATS,
+  SOURCES,
+} from './enums.js';

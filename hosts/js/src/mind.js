@@ -22,11 +22,22 @@ import { fileURLToPath } from 'node:url';
 
 import { ModelWorker } from './bridge.js';
 import { defaultComponentPath, loadComponent } from './component.js';
-import { DISTILLATIONS, IMPORTANCE, PROFILES, SCOPES, SOURCE_FORMATS, SOURCES } from './enums.js';
+import {
+  DISTILLATIONS,
+  ENTITY_RULES,
+  IMPORTANCE,
+  LOGS,
+  PAIR_VERDICTS,
+  PROFILES,
+  SCOPES,
+  SOURCE_FORMATS,
+  SOURCES,
+} from './enums.js';
 import { HiveMindError, fromVariant } from './errors.js';
 import { ComponentHost } from './host.js';
 import { defaultModelDir, findReranker } from './models.js';
 import { requireFts5 } from './sqlite.js';
+import { iso, mindName, plain, ref, refIn, timestamp, workspaceMind } from './values.js';
 
 function choice(name, value, allowed) {
   if (value === undefined || value === null) return undefined;
@@ -34,36 +45,6 @@ function choice(name, value, allowed) {
     throw new RangeError(`${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
   }
   return value;
-}
-
-/** A WIT timestamp (Unix milliseconds, bigint) as ISO-8601 UTC, as the
- * Python host writes it: whole seconds without milliseconds. */
-export function iso(timestamp) {
-  const ms = Number(timestamp);
-  const text = new Date(ms).toISOString();
-  return ms % 1000 === 0 ? text.replace(/\.000Z$/, 'Z') : text;
-}
-
-/** ISO-8601 text (or a Date) as a WIT timestamp; a time without a zone, or
- * a date alone, is UTC. */
-export function timestamp(value) {
-  if (value === undefined || value === null) return undefined;
-  if (value instanceof Date) return BigInt(value.getTime());
-  const text = String(value).trim();
-  const zoned = /([zZ]|[+-]\d\d:?\d\d)$/.test(text) || !/T|\s\d/.test(text) ? text : `${text}Z`;
-  const ms = Date.parse(zoned.replace(' ', 'T'));
-  if (Number.isNaN(ms)) throw new RangeError(`not an ISO-8601 time: ${JSON.stringify(value)}`);
-  return BigInt(ms);
-}
-
-function mindName(mind) {
-  return mind.tag === 'personal' ? 'personal' : `workspace:${mind.val}`;
-}
-
-function ref(frameRef) {
-  return frameRef.mind.tag === 'personal'
-    ? `personal:${frameRef.id}`
-    : `workspace:${frameRef.mind.val}:${frameRef.id}`;
 }
 
 function origin(frame) {
@@ -121,10 +102,6 @@ function mindStatus(status) {
   };
 }
 
-function workspaceMind(workspace) {
-  return workspace === undefined || workspace === null ? { tag: 'personal' } : { tag: 'workspace', val: String(workspace) };
-}
-
 function text(name, value) {
   if (typeof value !== 'string') throw new TypeError(`${name} must be a string, not ${typeof value}`);
   return value;
@@ -136,6 +113,43 @@ function optionalCount(name, value) {
     throw new RangeError(`${name} must be a whole number from 0 to 4294967295; got ${value}`);
   }
   return value;
+}
+
+/** How many rows a restore's re-embedding writes per engine call (the
+ * Python host's batch). */
+const REINDEX_BATCH = 64;
+
+/** A page size: a whole number from 1 to 2^32 - 1. */
+function limitOf(name, value, fallback) {
+  const limit = value ?? fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 0xffffffff) {
+    throw new RangeError(`${name} must be a whole number from 1 to 4294967295; got ${limit}`);
+  }
+  return limit;
+}
+
+/** An entity or log-row id (u64). */
+function idOf(name, value) {
+  if (typeof value === 'bigint' && value >= 0n) return value;
+  if (Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  throw new RangeError(`${name} must be a whole number of at least 0; got ${value}`);
+}
+
+function optionalText(name, value) {
+  return value === undefined || value === null ? undefined : text(name, value);
+}
+
+/** A lifted WIT frame as plain JavaScript (values.js), its event time
+ * ISO-8601. */
+function frameOf(frame) {
+  return plain(frame);
+}
+
+/** A WIT log-entry: its detail parsed from JSON. */
+function logRow(entry) {
+  const row = plain(entry);
+  row.detail = JSON.parse(entry.detail);
+  return row;
 }
 
 export class HiveMind {
@@ -286,6 +300,254 @@ export class HiveMind {
       // A job whose instance trapped died with it.
       if (host.restarts === instance) job[Symbol.dispose ?? Symbol.for('dispose')]();
     }
+  }
+
+  /**
+   * Forget memories for real (`memory.forget`): `selection` is an array of
+   * references (`personal:42`), or a filter over the personal mind (or
+   * `workspace`'s): `{ matching, since, until, learnedSince,
+   * learnedUntil, harvestFormat, document, workspace }` (`matching`: all
+   * its words; `since`/`until`: event days, YYYY-MM-DD; `learned…`: the
+   * days it was written into the mind, UTC). Without `confirm: true`
+   * nothing changes and the report lists exactly what would be erased.
+   * With it, each memory goes with its search entries, vectors, the
+   * entities left without evidence and the copies of its text, and the
+   * freed pages are reclaimed. `reason` is kept in the erasure log, which
+   * never keeps the text. Resolves to the WIT `forget-report`.
+   */
+  async forget(selection, { reason, confirm = false } = {}) {
+    let selector;
+    if (Array.isArray(selection)) {
+      if (selection.length === 0) throw new RangeError('name the memories to forget, or give a filter');
+      selector = { tag: 'memories', val: selection.map(refIn) };
+    } else if (selection !== null && typeof selection === 'object') {
+      const known = ['matching', 'since', 'until', 'learnedSince', 'learnedUntil', 'harvestFormat', 'document', 'workspace'];
+      const unknown = Object.keys(selection).filter((key) => !known.includes(key));
+      if (unknown.length > 0) throw new RangeError(`unknown forget filter ${unknown.join(', ')}; the filters are ${known.join(', ')}`);
+      const filter = Object.fromEntries(known.slice(0, -1).map((key) => [key, optionalText(key, selection[key])]));
+      if (Object.values(filter).every((value) => value === undefined)) {
+        throw new RangeError('a forget filter needs at least one of matching, since, until, learnedSince, learnedUntil, harvestFormat, document');
+      }
+      const { matching, ...rest } = filter;
+      selector = { tag: 'matching', val: { mind: workspaceMind(selection.workspace), text: matching, ...rest } };
+    } else {
+      throw new TypeError('forget takes an array of memory references or a filter object');
+    }
+    const report = this.call('memory', 'forget', {
+      selector,
+      reason: optionalText('reason', reason),
+      dryRun: confirm !== true,
+    });
+    return plain(report);
+  }
+
+  /**
+   * Correct a memory (`memory.correct-memory`): `content` becomes its new
+   * version (event time `createdAt`, default now) and the old one is
+   * closed; recall answers with the new one, a recall `asOf` before it
+   * with the old. Resolves to `{ memory, replaced }`, each as saved.
+   */
+  async correct(memory, content, { createdAt } = {}) {
+    const corrected = this.call('memory', 'correctMemory', {
+      frame: refIn(memory),
+      content: text('content', content),
+      createdAt: timestamp(createdAt),
+    });
+    return {
+      memory: saved({ frame: corrected.memory, duplicate: false }),
+      replaced: saved({ frame: corrected.replaced, duplicate: false }),
+    };
+  }
+
+  /** The versions of a memory, oldest first (`memory.memory-history`):
+   * each `{ ref, content, createdAt, validTo, supersededBy }` (the last
+   * two null while current). */
+  async history(memory) {
+    return this.call('memory', 'memoryHistory', refIn(memory)).map((frame) => ({
+      ref: ref(frame.ref),
+      content: frame.content,
+      createdAt: iso(frame.createdAt),
+      validTo: frame.validTo == null ? null : iso(frame.validTo),
+      supersededBy: frame.supersededBy == null ? null : ref(frame.supersededBy),
+    }));
+  }
+
+  /** Export the personal mind (or `workspace`'s), read in one
+   * transaction: the lines of the portable `hive-mind-export` JSON Lines
+   * format (restorable with `restore`), or with `markdown: true` a
+   * document to read. Vectors are not exported. */
+  async export({ workspace, markdown = false } = {}) {
+    return [...this.call('admin', 'exportMind', workspaceMind(workspace), markdown ? 'markdown' : 'json-lines')];
+  }
+
+  /** Restore a JSON Lines export (`export`'s lines, or a file's non-empty
+   * lines) into the personal mind (or `workspace`'s), which must be empty;
+   * every line is checked before anything is written. The restored
+   * memories are then embedded with this host's model. Resolves to
+   * `{ frames, tables: { table: rows }, reindexed }`. */
+  async restore(lines, { workspace } = {}) {
+    if (!Array.isArray(lines)) throw new TypeError('restore takes the export\'s lines (an array of strings)');
+    const mind = workspaceMind(workspace);
+    const report = this.call('admin', 'restoreMind', mind, lines.map((line) => text('line', line)).filter((line) => line.trim()));
+    let step;
+    do step = this.call('admin', 'reindexStep', mind, REINDEX_BATCH);
+    while (!step.finished);
+    return {
+      frames: Number(report.frames),
+      tables: Object.fromEntries(report.tables.map((table) => [table.table, Number(table.rows)])),
+      reindexed: Number(step.total),
+    };
+  }
+
+  /** Review a memory by hand (`review.set-metadata`): `archived` archives
+   * it (kept, out of recall) or brings it back, `pinned` pins it (cleanup
+   * never retires it), and tags are added or removed; what is left out
+   * stays. Resolves to the memory (the WIT `frame`). */
+  async review(memory, { archived, pinned, addTags = [], removeTags = [] } = {}) {
+    const change = {
+      status: archived === undefined || archived === null ? undefined : archived ? 'archived' : 'active',
+      pinned: pinned === undefined || pinned === null ? undefined : Boolean(pinned),
+      addTags: addTags.map((tag) => text('tag', tag)),
+      removeTags: removeTags.map((tag) => text('tag', tag)),
+    };
+    return frameOf(this.call('review', 'setMetadata', refIn(memory), change));
+  }
+
+  /** Merge memories of one mind into one (`review.merge`): the originals
+   * are archived with `mergedInto` set, never deleted. Resolves to
+   * `{ memory, originals }`. */
+  async merge(memories, { content } = {}) {
+    if (!Array.isArray(memories)) throw new TypeError('merge takes an array of memory references');
+    const merged = this.call('review', 'merge', { memories: memories.map(refIn), content: optionalText('content', content) });
+    return { memory: frameOf(merged.memory), originals: merged.originals.map(frameOf) };
+  }
+
+  /** Where a memory came from and what it is tied to (`review.trace`):
+   * the WIT `memory-trace`, its log rows' details parsed. */
+  async trace(memory) {
+    const found = this.call('review', 'trace', refIn(memory));
+    return { ...plain(found), reviews: found.reviews.map(logRow) };
+  }
+
+  /** An entity with its relations in and out (`review.get-entity`). */
+  async entity(id, { workspace } = {}) {
+    return plain(this.call('review', 'getEntity', workspaceMind(workspace), idOf('id', id)));
+  }
+
+  /** Entities whose name contains `text`, of one `type`, most seen first
+   * (`review.list-entities`). */
+  async entities({ text: contains = '', type, workspace, limit } = {}) {
+    const found = this.call('review', 'listEntities', workspaceMind(workspace), text('text', contains), optionalText('type', type), limitOf('limit', limit, 50));
+    return plain(found);
+  }
+
+  /** The entities within `depth` hops, nearest first (`review.neighbours`). */
+  async neighbours(id, { depth = 2, type, workspace, limit } = {}) {
+    const found = this.call(
+      'review',
+      'neighbours',
+      workspaceMind(workspace),
+      idOf('id', id),
+      limitOf('depth', depth, 2),
+      optionalText('type', type),
+      limitOf('limit', limit, 50),
+    );
+    return plain(found);
+  }
+
+  /** The wiki's pages: `you` first, then the entities the memories name,
+   * the most stated first (`wiki.list-pages`). */
+  async wikiPages({ workspace, limit } = {}) {
+    return plain(this.call('wiki', 'listPages', workspaceMind(workspace), limitOf('limit', limit, 50)));
+  }
+
+  /** One wiki page (`you` or `entity-<id>`): its current statements and
+   * history, conflicts, related pages and the page as Markdown
+   * (`wiki.get-page`). */
+  async wikiPage(page, { workspace } = {}) {
+    return plain(this.call('wiki', 'getPage', workspaceMind(workspace), text('page', page)));
+  }
+
+  /** The wiki pages whose title or statements contain `text`
+   * (`wiki.search-wiki`). */
+  async searchWiki(contains, { workspace, limit } = {}) {
+    return plain(this.call('wiki', 'searchWiki', workspaceMind(workspace), text('text', contains), limitOf('limit', limit, 50)));
+  }
+
+  /** The health report: counts by kind and the findings (`wiki.health`). */
+  async wikiHealth({ workspace, limit } = {}) {
+    return plain(this.call('wiki', 'health', workspaceMind(workspace), limitOf('limit', limit, 100)));
+  }
+
+  /** A mind's sessions, newest first (`review.list-sessions`). */
+  async sessions({ workspace, limit } = {}) {
+    return plain(this.call('review', 'listSessions', workspaceMind(workspace), limitOf('limit', limit, 50)));
+  }
+
+  /** One session and its memories in the order they were written: a
+   * whole imported conversation, turn by turn (`review.get-session`). */
+  async session(gopId, { workspace, limit } = {}) {
+    return plain(this.call('review', 'getSession', workspaceMind(workspace), text('gopId', gopId), limitOf('limit', limit, 200)));
+  }
+
+  /** Close a session (`review.close-session`). */
+  async closeSession(gopId, { summary, workspace } = {}) {
+    return plain(this.call('review', 'closeSession', workspaceMind(workspace), text('gopId', gopId), optionalText('summary', summary)));
+  }
+
+  /** The owner's word on two memories the engine read as one fact
+   * changing (`review.decide-pair`): `verdict` one of PAIR_VERDICTS
+   * (`replaces`: the newer is true now; `both-stand`: both are true, an
+   * automatic replacement undone). */
+  async decidePair(older, newer, verdict) {
+    const kind = choice('verdict', verdict, PAIR_VERDICTS);
+    if (kind === undefined) throw new RangeError(`verdict must be one of ${PAIR_VERDICTS.join(', ')}`);
+    return plain(this.call('review', 'decidePair', refIn(older), refIn(newer), kind));
+  }
+
+  /** The newest rows of a log (`review.read-log`): `kind` one of LOGS;
+   * each row's `detail` parsed from its JSON; `before` a row id to page
+   * back from. */
+  async log(kind, { workspace, limit, before } = {}) {
+    const log = choice('log', kind, LOGS);
+    if (log === undefined) throw new RangeError(`log must be one of ${LOGS.join(', ')}`);
+    const rows = this.call(
+      'review',
+      'readLog',
+      workspaceMind(workspace),
+      log,
+      limitOf('limit', limit, 50),
+      before === undefined || before === null ? undefined : idOf('before', before),
+    );
+    return rows.map(logRow);
+  }
+
+  /** The memories held back as likely prompt injections, not released
+   * (`review.list-flagged`): each `{ memory, score, patterns }` (the
+   * reasons). */
+  async flagged({ workspace, limit } = {}) {
+    return plain(this.call('review', 'listFlagged', workspaceMind(workspace), limitOf('limit', limit, 50)));
+  }
+
+  /** Release a memory from quarantine (`review.release`): you have read it
+   * and vouch for it, and it is recalled again. */
+  async release(memory) {
+    return frameOf(this.call('review', 'release', refIn(memory)));
+  }
+
+  /** The entities a cleanup `rule` (ENTITY_RULES) finds; with `apply`,
+   * retired (`review.clean-entities`). */
+  async cleanEntities(rule, { apply = false, workspace } = {}) {
+    const kind = choice('rule', rule, ENTITY_RULES);
+    if (kind === undefined) throw new RangeError(`rule must be one of ${ENTITY_RULES.join(', ')}`);
+    return plain(this.call('review', 'cleanEntities', workspaceMind(workspace), kind, apply === true));
+  }
+
+  /** Delete a workspace mind for good (`review.delete-workspace`).
+   * Without `confirm: true` nothing changes and the answer says what
+   * would go (its memories, entities and sessions). */
+  async deleteWorkspace(workspace, { confirm = false } = {}) {
+    return plain(this.call('review', 'deleteWorkspace', text('workspace', workspace), confirm !== true));
   }
 
   result(outcome) {

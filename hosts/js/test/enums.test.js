@@ -1,12 +1,22 @@
 // The enums' case names the API checks arguments against (src/enums.js)
-// are the WIT's (wit/types.wit, wit/memory.wit).
+// are the WIT's (wit/types.wit, wit/memory.wit, wit/harvest.wit, wit/review.wit).
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { DISTILLATIONS, IMPORTANCE, PROFILES, SCOPES, SOURCE_FORMATS, SOURCES } from '../src/enums.js';
+import {
+  DISTILLATIONS,
+  ENTITY_RULES,
+  IMPORTANCE,
+  LOGS,
+  PAIR_VERDICTS,
+  PROFILES,
+  SCOPES,
+  SOURCE_FORMATS,
+  SOURCES,
+} from '../src/enums.js';
 import { REPOSITORY } from './helpers.js';
 
 function witEnum(file, name) {
@@ -24,4 +34,7 @@ test('the enums are the WIT\'s', (t) => {
   assert.deepEqual(SCOPES, witEnum('memory.wit', 'recall-scope'));
   assert.deepEqual(SOURCE_FORMATS, witEnum('harvest.wit', 'source-format'));
   assert.deepEqual(DISTILLATIONS, witEnum('harvest.wit', 'distillation'));
+  assert.deepEqual(PAIR_VERDICTS, witEnum('review.wit', 'pair-verdict'));
+  assert.deepEqual(LOGS, witEnum('review.wit', 'log-kind'));
+  assert.deepEqual(ENTITY_RULES, witEnum('review.wit', 'entity-rule'));
 });

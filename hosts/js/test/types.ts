@@ -18,6 +18,21 @@ async function use(): Promise<void> {
     if (error instanceof NewerSchemaError) console.log(error.schemaVersion, error.storageCase);
     else if (error instanceof HiveMindError) console.log(error.case, error.detail);
   }
+  const preview = await mind.forget({ matching: 'kyoto', since: '2026-01-01' });
+  const erased = await mind.forget(preview.memories.map((m) => m.frame), { confirm: true, reason: 'owner' });
+  const { memory } = await mind.correct('personal:1', 'new text', { createdAt: '2026-06-01' });
+  const versions = await mind.history(memory.ref);
+  const trace = await mind.trace(memory.ref);
+  const lines = await mind.export({ workspace: 'acme' });
+  const restored = await mind.restore(lines, { workspace: 'copy' });
+  const frame = await mind.review(memory.ref, { archived: true, addTags: ['x'] });
+  const page = await mind.wikiPage('you');
+  const rows = await mind.log('erasures', { limit: 5 });
+  const held = await mind.flagged();
+  const gone = await mind.deleteWorkspace('copy', { confirm: true });
+  console.log(erased.bytesAfter, versions[0]?.validTo, trace.replaced, restored.tables, frame.status, page.markdown, rows[0]?.detail, held[0]?.memory.screening?.score, gone.deleted);
+  // @ts-expect-error: not a log
+  await mind.log('everything');
   // @ts-expect-error: not an importance
   await mind.save('text', { importance: 'urgent' });
   await mind.close();
