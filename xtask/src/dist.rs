@@ -26,7 +26,16 @@
 //! empty folder, each then saving and recalling a memory in a data
 //! directory of its own with none of the repository's environment.
 //! `cargo xtask test` builds the same packages from its debug build and
-//! checks the wheels and the archive the same way ([`Checked`]).
+//! checks them the same way.
+//!
+//! better-sqlite3 installs a prebuilt native addon when it can download one
+//! (from GitHub, which these machines cannot reach) and else compiles
+//! SQLite from source, a minute of one core. When the JavaScript host's
+//! own `npm ci` has compiled it (`hosts/js/node_modules`, the same pinned
+//! version and this machine's Node), the check hands that addon to the
+//! clean install as a local prebuild ([`better_sqlite3_prebuild`]), the way
+//! a user's install gets the published one; without it the install
+//! compiles.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -170,36 +179,71 @@ struct Installs {
     venv: PathBuf,
     project: PathBuf,
     python: std::process::Child,
-    npm: Option<std::process::Child>,
+    npm: std::process::Child,
     started: Instant,
-}
-
-/// Which packages [`check`] installs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Checked {
-    /// All of them (`cargo xtask dist --check`).
-    All,
-    /// The wheels and the CLI archive (`cargo xtask test`): the npm
-    /// tarballs' install compiles better-sqlite3 from source, a minute of
-    /// one core that CI's 12 minutes cannot spare beside the suites (the
-    /// JavaScript host's own suite runs there).
-    WheelsAndArchive,
 }
 
 /// Install each package into a clean place and run its quick start (see
 /// the module docs). `python` makes the virtual environment; `cache` is
 /// the compile cache the tests filled (the install is clean, the compiled
 /// component is only a cache).
-pub fn check(packages: &Packages, python: &Path, cache: &str, checked: Checked) -> Result<()> {
-    let installs = start_installs(packages, python, checked)?;
+pub fn check(root: &Path, packages: &Packages, python: &Path, cache: &str) -> Result<()> {
+    let installs = start_installs(root, packages, python)?;
     finish_check(packages, installs, cache)
+}
+
+/// The better-sqlite3 addon the JavaScript host's `npm ci` compiled, packed
+/// into `place/prebuilds/` under the name prebuild-install looks for
+/// (`better-sqlite3-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`,
+/// holding `build/Release/better_sqlite3.node`): the folder, or None when
+/// there is no such build.
+fn better_sqlite3_prebuild(root: &Path, place: &Path) -> Result<Option<PathBuf>> {
+    let package = root
+        .join("hosts")
+        .join("js")
+        .join("node_modules")
+        .join("better-sqlite3");
+    let addon = Path::new("build")
+        .join("Release")
+        .join("better_sqlite3.node");
+    if !package.join(&addon).is_file() {
+        return Ok(None);
+    }
+    let output = Command::new("node")
+        .arg("-p")
+        .arg(
+            "`better-sqlite3-v${require(process.argv[1]).version}-node-v${process.versions.modules}\
+             -${process.platform}-${process.arch}.tar.gz`",
+        )
+        .arg(package.join("package.json"))
+        .output()
+        .context("could not run node")?;
+    if !output.status.success() {
+        bail!(
+            "node could not read better-sqlite3's version ({})",
+            output.status
+        );
+    }
+    let name = String::from_utf8(output.stdout)?.trim().to_string();
+    let folder = place.join("prebuilds");
+    std::fs::create_dir_all(&folder)?;
+    run(
+        Command::new("tar")
+            .arg("-czf")
+            .arg(folder.join(&name))
+            .arg("-C")
+            .arg(&package)
+            .arg(&addon),
+        "tar -c of better-sqlite3's addon",
+    )?;
+    Ok(Some(folder))
 }
 
 /// Start installing the wheels into a fresh virtual environment and the
 /// npm tarballs into an empty project, in the background (mostly
 /// downloads, and better-sqlite3's compile): [`finish_check`] waits for
 /// them and runs the quick starts.
-fn start_installs(packages: &Packages, python: &Path, checked: Checked) -> Result<Installs> {
+fn start_installs(root: &Path, packages: &Packages, python: &Path) -> Result<Installs> {
     let place = tempdir("hive-mind-dist-check")?;
     let venv = place.join("venv");
     let python_install = Command::new("bash")
@@ -221,22 +265,26 @@ fn start_installs(packages: &Packages, python: &Path, checked: Checked) -> Resul
         project.join("package.json"),
         "{\"name\": \"quick-start\", \"private\": true, \"type\": \"module\"}\n",
     )?;
-    let npm_install = match checked {
-        Checked::WheelsAndArchive => None,
-        Checked::All => Some(
-            Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
-                .arg(&packages.npm)
-                .arg(&packages.npm_models)
-                .current_dir(&project)
-                // onnxruntime-node's install script would download its CUDA
-                // binaries from nuget.org, outside the npm registry; the CPU
-                // ones ship in the package (the README's quick start says so).
-                .env("ONNXRUNTIME_NODE_INSTALL", "skip")
-                .spawn()
-                .context("could not start npm install of the built tarballs")?,
+    let mut npm = Command::new("npm");
+    npm.args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+        .arg(&packages.npm)
+        .arg(&packages.npm_models)
+        .current_dir(&project)
+        // onnxruntime-node's install script would download its CUDA
+        // binaries from nuget.org, outside the npm registry; the CPU
+        // ones ship in the package (the README's quick start says so).
+        .env("ONNXRUNTIME_NODE_INSTALL", "skip");
+    match better_sqlite3_prebuild(root, &place)? {
+        Some(folder) => {
+            npm.env("npm_config_better_sqlite3_local_prebuilds", folder);
+        }
+        None => eprintln!(
+            "xtask: no better-sqlite3 build in hosts/js/node_modules: the npm install compiles it"
         ),
-    };
+    }
+    let npm_install = npm
+        .spawn()
+        .context("could not start npm install of the built tarballs")?;
     Ok(Installs {
         place,
         venv,
@@ -257,11 +305,10 @@ fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<
         mut npm,
         started,
     } = installs;
-    let mut children = vec![(&mut python, "pip install of the built wheels")];
-    if let Some(npm) = npm.as_mut() {
-        children.push((npm, "npm install of the built tarballs"));
-    }
-    for (child, what) in children {
+    for (child, what) in [
+        (&mut python, "pip install of the built wheels"),
+        (&mut npm, "npm install of the built tarballs"),
+    ] {
         let status = child
             .wait()
             .with_context(|| format!("could not wait for {what}"))?;
@@ -290,7 +337,7 @@ fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<
         "the Python quick start from the installed wheels",
     )?;
 
-    if npm.is_some() {
+    {
         std::fs::write(
             project.join("quick-start.mjs"),
             "import { HiveMind } from 'hive-mind-engine';\n\

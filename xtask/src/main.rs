@@ -45,15 +45,14 @@
 //!   (their fingerprints name the driver), never the dependencies.
 //!   Then the JavaScript host's tests (`node --test`; its npm dependencies
 //!   installed meanwhile by `hosts/js/setup.sh --install-only`). Beside the
-//!   suites, the packages of `dist` are built from the debug build, and the
-//!   wheels and the CLI archive installed into clean places and their quick
-//!   starts run ([`dist`]; `cargo xtask dist --check` installs the npm
-//!   tarballs too).
+//!   suites, the packages of `dist` are built from the debug build,
+//!   installed into clean places and their quick starts run ([`dist`]).
 //! - `dist [--debug] [--check]` — `models`, the release host (`--debug`:
 //!   the debug one), then the packages a person installs without this
 //!   repository, in `target/dist/` ([`dist`]): the Python host's wheel and
-//!   its models' wheel, and the CLI archive; `--check` installs each into a
-//!   clean place and runs its quick start.
+//!   its models' wheel, the JavaScript host's npm tarball and its models',
+//!   and the CLI archive; `--check` installs each into a clean place and
+//!   runs its quick start.
 //! - `demo [ARGS]` — `models`, then build the release host and run `hive-mind demo ARGS`
 //!   (`--logic` for the tour of the pure functions, `--keep DIR` to keep the
 //!   demo's data directory).
@@ -124,10 +123,10 @@ fn main() -> Result<()> {
             if rest.iter().any(|arg| arg == "--check") {
                 let cache = target.join("dist").join("compile-cache");
                 dist::check(
+                    &root,
                     &packages,
                     Path::new("python3"),
                     &cache.to_string_lossy(),
-                    dist::Checked::All,
                 )?;
             }
             Ok(())
@@ -334,20 +333,19 @@ fn test(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("`hive-mind components --compile` failed ({status})");
     }
+    // The JavaScript host's dependencies (installed while cargo built): its
+    // suite needs them, and the npm install of the packages below takes its
+    // better-sqlite3 build (see `dist`).
+    wait_for_js_setup(js)?;
     // The packages, built from this debug build (`cargo xtask dist` builds
     // them from a release build), installed into clean places and run,
-    // beside the test suites: copying, zipping, downloads and
-    // better-sqlite3's compile are mostly waiting and one core's work.
+    // beside the test suites: copying, zipping and installs are mostly
+    // waiting and one core's work.
     let packaging = {
         let (root, target, cache) = (root.to_path_buf(), target.clone(), cache.to_string());
         std::thread::spawn(move || -> Result<()> {
             let packages = dist::build(&root, &target, "debug")?;
-            dist::check(
-                &packages,
-                Path::new("python3"),
-                &cache,
-                dist::Checked::WheelsAndArchive,
-            )
+            dist::check(&root, &packages, Path::new("python3"), &cache)
         })
     };
     let mut env = env.to_vec();
@@ -368,7 +366,7 @@ fn test(root: &Path) -> Result<()> {
     let python_cache = target.join("debug").join("hive-mind-python-test-cache");
     let python_cache = python_cache.to_string_lossy();
     python_tests(root, &target, &hive_mind, &cache, &python_cache, venv)?;
-    js_tests(root, &target, &hive_mind, &cache, &python_cache, js)?;
+    js_tests(root, &target, &hive_mind, &cache, &python_cache)?;
     packaging
         .join()
         .map_err(|_| anyhow::anyhow!("building and checking the packages panicked"))?
@@ -384,24 +382,28 @@ fn start_js_setup(root: &Path) -> Result<std::process::Child> {
         .context("could not run hosts/js/setup.sh")
 }
 
-/// The JavaScript host's suite (`node --test`), once its dependencies are
-/// installed: against the engine component and the `hive-mind` binary
-/// this build made, and the Python host (the cross-host tests compare all
-/// three rankings), with the compile caches the earlier suites filled.
-fn js_tests(
-    root: &Path,
-    target: &Path,
-    hive_mind: &Path,
-    compiled: &str,
-    python_compiled: &str,
-    mut setup: std::process::Child,
-) -> Result<()> {
+/// Wait for [`start_js_setup`]'s install.
+fn wait_for_js_setup(mut setup: std::process::Child) -> Result<()> {
     let status = setup
         .wait()
         .context("could not wait for hosts/js/setup.sh")?;
     if !status.success() {
         bail!("installing the JavaScript host's dependencies failed ({status})");
     }
+    Ok(())
+}
+
+/// The JavaScript host's suite (`node --test`): against the engine
+/// component and the `hive-mind` binary this build made, and the Python
+/// host (the cross-host tests compare all three rankings), with the
+/// compile caches the earlier suites filled.
+fn js_tests(
+    root: &Path,
+    target: &Path,
+    hive_mind: &Path,
+    compiled: &str,
+    python_compiled: &str,
+) -> Result<()> {
     let js = root.join("hosts").join("js");
     let mut tests: Vec<PathBuf> = std::fs::read_dir(js.join("test"))?
         .filter_map(Result::ok)
