@@ -1,24 +1,32 @@
-// Figures for the JavaScript host (and the Python host, when its
-// interpreter is there), on a mind of a few thousand memories:
+// Figures for the three hosts of the engine on the same mind: the
+// JavaScript host, the Python host (when its interpreter is there) and the
+// Rust host (when `hive-mind-lab` is built: its `bench session`):
 //
-//   open      HiveMind.open until it resolves (component from the cache,
-//             model loaded), then the first recall
+//   open      opening the engine (component from the cache, model loaded),
+//             then the first recall
 //   recall    p50 and p95 over the queries, after one warm-up recall
+//   embed     of each recall, the time the host waited on the embedder
+//             (the query's vector; the rest of recall overlaps it)
+//   overhead  recall minus embed: the engine's work and the host's glue,
+//             and its ratio to the Rust host's
 //   save      memories saved one by one into that mind, per second
 //
 // The mind is written once (by this host, in batches) and copied for each
 // run; the hosts' runs are interleaved and each figure is the median over
-// the runs. The reranker is off for both (HIVE_MIND_RERANKER=off): the
+// the runs. The reranker is off for all (HIVE_MIND_RERANKER=off): the
 // figures are the engine's, the embedder's and the host's.
 //
-//   node scripts/bench.js [--memories 3000] [--runs 3] [--queries 40] [--saves 50] [--model bge-small-en-v1.5]
+//   node scripts/bench.js [--memories 10000] [--runs 3] [--queries 40] [--saves 50] [--model bge-small-en-v1.5]
 //
 // Needs $HIVE_MIND_COMPONENT (or the source tree's guest build) and the
 // models ($HIVE_MIND_MODELS_DIR); Python: $HIVE_MIND_PYTHON, else
-// hosts/python/.venv/bin/python, with hosts/python/src importable.
+// hosts/python/.venv/bin/python, with hosts/python/src importable; Rust:
+// $HIVE_MIND_LAB, else target/release/hive-mind-lab (build it with
+// `cargo build --release -p hive-mind-lab`; a debug build's figures mean
+// nothing).
 
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,7 +38,7 @@ import { PACKAGE_DIR, REPOSITORY } from '../src/component.js';
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((pairs, value, i, all) => (value.startsWith('--') ? [...pairs, [value.slice(2), all[i + 1]]] : pairs), []),
 );
-const MEMORIES = Number(args.memories ?? 3000);
+const MEMORIES = Number(args.memories ?? 10000);
 const RUNS = Number(args.runs ?? 3);
 const QUERIES = Number(args.queries ?? 40);
 const SAVES = Number(args.saves ?? 50);
@@ -82,6 +90,34 @@ async function buildMind(dir) {
   console.error(`built a mind of ${status.frames} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
+// The JavaScript host waits on its model worker in ModelWorker.waitSync
+// (an embed call, or a pending embedding's finish): that time is the
+// embedder's part of a recall, as the Rust host's import timings count it.
+let waited = 0;
+const waitSync = ModelWorker.prototype.waitSync;
+ModelWorker.prototype.waitSync = function timedWaitSync(id) {
+  const t = performance.now();
+  try {
+    return waitSync.call(this, id);
+  } finally {
+    waited += performance.now() - t;
+  }
+};
+
+/** A host's session figures from its recall and embed times. */
+function figures({ open, firstRecall, recalls, embeds, savePerSecond }) {
+  const overheads = recalls.map((ms, i) => ms - embeds[i]);
+  return {
+    open,
+    firstRecall,
+    p50: percentile(recalls, 50),
+    p95: percentile(recalls, 95),
+    embed: percentile(embeds, 50),
+    overhead: percentile(overheads, 50),
+    savePerSecond,
+  };
+}
+
 async function jsRun(data) {
   let t = performance.now();
   const mind = await HiveMind.open(data, { model: MODEL });
@@ -90,32 +126,51 @@ async function jsRun(data) {
   await mind.recall('warm-up: what is new?');
   const firstRecall = performance.now() - t;
   const recalls = [];
+  const embeds = [];
   for (const q of queries) {
+    waited = 0;
     t = performance.now();
     await mind.recall(q);
     recalls.push(performance.now() - t);
+    embeds.push(waited);
   }
   t = performance.now();
   for (const content of saves) await mind.save(content);
   const savePerSecond = SAVES / ((performance.now() - t) / 1000);
   await mind.close();
-  return { open, firstRecall, p50: percentile(recalls, 50), p95: percentile(recalls, 95), savePerSecond };
+  return figures({ open, firstRecall, recalls, embeds, savePerSecond });
 }
 
+// The Python host's embedder imports, timed as the other hosts' are: the
+// time the engine's call waited in embed, start-embed and finish.
 const PYTHON_RUN = `
 import json, sys, time
 from hive_mind import HiveMind
+from hive_mind.embedder import EmbedderImports
+waited = [0.0]
+def timed(method):
+    def run(*args):
+        t = time.perf_counter()
+        try:
+            return method(*args)
+        finally:
+            waited[0] += (time.perf_counter() - t) * 1000
+    return run
+for name in ("_embed", "_start_embed", "_finish"):
+    setattr(EmbedderImports, name, timed(getattr(EmbedderImports, name)))
 data, model, queries, saves = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
 t = time.perf_counter(); mind = HiveMind(data, model=model); open_ms = (time.perf_counter() - t) * 1000
 t = time.perf_counter(); mind.recall("warm-up: what is new?"); first = (time.perf_counter() - t) * 1000
-recalls = []
+recalls, embeds = [], []
 for q in queries:
+    waited[0] = 0.0
     t = time.perf_counter(); mind.recall(q); recalls.append((time.perf_counter() - t) * 1000)
+    embeds.append(waited[0])
 t = time.perf_counter()
 for content in saves: mind.save(content)
 rate = len(saves) / (time.perf_counter() - t)
 mind.close()
-print(json.dumps({"open": open_ms, "firstRecall": first, "recalls": recalls, "savePerSecond": rate}))
+print(json.dumps({"open": open_ms, "firstRecall": first, "recalls": recalls, "embeds": embeds, "savePerSecond": rate}))
 `;
 
 function pythonInterpreter() {
@@ -128,7 +183,26 @@ function pythonRun(python, data) {
   const out = JSON.parse(
     execFileSync(python, ['-c', PYTHON_RUN, data, MODEL, JSON.stringify(queries), JSON.stringify(saves)], { env, encoding: 'utf8', maxBuffer: 16 << 20 }),
   );
-  return { open: out.open, firstRecall: out.firstRecall, p50: percentile(out.recalls, 50), p95: percentile(out.recalls, 95), savePerSecond: out.savePerSecond };
+  return figures(out);
+}
+
+function labBinary() {
+  const candidate = process.env.HIVE_MIND_LAB ?? join(REPOSITORY, 'target', 'release', 'hive-mind-lab');
+  return existsSync(candidate) ? candidate : undefined;
+}
+
+function rustRun(lab, data, work) {
+  const queriesFile = join(work, 'queries.json');
+  const savesFile = join(work, 'saves.json');
+  writeFileSync(queriesFile, JSON.stringify(queries));
+  writeFileSync(savesFile, JSON.stringify(saves));
+  const env = { ...process.env, HIVE_MIND_IN_PROCESS_MODEL: MODEL, HIVE_MIND_CACHE_DIR: join(PACKAGE_DIR, '.cache', 'rust') };
+  const out = execFileSync(lab, ['--data-dir', data, 'bench', 'session', '--queries', queriesFile, '--saves', savesFile], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
+  return figures(JSON.parse(out));
 }
 
 /** What blocking on the worker costs: an empty round trip, and one query
@@ -162,27 +236,29 @@ const work = mkdtempSync(join(tmpdir(), 'hive-mind-bench-'));
 try {
   const base = join(work, 'base');
   await buildMind(base);
+  const copy = (name) => (cpSync(base, join(work, name), { recursive: true }), join(work, name));
   const python = pythonInterpreter();
-  if (python) pythonRun(python, (cpSync(base, join(work, 'py-warm'), { recursive: true }), join(work, 'py-warm'))); // compiles Python's cache once
-  const results = { js: [], python: [] };
+  if (python) pythonRun(python, copy('py-warm')); // compiles Python's cache once
+  else console.error('no Python host (set HIVE_MIND_PYTHON): its row is left out');
+  const lab = labBinary();
+  if (lab) rustRun(lab, copy('rust-warm'), work); // and the Rust host's
+  else console.error('no hive-mind-lab (cargo build --release -p hive-mind-lab, or HIVE_MIND_LAB): the Rust row is left out');
+  const results = { rust: [], js: [], python: [] };
   for (let run = 0; run < RUNS; run++) {
-    const forJs = join(work, `js-${run}`);
-    cpSync(base, forJs, { recursive: true });
-    results.js.push(await jsRun(forJs));
-    if (python) {
-      const forPython = join(work, `py-${run}`);
-      cpSync(base, forPython, { recursive: true });
-      results.python.push(pythonRun(python, forPython));
-    }
+    if (lab) results.rust.push(rustRun(lab, copy(`rust-${run}`), work));
+    results.js.push(await jsRun(copy(`js-${run}`)));
+    if (python) results.python.push(pythonRun(python, copy(`py-${run}`)));
     console.error(`run ${run + 1}/${RUNS} done`);
   }
   console.log(`${MEMORIES} memories, ${MODEL}, reranker off, ${QUERIES} recalls and ${SAVES} saves a run, median of ${RUNS} interleaved runs (Node ${process.version}):`);
-  console.log('host        open ms   first recall ms   recall p50 ms   recall p95 ms   saves/s');
+  console.log('host        open ms   first recall ms   recall p50 ms   recall p95 ms   embed p50 ms   overhead p50 ms   × Rust   saves/s');
+  const rustOverhead = results.rust.length ? median(results.rust.map((r) => r.overhead)) : undefined;
   for (const [host, runs] of Object.entries(results)) {
     if (!runs.length) continue;
     const m = (key) => median(runs.map((r) => r[key]));
+    const ratio = rustOverhead ? (m('overhead') / rustOverhead).toFixed(2) : '–';
     console.log(
-      `${host.padEnd(10)} ${m('open').toFixed(0).padStart(8)} ${m('firstRecall').toFixed(0).padStart(17)} ${m('p50').toFixed(1).padStart(15)} ${m('p95').toFixed(1).padStart(15)} ${m('savePerSecond').toFixed(1).padStart(9)}`,
+      `${host.padEnd(10)} ${m('open').toFixed(0).padStart(8)} ${m('firstRecall').toFixed(0).padStart(17)} ${m('p50').toFixed(1).padStart(15)} ${m('p95').toFixed(1).padStart(15)} ${m('embed').toFixed(1).padStart(14)} ${m('overhead').toFixed(1).padStart(17)} ${ratio.padStart(8)} ${m('savePerSecond').toFixed(1).padStart(9)}`,
     );
   }
   const cost = await bridgeCost();

@@ -6,7 +6,11 @@
 // components` (`~/.cache` when unset), as the other hosts cache their
 // compiled components: one folder per component, named by its file's stem,
 // the jco-transpile version and the first 32 hex digits of its SHA-256,
-// written under a temporary name and renamed into place.
+// written under a temporary name and renamed into place. Beside jco's files
+// the folder keeps `interfaces.json`: the component's imports and exports
+// as jco listed them, so a component of another version, or another
+// component, is named as such (see `checkEngine`) rather than failing on
+// its first call.
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
@@ -69,7 +73,16 @@ export function cacheDir() {
   return join(base, 'hive-mind', 'components');
 }
 
-/** A component file that is not one (missing, truncated, not a component). */
+/** The version of the WIT package `hive:mind` this host implements
+ * (test/component.test.js compares it with wit/). */
+export const WIT_VERSION = '0.2.0';
+
+/** The interfaces the engine component exports, each
+ * `hive:mind/<name>@WIT_VERSION`. */
+export const ENGINE_EXPORTS = ['memory', 'admin', 'review', 'harvest', 'wiki'];
+
+/** A component file that is not one (missing, truncated, not a component,
+ * not the engine of this host's version). */
 export class ComponentError extends Error {
   constructor(path, message) {
     super(`${path}: ${message}`);
@@ -81,6 +94,38 @@ export class ComponentError extends Error {
 // The component-model binary starts with `\0asm`, then version 0x0d and
 // layer 1 (a core module has layer 0).
 const COMPONENT_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
+
+/** The file beside jco's output listing the component's interfaces. */
+const INTERFACES = 'interfaces.json';
+
+/**
+ * Check that `component` (from loadComponent) is the engine of this host's
+ * WIT version: it exports every ENGINE_EXPORTS interface as
+ * `hive:mind/<name>@WIT_VERSION`. Else a ComponentError saying what it is:
+ * the engine of another version, or another component.
+ */
+export function checkEngine(component) {
+  const versions = new Map();
+  for (const name of component.exports) {
+    const match = /^hive:mind\/([a-z-]+)@(.+)$/.exec(name);
+    if (match && ENGINE_EXPORTS.includes(match[1])) versions.set(match[1], match[2]);
+  }
+  const others = [...new Set(versions.values())].filter((version) => version !== WIT_VERSION);
+  if (others.length > 0) {
+    throw new ComponentError(
+      component.path,
+      `an engine of hive:mind@${others.join(', ')}; this host speaks hive:mind@${WIT_VERSION} (use the component this package ships, or a host of that version)`,
+    );
+  }
+  const lacking = ENGINE_EXPORTS.filter((name) => !versions.has(name));
+  if (lacking.length > 0) {
+    const exported = component.exports.filter((name) => name.includes(':'));
+    throw new ComponentError(
+      component.path,
+      `not the engine component: it does not export ${lacking.map((name) => `hive:mind/${name}@${WIT_VERSION}`).join(', ')} (it exports ${exported.join(', ') || 'nothing named'})`,
+    );
+  }
+}
 
 /** What `WebAssembly.promising` falls back to in jco's bindings. */
 function plainExport(exported) {
@@ -113,7 +158,7 @@ export async function loadComponent(path) {
   const stem = basename(path).replace(/\.wasm$/, '').replace(/[^A-Za-z0-9_.-]/g, '_');
   const name = 'component';
   const dir = join(cacheDir(), `${stem}-js-jco-transpile${transpilerVersion()}-${digest}`);
-  if (!existsSync(join(dir, `${name}.js`))) {
+  if (!existsSync(join(dir, `${name}.js`)) || !existsSync(join(dir, INTERFACES))) {
     const { transpileBytes } = await import('@bytecodealliance/jco-transpile');
     let result;
     try {
@@ -133,6 +178,12 @@ export async function loadComponent(path) {
         mkdirSync(dirname(join(temporary, file)), { recursive: true });
         writeFileSync(join(temporary, file), content);
       }
+      writeFileSync(
+        join(temporary, INTERFACES),
+        JSON.stringify({ imports: result.imports, exports: result.exports.map(([exported]) => exported) }),
+      );
+      // A folder of an older version of this host, without the interfaces.
+      if (existsSync(dir) && !existsSync(join(dir, INTERFACES))) rmSync(dir, { recursive: true, force: true });
       try {
         renameSync(temporary, dir);
       } catch (error) {
@@ -143,6 +194,7 @@ export async function loadComponent(path) {
       rmSync(temporary, { recursive: true, force: true });
     }
   }
+  const interfaces = JSON.parse(readFileSync(join(dir, INTERFACES), 'utf8'));
   const module = await import(pathToFileURL(join(dir, `${name}.js`)).href);
   const cores = new Map();
   for (const file of ['core', 'core2', 'core3', 'core4', 'core5']) {
@@ -152,7 +204,18 @@ export async function loadComponent(path) {
   return {
     dir,
     path,
+    /** The component's imports (interface names without versions, as jco
+     * lists them). */
+    imports: interfaces.imports,
+    /** Its exports (each instance by its short and its full name). */
+    exports: interfaces.exports,
+    /** Instantiate it with `imports`; an import it needs that `imports`
+     * lacks is a ComponentError naming it. */
     instantiate(imports) {
+      const missing = interfaces.imports.filter((name) => !Object.hasOwn(imports, name));
+      if (missing.length > 0) {
+        throw new ComponentError(path, `it needs ${missing.join(', ')}, which this host does not supply (a component of another version?)`);
+      }
       // jco's bindings wrap each export in `WebAssembly.promising` (JSPI)
       // inside a try, falling back to the plain export where it is missing,
       // as in Node 20; the wrapped ones are used only by async
@@ -160,8 +223,8 @@ export async function loadComponent(path) {
       // function, which costs ~7 ms a throw there: ~500 ms an instance for
       // the engine's 70 exports. The plain export is what it falls back to,
       // so it is handed over at once for the length of the instantiation.
-      const missing = typeof WebAssembly.promising !== 'function';
-      if (missing) WebAssembly.promising = plainExport;
+      const noJspi = typeof WebAssembly.promising !== 'function';
+      if (noJspi) WebAssembly.promising = plainExport;
       try {
         return module.instantiate((file) => {
           const compiled = cores.get(file);
@@ -169,7 +232,7 @@ export async function loadComponent(path) {
           return compiled;
         }, imports);
       } finally {
-        if (missing) delete WebAssembly.promising;
+        if (noJspi) delete WebAssembly.promising;
       }
     },
   };

@@ -424,7 +424,7 @@ export class EngineTrap extends HiveMindError {
 }
 export type TrapKind = 'stack-overflow' | 'memory-limit' | 'guest-panic' | 'other-trap' | 'host-failure';
 
-/** The component file is missing, unreadable or not a component. */
+/** The component file is missing, unreadable, not a component, or not the engine of this host's WIT version. */
 export class ComponentError extends Error {
   readonly path: string;
 }

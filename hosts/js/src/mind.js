@@ -21,7 +21,7 @@ import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { ModelWorker } from './bridge.js';
-import { defaultComponentPath, loadComponent } from './component.js';
+import { checkEngine, defaultComponentPath, loadComponent } from './component.js';
 import {
   DISTILLATIONS,
   ENTITY_RULES,
@@ -165,7 +165,8 @@ export class HiveMind {
    * tree's `models/`; `reranker: false` turns the cross-encoder off (it is
    * on when installed, unless `HIVE_MIND_RERANKER=off`).
    *
-   * Rejects with ComponentError (no component, or not one), ModelError
+   * Rejects with ComponentError (no component, not one, or not the engine
+   * of this host's WIT version), ModelError
    * (a model file missing or not the shipped one), Fts5MissingError.
    */
   static async open(dataDir, options = {}) {
@@ -175,6 +176,7 @@ export class HiveMind {
     const directory = resolve((dataDir instanceof URL ? fileURLToPath(dataDir) : dataDir).replace(/^~(?=$|\/)/, homedir()));
     requireFts5();
     const component = await loadComponent(options.component ?? defaultComponentPath());
+    checkEngine(component);
     const folder = options.modelDir ?? defaultModelDir(options.model);
     const worker = new ModelWorker();
     try {

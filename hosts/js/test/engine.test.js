@@ -2,8 +2,8 @@
 // errors, each a class with its case; bad input named as the problem.
 
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 
 import Database from 'better-sqlite3';
@@ -18,9 +18,9 @@ import {
   NewerSchemaError,
   StorageError,
 } from '../src/index.js';
-import { defaultComponentPath } from '../src/component.js';
+import { WIT_VERSION, checkEngine, defaultComponentPath, loadComponent } from '../src/component.js';
 import { defaultModelDir } from '../src/models.js';
-import { componentMissing, modelMissing, need, scratch } from './helpers.js';
+import { REPOSITORY, componentMissing, modelMissing, need, scratch } from './helpers.js';
 
 const MODEL = 'all-MiniLM-L6-v2';
 
@@ -198,6 +198,33 @@ test('a missing, foreign or truncated component is named', async (t) => {
     HiveMind.open(data, { component: join(dir, 'truncated.wasm') }),
     (e) => e instanceof ComponentError && e.path === join(dir, 'truncated.wasm') && /transpile/.test(e.message),
   );
+});
+
+test('a component of another version, or another component, is named as such', async (t) => {
+  if (need(t, componentMissing())) return;
+  const dir = scratch(t);
+  // The logic component: a component, but not the engine.
+  const logic = join(dirname(defaultComponentPath()), 'hive_mind_logic_component.wasm');
+  await assert.rejects(
+    HiveMind.open(join(dir, 'data'), { component: logic }),
+    (e) => e instanceof ComponentError && e.path === logic && /not the engine component: it does not export hive:mind\/memory@0\.2\.0.*it exports hive:mind\/logic@0\.2\.0/.test(e.message),
+  );
+  // The engine of another version of the WIT package (its exports as jco
+  // lists them), and one that needs an import this host lacks.
+  const engine = await loadComponent(defaultComponentPath());
+  const older = { ...engine, exports: engine.exports.map((name) => name.replace(/@0\.2\.0$/, '@0.1.0')) };
+  assert.throws(() => checkEngine(older), (e) => e instanceof ComponentError && /an engine of hive:mind@0\.1\.0; this host speaks hive:mind@0\.2\.0/.test(e.message));
+  assert.doesNotThrow(() => checkEngine(engine));
+  assert.throws(
+    () => engine.instantiate({ 'hive:mind/sqlite': {} }),
+    (e) => e instanceof ComponentError && /it needs hive:mind\/embedder, .*which this host does not supply/.test(e.message),
+  );
+});
+
+test('the WIT version this host speaks is the source tree\'s', (t) => {
+  const wit = join(REPOSITORY, 'wit', 'types.wit');
+  if (!existsSync(wit)) return t.skip('no wit/ folder (not in the source tree)');
+  assert.equal(`package hive:mind@${WIT_VERSION};`, /package hive:mind@[^;]+;/.exec(readFileSync(wit, 'utf8'))[0]);
 });
 
 test('a missing or altered model file is named', async (t) => {

@@ -25,6 +25,9 @@
 //! - [`serve`] — `hive-mind serve` under load (clients mixing recall and
 //!   save, one or two servers on one data directory) and the hook's wall
 //!   time per prompt with and without a running server.
+//! - [`session`] — the Rust host's part of the cross-host benchmark
+//!   (`hosts/js/scripts/bench.js`): open, recalls with the embedder's share
+//!   of each, and saves on a given mind, as JSON.
 //! - [`harvest`] — imports a synthetic ChatGPT export through the engine's
 //!   harvest and compares its time with the bare embedder's on the same
 //!   texts; optionally the pipeline's own cost per call of a loopback LLM.
@@ -38,6 +41,7 @@ pub mod governance;
 pub mod harvest;
 pub mod recall;
 pub mod serve;
+pub mod session;
 pub mod wiki;
 
 use std::io::Write;
@@ -77,6 +81,10 @@ pub enum BenchTarget {
     /// `hive-mind hook claude-code`'s wall time per prompt, with a running
     /// server and alone.
     Hook(serve::BenchHookArgs),
+    /// One session on the data directory's mind as the cross-host
+    /// benchmark runs it in every host: open, recalls (and the embedder's
+    /// part of each), saves; one JSON object.
+    Session(session::BenchSessionArgs),
 }
 
 /// `hive-mind-lab bench embed`'s arguments.
@@ -152,6 +160,7 @@ pub fn command(
             let report = serve::run_hook(args, data_dir)?;
             write_report(&report, args.json, serve::render_hook, out)?;
         }
+        BenchTarget::Session(args) => session::command(args, data_dir, out)?,
     }
     Ok(())
 }

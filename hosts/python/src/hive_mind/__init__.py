@@ -11,6 +11,7 @@ wasmtime wiring), :mod:`~hive_mind.sqlite`, :mod:`~hive_mind.embedder` and
 """
 
 from .embedder import EmbedderInfo, ModelError
+from .engine import ComponentError
 from .errors import (
     EmbedderError,
     EngineTrap,
@@ -23,6 +24,7 @@ from .errors import (
 from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, RecallNote, Saved, TurnOrigin
 
 __all__ = [
+    "ComponentError",
     "EmbedderError",
     "EmbedderInfo",
     "EngineTrap",

@@ -246,14 +246,79 @@ def cache_dir() -> Path:
     return Path(base) / "hive-mind" / "components"
 
 
+#: The version of the WIT package ``hive:mind`` this host implements
+#: (``tests/test_component_errors.py`` compares it with ``wit/``).
+WIT_VERSION = "0.2.0"
+
+#: The interfaces the engine component exports, each
+#: ``hive:mind/<name>@WIT_VERSION``.
+ENGINE_EXPORTS = ("memory", "admin", "review", "harvest", "wiki")
+
+
+class ComponentError(Exception):
+    """The engine component is missing, unreadable, not a component, or
+    not the engine of this host's WIT version; ``path`` names it."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+def check_engine(path: Path, engine: wasmtime.Engine, component: Component) -> None:
+    """Raise :class:`ComponentError` unless ``component`` is the engine of
+    this host's WIT version: it exports every :data:`ENGINE_EXPORTS`
+    interface as ``hive:mind/<name>@WIT_VERSION`` and imports ``hive:mind``
+    interfaces of that version only."""
+    kind = component.type
+    exported = list(kind.exports(engine))
+    imported = list(kind.imports(engine))
+    versions: dict[str, str] = {}
+    for name in exported:
+        package, _, version = name.partition("@")
+        interface = package.removeprefix("hive:mind/")
+        if package.startswith("hive:mind/") and interface in ENGINE_EXPORTS:
+            versions[interface] = version
+    others = sorted(
+        {version for version in versions.values() if version != WIT_VERSION}
+        | {
+            name.partition("@")[2]
+            for name in imported
+            if name.startswith("hive:mind/") and name.partition("@")[2] != WIT_VERSION
+        }
+    )
+    if others:
+        raise ComponentError(
+            path,
+            f"an engine of hive:mind@{', '.join(others)}; this host speaks hive:mind@{WIT_VERSION} "
+            "(use the component this package ships, or a host of that version)",
+        )
+    lacking = [f"hive:mind/{name}@{WIT_VERSION}" for name in ENGINE_EXPORTS if name not in versions]
+    if lacking:
+        named = [name for name in exported if ":" in name]
+        raise ComponentError(
+            path,
+            f"not the engine component: it does not export {', '.join(lacking)} "
+            f"(it exports {', '.join(named) or 'nothing named'})",
+        )
+
+
 def load_component(path: Path, *, epoch_interruption: bool = False) -> tuple[wasmtime.Engine, Component]:
     """A new engine (``epoch_interruption`` on or off) and the component at
     ``path`` (a ``.wasm`` file or ``.wat`` text) compiled for it, or loaded
-    from the cache when compiled before for the same configuration."""
+    from the cache when compiled before for the same configuration. Raises
+    :class:`ComponentError` when it is missing, unreadable or not a
+    component."""
     config = wasmtime.Config()
     config.epoch_interruption = epoch_interruption
     engine = wasmtime.Engine(config)
-    source = path.read_bytes()
+    try:
+        source = path.read_bytes()
+    except FileNotFoundError:
+        raise ComponentError(
+            path, "no engine component here; build it (`just build-guest`) or set HIVE_MIND_COMPONENT"
+        ) from None
+    except OSError as error:
+        raise ComponentError(path, f"unreadable: {error.strerror or error}") from error
     digest = hashlib.sha256(source).hexdigest()[:32]
     version = importlib.metadata.version("wasmtime")
     variant = "epoch" if epoch_interruption else "plain"
@@ -263,7 +328,13 @@ def load_component(path: Path, *, epoch_interruption: bool = False) -> tuple[was
             return engine, Component.deserialize(engine, cached.read_bytes())
         except (OSError, wasmtime.WasmtimeError):
             pass
-    component = Component(engine, source)
+    try:
+        component = Component(engine, source)
+    except wasmtime.WasmtimeError as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else "no reason given"
+        raise ComponentError(
+            path, f"not a WebAssembly component, or a truncated or damaged one ({first})"
+        ) from error
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")
@@ -320,17 +391,22 @@ class ComponentHost:
         embedder_unavailable: str = "no embedder is configured",
         reranker: RerankerImports | None = None,
         limits: Limits | None = None,
+        engine_only: bool = False,
     ) -> None:
         """Compile ``component`` (a ``.wasm`` file, or ``.wat`` text) and
         instantiate it over ``data_dir``; ``embedder`` ``None`` makes the
         embedder import answer ``unavailable`` with ``embedder_unavailable``;
-        ``limits`` default to :meth:`Limits.from_env`.
+        ``limits`` default to :meth:`Limits.from_env`. With ``engine_only``
+        anything but the engine of this host's WIT version is refused first
+        (:func:`check_engine`).
         """
         _speedups.install()
         self.limits = Limits.from_env() if limits is None else limits
         self.engine, self.component = load_component(
             Path(component), epoch_interruption=self.limits.deadlines_s is not None
         )
+        if engine_only:
+            check_engine(Path(component), self.engine, self.component)
         self._ticking = threading.Event()
         self._ticker: threading.Thread | None = None
         if self.limits.deadlines_s is not None:

@@ -382,19 +382,18 @@ class HiveMind:
         bge-small-en-v1.5), looked for by
         :func:`hive_mind.embedder.default_model_dir`. Raises
         :class:`hive_mind.embedder.ModelError` when the model files are
-        missing or not the shipped ones.
+        missing or not the shipped ones, :class:`hive_mind.engine.ComponentError`
+        when the component is missing, damaged, or not the engine of this
+        host's WIT version.
         """
         path = Path(component) if component is not None else default_component_path()
-        if not path.is_file():
-            raise FileNotFoundError(
-                f"{path}: no engine component; build it (`just build-guest`) or set HIVE_MIND_COMPONENT"
-            )
         cross_encoder, why = default_reranker()
         self._host: ComponentHost | None = ComponentHost(
             path,
             Path(data_dir).expanduser(),
             InProcessEmbedder(model_dir, model),
             reranker=RerankerImports(cross_encoder, why),
+            engine_only=True,
         )
         self._lock = threading.Lock()
 
