@@ -305,16 +305,25 @@ fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<
         mut npm,
         started,
     } = installs;
-    for (child, what) in [
+    // Each install's own time (they run side by side), for the figures.
+    let mut pending = vec![
         (&mut python, "pip install of the built wheels"),
         (&mut npm, "npm install of the built tarballs"),
-    ] {
-        let status = child
-            .wait()
-            .with_context(|| format!("could not wait for {what}"))?;
-        if !status.success() {
-            bail!("{what} failed ({status})");
+    ];
+    while !pending.is_empty() {
+        let mut still = Vec::new();
+        for (child, what) in pending {
+            match child
+                .try_wait()
+                .with_context(|| format!("could not wait for {what}"))?
+            {
+                Some(status) if status.success() => crate::report_time(what, started),
+                Some(status) => bail!("{what} failed ({status})"),
+                None => still.push((child, what)),
+            }
         }
+        pending = still;
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let quick_start = "import sys\n\
         from importlib.metadata import version\n\
@@ -364,6 +373,7 @@ fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<
     // The CLI: the archive unpacked, run from there.
     let unpacked = place.join("cli");
     std::fs::create_dir_all(&unpacked)?;
+    let unpacking = Instant::now();
     run(
         Command::new("tar")
             .arg("-xzf")
@@ -372,6 +382,7 @@ fn finish_check(packages: &Packages, installs: Installs, cache: &str) -> Result<
             .arg(&unpacked),
         "tar -x of the CLI archive",
     )?;
+    crate::report_time("unpacking the CLI archive", unpacking);
     let folder = std::fs::read_dir(&unpacked)?
         .filter_map(Result::ok)
         .map(|entry| entry.path())

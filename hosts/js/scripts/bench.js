@@ -5,10 +5,11 @@
 //   open      opening the engine (component from the cache, model loaded),
 //             then the first recall
 //   recall    p50 and p95 over the queries, after one warm-up recall
-//   embed     of each recall, the time the host waited on the embedder
-//             (the query's vector; the rest of recall overlaps it)
-//   overhead  recall minus embed: the engine's work and the host's glue,
-//             and its ratio to the Rust host's
+//   embed     the embedder's own time for each query, embedded alone by
+//             the host's model after the session
+//   overhead  recall minus embed, query by query (the median): what recall
+//             costs beyond embedding its question, the engine's work and
+//             the host's glue; and its ratio to the Rust host's
 //   save      memories saved one by one into that mind, per second
 //
 // The mind is written once (by this host, in batches) and copied for each
@@ -90,20 +91,6 @@ async function buildMind(dir) {
   console.error(`built a mind of ${status.frames} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-// The JavaScript host waits on its model worker in ModelWorker.waitSync
-// (an embed call, or a pending embedding's finish): that time is the
-// embedder's part of a recall, as the Rust host's import timings count it.
-let waited = 0;
-const waitSync = ModelWorker.prototype.waitSync;
-ModelWorker.prototype.waitSync = function timedWaitSync(id) {
-  const t = performance.now();
-  try {
-    return waitSync.call(this, id);
-  } finally {
-    waited += performance.now() - t;
-  }
-};
-
 /** A host's session figures from its recall and embed times. */
 function figures({ open, firstRecall, recalls, embeds, savePerSecond }) {
   const overheads = recalls.map((ms, i) => ms - embeds[i]);
@@ -126,49 +113,42 @@ async function jsRun(data) {
   await mind.recall('warm-up: what is new?');
   const firstRecall = performance.now() - t;
   const recalls = [];
-  const embeds = [];
   for (const q of queries) {
-    waited = 0;
     t = performance.now();
     await mind.recall(q);
     recalls.push(performance.now() - t);
-    embeds.push(waited);
   }
   t = performance.now();
   for (const content of saves) await mind.save(content);
   const savePerSecond = SAVES / ((performance.now() - t) / 1000);
+  // The embedder's own time for each query: its model worker, called alone.
+  const embeds = [];
+  for (const q of queries) {
+    t = performance.now();
+    mind.worker.callSync('embed', { texts: [q], kind: 'query' });
+    embeds.push(performance.now() - t);
+  }
   await mind.close();
   return figures({ open, firstRecall, recalls, embeds, savePerSecond });
 }
 
-// The Python host's embedder imports, timed as the other hosts' are: the
-// time the engine's call waited in embed, start-embed and finish.
 const PYTHON_RUN = `
 import json, sys, time
 from hive_mind import HiveMind
-from hive_mind.embedder import EmbedderImports
-waited = [0.0]
-def timed(method):
-    def run(*args):
-        t = time.perf_counter()
-        try:
-            return method(*args)
-        finally:
-            waited[0] += (time.perf_counter() - t) * 1000
-    return run
-for name in ("_embed", "_start_embed", "_finish"):
-    setattr(EmbedderImports, name, timed(getattr(EmbedderImports, name)))
 data, model, queries, saves = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
 t = time.perf_counter(); mind = HiveMind(data, model=model); open_ms = (time.perf_counter() - t) * 1000
 t = time.perf_counter(); mind.recall("warm-up: what is new?"); first = (time.perf_counter() - t) * 1000
-recalls, embeds = [], []
+recalls = []
 for q in queries:
-    waited[0] = 0.0
     t = time.perf_counter(); mind.recall(q); recalls.append((time.perf_counter() - t) * 1000)
-    embeds.append(waited[0])
 t = time.perf_counter()
 for content in saves: mind.save(content)
 rate = len(saves) / (time.perf_counter() - t)
+# The embedder's own time for each query: the host's model, called alone.
+model_only = mind._host.embedder.embedder
+embeds = []
+for q in queries:
+    t = time.perf_counter(); model_only.embed([q], "query"); embeds.append((time.perf_counter() - t) * 1000)
 mind.close()
 print(json.dumps({"open": open_ms, "firstRecall": first, "recalls": recalls, "embeds": embeds, "savePerSecond": rate}))
 `;
