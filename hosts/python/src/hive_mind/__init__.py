@@ -22,12 +22,14 @@ from .errors import (
     StorageError,
 )
 from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, RecallNote, Saved, TurnOrigin
+from .sqlite import Fts5MissingError
 
 __all__ = [
     "ComponentError",
     "EmbedderError",
     "EmbedderInfo",
     "EngineTrap",
+    "Fts5MissingError",
     "Fingerprint",
     "HiveMind",
     "HiveMindError",

@@ -41,6 +41,7 @@ from .embedder import InProcessEmbedder
 from .engine import ADMIN, HARVEST, MEMORY, REVIEW, WIKI, ComponentHost, default_component_path
 from .errors import EngineTrap, HiveMindError, from_variant
 from .reranker import RerankerImports, default_reranker
+from .sqlite import require_fts5
 
 # The enums' case names come from the WIT (``_wit_enums``, generated from
 # ``wit/``); none is spelled here.
@@ -384,8 +385,10 @@ class HiveMind:
         :class:`hive_mind.embedder.ModelError` when the model files are
         missing or not the shipped ones, :class:`hive_mind.engine.ComponentError`
         when the component is missing, damaged, or not the engine of this
-        host's WIT version.
+        host's WIT version, :class:`hive_mind.sqlite.Fts5MissingError` when
+        this Python's SQLite lacks FTS5.
         """
+        require_fts5()
         path = Path(component) if component is not None else default_component_path()
         cross_encoder, why = default_reranker()
         self._host: ComponentHost | None = ComponentHost(

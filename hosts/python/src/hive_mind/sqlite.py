@@ -176,6 +176,33 @@ _SCHEMA_CHANGES = frozenset(
 _PLAIN_VACUUM = re.compile(r"\s*VACUUM(\s+(?!INTO\b)\w+)?\s*;?\s*", re.IGNORECASE)
 
 
+class Fts5MissingError(Exception):
+    """This Python's SQLite was built without FTS5, which the engine's
+    full-text search needs; ``version`` is its SQLite version."""
+
+    def __init__(self, version: str) -> None:
+        super().__init__(
+            f"this Python's SQLite ({version}) was built without FTS5; the engine's full-text search "
+            "needs it (use a Python whose sqlite3 module has it, as python.org's and most "
+            "distributions' builds do)"
+        )
+        self.version = version
+
+
+def require_fts5(connect: Any = sqlite3.connect) -> None:
+    """Raise :class:`Fts5MissingError` unless the SQLite ``connect`` opens
+    (this Python's) can create an FTS5 table."""
+    probe = connect(":memory:")
+    try:
+        version = probe.execute("SELECT sqlite_version()").fetchone()[0]
+        try:
+            probe.execute("CREATE VIRTUAL TABLE f USING fts5(x)")
+        except sqlite3.Error:
+            raise Fts5MissingError(str(version)) from None
+    finally:
+        probe.close()
+
+
 @functools.cache
 def fts5_works_untrusted() -> bool:
     """Whether this SQLite lets a trigger write to an FTS5 table under
