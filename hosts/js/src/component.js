@@ -127,6 +127,64 @@ export function checkEngine(component) {
   }
 }
 
+/** WebAssembly's page: 64 KiB. */
+const PAGE_BYTES = 65536;
+
+function readLeb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    if (at >= bytes.length) throw new RangeError('a LEB128 number runs past the end');
+    const byte = bytes[at++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((byte & 0x80) === 0) return [value, at];
+  }
+}
+
+function leb(value) {
+  const out = [];
+  do {
+    let byte = value % 128;
+    value = Math.floor(value / 128);
+    if (value > 0) byte |= 0x80;
+    out.push(byte);
+  } while (value > 0);
+  return out;
+}
+
+/**
+ * A core module's bytes with its own memory (the memory section's one
+ * 32-bit memory) given a maximum of `maxBytes` (whole pages; at least its
+ * minimum): a `memory.grow` past it then fails inside the guest, as the
+ * Rust host's limiter refuses it. A module without a memory section, or
+ * whose memory already has a lower maximum, is returned as it is.
+ */
+export function withMemoryMax(bytes, maxBytes) {
+  let at = 8;
+  while (at < bytes.length) {
+    const id = bytes[at];
+    const [size, body] = readLeb(bytes, at + 1);
+    if (id === 5) {
+      const [count, flagsAt] = readLeb(bytes, body);
+      const flags = bytes[flagsAt];
+      if (count !== 1 || (flags & ~1) !== 0) return bytes; // 64-bit or shared: not this engine's
+      const [minimum, afterMin] = readLeb(bytes, flagsAt + 1);
+      let rest = afterMin;
+      if (flags & 1) {
+        const [maximum, afterMax] = readLeb(bytes, afterMin);
+        if (maximum * PAGE_BYTES <= maxBytes) return bytes;
+        rest = afterMax;
+      }
+      const pages = Math.max(minimum, Math.floor(maxBytes / PAGE_BYTES));
+      const section = [...leb(count), flags | 1, ...leb(minimum), ...leb(pages), ...bytes.subarray(rest, body + size)];
+      return Buffer.concat([bytes.subarray(0, at), Buffer.from([5, ...leb(section.length), ...section]), bytes.subarray(body + size)]);
+    }
+    at = body + size;
+  }
+  return bytes;
+}
+
 /** What `WebAssembly.promising` falls back to in jco's bindings. */
 function plainExport(exported) {
   return exported;
@@ -134,10 +192,11 @@ function plainExport(exported) {
 
 /**
  * The transpiled component at `path`: `{ instantiate(imports), dir }`,
- * transpiling it into the cache on the first use. Raises ComponentError
+ * transpiling it into the cache on the first use; `memoryBytes` caps its
+ * memory (`withMemoryMax`; null: wasm32's 4 GiB). Raises ComponentError
  * naming the file when it is missing or not a component.
  */
-export async function loadComponent(path) {
+export async function loadComponent(path, { memoryBytes = null } = {}) {
   path = resolve(path);
   let bytes;
   try {
@@ -199,7 +258,10 @@ export async function loadComponent(path) {
   const cores = new Map();
   for (const file of ['core', 'core2', 'core3', 'core4', 'core5']) {
     const core = join(dir, `${name}.${file}.wasm`);
-    if (existsSync(core)) cores.set(`${name}.${file}.wasm`, await WebAssembly.compile(readFileSync(core)));
+    if (existsSync(core)) {
+      const bytes = readFileSync(core);
+      cores.set(`${name}.${file}.wasm`, await WebAssembly.compile(memoryBytes === null ? bytes : withMemoryMax(bytes, memoryBytes)));
+    }
   }
   return {
     dir,

@@ -7,19 +7,19 @@
 //   hive:mind/llm, fetch src/capabilities.js: `unavailable`
 //   WASI 0.2             src/wasi.js: an empty sandbox
 //
-// A ComponentHost is one instance; calls run on the thread that makes them,
-// one at a time (JavaScript runs one at a time anyway). A call that traps —
+// A ComponentHost is one instance; calls run on the thread that makes them
+// (the engine's own thread, src/engine-thread.js), one at a time. A call
+// that traps —
 // a panic in the engine, a stack overflow, an import that threw — leaves
 // the instance unusable: `call` then closes the instance's SQLite
 // connections (rolling back what it left open, releasing the write lock),
 // instantiates the component afresh with the same imports, and throws
 // EngineTrap naming what happened (its `kind`). The next call runs on the
-// fresh instance.
-//
-// Unlike the Rust and Python hosts, this one sets no deadline on a call and
-// no cap on the guest's memory: a JavaScript engine cannot interrupt a
-// running WebAssembly call from the same thread, and jco does not expose the
-// guest memory's limit.
+// fresh instance. A deadline cannot be enforced from the thread that runs
+// the WebAssembly; the main thread enforces it by ending this one
+// (src/thread.js). The memory cap is compiled into the component
+// (src/component.js): past it, the guest's allocation fails and it aborts,
+// a `memory-limit` trap.
 
 import { unavailableReranker, unconfigured } from './capabilities.js';
 import { embedderImports, rerankerImports } from './embedder.js';

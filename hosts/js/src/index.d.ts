@@ -43,6 +43,10 @@ export interface OpenOptions {
   model?: string;
   /** `false` turns the cross-encoder off (on when installed, unless `HIVE_MIND_RERANKER=off`). */
   reranker?: boolean;
+  /** A cap on the engine's memory in bytes; default 2 GiB (`HIVE_MIND_MEMORY_LIMIT_MIB`); null: none. */
+  memoryBytes?: number | null;
+  /** Each kind of call's deadline in ms (0: none); default recall 30 s, save 120 s, import 600 s, maintenance 3600 s (`HIVE_MIND_CALL_DEADLINE_MS`); null: none. */
+  deadlinesMs?: Partial<Record<'recall' | 'save' | 'import' | 'maintenance', number>> | null;
 }
 
 export interface SaveOptions {
@@ -391,9 +395,9 @@ export class HiveMind {
   cleanEntities(rule: EntityRule, options?: { apply?: boolean; workspace?: string }): Promise<EntityInfo[]>;
   /** Without `confirm: true` only what would go. */
   deleteWorkspace(workspace: string, options?: { confirm?: boolean }): Promise<WorkspaceDeletion>;
-  /** The engine's exports as jco gives them, for what this API does not wrap. */
-  readonly exports: Record<'memory' | 'admin' | 'review' | 'harvest' | 'wiki', Record<string, (...args: any[]) => any>>;
-  /** Release the engine, close its databases, stop the model worker (idempotent). */
+  /** Call one of the engine's exports as jco names it (`call('memory', 'saveMemories', inputs)`), for what this API does not wrap: its value, or its error as a HiveMindError. */
+  call(iface: 'memory' | 'admin' | 'review' | 'harvest' | 'wiki', name: string, ...args: unknown[]): Promise<any>;
+  /** Close the engine (its databases, the model worker) and end its thread (idempotent). */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -422,7 +426,7 @@ export class EngineTrap extends HiveMindError {
   constructor(kase: string, detail: string, kind?: TrapKind);
   readonly kind: TrapKind;
 }
-export type TrapKind = 'stack-overflow' | 'memory-limit' | 'guest-panic' | 'other-trap' | 'host-failure';
+export type TrapKind = 'deadline-exceeded' | 'stack-overflow' | 'memory-limit' | 'guest-panic' | 'other-trap' | 'host-failure';
 
 /** The component file is missing, unreadable, not a component, or not the engine of this host's WIT version. */
 export class ComponentError extends Error {

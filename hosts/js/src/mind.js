@@ -20,8 +20,7 @@ import { resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { ModelWorker } from './bridge.js';
-import { checkEngine, defaultComponentPath, loadComponent } from './component.js';
+import { defaultComponentPath } from './component.js';
 import {
   DISTILLATIONS,
   ENTITY_RULES,
@@ -33,10 +32,10 @@ import {
   SOURCE_FORMATS,
   SOURCES,
 } from './enums.js';
-import { HiveMindError, fromVariant } from './errors.js';
-import { ComponentHost } from './host.js';
-import { defaultModelDir, findReranker } from './models.js';
-import { requireFts5 } from './sqlite.js';
+import { fromVariant } from './errors.js';
+import { limitsFrom } from './limits.js';
+import { defaultModelDir } from './models.js';
+import { EngineThread } from './thread.js';
 import { iso, mindName, plain, ref, refIn, timestamp, workspaceMind } from './values.js';
 
 function choice(name, value, allowed) {
@@ -163,7 +162,14 @@ export class HiveMind {
    * `$HIVE_MIND_IN_PROCESS_MODEL`, else bge-small-en-v1.5) looked for in
    * `$HIVE_MIND_MODELS_DIR`, `$HIVE_MIND_HOME/models` and this source
    * tree's `models/`; `reranker: false` turns the cross-encoder off (it is
-   * on when installed, unless `HIVE_MIND_RERANKER=off`).
+   * on when installed, unless `HIVE_MIND_RERANKER=off`); `memoryBytes`
+   * caps the engine's memory (default 2 GiB, `HIVE_MIND_MEMORY_LIMIT_MIB`;
+   * null: none) and `deadlinesMs` bounds each kind of call (`{ recall,
+   * save, import, maintenance }`, default 30 s, 120 s, 600 s, 3600 s,
+   * `HIVE_MIND_CALL_DEADLINE_MS`; null: none): see src/limits.js. The
+   * engine runs in a thread of its own, so a call never blocks Node's event
+   * loop, and a call past its deadline is stopped (EngineTrap, `kind`
+   * `deadline-exceeded`) and the engine restarted for the next.
    *
    * Rejects with ComponentError (no component, not one, or not the engine
    * of this host's WIT version), ModelError
@@ -174,41 +180,34 @@ export class HiveMind {
       throw new TypeError('HiveMind.open needs the data directory (a path)');
     }
     const directory = resolve((dataDir instanceof URL ? fileURLToPath(dataDir) : dataDir).replace(/^~(?=$|\/)/, homedir()));
-    requireFts5();
-    const component = await loadComponent(options.component ?? defaultComponentPath());
-    checkEngine(component);
-    const folder = options.modelDir ?? defaultModelDir(options.model);
-    const worker = new ModelWorker();
-    try {
-      const embedderInfo = await worker.call('load-embedder', { folder: String(folder) });
-      let rerankerInfo;
-      let rerankerWhy;
-      if (options.reranker === false) {
-        rerankerWhy = 'reranking is turned off (reranker: false)';
-      } else {
-        const found = findReranker();
-        if (found.folder) rerankerInfo = await worker.call('load-reranker', { folder: found.folder });
-        else rerankerWhy = found.why;
-      }
-      const host = new ComponentHost({ component, dataDir: directory, worker, embedderInfo, rerankerInfo, rerankerWhy });
-      return new HiveMind(host, worker, directory);
-    } catch (error) {
-      await worker.close();
-      throw error;
-    }
+    const limits = limitsFrom(process.env, { memoryBytes: options.memoryBytes, deadlinesMs: options.deadlinesMs });
+    const thread = await EngineThread.start(
+      {
+        dataDir: directory,
+        component: resolve(String(options.component ?? defaultComponentPath())),
+        modelDir: String(options.modelDir ?? defaultModelDir(options.model)),
+        reranker: options.reranker,
+      },
+      limits,
+    );
+    return new HiveMind(thread, directory);
   }
 
   /** Use HiveMind.open. */
-  constructor(host, worker, directory) {
-    this.host = host;
-    this.worker = worker;
+  constructor(thread, directory) {
+    this.thread = thread;
     /** The data directory. */
     this.directory = directory;
   }
 
-  call(iface, name, ...args) {
-    if (this.host === undefined) throw new HiveMindError('closed', 'this HiveMind is closed');
-    return this.result(this.host.call(iface, name, ...args));
+  /**
+   * Call the engine's export `iface.name(...args)` as jco names them
+   * (`memory.saveMemories`, `admin.reindexStep`, …; WIT values as jco
+   * lifts and lowers them): its value, or the engine's error as a
+   * HiveMindError subclass. For what this API does not wrap.
+   */
+  async call(iface, name, ...args) {
+    return this.result(await this.thread.call(iface, name, args));
   }
 
   /**
@@ -218,7 +217,7 @@ export class HiveMind {
    * a Date; default now). Resolves to the memory as saved.
    */
   async save(content, { importance, workspace, createdAt, source } = {}) {
-    const result = this.call('memory', 'saveMemory', {
+    const result = await this.call('memory', 'saveMemory', {
       content: text('content', content),
       importance: choice('importance', importance, IMPORTANCE),
       source: choice('source', source, SOURCES),
@@ -240,7 +239,7 @@ export class HiveMind {
    * best first.
    */
   async recall(query, { limit, workspace, scope, now, profile, rerankPool, asOf, maxTokens } = {}) {
-    const result = this.call('memory', 'recallMemory', text('query', query), {
+    const result = await this.call('memory', 'recallMemory', text('query', query), {
       limit: optionalCount('limit', limit),
       workspace: workspace ?? undefined,
       scope: choice('scope', scope, SCOPES),
@@ -263,7 +262,7 @@ export class HiveMind {
   /** Learn from one successful (user, assistant) exchange: the memories
    * the write-back patterns find, as saved. */
   async rememberExchange(user, assistant, { workspace } = {}) {
-    const result = this.call('memory', 'rememberExchange', text('user', user), text('assistant', assistant), {
+    const result = await this.call('memory', 'rememberExchange', text('user', user), text('assistant', assistant), {
       workspace: workspace ?? undefined,
       gopId: undefined,
       succeeded: true,
@@ -290,17 +289,15 @@ export class HiveMind {
       distillation: choice('distillation', distillation, DISTILLATIONS),
       dryRun: Boolean(dryRun),
     };
-    const stepItems = this.call('admin', 'getPlanConstants').harvestStepItems;
-    const host = this.host;
-    const instance = host.restarts;
-    const { ImportJob } = host.instance.harvest;
-    const job = this.result(host.run('import-job.start', () => ImportJob.start([{ tag: 'document', val: { name: String(path), bytes } }], options)));
+    const { harvestStepItems } = await this.call('admin', 'getPlanConstants');
+    const documents = [{ tag: 'document', val: { name: String(path), bytes } }];
+    const job = this.result(await this.thread.request({ op: 'job-start', documents, options }, '[static]import-job.start'));
     try {
-      while (!this.result(host.run('import-job.step', () => job.step(stepItems))).finished);
-      return this.result(host.run('import-job.report', () => job.report()));
+      while (!this.result(await this.thread.request({ op: 'job-step', job, items: harvestStepItems }, '[method]import-job.step')).finished);
+      return this.result(await this.thread.request({ op: 'job-report', job }, '[method]import-job.report'));
     } finally {
-      // A job whose instance trapped died with it.
-      if (host.restarts === instance) job[Symbol.dispose ?? Symbol.for('dispose')]();
+      // A job whose engine thread was replaced died with it.
+      await this.thread.request({ op: 'job-drop', job }).catch(() => {});
     }
   }
 
@@ -335,7 +332,7 @@ export class HiveMind {
     } else {
       throw new TypeError('forget takes an array of memory references or a filter object');
     }
-    const report = this.call('memory', 'forget', {
+    const report = await this.call('memory', 'forget', {
       selector,
       reason: optionalText('reason', reason),
       dryRun: confirm !== true,
@@ -350,7 +347,7 @@ export class HiveMind {
    * with the old. Resolves to `{ memory, replaced }`, each as saved.
    */
   async correct(memory, content, { createdAt } = {}) {
-    const corrected = this.call('memory', 'correctMemory', {
+    const corrected = await this.call('memory', 'correctMemory', {
       frame: refIn(memory),
       content: text('content', content),
       createdAt: timestamp(createdAt),
@@ -365,7 +362,7 @@ export class HiveMind {
    * each `{ ref, content, createdAt, validTo, supersededBy }` (the last
    * two null while current). */
   async history(memory) {
-    return this.call('memory', 'memoryHistory', refIn(memory)).map((frame) => ({
+    return (await this.call('memory', 'memoryHistory', refIn(memory))).map((frame) => ({
       ref: ref(frame.ref),
       content: frame.content,
       createdAt: iso(frame.createdAt),
@@ -379,7 +376,7 @@ export class HiveMind {
    * format (restorable with `restore`), or with `markdown: true` a
    * document to read. Vectors are not exported. */
   async export({ workspace, markdown = false } = {}) {
-    return [...this.call('admin', 'exportMind', workspaceMind(workspace), markdown ? 'markdown' : 'json-lines')];
+    return [...await this.call('admin', 'exportMind', workspaceMind(workspace), markdown ? 'markdown' : 'json-lines')];
   }
 
   /** Restore a JSON Lines export (`export`'s lines, or a file's non-empty
@@ -390,9 +387,9 @@ export class HiveMind {
   async restore(lines, { workspace } = {}) {
     if (!Array.isArray(lines)) throw new TypeError('restore takes the export\'s lines (an array of strings)');
     const mind = workspaceMind(workspace);
-    const report = this.call('admin', 'restoreMind', mind, lines.map((line) => text('line', line)).filter((line) => line.trim()));
+    const report = await this.call('admin', 'restoreMind', mind, lines.map((line) => text('line', line)).filter((line) => line.trim()));
     let step;
-    do step = this.call('admin', 'reindexStep', mind, REINDEX_BATCH);
+    do step = await this.call('admin', 'reindexStep', mind, REINDEX_BATCH);
     while (!step.finished);
     return {
       frames: Number(report.frames),
@@ -412,7 +409,7 @@ export class HiveMind {
       addTags: addTags.map((tag) => text('tag', tag)),
       removeTags: removeTags.map((tag) => text('tag', tag)),
     };
-    return frameOf(this.call('review', 'setMetadata', refIn(memory), change));
+    return frameOf(await this.call('review', 'setMetadata', refIn(memory), change));
   }
 
   /** Merge memories of one mind into one (`review.merge`): the originals
@@ -420,32 +417,32 @@ export class HiveMind {
    * `{ memory, originals }`. */
   async merge(memories, { content } = {}) {
     if (!Array.isArray(memories)) throw new TypeError('merge takes an array of memory references');
-    const merged = this.call('review', 'merge', { memories: memories.map(refIn), content: optionalText('content', content) });
+    const merged = await this.call('review', 'merge', { memories: memories.map(refIn), content: optionalText('content', content) });
     return { memory: frameOf(merged.memory), originals: merged.originals.map(frameOf) };
   }
 
   /** Where a memory came from and what it is tied to (`review.trace`):
    * the WIT `memory-trace`, its log rows' details parsed. */
   async trace(memory) {
-    const found = this.call('review', 'trace', refIn(memory));
+    const found = await this.call('review', 'trace', refIn(memory));
     return { ...plain(found), reviews: found.reviews.map(logRow) };
   }
 
   /** An entity with its relations in and out (`review.get-entity`). */
   async entity(id, { workspace } = {}) {
-    return plain(this.call('review', 'getEntity', workspaceMind(workspace), idOf('id', id)));
+    return plain(await this.call('review', 'getEntity', workspaceMind(workspace), idOf('id', id)));
   }
 
   /** Entities whose name contains `text`, of one `type`, most seen first
    * (`review.list-entities`). */
   async entities({ text: contains = '', type, workspace, limit } = {}) {
-    const found = this.call('review', 'listEntities', workspaceMind(workspace), text('text', contains), optionalText('type', type), limitOf('limit', limit, 50));
+    const found = await this.call('review', 'listEntities', workspaceMind(workspace), text('text', contains), optionalText('type', type), limitOf('limit', limit, 50));
     return plain(found);
   }
 
   /** The entities within `depth` hops, nearest first (`review.neighbours`). */
   async neighbours(id, { depth = 2, type, workspace, limit } = {}) {
-    const found = this.call(
+    const found = await this.call(
       'review',
       'neighbours',
       workspaceMind(workspace),
@@ -460,41 +457,41 @@ export class HiveMind {
   /** The wiki's pages: `you` first, then the entities the memories name,
    * the most stated first (`wiki.list-pages`). */
   async wikiPages({ workspace, limit } = {}) {
-    return plain(this.call('wiki', 'listPages', workspaceMind(workspace), limitOf('limit', limit, 50)));
+    return plain(await this.call('wiki', 'listPages', workspaceMind(workspace), limitOf('limit', limit, 50)));
   }
 
   /** One wiki page (`you` or `entity-<id>`): its current statements and
    * history, conflicts, related pages and the page as Markdown
    * (`wiki.get-page`). */
   async wikiPage(page, { workspace } = {}) {
-    return plain(this.call('wiki', 'getPage', workspaceMind(workspace), text('page', page)));
+    return plain(await this.call('wiki', 'getPage', workspaceMind(workspace), text('page', page)));
   }
 
   /** The wiki pages whose title or statements contain `text`
    * (`wiki.search-wiki`). */
   async searchWiki(contains, { workspace, limit } = {}) {
-    return plain(this.call('wiki', 'searchWiki', workspaceMind(workspace), text('text', contains), limitOf('limit', limit, 50)));
+    return plain(await this.call('wiki', 'searchWiki', workspaceMind(workspace), text('text', contains), limitOf('limit', limit, 50)));
   }
 
   /** The health report: counts by kind and the findings (`wiki.health`). */
   async wikiHealth({ workspace, limit } = {}) {
-    return plain(this.call('wiki', 'health', workspaceMind(workspace), limitOf('limit', limit, 100)));
+    return plain(await this.call('wiki', 'health', workspaceMind(workspace), limitOf('limit', limit, 100)));
   }
 
   /** A mind's sessions, newest first (`review.list-sessions`). */
   async sessions({ workspace, limit } = {}) {
-    return plain(this.call('review', 'listSessions', workspaceMind(workspace), limitOf('limit', limit, 50)));
+    return plain(await this.call('review', 'listSessions', workspaceMind(workspace), limitOf('limit', limit, 50)));
   }
 
   /** One session and its memories in the order they were written: a
    * whole imported conversation, turn by turn (`review.get-session`). */
   async session(gopId, { workspace, limit } = {}) {
-    return plain(this.call('review', 'getSession', workspaceMind(workspace), text('gopId', gopId), limitOf('limit', limit, 200)));
+    return plain(await this.call('review', 'getSession', workspaceMind(workspace), text('gopId', gopId), limitOf('limit', limit, 200)));
   }
 
   /** Close a session (`review.close-session`). */
   async closeSession(gopId, { summary, workspace } = {}) {
-    return plain(this.call('review', 'closeSession', workspaceMind(workspace), text('gopId', gopId), optionalText('summary', summary)));
+    return plain(await this.call('review', 'closeSession', workspaceMind(workspace), text('gopId', gopId), optionalText('summary', summary)));
   }
 
   /** The owner's word on two memories the engine read as one fact
@@ -504,7 +501,7 @@ export class HiveMind {
   async decidePair(older, newer, verdict) {
     const kind = choice('verdict', verdict, PAIR_VERDICTS);
     if (kind === undefined) throw new RangeError(`verdict must be one of ${PAIR_VERDICTS.join(', ')}`);
-    return plain(this.call('review', 'decidePair', refIn(older), refIn(newer), kind));
+    return plain(await this.call('review', 'decidePair', refIn(older), refIn(newer), kind));
   }
 
   /** The newest rows of a log (`review.read-log`): `kind` one of LOGS;
@@ -513,7 +510,7 @@ export class HiveMind {
   async log(kind, { workspace, limit, before } = {}) {
     const log = choice('log', kind, LOGS);
     if (log === undefined) throw new RangeError(`log must be one of ${LOGS.join(', ')}`);
-    const rows = this.call(
+    const rows = await this.call(
       'review',
       'readLog',
       workspaceMind(workspace),
@@ -528,13 +525,13 @@ export class HiveMind {
    * (`review.list-flagged`): each `{ memory, score, patterns }` (the
    * reasons). */
   async flagged({ workspace, limit } = {}) {
-    return plain(this.call('review', 'listFlagged', workspaceMind(workspace), limitOf('limit', limit, 50)));
+    return plain(await this.call('review', 'listFlagged', workspaceMind(workspace), limitOf('limit', limit, 50)));
   }
 
   /** Release a memory from quarantine (`review.release`): you have read it
    * and vouch for it, and it is recalled again. */
   async release(memory) {
-    return frameOf(this.call('review', 'release', refIn(memory)));
+    return frameOf(await this.call('review', 'release', refIn(memory)));
   }
 
   /** The entities a cleanup `rule` (ENTITY_RULES) finds; with `apply`,
@@ -542,14 +539,14 @@ export class HiveMind {
   async cleanEntities(rule, { apply = false, workspace } = {}) {
     const kind = choice('rule', rule, ENTITY_RULES);
     if (kind === undefined) throw new RangeError(`rule must be one of ${ENTITY_RULES.join(', ')}`);
-    return plain(this.call('review', 'cleanEntities', workspaceMind(workspace), kind, apply === true));
+    return plain(await this.call('review', 'cleanEntities', workspaceMind(workspace), kind, apply === true));
   }
 
   /** Delete a workspace mind for good (`review.delete-workspace`).
    * Without `confirm: true` nothing changes and the answer says what
    * would go (its memories, entities and sessions). */
   async deleteWorkspace(workspace, { confirm = false } = {}) {
-    return plain(this.call('review', 'deleteWorkspace', text('workspace', workspace), confirm !== true));
+    return plain(await this.call('review', 'deleteWorkspace', text('workspace', workspace), confirm !== true));
   }
 
   result(outcome) {
@@ -559,24 +556,13 @@ export class HiveMind {
 
   /** Every mind's counts, personal first. */
   async status() {
-    return this.call('admin', 'status').map(mindStatus);
+    return (await this.call('admin', 'status')).map(mindStatus);
   }
 
-  /** The engine's exports as jco gives them (`memory`, `admin`, `review`,
-   * `harvest`, `wiki`), for what this API does not wrap; a trap inside
-   * them is not caught here. */
-  get exports() {
-    if (this.host === undefined) throw new HiveMindError('closed', 'this HiveMind is closed');
-    return this.host.instance;
-  }
-
-  /** Release the engine, close its databases and stop the model worker
-   * (idempotent). */
+  /** Close the engine (its databases, the model worker) and end its
+   * thread (idempotent). */
   async close() {
-    if (this.host === undefined) return;
-    this.host.close();
-    this.host = undefined;
-    await this.worker.close();
+    await this.thread.close();
   }
 
   async [Symbol.asyncDispose ?? Symbol.for('asyncDispose')]() {

@@ -18,7 +18,9 @@ import {
   NewerSchemaError,
   StorageError,
 } from '../src/index.js';
+import { ModelWorker } from '../src/bridge.js';
 import { WIT_VERSION, checkEngine, defaultComponentPath, loadComponent } from '../src/component.js';
+import { ComponentHost } from '../src/host.js';
 import { defaultModelDir } from '../src/models.js';
 import { REPOSITORY, componentMissing, modelMissing, need, scratch } from './helpers.js';
 
@@ -88,29 +90,39 @@ test('engine errors are typed, with their case and detail', async (t) => {
   await assert.rejects(mind.recall('x', { now: 'yesterday-ish' }), RangeError);
 });
 
-test('a trap restarts the engine and the next call runs', async (t) => {
+test('a trap restarts the engine instance and the next call runs', async (t) => {
   if (need(t, missing())) return;
-  const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL });
-  t.after(() => mind.close());
-  await mind.save('before the trap');
-  const { Connection } = mind.host.sqlite.imports;
+  // The instance as the engine thread holds it, here on the test's thread.
+  const component = await loadComponent(defaultComponentPath());
+  const worker = new ModelWorker();
+  t.after(() => worker.close());
+  const embedderInfo = await worker.call('load-embedder', { folder: defaultModelDir(MODEL) });
+  const host = new ComponentHost({ component, dataDir: join(scratch(t), 'data'), worker, embedderInfo, rerankerWhy: 'off in this test' });
+  t.after(() => host.close());
+  const save = (content) => {
+    const outcome = host.call('memory', 'saveMemory', { content, mind: { tag: 'personal' } });
+    assert.ok(outcome.ok, JSON.stringify(outcome.error));
+    return outcome.value;
+  };
+  save('before the trap');
+  const { Connection } = host.sqlite.imports;
   const execute = Connection.prototype.execute;
   Connection.prototype.execute = () => {
     throw new Error('the disk is on fire');
   };
   try {
-    await assert.rejects(
-      mind.save('during the trap'),
+    assert.throws(
+      () => host.call('memory', 'saveMemory', { content: 'during the trap', mind: { tag: 'personal' } }),
       (e) => e instanceof EngineTrap && e.kind === 'host-failure' && /disk is on fire/.test(e.message),
     );
   } finally {
     Connection.prototype.execute = execute;
   }
-  assert.equal(mind.host.restarts, 1);
-  assert.equal(mind.host.sqlite.openConnections, 0, 'the trapped instance\'s connections were closed');
-  assert.equal((await mind.save('after the trap')).ref, 'personal:2');
-  assert.equal((await mind.status())[0].frames, 2, 'the save that trapped wrote nothing');
-  assert.ok((await mind.recall('before the trap')).memories.length > 0);
+  assert.equal(host.restarts, 1);
+  assert.equal(host.sqlite.openConnections, 0, 'the trapped instance\'s connections were closed');
+  assert.equal(save('after the trap').frame.ref.id, 2n);
+  const [personal] = host.call('admin', 'status').value;
+  assert.equal(personal.frames, 2n, 'the save that trapped wrote nothing');
 });
 
 test('two minds in one process keep to their own files', async (t) => {

@@ -3,7 +3,9 @@
 import { HiveMind, HiveMindError, NewerSchemaError, type Recall, type Saved } from '../src/index.js';
 
 async function use(): Promise<void> {
-  const mind = await HiveMind.open('/tmp/data', { model: 'all-MiniLM-L6-v2', reranker: false });
+  const mind = await HiveMind.open('/tmp/data', { model: 'all-MiniLM-L6-v2', reranker: false, memoryBytes: 512 * 2 ** 20, deadlinesMs: { recall: 5000 } });
+  const constants = await mind.call('admin', 'getPlanConstants');
+  console.log(constants);
   const saved: Saved = await mind.save('text', { importance: 'important', workspace: 'acme', createdAt: new Date() });
   const recall: Recall = await mind.recall('query', { limit: 5, scope: 'all', profile: 'recent', now: '2026-06-01' });
   for (const memory of recall.memories) console.log(memory.ref, memory.lane, memory.score.toFixed(3), memory.content, saved.ref);

@@ -1,0 +1,110 @@
+// The engine's own thread: the component instance (src/host.js), its SQLite
+// connections and, in a thread of its own below it, the model worker
+// (src/bridge.js). The main thread (src/thread.js) sends one request at a
+// time and waits for its answer without blocking Node's event loop; when a
+// call runs past its deadline it terminates this thread, which stops the
+// running WebAssembly, and starts another.
+//
+// Requests are `{ id, op, ... }`; answers `{ id, ok: true, value }` or
+// `{ id, ok: false, error }` with the error described (`describe`) so the
+// main thread can rebuild its class.
+//
+//   open        requireFts5, the component (its memory capped), the check
+//               that it is the engine, the models, the instance
+//   call        one export: the engine's `{ ok, value | error }` outcome
+//   job-start   a harvest job over the documents; answers its number
+//   job-step    one step of a job; job-report, job-drop
+
+import { parentPort } from 'node:worker_threads';
+
+import { ModelWorker } from './bridge.js';
+import { ComponentError, checkEngine, loadComponent } from './component.js';
+import { EngineTrap } from './errors.js';
+import { ComponentHost } from './host.js';
+import { ModelError, findReranker } from './models.js';
+import { Fts5MissingError, requireFts5 } from './sqlite.js';
+
+let host;
+let models;
+const jobs = new Map();
+let nextJob = 1;
+
+/** An error as a message: its class, message and the fields its class has. */
+export function describe(error) {
+  if (error instanceof EngineTrap) return { type: 'EngineTrap', message: error.detail, kind: error.kind };
+  if (error instanceof ComponentError) return { type: 'ComponentError', message: error.message, path: error.path };
+  if (error instanceof ModelError) return { type: 'ModelError', message: error.message, path: error.path };
+  if (error instanceof Fts5MissingError) return { type: 'Fts5MissingError', message: error.message };
+  if (error instanceof TypeError) return { type: 'TypeError', message: error.message };
+  if (error instanceof RangeError) return { type: 'RangeError', message: error.message };
+  return { type: 'Error', message: String(error?.message ?? error) };
+}
+
+async function open({ dataDir, component, modelDir, reranker, memoryBytes }) {
+  requireFts5();
+  const loaded = await loadComponent(component, { memoryBytes });
+  checkEngine(loaded);
+  models = new ModelWorker();
+  const embedderInfo = await models.call('load-embedder', { folder: modelDir });
+  let rerankerInfo;
+  let rerankerWhy;
+  if (reranker === false) {
+    rerankerWhy = 'reranking is turned off (reranker: false)';
+  } else {
+    const found = findReranker();
+    if (found.folder) rerankerInfo = await models.call('load-reranker', { folder: found.folder });
+    else rerankerWhy = found.why;
+  }
+  host = new ComponentHost({ component: loaded, dataDir, worker: models, embedderInfo, rerankerInfo, rerankerWhy });
+  return null;
+}
+
+function job(number) {
+  const found = jobs.get(number);
+  if (found === undefined) throw new RangeError(`no import job ${number}`);
+  return found;
+}
+
+const ops = {
+  open,
+  call: ({ iface, name, args }) => host.call(iface, name, ...args),
+  'job-start': ({ documents, options }) => {
+    const { ImportJob } = host.instance.harvest;
+    const outcome = host.run('import-job.start', () => ImportJob.start(documents, options));
+    if (!outcome.ok) return outcome;
+    const number = nextJob++;
+    jobs.set(number, { job: outcome.value, instance: host.restarts });
+    return { ok: true, value: number };
+  },
+  'job-step': ({ job: number, items }) => {
+    const { job: running } = job(number);
+    return host.run('import-job.step', () => running.step(items));
+  },
+  'job-report': ({ job: number }) => {
+    const { job: running } = job(number);
+    return host.run('import-job.report', () => running.report());
+  },
+  'job-drop': ({ job: number }) => {
+    const found = jobs.get(number);
+    jobs.delete(number);
+    // A job whose instance trapped died with it.
+    if (found !== undefined && found.instance === host.restarts) found.job[Symbol.dispose ?? Symbol.for('dispose')]();
+    return null;
+  },
+  close: async () => {
+    host?.close();
+    host = undefined;
+    await models?.close();
+    models = undefined;
+    return null;
+  },
+};
+
+parentPort.on('message', async ({ id, op, ...request }) => {
+  try {
+    const value = await ops[op](request);
+    parentPort.postMessage({ id, ok: true, value });
+  } catch (error) {
+    parentPort.postMessage({ id, ok: false, error: describe(error) });
+  }
+});
