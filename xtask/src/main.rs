@@ -43,8 +43,9 @@
 //!   browser's test ([`browser`]). Built that way, the
 //!   workspace's crates are rebuilt by a plain `cargo test` afterwards
 //!   (their fingerprints name the driver), never the dependencies.
-//!   Then the JavaScript host's tests (`node --test`; its npm dependencies
-//!   installed meanwhile by `hosts/js/setup.sh --install-only`). Beside the
+//!   The JavaScript host's tests (`node --test`; its npm dependencies
+//!   installed meanwhile by `hosts/js/setup.sh --install-only`) run beside
+//!   the Python host's. Beside the
 //!   suites, the packages of `dist` are built from the debug build,
 //!   installed into clean places and their quick starts run ([`dist`]).
 //! - `dist [--debug] [--check]` — `models`, the release host (`--debug`:
@@ -57,6 +58,7 @@
 //!   (`--logic` for the tour of the pure functions, `--keep DIR` to keep the
 //!   demo's data directory).
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -365,8 +367,21 @@ fn test(root: &Path) -> Result<()> {
     }
     let python_cache = target.join("debug").join("hive-mind-python-test-cache");
     let python_cache = python_cache.to_string_lossy();
-    python_tests(root, &target, &hive_mind, &cache, &python_cache, venv)?;
-    js_tests(root, &target, &hive_mind, &cache, &python_cache)?;
+    wait_for_venv(venv)?;
+    // The two hosts' suites side by side: each runs one test at a time and
+    // waits on its models and subprocesses for much of it. The JavaScript
+    // suite's output is printed when it ends, after the Python suite's.
+    let js = {
+        let (root, target, hive_mind) = (root.to_path_buf(), target.clone(), hive_mind.clone());
+        let (cache, python_cache) = (cache.to_string(), python_cache.to_string());
+        std::thread::spawn(move || js_tests(&root, &target, &hive_mind, &cache, &python_cache))
+    };
+    let python = python_tests(root, &target, &hive_mind, &cache, &python_cache);
+    let js = js
+        .join()
+        .map_err(|_| anyhow::anyhow!("running the JavaScript host's tests panicked"))?;
+    python?;
+    js?;
     packaging
         .join()
         .map_err(|_| anyhow::anyhow!("building and checking the packages panicked"))?
@@ -396,7 +411,8 @@ fn wait_for_js_setup(mut setup: std::process::Child) -> Result<()> {
 /// The JavaScript host's suite (`node --test`): against the engine
 /// component and the `hive-mind` binary this build made, and the Python
 /// host (the cross-host tests compare all three rankings), with the
-/// compile caches the earlier suites filled.
+/// compile caches the other suites fill; its output is printed when it
+/// ends.
 fn js_tests(
     root: &Path,
     target: &Path,
@@ -412,7 +428,7 @@ fn js_tests(
         .collect();
     tests.sort();
     let started = Instant::now();
-    let status = Command::new("node")
+    let output = Command::new("node")
         .args(["--test", "--test-concurrency=1", "--test-reporter=dot"])
         .args(&tests)
         .current_dir(&js)
@@ -429,11 +445,13 @@ fn js_tests(
                 .join("python"),
         )
         .env("HIVE_MIND_REQUIRE_CROSS_HOST", "1")
-        .status()
+        .output()
         .context("could not run node --test")?;
+    std::io::stdout().write_all(&output.stdout)?;
+    std::io::stderr().write_all(&output.stderr)?;
     report_time("the JavaScript host's tests", started);
-    if !status.success() {
-        bail!("the JavaScript host's tests failed ({status})");
+    if !output.status.success() {
+        bail!("the JavaScript host's tests failed ({})", output.status);
     }
     Ok(())
 }
@@ -470,25 +488,30 @@ fn start_python_venv(root: &Path) -> Result<std::process::Child> {
         .context("could not run hosts/python/setup-venv.sh")
 }
 
-/// The Python host's suite: its virtual environment (created from PyPI by
+/// Wait for the Python host's virtual environment (created from PyPI by
 /// `hosts/python/setup-venv.sh`, pinned, reused while the requirements are
-/// unchanged), then pytest against the engine component and the `hive-mind`
-/// binary this build made (the cross-host tests compare their rankings).
-fn python_tests(
-    root: &Path,
-    target: &Path,
-    hive_mind: &Path,
-    compiled: &str,
-    python_compiled: &str,
-    mut venv: std::process::Child,
-) -> Result<()> {
-    let python_dir = root.join("hosts").join("python");
+/// unchanged; [`start_python_venv`]).
+fn wait_for_venv(mut venv: std::process::Child) -> Result<()> {
     let status = venv
         .wait()
         .context("could not wait for hosts/python/setup-venv.sh")?;
     if !status.success() {
         bail!("setting up the Python host's virtual environment failed ({status})");
     }
+    Ok(())
+}
+
+/// The Python host's suite: pytest against the engine component and the
+/// `hive-mind` binary this build made (the cross-host tests compare their
+/// rankings).
+fn python_tests(
+    root: &Path,
+    target: &Path,
+    hive_mind: &Path,
+    compiled: &str,
+    python_compiled: &str,
+) -> Result<()> {
+    let python_dir = root.join("hosts").join("python");
     let component = component_path(target);
     let started = Instant::now();
     let status = Command::new(python_dir.join(".venv").join("bin").join("python"))
@@ -500,8 +523,8 @@ fn python_tests(
         // compiled in the tests' cache instead of compiling them again.
         .env("HIVE_MIND_TEST_CLI_CACHE_DIR", compiled)
         .env("HIVE_MIND_REQUIRE_CROSS_HOST", "1")
-        // Its compiled components, for the JavaScript host's cross-host
-        // test after it.
+        // Its compiled components, shared with the JavaScript host's
+        // cross-host test beside it (each written atomically).
         .env("HIVE_MIND_TEST_PYTHON_CACHE_DIR", python_compiled)
         .status()
         .context("could not run pytest")?;
