@@ -10,18 +10,8 @@
 
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 
+import { rebuildError } from './errors.js';
 import { EmbedError, ModelError } from './models.js';
-
-/** The error a worker's answer describes. */
-function rebuild(error) {
-  if (error.kind === 'model') {
-    const rebuilt = new ModelError(error.path, '');
-    rebuilt.message = error.message;
-    return rebuilt;
-  }
-  if (error.kind === 'embed') return new EmbedError(error.case, error.message);
-  return new Error(error.message);
-}
 
 export class ModelWorker {
   constructor() {
@@ -72,7 +62,7 @@ export class ModelWorker {
     const message = this.answers.get(id);
     this.answers.delete(id);
     if (message.ok) return message.value;
-    throw rebuild(message.error);
+    throw rebuildError(message.error, { EmbedError, ModelError });
   }
 
   /** Block this thread until request `id` is answered; its value. */

@@ -6,8 +6,8 @@
 // running WebAssembly, and starts another.
 //
 // Requests are `{ id, op, ... }`; answers `{ id, ok: true, value }` or
-// `{ id, ok: false, error }` with the error described (`describe`) so the
-// main thread can rebuild its class.
+// `{ id, ok: false, error }` with the error described (`describeError`) so
+// the main thread can rebuild its class.
 //
 //   open        requireFts5, the component (its memory capped), the check
 //               that it is the engine, the models, the instance
@@ -18,27 +18,16 @@
 import { parentPort } from 'node:worker_threads';
 
 import { ModelWorker } from './bridge.js';
-import { ComponentError, checkEngine, loadComponent } from './component.js';
-import { EngineTrap } from './errors.js';
+import { checkEngine, loadComponent } from './component.js';
+import { describeError } from './errors.js';
 import { ComponentHost } from './host.js';
-import { ModelError, findReranker } from './models.js';
-import { Fts5MissingError, requireFts5 } from './sqlite.js';
+import { findReranker } from './models.js';
+import { requireFts5 } from './sqlite.js';
 
 let host;
 let models;
 const jobs = new Map();
 let nextJob = 1;
-
-/** An error as a message: its class, message and the fields its class has. */
-export function describe(error) {
-  if (error instanceof EngineTrap) return { type: 'EngineTrap', message: error.detail, kind: error.kind };
-  if (error instanceof ComponentError) return { type: 'ComponentError', message: error.message, path: error.path };
-  if (error instanceof ModelError) return { type: 'ModelError', message: error.message, path: error.path };
-  if (error instanceof Fts5MissingError) return { type: 'Fts5MissingError', message: error.message };
-  if (error instanceof TypeError) return { type: 'TypeError', message: error.message };
-  if (error instanceof RangeError) return { type: 'RangeError', message: error.message };
-  return { type: 'Error', message: String(error?.message ?? error) };
-}
 
 async function open({ dataDir, component, modelDir, reranker, memoryBytes }) {
   requireFts5();
@@ -105,6 +94,6 @@ parentPort.on('message', async ({ id, op, ...request }) => {
     const value = await ops[op](request);
     parentPort.postMessage({ id, ok: true, value });
   } catch (error) {
-    parentPort.postMessage({ id, ok: false, error: describe(error) });
+    parentPort.postMessage({ id, ok: false, error: describeError(error) });
   }
 });

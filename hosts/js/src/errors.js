@@ -94,3 +94,31 @@ export function fromVariant(error) {
   const Class = CLASSES[error.tag] ?? HiveMindError;
   return new Class(error.tag, error.val === undefined ? '' : String(error.val));
 }
+
+/** The fields an error carries across a thread beside its message. */
+const CARRIED = ['path', 'case', 'detail', 'kind'];
+
+/**
+ * An error as a message another thread can rebuild (`rebuildError`): its
+ * class's name, its message and the fields of CARRIED it has. The model
+ * worker and the engine thread answer failures this way.
+ */
+export function describeError(error) {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const described = { name: error.name, message: error.message };
+  for (const field of CARRIED) if (error[field] !== undefined) described[field] = error[field];
+  return described;
+}
+
+/** The error `describeError` described, as an instance of `classes[name]`
+ * (TypeError, RangeError and Error are known without it) with the same
+ * message and fields. */
+export function rebuildError(described, classes = {}) {
+  const known = { TypeError, RangeError, ...classes };
+  const Class = Object.hasOwn(known, described.name) ? known[described.name] : Error;
+  const error = new Error(described.message);
+  Object.setPrototypeOf(error, Class.prototype);
+  error.name = described.name;
+  for (const field of CARRIED) if (described[field] !== undefined) error[field] = described[field];
+  return error;
+}

@@ -46,6 +46,13 @@ function choice(name, value, allowed) {
   return value;
 }
 
+/** `choice` of a value that must be given. */
+function requiredChoice(name, value, allowed) {
+  const chosen = choice(name, value, allowed);
+  if (chosen === undefined) throw new RangeError(`${name} must be one of ${allowed.join(', ')}`);
+  return chosen;
+}
+
 function origin(frame) {
   const kind = frame.metadata?.kind;
   if (!kind || kind.tag !== 'raw-turn') return undefined;
@@ -136,12 +143,6 @@ function idOf(name, value) {
 
 function optionalText(name, value) {
   return value === undefined || value === null ? undefined : text(name, value);
-}
-
-/** A lifted WIT frame as plain JavaScript (values.js), its event time
- * ISO-8601. */
-function frameOf(frame) {
-  return plain(frame);
 }
 
 /** A WIT log-entry: its detail parsed from JSON. */
@@ -409,7 +410,7 @@ export class HiveMind {
       addTags: addTags.map((tag) => text('tag', tag)),
       removeTags: removeTags.map((tag) => text('tag', tag)),
     };
-    return frameOf(await this.call('review', 'setMetadata', refIn(memory), change));
+    return plain(await this.call('review', 'setMetadata', refIn(memory), change));
   }
 
   /** Merge memories of one mind into one (`review.merge`): the originals
@@ -418,7 +419,7 @@ export class HiveMind {
   async merge(memories, { content } = {}) {
     if (!Array.isArray(memories)) throw new TypeError('merge takes an array of memory references');
     const merged = await this.call('review', 'merge', { memories: memories.map(refIn), content: optionalText('content', content) });
-    return { memory: frameOf(merged.memory), originals: merged.originals.map(frameOf) };
+    return plain(merged);
   }
 
   /** Where a memory came from and what it is tied to (`review.trace`):
@@ -499,8 +500,7 @@ export class HiveMind {
    * (`replaces`: the newer is true now; `both-stand`: both are true, an
    * automatic replacement undone). */
   async decidePair(older, newer, verdict) {
-    const kind = choice('verdict', verdict, PAIR_VERDICTS);
-    if (kind === undefined) throw new RangeError(`verdict must be one of ${PAIR_VERDICTS.join(', ')}`);
+    const kind = requiredChoice('verdict', verdict, PAIR_VERDICTS);
     return plain(await this.call('review', 'decidePair', refIn(older), refIn(newer), kind));
   }
 
@@ -508,8 +508,7 @@ export class HiveMind {
    * each row's `detail` parsed from its JSON; `before` a row id to page
    * back from. */
   async log(kind, { workspace, limit, before } = {}) {
-    const log = choice('log', kind, LOGS);
-    if (log === undefined) throw new RangeError(`log must be one of ${LOGS.join(', ')}`);
+    const log = requiredChoice('log', kind, LOGS);
     const rows = await this.call(
       'review',
       'readLog',
@@ -531,14 +530,13 @@ export class HiveMind {
   /** Release a memory from quarantine (`review.release`): you have read it
    * and vouch for it, and it is recalled again. */
   async release(memory) {
-    return frameOf(await this.call('review', 'release', refIn(memory)));
+    return plain(await this.call('review', 'release', refIn(memory)));
   }
 
   /** The entities a cleanup `rule` (ENTITY_RULES) finds; with `apply`,
    * retired (`review.clean-entities`). */
   async cleanEntities(rule, { apply = false, workspace } = {}) {
-    const kind = choice('rule', rule, ENTITY_RULES);
-    if (kind === undefined) throw new RangeError(`rule must be one of ${ENTITY_RULES.join(', ')}`);
+    const kind = requiredChoice('rule', rule, ENTITY_RULES);
     return plain(await this.call('review', 'cleanEntities', workspaceMind(workspace), kind, apply === true));
   }
 

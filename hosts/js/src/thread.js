@@ -14,36 +14,13 @@
 import { Worker } from 'node:worker_threads';
 
 import { ComponentError } from './component.js';
-import { EngineTrap, HiveMindError } from './errors.js';
+import { EngineTrap, HiveMindError, rebuildError } from './errors.js';
 import { deadlineOf } from './limits.js';
 import { ModelError } from './models.js';
 import { Fts5MissingError } from './sqlite.js';
 
-/** An error the engine thread described, as its class. */
-function rebuild(error) {
-  let rebuilt;
-  switch (error.type) {
-    case 'EngineTrap':
-      return new EngineTrap('trap', error.message, error.kind);
-    case 'ComponentError':
-      rebuilt = new ComponentError(error.path, '');
-      break;
-    case 'ModelError':
-      rebuilt = new ModelError(error.path, '');
-      break;
-    case 'Fts5MissingError':
-      rebuilt = new Fts5MissingError('');
-      break;
-    case 'TypeError':
-      return new TypeError(error.message);
-    case 'RangeError':
-      return new RangeError(error.message);
-    default:
-      return new Error(error.message);
-  }
-  rebuilt.message = error.message;
-  return rebuilt;
-}
+/** The classes an engine thread's failure is rebuilt as (`rebuildError`). */
+const CLASSES = { ComponentError, EngineTrap, Fts5MissingError, ModelError };
 
 /** A WIT export's name from jco's camelCase one (`saveMemory` →
  * `save-memory`), as the deadline table names it. */
@@ -82,7 +59,7 @@ export class EngineThread {
       if (waiting === undefined) return;
       thread.pending.delete(id);
       if (ok) waiting.resolve(value);
-      else waiting.reject(rebuild(error));
+      else waiting.reject(rebuildError(error, CLASSES));
     });
     const failed = (error) => {
       for (const waiting of thread.pending.values()) waiting.reject(error);

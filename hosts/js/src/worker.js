@@ -7,7 +7,8 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { CrossEncoder, EmbedError, InProcessEmbedder, ModelError } from './models.js';
+import { describeError } from './errors.js';
+import { CrossEncoder, InProcessEmbedder } from './models.js';
 
 const { port, signal } = workerData;
 const counter = new Int32Array(signal);
@@ -18,12 +19,6 @@ function answer(message, transfer = []) {
   port.postMessage(message, transfer);
   Atomics.add(counter, 0, 1);
   Atomics.notify(counter, 0);
-}
-
-function describe(error) {
-  if (error instanceof ModelError) return { kind: 'model', path: error.path, message: error.message };
-  if (error instanceof EmbedError) return { kind: 'embed', case: error.case, message: error.detail };
-  return { kind: 'other', message: String(error?.message ?? error) };
 }
 
 const ops = {
@@ -58,7 +53,7 @@ parentPort.on('message', ({ id, op, args }) => {
       const transfer = Array.isArray(value) ? value.filter((v) => v instanceof Float32Array).map((v) => v.buffer) : [];
       answer({ id, ok: true, value }, transfer);
     } catch (error) {
-      answer({ id, ok: false, error: describe(error) });
+      answer({ id, ok: false, error: describeError(error) });
     }
   });
 });
