@@ -55,7 +55,18 @@ from typing import Any
 
 from wasmtime.component import Record, Variant
 
-__all__ = ["Record", "Variant", "record", "field", "split_result"]
+__all__ = ["WIT_VERSION", "Record", "Variant", "interface", "record", "field", "split_result"]
+
+
+#: The version of the WIT package ``hive:mind`` this host implements
+#: (``tests/test_bad_input.py`` compares it with ``wit/``).
+WIT_VERSION = "0.2.0"
+
+
+def interface(name: str) -> str:
+    """The full name of the ``hive:mind`` interface ``name`` at this
+    host's version (``hive:mind/sqlite@0.2.0``)."""
+    return f"hive:mind/{name}@{WIT_VERSION}"
 
 
 def record(**fields: Any) -> Record:

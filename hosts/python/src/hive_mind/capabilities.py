@@ -13,15 +13,15 @@ from __future__ import annotations
 from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance, Record
 
-from ._wit import Variant
+from ._wit import Variant, interface
 
 #: The reranker interface's name in the engine world.
-RERANKER = "hive:mind/reranker@0.2.0"
+RERANKER = interface("reranker")
 #: The llm interface's name in the engine world.
-LLM = "hive:mind/llm@0.2.0"
+LLM = interface("llm")
 
 #: The fetch interface's name in the engine world.
-FETCH = "hive:mind/fetch@0.2.0"
+FETCH = interface("fetch")
 
 #: What the reranker import answers while no cross-encoder is configured.
 NO_RERANKER = "no cross-encoder is configured in the Python host; recall keeps the fused order"

@@ -60,11 +60,11 @@ from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance, ResourceAny, ResourceHost, ResourceType
 
 from . import resources
-from ._wit import Variant, record
+from ._wit import Variant, interface, record
 from .dequantize import dequantized_model_bytes
 
 #: The interface's name in the engine world.
-INTERFACE = "hive:mind/embedder@0.2.0"
+INTERFACE = interface("embedder")
 #: The host resource type id of ``pending-embedding`` (``connection`` of the
 #: sqlite import is 1).
 PENDING_TYPE = 2

@@ -66,6 +66,7 @@ import wasmtime
 from wasmtime.component import Component, Func, Linker
 
 from . import _speedups, resources
+from ._wit import WIT_VERSION, interface
 from .capabilities import add_unconfigured
 from .embedder import Embedder, EmbedderImports
 from .errors import EngineTrap
@@ -73,11 +74,11 @@ from .reranker import RerankerImports
 from .sqlite import DataDir, SqliteImports
 
 #: The engine's exported interfaces the API calls.
-MEMORY = "hive:mind/memory@0.2.0"
-ADMIN = "hive:mind/admin@0.2.0"
-HARVEST = "hive:mind/harvest@0.2.0"
-REVIEW = "hive:mind/review@0.2.0"
-WIKI = "hive:mind/wiki@0.2.0"
+MEMORY = interface("memory")
+ADMIN = interface("admin")
+HARVEST = interface("harvest")
+REVIEW = interface("review")
+WIKI = interface("wiki")
 
 #: How often the epoch advances: the resolution of a deadline.
 EPOCH_TICK_S = 0.01
@@ -246,10 +247,6 @@ def cache_dir() -> Path:
     return Path(base) / "hive-mind" / "components"
 
 
-#: The version of the WIT package ``hive:mind`` this host implements
-#: (``tests/test_component_errors.py`` compares it with ``wit/``).
-WIT_VERSION = "0.2.0"
-
 #: The interfaces the engine component exports, each
 #: ``hive:mind/<name>@WIT_VERSION``.
 ENGINE_EXPORTS = ("memory", "admin", "review", "harvest", "wiki")
@@ -275,9 +272,9 @@ def check_engine(path: Path, engine: wasmtime.Engine, component: Component) -> N
     versions: dict[str, str] = {}
     for name in exported:
         package, _, version = name.partition("@")
-        interface = package.removeprefix("hive:mind/")
-        if package.startswith("hive:mind/") and interface in ENGINE_EXPORTS:
-            versions[interface] = version
+        short = package.removeprefix("hive:mind/")
+        if package.startswith("hive:mind/") and short in ENGINE_EXPORTS:
+            versions[short] = version
     others = sorted(
         {version for version in versions.values() if version != WIT_VERSION}
         | {
@@ -292,7 +289,7 @@ def check_engine(path: Path, engine: wasmtime.Engine, component: Component) -> N
             f"an engine of hive:mind@{', '.join(others)}; this host speaks hive:mind@{WIT_VERSION} "
             "(use the component this package ships, or a host of that version)",
         )
-    lacking = [f"hive:mind/{name}@{WIT_VERSION}" for name in ENGINE_EXPORTS if name not in versions]
+    lacking = [interface(name) for name in ENGINE_EXPORTS if name not in versions]
     if lacking:
         named = [name for name in exported if ":" in name]
         raise ComponentError(

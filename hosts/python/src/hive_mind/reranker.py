@@ -32,12 +32,12 @@ from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance
 
 from . import resources
-from ._wit import Variant, record
+from ._wit import Variant, interface, record
 from .dequantize import dequantized_model_bytes
 from .embedder import ModelError, read_verified
 
 #: The interface's name in the engine world.
-INTERFACE = "hive:mind/reranker@0.2.0"
+INTERFACE = interface("reranker")
 #: The shipped cross-encoder's folder under the models folders.
 DEFAULT_MODEL = "ms-marco-MiniLM-L-12-v2"
 #: Its ONNX file.

@@ -64,10 +64,10 @@ from typing import Any
 from wasmtime import StoreContext
 from wasmtime.component import LinkerInstance, ResourceAny, ResourceHost, ResourceType
 
-from ._wit import Variant, record
+from ._wit import Variant, interface, record
 
 #: The interface's name in the engine world.
-INTERFACE = "hive:mind/sqlite@0.2.0"
+INTERFACE = interface("sqlite")
 
 #: The host resource type id of ``connection``.
 CONNECTION_TYPE = 1
