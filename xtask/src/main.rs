@@ -338,7 +338,10 @@ fn test(root: &Path) -> Result<()> {
     // The JavaScript host's dependencies (installed while cargo built): its
     // suite needs them, and the npm install of the packages below takes its
     // better-sqlite3 build (see `dist`).
-    wait_for_js_setup(js)?;
+    wait_for(
+        js,
+        "installing the JavaScript host's dependencies (hosts/js/setup.sh)",
+    )?;
     // The packages, built from this debug build (`cargo xtask dist` builds
     // them from a release build), installed into clean places and run,
     // beside the test suites: copying, zipping and installs are mostly
@@ -367,7 +370,12 @@ fn test(root: &Path) -> Result<()> {
     }
     let python_cache = target.join("debug").join("hive-mind-python-test-cache");
     let python_cache = python_cache.to_string_lossy();
-    wait_for_venv(venv)?;
+    // The Python host's virtual environment: created from PyPI, pinned,
+    // reused while the requirements are unchanged.
+    wait_for(
+        venv,
+        "setting up the Python host's virtual environment (hosts/python/setup-venv.sh)",
+    )?;
     // The two hosts' suites side by side: each runs one test at a time and
     // waits on its models and subprocesses for much of it. The JavaScript
     // suite's output is printed when it ends, after the Python suite's.
@@ -397,13 +405,14 @@ fn start_js_setup(root: &Path) -> Result<std::process::Child> {
         .context("could not run hosts/js/setup.sh")
 }
 
-/// Wait for [`start_js_setup`]'s install.
-fn wait_for_js_setup(mut setup: std::process::Child) -> Result<()> {
-    let status = setup
+/// Wait for a set-up started in the background (`what` it does), and fail
+/// if it failed.
+fn wait_for(mut child: std::process::Child, what: &str) -> Result<()> {
+    let status = child
         .wait()
-        .context("could not wait for hosts/js/setup.sh")?;
+        .with_context(|| format!("could not wait for {what}"))?;
     if !status.success() {
-        bail!("installing the JavaScript host's dependencies failed ({status})");
+        bail!("{what} failed ({status})");
     }
     Ok(())
 }
@@ -486,19 +495,6 @@ fn start_python_venv(root: &Path) -> Result<std::process::Child> {
         .arg(root.join("hosts").join("python").join("setup-venv.sh"))
         .spawn()
         .context("could not run hosts/python/setup-venv.sh")
-}
-
-/// Wait for the Python host's virtual environment (created from PyPI by
-/// `hosts/python/setup-venv.sh`, pinned, reused while the requirements are
-/// unchanged; [`start_python_venv`]).
-fn wait_for_venv(mut venv: std::process::Child) -> Result<()> {
-    let status = venv
-        .wait()
-        .context("could not wait for hosts/python/setup-venv.sh")?;
-    if !status.success() {
-        bail!("setting up the Python host's virtual environment failed ({status})");
-    }
-    Ok(())
 }
 
 /// The Python host's suite: pytest against the engine component and the
