@@ -1,11 +1,11 @@
-// The main thread's side of the model worker (src/worker.js): requests go
-// out as messages; answers come back on a MessagePort that the main thread
-// reads with `receiveMessageOnPort`, so it can wait for one synchronously,
+// The other threads' side of the model worker (src/worker.js): requests go
+// out and answers come back on a MessagePort that the waiting thread reads
+// with `receiveMessageOnPort`, so it can wait for one synchronously,
 // blocked in `Atomics.wait` on a shared counter the worker bumps after each
 // answer. That is how the engine's synchronous `embed`, `finish` and
 // `score` imports get what onnxruntime-node computes asynchronously, and
 // how `start-embed` overlaps the model's time with the engine's SQL: the
-// worker runs the batch while the main thread goes on, and `finish` waits
+// worker runs the batch while the engine goes on, and `finish` waits
 // only for what is left.
 
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
@@ -13,39 +13,37 @@ import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_thread
 import { rebuildError } from './errors.js';
 import { EmbedError, ModelError } from './models.js';
 
-export class ModelWorker {
-  constructor() {
-    this.signal = new SharedArrayBuffer(4);
-    this.counter = new Int32Array(this.signal);
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    this.worker = new Worker(new URL('./worker.js', import.meta.url), {
-      workerData: { port: port2, signal: this.signal },
-      transferList: [port2],
-    });
+// The slots of a connection's shared signal: a counter the worker bumps
+// after each answer, and a flag its owner sets when the worker is gone.
+const ANSWERS = 0;
+const GONE = 1;
+
+/**
+ * One connection to the model worker, usable from any thread: requests go
+ * out on its MessagePort and answers come back on it. The engine thread
+ * holds one (`ModelWorker.connect`); a `ModelWorker` is one itself.
+ */
+export class ModelClient {
+  /** Over `endpoint` (`{ port, signal }`, from `ModelWorker.connect`). */
+  constructor({ port, signal }) {
+    this.port = port;
+    this.counter = new Int32Array(signal);
     // An unclosed mind must not keep the process alive.
-    this.worker.unref();
     this.port.unref();
     this.nextId = 1;
     this.answers = new Map();
-    this.exited = undefined;
-    this.worker.on('error', (error) => {
-      this.exited = error;
-      Atomics.add(this.counter, 0, 1);
-      Atomics.notify(this.counter, 0);
-    });
-    this.worker.on('exit', (code) => {
-      this.exited ??= new Error(`the model worker exited (code ${code})`);
-      Atomics.add(this.counter, 0, 1);
-      Atomics.notify(this.counter, 0);
-    });
+  }
+
+  /** The worker's end, when it stopped. */
+  get exited() {
+    return Atomics.load(this.counter, GONE) === 1 ? new Error('the model worker exited') : undefined;
   }
 
   /** Send a request; its id. */
   send(op, args) {
     if (this.exited) throw this.exited;
     const id = this.nextId++;
-    this.worker.postMessage({ id, op, args });
+    this.port.postMessage({ id, op, args });
     return id;
   }
 
@@ -68,30 +66,30 @@ export class ModelWorker {
   /** Block this thread until request `id` is answered; its value. */
   waitSync(id) {
     for (;;) {
-      const seen = Atomics.load(this.counter, 0);
+      const seen = Atomics.load(this.counter, ANSWERS);
       this.drain();
       if (this.answers.has(id)) return this.take(id);
       if (this.exited) throw this.exited;
-      Atomics.wait(this.counter, 0, seen);
+      Atomics.wait(this.counter, ANSWERS, seen);
     }
   }
 
   /** Wait for request `id` without blocking the event loop. */
   async wait(id) {
     // A pending Atomics.waitAsync does not keep Node's event loop alive:
-    // the worker is held while an answer is awaited.
-    this.worker.ref();
+    // the port is held while an answer is awaited.
+    this.port.ref();
     try {
       for (;;) {
-        const seen = Atomics.load(this.counter, 0);
+        const seen = Atomics.load(this.counter, ANSWERS);
         this.drain();
         if (this.answers.has(id)) return this.take(id);
         if (this.exited) throw this.exited;
-        const waiting = Atomics.waitAsync(this.counter, 0, seen);
+        const waiting = Atomics.waitAsync(this.counter, ANSWERS, seen);
         if (waiting.async) await waiting.value;
       }
     } finally {
-      this.worker.unref();
+      this.port.unref();
     }
   }
 
@@ -108,10 +106,56 @@ export class ModelWorker {
   call(op, args) {
     return this.wait(this.send(op, args));
   }
+}
 
-  /** Stop the worker once what it runs is done: terminating it in the
-   * middle of a model run aborts the process (onnxruntime-node throws into
-   * the torn-down thread). */
+/** A new connection's two ends: `mine` for the worker, `theirs` for a
+ * client. */
+function channel() {
+  const signal = new SharedArrayBuffer(8);
+  const { port1, port2 } = new MessageChannel();
+  return { mine: { port: port2, signal }, theirs: { port: port1, signal } };
+}
+
+/**
+ * The model worker thread itself, and its owner's connection to it. It
+ * outlives the engine threads that connect to it (`connect`): ending an
+ * engine thread never ends a model run, since terminating a thread in the
+ * middle of one aborts the process (onnxruntime-node throws into the
+ * torn-down thread).
+ */
+export class ModelWorker extends ModelClient {
+  constructor() {
+    const { mine, theirs } = channel();
+    super(theirs);
+    this.signals = [theirs.signal];
+    this.worker = new Worker(new URL('./worker.js', import.meta.url), {
+      workerData: { connection: mine },
+      transferList: [mine.port],
+    });
+    this.worker.unref();
+    const gone = () => {
+      for (const signal of this.signals) {
+        const counter = new Int32Array(signal);
+        Atomics.store(counter, GONE, 1);
+        Atomics.add(counter, ANSWERS, 1);
+        Atomics.notify(counter, ANSWERS);
+      }
+    };
+    this.worker.on('error', gone);
+    this.worker.on('exit', gone);
+  }
+
+  /** A new connection for another thread: `{ port, signal }`, to be
+   * transferred there (its `port` in the transfer list) and opened with
+   * `new ModelClient(...)`. */
+  connect() {
+    const { mine, theirs } = channel();
+    this.signals.push(theirs.signal);
+    this.worker.postMessage({ connection: mine }, [mine.port]);
+    return theirs;
+  }
+
+  /** Stop the worker once what it runs is done. */
   async close() {
     if (!this.exited) {
       try {

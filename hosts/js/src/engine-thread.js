@@ -1,6 +1,6 @@
-// The engine's own thread: the component instance (src/host.js), its SQLite
-// connections and, in a thread of its own below it, the model worker
-// (src/bridge.js). The main thread (src/thread.js) sends one request at a
+// The engine's own thread: the component instance (src/host.js) and its
+// SQLite connections, with a connection to the model worker (src/bridge.js),
+// which the main thread owns so that it outlives this thread. The main thread (src/thread.js) sends one request at a
 // time and waits for its answer without blocking Node's event loop; when a
 // call runs past its deadline it terminates this thread, which stops the
 // running WebAssembly, and starts another.
@@ -10,18 +10,18 @@
 // the main thread can rebuild its class.
 //
 //   open        requireFts5, the component (its memory capped), the check
-//               that it is the engine, the models, the instance
+//               that it is the engine, the instance over the models the
+//               main thread loaded
 //   call        one export: the engine's `{ ok, value | error }` outcome
 //   job-start   a harvest job over the documents; answers its number
 //   job-step    one step of a job; job-report, job-drop
 
 import { parentPort } from 'node:worker_threads';
 
-import { ModelWorker } from './bridge.js';
+import { ModelClient } from './bridge.js';
 import { checkEngine, loadComponent } from './component.js';
 import { describeError } from './errors.js';
 import { ComponentHost } from './host.js';
-import { findReranker } from './models.js';
 import { requireFts5 } from './sqlite.js';
 
 let host;
@@ -29,21 +29,11 @@ let models;
 const jobs = new Map();
 let nextJob = 1;
 
-async function open({ dataDir, component, modelDir, reranker, memoryBytes }) {
+async function open({ dataDir, component, memoryBytes, models: endpoint, embedderInfo, rerankerInfo, rerankerWhy }) {
   requireFts5();
   const loaded = await loadComponent(component, { memoryBytes });
   checkEngine(loaded);
-  models = new ModelWorker();
-  const embedderInfo = await models.call('load-embedder', { folder: modelDir });
-  let rerankerInfo;
-  let rerankerWhy;
-  if (reranker === false) {
-    rerankerWhy = 'reranking is turned off (reranker: false)';
-  } else {
-    const found = findReranker();
-    if (found.folder) rerankerInfo = await models.call('load-reranker', { folder: found.folder });
-    else rerankerWhy = found.why;
-  }
+  models = new ModelClient(endpoint);
   host = new ComponentHost({ component: loaded, dataDir, worker: models, embedderInfo, rerankerInfo, rerankerWhy });
   return null;
 }
@@ -80,10 +70,10 @@ const ops = {
     if (found !== undefined && found.instance === host.restarts) found.job[Symbol.dispose ?? Symbol.for('dispose')]();
     return null;
   },
-  close: async () => {
+  close: () => {
     host?.close();
     host = undefined;
-    await models?.close();
+    models?.port.close();
     models = undefined;
     return null;
   },

@@ -7,16 +7,20 @@
 // stopping the WebAssembly it runs, its SQLite connections closed with it
 // and an unfinished transaction rolled back — the call rejects with
 // EngineTrap (`kind` `deadline-exceeded`), and a fresh engine thread is
-// opened with the same settings before the next request runs. The thread
+// opened with the same settings before the next request runs. The model
+// worker is this thread's, loaded once and connected to each engine thread
+// in turn: ending an engine thread never ends a model run (which would
+// abort the process; see src/bridge.js). The thread
 // keeps the process alive only while a request is in flight, so a mind
 // that is never closed does not hold the process open.
 
 import { Worker } from 'node:worker_threads';
 
+import { ModelWorker } from './bridge.js';
 import { ComponentError } from './component.js';
 import { EngineTrap, HiveMindError, rebuildError } from './errors.js';
 import { deadlineOf } from './limits.js';
-import { ModelError } from './models.js';
+import { ModelError, findReranker } from './models.js';
 import { Fts5MissingError } from './sqlite.js';
 
 /** The classes an engine thread's failure is rebuilt as (`rebuildError`). */
@@ -31,13 +35,31 @@ function witName(name) {
 export class EngineThread {
   /** Start the engine thread and open the engine with `settings` (see
    * engine-thread.js's `open`); rejects as the opening failed. */
-  static async start(settings, limits) {
-    const thread = new EngineThread(settings, limits);
-    await thread.spawn();
-    return thread;
+  static async start({ modelDir, reranker, ...settings }, limits) {
+    const models = new ModelWorker();
+    try {
+      const embedderInfo = await models.call('load-embedder', { folder: modelDir });
+      let rerankerInfo;
+      let rerankerWhy;
+      if (reranker === false) {
+        rerankerWhy = 'reranking is turned off (reranker: false)';
+      } else {
+        const found = findReranker();
+        if (found.folder) rerankerInfo = await models.call('load-reranker', { folder: found.folder });
+        else rerankerWhy = found.why;
+      }
+      const thread = new EngineThread({ ...settings, embedderInfo, rerankerInfo, rerankerWhy }, limits, models);
+      await thread.spawn();
+      return thread;
+    } catch (error) {
+      await models.close();
+      throw error;
+    }
   }
 
-  constructor(settings, limits) {
+  constructor(settings, limits, models) {
+    /** The model worker: this thread's, shared by every engine thread. */
+    this.models = models;
     this.settings = { ...settings, memoryBytes: limits.memoryBytes };
     this.limits = limits;
     /** How many times the engine thread was replaced after a deadline. */
@@ -71,7 +93,8 @@ export class EngineThread {
       failed(new EngineTrap('trap', `the engine thread exited (code ${code})`, 'host-failure'));
     });
     try {
-      await this.send(thread, { op: 'open', ...this.settings });
+      const models = this.models.connect();
+      await this.send(thread, { op: 'open', ...this.settings, models }, [models.port]);
     } catch (error) {
       await worker.terminate();
       throw error;
@@ -80,12 +103,12 @@ export class EngineThread {
   }
 
   /** Send one request to `thread` and wait for its answer. */
-  send(thread, request) {
+  send(thread, request, transfer = []) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
       thread.worker.ref();
-      thread.worker.postMessage({ id, ...request });
+      thread.worker.postMessage({ id, ...request }, transfer);
     }).finally(() => {
       if (thread.pending.size === 0) thread.worker.unref();
     });
@@ -145,11 +168,17 @@ export class EngineThread {
     await this.queue;
     const thread = this.current;
     this.current = undefined;
-    if (thread === undefined) return;
     try {
-      await this.send(thread, { op: 'close' });
+      if (thread !== undefined) {
+        try {
+          await this.send(thread, { op: 'close' });
+        } finally {
+          await thread.worker.terminate();
+        }
+      }
     } finally {
-      await thread.worker.terminate();
+      // After any run an ended engine thread left it: see bridge.js.
+      await this.models.close();
     }
   }
 }

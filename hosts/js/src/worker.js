@@ -1,25 +1,20 @@
 // The model worker thread: loads the embedder (and the cross-encoder, when
 // on) and runs them with onnxruntime-node, whose API is asynchronous, while
 // the engine's imports, which are synchronous, wait for the answers on the
-// main thread (src/bridge.js). Each request is `{ id, op, args }`; each
-// answer `{ id, ok, value | error }` goes back on the port the main thread
-// gave, after which the worker bumps the shared counter and wakes it.
+// thread that asked (src/bridge.js). Each thread asks over a connection of
+// its own (`{ port, signal }`: the first in workerData, more sent by the
+// owner); each request is `{ id, op, args }`, each answer
+// `{ id, ok, value | error }` goes back on the same port, after which the
+// worker bumps the connection's counter and wakes its thread. The models
+// are loaded once and serve every connection, one request at a time.
 
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { describeError } from './errors.js';
 import { CrossEncoder, InProcessEmbedder } from './models.js';
 
-const { port, signal } = workerData;
-const counter = new Int32Array(signal);
 let embedder;
 let reranker;
-
-function answer(message, transfer = []) {
-  port.postMessage(message, transfer);
-  Atomics.add(counter, 0, 1);
-  Atomics.notify(counter, 0);
-}
 
 const ops = {
   async 'load-embedder'({ folder }) {
@@ -44,16 +39,30 @@ const ops = {
   },
 };
 
-// Requests run one at a time, in order.
+// Requests run one at a time, in order, whichever connection sent them.
 let queue = Promise.resolve();
-parentPort.on('message', ({ id, op, args }) => {
-  queue = queue.then(async () => {
-    try {
-      const value = await ops[op](args);
-      const transfer = Array.isArray(value) ? value.filter((v) => v instanceof Float32Array).map((v) => v.buffer) : [];
-      answer({ id, ok: true, value }, transfer);
-    } catch (error) {
-      answer({ id, ok: false, error: describeError(error) });
-    }
+
+function serve({ port, signal }) {
+  const counter = new Int32Array(signal);
+  const answer = (message, transfer = []) => {
+    port.postMessage(message, transfer);
+    Atomics.add(counter, 0, 1);
+    Atomics.notify(counter, 0);
+  };
+  port.on('message', ({ id, op, args }) => {
+    queue = queue.then(async () => {
+      try {
+        const value = await ops[op](args);
+        const transfer = Array.isArray(value) ? value.filter((v) => v instanceof Float32Array).map((v) => v.buffer) : [];
+        answer({ id, ok: true, value }, transfer);
+      } catch (error) {
+        answer({ id, ok: false, error: describeError(error) });
+      }
+    });
   });
-});
+  // A thread that ended (an engine thread past its deadline) closes its end.
+  port.on('close', () => port.close());
+}
+
+serve(workerData.connection);
+parentPort.on('message', ({ connection }) => serve(connection));

@@ -64,6 +64,22 @@ test('a call past its deadline is stopped, the engine restarted, and the next ca
   assert.match((await mind.recall('bike room door code')).memories[0].content, /4812/);
 });
 
+test('a call stopped while the model runs leaves the process up and the model serving', async (t) => {
+  if (need(t, componentMissing() ?? modelMissing(MODEL))) return;
+  const data = join(scratch(t), 'data');
+  const first = await HiveMind.open(data, { model: MODEL });
+  await first.save('The bike room door code is 4812.');
+  await first.close();
+  const mind = await HiveMind.open(data, { model: MODEL, deadlinesMs: { save: 100 } });
+  t.after(() => mind.close());
+  // About a hundred chunks to embed: the model is mid-batch at 100 ms.
+  // (Ending a thread in the middle of an onnxruntime run aborts the whole
+  // process; the model worker outlives the engine thread for that.)
+  await assert.rejects(mind.save('lorem ipsum dolor sit amet '.repeat(8000)), (e) => e instanceof EngineTrap && e.kind === 'deadline-exceeded');
+  assert.match((await mind.recall('bike room door code')).memories[0].content, /4812/);
+  assert.equal((await mind.status())[0].frames, 1);
+});
+
 test('the memory cap stops a call, and the next call runs', async (t) => {
   if (need(t, componentMissing() ?? modelMissing(MODEL))) return;
   const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL, memoryBytes: 64 * 1024 ** 2 });
