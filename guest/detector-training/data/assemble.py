@@ -2,15 +2,17 @@
 """Assemble the labelled training corpus for the hive-mind prompt-injection / memory-poisoning detector.
 
 Deterministic: every random choice comes from random.Random(26) (or from sub-generators seeded from it),
-every source is read from a git mirror at a PINNED commit with `git show COMMIT:PATH`.
+every source is read from a git mirror at a PINNED commit with `git show COMMIT:PATH`, or from a PINNED
+wheel of the Python package index, checked by its SHA-256 (`WHEELS`).
 
 Usage:
-    python3 assemble.py [--mirror-root /work/.mirror] [--out corpus.jsonl.gz]
+    pip download --no-deps agentdojo==0.1.35 chatterbot-corpus==1.3.3 -d WHEEL_DIR
+    python3 assemble.py [--mirror-root /work/.mirror] [--wheel-dir WHEEL_DIR] [--out corpus.jsonl.gz]
 
 Output rows: {"text", "label" (1 attack / 0 benign), "slice", "lang", "source", "split" ("train"|"val"), "group"}
 Split is by GROUP (attack wrapper template, goal/payload id, carrier document, dialogue, source file),
 so val holds wrapper templates, goals and documents never seen in train.
-Stdlib + PyYAML only (PyYAML is not needed by the current sources; kept optional).
+Stdlib + PyYAML only (PyYAML reads the two wheel sources' YAML files).
 """
 import argparse
 import base64
@@ -24,8 +26,10 @@ import json
 import os
 import random
 import re
+import ast
 import subprocess
 import sys
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -76,6 +80,16 @@ UD.update({
     "nl": ("UD_Dutch-LassySmall", "7880e0bc4c8138607c8e9724db2294dc89d4e2b5", "nl_lassysmall-ud-test.conllu"),
     "vi": ("UD_Vietnamese-VTB", "e8fa54835582fb5d0c767f19f0992675726fa084", "vi_vtb-ud-test.conllu"),
 })
+# Sources published on the Python package index: source-id -> (distribution, version, wheel file, SHA-256).
+# Their rows are assembled after the git sources' rows and their size control, with generators of their own,
+# so adding them left every earlier row as it was.
+WHEELS = {
+    "agentdojo": ("agentdojo", "0.1.35", "agentdojo-0.1.35-py3-none-any.whl",
+                  "364bea4219716b716bf639f504d195943f7f6a5535d312ca41d7098704a2affd"),
+    "chatterbot-corpus": ("chatterbot-corpus", "1.3.3", "chatterbot_corpus-1.3.3-py2.py3-none-any.whl",
+                          "86de5300afb9a80826386339d3bec79c0a72eb0358abb8327e2ecef5ae0ce154"),
+}
+WHEEL_GZ_LIMIT = 900_000  # the wheel sources' own share of the corpus file, measured alone
 UD_MAX_SENTS = 1000  # first 1000 sentences of each file
 UDSRC = {}  # lang -> source id, e.g. "ud-german-pud"
 for _l, (_r, _c, _f) in UD.items():
@@ -1048,12 +1062,268 @@ def chat_rows(sink, lang, tpls, n_rows, label, slc, gid, fills, r, benign_ctx=No
 # ----------------------------------------------------------------------------------------------
 # main assembly
 # ----------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------
+# Sources from the Python package index (pinned wheels)
+# ----------------------------------------------------------------------------------------------
+class Wheels:
+    """The files of the pinned wheels in `root`, each checked against its SHA-256 before it is read."""
+
+    def __init__(self, root):
+        self.root = root
+        self.opened = {}
+
+    def zip(self, sid):
+        if sid not in self.opened:
+            dist, version, name, sha = WHEELS[sid]
+            path = os.path.join(self.root, name)
+            if not os.path.exists(path):
+                sys.exit(f"{path} is missing: run `pip download --no-deps {dist}=={version} -d {self.root}`")
+            with open(path, "rb") as f:
+                data = f.read()
+            got = hashlib.sha256(data).hexdigest()
+            if got != sha:
+                sys.exit(f"{path} has SHA-256 {got}, not the pinned {sha}")
+            self.opened[sid] = zipfile.ZipFile(io.BytesIO(data))
+        return self.opened[sid]
+
+    def text(self, sid, path):
+        return self.zip(sid).read(path).decode("utf-8", "replace").lstrip("\ufeff")
+
+    def ls(self, sid, prefix):
+        return sorted(n for n in self.zip(sid).namelist() if n.startswith(prefix) and not n.endswith("/"))
+
+
+def load_yaml(text):
+    try:
+        import yaml
+    except ImportError:
+        sys.exit("PyYAML reads the wheel sources' YAML files: `pip install pyyaml`")
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # agentdojo's !include and friends
+    return yaml.load(text, Loader=Loader)
+
+
+def string_leaves(node, path=()):
+    """Every string in a parsed YAML tree, with the path of keys and indexes that leads to it."""
+    if isinstance(node, str):
+        yield path, node
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield from string_leaves(v, path + (str(k),))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from string_leaves(v, path + (str(i),))
+
+
+def class_strings(source, names):
+    """`{class: {name: text}}` for the class-level assignments of `names` in a Python file: plain strings,
+    implicitly joined strings and f-strings over the class's and the module's own string constants."""
+    tree = ast.parse(source)
+    module = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    module[t.id] = node.value.value
+
+    def value(expr, scope):
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return expr.value
+        if isinstance(expr, ast.JoinedStr):
+            parts = []
+            for v in expr.values:
+                if isinstance(v, ast.Constant):
+                    parts.append(str(v.value))
+                elif isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) and v.value.id in scope:
+                    parts.append(scope[v.value.id])
+                else:
+                    return None
+            return "".join(parts)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            a, b = value(expr.left, scope), value(expr.right, scope)
+            return a + b if a is not None and b is not None else None
+        return None
+
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        scope = dict(module)
+        found = {}
+        for stmt in node.body:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+                [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    v = value(stmt.value, scope)
+                    if v is not None:
+                        scope[t.id] = v
+                        if t.id in names:
+                            found[t.id] = v
+        if found:
+            out[node.name] = found
+    return out
+
+
+AGENTDOJO_SUITES = ("workspace", "travel", "banking", "slack")
+AGENTDOJO_PLACEHOLDER = re.compile(r"\{([a-z0-9_]+)\}")
+# How agentdojo's attacks fill `{user}` and `{model}` (`attacks/base_attacks.py`, `attacks/important_instructions_attacks.py`,
+# `models.py` MODEL_NAMES values)
+AGENTDOJO_USERS = ["Emma Johnson", "Mark Smith", "the user"]
+AGENTDOJO_MODELS = ["GPT-4", "Claude", "Command R+", "Mixtral", "AI assistant", "AI model developed by Google",
+                    "the AI language model"]
+
+
+def load_agentdojo(wh, stats):
+    """agentdojo's four simulated environments (e-mail, calendar, cloud drive, travel, banking, Slack), the slots
+    its attacks write into, the attack strings, the attackers' goals and the users' own requests.
+
+    -> (texts, vectors, templates, goals, prompts): `texts` are (suite, leaf path, text) of every environment
+    string of 40+ characters, slots written `{vector}`; `vectors` maps suite -> {vector: benign default}."""
+    sid = "agentdojo"
+    base = "agentdojo/data/suites/"
+    texts, vectors = [], {}
+    for suite in AGENTDOJO_SUITES:
+        vectors[suite] = {k: (v or {}).get("default") or "" for k, v in
+                          load_yaml(wh.text(sid, f"{base}{suite}/injection_vectors.yaml")).items()}
+        for path in wh.ls(sid, f"{base}{suite}/"):
+            if not path.endswith(".yaml") or path.endswith("injection_vectors.yaml"):
+                continue
+            tree = load_yaml(wh.text(sid, path))
+            for leaf, t in string_leaves(tree):
+                if len(t) >= 40 and not re.fullmatch(r"[\w.+-]+@[\w.-]+|https?://\S+", t.strip()):
+                    texts.append((suite, path[len(base):] + ":" + "/".join(leaf), t))
+    templates = {}
+    for path in wh.ls(sid, "agentdojo/attacks/"):
+        if not path.endswith(".py"):
+            continue
+        tree = ast.parse(wh.text(sid, path))
+        for node in ast.walk(tree):
+            # docstrings quote attack strings too: only assigned strings and call arguments count
+            exprs = []
+            if isinstance(node, ast.Assign):
+                exprs.append(node.value)
+            elif isinstance(node, ast.Call):
+                exprs.extend(node.args)
+            for e in exprs:
+                if isinstance(e, ast.Constant) and isinstance(e.value, str) and \
+                        ("{goal}" in e.value or "<INFORMATION>" in e.value):
+                    fields = set(re.findall(r"\{(\w+)\}", e.value))
+                    if fields <= {"goal", "user", "model"}:
+                        templates.setdefault(e.value, path.rsplit("/", 1)[-1])
+                    else:
+                        stats["agentdojo-template-skipped-fields"] += 1
+    goals, prompts = {}, {}
+    for path in wh.ls(sid, "agentdojo/default_suites/"):
+        name = path.rsplit("/", 1)[-1]
+        if name == "injection_tasks.py":
+            for cls, found in class_strings(wh.text(sid, path), {"GOAL"}).items():
+                goals.setdefault(found["GOAL"], path.split("/")[2] + ":" + cls)
+        elif name == "user_tasks.py":
+            for cls, found in class_strings(wh.text(sid, path), {"PROMPT"}).items():
+                prompts.setdefault(found["PROMPT"], path.split("/")[2] + ":" + cls)
+    return texts, vectors, sorted(templates.items()), sorted(goals.items()), sorted(prompts.items())
+
+
+# chatterbot-corpus folder -> ISO 639-1 (Hinglish is Hindi in Latin letters, kept apart as "hi-Latn")
+CHATTERBOT_LANG = {"bengali": "bn", "chinese": "zh", "dutch": "nl", "english": "en", "french": "fr", "german": "de",
+                   "hebrew": "he", "hindi": "hi", "hinglish": "hi-Latn", "indonesian": "id", "italian": "it",
+                   "japanese": "ja", "korean": "ko", "marathi": "mr", "oriya": "or", "persian": "fa",
+                   "portuguese": "pt", "russian": "ru", "spanish": "es", "swedish": "sv", "tamil": "ta",
+                   "telugu": "te", "thai": "th", "traditionalchinese": "zh", "turkish": "tr", "ukrainian": "uk",
+                   "urdu": "ur", "yoruba": "yo"}
+
+
+def load_chatterbot(wh, stats):
+    """-> [(lang, file, conversation index, [turns])] of chatterbot-corpus's hand-written small-talk dialogues."""
+    out = []
+    for path in wh.ls("chatterbot-corpus", "chatterbot_corpus/data/"):
+        if not path.endswith((".yml", ".yaml")):
+            continue
+        folder = path.split("/")[2]
+        lang = CHATTERBOT_LANG.get(folder)
+        if lang is None:
+            stats["chatterbot-unknown-language:" + folder] += 1
+            continue
+        tree = load_yaml(wh.text("chatterbot-corpus", path)) or {}
+        for i, conv in enumerate(tree.get("conversations") or []):
+            turns = [t.strip() for t in conv if isinstance(t, str) and t.strip()] if isinstance(conv, list) else []
+            if turns:
+                out.append((lang, path.split("/", 2)[2], i, turns))
+    return out
+
+
+def wheel_rows(wh, stats):
+    """The rows of the wheel sources, in a Sink of their own.
+
+    agentdojo: every environment text as a benign row (long ones in windows); each text that holds one of the
+    attacks' slots also as its benign twin (the slot's default) and as four attacks (an attack string around a
+    goal written into the slot); texts without a slot host an attack at their start, middle or end half of the
+    time. Carriers, goals and attack strings are each split by their own group, and a carrier of one split only
+    receives goals and strings of that split. The users' own task prompts ("Pay the bill …") are benign requests.
+    chatterbot-corpus: every turn, and each dialogue of 3+ turns as one `User:/Assistant:` window, benign."""
+    sink = Sink()
+    r = random.Random(hkey("wheels"))
+    texts, vectors, templates, goals, prompts = load_agentdojo(wh, stats)
+    chats = load_chatterbot(wh, stats)
+    print(f"loaded: agentdojo texts={len(texts)} templates={len(templates)} goals={len(goals)} "
+          f"prompts={len(prompts)}; chatterbot dialogues={len(chats)}", file=sys.stderr)
+    pools = {"train": ([], []), "val": ([], [])}
+    for i, (tpl, origin) in enumerate(templates):
+        pools[split_of(f"adtpl:{origin}:{i}")][0].append(tpl)
+    for goal, task in goals:
+        pools[split_of("adgoal:" + task)][1].append(goal)
+
+    def attack(split):
+        tpls = pools[split][0] or pools["train"][0]
+        gls = pools[split][1] or pools["train"][1]
+        tpl = r.choice(tpls)
+        return tpl.replace("{goal}", r.choice(gls)).replace("{user}", r.choice(AGENTDOJO_USERS)) \
+            .replace("{model}", r.choice(AGENTDOJO_MODELS)).strip()
+
+    for suite, leaf, text in texts:
+        group = f"agentdojo:{suite}:{leaf}"
+        split = split_of(group)
+        slots = [m for m in AGENTDOJO_PLACEHOLDER.findall(text) if m in vectors[suite]]
+        for w in windows(text):
+            def benign(t):
+                return AGENTDOJO_PLACEHOLDER.sub(lambda m: vectors[suite].get(m.group(1), m.group(0)), t)
+            sink.add(benign(w), 0, "carrier-agentdojo", "en", "agentdojo", group)
+            held = [m for m in slots if "{" + m + "}" in w]
+            if held:
+                for _ in range(4):
+                    slot = r.choice(held)
+                    sink.add(benign(w.replace("{" + slot + "}", attack(split), 1)), 1, "carrier-agentdojo", "en",
+                             "agentdojo", group)
+            elif r.random() < 0.5:
+                paras = benign(w).split("\n\n")
+                at = r.choice([0, len(paras) // 2, len(paras)])
+                sink.add("\n\n".join(paras[:at] + [attack(split)] + paras[at:]), 1, "carrier-agentdojo", "en",
+                         "agentdojo", group)
+    for prompt, task in prompts:
+        sink.add(prompt, 0, "user-task", "en", "agentdojo", "adtask:" + task)
+    for lang, path, i, turns in chats:
+        group = f"cb:{path}:{i}"
+        for t in turns:
+            sink.add(t, 0, "chat-corpus", lang, "chatterbot-corpus", group)
+        if len(turns) >= 3:
+            sink.add("\n".join(("User: " if k % 2 == 0 else "Assistant: ") + t for k, t in enumerate(turns)), 0,
+                     "chat-corpus", lang, "chatterbot-corpus", group)
+    return sink
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mirror-root", default="/work/.mirror")
+    ap.add_argument("--wheel-dir", default=os.path.join(HERE, "wheels"),
+                    help="where `pip download --no-deps` put the pinned wheels (WHEELS)")
     ap.add_argument("--out", default=os.path.join(HERE, "corpus.jsonl.gz"))
     args = ap.parse_args()
     git = Git(args.mirror_root)
+    wheels = Wheels(args.wheel_dir)
     rng = random.Random(SEED)
     stats = collections.Counter()
     A, B = Sink(), Sink()  # attack / benign
@@ -1489,6 +1759,28 @@ def main():
             keep.append(r)
         out = keep
         gz = gz_of(out, False)
+    # ---------------- the wheel sources: after the rows above and their size control, so those stay as they
+    # were; deduplicated against them and among themselves, and sized on their own
+    seen_texts = {norm(r["text"]) for r in out}
+    extra = []
+    for r in wheel_rows(wheels, stats).rows:
+        k = norm(r["text"])
+        if k in seen_texts:
+            stats["wheel-dedup-removed"] += 1
+            continue
+        seen_texts.add(k)
+        extra.append(r)
+    rw = random.Random(hkey("wheels:size"))
+    while len(gz_of(extra, False)) > WHEEL_GZ_LIMIT:
+        keep = []
+        for r in extra:
+            if r["label"] == 0 and rw.random() < 0.10:
+                stats["wheel-size-downsampled:" + r["slice"]] += 1
+                continue
+            keep.append(r)
+        extra = keep
+    rw.shuffle(extra)
+    out = out + extra
     gz = gz_of(out)
     with open(args.out, "wb") as f:
         f.write(gz)

@@ -37,6 +37,8 @@ pub const ORIGINS: &[&str] = &[
     "llm-guard-docs",
     "owasp-llm-top10",
     "ud-",
+    "agentdojo",
+    "chatterbot-corpus",
 ];
 
 /// Whether `row` holds text of `origin` (alone or mixed into a template).
