@@ -96,6 +96,23 @@ export interface Saved {
   /** Event time, ISO-8601 UTC. */
   createdAt: string;
   origin?: TurnOrigin;
+  /** Why the injection detector held it back, when it did: kept for its
+   * owner's review and never recalled until `release`d. */
+  quarantine: Quarantine | null;
+  /** What to tell whoever saved it when it was quarantined (score,
+   * reasons, how to release it); `null` otherwise. */
+  notice: string | null;
+}
+
+/** The detector's verdict on a memory it held back when it was written. */
+export interface Quarantine {
+  /** The score, 0 to 1. */
+  score: number;
+  /** Which detector judged (`ngram-lr-v1-…`, or the regex fallback). */
+  detector: string;
+  /** Why, strongest first: the sentence that scored highest, then words,
+   * phrases and patterns. */
+  reasons: string[];
 }
 
 /** One recalled memory and why it was chosen. */

@@ -72,7 +72,29 @@ function frameFields(frame) {
 
 function saved(item) {
   const { frame } = item;
-  return { ref: ref(frame.ref), duplicate: item.duplicate, ...frameFields(frame) };
+  const reference = ref(frame.ref);
+  const quarantine = frame.screening?.quarantined
+    ? { score: frame.screening.score, detector: frame.screening.detector, reasons: [...frame.screening.reasons] }
+    : null;
+  return {
+    ref: reference,
+    duplicate: item.duplicate,
+    ...frameFields(frame),
+    quarantine,
+    notice: quarantine ? quarantineNotice(reference, quarantine) : null,
+  };
+}
+
+/** What to tell whoever saved a memory the detector held back: its score
+ * and reasons, and how to let it through (the CLI and MCP say the same in
+ * their own commands). */
+function quarantineNotice(reference, { score, reasons }) {
+  const why = reasons.length > 0 ? `: ${reasons.join('; ')}` : '';
+  return (
+    `quarantined: the injection detector scored it ${score.toFixed(2)}${why}. ` +
+    `It is kept for its owner's review and never recalled: mind.flagged() lists it, ` +
+    `mind.release('${reference}') lets it through.`
+  );
 }
 
 function memory(recalled) {

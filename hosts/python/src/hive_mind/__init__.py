@@ -21,7 +21,7 @@ from .errors import (
     NotFoundError,
     StorageError,
 )
-from .mind import Fingerprint, HiveMind, Memory, MindStatus, Recall, RecallNote, Saved, TurnOrigin
+from .mind import Fingerprint, HiveMind, Memory, MindStatus, Quarantine, Recall, RecallNote, Saved, TurnOrigin
 from .sqlite import Fts5MissingError
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "MindStatus",
     "ModelError",
     "NotFoundError",
+    "Quarantine",
     "Recall",
     "RecallNote",
     "Saved",

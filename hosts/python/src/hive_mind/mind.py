@@ -87,6 +87,37 @@ class Saved:
     created_at: str
     #: The conversation turn it is, for a verbatim raw turn.
     origin: TurnOrigin | None = None
+    #: Why the injection detector held it back, when it did: it is kept for
+    #: its owner's review and never recalled until released.
+    quarantine: Quarantine | None = None
+
+    @property
+    def notice(self) -> str | None:
+        """What to tell the person who saved it, when it was quarantined:
+        the detector's score and reasons, and how to let it through (the
+        CLI and MCP say the same in their own commands)."""
+        if self.quarantine is None:
+            return None
+        why = f": {'; '.join(self.quarantine.reasons)}" if self.quarantine.reasons else ""
+        return (
+            f"quarantined: the injection detector scored it {self.quarantine.score:.2f}{why}. "
+            "It is kept for its owner's review and never recalled: HiveMind.flagged() lists it, "
+            f"HiveMind.release({self.ref!r}) lets it through."
+        )
+
+
+@dataclass(frozen=True)
+class Quarantine:
+    """The detector's verdict on a memory it held back when it was written
+    (``types.screening`` of a quarantined frame)."""
+
+    #: The score, 0 to 1.
+    score: float
+    #: Which detector judged (``ngram-lr-v1-…``, or the regex fallback).
+    detector: str
+    #: Why, strongest first: the sentence that scored highest, then words,
+    #: phrases and patterns.
+    reasons: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -275,6 +306,19 @@ def _saved(saved: Any) -> Saved:
         importance=field(frame, "importance"),
         created_at=_iso(field(frame, "created_at")),
         origin=_origin(frame),
+        quarantine=_quarantine(frame),
+    )
+
+
+def _quarantine(frame: Any) -> Quarantine | None:
+    """A frame's screening, when it holds the frame back."""
+    screening = field(frame, "screening")
+    if screening is None or not field(screening, "quarantined"):
+        return None
+    return Quarantine(
+        score=field(screening, "score"),
+        detector=field(screening, "detector"),
+        reasons=tuple(field(screening, "reasons")),
     )
 
 
