@@ -90,6 +90,7 @@ pub fn report(split: &Split, examples: &[Example]) -> String {
     );
     let _ = writeln!(out, "|---|---|---:|---:|---:|");
     let mut pooled: Vec<Scored> = Vec::new();
+    let mut benign_by_origin: Vec<Vec<f64>> = Vec::new();
     for origin in ORIGINS {
         let kept: Vec<&Example> = split
             .train
@@ -144,25 +145,69 @@ pub fn report(split: &Split, examples: &[Example]) -> String {
         // Each fold's scores are brought to its own threshold's scale
         // (log-odds relative to it), so the pool reads one scale.
         let shift = log_odds(threshold);
-        pooled.extend(scored.into_iter().map(|row| {
-            let score = sigmoid(log_odds(row.score) - shift);
-            row.with_score(score)
-        }));
+        let rescaled: Vec<Scored> = scored
+            .into_iter()
+            .map(|row| {
+                let score = sigmoid(log_odds(row.score) - shift);
+                row.with_score(score)
+            })
+            .collect();
+        let benign: Vec<f64> = rescaled
+            .iter()
+            .filter(|row| !row.hostile)
+            .map(|row| row.score)
+            .collect();
+        if !benign.is_empty() {
+            benign_by_origin.push(benign);
+        }
+        pooled.extend(rescaled);
     }
     let all: Vec<&Scored> = pooled.iter().collect();
     let (hostile, caught, benign, flagged) = tally(&all, 0.5);
     let at_one = report::threshold_at_false_alarms(&pooled, 0.01);
     let (_, caught_at_one, _, flagged_at_one) = tally(&all, at_one);
+    let at_mean = threshold_at_mean_false_alarms(&benign_by_origin, 0.01);
+    let (_, caught_at_mean, _, flagged_at_mean) = tally(&all, at_mean);
     let _ = writeln!(
         out,
         "\nPooled over the held-out origins: at each fold's own threshold {} caught, {} benign \
-         flagged; at 1 % false alarms on the pooled benign rows {} caught ({} flagged).",
+         flagged; at 1 % false alarms on the pooled benign rows {} caught ({} flagged); at 1 % \
+         false alarms averaged over the {} origins with benign rows, each weighing the same (as \
+         a corpus sampled evenly across sources weighs them) {} caught ({} of the benign rows \
+         flagged).",
         share(caught, hostile),
         share(flagged, benign),
         share(caught_at_one, hostile),
-        share(flagged_at_one, benign)
+        share(flagged_at_one, benign),
+        benign_by_origin.len(),
+        share(caught_at_mean, hostile),
+        share(flagged_at_mean, benign)
     );
     out
+}
+
+/// The threshold at which the benign rows' false-alarm rates, one per
+/// origin, average `rate`: each origin weighs the same whatever its size,
+/// so a large easy source cannot hide a small hard one.
+fn threshold_at_mean_false_alarms(benign_by_origin: &[Vec<f64>], rate: f64) -> f64 {
+    let origins = benign_by_origin.len() as f64;
+    let mut weighted: Vec<(f64, f64)> = benign_by_origin
+        .iter()
+        .flat_map(|scores| {
+            let weight = 1.0 / (origins * scores.len() as f64);
+            scores.iter().map(move |&score| (score, weight))
+        })
+        .collect();
+    weighted.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut flagged = 0.0;
+    for (score, weight) in weighted {
+        // (a hair of tolerance: a hundred weights of 0.001 make 0.1)
+        if flagged + weight > rate + 1e-12 {
+            return report::above(score);
+        }
+        flagged += weight;
+    }
+    0.0
 }
 
 #[cfg(test)]
@@ -175,6 +220,21 @@ mod tests {
             "source": source, "split": "train", "group": "g"
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn each_origin_weighs_the_same_in_the_mean_false_alarm_threshold() {
+        // One small origin with a high score and one large origin of low
+        // ones: at a mean of 10 %, the small origin's one row (weight ½)
+        // may not be flagged, whatever the large origin's size.
+        let small = vec![0.9];
+        let large: Vec<f64> = (0..1000).map(|i| f64::from(i) / 10_000.0).collect();
+        let threshold = threshold_at_mean_false_alarms(&[small, large.clone()], 0.1);
+        assert!(threshold > 0.9, "{threshold}");
+        // With the large origin alone, 10 % of its rows are flagged.
+        let threshold = threshold_at_mean_false_alarms(std::slice::from_ref(&large), 0.1);
+        let flagged = large.iter().filter(|&&s| s >= threshold).count();
+        assert_eq!(flagged, 100);
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub fn threshold_at_false_alarms(rows: &[Scored], rate: f64) -> f64 {
 }
 
 /// A threshold just above `score` (flagging is `score >= threshold`).
-fn above(score: f64) -> f64 {
+pub fn above(score: f64) -> f64 {
     (score + 1e-6).min(1.0)
 }
 
