@@ -193,6 +193,9 @@ export interface ImportReport {
   llmInputTokens: bigint;
   llmOutputTokens: bigint;
   notes: string[];
+  /** When items were quarantined: how many, and how to list and release
+   * them. */
+  notice?: string;
 }
 
 export interface Fingerprint {

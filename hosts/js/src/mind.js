@@ -301,8 +301,9 @@ export class HiveMind {
    * the sandbox and runs the passes; `distillation` is one of
    * DISTILLATIONS (this host has no language model, so `auto` is
    * heuristic). Resolves to the import's report (the WIT `import-report`,
-   * as jco gives it: camelCase). Importing the same file again writes
-   * nothing.
+   * as jco gives it: camelCase), with a `notice` when items were
+   * quarantined (how to list and release them). Importing the same file
+   * again writes nothing.
    */
   async importFile(path, { source, workspace, distillation = 'auto', dryRun = false } = {}) {
     const bytes = new Uint8Array(await readFile(path));
@@ -317,7 +318,13 @@ export class HiveMind {
     const job = this.result(await this.thread.request({ op: 'job-start', documents, options }, '[static]import-job.start'));
     try {
       while (!this.result(await this.thread.request({ op: 'job-step', job, items: harvestStepItems }, '[method]import-job.step')).finished);
-      return this.result(await this.thread.request({ op: 'job-report', job }, '[method]import-job.report'));
+      const report = this.result(await this.thread.request({ op: 'job-report', job }, '[method]import-job.report'));
+      if (report.quarantinedItems > 0 && !report.dryRun) {
+        report.notice =
+          `${report.quarantinedItems} item(s) quarantined by the injection detector: kept for their owner's ` +
+          `review and never recalled. mind.flagged() lists them, mind.release(ref) lets one through.`;
+      }
+      return report;
     } finally {
       // A job whose engine thread was replaced died with it.
       await this.thread.request({ op: 'job-drop', job }).catch(() => {});

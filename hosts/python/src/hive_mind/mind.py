@@ -567,8 +567,9 @@ class HiveMind:
         it in the sandbox and runs the passes; ``distillation`` is one of
         :data:`DISTILLATIONS` (this host has no language model, so ``auto``
         is heuristic). Returns the import's report as a dict (the WIT
-        ``import-report``'s fields, snake_case, with ``frames`` a dict).
-        Importing the same file again writes nothing."""
+        ``import-report``'s fields, snake_case, with ``frames`` a dict), with
+        a ``notice`` when items were quarantined (how to list and release
+        them). Importing the same file again writes nothing."""
         document = record(name=str(path), bytes=Path(path).read_bytes())
         options = record(
             source=None if source is None else _choice("source", source, FORMATS),
@@ -603,7 +604,14 @@ class HiveMind:
                         job.drop(host.store)
             except wasmtime.WasmtimeError as trap:
                 raise EngineTrap("trap", str(trap)) from trap
-        return _report(report)
+        result = _report(report)
+        if result["quarantined_items"] and not result["dry_run"]:
+            result["notice"] = (
+                f"{result['quarantined_items']} item(s) quarantined by the injection detector: kept for "
+                "their owner's review and never recalled. HiveMind.flagged() lists them, "
+                "HiveMind.release(ref) lets one through."
+            )
+        return result
 
     def forget(
         self,
