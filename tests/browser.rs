@@ -315,7 +315,12 @@ fn the_main_flows_work_in_headless_chromium() {
     // Open it, then correct it.
     browser.click("#search-results [data-ref] .memory-open");
     browser.wait("#memory-detail[open] #memory-content", 20);
-    assert!(browser.text_of("#memory-content").contains("Lisbon"));
+    // The panel shows "Loading…" until the memory arrives.
+    browser.wait_until(
+        "the opened memory's text",
+        "return document.querySelector('#memory-content').innerText.includes('Lisbon')",
+        20,
+    );
     browser.screenshot(&shots.join("desktop-memory.png"));
     browser.click("#correct-button");
     browser.type_into(
