@@ -888,14 +888,8 @@ fn a_memory_the_embedder_fails_on_is_kept_for_text_reported_and_reindexed() {
     // the keyword lanes and says so.
     let options = RecallOptions {
         limit: Some(5),
-        workspace: None,
         scope: Some(RecallScope::Personal),
-        profile: None,
-        now: None,
-        floor: None,
-        rerank_pool: None,
-        as_of: None,
-        max_tokens: None,
+        ..RecallOptions::default()
     };
     let recall = engine
         .recall_memory("quarantine build host", &options)
@@ -1082,14 +1076,7 @@ fn the_rerank_budget_follows_the_window_the_hosts_reranker_reports() {
                 "ledger database decision",
                 &hive_mind_runtime::engine::wit_memory::RecallOptions {
                     limit: Some(10),
-                    workspace: None,
-                    scope: None,
-                    profile: None,
-                    now: None,
-                    floor: None,
-                    rerank_pool: None,
-                    as_of: None,
-                    max_tokens: None,
+                    ..Default::default()
                 },
             )
             .unwrap();

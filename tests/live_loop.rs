@@ -56,14 +56,9 @@ fn assert_replaced(engine: &mut EngineRuntime, old: u64, new: u64) {
 fn recall(engine: &mut EngineRuntime, query: &str) -> Recall {
     let options = RecallOptions {
         limit: Some(10),
-        workspace: None,
         scope: Some(RecallScope::Personal),
-        profile: None,
         now: Some(ms(NOW)),
-        floor: None,
-        rerank_pool: None,
-        as_of: None,
-        max_tokens: None,
+        ..RecallOptions::default()
     };
     engine.recall_memory(query, &options).unwrap()
 }

@@ -48,12 +48,8 @@ fn options(workspace: Option<&str>, scope: RecallScope) -> RecallOptions {
         limit: Some(10),
         workspace: workspace.map(str::to_string),
         scope: Some(scope),
-        profile: None,
         now: Some(ms(NOW)),
-        floor: None,
-        rerank_pool: None,
-        as_of: None,
-        max_tokens: None,
+        ..RecallOptions::default()
     }
 }
 

@@ -61,14 +61,9 @@ fn memory(content: &str) -> MemoryInput {
 fn recall_options() -> RecallOptions {
     RecallOptions {
         limit: Some(5),
-        workspace: None,
         scope: Some(RecallScope::Personal),
         profile: Some(ScoringProfile::Balanced),
-        now: None,
-        floor: None,
-        rerank_pool: None,
-        as_of: None,
-        max_tokens: None,
+        ..RecallOptions::default()
     }
 }
 

@@ -482,12 +482,7 @@ fn recall_showcases(
             limit: Some(5),
             workspace: showcase.workspace.map(str::to_string),
             scope: Some(showcase.scope),
-            profile: None,
-            now: None,
-            floor: None,
-            rerank_pool: None,
-            as_of: None,
-            max_tokens: None,
+            ..RecallOptions::default()
         };
         let recall = engine.recall_memory(showcase.query, &options)?;
         writeln!(

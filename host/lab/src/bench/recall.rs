@@ -528,19 +528,15 @@ pub fn run(
     let queries = generate_queries(&frames, options.queries, options.seed);
     let recall_options = RecallOptions {
         limit: Some(RECALL_LIMIT),
-        workspace: None,
         scope: Some(RecallScope::Personal),
-        profile: None,
         now: Some(NOW),
-        floor: None,
         // Off unless asked for: the pipeline's own figures stay comparable
         // with earlier runs.
         rerank_pool: match &options.rerank {
             Some((_, pool)) => *pool,
             None => Some(0),
         },
-        as_of: None,
-        max_tokens: None,
+        ..RecallOptions::default()
     };
     // Warm-up: the first recall pays for cold caches and prepared
     // statements.

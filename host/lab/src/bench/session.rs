@@ -72,18 +72,7 @@ fn ms(started: Instant) -> f64 {
 }
 
 fn recall(engine: &mut EngineRuntime, query: &str) -> Result<(), BenchError> {
-    let options = RecallOptions {
-        limit: None,
-        workspace: None,
-        scope: None,
-        profile: None,
-        now: None,
-        floor: None,
-        rerank_pool: None,
-        as_of: None,
-        max_tokens: None,
-    };
-    engine.recall_memory(query, &options)?;
+    engine.recall_memory(query, &RecallOptions::default())?;
     Ok(())
 }
 

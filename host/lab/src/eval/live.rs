@@ -451,14 +451,9 @@ pub fn recall(engine: &mut EngineRuntime, query: &str, now: i64) -> Result<Recal
             query,
             &RecallOptions {
                 limit: Some(RECALL_LIMIT),
-                workspace: None,
                 scope: Some(RecallScope::Personal),
-                profile: None,
                 now: Some(now),
-                floor: None,
-                rerank_pool: None,
-                as_of: None,
-                max_tokens: None,
+                ..RecallOptions::default()
             },
         )
         .map_err(|e| format!("recall failed: {e}"))

@@ -534,14 +534,11 @@ fn evaluate_sample(
     let now = sample.asked_at().map(|t| t.and_utc().timestamp_millis());
     let recall_options = |rerank_pool: Option<u32>| RecallOptions {
         limit: Some(limit),
-        workspace: None,
         scope: Some(RecallScope::Personal),
-        profile: None,
         now,
         floor,
         rerank_pool,
-        as_of: None,
-        max_tokens: None,
+        ..RecallOptions::default()
     };
     let turn_ids = sample.turn_ids();
     let mut asked = 0;

@@ -90,6 +90,25 @@ pub use bindings::exports::hive::mind::review as wit_review;
 pub use bindings::exports::hive::mind::wiki as wit_wiki;
 pub use bindings::hive::mind::types as wit_types;
 
+/// Every option absent: the engine applies its own default for each
+/// (`wit/memory.wit`). A caller names what it sets and takes the rest
+/// from here: `RecallOptions { limit: Some(5), ..Default::default() }`.
+impl Default for wit_memory::RecallOptions {
+    fn default() -> Self {
+        Self {
+            limit: None,
+            workspace: None,
+            scope: None,
+            profile: None,
+            now: None,
+            floor: None,
+            rerank_pool: None,
+            as_of: None,
+            max_tokens: None,
+        }
+    }
+}
+
 /// An instantiated engine component with its capabilities.
 ///
 /// A call that traps (see [`crate::limits`]) leaves the instance unusable;
