@@ -95,10 +95,11 @@ fn long_texts(model: &Model, validation: &[Row]) -> Vec<LongText> {
     let mut out = Vec::new();
     let mut judge = |parts: &[&str], rows: usize, is_hostile: bool| {
         let text = parts.join("\n\n");
+        let (score, _, windows) = worst_window(model, &text);
         out.push(LongText {
             rows,
-            windows: windows(&text).len(),
-            score: worst_window(model, &text).0,
+            windows,
+            score,
             hostile: is_hostile,
         });
     };

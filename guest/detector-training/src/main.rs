@@ -136,12 +136,8 @@ fn main() -> Result<()> {
     report::show_errors(&reread, &split.validation, &validation, args.show_errors);
     if let Some(probe) = &args.probe {
         for line in std::fs::read_to_string(probe)?.lines() {
-            let score = hive_mind_core::detector::worst_window(&reread, line).0;
-            let verdict = if measure::hostile(&reread, line) {
-                "HOSTILE"
-            } else {
-                "safe"
-            };
+            let (score, hostile) = measure::verdict(&reread, line);
+            let verdict = if hostile { "HOSTILE" } else { "safe" };
             eprintln!("{score:.3} {verdict:7} {line}");
         }
     }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use hive_mind_core::detector::model::Model;
-use hive_mind_core::detector::{windows, worst_window};
+use hive_mind_core::detector::worst_window;
 use serde::Deserialize;
 
 use crate::report;
@@ -28,9 +28,11 @@ struct Labelled {
     lang: String,
 }
 
-/// Whether `model` holds `text` back, as the engine's screen decides.
-pub fn hostile(model: &Model, text: &str) -> bool {
-    worst_window(model, text).0 >= model.threshold_for(windows(text).len())
+/// The worst window's score of `text` under `model`, and whether the
+/// model holds the text back, as the engine's screen decides.
+pub fn verdict(model: &Model, text: &str) -> (f64, bool) {
+    let (score, _, windows) = worst_window(model, text);
+    (score, score >= model.threshold_for(windows))
 }
 
 /// The figures of `model` on the labelled file at `path`, as Markdown.
@@ -53,7 +55,7 @@ pub fn report(model: &Model, path: &Path) -> Result<String> {
                 row.label
             );
         }
-        let held = hostile(model, &row.text);
+        let (_, held) = verdict(model, &row.text);
         for group in [
             "all".to_string(),
             row.kind,

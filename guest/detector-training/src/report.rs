@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use hive_mind_core::detector::{model::Model, windows, worst_window};
+use hive_mind_core::detector::{model::Model, worst_window};
 use hive_mind_core::{ScanContext, scan_in_windows};
 
 use crate::corpus::{Row, Split};
@@ -36,8 +36,10 @@ impl Scored {
 pub fn scored(model: &Model, rows: &[Row]) -> Vec<Scored> {
     rows.iter()
         .map(|row| Scored {
-            score: model
-                .one_window_score(worst_window(model, &row.text).0, windows(&row.text).len()),
+            score: {
+                let (score, _, windows) = worst_window(model, &row.text);
+                model.one_window_score(score, windows)
+            },
             hostile: row.label == 1,
             conversation: row.is_conversation(),
             regex_flags: !scan_in_windows(&row.text, ScanContext::ToolOutput).safe,

@@ -231,9 +231,13 @@ pub fn detect(text: &str, context: ScanContext) -> InjectionReport {
     }
 }
 
-/// The score of `text`'s worst window under `model`, and that window.
-pub fn worst_window<'t>(model: &Model, text: &'t str) -> (f64, &'t str) {
-    worst_of(model, &windows(text))
+/// The score of `text`'s worst window under `model`, that window, and
+/// how many windows the text is read in (what [`Model::threshold_for`]
+/// counts): cut once.
+pub fn worst_window<'t>(model: &Model, text: &'t str) -> (f64, &'t str, usize) {
+    let pieces = windows(text);
+    let (score, window) = worst_of(model, &pieces);
+    (score, window, pieces.len())
 }
 
 /// The highest-scoring of `pieces` (a text's [`windows`]) under `model`,
