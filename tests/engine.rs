@@ -199,6 +199,122 @@ fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
     assert_eq!(status.frames, 0);
 }
 
+/// Every host hands the engine what its caller passed (the Python and
+/// JavaScript hosts cap nothing themselves), so the engine bounds what it
+/// stores, embeds or searches: one byte past a bound is an invalid argument
+/// naming it, and nothing is written. The Rust host's caps are the same
+/// numbers, so its surfaces refuse first with the same limit.
+#[test]
+fn an_oversized_argument_is_refused_by_the_engine_itself_and_writes_nothing() {
+    use hive_mind_core::bounds;
+    use hive_mind_host::limits;
+    use hive_mind_runtime::engine::wit_admin::Identity;
+    use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions};
+
+    assert_eq!(bounds::MEMORY_CONTENT.bytes, limits::MAX_CONTENT_BYTES);
+    assert_eq!(bounds::QUERY.bytes, limits::MAX_QUERY_BYTES);
+    assert_eq!(bounds::MEMORY_BATCH.bytes, limits::MAX_INLINE_IMPORT_BYTES);
+    for (bound, field) in [
+        (bounds::USER_TURN, "user"),
+        (bounds::ASSISTANT_TURN, "assistant"),
+        (bounds::IDENTITY_FIELD, "personality"),
+        (bounds::IDENTITY_FIELD, "system_prompt"),
+        (bounds::NAME, "name"),
+    ] {
+        assert_eq!(bound.bytes, limits::field_cap(field), "{field}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let kept = engine
+        .save_memory(&input(
+            "The bike room door code is 4812.",
+            WitMind::Personal,
+        ))
+        .unwrap();
+    let too_large = |error: Error, argument: &str| {
+        assert!(
+            matches!(&error, Error::InvalidArgument(m)
+                if m.starts_with(&format!("{argument} is too large (")) && m.contains("the limit is")),
+            "{argument}: {error:?}"
+        );
+    };
+    let over = "x".repeat(bounds::MEMORY_CONTENT.bytes + 1);
+
+    too_large(
+        memory_error(engine.save_memory(&input(&over, WitMind::Personal))),
+        "content",
+    );
+    let error = memory_error(engine.save_memories(&[
+        input(
+            "A small memory that is not saved either.",
+            WitMind::Personal,
+        ),
+        input(&over, WitMind::Personal),
+    ]));
+    assert!(
+        matches!(&error, Error::InvalidArgument(m) if m.starts_with("memory 1: content is too large")),
+        "{error:?}"
+    );
+    let batch: Vec<MemoryInput> = (0..170)
+        .map(|n| input(&format!("{n} {}", "y".repeat(99_990)), WitMind::Personal))
+        .collect();
+    too_large(memory_error(engine.save_memories(&batch)), "memories");
+    too_large(
+        memory_error(engine.correct_memory(&Correction {
+            frame: kept.frame.ref_.clone(),
+            content: over.clone(),
+            created_at: None,
+        })),
+        "content",
+    );
+    let options = ExchangeOptions {
+        workspace: None,
+        gop_id: None,
+        succeeded: true,
+        occurred_at: None,
+    };
+    too_large(
+        memory_error(engine.remember_exchange(&over, "Noted.", &options)),
+        "user",
+    );
+    too_large(
+        memory_error(engine.remember_exchange("Note this.", &over, &options)),
+        "assistant",
+    );
+    let long_query = "where ".repeat(bounds::QUERY.bytes / 6 + 1);
+    too_large(
+        memory_error(engine.recall_memory(&long_query, &Default::default())),
+        "query",
+    );
+    too_large(
+        memory_error(engine.search_entities(&WitMind::Personal, &long_query, 5)),
+        "text",
+    );
+    let identity = engine.admin().set_identity(
+        &WitMind::Personal,
+        &Identity {
+            name: "Ada".into(),
+            role: String::new(),
+            personality: String::new(),
+            capabilities: String::new(),
+            system_prompt: "p".repeat(bounds::IDENTITY_FIELD.bytes + 1),
+            updated_at: None,
+        },
+    );
+    assert!(
+        format!("{identity:?}").contains("system prompt is too large"),
+        "{identity:?}"
+    );
+
+    // At the bound a memory is saved; past it nothing was written.
+    let at = "z ".repeat(bounds::MEMORY_CONTENT.bytes / 2);
+    engine.save_memory(&input(&at, WitMind::Personal)).unwrap();
+    assert_eq!(personal_status(&mut engine).frames, 2);
+    let history = engine.memory_history(&kept.frame.ref_).unwrap();
+    assert_eq!(history.len(), 1, "the refused correction closed nothing");
+}
+
 #[test]
 fn no_embedder_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();

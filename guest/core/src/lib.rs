@@ -31,7 +31,9 @@
 //! - **Guarding.** [`detector`] screens every text written to a mind with a
 //!   learned model (its verdict is stored; a hostile memory is quarantined);
 //!   [`injection`] is the regex scanner, one of the model's inputs and the
-//!   recall block's last line for memories written before the detector.
+//!   recall block's last line for memories written before the detector;
+//!   [`bounds`] is how large an argument the engine accepts, whatever host
+//!   passes it.
 //!
 //! Shared vocabulary (importance, chunks, scored ids, …) lives in [`types`],
 //! mirroring the WIT `hive:mind/types` interface. Every public type
@@ -45,6 +47,7 @@
 #![deny(clippy::indexing_slicing, clippy::string_slice)]
 #![cfg_attr(test, allow(clippy::indexing_slicing, clippy::string_slice))]
 
+pub mod bounds;
 pub mod calendar;
 pub mod catch_up;
 pub mod change;

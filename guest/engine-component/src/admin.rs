@@ -3,6 +3,7 @@
 //! entity cleanup), implemented over the same store as `memory`, so every
 //! host of the component offers them on the same files.
 
+use hive_mind_core::bounds;
 use hive_mind_store::awareness::{NewAwareness, WhenFull};
 use hive_mind_store::{self as native, EmbedderFingerprint, VectorSource, frames::ReindexProgress};
 
@@ -311,6 +312,25 @@ pub fn get_identity(mind: Mind) -> Result<Option<Identity>> {
 
 /// Set the mind's identity.
 pub fn set_identity(mind: Mind, identity: Identity) -> Result<Identity> {
+    [
+        (bounds::NAME, &identity.name),
+        (bounds::NAME.named("role"), &identity.role),
+        (
+            bounds::IDENTITY_FIELD.named("personality"),
+            &identity.personality,
+        ),
+        (
+            bounds::IDENTITY_FIELD.named("capabilities"),
+            &identity.capabilities,
+        ),
+        (
+            bounds::IDENTITY_FIELD.named("system prompt"),
+            &identity.system_prompt,
+        ),
+    ]
+    .into_iter()
+    .try_for_each(|(bound, text)| bound.check(text))
+    .map_err(Error::InvalidArgument)?;
     let identity = native::identity::Identity {
         name: identity.name,
         role: identity.role,
@@ -342,6 +362,9 @@ pub fn add_awareness(
     expires_at: Option<i64>,
     evict: bool,
 ) -> Result<AwarenessAdded> {
+    bounds::MEMORY_CONTENT
+        .check(&content)
+        .map_err(Error::InvalidArgument)?;
     let expires_at = expires_at
         .map(boundary::iso)
         .transpose()

@@ -34,6 +34,7 @@
 //!
 //! Nothing is learned from a failed turn: the caller says so.
 
+use hive_mind_core::bounds;
 use std::collections::BTreeMap;
 
 use hive_mind_core::RAW_TURN_TAG;
@@ -73,6 +74,10 @@ pub fn remember_exchange(
     assistant: String,
     options: ExchangeOptions,
 ) -> Result<Vec<SavedMemory>, Error> {
+    bounds::USER_TURN
+        .check(&user)
+        .and_then(|()| bounds::ASSISTANT_TURN.check(&assistant))
+        .map_err(Error::InvalidArgument)?;
     let workspace = options
         .workspace
         .as_deref()

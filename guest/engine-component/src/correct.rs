@@ -14,6 +14,7 @@ use crate::exports::hive::mind::memory::{CorrectedMemory, Correction, Error};
 use crate::hive::mind::types::{Frame, FrameRef};
 use crate::save::{Draft, embed_drafts, store_error};
 use crate::store;
+use hive_mind_core::bounds;
 
 /// The leading markings of a stored content (`[mind-fact] `, a raw turn's
 /// tag, a provenance block): what a correction keeps.
@@ -38,6 +39,9 @@ pub fn correct_memory(correction: Correction) -> Result<CorrectedMemory, Error> 
             "content is empty: a correction needs the corrected text".to_string(),
         ));
     }
+    bounds::MEMORY_CONTENT
+        .check(text)
+        .map_err(Error::InvalidArgument)?;
     let old = store::get_frames(std::slice::from_ref(&correction.frame))
         .map_err(store_error)?
         .pop()

@@ -7,6 +7,7 @@
 //! write one it extracted; this module resolves names to entities and calls
 //! the store.
 
+use hive_mind_core::bounds;
 use hive_mind_core::cognify::{explicit_entity_name, explicit_strength, graph_label};
 
 use crate::exports::hive::mind::memory::{Error, KnownEntity, KnownRelation};
@@ -34,6 +35,10 @@ fn known(entity: store::Entity) -> KnownEntity {
 
 /// Save (or strengthen) an entity.
 pub fn save_entity(mind: Mind, name: String, entity_type: String) -> Result<KnownEntity, Error> {
+    bounds::NAME
+        .check(&name)
+        .and_then(|()| bounds::NAME.named("entity type").check(&entity_type))
+        .map_err(Error::InvalidArgument)?;
     let name = explicit_entity_name(&name).map_err(invalid)?;
     let entity_type = graph_label(&entity_type, "entity type").map_err(invalid)?;
     let entity = store::upsert_entity(&mind, &name, &entity_type, &[]).map_err(store_error)?;
@@ -70,6 +75,14 @@ pub fn create_relation(
     object: String,
     strength: Option<f64>,
 ) -> Result<KnownRelation, Error> {
+    [
+        ("subject", &subject),
+        ("relation", &relation),
+        ("object", &object),
+    ]
+    .into_iter()
+    .try_for_each(|(argument, text)| bounds::NAME.named(argument).check(text))
+    .map_err(Error::InvalidArgument)?;
     let relation = graph_label(&relation, "relation").map_err(invalid)?;
     let strength = explicit_strength(strength).map_err(invalid)?;
     let subject = entity_named(&mind, &subject)?;
@@ -94,6 +107,9 @@ pub fn create_relation(
 
 /// Browse entities by a part of their name.
 pub fn search_entities(mind: Mind, text: String, limit: u32) -> Result<Vec<KnownEntity>, Error> {
+    bounds::ENTITY_SEARCH
+        .check(&text)
+        .map_err(Error::InvalidArgument)?;
     let limit = limit.clamp(1, MAX_SEARCH_LIMIT);
     let found = store::search_entities(&mind, text.trim(), limit).map_err(store_error)?;
     Ok(found.into_iter().map(known).collect())

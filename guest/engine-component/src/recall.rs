@@ -30,6 +30,7 @@
 //! 7. **Assemble** ([`assemble_recall`]), touch what was recalled, and add
 //!    the identity/awareness context ([`build_system_context`]).
 
+use hive_mind_core::bounds;
 use std::collections::{BTreeMap, BTreeSet};
 
 use hive_mind_core::recall::{
@@ -221,6 +222,9 @@ fn limit_of(limit: Option<u32>) -> u32 {
 
 /// Recall the memories most relevant to `query`.
 pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Error> {
+    bounds::QUERY
+        .check(&query)
+        .map_err(Error::InvalidArgument)?;
     let mut clock = Stopwatch::start();
     let limit = limit_of(options.limit);
     // "As of" a time, recency is scored against that time too.

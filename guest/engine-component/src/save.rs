@@ -19,6 +19,7 @@
 //! 5. Link each new memory to the entities and relations its text names
 //!    ([`crate::saved_graph::link_saved`], as cognify and import link theirs).
 
+use hive_mind_core::bounds;
 use hive_mind_core::recall::embedding_text;
 
 use crate::boundary;
@@ -136,6 +137,9 @@ fn draft(input: MemoryInput) -> Result<Draft, Error> {
             "content is empty: there is nothing to remember".to_string(),
         ));
     }
+    bounds::MEMORY_CONTENT
+        .check(&input.content)
+        .map_err(Error::InvalidArgument)?;
     let created_at = input
         .created_at
         .map(boundary::iso)
@@ -209,6 +213,10 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
 /// order. An empty content anywhere refuses the whole call before anything
 /// is embedded or written.
 pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error> {
+    let total = inputs.iter().map(|input| input.content.len()).sum();
+    bounds::MEMORY_BATCH
+        .check_size(total)
+        .map_err(Error::InvalidArgument)?;
     let drafts = inputs
         .into_iter()
         .enumerate()

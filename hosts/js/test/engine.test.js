@@ -83,6 +83,15 @@ test('engine errors are typed, with their case and detail', async (t) => {
     mind.save('hello', { workspace: 'bad/id' }),
     (e) => e instanceof StorageError && e.case === 'storage' && e.storageCase === 'invalid-argument' && /bad workspace id/.test(e.detail),
   );
+  // The engine bounds what it is handed, whatever host passes it: a 40 MB
+  // memory or a document as a query is refused by name, and nothing is written.
+  await assert.rejects(
+    mind.save('word '.repeat(8 << 20)),
+    (e) => e instanceof InvalidArgumentError && /^content is too large \(41943040 bytes; the limit is 100000 bytes\)/.test(e.detail),
+  );
+  await assert.rejects(mind.recall('where '.repeat(3000)), (e) => e instanceof InvalidArgumentError && /^query is too large/.test(e.detail));
+  // Nothing was written: the first memory saved is the first frame.
+  assert.equal((await mind.save('The bike room door code is 4812.')).ref, 'personal:1');
   // Bad input in JavaScript's idiom, before the engine is called.
   await assert.rejects(mind.save('x', { importance: 'urgent' }), (e) => e instanceof RangeError && /importance must be one of critical/.test(e.message));
   await assert.rejects(mind.save(42), TypeError);

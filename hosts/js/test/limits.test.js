@@ -4,7 +4,7 @@
 // Node's event loop.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -72,10 +72,10 @@ test('a call stopped while the model runs leaves the process up and the model se
   await first.close();
   const mind = await HiveMind.open(data, { model: MODEL, deadlinesMs: { save: 100 } });
   t.after(() => mind.close());
-  // About a hundred chunks to embed: the model is mid-batch at 100 ms.
+  // About fifty chunks to embed: the model is mid-batch at 100 ms.
   // (Ending a thread in the middle of an onnxruntime run aborts the whole
   // process; the model worker outlives the engine thread for that.)
-  await assert.rejects(mind.save('lorem ipsum dolor sit amet '.repeat(8000)), (e) => e instanceof EngineTrap && e.kind === 'deadline-exceeded');
+  await assert.rejects(mind.save('lorem ipsum dolor sit amet '.repeat(3600)), (e) => e instanceof EngineTrap && e.kind === 'deadline-exceeded');
   assert.match((await mind.recall('bike room door code')).memories[0].content, /4812/);
   assert.equal((await mind.status())[0].frames, 1);
 });
@@ -85,9 +85,11 @@ test('the memory cap stops a call, and the next call runs', async (t) => {
   const mind = await HiveMind.open(join(scratch(t), 'data'), { model: MODEL, memoryBytes: 64 * 1024 ** 2 });
   t.after(() => mind.close());
   await mind.save('A small memory fits under the cap.');
-  // 30 MiB: copied in under the cap, then the engine's own allocations
-  // pass it.
-  await assert.rejects(mind.save('word '.repeat(6 << 20)), (e) => e instanceof EngineTrap && e.kind === 'memory-limit');
+  // A 30 MiB document (a memory is bounded far below the cap): copied in
+  // under the cap, then the engine's own allocations pass it.
+  const document = join(scratch(t), 'notes.md');
+  writeFileSync(document, 'word '.repeat(6 << 20));
+  await assert.rejects(mind.importFile(document), (e) => e instanceof EngineTrap && e.kind === 'memory-limit');
   assert.equal((await mind.save('Another small memory after the trap.')).ref, 'personal:2');
 });
 

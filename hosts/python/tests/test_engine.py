@@ -378,6 +378,21 @@ def test_the_wiki_reads_as_the_cli_reads_it(cli: Cli, tmp_path: Path) -> None:
     assert json.loads(listed)["markdown"] == page["markdown"]
 
 
+def test_the_engine_bounds_what_it_is_handed(tmp_path: Path) -> None:
+    """This host caps nothing itself: the engine refuses a 40 MB memory or a
+    document as a query by name, and writes nothing."""
+    with HiveMind(tmp_path / "data", model=CROSS_HOST_MODEL) as mind:
+        with pytest.raises(HiveMindError) as huge:
+            mind.save("word " * (8 << 20))
+        assert huge.value.case == "invalid-argument"
+        assert huge.value.detail.startswith("content is too large (41943040 bytes; the limit is 100000 bytes)")
+        with pytest.raises(HiveMindError) as query:
+            mind.recall("where " * 3000)
+        assert query.value.detail.startswith("query is too large")
+        # Nothing was written: the first memory saved is the first frame.
+        assert mind.save("The bike room door code is 4812.").ref == "personal:1"
+
+
 def test_the_owner_decides_on_a_replacement_and_reads_a_session_whole(tmp_path: Path) -> None:
     with HiveMind(tmp_path / "data", model=CROSS_HOST_MODEL) as mind:
         lisbon = mind.save("I live in Lisbon.", created_at="2024-01-10T09:00:00Z")

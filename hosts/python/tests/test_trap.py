@@ -20,7 +20,7 @@ from test_engine import Cli
 
 from hive_mind._wit import field, record, split_result
 from hive_mind.embedder import EmbedderInfo
-from hive_mind.engine import ADMIN, DEFAULT_DEADLINES_S, MEMORY, ComponentHost, Limits, trap_kind
+from hive_mind.engine import ADMIN, DEFAULT_DEADLINES_S, HARVEST, MEMORY, ComponentHost, Limits, trap_kind
 from hive_mind.errors import EngineTrap
 
 pytestmark = pytest.mark.usefixtures("engine_component")
@@ -129,9 +129,12 @@ def test_the_memory_cap_stops_a_call_and_the_next_call_runs(engine_component: Pa
     try:
         save(host, "A small memory fits under the cap.")
         with pytest.raises(EngineTrap) as trapped:
-            # 30 MiB: copied in under the cap, then the engine's own
-            # allocations pass it.
-            save(host, "word " * (6 << 20))
+            # A 30 MiB document (a memory is bounded far below the cap):
+            # copied in under the cap, then the engine's own allocations
+            # pass it.
+            document = record(name="notes.md", bytes=b"word " * (6 << 20))
+            options = record(source="markdown", mind=None, distillation="auto", dry_run=False)
+            host.call("[static]import-job.start", [document], options, interface=HARVEST)
         # wasmtime-py refuses the growth, the guest says so and aborts.
         assert trapped.value.kind == "memory-limit", trapped.value
         assert host.restarts == 1
