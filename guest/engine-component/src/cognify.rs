@@ -34,10 +34,10 @@
 //!
 //! Nothing is learned from a failed turn: the caller says so.
 
-use hive_mind_core::bounds;
 use std::collections::BTreeMap;
 
 use hive_mind_core::RAW_TURN_TAG;
+use hive_mind_core::bounds;
 use hive_mind_core::cognify::{
     ExtractedEntity, ExtractedRelation, accept_entity_name, already_held, plan_cognify,
 };

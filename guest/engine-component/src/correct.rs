@@ -9,12 +9,13 @@
 //! the old one's entities; then the entities its own words name are linked,
 //! as a save links them.
 
+use hive_mind_core::bounds;
+
 use crate::boundary;
 use crate::exports::hive::mind::memory::{CorrectedMemory, Correction, Error};
 use crate::hive::mind::types::{Frame, FrameRef};
 use crate::save::{Draft, embed_drafts, store_error};
 use crate::store;
-use hive_mind_core::bounds;
 
 /// The leading markings of a stored content (`[mind-fact] `, a raw turn's
 /// tag, a provenance block): what a correction keeps.

@@ -30,9 +30,9 @@
 //! 7. **Assemble** ([`assemble_recall`]), touch what was recalled, and add
 //!    the identity/awareness context ([`build_system_context`]).
 
-use hive_mind_core::bounds;
 use std::collections::{BTreeMap, BTreeSet};
 
+use hive_mind_core::bounds;
 use hive_mind_core::recall::{
     AwarenessContext, Candidate, Fetch, FrameInfo, IdentityContext, LaneHit, MindKey, RankOptions,
     RelevanceFloor, StandingLanes, assemble_recall, build_system_context, plan_recall, rank_recall,
