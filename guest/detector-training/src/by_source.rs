@@ -9,8 +9,16 @@
 //! and the threshold are made without any row of it (rows that mix it
 //! into a template go with it), and all of its rows are then scored. The
 //! figures per origin and language are at that fold's own threshold,
-//! chosen as the shipped one is; the pooled line puts every origin's
-//! held-out scores together and reads them at 1 % false alarms.
+//! chosen on the fold's calibration rows; the pooled line puts every
+//! origin's held-out scores together and reads them at 1 % false alarms.
+//!
+//! The shipped threshold is chosen here ([`BySource::margin`]): where the
+//! held-out origins' benign rows are flagged at 1 % averaged over the
+//! origins, read relative to each fold's calibration threshold, and
+//! carried over to the shipped model's. A threshold chosen on calibration
+//! rows holds its rate on the sources it was fitted on; on a source never
+//! seen it flagged several times as much, which is what a user importing
+//! their own texts meets.
 //!
 //! The project's own templates (`hive-mind-synthetic`) are not a fold:
 //! they are in nearly every hostile row.
@@ -74,9 +82,28 @@ fn share(part: usize, whole: usize) -> String {
     }
 }
 
-/// Fit without each origin, score it, and write the figures as Markdown.
+/// What validation by held-out source found.
+pub struct BySource {
+    /// The figures, as Markdown (`BY-SOURCE.md`).
+    pub markdown: String,
+    /// How far, in log-odds, a threshold chosen on calibration rows must
+    /// move for the benign rows of sources never seen to be flagged at
+    /// [`HELD_OUT_FALSE_ALARMS`] averaged over the origins (each weighing
+    /// the same): positive raises it. Each fold's scores are read relative
+    /// to that fold's own calibration threshold, so the margin carries
+    /// over to the shipped model's.
+    pub margin: f64,
+}
+
+/// The false-alarm rate, averaged over the held-out origins' benign rows,
+/// the shipped threshold is chosen for: the issue's goal on sources held
+/// out from training.
+pub const HELD_OUT_FALSE_ALARMS: f64 = 0.01;
+
+/// Fit without each origin, score it, and write the figures as Markdown;
+/// and the margin the threshold needs on sources never seen.
 /// `examples` are the featurised `split.train` rows, in order.
-pub fn report(split: &Split, examples: &[Example]) -> String {
+pub fn report(split: &Split, examples: &[Example]) -> BySource {
     let mut out = String::new();
     let _ = writeln!(out, "# Injection detector: validation by held-out source\n");
     let _ = writeln!(
@@ -168,7 +195,7 @@ pub fn report(split: &Split, examples: &[Example]) -> String {
     let (hostile, caught, benign, flagged) = tally(&all, 0.5);
     let at_one = report::threshold_at_false_alarms(&pooled, 0.01);
     let (_, caught_at_one, _, flagged_at_one) = tally(&all, at_one);
-    let at_mean = threshold_at_mean_false_alarms(&benign_by_origin, 0.01);
+    let at_mean = threshold_at_mean_false_alarms(&benign_by_origin, HELD_OUT_FALSE_ALARMS);
     let (_, caught_at_mean, _, flagged_at_mean) = tally(&all, at_mean);
     let _ = writeln!(
         out,
@@ -185,7 +212,25 @@ pub fn report(split: &Split, examples: &[Example]) -> String {
         share(caught_at_mean, hostile),
         share(flagged_at_mean, benign)
     );
-    out
+    let margin = log_odds(at_mean);
+    let _ = writeln!(
+        out,
+        "\nThe shipped threshold is chosen here: the calibration rows' threshold moved by \
+         {margin:+.3} log-odds, where each fold's held-out origin is flagged at \
+         {:.0} % averaged over the origins.",
+        HELD_OUT_FALSE_ALARMS * 100.0
+    );
+    BySource {
+        markdown: out,
+        margin,
+    }
+}
+
+/// The shipped threshold: `calibrated` (chosen on the calibration rows)
+/// moved by `margin` log-odds ([`BySource::margin`]), never below `floor`
+/// (just above every calibration conversation turn).
+pub fn held_out_threshold(calibrated: f64, margin: f64, floor: f64) -> f64 {
+    sigmoid(log_odds(calibrated) + margin).max(floor)
 }
 
 /// The threshold at which the benign rows' false-alarm rates, one per
@@ -237,6 +282,22 @@ mod tests {
         let threshold = threshold_at_mean_false_alarms(std::slice::from_ref(&large), 0.1);
         let flagged = large.iter().filter(|&&s| s >= threshold).count();
         assert_eq!(flagged, 100);
+    }
+
+    #[test]
+    fn the_held_out_margin_moves_the_calibrated_threshold_in_log_odds() {
+        assert!((held_out_threshold(0.5, 0.0, 0.0) - 0.5).abs() < 1e-12);
+        // 0.5 is log-odds 0; +ln 3 is odds 3:1.
+        assert!((held_out_threshold(0.5, 3f64.ln(), 0.0) - 0.75).abs() < 1e-12);
+        assert!(
+            held_out_threshold(0.6, -1.0, 0.0) < 0.6,
+            "a negative margin lowers it"
+        );
+        assert_eq!(
+            held_out_threshold(0.6, -1.0, 0.55),
+            0.55,
+            "never below the floor"
+        );
     }
 
     #[test]

@@ -53,13 +53,17 @@ pub fn scored(model: &Model, rows: &[Row]) -> Vec<Scored> {
 /// The lowest threshold that flags at most `target` of the benign rows and
 /// strictly more than every conversation turn's score.
 pub fn choose_threshold(rows: &[Scored], target: f64) -> f64 {
-    let at_rate = threshold_at_false_alarms(rows, target);
+    threshold_at_false_alarms(rows, target).max(above_conversation(rows))
+}
+
+/// A threshold just above every conversation turn of `rows`.
+pub fn above_conversation(rows: &[Scored]) -> f64 {
     let conversation = rows
         .iter()
         .filter(|r| r.conversation)
         .map(|r| r.score)
         .fold(0.0f64, f64::max);
-    at_rate.max(above(conversation))
+    above(conversation)
 }
 
 /// The lowest threshold that flags at most `rate` of the benign rows.
@@ -131,6 +135,7 @@ pub fn markdown(
     calibration: &[Scored],
     validation: &[Scored],
     length_study: &str,
+    threshold_choice: &str,
 ) -> String {
     let threshold = model.threshold();
     let mut out = String::new();
@@ -143,7 +148,7 @@ pub fn markdown(
         out,
         "Rows: {} fitted, {} calibration (the threshold), {} validation (held out by group: \
          wrapper templates, goals and documents the fit never saw). Weights: 2^{} `i8`. \
-         Threshold: **{threshold:.4}**.\n",
+         Threshold: **{threshold:.4}**, {threshold_choice}.\n",
         split.train.len(),
         split.calibration.len(),
         split.validation.len(),
@@ -190,7 +195,7 @@ pub fn markdown(
     let c = counts(calibration, |r| r.score >= threshold);
     let _ = writeln!(
         out,
-        "\nOn the calibration rows the threshold was chosen on: {} of {} caught, {} of {} \
+        "\nOn the calibration rows, at the shipped threshold: {} of {} caught, {} of {} \
          false alarms, {} of {} conversation turns.\n",
         c.caught, c.hostile, c.false_alarms, c.benign, c.conversation_alarms, c.conversation
     );
