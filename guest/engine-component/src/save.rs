@@ -210,7 +210,8 @@ pub fn save_memory(input: MemoryInput) -> Result<SavedMemory, Error> {
 }
 
 /// Save many memories: one store transaction per mind, results in input
-/// order. An empty content anywhere refuses the whole call before anything
+/// order. An empty or oversized content anywhere, or a batch over its
+/// bound ([`bounds::MEMORY_BATCH`]), refuses the whole call before anything
 /// is embedded or written.
 pub fn save_memories(inputs: Vec<MemoryInput>) -> Result<Vec<SavedMemory>, Error> {
     let total = inputs.iter().map(|input| input.content.len()).sum();
