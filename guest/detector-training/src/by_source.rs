@@ -195,7 +195,8 @@ pub fn report(split: &Split, examples: &[Example]) -> BySource {
     let (hostile, caught, benign, flagged) = tally(&all, 0.5);
     let at_one = report::threshold_at_false_alarms(&pooled, 0.01);
     let (_, caught_at_one, _, flagged_at_one) = tally(&all, at_one);
-    let at_mean = threshold_at_mean_false_alarms(&benign_by_origin, HELD_OUT_FALSE_ALARMS);
+    let at_mean = report::threshold_at_mean_false_alarms(&benign_by_origin, HELD_OUT_FALSE_ALARMS)
+        .unwrap_or(0.0);
     let (_, caught_at_mean, _, flagged_at_mean) = tally(&all, at_mean);
     let _ = writeln!(
         out,
@@ -233,30 +234,6 @@ pub fn held_out_threshold(calibrated: f64, margin: f64, floor: f64) -> f64 {
     sigmoid(log_odds(calibrated) + margin).max(floor)
 }
 
-/// The threshold at which the benign rows' false-alarm rates, one per
-/// origin, average `rate`: each origin weighs the same whatever its size,
-/// so a large easy source cannot hide a small hard one.
-fn threshold_at_mean_false_alarms(benign_by_origin: &[Vec<f64>], rate: f64) -> f64 {
-    let origins = benign_by_origin.len() as f64;
-    let mut weighted: Vec<(f64, f64)> = benign_by_origin
-        .iter()
-        .flat_map(|scores| {
-            let weight = 1.0 / (origins * scores.len() as f64);
-            scores.iter().map(move |&score| (score, weight))
-        })
-        .collect();
-    weighted.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let mut flagged = 0.0;
-    for (score, weight) in weighted {
-        // (a hair of tolerance: a hundred weights of 0.001 make 0.1)
-        if flagged + weight > rate + 1e-12 {
-            return report::above(score);
-        }
-        flagged += weight;
-    }
-    0.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,10 +253,12 @@ mod tests {
         // may not be flagged, whatever the large origin's size.
         let small = vec![0.9];
         let large: Vec<f64> = (0..1000).map(|i| f64::from(i) / 10_000.0).collect();
-        let threshold = threshold_at_mean_false_alarms(&[small, large.clone()], 0.1);
+        let threshold =
+            report::threshold_at_mean_false_alarms(&[small, large.clone()], 0.1).unwrap();
         assert!(threshold > 0.9, "{threshold}");
         // With the large origin alone, 10 % of its rows are flagged.
-        let threshold = threshold_at_mean_false_alarms(std::slice::from_ref(&large), 0.1);
+        let threshold =
+            report::threshold_at_mean_false_alarms(std::slice::from_ref(&large), 0.1).unwrap();
         let flagged = large.iter().filter(|&&s| s >= threshold).count();
         assert_eq!(flagged, 100);
     }

@@ -68,14 +68,38 @@ pub fn above_conversation(rows: &[Scored]) -> f64 {
 
 /// The lowest threshold that flags at most `rate` of the benign rows.
 pub fn threshold_at_false_alarms(rows: &[Scored], rate: f64) -> f64 {
-    let mut benign: Vec<f64> = rows
+    let benign: Vec<f64> = rows
         .iter()
         .filter(|r| !r.hostile)
         .map(|r| r.score)
         .collect();
-    benign.sort_by(|a, b| b.total_cmp(a));
-    let allowed = (rate * benign.len() as f64).floor() as usize;
-    benign.get(allowed).map_or(0.5, |&s| above(s))
+    threshold_at_mean_false_alarms(&[benign], rate).unwrap_or(0.5)
+}
+
+/// The lowest threshold at which the benign scores of `groups` (one group
+/// per origin) are flagged at most `rate` averaged over the groups: each
+/// weighs the same whatever its size, so a large easy source cannot hide a
+/// small hard one. One group is the plain rate. `None` when every score
+/// may be flagged.
+pub fn threshold_at_mean_false_alarms(groups: &[Vec<f64>], rate: f64) -> Option<f64> {
+    let count = groups.len() as f64;
+    let mut weighted: Vec<(f64, f64)> = groups
+        .iter()
+        .flat_map(|scores| {
+            let weight = 1.0 / (count * scores.len() as f64);
+            scores.iter().map(move |&score| (score, weight))
+        })
+        .collect();
+    weighted.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut flagged = 0.0;
+    for (score, weight) in weighted {
+        // (a hair of tolerance: a hundred weights of 0.001 make 0.1)
+        if flagged + weight > rate + 1e-12 {
+            return Some(above(score));
+        }
+        flagged += weight;
+    }
+    None
 }
 
 /// A threshold just above `score` (flagging is `score >= threshold`).
