@@ -215,8 +215,8 @@ fn an_oversized_argument_is_refused_by_the_engine_itself_and_writes_nothing() {
     assert_eq!(bounds::QUERY.bytes, limits::MAX_QUERY_BYTES);
     assert_eq!(bounds::MEMORY_BATCH.bytes, limits::MAX_INLINE_IMPORT_BYTES);
     for (bound, field) in [
-        (bounds::USER_TURN, "user"),
-        (bounds::ASSISTANT_TURN, "assistant"),
+        (bounds::TURN, "user"),
+        (bounds::TURN, "assistant"),
         (bounds::IDENTITY_FIELD, "personality"),
         (bounds::IDENTITY_FIELD, "system_prompt"),
         (bounds::NAME, "name"),

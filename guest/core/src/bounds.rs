@@ -47,16 +47,10 @@ pub const MEMORY_BATCH: Bound = Bound {
     instead: "save them in smaller batches",
 };
 
-/// The user's turn of an exchange.
-pub const USER_TURN: Bound = Bound {
-    argument: "user",
-    bytes: 100_000,
-    instead: "pass the turn's text, not a document",
-};
-
-/// The assistant's turn of an exchange.
-pub const ASSISTANT_TURN: Bound = Bound {
-    argument: "assistant",
+/// One turn of an exchange, named for its speaker (`user`, `assistant`)
+/// where it is checked.
+pub const TURN: Bound = Bound {
+    argument: "turn",
     bytes: 100_000,
     instead: "pass the turn's text, not a document",
 };

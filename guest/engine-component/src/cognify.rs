@@ -74,9 +74,10 @@ pub fn remember_exchange(
     assistant: String,
     options: ExchangeOptions,
 ) -> Result<Vec<SavedMemory>, Error> {
-    bounds::USER_TURN
+    bounds::TURN
+        .named("user")
         .check(&user)
-        .and_then(|()| bounds::ASSISTANT_TURN.check(&assistant))
+        .and_then(|()| bounds::TURN.named("assistant").check(&assistant))
         .map_err(Error::InvalidArgument)?;
     let workspace = options
         .workspace
