@@ -208,10 +208,18 @@ fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
 fn an_oversized_argument_is_refused_by_the_engine_itself_and_writes_nothing() {
     use hive_mind_core::bounds;
     use hive_mind_host::limits;
+    use hive_mind_host::portable_cli::MAX_RESTORE_BYTES;
     use hive_mind_runtime::engine::wit_admin::Identity;
-    use hive_mind_runtime::engine::wit_memory::{Correction, ExchangeOptions};
+    use hive_mind_runtime::engine::wit_memory::{
+        Correction, ExchangeOptions, ImportedConversation, ImportedTurn,
+    };
+    use hive_mind_runtime::engine::wit_review::MergeRequest;
 
     assert_eq!(bounds::MEMORY_CONTENT.bytes, limits::MAX_CONTENT_BYTES);
+    // A restore's lines: the Rust host refuses a larger file before it is
+    // read (too large to build here just to be refused).
+    assert_eq!(bounds::RESTORE.bytes as u64, MAX_RESTORE_BYTES);
+    assert_eq!(bounds::CONVERSATIONS.bytes, limits::MAX_INLINE_IMPORT_BYTES);
     assert_eq!(bounds::QUERY.bytes, limits::MAX_QUERY_BYTES);
     assert_eq!(bounds::MEMORY_BATCH.bytes, limits::MAX_INLINE_IMPORT_BYTES);
     for (bound, field) in [
@@ -306,6 +314,62 @@ fn an_oversized_argument_is_refused_by_the_engine_itself_and_writes_nothing() {
         format!("{identity:?}").contains("system prompt is too large"),
         "{identity:?}"
     );
+    let refused = |result: String, argument: &str| {
+        assert!(
+            result.contains(&format!("{argument} is too large (")),
+            "{argument}: {result}"
+        );
+    };
+    let merge = engine.review().merge(&MergeRequest {
+        memories: vec![kept.frame.ref_.clone(), kept.frame.ref_.clone()],
+        content: Some(over.clone()),
+    });
+    refused(format!("{merge:?}"), "content");
+    let close = engine
+        .review()
+        .close_session(&WitMind::Personal, "conv:none", Some(&over));
+    refused(format!("{close:?}"), "summary");
+    let listed = engine
+        .review()
+        .list_entities(&WitMind::Personal, &long_query, None, 5);
+    refused(format!("{listed:?}"), "text");
+    let pages = engine
+        .wiki()
+        .search_wiki(&WitMind::Personal, &long_query, 5);
+    refused(format!("{pages:?}"), "text");
+
+    // An import of conversations: a speaker or a title is a name, and all
+    // of one call together at most 16 MiB.
+    let conversation = |key: &str, speaker: &str, text: &str| ImportedConversation {
+        key: key.into(),
+        title: None,
+        date: 1_683_554_160_000,
+        turns: vec![ImportedTurn {
+            speaker: speaker.into(),
+            text: text.into(),
+        }],
+    };
+    let long_name = "n".repeat(bounds::NAME.bytes + 1);
+    let speaker = engine.import_conversations(
+        &WitMind::Personal,
+        &[conversation("s1", &long_name, "Hello there.")],
+    );
+    refused(format!("{speaker:?}"), "turn 1: speaker");
+    let mut titled = conversation("s1", "user", "Hello there.");
+    titled.title = Some(long_name.clone());
+    let title = engine.import_conversations(&WitMind::Personal, &[titled]);
+    refused(format!("{title:?}"), "conversation s1: title");
+    let many: Vec<ImportedConversation> = (0..170)
+        .map(|n| {
+            conversation(
+                &format!("c{n}"),
+                "user",
+                &format!("{n} {}", "w".repeat(99_990)),
+            )
+        })
+        .collect();
+    let batch = engine.import_conversations(&WitMind::Personal, &many);
+    refused(format!("{batch:?}"), "conversations");
 
     // At the bound a memory is saved; past it nothing was written.
     let at = "z ".repeat(bounds::MEMORY_CONTENT.bytes / 2);

@@ -23,8 +23,9 @@
 //! shorten.
 //!
 //! The engine bounds the texts it stores, embeds or searches with itself
-//! (a memory, an exchange's turns, a query, an identity, a name: the WIT
-//! docs say how much), so the Python and JavaScript hosts, which cap
+//! (a memory, an exchange's turns, a query, an identity, a name, the
+//! conversations of one import, the lines of a restore: the WIT docs say
+//! how much), so the Python and JavaScript hosts, which cap
 //! nothing, answer an oversized argument the same way. The caps here are
 //! the same numbers (a test across the boundary checks they agree): this
 //! host refuses first, with the argument's name as its caller spelled it.

@@ -10,10 +10,12 @@
 //!
 //! | argument | bound | why |
 //! |---|---|---|
-//! | a memory's content (save, a batch, a correction, an awareness item) | 100,000 bytes | larger texts belong in an import, which chunks them as a document |
+//! | a memory's content (save, a batch, a correction, a merge, an awareness item, a session's summary) | 100,000 bytes | larger texts belong in an import, which chunks them as a document |
 //! | a batch of memories | 16 MiB in all | the inline import's bound |
+//! | conversations imported in one call | 16 MiB in all | the inline import's bound; a speaker or title is a name |
+//! | the lines of an export to restore | 1 GiB in all | the Rust host's restore file cap; the engine holds it all to check it |
 //! | one turn of an exchange (user, assistant) | 100,000 bytes each | one turn of a conversation |
-//! | a recall query, an entity search | 16 KiB | a user's message, not a document |
+//! | a recall query, an entity, entity-list or wiki search | 16 KiB | a user's message, not a document |
 //! | an identity field | 16 KiB | it goes into every system prompt |
 //! | an entity's name or type, a relation's words | 1 KiB | a name |
 //!
@@ -47,6 +49,22 @@ pub const MEMORY_BATCH: Bound = Bound {
     instead: "save them in smaller batches",
 };
 
+/// The conversations of one `import-conversations` call, all turns'
+/// texts, speakers, titles and keys together.
+pub const CONVERSATIONS: Bound = Bound {
+    argument: "conversations",
+    bytes: 16 * 1024 * 1024,
+    instead: "import them in smaller batches, or import the export file itself",
+};
+
+/// The lines of an export handed to `restore-mind`, all together (each
+/// counted with the line break the file had).
+pub const RESTORE: Bound = Bound {
+    argument: "lines",
+    bytes: 1024 * 1024 * 1024,
+    instead: "",
+};
+
 /// One turn of an exchange, named for its speaker (`user`, `assistant`)
 /// where it is checked.
 pub const TURN: Bound = Bound {
@@ -62,8 +80,9 @@ pub const QUERY: Bound = Bound {
     instead: "ask with the message, not a document",
 };
 
-/// An entity search's text.
-pub const ENTITY_SEARCH: Bound = Bound {
+/// A search's text: an entity search, an entity listing's filter, a wiki
+/// search.
+pub const SEARCH: Bound = Bound {
     argument: "text",
     bytes: 16 * 1024,
     instead: "",

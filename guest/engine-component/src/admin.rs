@@ -292,6 +292,11 @@ fn anchor_links(line: &str) -> String {
 
 /// Restore an export into an empty mind (see `admin.restore-mind`).
 pub fn restore_mind(mind: Mind, lines: Vec<String>) -> Result<RestoreReport> {
+    // Each line counted with the line break the file had.
+    let bytes = lines.iter().map(|line| line.len().saturating_add(1)).sum();
+    bounds::RESTORE
+        .check_size(bytes)
+        .map_err(Error::InvalidArgument)?;
     let restored = store::write(&mind, |store| store.restore(&lines)).map_err(storage)?;
     Ok(RestoreReport {
         frames: restored.frames,

@@ -107,7 +107,7 @@ pub fn create_relation(
 
 /// Browse entities by a part of their name.
 pub fn search_entities(mind: Mind, text: String, limit: u32) -> Result<Vec<KnownEntity>, Error> {
-    bounds::ENTITY_SEARCH
+    bounds::SEARCH
         .check(&text)
         .map_err(Error::InvalidArgument)?;
     let limit = limit.clamp(1, MAX_SEARCH_LIMIT);

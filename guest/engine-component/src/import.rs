@@ -15,7 +15,7 @@
 //! written. Duplicates (the same turn imported twice) are counted by the
 //! store's content-hash dedup.
 
-use hive_mind_core::{ScanContext, raw_turn_content, reply_context, scan_in_windows};
+use hive_mind_core::{ScanContext, bounds, raw_turn_content, reply_context, scan_in_windows};
 
 use crate::boundary;
 use crate::exports::hive::mind::memory::{Error, ImportReport, ImportedConversation, ImportedTurn};
@@ -44,12 +44,33 @@ pub fn import_conversations(
     conversations: Vec<ImportedConversation>,
 ) -> Result<ImportReport, Error> {
     // Validate everything before writing anything.
+    let invalid = |conversation: &ImportedConversation, why: String| {
+        Error::InvalidArgument(format!("conversation {}: {why}", conversation.key))
+    };
+    let mut bytes = 0usize;
     for conversation in &conversations {
         check_key(&conversation.key)?;
-        boundary::iso(conversation.date).map_err(|why| {
-            Error::InvalidArgument(format!("conversation {}: {why}", conversation.key))
-        })?;
+        if let Some(title) = &conversation.title {
+            bounds::NAME
+                .named("title")
+                .check(title)
+                .map_err(|why| invalid(conversation, why))?;
+        }
+        for (index, turn) in conversation.turns.iter().enumerate() {
+            bounds::NAME
+                .named("speaker")
+                .check(&turn.speaker)
+                .map_err(|why| invalid(conversation, format!("turn {}: {why}", index + 1)))?;
+            bytes = bytes.saturating_add(turn.text.len() + turn.speaker.len());
+        }
+        bytes = bytes.saturating_add(
+            conversation.key.len() + conversation.title.as_ref().map_or(0, String::len),
+        );
+        boundary::iso(conversation.date).map_err(|why| invalid(conversation, why))?;
     }
+    bounds::CONVERSATIONS
+        .check_size(bytes)
+        .map_err(Error::InvalidArgument)?;
     let mut report = ImportReport {
         written: 0,
         duplicates: 0,

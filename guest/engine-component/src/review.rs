@@ -7,6 +7,7 @@
 //! ([`hive_mind_store::review`]); this module validates the arguments,
 //! embeds a merged memory like any save, and converts to the WIT's records.
 
+use hive_mind_core::bounds;
 use hive_mind_core::cognify::graph_label;
 use hive_mind_core::{ScanContext as CoreScanContext, scan_for_injection};
 use hive_mind_store::decisions::PairVerdict as StoreVerdict;
@@ -150,6 +151,11 @@ pub fn set_metadata(memory: FrameRef, change: MetadataChange) -> Result<Frame> {
 
 /// Merge memories into one (see `review.merge`).
 pub fn merge(request: MergeRequest) -> Result<Merged> {
+    if let Some(content) = &request.content {
+        bounds::MEMORY_CONTENT
+            .check(content)
+            .map_err(Error::InvalidArgument)?;
+    }
     let Some(first) = request.memories.first() else {
         return Err(Error::InvalidArgument(
             "a merge needs at least two different memories".to_string(),
@@ -272,6 +278,12 @@ pub fn get_session(mind: Mind, gop_id: String, limit: u32) -> Result<SessionView
 
 /// Close a session.
 pub fn close_session(mind: Mind, gop_id: String, summary: Option<String>) -> Result<SessionInfo> {
+    if let Some(summary) = &summary {
+        bounds::MEMORY_CONTENT
+            .named("summary")
+            .check(summary)
+            .map_err(Error::InvalidArgument)?;
+    }
     store::read(&mind, |store| {
         let closed = store.close_session_reviewed(&gop_id, summary.as_deref())?;
         session_out(store, &closed)
@@ -330,6 +342,9 @@ pub fn list_entities(
     entity_type: Option<String>,
     limit: u32,
 ) -> Result<Vec<EntityInfo>> {
+    bounds::SEARCH
+        .check(&text)
+        .map_err(Error::InvalidArgument)?;
     let limit = limit_of(limit)?;
     let entity_type = entity_type
         .map(|kind| graph_label(&kind, "entity type"))

@@ -19,6 +19,7 @@
 //! The `you` page is the identity the mind holds and the owner's own
 //! statements (memories that speak in the first person or of "the user").
 
+use hive_mind_core::bounds;
 use hive_mind_core::change::{ChangeThresholds, Verdict, judge_statements};
 use hive_mind_core::recall::display_text;
 use hive_mind_core::topics::{
@@ -708,6 +709,9 @@ fn synthesis(mind: &Mind, page: &Page) -> Option<PageSynthesis> {
 
 /// Pages whose title or current statements contain a text.
 pub fn search_wiki(mind: Mind, text: String, limit: u32) -> Result<Vec<PageSummary>> {
+    bounds::SEARCH
+        .check(&text)
+        .map_err(Error::InvalidArgument)?;
     let limit = limit_of(limit)?;
     let text = text.trim().to_string();
     if text.is_empty() {
