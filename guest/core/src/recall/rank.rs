@@ -39,19 +39,30 @@
 //!    `strength = w · top · 2σ(logit − best) + (1 − w) · fused`
 //!
 //!    with `w` = [`RERANKER_WEIGHT`] = 0.75 (less when the reranker
-//!    recognises nothing in the pool, its best probability under
+//!    recognises nothing in the call, its best probability under
 //!    [`RERANKER_SURE`]: see `reranker_weight`), `top` the lane's best fused
-//!    score, `best` the pool's highest logit and `σ` the logistic function.
+//!    score, `best` the highest logit of the whole call (every reranked
+//!    lane's pool) and `σ` the logistic function.
 //!    A cross-encoder trained with a binary loss (the ms-marco ones) outputs
 //!    a log-odds of relevance, but only its differences are to be trusted
 //!    (the WIT says scores compare within one call only): trained on web
 //!    search, it gives the right chat turn a probability of 0.04 where a web
-//!    passage would get 0.99. So each passage is scored against the pool's
+//!    passage would get 0.99. So each passage is scored against the call's
 //!    best: `2σ(logit − best)` is 1 for the best, ½ for a passage with a
 //!    third of its odds, near 0 for one it rejects. The lane keeps its RRF
-//!    scale (its best reranked memory scores about the lane's best fused
-//!    value), so it stays comparable with the other lanes, which are not
-//!    reranked; lane members outside the pool count as unconfirmed (0). The
+//!    scale (a passage as good as the call's best scores about its lane's
+//!    best fused value), so it stays comparable with the other lanes, which are not
+//!    reranked; lane members outside the pool count as unconfirmed (0).
+//!    One judge for all reranked lanes: a lane whose best passage the
+//!    reranker rejects next to another lane's answer scores as rejected,
+//!    not as its lane's best (judged within each lane, a raw turn about
+//!    invoice exports at p 0.02 tied "Maya's team keeps invoices in
+//!    PostgreSQL" at p 1.00 and led it on recency). A current version
+//!    found through earlier versions it replaced ([`FrameInfo::stands_for`])
+//!    is read in each of them too, when the budget allows, and counts at
+//!    its best reading: the question the old statement answered ("What kind
+//!    of diet do I follow?" / "Maya is vegetarian.") is the current one's to
+//!    answer now, in whatever words it says it. The
 //!    first stage keeps a quarter: between passages the reranker scores
 //!    alike, the one both searches ranked high goes first. (The reference engine replaced the final score in the pool
 //!    by the reranker's; the earlier version of this engine only reordered
@@ -134,7 +145,8 @@ pub struct FrameInfo {
     /// recall answers a hit on a replaced memory with its current version,
     /// whose own words may differ ("I live in Lisbon" found for "Where do
     /// I live?", answered by "I moved to Porto"). The query's words are
-    /// looked for in them too.
+    /// looked for in them too, and the reranker reads them (the memory
+    /// counts at the best of its readings).
     #[serde(default)]
     pub stands_for: Vec<String>,
 }
@@ -719,9 +731,10 @@ fn rerank_lanes<R>(
     let query_tokens = estimate_tokens(&plan.query);
     let mut passages: Vec<String> = Vec::new();
     let mut slots: HashMap<PassageKey, usize> = HashMap::new();
-    // Per lane: (entry, passage slot) of each pool member, in fused order,
-    // and whether the pool still grows.
-    let mut pools: Vec<(Vec<(usize, usize)>, bool)> = vec![(Vec::new(), true); lanes.len()];
+    // Per lane: (entry, passage slots) of each pool member, in fused order,
+    // and whether the pool still grows. A member's first slot is its own
+    // passage; the others are the earlier versions it answers for.
+    let mut pools: Vec<(Vec<PoolMember>, bool)> = vec![(Vec::new(), true); lanes.len()];
     let mut spent = 0;
     for position in 0..pool_size {
         for ((_, members), (pool, open)) in lanes.iter().zip(pools.iter_mut()) {
@@ -735,9 +748,15 @@ fn rerank_lanes<R>(
                 *open = false;
                 continue;
             };
-            let key = (entry.mind.clone(), entry.id, entry.chunk);
+            let key = (entry.mind.clone(), entry.id, entry.chunk, 0);
             if let Some(&slot) = slots.get(&key) {
-                pool.push((member, slot));
+                let mut read = vec![slot];
+                read.extend((1..=entry.frame.stands_for.len()).filter_map(|version| {
+                    slots
+                        .get(&(entry.mind.clone(), entry.id, None, version))
+                        .copied()
+                }));
+                pool.push((member, read));
                 continue;
             }
             let passage = passage_text(&entry.frame.content, entry.chunk);
@@ -748,8 +767,28 @@ fn rerank_lanes<R>(
             }
             spent += cost;
             slots.insert(key, passages.len());
-            pool.push((member, passages.len()));
+            let mut read = vec![passages.len()];
             passages.push(passage);
+            // The earlier versions a search found, read too when they fit:
+            // a question the old statement answered ("What kind of diet do
+            // I follow?" / "Maya is vegetarian.") is answered now by the
+            // current one, whose words may not show it ("she's pescatarian
+            // now").
+            for (version, earlier) in entry.frame.stands_for.iter().enumerate() {
+                let passage = passage_text(earlier, None);
+                let cost = (query_tokens + estimate_tokens(&passage) + 3).min(pair_tokens);
+                if spent + cost > RERANK_TOKEN_BUDGET {
+                    break;
+                }
+                spent += cost;
+                slots.insert(
+                    (entry.mind.clone(), entry.id, None, version + 1),
+                    passages.len(),
+                );
+                read.push(passages.len());
+                passages.push(passage);
+            }
+            pool.push((member, read));
         }
         if !pools.iter().any(|(_, open)| *open) {
             break;
@@ -763,22 +802,36 @@ fn rerank_lanes<R>(
     if scores.len() != passages.len() || scores.iter().any(|score| !score.is_finite()) {
         return;
     }
+    // One judge for the whole call: every lane's passages are read against
+    // the call's best, so a lane whose best the reranker rejects does not
+    // score like a lane whose best it recognises.
+    let best = scores
+        .iter()
+        .map(|&score| f64::from(score))
+        .fold(f64::NEG_INFINITY, f64::max);
     for ((lane, _), (pool, _)) in lanes.iter().zip(&pools) {
-        apply_rerank(*lane, pool, &scores, entries);
+        apply_rerank(*lane, pool, &scores, best, entries);
     }
 }
 
+/// A member of a lane's rerank pool: its entry and the slots of the
+/// passages read for it (its own first, then earlier versions).
+type PoolMember = (usize, Vec<usize>);
+
 /// A passage of the rerank call: which chunk (or the whole frame, `None`) of
-/// which frame of which mind.
-type PassageKey = (MindKey, u64, Option<(u32, u32)>);
+/// which frame of which mind, and which of its texts (0: its own, `n`: the
+/// `n`th earlier version it answers for, [`FrameInfo::stands_for`]).
+type PassageKey = (MindKey, u64, Option<(u32, u32)>, usize);
 
 /// Set one reranked lane's strengths from the scores of its pool: `pool`
-/// holds the pool's entries in fused order, each with its passage's slot in
-/// `scores`.
-fn apply_rerank(lane: Lane, pool: &[(usize, usize)], scores: &[f32], entries: &mut [Entry]) {
+/// holds the pool's entries in fused order, each with its passages' slots
+/// in `scores` (its own first, then earlier versions it answers for; it
+/// counts at the best of them); `best` is the call's highest logit, every
+/// lane's included.
+fn apply_rerank(lane: Lane, pool: &[PoolMember], scores: &[f32], best: f64, entries: &mut [Entry]) {
     let Some(top) = pool
         .first()
-        .and_then(|&(first, _)| entries.get(first))
+        .and_then(|(first, _)| entries.get(*first))
         .map(|entry| entry.fused)
     else {
         return;
@@ -787,10 +840,15 @@ fn apply_rerank(lane: Lane, pool: &[(usize, usize)], scores: &[f32], entries: &m
     // keep the fused order. `rerank` checked that every slot has a score.
     let mut order: Vec<(usize, f64)> = pool
         .iter()
-        .filter_map(|&(member, slot)| Some((member, f64::from(*scores.get(slot)?))))
+        .filter_map(|(member, slots)| {
+            let logit = slots
+                .iter()
+                .filter_map(|&slot| scores.get(slot).map(|&score| f64::from(score)))
+                .reduce(f64::max)?;
+            Some((*member, logit))
+        })
         .collect();
     order.sort_by(|(_, a), (_, b)| b.total_cmp(a));
-    let best = order.first().map_or(0.0, |&(_, logit)| logit);
     let weight = reranker_weight(logistic(best));
     // The lane's members outside the pool are unconfirmed: σ = 0.
     for entry in entries.iter_mut().filter(|entry| entry.lane == lane) {

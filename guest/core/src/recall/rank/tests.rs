@@ -1033,6 +1033,90 @@ fn a_passage_two_lanes_share_is_scored_once_and_counts_in_both() {
 }
 
 #[test]
+fn every_reranked_lane_is_judged_against_the_calls_best_passage() {
+    // "Which database do we keep invoices in?": the raw-detail lane's best
+    // turn mentions invoices (p 0.02), the semantic lane's best memory is
+    // the answer (p 0.99). Each is its lane's first fused hit; judged only
+    // within its own lane each would score as that lane's best, and the
+    // turn's relevance decided. Read against the call's best, the answer
+    // leads and the turn keeps only its unconfirmed share.
+    let plan = plan_recall("ledger database", NOW, 50).unwrap();
+    assert!(plan.lane(Lane::RawDetail).is_some_and(|spec| spec.rerank));
+    let mut turn = text(&P, 1, Lane::RawDetail, 0);
+    turn.frame.content =
+        "[mind-rawturn conv:c turn:1 speaker:A] the ledger database export failed".into();
+    // The turn is a little more recent: alone, relevance would put it first.
+    turn.frame.access_count = 3;
+    let answer = text(&P, 2, Lane::Semantic, 0);
+    let logit = |p: f64| (p / (1.0 - p)).ln() as f32;
+    let ranked = rank_candidates(
+        &plan,
+        vec![turn, answer],
+        &RankOptions::default(),
+        |passages: &[&str]| {
+            Some(
+                passages
+                    .iter()
+                    .map(|passage| {
+                        if passage.contains("export failed") {
+                            logit(0.02)
+                        } else {
+                            logit(0.99)
+                        }
+                    })
+                    .collect(),
+            )
+        },
+    )
+    .unwrap();
+    assert_eq!(ranked[0].frame_id, 2, "{ranked:#?}");
+    let turn = ranked.iter().find(|m| m.frame_id == 1).unwrap();
+    assert!(
+        turn.strength < 0.3 * turn.fused,
+        "the rejected turn keeps only the unconfirmed share: {} of {}",
+        turn.strength,
+        turn.fused
+    );
+}
+
+#[test]
+fn a_current_version_counts_at_the_best_reading_of_the_versions_it_answers_for() {
+    // "What kind of diet do I follow?": the search found "Maya is
+    // vegetarian.", which "she's pescatarian now" replaced. The reranker
+    // recognises the old statement as an answer and not the new one's
+    // words; the current version answers with the old one's recognition.
+    let plan = ordinary_plan();
+    let mut current = vector(&P, 7, Lane::Semantic, 0, 0.45);
+    current.frame.content = "Maya started eating fish again; she is pescatarian now.".into();
+    current.frame.stands_for = vec!["Maya is vegetarian.".into()];
+    let other = vector(&P, 8, Lane::Semantic, 1, 0.44);
+    let read = RefCell::new(Vec::new());
+    let ranked = rank_candidates(
+        &plan,
+        vec![current, other],
+        &RankOptions::default(),
+        |passages: &[&str]| {
+            read.borrow_mut()
+                .extend(passages.iter().map(|p| p.to_string()));
+            Some(
+                passages
+                    .iter()
+                    .map(|p| if p.contains("vegetarian") { 3.0 } else { -9.0 })
+                    .collect(),
+            )
+        },
+    )
+    .unwrap();
+    assert!(
+        read.into_inner().iter().any(|p| p == "Maya is vegetarian."),
+        "the earlier version is read"
+    );
+    assert_eq!(ranked[0].frame_id, 7, "{ranked:#?}");
+    let probability = ranked[0].evidence.rerank_probability.unwrap();
+    assert!(probability > 0.9, "{probability}");
+}
+
+#[test]
 fn the_reranked_lanes_take_turns_with_the_budget() {
     // Two lanes with different passages, each pair the full 128 tokens: the
     // budget buys an odd number of pairs (896 / 128 = 7), and the lanes
