@@ -13,7 +13,10 @@
 //!   above the older (it takes the older's score, so the list stays best
 //!   first) and the older is marked [`RankedMemory::earlier`], which the
 //!   block shows, so a model reads the current statement first and knows
-//!   the other is older.
+//!   the other is older — unless the newer one is background (a standing
+//!   lane's, fetched whatever the query) and the older one was found by
+//!   the query: a "possibly related" is not enough to put it before an
+//!   answer.
 //!
 //! Memories are compared by event time (`created_at`), then id.
 
@@ -99,6 +102,14 @@ pub fn order_changes(
                         *flag = true;
                     }
                 }
+                // A possible conflict moves the newer statement up, but
+                // never a background memory above one the query found: it
+                // was fetched whatever the question, and the judge's
+                // "possibly related" is too weak to put it before an
+                // answer ("Maya was promoted on 1 May", an important
+                // memory, above "Maya's performance review is on 8 April"
+                // for "When is my performance review?").
+                Verdict::PossibleConflict if new.background && !old.background => {}
                 Verdict::PossibleConflict => conflicts.push((older, newer)),
                 Verdict::Unrelated => {}
             }
@@ -195,6 +206,7 @@ mod tests {
                 stands_for: Vec::new(),
             },
             earlier: false,
+            background: false,
         }
     }
 
@@ -233,6 +245,31 @@ mod tests {
         assert_eq!(out.earlier, 1);
         let scores: Vec<f64> = out.memories.iter().map(|m| m.score).collect();
         assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    }
+
+    #[test]
+    fn a_background_memory_is_never_moved_above_what_the_query_found() {
+        // The same pair as above, but the newer statement stands in the
+        // importance lane (fetched whatever the query) and the older one
+        // answered it: the order stays, nothing is marked earlier.
+        let mut newer = memory(
+            3,
+            "Invoices live in the ledger database.",
+            "2026-01-01T00:00:00Z",
+            0.3,
+        );
+        newer.lane = Lane::Importance;
+        newer.background = true;
+        let memories = vec![
+            memory(1, "We keep invoices in MySQL.", "2025-01-01T00:00:00Z", 0.9),
+            newer,
+        ];
+        let vectors = vectors(&[(1, [1.0, 0.0]), (3, [0.8, 0.6])]);
+        let out = order_changes(memories, &vectors, ChangeThresholds::for_floor(0.24));
+        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+        assert_eq!(ids, [1, 3]);
+        assert_eq!(out.earlier, 0);
+        assert!(!out.memories.iter().any(|m| m.earlier));
     }
 
     #[test]

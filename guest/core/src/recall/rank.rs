@@ -321,6 +321,11 @@ pub struct RankedMemory {
     /// earlier.
     #[serde(default)]
     pub earlier: bool,
+    /// Kept from a standing lane (importance, profile, facts, events
+    /// outside a window): fetched whatever the query was, so it is
+    /// background to the memories the query found.
+    #[serde(default)]
+    pub background: bool,
 }
 
 /// What ranking returns: the memories, best first, and when nothing
@@ -943,6 +948,11 @@ fn score_entry(
         multiplier,
         score,
         why,
+        background: LaneRole::of(
+            entry.lane,
+            plan.lane(entry.lane)
+                .is_some_and(|spec| spec.is_date_filtered()),
+        ) == LaneRole::Standing,
         frame: entry.frame,
         earlier: false,
     })

@@ -42,6 +42,7 @@ fn memory(
             stands_for: Vec::new(),
         },
         earlier: false,
+        background: false,
     }
 }
 

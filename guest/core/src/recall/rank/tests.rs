@@ -952,6 +952,10 @@ fn a_reranked_lane_keeps_its_scale_however_unsure_the_reranker_is() {
     .unwrap();
     assert_eq!(ranked[0].frame_id, 101);
     assert!(ranked[0].strength > 0.9 * ranked[0].fused);
+    // What the query found is foreground; the facts lane's memory, fetched
+    // whatever the query, is background.
+    assert!(!ranked[0].background);
+    assert!(ranked.iter().any(|m| m.frame_id == 9 && m.background));
 }
 
 #[test]
