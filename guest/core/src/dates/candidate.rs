@@ -42,6 +42,10 @@ pub(super) struct Candidate {
     pub(super) end: usize,
     /// The period.
     pub(super) window: DateWindow,
+    /// Whether today decided the period ("last March", "in May" without a
+    /// year); an absolute period ("between March and April 2026") is the
+    /// same whenever it is asked.
+    pub(super) anchored: bool,
 }
 
 impl Candidate {
@@ -83,6 +87,7 @@ mod tests {
                 until: "2026-01-31".to_string(),
                 label: format!("{start}-{end}"),
             },
+            anchored: false,
         }
     }
 

@@ -498,6 +498,18 @@ pub fn resolve_date_window(query: &str, anchor: &str) -> Result<Option<DateWindo
     Ok(most_specific(without_nested(candidates)).map(|found| found.window))
 }
 
+/// The spoken periods the query names that no date decides ("between
+/// March and April 2026", "spring 2026", "Q1 2026"): the ones an
+/// anchorless reader may take.
+pub(super) fn absolute_spoken_candidates(query: &str) -> Vec<Candidate> {
+    // Any day does: an absolute period resolves the same against each.
+    let any_day = NaiveDate::from_ymd_opt(2000, 1, 1).unwrap_or_default();
+    spoken_candidates(query, any_day)
+        .into_iter()
+        .filter(|candidate| !candidate.anchored)
+        .collect()
+}
+
 /// Every spoken period the query names, resolved against `today`.
 fn spoken_candidates(query: &str, today: NaiveDate) -> Vec<Candidate> {
     SPOKEN_PATTERNS
@@ -577,6 +589,7 @@ fn spoken_candidate(
             until,
             label: label_text,
         },
+        anchored: resolved.anchored,
     })
 }
 

@@ -8,11 +8,15 @@
 //! "Events during May 2026".
 //!
 //! Only *absolute* periods count: every form carries a four-digit year in
-//! 1900–2199. Periods said relative to now ("last week", "two months ago",
-//! "in May" with no year, "spring 2026", ranges) are the business of
-//! [`resolve_date_window`], which needs an anchor date this function does
-//! not have and which takes these absolute forms in as well; a single day
-//! named relative to now ("yesterday") is [`resolve_relative_date`]'s.
+//! 1900–2199. The forms below are this module's; the spoken forms that
+//! carry their year ("between March and April 2026", "spring 2026", "Q1
+//! 2026") come from [`resolve_date_window`]'s reader, which
+//! [`parse_date_window`] asks for the periods no date decides, so a range
+//! is never read as its first day. Periods said relative to now ("last
+//! week", "two months ago", "in May" with no year, "between March and
+//! April") are [`resolve_date_window`]'s alone, which needs an anchor date
+//! this function does not have; a single day named relative to now
+//! ("yesterday") is [`resolve_relative_date`]'s.
 //!
 //! The forms, most specific first (all case-insensitive; month names are full
 //! or three-letter abbreviations, "Sept" too, with an optional dot):
@@ -47,7 +51,7 @@ use std::sync::LazyLock;
 use chrono::{Datelike, Days, NaiveDate};
 use regex::{Captures, Regex};
 
-use super::candidate::{Candidate, Granularity, most_specific};
+use super::candidate::{Candidate, Granularity, most_specific, without_nested};
 use super::month::{MONTH_NAME_PATTERN, last_day_of_month, month_number};
 use crate::calendar::format_date;
 use crate::types::DateWindow;
@@ -235,7 +239,9 @@ static FORM_PATTERNS: LazyLock<Vec<(Form, Regex)>> = LazyLock::new(|| {
 /// See the module documentation for the accepted forms and for which one wins
 /// when a query names several periods.
 pub fn parse_date_window(query: &str) -> Option<DateWindow> {
-    most_specific(absolute_candidates(query)).map(|found| found.window)
+    let mut candidates = absolute_candidates(query);
+    candidates.extend(super::spoken::absolute_spoken_candidates(query));
+    most_specific(without_nested(candidates)).map(|found| found.window)
 }
 
 /// Every absolute period the query names, in no particular order.
@@ -310,6 +316,7 @@ fn candidate(form: Form, captures: &Captures<'_>, query: &str) -> Option<Candida
             until: format_date(until),
             label: label.as_str().to_string(),
         },
+        anchored: false,
     })
 }
 
@@ -491,6 +498,41 @@ mod tests {
         for (query, expected) in cases {
             assert_eq!(parse_date_window(query), expected, "{query}");
         }
+    }
+
+    #[test]
+    fn absolute_ranges_seasons_and_quarters_and_nothing_said_relative_to_now() {
+        let cases = [
+            (
+                "what happened between March and April 2026?",
+                window("2026-03-01", "2026-04-30", "March and April 2026"),
+            ),
+            (
+                "notes from Q1 2026",
+                window("2026-01-01", "2026-03-31", "Q1 2026"),
+            ),
+            (
+                "photos from spring 2026",
+                window("2026-03-01", "2026-05-31", "spring 2026"),
+            ),
+        ];
+        for (query, expected) in cases {
+            assert_eq!(parse_date_window(query), expected, "{query}");
+        }
+        // Today decides these: an anchorless reader takes none.
+        for query in [
+            "last March",
+            "between March and April",
+            "last month",
+            "in May",
+        ] {
+            assert_eq!(parse_date_window(query), None, "{query}");
+        }
+        // The absolute forms keep their precedence.
+        assert_eq!(
+            parse_date_window("In 2026, especially 3 May 2026").map(|w| w.label),
+            Some("3 May 2026".to_string())
+        );
     }
 
     #[test]
@@ -733,8 +775,9 @@ mod tests {
                 window("2026-06-01", "2026-06-07", "first week of June 2026"),
             ),
             (
+                // A range of absolute days is the range, not its first day.
                 "between 3 May 2026 and May 9, 2026",
-                window("2026-05-01", "2026-05-05", "3 May 2026"),
+                window("2026-05-03", "2026-05-09", "3 May 2026 and May 9, 2026"),
             ),
             (
                 "during 2024 and in March 2025",
