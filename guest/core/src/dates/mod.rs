@@ -18,4 +18,15 @@ mod window;
 
 pub use relative::{ResolvedDate, resolve_relative_date};
 pub use spoken::resolve_date_window;
-pub use window::parse_date_window;
+
+use crate::types::DateWindow;
+
+/// The explicit period a query names, if any: the absolute forms of
+/// [`window`] and the spoken periods that carry their year (a range, a
+/// season, a quarter: [`spoken`]), never one today decides. See [`window`]
+/// for the forms and for which one wins when a query names several.
+pub fn parse_date_window(query: &str) -> Option<DateWindow> {
+    let mut candidates = window::absolute_candidates(query);
+    candidates.extend(spoken::absolute_spoken_candidates(query));
+    candidate::most_specific(candidate::without_nested(candidates)).map(|found| found.window)
+}

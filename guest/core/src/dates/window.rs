@@ -11,7 +11,8 @@
 //! 1900–2199. The forms below are this module's; the spoken forms that
 //! carry their year ("between March and April 2026", "spring 2026", "Q1
 //! 2026") come from [`resolve_date_window`]'s reader, which
-//! [`parse_date_window`] asks for the periods no date decides, so a range
+//! [`parse_date_window`](super::parse_date_window) asks for the periods no
+//! date decides, so a range
 //! is never read as its first day. Periods said relative to now ("last
 //! week", "two months ago", "in May" with no year, "between March and
 //! April") are [`resolve_date_window`]'s alone, which needs an anchor date
@@ -51,7 +52,7 @@ use std::sync::LazyLock;
 use chrono::{Datelike, Days, NaiveDate};
 use regex::{Captures, Regex};
 
-use super::candidate::{Candidate, Granularity, most_specific, without_nested};
+use super::candidate::{Candidate, Granularity};
 use super::month::{MONTH_NAME_PATTERN, last_day_of_month, month_number};
 use crate::calendar::format_date;
 use crate::types::DateWindow;
@@ -234,16 +235,6 @@ static FORM_PATTERNS: LazyLock<Vec<(Form, Regex)>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The explicit period a query names, if any.
-///
-/// See the module documentation for the accepted forms and for which one wins
-/// when a query names several periods.
-pub fn parse_date_window(query: &str) -> Option<DateWindow> {
-    let mut candidates = absolute_candidates(query);
-    candidates.extend(super::spoken::absolute_spoken_candidates(query));
-    most_specific(without_nested(candidates)).map(|found| found.window)
-}
-
 /// Every absolute period the query names, in no particular order.
 pub(super) fn absolute_candidates(query: &str) -> Vec<Candidate> {
     FORM_PATTERNS
@@ -392,6 +383,7 @@ pub(super) fn part_of_month(year: i32, month: u32, part: &str) -> Option<(NaiveD
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dates::parse_date_window;
 
     fn window(since: &str, until: &str, label: &str) -> Option<DateWindow> {
         Some(DateWindow {
