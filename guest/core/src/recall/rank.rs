@@ -414,12 +414,7 @@ where
         .collect();
 
     // 2. Floor.
-    let role = |lane: Lane| {
-        LaneRole::of(
-            lane,
-            plan.lane(lane).is_some_and(|spec| spec.is_date_filtered()),
-        )
-    };
+    let role = |lane: Lane| lane_role(plan, lane);
     let floor = options.floor;
     let words = query_words(&plan.query);
     // The share of the query's words a hit holds, in its shown text or an
@@ -682,6 +677,15 @@ fn fuse_group(lane: Lane, mind: MindKey, mut hits: Vec<Candidate>, query: &str) 
         .collect()
 }
 
+/// How the floor and the order treat `lane` in `plan` (date-filtered there
+/// or not).
+fn lane_role(plan: &RecallPlan, lane: Lane) -> LaneRole {
+    LaneRole::of(
+        lane,
+        plan.lane(lane).is_some_and(|spec| spec.is_date_filtered()),
+    )
+}
+
 /// Let the reranker score the best fused results of every lane the plan
 /// reranks, in one call, and set those lanes' strengths (see the module
 /// documentation); on any failure strengths stay the fused scores.
@@ -734,6 +738,8 @@ fn rerank_lanes<R>(
 
     // Grow the pools in turns within the budget.
     let query_tokens = estimate_tokens(&plan.query);
+    // A pair's estimated tokens, at most the reranker's window.
+    let pair_cost = |passage: &str| (query_tokens + estimate_tokens(passage) + 3).min(pair_tokens);
     let mut passages: Vec<String> = Vec::new();
     let mut slots: HashMap<PassageKey, usize> = HashMap::new();
     // Per lane: (entry, passage slots) of each pool member, in fused order,
@@ -765,7 +771,7 @@ fn rerank_lanes<R>(
                 continue;
             }
             let passage = passage_text(&entry.frame.content, entry.chunk);
-            let cost = (query_tokens + estimate_tokens(&passage) + 3).min(pair_tokens);
+            let cost = pair_cost(&passage);
             if spent + cost > RERANK_TOKEN_BUDGET && !passages.is_empty() {
                 *open = false;
                 continue;
@@ -781,7 +787,7 @@ fn rerank_lanes<R>(
             // now").
             for (version, earlier) in entry.frame.stands_for.iter().enumerate() {
                 let passage = passage_text(earlier, None);
-                let cost = (query_tokens + estimate_tokens(&passage) + 3).min(pair_tokens);
+                let cost = pair_cost(&passage);
                 if spent + cost > RERANK_TOKEN_BUDGET {
                     break;
                 }
@@ -948,11 +954,7 @@ fn score_entry(
         multiplier,
         score,
         why,
-        background: LaneRole::of(
-            entry.lane,
-            plan.lane(entry.lane)
-                .is_some_and(|spec| spec.is_date_filtered()),
-        ) == LaneRole::Standing,
+        background: lane_role(plan, entry.lane) == LaneRole::Standing,
         frame: entry.frame,
         earlier: false,
     })
