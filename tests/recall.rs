@@ -376,6 +376,51 @@ fn a_named_period_brings_its_events() {
 }
 
 #[test]
+fn a_period_brings_what_happened_in_it_though_it_was_written_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = seeded(dir.path());
+    // Written three days after the wedding, and a month before the review
+    // it plans: neither event date is in the period asked about.
+    save(
+        &mut engine,
+        WitMind::Personal,
+        "Maya went to Sven's cousin's wedding in Ghent on 28 June 2025.",
+        "2025-07-01T15:29:00Z",
+    );
+    save(
+        &mut engine,
+        WitMind::Personal,
+        "Maya's performance review is on 8 April 2026 with Hanneke.",
+        "2026-03-10T10:24:00Z",
+    );
+    let in_window = |result: &Recall, text: &str| {
+        result
+            .memories
+            .iter()
+            .any(|m| m.lane == Lane::DateWindow && m.frame.content.contains(text))
+    };
+    let result = recall(
+        &mut engine,
+        "What did I attend at the end of June 2025?",
+        &options(None, RecallScope::Personal),
+    );
+    assert!(in_window(&result, "wedding"), "{}", result.text);
+    let result = recall(
+        &mut engine,
+        "What is on my calendar in April 2026?",
+        &options(None, RecallScope::Personal),
+    );
+    assert!(in_window(&result, "performance review"), "{}", result.text);
+    // A period it does not name does not take it.
+    let result = recall(
+        &mut engine,
+        "What did I attend in May 2025?",
+        &options(None, RecallScope::Personal),
+    );
+    assert!(!in_window(&result, "wedding"), "{}", result.text);
+}
+
+#[test]
 fn the_knowledge_graph_changes_the_ranking() {
     // Mock vectors: only the keyword lane and the signals decide the order,
     // so the graph's effect is isolated.

@@ -543,6 +543,10 @@ impl MindStore {
         // so a higher id goes first.
         for (frame, _) in chosen.iter().rev() {
             super::frames::clear_vectors(&tx, frame.id)?;
+            tx.execute(
+                "DELETE FROM memory_mentions WHERE frame_id = ?1",
+                [frame.id],
+            )?;
             tx.execute("DELETE FROM memory_frames WHERE id = ?1", [frame.id])?;
             tx.execute(
                 "INSERT INTO memory_erasures (erased_at, frame_id, content_hash, event_date, reason, request)

@@ -403,6 +403,7 @@ pub(crate) fn delete_frame_in(conn: &Connection, mind: &super::Mind, id: u64) ->
     if super::meta::has_vector_tables(conn)? {
         clear_vectors(conn, id)?;
     }
+    conn.execute("DELETE FROM memory_mentions WHERE frame_id = ?1", [id])?;
     conn.execute("DELETE FROM memory_frames WHERE id = ?1", [id])?;
     Ok(())
 }
@@ -566,6 +567,12 @@ impl MindStore {
         clear_vectors(&tx, id)?;
         write_vectors(&tx, id, Some(embedding), chunks)?;
         screen_in(&tx, id, &checked.content)?;
+        let created_at: String = tx.query_row(
+            "SELECT created_at FROM memory_frames WHERE id = ?1",
+            [id],
+            |row| row.get(0),
+        )?;
+        super::mentions::write_in(&tx, id, &checked.content, &created_at)?;
         let frame = get_in(&tx, &mind, id)?
             .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
         tx.commit()?;
@@ -658,6 +665,8 @@ impl MindStore {
             let started = (|| -> StoreResult<Vec<(u64, String)>> {
                 super::meta::create_vector_tables(&self.conn, fingerprint.dim)?;
                 self.conn.execute("DELETE FROM memory_frame_chunks", [])?;
+                // Read again with this engine's date reader.
+                super::mentions::read_all_in(&self.conn)?;
                 // Derived from the memories: written again on demand.
                 super::derived::clear_syntheses_in(&self.conn)?;
                 Ok(self.conn.query_all(
@@ -894,6 +903,7 @@ fn insert(
         .map_err(|_| StoreError::InvalidInput("negative rowid".to_string()))?;
     write_vectors(conn, id, embedding, chunks)?;
     screen_in(conn, id, &checked.content)?;
+    super::mentions::write_in(conn, id, &checked.content, &checked.created_at)?;
     if let Some(slot) = &slot {
         super::slots::chain_slot_in(conn, slot)?;
     }

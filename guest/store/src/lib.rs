@@ -54,7 +54,8 @@
 //! (BM25, KNN, listings) · [`vector_index`] (the in-memory int8 KNN index
 //! that vector search runs on) · [`graph`] (entities, relations, BFS,
 //! dedupe) · [`harvest`] (imported sources and items, one transaction per
-//! item) · [`links`] (related frames) · [`identity`], [`awareness`],
+//! item) · [`links`] (related frames) · [`mentions`] (the periods a
+//! frame's text names, which a date filter also reads) · [`identity`], [`awareness`],
 //! [`sessions`], [`audit`] · [`check`] (status and consistency).
 
 // No unchecked indexing or slicing outside tests: `.get()` and iterators,
@@ -75,6 +76,7 @@ pub mod graph;
 pub mod harvest;
 pub mod identity;
 pub mod links;
+pub mod mentions;
 pub mod meta;
 pub mod portable;
 pub mod review;

@@ -101,7 +101,7 @@
 //!   injection scan); `memory_reviews` is the append-only log of the owner's
 //!   review actions, with the same three guards as the audit tables. Every
 //!   existing frame is active, unpinned, untagged.
-//! - **v13** — the current layout: screening at write
+//! - **v13** — screening at write
 //!   ([`hive_mind_core::detector`]). A frame has the injection detector's
 //!   verdict on its text: `screen_score`, `screen_detector` (which detector
 //!   judged; null for a frame written before the detector, which the next
@@ -109,6 +109,14 @@
 //!   `quarantined` (hostile and not released by its owner: kept, listed
 //!   for review, never recalled), indexed where set. No frame is screened
 //!   by the step itself: opening an old mind stays instant.
+//! - **v14** — session titles, the owner's verdicts on pairs of memories,
+//!   the wiki's syntheses ([`V14_SQL`]).
+//! - **v15** — the current layout: `memory_mentions`, the periods each
+//!   frame's text names ([`super::mentions`]), one row per period, gone
+//!   with its frame, indexed by frame and by period. The step reads every
+//!   frame's text with today's reader (an index the store looks things up
+//!   by, like v11's slots): a regex pass over each content, a few seconds
+//!   for a hundred thousand memories, once.
 //!
 //! # Crash safety and idempotence
 //!
@@ -145,7 +153,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 14;
+pub const SCHEMA_VERSION: u32 = 15;
 
 /// A `'a', 'b'` list for a CHECK constraint.
 fn sql_list(names: impl IntoIterator<Item = &'static str>) -> String {
@@ -280,7 +288,9 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 14] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14];
+pub const MIGRATIONS: [Step; 15] = [
+    v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15,
+];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
 pub const V1_SQL: &str = r#"
@@ -1411,6 +1421,34 @@ fn v14(conn: &Connection) -> StoreResult<()> {
     if !has_title {
         conn.execute_batch(V14_SQL)?;
     }
+    Ok(())
+}
+
+/// v15's table. Frozen: never edit (a new step changes it).
+const V15_SQL: &str = r#"
+CREATE TABLE memory_mentions (
+    frame_id INTEGER NOT NULL REFERENCES memory_frames(id) ON DELETE CASCADE,
+    since TEXT NOT NULL,
+    until TEXT NOT NULL,
+    CHECK (since <= until)
+);
+CREATE INDEX memory_mentions_frame ON memory_mentions(frame_id);
+CREATE INDEX memory_mentions_period ON memory_mentions(since, until);
+"#;
+
+/// v15: the periods each frame's text names (see the module docs).
+/// Idempotent like v12; the rows are read with today's reader, like v11's
+/// slots, since they are an index the store looks things up by today.
+fn v15(conn: &Connection) -> StoreResult<()> {
+    let has_mentions: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_mentions')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_mentions {
+        conn.execute_batch(V15_SQL)?;
+    }
+    super::mentions::read_all_in(conn)?;
     Ok(())
 }
 

@@ -25,8 +25,11 @@
 //!   straight off its `(value, created_at)` index and cut to the limit, then
 //!   merged: the importance lane at 100,000 frames no longer sorts the
 //!   15,000 important ones to keep 5.
-//! - **Filters.** Event date window (inclusive days), content prefix (a
+//! - **Filters.** A period (inclusive days: a frame that happened in it or
+//!   names a period inside it, [`super::mentions`]), content prefix (a
 //!   lane such as `[mind-fact]`), minimum importance.
+
+use std::collections::HashSet;
 
 use crate::sql::OptionalExtension;
 use crate::sql::Value;
@@ -159,13 +162,19 @@ fn filter_sql(filter: &SearchFilter, first: usize) -> StoreResult<(Vec<String>, 
                 StoreError::InvalidInput(format!("{which} {text:?} is not a YYYY-MM-DD date"))
             })
     };
-    if let Some(since) = &filter.since {
-        let p = param(&mut values, Value::Text(day(since, "since")?));
-        conditions.push(format!("f.event_date >= {p}"));
-    }
-    if let Some(until) = &filter.until {
-        let p = param(&mut values, Value::Text(day(until, "until")?));
-        conditions.push(format!("f.event_date <= {p}"));
+    let since = match &filter.since {
+        Some(since) => Some(param(&mut values, Value::Text(day(since, "since")?))),
+        None => None,
+    };
+    let until = match &filter.until {
+        Some(until) => Some(param(&mut values, Value::Text(day(until, "until")?))),
+        None => None,
+    };
+    if since.is_some() || until.is_some() {
+        conditions.push(super::mentions::condition_sql(
+            since.as_deref(),
+            until.as_deref(),
+        ));
     }
     if let Some(prefix) = &filter.content_prefix {
         if let Some((low, high)) = head_token_range(prefix) {
@@ -256,7 +265,7 @@ impl MindStore {
         };
         let compiled: Option<Vec<IndexFilter>> = searches
             .iter()
-            .map(|(filter, _)| IndexFilter::compile(filter))
+            .map(|(filter, _)| IndexFilter::compile(filter, self.named_within(filter)?))
             .collect::<StoreResult<Option<Vec<_>>>>()?;
         // The in-memory index holds the mind's vectors; another model's
         // (see `meta`) are not searched.
@@ -344,6 +353,18 @@ impl MindStore {
         Ok(out)
     }
 
+    /// The frames that name a period inside `filter`'s (none without one).
+    fn named_within(&self, filter: &SearchFilter) -> StoreResult<HashSet<u64>> {
+        if filter.since.is_none() && filter.until.is_none() {
+            return Ok(HashSet::new());
+        }
+        super::mentions::frames_naming_within(
+            &self.conn,
+            filter.since.as_deref(),
+            filter.until.as_deref(),
+        )
+    }
+
     /// The in-memory vector index's slot (loaded or not), locked.
     fn vector_index(&self) -> StoreResult<std::sync::MutexGuard<'_, Option<VectorIndex>>> {
         self.index
@@ -360,6 +381,7 @@ impl MindStore {
             )?
             .query_row(crate::sql::params![id, HEAD_CHARS], |row| {
                 Ok(frame_meta(
+                    id,
                     &row.get::<_, String>(0)?,
                     &row.get::<_, String>(1)?,
                     &row.get::<_, String>(2)?,
@@ -510,7 +532,7 @@ impl MindStore {
         }
         let compiled: Vec<Option<IndexFilter>> = searches
             .iter()
-            .map(|(filter, _)| IndexFilter::compile(filter))
+            .map(|(filter, _)| IndexFilter::compile(filter, self.named_within(filter)?))
             .collect::<StoreResult<_>>()?;
         let indexed: Vec<(&IndexFilter, usize)> = compiled
             .iter()

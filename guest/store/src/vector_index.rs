@@ -47,7 +47,7 @@
 //! is a consistent snapshot; a change committed later is seen by the next
 //! search. Nothing here is durable: dropping the index loses nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::sql::{Connection, OptionalExtension, params};
 use hive_mind_core::Importance;
@@ -76,6 +76,9 @@ const MAX_DEAD_SHARE: f64 = 0.25;
 /// What the index keeps of a frame to filter on.
 #[derive(Debug, Clone)]
 pub struct FrameMeta {
+    /// The frame (a filter's period also takes the frames that name a day
+    /// in it, by id).
+    frame: u64,
     /// Days since 0001-01-01 of the event date.
     day: i32,
     /// Position in [`Importance::ALL`] (0 = most important).
@@ -118,6 +121,9 @@ pub struct IndexHit {
 pub struct IndexFilter {
     since: Option<i32>,
     until: Option<i32>,
+    /// The frames that name a period inside `since..=until`, which pass
+    /// the period whatever their event date ([`super::mentions`]).
+    named: HashSet<u64>,
     max_importance_rank: Option<u8>,
     prefix: Option<String>,
 }
@@ -126,7 +132,10 @@ impl IndexFilter {
     /// The index form of `filter`, or `None` when the index cannot evaluate
     /// it (a content prefix longer than [`HEAD_CHARS`]). Bad dates are
     /// invalid input.
-    pub fn compile(filter: &SearchFilter) -> StoreResult<Option<IndexFilter>> {
+    ///
+    /// `named` holds the frames that name a period inside the filter's
+    /// ([`super::mentions::frames_naming_within`]); empty without a period.
+    pub fn compile(filter: &SearchFilter, named: HashSet<u64>) -> StoreResult<Option<IndexFilter>> {
         if filter
             .content_prefix
             .as_ref()
@@ -148,6 +157,7 @@ impl IndexFilter {
         Ok(Some(IndexFilter {
             since: day(&filter.since, "since")?,
             until: day(&filter.until, "until")?,
+            named,
             max_importance_rank: filter.min_importance.map(importance_rank),
             prefix: filter.content_prefix.clone(),
         }))
@@ -155,8 +165,9 @@ impl IndexFilter {
 
     /// Whether a frame with `meta` passes.
     pub fn allows(&self, meta: &FrameMeta) -> bool {
-        self.since.is_none_or(|since| meta.day >= since)
-            && self.until.is_none_or(|until| meta.day <= until)
+        let happened = self.since.is_none_or(|since| meta.day >= since)
+            && self.until.is_none_or(|until| meta.day <= until);
+        (happened || self.named.contains(&meta.frame))
             && self
                 .max_importance_rank
                 .is_none_or(|rank| meta.importance <= rank)
@@ -356,6 +367,7 @@ impl VectorIndex {
         while let Some(row) = rows.next()? {
             let id: u64 = row.get(0)?;
             let meta = frame_meta(
+                id,
                 &row.get::<_, String>(1)?,
                 &row.get::<_, String>(2)?,
                 &row.get::<_, String>(3)?,
@@ -465,7 +477,7 @@ impl VectorIndex {
         let Some((day, importance, head, embedding)) = found else {
             return Ok(());
         };
-        self.add_frame(frame, frame_meta(&day, &importance, &head));
+        self.add_frame(frame, frame_meta(frame, &day, &importance, &head));
         self.push(frame, None, &vector_from_bytes(&embedding))?;
         let mut statement = conn.prepare_cached(
             "SELECT c.char_start, c.char_end, v.embedding
@@ -717,8 +729,9 @@ impl VectorIndex {
 }
 
 /// A frame's filter fields from its stored columns.
-pub fn frame_meta(event_date: &str, importance: &str, head: &str) -> FrameMeta {
+pub fn frame_meta(frame: u64, event_date: &str, importance: &str, head: &str) -> FrameMeta {
     FrameMeta {
+        frame,
         day: parse_day(event_date).unwrap_or(i32::MIN),
         importance: Importance::ALL
             .iter()
@@ -772,11 +785,15 @@ mod tests {
             content_prefix: Some("x".repeat(HEAD_CHARS + 1)),
             ..SearchFilter::default()
         };
-        assert!(IndexFilter::compile(&filter).unwrap().is_none());
+        assert!(
+            IndexFilter::compile(&filter, HashSet::new())
+                .unwrap()
+                .is_none()
+        );
         let filter = SearchFilter {
             since: Some("May".to_string()),
             ..SearchFilter::default()
         };
-        assert!(IndexFilter::compile(&filter).is_err());
+        assert!(IndexFilter::compile(&filter, HashSet::new()).is_err());
     }
 }

@@ -19,11 +19,6 @@ use hive_mind_store::{FrameType, Mind, SearchFilter, StoreConfig, StoreError, pl
 
 const V1_FIXTURE: &str = include_str!("fixtures/v1.sql");
 
-/// The file of the personal mind of data directory `dir`.
-fn personal_file(dir: &Path) -> PathBuf {
-    dir.join("personal.sqlite")
-}
-
 /// The file of workspace mind `id` of data directory `dir`.
 fn workspace_file(dir: &Path, id: &str) -> PathBuf {
     dir.join("workspaces").join(format!("{id}.sqlite"))
@@ -80,14 +75,6 @@ fn schema_where(path: &Path, condition: &str) -> Vec<String> {
         .unwrap();
     rows.sort();
     rows
-}
-
-/// `PRAGMA user_version` of the file at `path`.
-fn user_version(path: &Path) -> u32 {
-    rusqlite::Connection::open(path)
-        .unwrap()
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .unwrap()
 }
 
 #[test]

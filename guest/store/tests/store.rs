@@ -11,6 +11,7 @@ mod frames;
 mod graph;
 mod harvest;
 mod layers;
+mod mentions;
 mod portable;
 mod review;
 mod schema;

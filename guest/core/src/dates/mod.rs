@@ -9,13 +9,18 @@
 //!   "between March and April 2026"), absolute forms included, resolved
 //!   against the question's time. Recall's plan narrows its date-window lane
 //!   with it.
+//! - [`mentioned_periods`] ([`mentions`]): every period a memory's own text
+//!   names, resolved against the memory's time, which the store keeps so a
+//!   date window finds what happened in it, not only what was written in it.
 
 mod candidate;
+mod mentions;
 pub(crate) mod month;
 mod relative;
 mod spoken;
 mod window;
 
+pub use mentions::{MAX_MENTIONED_PERIODS, mentioned_periods};
 pub use relative::{ResolvedDate, resolve_relative_date};
 pub use spoken::resolve_date_window;
 

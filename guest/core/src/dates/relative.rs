@@ -44,9 +44,10 @@ use chrono::{Datelike, Days, NaiveDate, Weekday};
 use regex::{Captures, Regex};
 use serde::{Deserialize, Serialize};
 
+use super::candidate::{Candidate, Granularity};
 use super::month::{MONTHS_PER_YEAR, shift_months};
 use crate::calendar::{format_date, parse_local_date};
-use crate::types::LogicError;
+use crate::types::{DateWindow, LogicError};
 
 /// A relative cue and the date it resolves to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,6 +217,58 @@ pub fn resolve_relative_date(text: &str, anchor: &str) -> Result<Option<Resolved
         cue: cue.to_string(),
         date: format_date(date),
     }))
+}
+
+/// Every cue in `text` that names one day, resolved against `anchor`:
+/// "yesterday", "tomorrow", the days before and after them, "last / this /
+/// next Friday", and a count of days ago or ahead. The vaguer cues ("the
+/// other day", "last month", "two weeks ago") name no day a memory could be
+/// filed under, and "today" is the anchor itself; none is a candidate.
+/// (For [`super::mentions`]: the days a memory's own text names.)
+pub(super) fn day_cue_candidates(text: &str, anchor: NaiveDate) -> Vec<Candidate> {
+    CUE_PATTERNS
+        .iter()
+        .filter(|(kind, _)| {
+            matches!(
+                kind,
+                CueKind::DayBeforeYesterday
+                    | CueKind::DayAfterTomorrow
+                    | CueKind::Yesterday
+                    | CueKind::Tomorrow
+                    | CueKind::Weekday
+                    | CueKind::Ago
+                    | CueKind::Ahead
+            )
+        })
+        .flat_map(|(kind, regex)| {
+            regex.captures_iter(text).filter_map(move |captures| {
+                let whole = captures.get(0)?;
+                let counts_days = |name: &str| {
+                    captures
+                        .name(name)
+                        .is_some_and(|unit| unit.as_str().to_lowercase().starts_with("day"))
+                };
+                if matches!(kind, CueKind::Ago | CueKind::Ahead)
+                    && !counts_days("unit")
+                    && !counts_days("unit2")
+                {
+                    return None;
+                }
+                let day = format_date(resolve(*kind, &captures, anchor)?);
+                Some(Candidate {
+                    granularity: Granularity::Day,
+                    start: whole.start(),
+                    end: whole.end(),
+                    window: DateWindow {
+                        since: day.clone(),
+                        until: day,
+                        label: whole.as_str().to_string(),
+                    },
+                    anchored: true,
+                })
+            })
+        })
+        .collect()
 }
 
 /// The date one matched cue names, or None when it falls outside the

@@ -5,7 +5,7 @@
 //! and frames embedded with it.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hive_mind_sqlite::DataDir;
 use hive_mind_store::sql::{Database, Databases, QueryResult, SqlError, Value};
@@ -150,5 +150,18 @@ pub fn get(minds: &mut Minds, id: u64) -> hive_mind_store::Frame {
         .get_frames(&[id])
         .unwrap()
         .pop()
+        .unwrap()
+}
+
+/// The file of the personal mind of data directory `dir`.
+pub fn personal_file(dir: &Path) -> PathBuf {
+    dir.join("personal.sqlite")
+}
+
+/// `PRAGMA user_version` of the file at `path`.
+pub fn user_version(path: &Path) -> u32 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap()
 }
