@@ -405,6 +405,17 @@ fn a_period_brings_what_happened_in_it_though_it_was_written_later() {
         &options(None, RecallScope::Personal),
     );
     assert!(in_window(&result, "wedding"), "{}", result.text);
+    // Its reason says why a memory of 1 July is in late June.
+    let wedding = result
+        .memories
+        .iter()
+        .find(|m| m.frame.content.contains("wedding"))
+        .unwrap();
+    assert!(
+        wedding.why.contains("by a day its text names"),
+        "{}",
+        wedding.why
+    );
     let result = recall(
         &mut engine,
         "What is on my calendar in April 2026?",

@@ -977,7 +977,24 @@ fn why_text(
     {
         let since = spec.since.as_deref().unwrap_or("…");
         let until = spec.until.as_deref().unwrap_or("…");
-        let _ = write!(why, " ({since}..{until})");
+        // A memory written outside the period is in it by a day its text
+        // names (the store's date index): say so, or its date would look
+        // like a mistake next to the period.
+        let day = entry
+            .frame
+            .created_at
+            .as_deref()
+            .and_then(|at| at.get(..10));
+        let written_outside = day.is_some_and(|day| {
+            spec.since.as_deref().is_some_and(|since| day < since)
+                || spec.until.as_deref().is_some_and(|until| day > until)
+        });
+        let named = if written_outside {
+            ", by a day its text names"
+        } else {
+            ""
+        };
+        let _ = write!(why, " ({since}..{until}{named})");
     }
     let e = &entry.evidence;
     let mut found = Vec::new();

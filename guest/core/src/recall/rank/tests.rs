@@ -634,6 +634,34 @@ fn a_named_period_anchors_the_recall_by_date() {
 }
 
 #[test]
+fn a_memory_written_outside_the_period_is_said_to_name_a_day_in_it() {
+    let plan = plan_recall("what happened in April 2026?", NOW, 0).unwrap();
+    // Written in May, about a day in April; and one written in April.
+    let mut named = vector(&P, 1, Lane::DateWindow, 0, 0.03);
+    named.frame.content = "The audit on 28 April 2026 went well.".to_string();
+    let mut written = vector(&P, 2, Lane::DateWindow, 1, 0.03);
+    written.frame.created_at = Some("2026-04-20T09:00:00Z".to_string());
+    let ranked = rank(&plan, vec![named, written], RelevanceFloor::default());
+    let why = |id: u64| {
+        ranked
+            .iter()
+            .find(|memory| memory.frame_id == id)
+            .map(|memory| memory.why.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        why(1).starts_with("date-window (2026-04-01..2026-04-30, by a day its text names):"),
+        "{}",
+        why(1)
+    );
+    assert!(
+        why(2).starts_with("date-window (2026-04-01..2026-04-30):"),
+        "{}",
+        why(2)
+    );
+}
+
+#[test]
 fn each_lane_is_capped_before_frames_are_deduplicated() {
     let plan = plan_recall("ledger database", NOW, 2).unwrap();
     let mut candidates: Vec<Candidate> = (0..4)
