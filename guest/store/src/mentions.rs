@@ -85,23 +85,20 @@ pub(crate) fn frames_naming_within(
 /// it, or a named period inside it. `since` and `until` are the parameter
 /// placeholders of the period's ends (`None`: open).
 pub(crate) fn condition_sql(since: Option<&str>, until: Option<&str>) -> String {
-    let happened: Vec<String> = [
-        since.map(|p| format!("f.event_date >= {p}")),
-        until.map(|p| format!("f.event_date <= {p}")),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    let named: Vec<String> = [
-        since.map(|p| format!("m.since >= {p}")),
-        until.map(|p| format!("m.until <= {p}")),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    // `low` and `high` lie within the period (whichever ends it has).
+    let within = |low: &str, high: &str| -> String {
+        [
+            since.map(|p| format!("{low} >= {p}")),
+            until.map(|p| format!("{high} <= {p}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" AND ")
+    };
     format!(
         "(({}) OR EXISTS (SELECT 1 FROM memory_mentions m WHERE m.frame_id = f.id AND {}))",
-        happened.join(" AND "),
-        named.join(" AND ")
+        within("f.event_date", "f.event_date"),
+        within("m.since", "m.until")
     )
 }
