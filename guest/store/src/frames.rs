@@ -567,14 +567,9 @@ impl MindStore {
         clear_vectors(&tx, id)?;
         write_vectors(&tx, id, Some(embedding), chunks)?;
         screen_in(&tx, id, &checked.content)?;
-        let created_at: String = tx.query_row(
-            "SELECT created_at FROM memory_frames WHERE id = ?1",
-            [id],
-            |row| row.get(0),
-        )?;
-        super::mentions::write_in(&tx, id, &checked.content, &created_at)?;
         let frame = get_in(&tx, &mind, id)?
             .ok_or_else(|| StoreError::NotFound(format!("frame {mind}:{id}")))?;
+        super::mentions::write_in(&tx, id, &checked.content, &frame.event_date)?;
         tx.commit()?;
         Ok(frame)
     }
@@ -903,7 +898,7 @@ fn insert(
         .map_err(|_| StoreError::InvalidInput("negative rowid".to_string()))?;
     write_vectors(conn, id, embedding, chunks)?;
     screen_in(conn, id, &checked.content)?;
-    super::mentions::write_in(conn, id, &checked.content, &checked.created_at)?;
+    super::mentions::write_in(conn, id, &checked.content, &checked.event_date)?;
     if let Some(slot) = &slot {
         super::slots::chain_slot_in(conn, slot)?;
     }

@@ -6,7 +6,7 @@
 //! July) or be planned for one ("the review is on 8 April 2026"). The
 //! `memory_mentions` table (schema v15) holds, for each frame, the periods
 //! [`hive_mind_core::dates::mentioned_periods`] reads in its content,
-//! resolved against its own time: one row per period, both ends inclusive
+//! resolved against its own day (`event_date`): one row per period, both ends inclusive
 //! `YYYY-MM-DD`, gone with the frame.
 //!
 //! A search filter's period ([`super::types::SearchFilter`]'s `since` and
@@ -25,18 +25,20 @@ use crate::sql::{Connection, params};
 
 use super::error::StoreResult;
 
-/// Write the mentions of frame `id` (its `content`, written at
-/// `created_at`), replacing any it had. An unreadable time reads no
-/// mentions (the frame keeps its event date).
+/// Write the mentions of frame `id` (its `content`, read against its
+/// `event_date`: the day it was written in the writer's own calendar, so
+/// "yesterday" said at 23:30 in New York is not read from the UTC date),
+/// replacing any it had. An unreadable date reads no mentions (the frame
+/// keeps its event date).
 pub(crate) fn write_in(
     conn: &Connection,
     id: u64,
     content: &str,
-    created_at: &str,
+    event_date: &str,
 ) -> StoreResult<()> {
     conn.prepare_cached("DELETE FROM memory_mentions WHERE frame_id = ?1")?
         .execute([id])?;
-    let periods = hive_mind_core::dates::mentioned_periods(content, created_at).unwrap_or_default();
+    let periods = hive_mind_core::dates::mentioned_periods(content, event_date).unwrap_or_default();
     let mut insert = conn.prepare_cached(
         "INSERT INTO memory_mentions (frame_id, since, until) VALUES (?1, ?2, ?3)",
     )?;
@@ -51,12 +53,12 @@ pub(crate) fn write_in(
 pub(crate) fn read_all_in(conn: &Connection) -> StoreResult<u64> {
     conn.execute("DELETE FROM memory_mentions", [])?;
     let frames: Vec<(u64, String, String)> = conn.query_all(
-        "SELECT id, content, created_at FROM memory_frames ORDER BY id",
+        "SELECT id, content, event_date FROM memory_frames ORDER BY id",
         [],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
     )?;
-    for (id, content, created_at) in &frames {
-        write_in(conn, *id, content, created_at)?;
+    for (id, content, event_date) in &frames {
+        write_in(conn, *id, content, event_date)?;
     }
     Ok(conn.query_row(
         "SELECT count(DISTINCT frame_id) FROM memory_mentions",

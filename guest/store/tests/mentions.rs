@@ -182,3 +182,19 @@ fn a_v14_mind_gets_the_periods_its_frames_name() {
         sorted(vec![wedding, lunch])
     );
 }
+
+#[test]
+fn a_relative_day_is_read_in_the_writers_own_calendar() {
+    let (dir, mut minds) = minds();
+    // 23:30 in New York on 10 March is 04:30 UTC on 11 March: the
+    // writer's yesterday is 9 March.
+    let id = save_at(
+        &mut minds,
+        "The deploy failed yesterday.",
+        "2026-03-10T23:30:00-05:00",
+    );
+    assert_eq!(
+        mention_rows(dir.path()),
+        [(id, "2026-03-09".into(), "2026-03-09".into())]
+    );
+}
