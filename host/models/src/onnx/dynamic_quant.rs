@@ -185,16 +185,24 @@ fn dequantize(q: &TensorProto, zp: &TensorProto, scale: &TensorProto) -> Option<
     }
     let zero_points = integers(zp)?;
     let scales = floats(scale)?;
-    let per_column = |list_len: usize| list_len == 1 || list_len == columns;
-    if !per_column(zero_points.len()) || !per_column(scales.len()) {
+    // One zero point and one scale per column, a per-tensor one repeated.
+    let per_column = |list: Vec<f32>| match list.len() {
+        1 => Some(vec![list.first().copied()?; columns]),
+        len if len == columns => Some(list),
+        _ => None,
+    };
+    let (zero_points, scales) = (per_column(zero_points)?, per_column(scales)?);
+    if columns == 0 {
         return None;
     }
-    let pick = |list: &[f32], column: usize| list[if list.len() == 1 { 0 } else { column }];
+    // Row by row, column values zipped: no division or lookup per weight
+    // (the embedder's and the reranker's weights are read this way at
+    // every load).
     let mut dequantized = Vec::with_capacity(values.len() * 4);
-    for (position, value) in values.iter().enumerate() {
-        let column = position % columns;
-        let real = (value - pick(&zero_points, column)) * pick(&scales, column);
-        dequantized.extend_from_slice(&real.to_le_bytes());
+    for row in values.chunks_exact(columns) {
+        for ((value, zero_point), scale) in row.iter().zip(&zero_points).zip(&scales) {
+            dequantized.extend_from_slice(&((value - zero_point) * scale).to_le_bytes());
+        }
     }
     Some(TensorProto {
         name: format!("{}__dequantized", q.name),
@@ -362,6 +370,20 @@ mod tests {
         );
         assert_eq!(weight.name, graph.node[0].input[1]);
         assert_eq!(floats(weight), Some(vec![0.0, -1.5, 1.0, 1.5]));
+    }
+
+    #[test]
+    fn a_scale_and_zero_point_per_column_are_read_per_column() {
+        let mut graph = quantized_graph();
+        // Zero points [1, 0] and scales [0.5, 2] for the two columns.
+        graph.initializer[1] = tensor("w_zp", &[2], DataType::Int8, vec![1, 0]);
+        let scales = [0.5f32, 2.0].iter().flat_map(|s| s.to_le_bytes()).collect();
+        graph.initializer[2] = tensor("w_s", &[2], DataType::Float, scales);
+        assert_eq!(dequantize_dynamic_matmuls(&mut graph), 1);
+        assert_eq!(
+            floats(&graph.initializer[0]),
+            Some(vec![0.0, -4.0, 1.0, 8.0])
+        );
     }
 
     #[test]
