@@ -29,7 +29,7 @@
 //!   names a period inside it, [`super::mentions`]), content prefix (a
 //!   lane such as `[mind-fact]`), minimum importance.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::sql::OptionalExtension;
 use crate::sql::Value;
@@ -263,10 +263,8 @@ impl MindStore {
         let Some(expression) = self.text_expression(query)? else {
             return Ok(vec![Vec::new(); searches.len()]);
         };
-        let compiled: Option<Vec<IndexFilter>> = searches
-            .iter()
-            .map(|(filter, _)| IndexFilter::compile(filter, self.named_within(filter)?))
-            .collect::<StoreResult<Option<Vec<_>>>>()?;
+        let compiled: Option<Vec<IndexFilter>> =
+            self.compile_filters(searches)?.into_iter().collect();
         // The in-memory index holds the mind's vectors; another model's
         // (see `meta`) are not searched.
         let dim = self
@@ -353,16 +351,32 @@ impl MindStore {
         Ok(out)
     }
 
-    /// The frames that name a period inside `filter`'s (none without one).
-    fn named_within(&self, filter: &SearchFilter) -> StoreResult<HashSet<u64>> {
-        if filter.since.is_none() && filter.until.is_none() {
-            return Ok(HashSet::new());
+    /// Each search's filter in the index's form ([`IndexFilter::compile`]),
+    /// with the frames that name a period inside its own: read once per
+    /// distinct period, as a recall's lanes often share one.
+    fn compile_filters(
+        &self,
+        searches: &[(&SearchFilter, u32)],
+    ) -> StoreResult<Vec<Option<IndexFilter>>> {
+        let mut named: HashMap<(Option<&str>, Option<&str>), HashSet<u64>> = HashMap::new();
+        let mut compiled = Vec::with_capacity(searches.len());
+        for (filter, _) in searches {
+            let period = (filter.since.as_deref(), filter.until.as_deref());
+            let frames = match period {
+                (None, None) => HashSet::new(),
+                (since, until) => match named.get(&period) {
+                    Some(frames) => frames.clone(),
+                    None => {
+                        let frames =
+                            super::mentions::frames_naming_within(&self.conn, since, until)?;
+                        named.insert(period, frames.clone());
+                        frames
+                    }
+                },
+            };
+            compiled.push(IndexFilter::compile(filter, frames)?);
         }
-        super::mentions::frames_naming_within(
-            &self.conn,
-            filter.since.as_deref(),
-            filter.until.as_deref(),
-        )
+        Ok(compiled)
     }
 
     /// The in-memory vector index's slot (loaded or not), locked.
@@ -530,10 +544,7 @@ impl MindStore {
             // Another model made the mind's vectors (see `meta`).
             return Ok(vec![Vec::new(); searches.len()]);
         }
-        let compiled: Vec<Option<IndexFilter>> = searches
-            .iter()
-            .map(|(filter, _)| IndexFilter::compile(filter, self.named_within(filter)?))
-            .collect::<StoreResult<_>>()?;
+        let compiled = self.compile_filters(searches)?;
         let indexed: Vec<(&IndexFilter, usize)> = compiled
             .iter()
             .zip(searches)
