@@ -646,6 +646,44 @@ pub fn judge_statements(
     }
 }
 
+/// How far under the learned judge's *possible* cut, in log-odds, a pair of
+/// recalled statements still reads as one subject ([`one_subject`]).
+pub const ONE_SUBJECT_MARGIN: f64 = 1.5;
+
+/// At recall, for two statements the query found together that the judge
+/// does not call a change: whether they are still two states of one
+/// subject, to be read newest first. The learned judge reads the pair
+/// ([`ONE_SUBJECT_MARGIN`] under its *possible* cut) behind the same guards
+/// as a change (not two events, one speaker, one person, a new value, the
+/// newer not adding to the older). The query has already chosen the
+/// subject, so this is weaker evidence than a write's: it orders, it never
+/// marks or hides. Without a judge for the embedder, or for an imported
+/// conversation's turns, it is never so.
+pub fn one_subject(
+    older: (&str, &[f32]),
+    newer: (&str, &[f32]),
+    thresholds: ChangeThresholds,
+) -> bool {
+    let turns =
+        crate::RawTurnTag::parse(older.0).is_some() || crate::RawTurnTag::parse(newer.0).is_some();
+    let Some(head) = thresholds.head.filter(|_| !turns) else {
+        return false;
+    };
+    let Some(p) = head.probability(older.1, newer.1) else {
+        return false;
+    };
+    let possible = head.thresholds.possible;
+    let cut = 1.0 / (1.0 + (ONE_SUBJECT_MARGIN - (possible / (1.0 - possible)).ln()).exp());
+    p.is_finite()
+        && p >= cut
+        && comparable(
+            older.0,
+            newer.0,
+            crate::vectors::cosine(older.1, newer.1),
+            thresholds.floor,
+        )
+}
+
 /// The rules with a learned judge's probability `p` that `newer` replaces
 /// `older` (the head's thresholds `cuts`, chosen on held-out writers):
 ///
@@ -669,22 +707,7 @@ pub fn judge_with_head(
     cuts: HeadThresholds,
     thresholds: ChangeThresholds,
 ) -> Verdict {
-    let (old_kind, new_kind) = (statement_kind(older), statement_kind(newer));
-    if old_kind == StatementKind::Unjudged
-        || new_kind == StatementKind::Unjudged
-        || (old_kind == StatementKind::Event && new_kind == StatementKind::Event)
-    {
-        return Verdict::Unrelated;
-    }
-    if !cosine.is_finite() || cosine < thresholds.floor || !p.is_finite() || adds_to(newer) {
-        return Verdict::Unrelated;
-    }
-    let (old_values, new_values) = (values(older), values(newer));
-    if spoken_by_different_people(older, newer)
-        || about_different_people(older, newer)
-        || same_values(&old_values, &new_values)
-        || restates(older, newer, &old_values, &new_values)
-    {
+    if !p.is_finite() || !comparable(older, newer, cosine, thresholds.floor) {
         return Verdict::Unrelated;
     }
     let single = statements(&body(older)) <= 1 && statements(&body(newer)) <= 1;
@@ -702,6 +725,28 @@ pub fn judge_with_head(
     } else {
         Verdict::Unrelated
     }
+}
+
+/// Whether two statements can be weighed against each other at all (the
+/// guards of [`judge_with_head`]): both judged, not two events, related in
+/// meaning (cosine at or above `floor`), the newer not adding to the older,
+/// one speaker and one person, and a value the older does not name.
+fn comparable(older: &str, newer: &str, cosine: f64, floor: f64) -> bool {
+    let (old_kind, new_kind) = (statement_kind(older), statement_kind(newer));
+    if old_kind == StatementKind::Unjudged
+        || new_kind == StatementKind::Unjudged
+        || (old_kind == StatementKind::Event && new_kind == StatementKind::Event)
+    {
+        return false;
+    }
+    if !cosine.is_finite() || cosine < floor || adds_to(newer) {
+        return false;
+    }
+    let (old_values, new_values) = (values(older), values(newer));
+    !(spoken_by_different_people(older, newer)
+        || about_different_people(older, newer)
+        || same_values(&old_values, &new_values)
+        || restates(older, newer, &old_values, &new_values))
 }
 
 /// Whether the newer statement says the older again: nearly the same
@@ -888,23 +933,53 @@ mod tests {
     }
 
     #[test]
+    fn one_subject_takes_states_near_the_possible_cut_behind_the_same_guards() {
+        // p = σ(20·cos − 10); *possible* 0.55, so the one-subject cut is
+        // σ(logit(0.55) − 1.5) ≈ 0.21: cos 0.45 (p 0.27) is one subject,
+        // cos 0.40 (p 0.12) is not.
+        let with_head =
+            minilm().with_head(Some(crate::heads::cosine_only_head(2, 20.0, -10.0, CUTS)));
+        let older = ("I drive a 2015 Honda Civic.", &[1.0f32, 0.0][..]);
+        let close = &[0.45f32, 0.893][..];
+        let far = &[0.40f32, 0.9165][..];
+        let newer = "Picked up the new car today: a Kia EV6.";
+        assert!(one_subject(older, (newer, close), with_head));
+        assert!(!one_subject(older, (newer, far), with_head));
+        // Without a judge for the embedder: never.
+        assert!(!one_subject(older, (newer, close), minilm()));
+        // The guards: two events, an additive word, two relatives, turns.
+        assert!(!one_subject(
+            ("Flew to Rome for the conference.", &[1.0f32, 0.0][..]),
+            ("Flew to Oslo for the summit.", close),
+            with_head
+        ));
+        assert!(!one_subject(
+            older,
+            ("I also drive a Kia EV6 at weekends.", close),
+            with_head
+        ));
+        assert!(!one_subject(
+            ("My sister lives in Berlin.", &[1.0f32, 0.0][..]),
+            ("My brother lives in Leeds now.", close),
+            with_head
+        ));
+        assert!(!one_subject(
+            (
+                "[mind-rawturn conv:c1 turn:1 speaker:Jon] I drive a 2015 Honda Civic.",
+                &[1.0f32, 0.0][..]
+            ),
+            (
+                "[mind-rawturn conv:c2 turn:1 speaker:Jon] Picked up the new car today: a Kia EV6.",
+                close
+            ),
+            with_head
+        ));
+    }
+
+    #[test]
     fn judge_statements_reads_the_head_when_one_is_set_and_the_rules_otherwise() {
         // A head that reads only the cosine feature: p = σ(20·cos − 10).
-        let dimensions = 2;
-        let mut weights = vec![0.0; crate::heads::pair_feature_count(dimensions)];
-        if let Some(last) = weights.last_mut() {
-            *last = 20.0;
-        }
-        let head: &'static PairHead = Box::leak(Box::new(PairHead {
-            head: "change-judge".into(),
-            embedder: "m".into(),
-            dimensions,
-            features: crate::heads::PAIR_FEATURES.into(),
-            weights,
-            bias: -10.0,
-            thresholds: CUTS,
-            report: serde_json::Value::Null,
-        }));
+        let head = crate::heads::cosine_only_head(2, 20.0, -10.0, CUTS);
         let older = ("I'm renting a room in Kreuzberg.", &[1.0f32, 0.0][..]);
         let newer = (
             "The flat in Pankow has a balcony, finally.",

@@ -143,6 +143,31 @@ pub fn change_judge(model: &str, dimensions: usize) -> Option<&'static PairHead>
         .find(|head| head.fits(model, dimensions))
 }
 
+/// A head for tests that reads only the pair's cosine:
+/// `p = σ(weight·cos + bias)`, with the cuts `thresholds`.
+#[cfg(test)]
+pub(crate) fn cosine_only_head(
+    dimensions: usize,
+    weight: f64,
+    bias: f64,
+    thresholds: HeadThresholds,
+) -> &'static PairHead {
+    let mut weights = vec![0.0; pair_feature_count(dimensions)];
+    if let Some(last) = weights.last_mut() {
+        *last = weight;
+    }
+    Box::leak(Box::new(PairHead {
+        head: "change-judge".into(),
+        embedder: "m".into(),
+        dimensions,
+        features: PAIR_FEATURES.into(),
+        weights,
+        bias,
+        thresholds,
+        report: serde_json::Value::Null,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -299,11 +299,13 @@ fn day(frame: &Frame) -> String {
 }
 
 /// Order recalled memories so that of two related statements the newer
-/// comes first ([`order_changes`]); a note says what was done. Without
-/// thresholds or vectors the memories are returned as they are.
+/// comes first ([`order_changes`]; `shown` is how many the recall
+/// returns); a note says what was done. Without thresholds or vectors the
+/// memories are returned as they are.
 pub fn order_recalled(
     memories: Vec<RankedMemory>,
     minds: &[Mind],
+    shown: usize,
     notes: &mut Vec<RecallNote>,
 ) -> Vec<RankedMemory> {
     let Some(thresholds) = thresholds() else {
@@ -331,7 +333,7 @@ pub fn order_recalled(
         memories,
         replaced,
         earlier,
-    } = order_changes(memories, &vectors, thresholds);
+    } = order_changes(memories, &vectors, thresholds, shown);
     if replaced > 0 {
         notes.push(RecallNote {
             kind: RecallNoteKind::Changes,

@@ -447,8 +447,9 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     // is best first, so the lowest-ranked memories are the ones left out.
     // Of two related statements, the newer first (and a surely replaced
     // one left out), before the cut, so a newer statement moved up stays.
-    let mut ranked = crate::change::order_recalled(ranked, &minds, &mut notes);
-    ranked.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let shown = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut ranked = crate::change::order_recalled(ranked, &minds, shown, &mut notes);
+    ranked.truncate(shown);
     let output = within_tokens(&plan, ranked, options.max_tokens, &mut notes);
     let memories: Vec<Recalled> = output
         .memories

@@ -16,16 +16,38 @@
 //!   the other is older — unless the newer one is background (a standing
 //!   lane's, fetched whatever the query) and the older one was found by
 //!   the query: a "possibly related" is not enough to put it before an
-//!   answer.
+//!   answer;
+//! - **one subject** ([`crate::change::one_subject`]): the judge calls it
+//!   neither, but reads the pair near its *possible* cut and the guards of
+//!   a change hold. The query found both, so it has already chosen their
+//!   subject: the newer is moved up to just above the older, and nothing is
+//!   marked ("Nadia's manager is Oliver Grant." / "Since the reorg Nadia
+//!   reports to Grace Liu." for "Who does Nadia answer to?"). Only between
+//!   two memories the recall shows, so a weak pairing never pushes a
+//!   memory out; that the query found by meaning (each at a cosine to it at
+//!   or above the floor, not listed for a date or a keyword alone); and
+//!   that are each other's closest of those: among several flights or
+//!   trips the query found, no chain of weak pairings sinks the best
+//!   answer under every newer one. And never a newer memory the reranker
+//!   reads as no answer above an older one it reads as the answer: a
+//!   memory that does not answer the query never ranks above one that
+//!   does.
+//!
+//! The first two are judged only for pairs at or above the write's
+//! *related* cosine: under it the write never weighed the pair, and the
+//! judge's alarms there fall on pairs about different things ("Flying to
+//! Madrid on 3 June" / "Passport office rescheduled me to 26 June"), so
+//! such a pair can only be read as one subject.
 //!
 //! Memories are compared by event time (`created_at`), then id.
 
 use std::collections::HashMap;
 
 use super::MindKey;
+use super::floor::ANSWER_RERANK_PROBABILITY;
 use super::rank::RankedMemory;
 use crate::calendar::parse_instant;
-use crate::change::{ChangeThresholds, Verdict, judge_statements};
+use crate::change::{ChangeThresholds, Verdict, judge_statements, one_subject};
 
 /// What [`order_changes`] did.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -49,14 +71,75 @@ fn event_key(memory: &RankedMemory) -> (i64, u64) {
     (at, memory.frame_id)
 }
 
+/// Whether the query found `memory` itself, by meaning: not a standing
+/// lane's background, and its best cosine to the query at or above the
+/// embedder's floor (a memory listed only for its date or a keyword says
+/// nothing of the query's subject).
+fn found_by_meaning(memory: &RankedMemory, floor: f64) -> bool {
+    !memory.background && memory.evidence.cosine.is_some_and(|cosine| cosine >= floor)
+}
+
+/// Whether the reranker reads `answer` as answering the query
+/// ([`ANSWER_RERANK_PROBABILITY`]) and `other` as not: a weak pairing never
+/// moves `other` above it ("Freightly's Christmas party is on 19 December",
+/// p 1.00, stays above "We moved on-call alerting to Opsgenie in January",
+/// p 0.00). Without the reranker's reading of both, it cannot say so.
+fn answers_where_other_does_not(answer: &RankedMemory, other: &RankedMemory) -> bool {
+    match (
+        answer.evidence.rerank_probability,
+        other.evidence.rerank_probability,
+    ) {
+        (Some(p), Some(q)) => p >= ANSWER_RERANK_PROBABILITY && q < ANSWER_RERANK_PROBABILITY,
+        _ => false,
+    }
+}
+
+/// For each of the first `shown` memories the query found by meaning
+/// ([`found_by_meaning`]), the index of the closest other such memory of
+/// its mind, by their stored vectors.
+fn nearest_found(
+    memories: &[RankedMemory],
+    vectors: &HashMap<(MindKey, u64), Vec<f32>>,
+    floor: f64,
+    shown: usize,
+) -> Vec<Option<usize>> {
+    let found: Vec<(usize, &RankedMemory, &Vec<f32>)> = memories
+        .iter()
+        .enumerate()
+        .take(shown)
+        .filter(|(_, memory)| found_by_meaning(memory, floor))
+        .filter_map(|(index, memory)| {
+            let vector = vectors.get(&(memory.mind.clone(), memory.frame_id))?;
+            Some((index, memory, vector))
+        })
+        .collect();
+    let mut nearest = vec![None; memories.len()];
+    for &(index, memory, vector) in &found {
+        let closest = found
+            .iter()
+            .filter(|(other, them, _)| *other != index && them.mind == memory.mind)
+            .map(|&(other, _, theirs)| (other, crate::vectors::cosine(vector, theirs)))
+            .filter(|(_, cosine)| cosine.is_finite())
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(other, _)| other);
+        if let Some(slot) = nearest.get_mut(index) {
+            *slot = closest;
+        }
+    }
+    nearest
+}
+
 /// Order `memories` (best first) so that of two related statements the
 /// newer comes first (see the module docs). `vectors` holds the stored
 /// vector of each memory that has one, by `(mind, frame id)`; a memory
-/// without one is left where it is.
+/// without one is left where it is. `shown` is how many the recall
+/// returns: two states of one subject ([`one_subject`]) are reordered only
+/// when both are among them, so a weak pairing never pushes a memory out.
 pub fn order_changes(
     memories: Vec<RankedMemory>,
     vectors: &HashMap<(MindKey, u64), Vec<f32>>,
     thresholds: ChangeThresholds,
+    shown: usize,
 ) -> ChangeOrdering {
     let mut memories = memories;
     let mut replaced = 0;
@@ -65,6 +148,10 @@ pub fn order_changes(
     let mut gone = vec![false; memories.len()];
     // (older index, newer index) of possible conflicts.
     let mut conflicts: Vec<(usize, usize)> = Vec::new();
+    // (older index, newer index) of two states of one subject the query
+    // found: the newer moves up, nothing is marked.
+    let mut newer_first: Vec<(usize, usize)> = Vec::new();
+    let nearest = nearest_found(&memories, vectors, thresholds.floor, shown);
     for i in 0..memories.len() {
         for j in (i + 1)..memories.len() {
             let (Some(a), Some(b)) = (memories.get(i), memories.get(j)) else {
@@ -79,8 +166,11 @@ pub fn order_changes(
             ) else {
                 continue;
             };
+            // The query has already chosen one subject, so a pair is
+            // weighed from the floor, not only from the write's *related*
+            // cut (see below).
             let similarity = crate::vectors::cosine(va, vb);
-            if similarity < thresholds.related {
+            if similarity < thresholds.floor {
                 continue;
             }
             let (older, newer) = if event_key(a) <= event_key(b) {
@@ -91,12 +181,28 @@ pub fn order_changes(
             let (Some(old), Some(new)) = (memories.get(older), memories.get(newer)) else {
                 continue;
             };
-            let (vold, vnew) = if older == i { (va, vb) } else { (vb, va) };
-            match judge_statements(
-                (&old.frame.content, vold),
-                (&new.frame.content, vnew),
-                thresholds,
-            ) {
+            let (vold, vnew): (&[f32], &[f32]) = if older == i { (va, vb) } else { (vb, va) };
+            let (old_statement, new_statement) = (
+                (old.frame.content.as_str(), vold),
+                (new.frame.content.as_str(), vnew),
+            );
+            // Two states of one subject the query found, both shown: the
+            // newer moves up, unmarked. Under *related* this is all a pair
+            // can get, whatever the judge says: the write never weighed it,
+            // and there the judge's alarms fall on pairs about different
+            // things.
+            let weak_pair = || {
+                nearest.get(i).copied().flatten() == Some(j)
+                    && nearest.get(j).copied().flatten() == Some(i)
+                    && !answers_where_other_does_not(old, new)
+                    && one_subject(old_statement, new_statement, thresholds)
+            };
+            let verdict = if similarity < thresholds.related {
+                Verdict::Unrelated
+            } else {
+                judge_statements(old_statement, new_statement, thresholds)
+            };
+            match verdict {
                 Verdict::Replaces => {
                     if let Some(flag) = gone.get_mut(older) {
                         *flag = true;
@@ -111,6 +217,7 @@ pub fn order_changes(
                 // for "When is my performance review?").
                 Verdict::PossibleConflict if new.background && !old.background => {}
                 Verdict::PossibleConflict => conflicts.push((older, newer)),
+                Verdict::Unrelated if weak_pair() => newer_first.push((older, newer)),
                 Verdict::Unrelated => {}
             }
         }
@@ -126,8 +233,9 @@ pub fn order_changes(
     }
     // Move each newer statement up to just above its highest-ranked older
     // one, carrying that one's score.
+    let moves: Vec<(usize, usize)> = conflicts.iter().chain(&newer_first).copied().collect();
     let mut order: Vec<usize> = (0..memories.len()).collect();
-    for &(older, newer) in &conflicts {
+    for &(older, newer) in &moves {
         let (Some(at_older), Some(at_newer)) = (
             order.iter().position(|&index| index == older),
             order.iter().position(|&index| index == newer),
@@ -150,7 +258,7 @@ pub fn order_changes(
         if let Some(mut memory) = slots.get_mut(index).and_then(Option::take) {
             // A newer statement moved up takes the score of the older one
             // it now stands above, so the list stays best first.
-            for &(older, newer) in &conflicts {
+            for &(older, newer) in &moves {
                 if newer == index
                     && let Some(&score) = scores.get(older)
                 {
@@ -210,7 +318,10 @@ mod tests {
         }
     }
 
-    fn vectors(pairs: &[(u64, [f32; 2])]) -> HashMap<(MindKey, u64), Vec<f32>> {
+    /// Stored vectors by `(mind, frame id)`, as [`order_changes`] reads them.
+    type Vectors = HashMap<(MindKey, u64), Vec<f32>>;
+
+    fn vectors(pairs: &[(u64, [f32; 2])]) -> Vectors {
         pairs
             .iter()
             .map(|(id, v)| ((MindKey::Personal, *id), v.to_vec()))
@@ -232,7 +343,12 @@ mod tests {
         // 1 and 3 are close (cosine 0.8: one subject, and the newer names
         // no new value); 2 points elsewhere.
         let vectors = vectors(&[(1, [1.0, 0.0]), (2, [0.0, 1.0]), (3, [0.8, 0.6])]);
-        let out = order_changes(memories, &vectors, ChangeThresholds::for_floor(0.24));
+        let out = order_changes(
+            memories,
+            &vectors,
+            ChangeThresholds::for_floor(0.24),
+            usize::MAX,
+        );
         let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
         assert_eq!(ids, [3, 1, 2]);
         assert!(
@@ -265,7 +381,12 @@ mod tests {
             newer,
         ];
         let vectors = vectors(&[(1, [1.0, 0.0]), (3, [0.8, 0.6])]);
-        let out = order_changes(memories, &vectors, ChangeThresholds::for_floor(0.24));
+        let out = order_changes(
+            memories,
+            &vectors,
+            ChangeThresholds::for_floor(0.24),
+            usize::MAX,
+        );
         let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
         assert_eq!(ids, [1, 3]);
         assert_eq!(out.earlier, 0);
@@ -284,9 +405,162 @@ mod tests {
             ),
         ];
         let vectors = vectors(&[(1, [1.0, 0.0]), (2, [0.8, 0.6])]);
-        let out = order_changes(memories, &vectors, ChangeThresholds::for_floor(0.24));
+        let out = order_changes(
+            memories,
+            &vectors,
+            ChangeThresholds::for_floor(0.24),
+            usize::MAX,
+        );
         let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
         assert_eq!(ids, [2]);
+        assert_eq!(out.replaced, 1);
+    }
+
+    /// A judge that reads only the cosine, `p = σ(20·cos + bias)`, cut at
+    /// *possible* 0.9: with `bias` −10 a cosine of 0.57 gives p 0.80, under
+    /// *possible* but within [`crate::change::ONE_SUBJECT_MARGIN`] of it.
+    fn judged(bias: f64) -> ChangeThresholds {
+        let cuts = crate::heads::HeadThresholds {
+            sure: 0.99,
+            likely: 0.97,
+            possible: 0.9,
+        };
+        ChangeThresholds::for_floor(0.24)
+            .with_head(Some(crate::heads::cosine_only_head(2, 20.0, bias, cuts)))
+    }
+
+    fn car_memories() -> (Vec<RankedMemory>, Vectors) {
+        let memories = vec![
+            memory(
+                1,
+                "I drive a 2015 Honda Civic.",
+                "2025-01-01T00:00:00Z",
+                0.9,
+            ),
+            memory(2, "Unrelated note about tea.", "2025-06-01T00:00:00Z", 0.5),
+            memory(
+                3,
+                "Picked up the new car today: a Kia EV6.",
+                "2026-01-01T00:00:00Z",
+                0.3,
+            ),
+        ];
+        // Each found by the query's vector, over the floor.
+        let memories = memories
+            .into_iter()
+            .map(|mut memory| {
+                memory.evidence.cosine = Some(0.6);
+                memory
+            })
+            .collect();
+        let vectors = vectors(&[(1, [1.0, 0.0]), (2, [-1.0, 0.0]), (3, [0.57, 0.8216])]);
+        (memories, vectors)
+    }
+
+    #[test]
+    fn two_states_of_one_subject_the_query_found_are_read_newest_first_unmarked() {
+        let (memories, vectors) = car_memories();
+        let out = order_changes(memories, &vectors, judged(-10.0), 3);
+        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+        assert_eq!(ids, [3, 1, 2]);
+        // Weaker than a possible conflict: nothing is marked or left out.
+        assert_eq!((out.replaced, out.earlier), (0, 0));
+        assert!(!out.memories.iter().any(|m| m.earlier));
+        let scores: Vec<f64> = out.memories.iter().map(|m| m.score).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    }
+
+    #[test]
+    fn a_weak_pairing_never_brings_in_a_memory_past_the_limit() {
+        // The newer statement ranks third and the recall shows two: it is
+        // not moved in, so nothing shown is pushed out.
+        let (memories, vectors) = car_memories();
+        let out = order_changes(memories, &vectors, judged(-10.0), 2);
+        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+        assert_eq!(ids, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_weak_pairing_never_puts_what_the_reranker_reads_as_no_answer_first() {
+        let read = |older: f64, newer: f64| {
+            let (mut memories, vectors) = car_memories();
+            if let Some(memory) = memories.get_mut(0) {
+                memory.evidence.rerank_probability = Some(older);
+            }
+            if let Some(memory) = memories.get_mut(2) {
+                memory.evidence.rerank_probability = Some(newer);
+            }
+            let out = order_changes(memories, &vectors, judged(-10.0), 3);
+            out.memories
+                .iter()
+                .map(|m| m.frame_id)
+                .collect::<Vec<u64>>()
+        };
+        // The older answers (p 0.9), the newer does not (p 0.01): kept.
+        assert_eq!(read(0.9, 0.01), [1, 2, 3]);
+        // Both answer, or neither: the newer first.
+        assert_eq!(read(0.9, 0.2), [3, 1, 2]);
+        assert_eq!(read(0.01, 0.0), [3, 1, 2]);
+    }
+
+    #[test]
+    fn a_weak_pairing_is_between_two_closest_memories_only() {
+        // A fourth memory, older, is closer to the Civic (cosine 0.59) than
+        // the Kia is (0.57): the Civic pairs with it, so the Kia does not
+        // move above the Civic.
+        let (mut memories, mut vectors) = car_memories();
+        let mut mazda = memory(4, "I drive a Mazda 3.", "2024-01-01T00:00:00Z", 0.2);
+        mazda.evidence.cosine = Some(0.6);
+        memories.push(mazda);
+        vectors.insert((MindKey::Personal, 4), vec![0.59, -0.807]);
+        let out = order_changes(memories, &vectors, judged(-10.0), 4);
+        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+        assert_eq!(ids, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_weak_pairing_takes_only_memories_the_query_found_by_meaning() {
+        // The newer one is background (a standing lane's) ...
+        let (mut memories, vectors) = car_memories();
+        if let Some(newer) = memories.get_mut(2) {
+            newer.lane = Lane::Importance;
+            newer.background = true;
+        }
+        let out = order_changes(memories, &vectors, judged(-10.0), 3);
+        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+        assert_eq!(ids, [1, 2, 3]);
+        // ... or listed for its date, its cosine to the query under the
+        // floor, or found by its words alone.
+        for cosine in [Some(0.2), None] {
+            let (mut memories, vectors) = car_memories();
+            if let Some(newer) = memories.get_mut(2) {
+                newer.lane = Lane::DateWindow;
+                newer.evidence.cosine = cosine;
+            }
+            let out = order_changes(memories, &vectors, judged(-10.0), 3);
+            let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+            assert_eq!(ids, [1, 2, 3], "{cosine:?}");
+        }
+    }
+
+    #[test]
+    fn a_replacement_the_write_never_weighed_is_only_read_newest_first() {
+        // Cosine 0.45, under *related* (0.506 at this floor), where the
+        // judge is sure (p = σ(9)): the write would not have weighed the
+        // pair, so recall neither hides nor marks the older, it orders.
+        let (memories, _) = car_memories();
+        let near = vectors(&[(1, [1.0, 0.0]), (2, [-1.0, 0.0]), (3, [0.45, 0.893])]);
+        let out = order_changes(memories, &near, judged(0.0), 3);
+        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+        assert_eq!(ids, [3, 1, 2]);
+        assert_eq!((out.replaced, out.earlier), (0, 0));
+        // At cosine 0.8 (over *related*) the same judge leaves the older
+        // out; the newer keeps its own place.
+        let (memories, _) = car_memories();
+        let close = vectors(&[(1, [1.0, 0.0]), (2, [-1.0, 0.0]), (3, [0.8, 0.6])]);
+        let out = order_changes(memories, &close, judged(0.0), 3);
+        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
+        assert_eq!(ids, [2, 3]);
         assert_eq!(out.replaced, 1);
     }
 
@@ -308,7 +582,12 @@ mod tests {
             memory(3, "We keep invoices in MySQL.", "2024-01-01T00:00:00Z", 0.3),
         ];
         let vectors = vectors(&[(1, [1.0, 0.0]), (2, [1.0, 0.05]), (3, [0.0, 1.0])]);
-        let out = order_changes(memories, &vectors, ChangeThresholds::for_floor(0.24));
+        let out = order_changes(
+            memories,
+            &vectors,
+            ChangeThresholds::for_floor(0.24),
+            usize::MAX,
+        );
         let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
         assert_eq!(ids, [1, 2, 3]);
         assert_eq!((out.replaced, out.earlier), (0, 0));
