@@ -16,13 +16,28 @@
 //!
 //! | Form | Example (today 2026-05-08) | Window |
 //! |---|---|---|
-//! | in / during / throughout *month* | "in March", "during the month of May" | the most recent such month **not after today**: March 2026; "in May" is May 2026 (the current month); "in June" is June 2025 |
+//! | in / during / throughout *month* | "in March", "during the month of May" | the most recent such month **not after today**: March 2026; "in May" is May 2026 (the current month); "in June" is June 2025 — unless the question's tense says otherwise (below) |
 //! | last / this past *month* | "last March", "last May" | the most recent such month **before the current one**: March 2026; "last May" said in May 2026 is May 2025 (the current May is "this May") |
 //! | this *month* | "this December" | that month of today's year: December 2026 |
 //! | next / this coming / coming *month* | "next March" | the first such month after the current one: March 2027 |
 //! | *month* of last / this / next year | "March of last year" | that month of that year: March 2025 |
 //! | early / mid / late *month* | "early March" | days 1–10 / 11–20 / 21–end of the most recent such March (as "in March") |
 //! | *ordinal* week of *month* | "the first week of March" | days 1–7 … (as [`parse_date_window`]) of the most recent March |
+//!
+//! **The question's tense** decides which occurrence a month without a year
+//! or relation word means (also "early June", "the first week of June", and
+//! a season after a preposition), read from closed-class words:
+//!
+//! | The question | Example (today 2026-05-08) | Window |
+//! |---|---|---|
+//! | in the past (did, was, were, had), or no verb to tell | "what did I do in June?", "what happened in June?", "notes in June" | the most recent, as above: June 2025 |
+//! | looks ahead (will, 'll, going to, coming up, upcoming, planned, scheduled, due, plan) | "what will I do in March?" | the current month or the next such: March 2027 |
+//! | in the present (do, does, is, are, am, 's, 're) | "what flights do I have in June?", "what do I have in March?" | the nearer one: June 2026, March 2026 (at six months either way, the past one) |
+//!
+//! A past auxiliary wins ("what did I plan in June?" is June 2025). For a
+//! season the one under way is meant whatever the tense; otherwise as for
+//! months, from its first month ("what are we doing in the summer?" is
+//! summer 2026).
 //!
 //! Without a year, a month needs one of these words before it: "March
 //! notes" is no period ("march" and "may" are verbs too). A day or a year
@@ -47,7 +62,7 @@
 //! | last / this past *season* | "last spring", "last winter" | the most recent one that has **ended**: spring 2025 (spring 2026 is not over), winter 2026 (Dec 2025 – Feb 2026) |
 //! | this *season* | "this summer", "this winter" | the one in today's year: summer 2026; for winter, from January to August the one that ends in today's year (Dec 2025 – Feb 2026), from September the coming one |
 //! | next / this coming *season* | "next winter" | the first one that starts after today: Dec 2026 – Feb 2027 |
-//! | in / during / over / throughout (the) *season* | "over the summer", "in spring?" | the most recent one that has **started**: spring 2026 (the current one) |
+//! | in / during / over / throughout (the) *season* | "over the summer", "in spring?" | the most recent one that has **started**: spring 2026 (the current one) — unless the question's tense says otherwise (above) |
 //! | Q*n* *year*, *year* Q*n*, *ordinal* quarter (of) *year* | "Q1 2026", "2026-Q3", "the first quarter of 2026" | January–March, April–June, July–September, October–December ("last quarter of" = the fourth) |
 //! | in / during / throughout (the) Q*n* or *ordinal* quarter | "in Q3", "during the first quarter" | that quarter of today's year (quarters are planning units: "Q3" said in May is this year's, still ahead) |
 //! | last / this / next quarter | "last quarter" | the calendar quarter before / containing / after today: Q1 / Q2 / Q3 2026 |
@@ -605,6 +620,13 @@ fn in_calendar(day: NaiveDate) -> bool {
 enum Occurrence {
     /// "in March": the most recent one that has started.
     MostRecent,
+    /// "in March" in a question in the present tense ("what do I have in
+    /// June?"): the nearer of the most recent one and the first one after
+    /// the current month, the most recent when both are six months away.
+    Nearest,
+    /// "in March" in a question that looks ahead ("what will I do in
+    /// June?"): the current month or the first one after it.
+    Coming,
     /// "last March": the most recent one before the current one (for
     /// seasons, the most recent that has ended).
     Last,
@@ -651,7 +673,7 @@ fn resolve_form(
                     }
                     occurrence
                 }
-                None => Occurrence::MostRecent,
+                None => bare_month_occurrence(query),
             };
             let month = month_number(month_match.as_str())?;
             let year = month_year(today, month, occurrence);
@@ -673,7 +695,7 @@ fn resolve_form(
                 return None;
             }
             let month = month_number(captures.name("month")?.as_str())?;
-            let year = month_year(today, month, Occurrence::MostRecent);
+            let year = month_year(today, month, bare_month_occurrence(query));
             let days = match captures.name("part") {
                 Some(part) => part_of_month(year, month, part.as_str())?,
                 None => week_of_month(year, month, captures.name("ordinal")?.as_str())?,
@@ -723,7 +745,7 @@ fn resolve_form(
                 return None;
             }
             let season = Season::from_word(season_match.as_str())?;
-            let start_year = season.start_year(today, Occurrence::MostRecent)?;
+            let start_year = season.start_year(today, bare_month_occurrence(query))?;
             Some(Resolved::anchored(
                 season.span(start_year)?,
                 Granularity::Season,
@@ -980,11 +1002,72 @@ fn previous_word(query: &str, position: usize) -> String {
         .collect()
 }
 
+/// Words that make a question look ahead: a month named without a year in
+/// it is the current one or the next.
+const LOOKING_AHEAD: &[&str] = &[
+    "will",
+    "shall",
+    "ll",
+    "gonna",
+    "upcoming",
+    "planned",
+    "scheduled",
+    "due",
+    "plan",
+    "plans",
+    "planning",
+];
+
+/// Auxiliaries of the present tense: a question in it about a month
+/// without a year means the nearer occurrence.
+const PRESENT_AUXILIARIES: &[&str] = &["do", "does", "is", "are", "am", "s", "re", "m"];
+
+/// Auxiliaries of the past tense: a question in it means the most recent
+/// occurrence.
+const PAST_AUXILIARIES: &[&str] = &["did", "didn", "was", "wasn", "were", "weren", "had", "hadn"];
+
+/// Which occurrence a month named without a year or a relation word means,
+/// read from the question's tense (closed-class words only): the past, or
+/// no verb to tell ("in March", "what happened in June?"), the most recent
+/// one; looking ahead ("will", "planned", "coming up"), the current or the
+/// next; the present ("what flights do I have in June?", asked in May), the
+/// nearer one. A past auxiliary wins over the others ("what did I plan for
+/// June?").
+fn bare_month_occurrence(query: &str) -> Occurrence {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has = |list: &[&str]| words.iter().any(|word| list.contains(&word.as_str()));
+    let coming_up = words
+        .windows(2)
+        .any(|pair| matches!(pair, [first, second] if first == "coming" && second == "up"))
+        || words
+            .windows(2)
+            .any(|pair| matches!(pair, [first, second] if first == "going" && second == "to"));
+    if has(PAST_AUXILIARIES) {
+        Occurrence::MostRecent
+    } else if coming_up || has(LOOKING_AHEAD) {
+        Occurrence::Coming
+    } else if has(PRESENT_AUXILIARIES) {
+        Occurrence::Nearest
+    } else {
+        Occurrence::MostRecent
+    }
+}
+
 /// The year a named month falls in.
 fn month_year(today: NaiveDate, month: u32, occurrence: Occurrence) -> i32 {
     let year = today.year();
     let current = today.month();
+    let ahead = (month + 12 - current) % 12;
     match occurrence {
+        Occurrence::Coming | Occurrence::Nearest if ahead == 0 => year,
+        Occurrence::Coming if month > current => year,
+        Occurrence::Coming => year + 1,
+        Occurrence::Nearest if ahead < 6 => month_year(today, month, Occurrence::Coming),
+        Occurrence::Nearest => month_year(today, month, Occurrence::MostRecent),
         Occurrence::MostRecent if month <= current => year,
         Occurrence::Last if month < current => year,
         Occurrence::MostRecent | Occurrence::Last => year - 1,
@@ -1095,6 +1178,22 @@ impl Season {
             },
             Occurrence::Next if started_this_year => year + 1,
             Occurrence::Next => year,
+            Occurrence::Coming | Occurrence::Nearest => {
+                let (_, until) = self.span(most_recent)?;
+                let next = most_recent + 1;
+                let next_start = NaiveDate::from_ymd_opt(next, self.first_month(), 1)?;
+                let months_ahead = (next_start.year() - year) * 12
+                    + i32::try_from(next_start.month()).ok()?
+                    - i32::try_from(today.month()).ok()?;
+                if today <= until {
+                    // The one under way.
+                    most_recent
+                } else if occurrence == Occurrence::Coming || months_ahead < 6 {
+                    next
+                } else {
+                    most_recent
+                }
+            }
         })
     }
 }
@@ -1415,6 +1514,101 @@ mod tests {
                 "2026-03-07",
             ),
             ("the last week of April", FRIDAY, "2026-04-24", "2026-04-30"),
+        ]);
+    }
+
+    #[test]
+    fn a_month_without_a_year_is_read_in_the_questions_tense() {
+        // Today Friday 8 May 2026.
+        check(&[
+            // The present: the nearer June (next month, not eleven back)
+            // and the nearer March (two months back, not ten ahead).
+            (
+                "What flights do I have in June?",
+                FRIDAY,
+                "2026-06-01",
+                "2026-06-30",
+            ),
+            (
+                "Whose birthdays are in June?",
+                FRIDAY,
+                "2026-06-01",
+                "2026-06-30",
+            ),
+            (
+                "What do I have in March?",
+                FRIDAY,
+                "2026-03-01",
+                "2026-03-31",
+            ),
+            // Six months either way: the past one.
+            (
+                "What is on in November?",
+                FRIDAY,
+                "2025-11-01",
+                "2025-11-30",
+            ),
+            ("What's on in August?", FRIDAY, "2026-08-01", "2026-08-31"),
+            // Looking ahead: the current month or the next one.
+            (
+                "What will I do in March?",
+                FRIDAY,
+                "2027-03-01",
+                "2027-03-31",
+            ),
+            (
+                "Who is coming up in May?",
+                FRIDAY,
+                "2026-05-01",
+                "2026-05-31",
+            ),
+            (
+                "What's planned for early March?",
+                FRIDAY,
+                "2027-03-01",
+                "2027-03-10",
+            ),
+            // The past, or no verb to tell: the most recent, as before.
+            ("What did I do in June?", FRIDAY, "2025-06-01", "2025-06-30"),
+            (
+                "What did I plan in June?",
+                FRIDAY,
+                "2025-06-01",
+                "2025-06-30",
+            ),
+            ("What happened in June?", FRIDAY, "2025-06-01", "2025-06-30"),
+            ("notes in June", FRIDAY, "2025-06-01", "2025-06-30"),
+            // Seasons too: the one under way, else as for months.
+            (
+                "What are we doing in the summer?",
+                FRIDAY,
+                "2026-06-01",
+                "2026-08-31",
+            ),
+            (
+                "What are we doing in spring?",
+                FRIDAY,
+                "2026-03-01",
+                "2026-05-31",
+            ),
+            (
+                "What will we do in the winter?",
+                FRIDAY,
+                "2026-12-01",
+                "2027-02-28",
+            ),
+            (
+                "What did we do over the summer?",
+                FRIDAY,
+                "2025-06-01",
+                "2025-08-31",
+            ),
+            (
+                "What do we do in the autumn?",
+                "2026-02-10",
+                "2025-09-01",
+                "2025-11-30",
+            ),
         ]);
     }
 
