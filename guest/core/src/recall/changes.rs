@@ -318,6 +318,11 @@ mod tests {
         }
     }
 
+    /// The frame ids of an ordering, in order.
+    fn ids(out: &ChangeOrdering) -> Vec<u64> {
+        out.memories.iter().map(|m| m.frame_id).collect()
+    }
+
     /// Stored vectors by `(mind, frame id)`, as [`order_changes`] reads them.
     type Vectors = HashMap<(MindKey, u64), Vec<f32>>;
 
@@ -349,8 +354,7 @@ mod tests {
             ChangeThresholds::for_floor(0.24),
             usize::MAX,
         );
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [3, 1, 2]);
+        assert_eq!(ids(&out), [3, 1, 2]);
         assert!(
             out.memories
                 .iter()
@@ -387,8 +391,7 @@ mod tests {
             ChangeThresholds::for_floor(0.24),
             usize::MAX,
         );
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [1, 3]);
+        assert_eq!(ids(&out), [1, 3]);
         assert_eq!(out.earlier, 0);
         assert!(!out.memories.iter().any(|m| m.earlier));
     }
@@ -411,8 +414,7 @@ mod tests {
             ChangeThresholds::for_floor(0.24),
             usize::MAX,
         );
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [2]);
+        assert_eq!(ids(&out), [2]);
         assert_eq!(out.replaced, 1);
     }
 
@@ -461,8 +463,7 @@ mod tests {
     fn two_states_of_one_subject_the_query_found_are_read_newest_first_unmarked() {
         let (memories, vectors) = car_memories();
         let out = order_changes(memories, &vectors, judged(-10.0), 3);
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [3, 1, 2]);
+        assert_eq!(ids(&out), [3, 1, 2]);
         // Weaker than a possible conflict: nothing is marked or left out.
         assert_eq!((out.replaced, out.earlier), (0, 0));
         assert!(!out.memories.iter().any(|m| m.earlier));
@@ -476,8 +477,7 @@ mod tests {
         // not moved in, so nothing shown is pushed out.
         let (memories, vectors) = car_memories();
         let out = order_changes(memories, &vectors, judged(-10.0), 2);
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [1, 2, 3]);
+        assert_eq!(ids(&out), [1, 2, 3]);
     }
 
     #[test]
@@ -491,10 +491,7 @@ mod tests {
                 memory.evidence.rerank_probability = Some(newer);
             }
             let out = order_changes(memories, &vectors, judged(-10.0), 3);
-            out.memories
-                .iter()
-                .map(|m| m.frame_id)
-                .collect::<Vec<u64>>()
+            ids(&out)
         };
         // The older answers (p 0.9), the newer does not (p 0.01): kept.
         assert_eq!(read(0.9, 0.01), [1, 2, 3]);
@@ -514,8 +511,7 @@ mod tests {
         memories.push(mazda);
         vectors.insert((MindKey::Personal, 4), vec![0.59, -0.807]);
         let out = order_changes(memories, &vectors, judged(-10.0), 4);
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [1, 2, 3, 4]);
+        assert_eq!(ids(&out), [1, 2, 3, 4]);
     }
 
     #[test]
@@ -527,8 +523,7 @@ mod tests {
             newer.background = true;
         }
         let out = order_changes(memories, &vectors, judged(-10.0), 3);
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [1, 2, 3]);
+        assert_eq!(ids(&out), [1, 2, 3]);
         // ... or listed for its date, its cosine to the query under the
         // floor, or found by its words alone.
         for cosine in [Some(0.2), None] {
@@ -538,8 +533,7 @@ mod tests {
                 newer.evidence.cosine = cosine;
             }
             let out = order_changes(memories, &vectors, judged(-10.0), 3);
-            let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-            assert_eq!(ids, [1, 2, 3], "{cosine:?}");
+            assert_eq!(ids(&out), [1, 2, 3], "{cosine:?}");
         }
     }
 
@@ -551,16 +545,14 @@ mod tests {
         let (memories, _) = car_memories();
         let near = vectors(&[(1, [1.0, 0.0]), (2, [-1.0, 0.0]), (3, [0.45, 0.893])]);
         let out = order_changes(memories, &near, judged(0.0), 3);
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [3, 1, 2]);
+        assert_eq!(ids(&out), [3, 1, 2]);
         assert_eq!((out.replaced, out.earlier), (0, 0));
         // At cosine 0.8 (over *related*) the same judge leaves the older
         // out; the newer keeps its own place.
         let (memories, _) = car_memories();
         let close = vectors(&[(1, [1.0, 0.0]), (2, [-1.0, 0.0]), (3, [0.8, 0.6])]);
         let out = order_changes(memories, &close, judged(0.0), 3);
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [2, 3]);
+        assert_eq!(ids(&out), [2, 3]);
         assert_eq!(out.replaced, 1);
     }
 
@@ -588,8 +580,7 @@ mod tests {
             ChangeThresholds::for_floor(0.24),
             usize::MAX,
         );
-        let ids: Vec<u64> = out.memories.iter().map(|m| m.frame_id).collect();
-        assert_eq!(ids, [1, 2, 3]);
+        assert_eq!(ids(&out), [1, 2, 3]);
         assert_eq!((out.replaced, out.earlier), (0, 0));
     }
 }
