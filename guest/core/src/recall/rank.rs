@@ -81,8 +81,9 @@
 //!    final score: first what the query's period anchors (the date-window
 //!    lane, a windowed events lane, a catch-up), then what matched the
 //!    query (semantic, raw detail), then — when something the query found
-//!    answers it ([`answers`]) — what the period anchors that does not
-//!    answer the query itself ("what flights do I have in June?": the
+//!    answers it ([`answers`]) — what the period anchors that shows no
+//!    evidence of matching the query itself (it would not pass the floor
+//!    as a search hit: "what flights do I have in June?": the
 //!    flights, in June or found by their words, before the rest of June;
 //!    "what did I do in June?", which no search hit answers, keeps June
 //!    first), then the standing lanes (importance,
@@ -470,13 +471,16 @@ where
     if pool > 0 {
         rerank_lanes(plan, pool, options.pair_tokens(), &mut entries, &mut rerank);
     }
+    // Whether a hit shows evidence of matching the query: a query-matched
+    // lane's hit needs it to be kept.
+    let matches_query = |entry: &Entry| {
+        floor.admits(
+            entry.evidence.text_rank.is_some() && coverage(entry) > 0.0,
+            entry.evidence.cosine,
+        ) || recognised(floor, entry.evidence.rerank_probability)
+    };
     entries.retain(|entry| match role(entry.lane) {
-        LaneRole::QueryMatched => {
-            floor.admits(
-                entry.evidence.text_rank.is_some() && coverage(entry) > 0.0,
-                entry.evidence.cosine,
-            ) || recognised(floor, entry.evidence.rerank_probability)
-        }
+        LaneRole::QueryMatched => matches_query(entry),
         LaneRole::Anchoring | LaneRole::Standing => true,
     });
 
@@ -496,18 +500,19 @@ where
         LaneRole::QueryMatched => answers_query(entry),
         LaneRole::Standing => false,
     });
-    // An anchoring lane's memory that does not answer the query itself is
-    // in the recall for its period alone: first when nothing the query
-    // found answers ("what did I do in June?"), but after the query's
-    // answers when something does ("what flights do I have in June?": the
-    // flights, then the rest of June).
+    // An anchoring lane's memory that shows no evidence of matching the
+    // query (it would not pass the floor as a search hit) is in the recall
+    // for its period alone: first when nothing the query found answers
+    // ("what did I do in June?"), but after the query's matches when
+    // something does ("what flights do I have in June?": the flights, then
+    // the rest of June).
     let query_answered = entries
         .iter()
         .any(|entry| role(entry.lane) == LaneRole::QueryMatched && answers_query(entry));
     let period_only: BTreeSet<(Lane, MindKey, u64)> = entries
         .iter()
         .filter(|entry| {
-            query_answered && role(entry.lane) == LaneRole::Anchoring && !answers_query(entry)
+            query_answered && role(entry.lane) == LaneRole::Anchoring && !matches_query(entry)
         })
         .map(|entry| (entry.lane, entry.mind.clone(), entry.id))
         .collect();

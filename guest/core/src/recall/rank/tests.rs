@@ -634,18 +634,22 @@ fn a_named_period_anchors_the_recall_by_date() {
 }
 
 #[test]
-fn what_the_period_holds_for_its_date_alone_follows_the_querys_answers() {
+fn what_the_period_holds_for_its_date_alone_follows_the_querys_matches() {
     // The floor's answering cosine is 0.4375 (the default floor 0.25).
     let plan = plan_recall("what flights do I have in May 2026?", NOW, 0).unwrap();
     let in_may_only = vector(&P, 1, Lane::DateWindow, 0, 0.10);
     let flight_in_may = vector(&P, 2, Lane::DateWindow, 1, 0.60);
+    // Over the floor (0.25), under the answering cosine: it matches the
+    // query, so it keeps its place in the window.
+    let near_flight_in_may = vector(&P, 4, Lane::DateWindow, 2, 0.30);
     // The query found a flight outside the window too: the window's
-    // answer first, then it, then what May holds for its date alone.
+    // matches first, then it, then what May holds for its date alone.
     let ranked = rank(
         &plan,
         vec![
             in_may_only.clone(),
-            flight_in_may.clone(),
+            flight_in_may,
+            near_flight_in_may,
             vector(&P, 3, Lane::Semantic, 0, 0.60),
         ],
         RelevanceFloor::default(),
@@ -654,6 +658,7 @@ fn what_the_period_holds_for_its_date_alone_follows_the_querys_answers() {
         keys(&ranked),
         [
             (P, 2, Lane::DateWindow),
+            (P, 4, Lane::DateWindow),
             (P, 3, Lane::Semantic),
             (P, 1, Lane::DateWindow)
         ]
