@@ -80,13 +80,7 @@
 //! 5. **Answers before background.** Memories are ordered by tier, then
 //!    final score: first what the query's period anchors (the date-window
 //!    lane, a windowed events lane, a catch-up), then what matched the
-//!    query (semantic, raw detail), then — when something the query found
-//!    answers it ([`answers`]) — what the period anchors that shows no
-//!    evidence of matching the query itself (it would not pass the floor
-//!    as a search hit: "what flights do I have in June?": the
-//!    flights, in June or found by their words, before the rest of June;
-//!    "what did I do in June?", which no search hit answers, keeps June
-//!    first), then the standing lanes (importance,
+//!    query (semantic, raw detail), then the standing lanes (importance,
 //!    profile, facts, events), which were fetched whatever the question
 //!    was and so never rank above a memory that matches it. (The reference
 //!    engine scored an importance-lane memory like a search hit, so the
@@ -471,51 +465,29 @@ where
     if pool > 0 {
         rerank_lanes(plan, pool, options.pair_tokens(), &mut entries, &mut rerank);
     }
-    // Whether a hit shows evidence of matching the query: a query-matched
-    // lane's hit needs it to be kept.
-    let matches_query = |entry: &Entry| {
-        floor.admits(
-            entry.evidence.text_rank.is_some() && coverage(entry) > 0.0,
-            entry.evidence.cosine,
-        ) || recognised(floor, entry.evidence.rerank_probability)
-    };
     entries.retain(|entry| match role(entry.lane) {
-        LaneRole::QueryMatched => matches_query(entry),
+        LaneRole::QueryMatched => {
+            floor.admits(
+                entry.evidence.text_rank.is_some() && coverage(entry) > 0.0,
+                entry.evidence.cosine,
+            ) || recognised(floor, entry.evidence.rerank_probability)
+        }
         LaneRole::Anchoring | LaneRole::Standing => true,
     });
 
     // Recall as a whole: nothing is returned unless something answers (the
     // reranker's reading counts, so this comes after it).
-    let answers_query = |entry: &Entry| {
-        answers(
+    let answered = entries.iter().any(|entry| match role(entry.lane) {
+        LaneRole::Anchoring => true,
+        LaneRole::QueryMatched => answers(
             &floor,
             false,
             coverage(entry),
             entry.evidence.cosine,
             entry.evidence.rerank_probability,
-        )
-    };
-    let answered = entries.iter().any(|entry| match role(entry.lane) {
-        LaneRole::Anchoring => true,
-        LaneRole::QueryMatched => answers_query(entry),
+        ),
         LaneRole::Standing => false,
     });
-    // An anchoring lane's memory that shows no evidence of matching the
-    // query (it would not pass the floor as a search hit) is in the recall
-    // for its period alone: first when nothing the query found answers
-    // ("what did I do in June?"), but after the query's matches when
-    // something does ("what flights do I have in June?": the flights, then
-    // the rest of June).
-    let query_answered = entries
-        .iter()
-        .any(|entry| role(entry.lane) == LaneRole::QueryMatched && answers_query(entry));
-    let period_only: BTreeSet<(Lane, MindKey, u64)> = entries
-        .iter()
-        .filter(|entry| {
-            query_answered && role(entry.lane) == LaneRole::Anchoring && !matches_query(entry)
-        })
-        .map(|entry| (entry.lane, entry.mind.clone(), entry.id))
-        .collect();
     if !answered {
         entries.retain(|entry| role(entry.lane) == LaneRole::Standing);
     }
@@ -535,21 +507,20 @@ where
 
     // 5. Cap each lane.
     // Answers before background: what the query's period anchors, then
-    // what matched the query, then what the period anchors for its date
-    // alone (above), then the standing lanes, each best first. Sorting by
-    // tier before the lane caps and the dedup also means a frame that both
-    // matched the query and stands in a standing lane is kept as the match.
-    let tier = |memory: &RankedMemory| match role(memory.lane) {
-        LaneRole::Anchoring
-            if period_only.contains(&(memory.lane, memory.mind.clone(), memory.frame_id)) =>
-        {
-            2u8
-        }
-        LaneRole::Anchoring => 0,
+    // what matched the query, then the standing lanes, each best first.
+    // Sorting by tier before the lane caps and the dedup also means a frame
+    // that both matched the query and stands in a standing lane is kept as
+    // the match.
+    let tier = |lane: Lane| match role(lane) {
+        LaneRole::Anchoring => 0u8,
         LaneRole::QueryMatched => 1,
-        LaneRole::Standing => 3,
+        LaneRole::Standing => 2,
     };
-    scored.sort_by(|a, b| tier(a).cmp(&tier(b)).then_with(|| ranking_order(a, b)));
+    scored.sort_by(|a, b| {
+        tier(a.lane)
+            .cmp(&tier(b.lane))
+            .then_with(|| ranking_order(a, b))
+    });
     let mut kept_per_lane: HashMap<Lane, u32> = HashMap::new();
     scored.retain(|memory| {
         let keep = plan.lane(memory.lane).map_or(0, |spec| spec.keep);

@@ -634,49 +634,6 @@ fn a_named_period_anchors_the_recall_by_date() {
 }
 
 #[test]
-fn what_the_period_holds_for_its_date_alone_follows_the_querys_matches() {
-    // The floor's answering cosine is 0.4375 (the default floor 0.25).
-    let plan = plan_recall("what flights do I have in May 2026?", NOW, 0).unwrap();
-    let in_may_only = vector(&P, 1, Lane::DateWindow, 0, 0.10);
-    let flight_in_may = vector(&P, 2, Lane::DateWindow, 1, 0.60);
-    // Over the floor (0.25), under the answering cosine: it matches the
-    // query, so it keeps its place in the window.
-    let near_flight_in_may = vector(&P, 4, Lane::DateWindow, 2, 0.30);
-    // The query found a flight outside the window too: the window's
-    // matches first, then it, then what May holds for its date alone.
-    let ranked = rank(
-        &plan,
-        vec![
-            in_may_only.clone(),
-            flight_in_may,
-            near_flight_in_may,
-            vector(&P, 3, Lane::Semantic, 0, 0.60),
-        ],
-        RelevanceFloor::default(),
-    );
-    assert_eq!(
-        keys(&ranked),
-        [
-            (P, 2, Lane::DateWindow),
-            (P, 4, Lane::DateWindow),
-            (P, 3, Lane::Semantic),
-            (P, 1, Lane::DateWindow)
-        ]
-    );
-    // Nothing the query found answers (a hit over the floor, under the
-    // answering cosine): the period's memories come first, as they are.
-    let ranked = rank(
-        &plan,
-        vec![in_may_only, vector(&P, 3, Lane::Semantic, 0, 0.30)],
-        RelevanceFloor::default(),
-    );
-    assert_eq!(
-        keys(&ranked),
-        [(P, 1, Lane::DateWindow), (P, 3, Lane::Semantic)]
-    );
-}
-
-#[test]
 fn a_memory_written_outside_the_period_is_said_to_name_a_day_in_it() {
     let plan = plan_recall("what happened in April 2026?", NOW, 0).unwrap();
     // Written in May, about a day in April; and one written in April.
