@@ -74,6 +74,7 @@ pub mod ask;
 use crate::cognify::vocab::CALENDAR_WORDS;
 use crate::heads::{HeadThresholds, PairHead};
 use crate::supersede::memory_slot;
+use crate::words::has_any;
 
 /// The longest statement judged, in characters: a long text says many
 /// things, and one changed fact must not close the rest of it (the slot
@@ -320,21 +321,6 @@ fn words(text: &str) -> Vec<String> {
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)
         .collect()
-}
-
-/// Whether `phrase` (one or more words) occurs in `words` as whole words.
-fn has_phrase(words: &[String], phrase: &str) -> bool {
-    let parts: Vec<&str> = phrase.split(' ').collect();
-    if parts.is_empty() || parts.len() > words.len() {
-        return false;
-    }
-    words
-        .windows(parts.len())
-        .any(|window| window.iter().zip(&parts).all(|(word, part)| word == part))
-}
-
-fn has_any(words: &[String], phrases: &[&str]) -> bool {
-    phrases.iter().any(|phrase| has_phrase(words, phrase))
 }
 
 /// How many statements `text` makes: its sentences of at least

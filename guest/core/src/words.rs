@@ -1,10 +1,28 @@
-//! Word lists joined at compile time.
+//! Word lists: joined at compile time, and looked for in a text's words.
 //!
 //! A list that includes another (the month names inside the entity noise
 //! words and inside cognify's calendar words) is built from it here instead
 //! of repeating its words, so the one table stays the only place they are
-//! written. Both functions run in `const` items only: an out-of-range index
-//! or a wrong length fails the build, never a run.
+//! written. [`total_len`] and [`joined`] run in `const` items only: an
+//! out-of-range index or a wrong length fails the build, never a run.
+//! [`has_any`] tells whether a text's words hold any phrase of a list.
+
+/// Whether `phrase` (one or more words, separated by single spaces) occurs
+/// in `words` as whole words, in order.
+pub(crate) fn has_phrase(words: &[String], phrase: &str) -> bool {
+    let parts: Vec<&str> = phrase.split(' ').collect();
+    if parts.is_empty() || parts.len() > words.len() {
+        return false;
+    }
+    words
+        .windows(parts.len())
+        .any(|window| window.iter().zip(&parts).all(|(word, part)| word == part))
+}
+
+/// Whether any of `phrases` occurs in `words` ([`has_phrase`]).
+pub(crate) fn has_any(words: &[String], phrases: &[&str]) -> bool {
+    phrases.iter().any(|phrase| has_phrase(words, phrase))
+}
 
 /// The number of words in `parts` together: the `N` of [`joined`].
 // Indexing in `const` evaluation (see the module docs): a build error, never
