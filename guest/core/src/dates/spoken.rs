@@ -163,6 +163,7 @@ use super::window::{
 };
 use crate::calendar::{format_date, parse_local_date};
 use crate::types::{DateWindow, LogicError};
+use crate::words::has_any;
 
 /// How many days "N days ago" reaches on either side of its day: the slack
 /// of a named day's window ([`super::window::DAY_WINDOW_RADIUS_DAYS`]).
@@ -1002,13 +1003,15 @@ fn previous_word(query: &str, position: usize) -> String {
         .collect()
 }
 
-/// Words that make a question look ahead: a month named without a year in
-/// it is the current one or the next.
+/// Words and phrases that make a question look ahead: a month named
+/// without a year in it is the current one or the next.
 const LOOKING_AHEAD: &[&str] = &[
     "will",
     "shall",
     "ll",
     "gonna",
+    "going to",
+    "coming up",
     "upcoming",
     "planned",
     "scheduled",
@@ -1039,18 +1042,11 @@ fn bare_month_occurrence(query: &str) -> Occurrence {
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let has = |list: &[&str]| words.iter().any(|word| list.contains(&word.as_str()));
-    let coming_up = words
-        .windows(2)
-        .any(|pair| matches!(pair, [first, second] if first == "coming" && second == "up"))
-        || words
-            .windows(2)
-            .any(|pair| matches!(pair, [first, second] if first == "going" && second == "to"));
-    if has(PAST_AUXILIARIES) {
+    if has_any(&words, PAST_AUXILIARIES) {
         Occurrence::MostRecent
-    } else if coming_up || has(LOOKING_AHEAD) {
+    } else if has_any(&words, LOOKING_AHEAD) {
         Occurrence::Coming
-    } else if has(PRESENT_AUXILIARIES) {
+    } else if has_any(&words, PRESENT_AUXILIARIES) {
         Occurrence::Nearest
     } else {
         Occurrence::MostRecent
@@ -1180,18 +1176,12 @@ impl Season {
             Occurrence::Next => year,
             Occurrence::Coming | Occurrence::Nearest => {
                 let (_, until) = self.span(most_recent)?;
-                let next = most_recent + 1;
-                let next_start = NaiveDate::from_ymd_opt(next, self.first_month(), 1)?;
-                let months_ahead = (next_start.year() - year) * 12
-                    + i32::try_from(next_start.month()).ok()?
-                    - i32::try_from(today.month()).ok()?;
                 if today <= until {
                     // The one under way.
                     most_recent
-                } else if occurrence == Occurrence::Coming || months_ahead < 6 {
-                    next
                 } else {
-                    most_recent
+                    // As for its first month.
+                    month_year(today, self.first_month(), occurrence)
                 }
             }
         })
