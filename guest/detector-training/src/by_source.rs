@@ -93,6 +93,23 @@ pub struct BySource {
     /// to that fold's own calibration threshold, so the margin carries
     /// over to the shipped model's.
     pub margin: f64,
+    /// Every held-out row's score, in log-odds above its fold's threshold
+    /// (`--scores-out`): for studies that set another detector beside
+    /// this one on the same folds.
+    pub held_out: Vec<RowScore>,
+}
+
+/// One row's held-out score, in log-odds above the threshold it met.
+#[derive(Debug, serde::Serialize)]
+pub struct RowScore {
+    /// Where it was scored: `held-out:<origin>` or `measure:<file>`.
+    pub set: String,
+    /// FNV-1a of the text's bytes, to join the row with other scores.
+    pub text_fnv: String,
+    /// 1: hostile; 0: benign.
+    pub label: u8,
+    /// Its score in log-odds, less the threshold's.
+    pub above_threshold: f64,
 }
 
 /// The false-alarm rate, averaged over the held-out origins' benign rows,
@@ -120,6 +137,7 @@ pub fn report(split: &Split, examples: &[Example]) -> BySource {
     let _ = writeln!(out, "|---|---|---:|---:|---:|");
     let mut pooled: Vec<Scored> = Vec::new();
     let mut benign_by_origin: Vec<Vec<f64>> = Vec::new();
+    let mut held_out = Vec::new();
     for origin in ORIGINS {
         let kept: Vec<&Example> = split
             .train
@@ -150,6 +168,12 @@ pub fn report(split: &Split, examples: &[Example]) -> BySource {
             .cloned()
             .collect();
         let scored = report::scored(&model, &held);
+        held_out.extend(held.iter().zip(&scored).map(|(row, scored)| RowScore {
+            set: format!("held-out:{origin}"),
+            text_fnv: format!("{:016x}", crate::corpus::fnv(row.text.as_bytes())),
+            label: row.label,
+            above_threshold: log_odds(scored.score) - log_odds(threshold),
+        }));
         let mut by_language: BTreeMap<&str, Vec<&Scored>> = BTreeMap::new();
         for row in &scored {
             by_language.entry(row.lang.as_str()).or_default().push(row);
@@ -224,6 +248,7 @@ pub fn report(split: &Split, examples: &[Example]) -> BySource {
     BySource {
         markdown: out,
         margin,
+        held_out,
     }
 }
 

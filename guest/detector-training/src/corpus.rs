@@ -106,8 +106,8 @@ impl Split {
     }
 }
 
-/// FNV-1a, 64-bit: a stable hash of a row's group.
-fn fnv(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64-bit: a stable hash of a row's group (or text).
+pub fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })

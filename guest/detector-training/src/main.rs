@@ -104,6 +104,12 @@ struct Args {
     /// flagged per kind and language; repeatable.
     #[arg(long)]
     measure: Vec<PathBuf>,
+    /// Also write every held-out row's score (with `--by-source`) and
+    /// every measured row's, in log-odds above the threshold it met, to
+    /// this JSON Lines file: for studies that set another detector beside
+    /// this one on the same rows.
+    #[arg(long)]
+    scores_out: Option<PathBuf>,
     /// Also validate by held-out source (a fit per public origin, each
     /// without it; minutes) and write `BY-SOURCE.md` beside the model.
     #[arg(long)]
@@ -174,6 +180,19 @@ fn main() -> Result<()> {
     }
     for path in &args.measure {
         println!("{}", measure::report(&reread, path)?);
+    }
+    if let Some(path) = &args.scores_out {
+        let mut lines = String::new();
+        let held_out = by_source.iter().flat_map(|found| &found.held_out);
+        let mut measured = Vec::new();
+        for set in &args.measure {
+            measured.extend(measure::scores(&reread, set)?);
+        }
+        for score in held_out.chain(&measured) {
+            lines.push_str(&serde_json::to_string(score)?);
+            lines.push('\n');
+        }
+        std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
     }
     let study = length::study(&reread, &split.validation);
     let text = report::markdown(

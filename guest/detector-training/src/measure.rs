@@ -13,10 +13,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use hive_mind_core::detector::model::Model;
+use hive_mind_core::detector::model::{Model, log_odds};
 use hive_mind_core::detector::worst_window;
 use serde::Deserialize;
 
+use crate::by_source::RowScore;
 use crate::report;
 
 /// One labelled text to measure on.
@@ -35,12 +36,11 @@ pub fn verdict(model: &Model, text: &str) -> (f64, bool) {
     (score, score >= model.threshold_for(windows))
 }
 
-/// The figures of `model` on the labelled file at `path`, as Markdown.
-pub fn report(model: &Model, path: &Path) -> Result<String> {
+/// The rows of the labelled file at `path`, refusing a label not 0 or 1.
+fn read(path: &Path) -> Result<Vec<Labelled>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    // (label, group) -> (held back, of)
-    let mut counts: BTreeMap<(u8, String), (usize, usize)> = BTreeMap::new();
+    let mut rows = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -55,6 +55,33 @@ pub fn report(model: &Model, path: &Path) -> Result<String> {
                 row.label
             );
         }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Each row's score under `model` in log-odds above the threshold its
+/// window count meets (`--scores-out`).
+pub fn scores(model: &Model, path: &Path) -> Result<Vec<RowScore>> {
+    Ok(read(path)?
+        .iter()
+        .map(|row| {
+            let (score, _, windows) = worst_window(model, &row.text);
+            RowScore {
+                set: format!("measure:{}", path.display()),
+                text_fnv: format!("{:016x}", crate::corpus::fnv(row.text.as_bytes())),
+                label: row.label,
+                above_threshold: log_odds(score) - log_odds(model.threshold_for(windows)),
+            }
+        })
+        .collect())
+}
+
+/// The figures of `model` on the labelled file at `path`, as Markdown.
+pub fn report(model: &Model, path: &Path) -> Result<String> {
+    // (label, group) -> (held back, of)
+    let mut counts: BTreeMap<(u8, String), (usize, usize)> = BTreeMap::new();
+    for row in read(path)? {
         let (_, held) = verdict(model, &row.text);
         for group in [
             "all".to_string(),
@@ -137,6 +164,29 @@ mod tests {
         )
         .unwrap();
         assert!(report(&model, &path).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn each_row_is_scored_in_log_odds_above_its_threshold() {
+        // The bias alone: log-odds 2 against a bar of 0.5 (log-odds 0).
+        let model = Model::new(4, 2.0, 1.0, 0.5, vec![0; 16]);
+        let dir = std::env::temp_dir().join(format!("measure-scores-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("set.jsonl");
+        std::fs::write(
+            &path,
+            r#"{"text": "Lunch at noon?", "label": 0, "kind": "chat", "lang": "en"}"#,
+        )
+        .unwrap();
+        let scores = scores(&model, &path).unwrap();
+        assert_eq!(scores.len(), 1);
+        assert_eq!(scores[0].label, 0);
+        assert!((scores[0].above_threshold - 2.0).abs() < 1e-6, "{scores:?}");
+        assert_eq!(
+            scores[0].text_fnv,
+            format!("{:016x}", crate::corpus::fnv(b"Lunch at noon?"))
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
