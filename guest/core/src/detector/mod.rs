@@ -11,7 +11,11 @@
 //! ([`features`]), with the regex scanner's patterns ([`crate::injection`])
 //! among its inputs: the hand-written patterns are one signal the model
 //! weighs, not a verdict of their own. It was chosen over a head on the
-//! embedder's vectors because it is the same under every embedder (the
+//! embedder's vectors by measurement (`models/injection-detector/VECTOR-HEAD.md`):
+//! held out by source, such a head catches a fraction of what this model
+//! catches (a memory's vector is its carrier's topic, not the sentence
+//! planted in it), and beside it adds a few points at the price of more
+//! false alarms. This model is also the same under every embedder (the
 //! in-process models, a remote provider, the hash embedder of tests), reads
 //! every script (character n-grams need no tokenizer) and costs
 //! microseconds; `guest/detector-training` trains it, and
