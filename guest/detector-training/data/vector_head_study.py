@@ -1,9 +1,12 @@
 """Would a head over the embedder's vectors screen better than the n-gram model?
 
-The study behind the choice recorded in `models/injection-detector/VECTOR-HEAD.md`.
-It measures a classifier over the vectors the engine already computes for
-every memory (bge-small-en-v1.5, the default in-process embedder), alone and
-beside the shipped n-gram model, the way `train-detector --by-source`
+The study behind `models/injection-detector/VECTOR-HEAD.md`. It measures
+classifiers over bge-small-en-v1.5's vectors (the default in-process
+embedder), read two ways: the vector of the whole text, which the engine
+already computes for every memory, and the vector of the one sentence the
+n-gram model scores highest (what a hostile verdict quotes), which would
+cost one more embedding of a sentence per write. Each alone and beside the
+shipped n-gram model, measured the way `train-detector --by-source`
 measures the n-gram model: each public origin left out of the fit and the
 threshold in turn, then scored; the threshold read where the held-out
 origins' benign rows are flagged at 1 % averaged over the origins; and the
@@ -20,7 +23,8 @@ sets kept apart from training scored at that threshold.
 
 (`/tmp/pyrit.jsonl` as `final_heldout.py` writes it.) The vectors are the
 Python host's in-process embedder's, the same as the engine's in every host;
-embedding the corpus takes about 40 minutes on two cores and is cached.
+embedding the corpus and its loudest sentences takes about 50 minutes on two
+cores and is cached.
 
 Two heads are measured, both on standardised vectors, classes weighed to
 count equally: a logistic regression (Newton's method, a small L2 penalty)
@@ -197,6 +201,37 @@ class Network:
         return (hidden @ self.params[2] + self.params[3][0]).astype(np.float64)
 
 
+class Scores:
+    """`train-detector --scores-out`: the n-gram model's score of each row
+    (log-odds above the threshold it met) and its loudest sentence, per
+    held-out fold, per measured set and over the corpus."""
+
+    def __init__(self, path: str) -> None:
+        self.held: dict[tuple[str, str], tuple[float, str]] = {}
+        self.benign: dict[str, list[float]] = collections.defaultdict(list)
+        self.measured: dict[str, tuple[float, str]] = {}
+        self.corpus: dict[str, str] = {}
+        with open(path) as lines:
+            for line in lines:
+                score = json.loads(line)
+                entry = (score["above_threshold"], score["loudest"])
+                if score["set"].startswith("held-out:"):
+                    origin = score["set"][len("held-out:") :]
+                    self.held[(origin, score["text_fnv"])] = entry
+                    if score["label"] == 0:
+                        self.benign[origin].append(score["above_threshold"])
+                elif score["set"] == "corpus":
+                    self.corpus[score["text_fnv"]] = score["loudest"]
+                else:
+                    self.measured[score["text_fnv"]] = entry
+        # The shipped threshold is the calibrated one moved by this margin
+        # (`by_source.rs`), so a measured row's score is brought back to
+        # its calibration threshold's scale by adding it.
+        self.margin = threshold_at_mean_false_alarms(
+            [np.array(scores) for scores in self.benign.values()], HELD_OUT_FALSE_ALARMS
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", default="guest/detector-training/data/corpus.jsonl.gz")
@@ -209,7 +244,7 @@ def main() -> None:
 
     with gzip.open(args.corpus, "rt") as lines:
         rows = [json.loads(line) for line in lines if line.strip()]
-    vectors = embed([row["text"] for row in rows], cache, "corpus")
+    keys = [text_key(row["text"]) for row in rows]
     labels = np.array([row["label"] for row in rows])
     benign_languages = {row["lang"] for row in rows if row["label"] == 0}
     part = np.array(
@@ -225,127 +260,141 @@ def main() -> None:
         ]
     )
     conversation = np.array([row["label"] == 0 and row["slice"].startswith("chat") for row in rows])
-    mean = vectors[part == "train"].mean(0)
-    spread = vectors[part == "train"].std(0)
-
-    def standard(x: np.ndarray) -> np.ndarray:
-        return ((x - mean) / spread).astype(np.float32)
-
-    features = standard(vectors)
+    ngram = Scores(args.ngram_scores)
+    print(f"the n-gram model's held-out margin: {ngram.margin:+.3f} log-odds", file=sys.stderr)
     measured = {}
     for path in args.measure:
         with open(path) as lines:
-            items = [json.loads(line) for line in lines if line.strip()]
-        measured[path] = (items, standard(embed([item["text"] for item in items], cache, Path(path).stem)))
+            measured[path] = [json.loads(line) for line in lines if line.strip()]
 
-    # The n-gram model's scores, in log-odds above the threshold each met.
-    ngram_held: dict[tuple[str, str], float] = {}
-    ngram_benign: dict[str, list[float]] = collections.defaultdict(list)
-    ngram_measured: dict[str, float] = {}
-    with open(args.ngram_scores) as lines:
-        for line in lines:
-            score = json.loads(line)
-            if score["set"].startswith("held-out:"):
-                origin = score["set"][len("held-out:") :]
-                ngram_held[(origin, score["text_fnv"])] = score["above_threshold"]
-                if score["label"] == 0:
-                    ngram_benign[origin].append(score["above_threshold"])
-            else:
-                ngram_measured[score["text_fnv"]] = score["above_threshold"]
-    # The shipped threshold is the calibrated one moved by this margin
-    # (`by_source.rs`), so a measured row's n-gram score is brought back to
-    # its calibration threshold's scale by adding it.
-    ngram_margin = threshold_at_mean_false_alarms(
-        [np.array(scores) for scores in ngram_benign.values()], HELD_OUT_FALSE_ALARMS
+    # The two readings: a text's vector (the memory's, which the engine
+    # stores), and the vector of the sentence the n-gram model scores
+    # highest (for a held-out row, its fold's model's choice; for a training
+    # row and a measured one, the shipped model's).
+    whole = embed([row["text"] for row in rows], cache, "corpus")
+    whole_measured = {path: embed([i["text"] for i in items], cache, Path(path).stem) for path, items in measured.items()}
+    sentences = sorted(
+        {ngram.corpus.get(key, "") for key in keys}
+        | {loudest for _, loudest in ngram.held.values()}
+        | {loudest for _, loudest in ngram.measured.values()}
     )
-    print(f"the n-gram model's held-out margin: {ngram_margin:+.3f} log-odds", file=sys.stderr)
+    sentence_vectors = embed(sentences, cache, "loudest")
+    at = {sentence: index for index, sentence in enumerate(sentences)}
 
+    def of_sentences(texts: list[str]) -> np.ndarray:
+        return sentence_vectors[[at[text] for text in texts]]
+
+    readings = {
+        "memory vector": (
+            whole,
+            lambda origin, index: whole[index],
+            {path: whole_measured[path] for path in measured},
+        ),
+        "loudest sentence": (
+            of_sentences([ngram.corpus.get(key, "") for key in keys]),
+            lambda origin, index: sentence_vectors[at[ngram.held[(origin, keys[index])][1]]],
+            {
+                path: of_sentences([ngram.measured[text_key(item["text"])][1] for item in items])
+                for path, items in measured.items()
+            },
+        ),
+    }
     everything = np.arange(len(rows))
-    report: list[str] = []
     heads = {"linear": Linear, "network": Network}
-    held: dict[str, list[tuple[str, int, float, float]]] = {}
-    kept_apart: dict[str, dict[str, list[tuple[int, float, float, str]]]] = {}
-    for name, head in heads.items():
-        held[name] = []
-        for origin in ORIGINS:
-            in_origin = np.array([from_origin(row["source"], origin) for row in rows])
-            train = everything[(part == "train") & ~in_origin]
-            calibration = everything[(part == "cal") & ~in_origin]
-            model = head().fit(features[train], labels[train])
-            scores = model.score(features)
-            threshold = calibration_threshold(scores, labels, conversation, calibration)
-            for index in everything[in_origin & (part != "out")]:
-                key = text_key(rows[index]["text"])
-                held[name].append(
-                    (origin, int(labels[index]), scores[index] - threshold, ngram_held[(origin, key)])
-                )
-            print(f"{name}: held out {origin}", file=sys.stderr, flush=True)
-        train = everything[part == "train"]
-        model = head().fit(features[train], labels[train])
-        scores = model.score(features)
-        threshold = calibration_threshold(scores, labels, conversation, everything[part == "cal"])
-        kept_apart[name] = {
-            path: [
-                (
-                    int(item["label"]),
-                    float(score - threshold),
-                    ngram_measured[text_key(item["text"])] + ngram_margin,
-                    item["kind"],
-                )
-                for item, score in zip(items, model.score(x), strict=True)
-            ]
-            for path, (items, x) in measured.items()
-        }
-
     combinations = {
-        "n-gram model alone (shipped)": lambda v, n: n,
-        "vector head alone": lambda v, n: v,
-        "¼ vector + ¾ n-gram": lambda v, n: 0.25 * v + 0.75 * n,
-        "½ vector + ½ n-gram": lambda v, n: 0.5 * v + 0.5 * n,
+        "alone": lambda v, n: v,
+        "¼ head + ¾ n-gram": lambda v, n: 0.25 * v + 0.75 * n,
+        "½ head + ½ n-gram": lambda v, n: 0.5 * v + 0.5 * n,
         "the larger of the two": lambda v, n: max(v, n),
     }
-    report.append("# Injection detector: a head over the embedder's vectors, measured\n")
-    report.append(
+    report = [
+        "# Injection detector: heads over the embedder's vectors, measured\n",
         "Written by `guest/detector-training/data/vector_head_study.py` (do not edit by hand; the "
-        "command is in its docs). Vectors: bge-small-en-v1.5, as the engine stores them. Each public "
-        "origin is left out of the head's fit and threshold in turn, as `BY-SOURCE.md` does for the "
-        "n-gram model; *held out* is the share of hostile rows caught where the held-out origins' "
-        "benign rows are flagged at 1 % averaged over the origins (a row mixed from two origins "
-        "counts in both folds, as there). The sets kept apart are scored at that threshold.\n"
-    )
-    header = "| head | scores | held out: caught | worst benign origin flagged |"
-    divider = "|---|---|---:|---:|"
+        "command is in its docs). Vectors: bge-small-en-v1.5, as the engine computes them, of the whole "
+        "text (the memory's vector) or of the sentence the n-gram model scores highest in its worst "
+        "window (the sentence a hostile verdict quotes). Each public origin is left out of the head's "
+        "fit and threshold in turn, as `BY-SOURCE.md` does for the n-gram model; *held out* is the "
+        "share of hostile rows caught where the held-out origins' benign rows are flagged at 1 % "
+        "averaged over the origins (a row mixed from two origins counts in both folds, as there). "
+        "A head beside the n-gram model adds the two scores' log-odds above their own fold's "
+        "threshold, weighed, or takes the larger. The sets kept apart are scored at the same "
+        "threshold.\n",
+    ]
+    header = "| reading | head | with the n-gram model | held out: caught | worst benign origin flagged |"
+    divider = "|---|---|---|---:|---:|"
     for path in measured:
         header += f" {Path(path).name}: caught | flagged |"
         divider += "---:|---:|"
-    report.append(header)
-    report.append(divider)
-    for name in heads:
-        for label, combine in combinations.items():
-            if name != "linear" and label.startswith("n-gram"):
-                continue
-            benign = collections.defaultdict(list)
-            hostile = []
-            for origin, label_of, vector, ngram in held[name]:
-                (benign[origin] if label_of == 0 else hostile).append(combine(vector, ngram))
-            bar = threshold_at_mean_false_alarms([np.array(v) for v in benign.values()], HELD_OUT_FALSE_ALARMS)
-            worst = max(benign, key=lambda origin: np.mean(np.array(benign[origin]) >= bar))
-            line = (
-                f"| {'–' if label.startswith('n-gram') else name} | {label} | "
-                f"{share(sum(s >= bar for s in hostile), len(hostile))} | "
-                f"{worst} {100 * np.mean(np.array(benign[worst]) >= bar):.2f} % |"
-            )
-            for scored in kept_apart[name].values():
-                caught = sum(1 for lab, v, n, _ in scored if lab == 1 and combine(v, n) >= bar)
-                flagged = sum(1 for lab, v, n, _ in scored if lab == 0 and combine(v, n) >= bar)
-                hostile_count = sum(1 for item in scored if item[0] == 1)
-                line += (
-                    f" {share(caught, hostile_count)} | {share(flagged, len(scored) - hostile_count)} |"
+    report += [header, divider]
+    first = True
+    for reading, (vectors, held_vector, measured_vectors) in readings.items():
+        mean = vectors[part == "train"].mean(0)
+        spread = vectors[part == "train"].std(0) + 1e-6
+
+        def standard(x: np.ndarray, mean=mean, spread=spread) -> np.ndarray:
+            return ((x - mean) / spread).astype(np.float32)
+
+        features = standard(vectors)
+        for name, head in heads.items():
+            held: list[tuple[str, int, float, float]] = []
+            for origin in ORIGINS:
+                in_origin = np.array([from_origin(row["source"], origin) for row in rows])
+                train = everything[(part == "train") & ~in_origin]
+                model = head().fit(features[train], labels[train])
+                threshold = calibration_threshold(
+                    model.score(features), labels, conversation, everything[(part == "cal") & ~in_origin]
                 )
-            report.append(line)
+                indices = everything[in_origin & (part != "out")]
+                scores = model.score(standard(np.stack([held_vector(origin, i) for i in indices])))
+                held += [
+                    (origin, int(labels[i]), float(score - threshold), ngram.held[(origin, keys[i])][0])
+                    for i, score in zip(indices, scores, strict=True)
+                ]
+                print(f"{reading}, {name}: held out {origin}", file=sys.stderr, flush=True)
+            train = everything[part == "train"]
+            model = head().fit(features[train], labels[train])
+            threshold = calibration_threshold(
+                model.score(features), labels, conversation, everything[part == "cal"]
+            )
+            kept_apart = {
+                path: [
+                    (int(item["label"]), float(score - threshold), ngram.measured[text_key(item["text"])][0] + ngram.margin)
+                    for item, score in zip(items, model.score(standard(measured_vectors[path])), strict=True)
+                ]
+                for path, items in measured.items()
+            }
+            rows_out = list(combinations.items())
+            if first:
+                rows_out.insert(0, ("n-gram model alone (shipped)", lambda v, n: n))
+                first = False
+            for label, combine in rows_out:
+                report.append(line_of(reading, name, label, combine, held, kept_apart))
     text = "\n".join(report) + "\n"
     Path(args.out).write_text(text)
     print(text)
+
+
+def line_of(reading, name, label, combine, held, kept_apart) -> str:
+    """One line of the table: caught held out at 1 % false alarms averaged
+    over the origins, and the sets kept apart at that threshold."""
+    benign = collections.defaultdict(list)
+    hostile = []
+    for origin, label_of, head_score, ngram_score in held:
+        (benign[origin] if label_of == 0 else hostile).append(combine(head_score, ngram_score))
+    bar = threshold_at_mean_false_alarms([np.array(v) for v in benign.values()], HELD_OUT_FALSE_ALARMS)
+    worst = max(benign, key=lambda origin: np.mean(np.array(benign[origin]) >= bar))
+    shipped = label.startswith("n-gram")
+    line = (
+        f"| {'–' if shipped else reading} | {'–' if shipped else name} | {label} | "
+        f"{share(sum(s >= bar for s in hostile), len(hostile))} | "
+        f"{worst} {100 * np.mean(np.array(benign[worst]) >= bar):.2f} % |"
+    )
+    for scored in kept_apart.values():
+        caught = sum(1 for lab, v, n in scored if lab == 1 and combine(v, n) >= bar)
+        flagged = sum(1 for lab, v, n in scored if lab == 0 and combine(v, n) >= bar)
+        hostile_count = sum(1 for item in scored if item[0] == 1)
+        line += f" {share(caught, hostile_count)} | {share(flagged, len(scored) - hostile_count)} |"
+    return line
 
 
 def calibration_threshold(

@@ -31,6 +31,7 @@ use hive_mind_core::detector::model::{log_odds, sigmoid};
 use crate::corpus::{Row, Split};
 use crate::fit::{self, Example};
 use crate::report::{self, Scored};
+use crate::scores::RowScore;
 use crate::{BITS, EPOCHS, SEED, TARGET_FALSE_ALARMS, length};
 
 /// The public origins held out in turn: a source id, or a prefix ending
@@ -99,19 +100,6 @@ pub struct BySource {
     pub held_out: Vec<RowScore>,
 }
 
-/// One row's held-out score, in log-odds above the threshold it met.
-#[derive(Debug, serde::Serialize)]
-pub struct RowScore {
-    /// Where it was scored: `held-out:<origin>` or `measure:<file>`.
-    pub set: String,
-    /// FNV-1a of the text's bytes, to join the row with other scores.
-    pub text_fnv: String,
-    /// 1: hostile; 0: benign.
-    pub label: u8,
-    /// Its score in log-odds, less the threshold's.
-    pub above_threshold: f64,
-}
-
 /// The false-alarm rate, averaged over the held-out origins' benign rows,
 /// the shipped threshold is chosen for: the goal on sources held
 /// out from training.
@@ -168,12 +156,11 @@ pub fn report(split: &Split, examples: &[Example]) -> BySource {
             .cloned()
             .collect();
         let scored = report::scored(&model, &held);
-        held_out.extend(held.iter().zip(&scored).map(|(row, scored)| RowScore {
-            set: format!("held-out:{origin}"),
-            text_fnv: format!("{:016x}", crate::corpus::fnv(row.text.as_bytes())),
-            label: row.label,
-            above_threshold: log_odds(scored.score) - log_odds(threshold),
-        }));
+        let set = format!("held-out:{origin}");
+        held_out.extend(
+            held.iter()
+                .map(|row| RowScore::of(&model, threshold, &set, &row.text, row.label)),
+        );
         let mut by_language: BTreeMap<&str, Vec<&Scored>> = BTreeMap::new();
         for row in &scored {
             by_language.entry(row.lang.as_str()).or_default().push(row);

@@ -52,6 +52,7 @@ mod fit;
 mod length;
 mod measure;
 mod report;
+mod scores;
 
 use std::path::PathBuf;
 
@@ -104,10 +105,11 @@ struct Args {
     /// flagged per kind and language; repeatable.
     #[arg(long)]
     measure: Vec<PathBuf>,
-    /// Also write every held-out row's score (with `--by-source`) and
-    /// every measured row's, in log-odds above the threshold it met, to
+    /// Also write every held-out row's score (with `--by-source`), every
+    /// measured row's and every corpus row's under the model written, in
+    /// log-odds above the threshold it met, with its loudest sentence, to
     /// this JSON Lines file: for studies that set another detector beside
-    /// this one on the same rows.
+    /// this one on the same rows (`scores`).
     #[arg(long)]
     scores_out: Option<PathBuf>,
     /// Also validate by held-out source (a fit per public origin, each
@@ -188,7 +190,16 @@ fn main() -> Result<()> {
         for set in &args.measure {
             measured.extend(measure::scores(&reread, set)?);
         }
-        for score in held_out.chain(&measured) {
+        let corpus: Vec<scores::RowScore> = split
+            .train
+            .iter()
+            .chain(&split.calibration)
+            .chain(&split.validation)
+            .map(|row| {
+                scores::RowScore::of(&reread, reread.threshold(), "corpus", &row.text, row.label)
+            })
+            .collect();
+        for score in held_out.chain(&measured).chain(&corpus) {
             lines.push_str(&serde_json::to_string(score)?);
             lines.push('\n');
         }

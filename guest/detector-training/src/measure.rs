@@ -13,12 +13,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use hive_mind_core::detector::model::{Model, log_odds};
+use hive_mind_core::detector::model::Model;
 use hive_mind_core::detector::worst_window;
 use serde::Deserialize;
 
-use crate::by_source::RowScore;
 use crate::report;
+use crate::scores::RowScore;
 
 /// One labelled text to measure on.
 #[derive(Debug, Deserialize)]
@@ -63,17 +63,10 @@ fn read(path: &Path) -> Result<Vec<Labelled>> {
 /// Each row's score under `model` in log-odds above the threshold its
 /// window count meets (`--scores-out`).
 pub fn scores(model: &Model, path: &Path) -> Result<Vec<RowScore>> {
+    let set = format!("measure:{}", path.display());
     Ok(read(path)?
         .iter()
-        .map(|row| {
-            let (score, _, windows) = worst_window(model, &row.text);
-            RowScore {
-                set: format!("measure:{}", path.display()),
-                text_fnv: format!("{:016x}", crate::corpus::fnv(row.text.as_bytes())),
-                label: row.label,
-                above_threshold: log_odds(score) - log_odds(model.threshold_for(windows)),
-            }
-        })
+        .map(|row| RowScore::of(model, model.threshold(), &set, &row.text, row.label))
         .collect())
 }
 
@@ -164,29 +157,6 @@ mod tests {
         )
         .unwrap();
         assert!(report(&model, &path).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn each_row_is_scored_in_log_odds_above_its_threshold() {
-        // The bias alone: log-odds 2 against a bar of 0.5 (log-odds 0).
-        let model = Model::new(4, 2.0, 1.0, 0.5, vec![0; 16]);
-        let dir = std::env::temp_dir().join(format!("measure-scores-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("set.jsonl");
-        std::fs::write(
-            &path,
-            r#"{"text": "Lunch at noon?", "label": 0, "kind": "chat", "lang": "en"}"#,
-        )
-        .unwrap();
-        let scores = scores(&model, &path).unwrap();
-        assert_eq!(scores.len(), 1);
-        assert_eq!(scores[0].label, 0);
-        assert!((scores[0].above_threshold - 2.0).abs() < 1e-6, "{scores:?}");
-        assert_eq!(
-            scores[0].text_fnv,
-            format!("{:016x}", crate::corpus::fnv(b"Lunch at noon?"))
-        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,10 +12,11 @@
 //! among its inputs: the hand-written patterns are one signal the model
 //! weighs, not a verdict of their own. It was chosen over a head on the
 //! embedder's vectors by measurement (`models/injection-detector/VECTOR-HEAD.md`):
-//! held out by source, such a head catches a fraction of what this model
-//! catches (a memory's vector is its carrier's topic, not the sentence
-//! planted in it), and beside it adds a few points at the price of more
-//! false alarms. This model is also the same under every embedder (the
+//! held out by source, a head on a memory's vector catches a fraction of
+//! what this model catches (the vector is its carrier's topic, not the
+//! sentence planted in it), and one on the vector of the loudest sentence
+//! ([`loudest_sentence`]) adds to it only with three times the false
+//! alarms on assistant answers. This model is also the same under every embedder (the
 //! in-process models, a remote provider, the hash embedder of tests), reads
 //! every script (character n-grams need no tokenizer) and costs
 //! microseconds; `guest/detector-training` trains it, and
@@ -188,7 +189,7 @@ fn readable_reasons(
     strongest: &[Contribution],
 ) -> Vec<String> {
     let mut reasons = Vec::with_capacity(REASONS);
-    if hostile && let Some(sentence) = loudest_sentence(model, window) {
+    if hostile && let Some(sentence) = loudest_sentence_cut(model, window) {
         reasons.push(format!("sentence {sentence:?}"));
     }
     reasons.extend(
@@ -203,18 +204,23 @@ fn readable_reasons(
 
 /// The sentence of `window` the model scores highest on its own, cut to
 /// [`REASON_SENTENCE_CHARS`] characters; `None` when it has none.
-fn loudest_sentence(model: &Model, window: &str) -> Option<String> {
-    let sentences = crate::write_back::split_sentences(window);
-    let loudest = sentences
-        .iter()
-        .map(|sentence| (model.score(sentence), sentence))
-        .max_by(|a, b| a.0.total_cmp(&b.0))?
-        .1;
+fn loudest_sentence_cut(model: &Model, window: &str) -> Option<String> {
+    let loudest = loudest_sentence(model, window)?;
     let mut cut: String = loudest.chars().take(REASON_SENTENCE_CHARS).collect();
     if cut.len() < loudest.len() {
         cut.push('…');
     }
     Some(cut)
+}
+
+/// The sentence of `text` the model scores highest on its own (what a
+/// hostile verdict's first reason quotes); `None` when it has none.
+pub fn loudest_sentence(model: &Model, text: &str) -> Option<String> {
+    crate::write_back::split_sentences(text)
+        .into_iter()
+        .map(|sentence| (model.score(&sentence), sentence))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, sentence)| sentence)
 }
 
 /// The detector's report on a text, in the scanner's shape: the learned
