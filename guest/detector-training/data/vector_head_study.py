@@ -46,21 +46,6 @@ from pathlib import Path
 
 import numpy as np
 
-# The public origins held out in turn (`by_source.rs`'s ORIGINS).
-ORIGINS = [
-    "spikee",
-    "jailbreakbench",
-    "multijail",
-    "sgd",
-    "awesome-chatgpt-prompts",
-    "llm-guard-docs",
-    "owasp-llm-top10",
-    "ud-",
-    "agentdojo",
-    "chatterbot-corpus",
-    "spam-assassin",
-    "sotu",
-]
 CALIBRATION_ONE_IN = 7  # main.rs
 TARGET_FALSE_ALARMS = 0.0025  # main.rs: the calibration rows' budget
 HELD_OUT_FALSE_ALARMS = 0.01  # by_source.rs
@@ -207,6 +192,8 @@ class Scores:
     held-out fold, per measured set and over the corpus."""
 
     def __init__(self, path: str) -> None:
+        # The public origins `--by-source` held out, in its order.
+        self.origins: list[str] = []
         self.held: dict[tuple[str, str], tuple[float, str]] = {}
         self.benign: dict[str, list[float]] = collections.defaultdict(list)
         self.measured: dict[str, tuple[float, str]] = {}
@@ -217,6 +204,8 @@ class Scores:
                 entry = (score["above_threshold"], score["loudest"])
                 if score["set"].startswith("held-out:"):
                     origin = score["set"][len("held-out:") :]
+                    if origin not in self.origins:
+                        self.origins.append(origin)
                     self.held[(origin, score["text_fnv"])] = entry
                     if score["label"] == 0:
                         self.benign[origin].append(score["above_threshold"])
@@ -337,7 +326,7 @@ def main() -> None:
         features = standard(vectors)
         for name, head in heads.items():
             held: list[tuple[str, int, float, float]] = []
-            for origin in ORIGINS:
+            for origin in ngram.origins:
                 in_origin = np.array([from_origin(row["source"], origin) for row in rows])
                 train = everything[(part == "train") & ~in_origin]
                 model = head().fit(features[train], labels[train])
