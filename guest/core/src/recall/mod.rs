@@ -38,6 +38,7 @@ mod context;
 mod floor;
 mod format;
 mod passage;
+mod person;
 mod plan;
 mod rank;
 
@@ -50,6 +51,10 @@ pub use floor::{
 };
 pub use format::{RAW_EXCERPT_MAX_CHARS, RecallOutput, TEMPORAL_GUIDANCE, assemble_recall};
 pub use passage::{display_text, embedding_text, passage_text};
+pub use person::{
+    OWNER_LEAST, OWNER_SHARE, READING_SURE_PROBABILITY, in_owners_person, owner_name,
+    with_owners_reading,
+};
 pub use plan::{
     CATCH_UP_MIN_IMPORTANCE, DATE_WINDOW_FETCH_MULTIPLIER, DEFAULT_RECALL_LIMIT, EVENT_PREFIX,
     EVENTS_LANE_LIMIT, FACT_PREFIX, FACTS_LANE_LIMIT, Fetch, IMPORTANCE_LANE_LIMIT,
