@@ -706,3 +706,63 @@ fn the_floor_is_calibrated_for_the_embedder_and_recorded() {
         None
     );
 }
+
+/// An agent writes its user's memories by name ("Maya is vegetarian.") and
+/// the user asks as "I": with the shipped cross-encoder, the question read
+/// in the owner's person finds the answer the question as asked misses
+/// (the reranker gives it p 0.00), while a question none of the memories
+/// answers still gets nothing, though every memory names the owner.
+#[test]
+fn a_question_asked_as_i_finds_what_the_agent_wrote_under_the_owners_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let output = crate::support::hive_mind()
+            .env("HIVE_MIND_RERANKER", "on")
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for text in [
+        "Maya is vegetarian.",
+        "Maya lives in the Lombok neighbourhood of Utrecht.",
+        "Maya uses VS Code with the Vim keybindings.",
+        "Freightly's event bus runs on RabbitMQ.",
+        "Maya's team lead is Pieter de Vries.",
+    ] {
+        run(&["save", text]);
+    }
+    let recalled = |query: &str| -> serde_json::Value {
+        serde_json::from_str(&run(&["recall", query, "--json"])).unwrap()
+    };
+    let first = |recall: &serde_json::Value| {
+        recall["memories"][0]["frame"]["content"]
+            .as_str()
+            .map(str::to_string)
+    };
+    let diet = recalled("What kind of diet do I follow?");
+    assert_eq!(
+        first(&diet).as_deref(),
+        Some("Maya is vegetarian."),
+        "{diet:#}"
+    );
+    let lead = recalled("Who is my team lead?");
+    assert_eq!(
+        first(&lead).as_deref(),
+        Some("Maya's team lead is Pieter de Vries."),
+        "{lead:#}"
+    );
+    let shoes = recalled("What's my shoe size?");
+    assert_eq!(
+        shoes["memories"].as_array().map(Vec::len),
+        Some(0),
+        "{shoes:#}"
+    );
+}

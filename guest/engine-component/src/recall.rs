@@ -252,6 +252,13 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         },
         None => RelevanceFloor::default(),
     };
+    // A question asked as "I" of a mind that names its owner is also read
+    // as the memories name them (`recall::person`).
+    let owner_reading = if searches {
+        owners_reading(&query, &minds)
+    } else {
+        None
+    };
     let pending = if searches {
         let info = embedder::info().map_err(embedder_error)?;
         if !info.meaningful {
@@ -278,11 +285,11 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
                 )),
             }
         }
-        // A query: a model with a query instruction (bge) gets it there.
-        Some(
-            embedder::start_embed(std::slice::from_ref(&query), embedder::InputKind::Query)
-                .map_err(embedder_error)?,
-        )
+        // A query (and its reading in the owner's person): a model with a
+        // query instruction (bge) gets it there.
+        let mut texts = vec![query.clone()];
+        texts.extend(owner_reading.iter().cloned());
+        Some(embedder::start_embed(&texts, embedder::InputKind::Query).map_err(embedder_error)?)
     } else {
         None
     };
@@ -331,26 +338,33 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
 
     // Gather by meaning: the query's vector, then one scan per mind.
     // A question the embedder failed on leaves recall its keyword lanes.
-    let query_vector = match pending.map(|pending| pending.finish()) {
-        None => None,
-        Some(Ok(mut vectors)) => match vectors.pop() {
-            Some(Ok(vector)) => Some(vector),
-            Some(Err(why)) => {
-                notes.push(unembedded_query_note(&why));
-                None
-            }
-            None => None,
-        },
+    let (query_vector, reading_vector) = match pending.map(|pending| pending.finish()) {
+        None => (None, None),
+        Some(Ok(vectors)) => {
+            let mut vectors = vectors.into_iter();
+            let query_vector = match vectors.next() {
+                Some(Ok(vector)) => Some(vector),
+                Some(Err(why)) => {
+                    notes.push(unembedded_query_note(&why));
+                    None
+                }
+                None => None,
+            };
+            (query_vector, vectors.next().and_then(Result::ok))
+        }
         Some(Err(embedder::Error::Failed(why))) => {
             notes.push(unembedded_query_note(&why));
-            None
+            (None, None)
         }
         Some(Err(error)) => return Err(embedder_error(error)),
     };
     clock.lap(RecallStage::EmbedQuery);
     if let Some(vector) = &query_vector {
+        let readings: Vec<&[f32]> = std::iter::once(vector.as_slice())
+            .chain(reading_vector.as_deref())
+            .collect();
         for mind in &searched {
-            gather_meaning(vector, &plan, mind, &mut pending_hits).map_err(store_error)?;
+            gather_meaning(&readings, &plan, mind, &mut pending_hits).map_err(store_error)?;
         }
     }
 
@@ -418,7 +432,18 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     let ranking = rank_recall(&plan, candidates, &rank_options, |passages| {
         let passages: Vec<String> = passages.iter().map(|p| p.to_string()).collect();
         match reranker::score(&query, &passages) {
-            Ok(scores) => Some(scores),
+            // Each passage read against the question as asked and, when
+            // there is one, as the memories name its owner, where the
+            // reranker is sure of that reading (`with_owners_reading`).
+            Ok(scores) => Some(
+                match owner_reading.as_ref().filter(|_| query_vector.is_some()) {
+                    Some(reading) => match reranker::score(reading, &passages) {
+                        Ok(read) => hive_mind_core::recall::with_owners_reading(&scores, &read),
+                        Err(_) => scores,
+                    },
+                    None => scores,
+                },
+            ),
             Err(reranker::Error::Unavailable(why)) => {
                 reranker_note = Some(note(
                     RecallNoteKind::Reranker,
@@ -783,7 +808,7 @@ fn gather_words(
 /// index for all of them (`search-vector-many`), each with its own filter
 /// and fetch size.
 fn gather_meaning(
-    query_vector: &[f32],
+    readings: &[&[f32]],
     plan: &hive_mind_core::recall::RecallPlan,
     mind: &Mind,
     pending: &mut Vec<(Mind, u64, PendingHit)>,
@@ -792,13 +817,89 @@ fn gather_meaning(
     if searches.is_empty() {
         return Ok(());
     }
-    let nearest = store::search_vector_many(query_vector, &searches)?;
+    let mut nearest: Vec<Vec<store::Hit>> = Vec::new();
+    for vector in readings {
+        let found = store::search_vector_many(vector, &searches)?;
+        nearest = if nearest.is_empty() {
+            found
+        } else {
+            nearest
+                .into_iter()
+                .zip(found)
+                .map(|(first, second)| nearer_of(first, second))
+                .collect()
+        };
+    }
     record_hits(&lanes, nearest, pending, |rank, hit| LaneHit::Vector {
         rank,
         cosine: hit.score,
         chunk: hit.chunk,
     });
     Ok(())
+}
+
+/// One lane's hits for the question as asked (`asked`) and as read in its
+/// owner's person (`read`), merged: each memory once, in the order of its
+/// better cosine, as many as the longer list. The cosine kept is the
+/// asked question's: a reading that names the owner comes closer to every
+/// memory that names them ("What's Maya's shoe size?" to "Maya is
+/// vegetarian."), so it may find a memory and rank it, but the floor and
+/// the answer test weigh what was asked; a memory only the reading found
+/// is given the asked question's lowest cosine in the lane, more than it
+/// reached.
+fn nearer_of(asked: Vec<store::Hit>, read: Vec<store::Hit>) -> Vec<store::Hit> {
+    let keep = asked.len().max(read.len());
+    let lowest_asked = asked
+        .iter()
+        .map(|hit| hit.score)
+        .fold(f64::INFINITY, f64::min);
+    // (order key, hit with the asked cosine)
+    let mut merged: Vec<(f64, store::Hit)> =
+        asked.into_iter().map(|hit| (hit.score, hit)).collect();
+    for hit in read {
+        let same = |known: &&mut (f64, store::Hit)| {
+            known.1.ref_.id == hit.ref_.id
+                && mind_key(&known.1.ref_.mind) == mind_key(&hit.ref_.mind)
+        };
+        match merged.iter_mut().find(same) {
+            Some(known) => known.0 = known.0.max(hit.score),
+            None => {
+                let order = hit.score;
+                let score = hit.score.min(lowest_asked);
+                merged.push((order, store::Hit { score, ..hit }));
+            }
+        }
+    }
+    merged.sort_by(|a, b| b.0.total_cmp(&a.0));
+    merged.truncate(keep);
+    merged.into_iter().map(|(_, hit)| hit).collect()
+}
+
+/// How many of each mind's newest memories tell whose mind it is.
+const OWNER_SAMPLE: u32 = 200;
+
+/// `query` read in the person of the owner its minds name
+/// ([`hive_mind_core::recall::owner_name`] over their newest memories), or
+/// `None` when they name none or the query has no first person.
+fn owners_reading(query: &str, minds: &[Mind]) -> Option<String> {
+    let mut contents: Vec<String> = Vec::new();
+    for mind in minds {
+        let filter = store::SearchFilter {
+            minds: vec![mind.clone()],
+            ..store::SearchFilter::default()
+        };
+        // A mind that cannot be listed (a workspace not made yet) names
+        // no one.
+        if let Ok(frames) = store::list_frames(&filter, false, OWNER_SAMPLE) {
+            contents.extend(frames.into_iter().map(|frame| frame.content));
+        }
+    }
+    let owner = hive_mind_core::recall::owner_name(
+        contents
+            .iter()
+            .map(|content| hive_mind_core::strip_hm_prefix(content)),
+    )?;
+    hive_mind_core::recall::in_owners_person(query, &owner)
 }
 
 /// Record each lane's search hits, in rank order, as `hit` describes them.
@@ -924,5 +1025,42 @@ fn lane_out(lane: hive_mind_core::recall::Lane) -> WitLane {
         Lane::Profile => WitLane::Profile,
         Lane::Facts => WitLane::Facts,
         Lane::Events => WitLane::Events,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(id: u64, score: f64) -> store::Hit {
+        store::Hit {
+            ref_: FrameRef {
+                mind: Mind::Personal,
+                id,
+            },
+            score,
+            chunk: None,
+        }
+    }
+
+    fn ids_and_scores(hits: &[store::Hit]) -> Vec<(u64, f64)> {
+        hits.iter().map(|hit| (hit.ref_.id, hit.score)).collect()
+    }
+
+    #[test]
+    fn a_readings_hits_are_ordered_by_the_better_cosine_and_weighed_by_the_asked_one() {
+        // Asked: 1 at 0.60, 2 at 0.48. Read in the owner's person: 2 at
+        // 0.75, 3 at 0.70 (not found as asked).
+        let merged = nearer_of(
+            vec![hit(1, 0.60), hit(2, 0.48)],
+            vec![hit(2, 0.75), hit(3, 0.70)],
+        );
+        // 2 leads on its reading, keeping its asked cosine; 3, found only
+        // by the reading, is given the asked lane's lowest, 0.48; as many
+        // as the longer list.
+        assert_eq!(ids_and_scores(&merged), vec![(2, 0.48), (3, 0.48)]);
+        // Nothing read: the asked hits as they were.
+        let asked = nearer_of(vec![hit(1, 0.60), hit(2, 0.48)], Vec::new());
+        assert_eq!(ids_and_scores(&asked), vec![(1, 0.60), (2, 0.48)]);
     }
 }
