@@ -279,6 +279,128 @@ pub fn order_changes(
     }
 }
 
+/// How many of the memories a recall shows, from the top, it looks for a
+/// newer statement of ([`continues`]): each costs one vector search of its
+/// mind, and the answer is among the first few or not found at all.
+pub const SUCCESSOR_SOURCES: usize = 3;
+
+/// How many of an older memory's nearest neighbours are weighed as its
+/// newer statement ([`continues`]).
+pub const SUCCESSOR_NEIGHBOURS: u32 = 8;
+
+/// The memories, among the first `shown`, whose newer statements recall
+/// looks for: the first [`SUCCESSOR_SOURCES`] the query found by meaning
+/// (at or above the `floor`) and the reranker, where it read them, reads
+/// as an answer. The query found the subject through them; a newer state
+/// of that subject (the query's words may miss it: "Which city am I based
+/// in these days?" finds "I live in Lisbon." at cosine 0.54 and "We
+/// finally moved to Porto last weekend" at 0.37, under the floor) is the
+/// answer now.
+pub fn successor_sources(memories: &[RankedMemory], floor: f64, shown: usize) -> Vec<usize> {
+    memories
+        .iter()
+        .enumerate()
+        .take(shown)
+        .filter(|(_, memory)| found_by_meaning(memory, floor))
+        .filter(|(_, memory)| {
+            memory
+                .evidence
+                .rerank_probability
+                .is_none_or(|p| p >= ANSWER_RERANK_PROBABILITY)
+        })
+        .map(|(index, _)| index)
+        .take(SUCCESSOR_SOURCES)
+        .collect()
+}
+
+/// Whether `newer`, a memory the query did not find, is a later statement
+/// of the same subject as `older`, one it found: written after it, at or
+/// above the *related* cosine (where the write weighs pairs), and judged a
+/// change of it ([`judge_statements`]: a sure or a possible one). Weaker
+/// evidence brings in the wrong memory: measured on the lab's live-loop
+/// personas, where many statements open alike ("Maya's team keeps
+/// invoices in PostgreSQL." / "Maya's team adopted Renovate."), reading
+/// pairs down to the floor, or as [`one_subject`], put an unrelated
+/// statement first for 30 of 60 questions. Neither may be a conversation's
+/// turn ([`crate::RawTurnTag`]): a chat says many things in one voice, and
+/// the rules that judge turns read a later remark on the same topic as a
+/// change (measured on LoCoMo: three questions got a later turn first).
+pub fn continues(
+    older: &RankedMemory,
+    older_vector: &[f32],
+    newer: &RankedMemory,
+    newer_vector: &[f32],
+    thresholds: ChangeThresholds,
+) -> bool {
+    if older.mind != newer.mind
+        || event_key(newer) <= event_key(older)
+        || crate::RawTurnTag::parse(&older.frame.content).is_some()
+        || crate::RawTurnTag::parse(&newer.frame.content).is_some()
+    {
+        return false;
+    }
+    let old_statement = (older.frame.content.as_str(), older_vector);
+    let new_statement = (newer.frame.content.as_str(), newer_vector);
+    let cosine = crate::vectors::cosine(older_vector, newer_vector);
+    if !cosine.is_finite() || cosine < thresholds.related {
+        return false;
+    }
+    judge_statements(old_statement, new_statement, thresholds) != Verdict::Unrelated
+}
+
+/// `newer`, found as the later statement of `older` ([`continues`]), as
+/// a recalled memory: in `older`'s lane and at its score, its reason
+/// naming the memory it continues (`older_ref`).
+pub fn successor_memory(
+    older: &RankedMemory,
+    older_ref: &str,
+    frame_id: u64,
+    frame: super::rank::FrameInfo,
+) -> RankedMemory {
+    RankedMemory {
+        frame_id,
+        frame,
+        also_in: Vec::new(),
+        evidence: super::rank::Evidence::default(),
+        chunk: None,
+        why: format!(
+            "{}: a newer statement on the subject of {older_ref}, which the query found; shown before it",
+            older.lane.as_str()
+        ),
+        earlier: false,
+        ..older.clone()
+    }
+}
+
+/// Put each `(older index, newer memory)` of `successors` just above the
+/// memory it continues; returns how many were put in. A memory already
+/// listed is not added twice. Marking the older one earlier is
+/// [`order_changes`]'s: it judges the pair as [`continues`] did.
+pub fn insert_successors(
+    memories: Vec<RankedMemory>,
+    successors: Vec<(usize, RankedMemory)>,
+) -> (Vec<RankedMemory>, usize) {
+    let mut out: Vec<RankedMemory> = Vec::with_capacity(memories.len() + successors.len());
+    let mut added = 0;
+    let mut listed: Vec<(MindKey, u64)> = memories
+        .iter()
+        .map(|memory| (memory.mind.clone(), memory.frame_id))
+        .collect();
+    for (index, memory) in memories.into_iter().enumerate() {
+        for (_, newer) in successors.iter().filter(|(older, _)| *older == index) {
+            let key = (newer.mind.clone(), newer.frame_id);
+            if listed.contains(&key) {
+                continue;
+            }
+            listed.push(key);
+            out.push(newer.clone());
+            added += 1;
+        }
+        out.push(memory);
+    }
+    (out, added)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,6 +520,75 @@ mod tests {
         assert_eq!(ids(&out), [1, 3]);
         assert_eq!(out.earlier, 0);
         assert!(!out.memories.iter().any(|m| m.earlier));
+    }
+
+    #[test]
+    fn a_later_statement_of_a_found_memory_continues_it_an_earlier_or_added_one_does_not() {
+        let thresholds = ChangeThresholds::for_floor(0.24);
+        let lisbon = memory(1, "I live in Lisbon.", "2025-01-01T00:00:00Z", 0.9);
+        let porto = memory(
+            2,
+            "We moved to Porto last weekend.",
+            "2026-01-01T00:00:00Z",
+            0.0,
+        );
+        let (old, new) = ([1.0, 0.0], [0.8, 0.6]);
+        assert!(continues(&lisbon, &old, &porto, &new, thresholds));
+        // Written before it: not its later statement.
+        let before = memory(
+            2,
+            "We moved to Porto last weekend.",
+            "2024-01-01T00:00:00Z",
+            0.0,
+        );
+        assert!(!continues(&lisbon, &old, &before, &new, thresholds));
+        // Said beside it, not instead of it.
+        let beside = memory(
+            2,
+            "We also have a flat in Porto now.",
+            "2026-01-01T00:00:00Z",
+            0.0,
+        );
+        assert!(!continues(&lisbon, &old, &beside, &new, thresholds));
+        // About something else (cosine under the floor).
+        assert!(!continues(&lisbon, &old, &porto, &[0.0, 1.0], thresholds));
+        // A conversation's turn: a later remark in a chat, not a change.
+        let turn = memory(
+            2,
+            "[mind-rawturn conv:c1 turn:3 speaker:user] We moved to Porto last weekend.",
+            "2026-01-01T00:00:00Z",
+            0.0,
+        );
+        assert!(crate::RawTurnTag::parse(&turn.frame.content).is_some());
+        assert!(!continues(&lisbon, &old, &turn, &new, thresholds));
+    }
+
+    #[test]
+    fn a_successor_goes_just_above_the_memory_it_continues() {
+        let mut lisbon = memory(1, "I live in Lisbon.", "2025-01-01T00:00:00Z", 0.6);
+        lisbon.evidence.cosine = Some(0.7);
+        lisbon.evidence.rerank_probability = Some(0.9);
+        let mut noise = memory(3, "Tea notes.", "2025-06-01T00:00:00Z", 0.9);
+        noise.evidence.cosine = Some(0.1);
+        let memories = vec![noise, lisbon];
+        // Only the found answer is a source: the noise is under the floor.
+        assert_eq!(successor_sources(&memories, 0.24, usize::MAX), [1]);
+        assert!(successor_sources(&memories, 0.24, 1).is_empty());
+        let Some(older) = memories.get(1) else {
+            panic!("two memories")
+        };
+        let porto = successor_memory(
+            older,
+            "personal:1",
+            2,
+            memory(2, "We moved to Porto.", "2026-01-01T00:00:00Z", 0.0).frame,
+        );
+        assert_eq!(porto.score, older.score);
+        assert!(porto.why.contains("personal:1"), "{}", porto.why);
+        let (out, added) = insert_successors(memories, vec![(1, porto.clone()), (1, porto)]);
+        assert_eq!(added, 1);
+        let order: Vec<u64> = out.iter().map(|m| m.frame_id).collect();
+        assert_eq!(order, [3, 2, 1]);
     }
 
     #[test]

@@ -42,7 +42,10 @@ mod person;
 mod plan;
 mod rank;
 
-pub use changes::{ChangeOrdering, order_changes};
+pub use changes::{
+    ChangeOrdering, SUCCESSOR_NEIGHBOURS, SUCCESSOR_SOURCES, continues, insert_successors,
+    order_changes, successor_memory, successor_sources,
+};
 pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system_context};
 pub use floor::{
     ANSWER_COSINE_SHARE, ANSWER_KEYWORD_SHARE, CALIBRATION_SENTENCES, DEFAULT_MIN_COSINE,
