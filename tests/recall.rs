@@ -766,3 +766,70 @@ fn a_question_asked_as_i_finds_what_the_agent_wrote_under_the_owners_name() {
         "{shoes:#}"
     );
 }
+
+/// A question whose words reach only the older of two statements on one
+/// subject: "What's my on-call duty?" finds "On-call rotation: I'm primary
+/// on weekends." and not the change written months later. Recall looks for
+/// a newer statement of what it found and puts it first, the older marked
+/// earlier (the default embedder and the shipped cross-encoder, as a user
+/// has them).
+#[test]
+fn a_newer_statement_the_question_misses_comes_before_the_older_one_it_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let output = crate::support::hive_mind()
+            .env("HIVE_MIND_RERANKER", "on")
+            .env(crate::support::MODEL_ENV, "bge-small-en-v1.5")
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for (at, text) in [
+        (
+            "2025-02-01T10:00:00Z",
+            "On-call rotation: I'm primary on weekends.",
+        ),
+        (
+            "2025-03-03T10:00:00Z",
+            "Our cat Miso eats wet food twice a day.",
+        ),
+        (
+            "2025-06-03T10:00:00Z",
+            "The quarterly planning meeting is in the big room.",
+        ),
+        (
+            "2025-08-01T10:00:00Z",
+            "Rotation changed — I'm secondary on weeknights only.",
+        ),
+    ] {
+        run(&["save", "--created-at", at, text]);
+    }
+    let recall: serde_json::Value =
+        serde_json::from_str(&run(&["recall", "What's my on-call duty?", "--json"])).unwrap();
+    let contents: Vec<&str> = recall["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|memory| memory["frame"]["content"].as_str())
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            "Rotation changed — I'm secondary on weeknights only.",
+            "On-call rotation: I'm primary on weekends.",
+        ],
+        "{recall:#}"
+    );
+    let why = recall["memories"][0]["why"].as_str().unwrap();
+    assert!(why.contains("newer statement"), "{why}");
+    let text = recall["text"].as_str().unwrap();
+    assert!(text.contains("(earlier)"), "{text}");
+}

@@ -17,9 +17,14 @@
 //! cannot be made (no embedder meaning, a store error) leaves both
 //! statements as written: the write itself has already succeeded.
 //!
-//! **At recall** ([`order_recalled`]): the recalled memories' stored
-//! vectors are compared pairwise ([`order_changes`]), so whatever was
-//! decided at write, of two related statements the newer comes first.
+//! **At recall** ([`order_recalled`]): the first few memories the query
+//! found by meaning are each searched for a newer statement on their
+//! subject that the query missed ([`with_successors`]: the question's
+//! words may not reach "We finally moved to Porto" when they reach "I live
+//! in Lisbon"), put just above the one it continues; then the recalled
+//! memories' stored vectors are compared pairwise ([`order_changes`]), so
+//! whatever was decided at write, of two related statements the newer
+//! comes first.
 //!
 //! Both need vectors that carry meaning and the embedder's calibrated floor
 //! (`calibration`), which places the thresholds
@@ -34,13 +39,16 @@ use hive_mind_core::change::{
     ChangeThresholds, StatementKind, Verdict, ask, judge_statements, statement_kind,
 };
 use hive_mind_core::heads::change_judge;
-use hive_mind_core::recall::{ChangeOrdering, MindKey, RankedMemory, order_changes};
+use hive_mind_core::recall::{
+    ChangeOrdering, MindKey, RankedMemory, SUCCESSOR_NEIGHBOURS, continues, insert_successors,
+    order_changes, successor_memory, successor_sources,
+};
 
 use crate::calibration;
 use crate::exports::hive::mind::memory::{RecallNote, RecallNoteKind};
 use hive_mind_store::audit::AiInteraction;
 
-use crate::hive::mind::types::{Frame, FrameRef, Mind};
+use crate::hive::mind::types::{Frame, FrameRef, MemoryStatus, Mind};
 use crate::hive::mind::{embedder, llm};
 use crate::store;
 
@@ -302,10 +310,16 @@ fn day(frame: &Frame) -> String {
 /// comes first ([`order_changes`]; `shown` is how many the recall
 /// returns); a note says what was done. Without thresholds or vectors the
 /// memories are returned as they are.
+///
+/// `successors` says whether to look for newer statements the query
+/// missed ([`with_successors`]; not for a recall "as of" a past time); a
+/// memory brought in has its frame added to `frames`.
 pub fn order_recalled(
     memories: Vec<RankedMemory>,
     minds: &[Mind],
     shown: usize,
+    successors: bool,
+    frames: &mut BTreeMap<(MindKey, u64), Frame>,
     notes: &mut Vec<RecallNote>,
 ) -> Vec<RankedMemory> {
     let Some(thresholds) = thresholds() else {
@@ -329,6 +343,21 @@ pub fn order_recalled(
             vectors.insert((key.clone(), id), vector);
         }
     }
+    let memories = if successors {
+        let (memories, added) =
+            with_successors(memories, minds, &mut vectors, frames, thresholds, shown);
+        if added > 0 {
+            notes.push(RecallNote {
+                kind: RecallNoteKind::Changes,
+                text: format!(
+                    "{added} newer statement(s) the query did not find brought in, each just before the recalled memory on its subject"
+                ),
+            });
+        }
+        memories
+    } else {
+        memories
+    };
     let ChangeOrdering {
         memories,
         replaced,
@@ -351,4 +380,123 @@ pub fn order_recalled(
         });
     }
     memories
+}
+
+/// Whether a stored frame stands as written: not replaced, merged,
+/// archived or quarantined.
+fn stands(frame: &Frame) -> bool {
+    frame.superseded_by.is_none()
+        && frame.valid_to.is_none()
+        && frame.merged_into.is_none()
+        && frame.status == MemoryStatus::Active
+        && !frame
+            .screening
+            .as_ref()
+            .is_some_and(|screening| screening.quarantined)
+}
+
+/// Whether the memory of `mind` nearest to the vector of frame `id`
+/// (itself aside) is `older`: a later statement is brought in only for
+/// the memory it is closest to, so in a mind of many statements alike
+/// ("Maya's team keeps invoices in PostgreSQL." / "Maya's team adopted
+/// Renovate.") one is not taken for the next state of another.
+fn nearest_is(mind: &Mind, vector: &[f32], id: u64, older: u64) -> bool {
+    let filter = store::SearchFilter {
+        minds: vec![mind.clone()],
+        ..store::SearchFilter::default()
+    };
+    store::search_vector(vector, &filter, 2).is_ok_and(|hits| {
+        hits.iter()
+            .find(|hit| hit.ref_.id != id)
+            .is_some_and(|hit| hit.ref_.id == older)
+    })
+}
+
+/// For each of the first memories the query found by meaning
+/// ([`successor_sources`]), its newest later statement on the same subject
+/// ([`continues`]) among its [`SUCCESSOR_NEIGHBOURS`] nearest memories
+/// written since, when the recall does not already hold it: put just above
+/// it ([`insert_successors`]; [`order_changes`] then marks the older
+/// earlier, or leaves it out when the newer surely replaces it). Returns the
+/// memories and how many were brought in; a search that fails brings in
+/// nothing.
+fn with_successors(
+    memories: Vec<RankedMemory>,
+    minds: &[Mind],
+    vectors: &mut HashMap<(MindKey, u64), Vec<f32>>,
+    frames: &mut BTreeMap<(MindKey, u64), Frame>,
+    thresholds: ChangeThresholds,
+    shown: usize,
+) -> (Vec<RankedMemory>, usize) {
+    let mut successors: Vec<(usize, RankedMemory)> = Vec::new();
+    for index in successor_sources(&memories, thresholds.floor, shown) {
+        let Some(older) = memories.get(index) else {
+            continue;
+        };
+        let key = (older.mind.clone(), older.frame_id);
+        let (Some(older_vector), Some(mind)) = (
+            vectors.get(&key).cloned(),
+            minds
+                .iter()
+                .find(|mind| crate::boundary::mind_key(mind) == older.mind),
+        ) else {
+            continue;
+        };
+        let filter = store::SearchFilter {
+            minds: vec![mind.clone()],
+            since: older.frame.created_at.clone(),
+            ..store::SearchFilter::default()
+        };
+        let Ok(hits) = store::search_vector(&older_vector, &filter, SUCCESSOR_NEIGHBOURS) else {
+            continue;
+        };
+        let listed = |id: u64| {
+            memories
+                .iter()
+                .any(|memory| memory.mind == older.mind && memory.frame_id == id)
+        };
+        let ids: Vec<u64> = hits
+            .iter()
+            .map(|hit| hit.ref_.id)
+            .filter(|&id| !listed(id))
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let refs: Vec<FrameRef> = ids
+            .iter()
+            .map(|&id| FrameRef {
+                mind: mind.clone(),
+                id,
+            })
+            .collect();
+        let (Ok(found), Ok(found_vectors)) =
+            (store::get_frames(&refs), store::frame_vectors(mind, &ids))
+        else {
+            continue;
+        };
+        let older_ref = store::reference(mind, older.frame_id);
+        let newest = found
+            .iter()
+            .filter(|frame| stands(frame))
+            .filter_map(|frame| {
+                let (_, vector) = found_vectors.iter().find(|(id, _)| *id == frame.ref_.id)?;
+                let newer = successor_memory(
+                    older,
+                    &older_ref,
+                    frame.ref_.id,
+                    store::frame_info(frame, None),
+                );
+                (continues(older, &older_vector, &newer, vector, thresholds)
+                    && nearest_is(mind, vector, frame.ref_.id, older.frame_id))
+                .then_some((frame, vector, newer))
+            })
+            .max_by_key(|(frame, _, _)| (frame.created_at, frame.ref_.id));
+        if let Some((frame, vector, newer)) = newest {
+            vectors.insert((older.mind.clone(), frame.ref_.id), vector.clone());
+            frames.insert((older.mind.clone(), frame.ref_.id), frame.clone());
+            successors.push((index, newer));
+        }
+    }
+    insert_successors(memories, successors)
 }

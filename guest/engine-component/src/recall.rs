@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hive_mind_core::bounds;
 use hive_mind_core::recall::{
-    AwarenessContext, Candidate, Fetch, FrameInfo, IdentityContext, LaneHit, MindKey, RankOptions,
+    AwarenessContext, Candidate, Fetch, IdentityContext, LaneHit, MindKey, RankOptions,
     RelevanceFloor, StandingLanes, assemble_recall, build_system_context, plan_recall, rank_recall,
 };
 use hive_mind_core::{LogicError, ScoringProfile as CoreProfile};
@@ -50,7 +50,6 @@ use crate::hive::mind::types::{Frame, FrameRef, MemoryStatus, Mind, ScoringProfi
 use crate::hive::mind::{embedder, reranker};
 use crate::save::{embedder_error, store_error};
 use crate::store;
-use crate::store::importance_in as importance_from_wit;
 
 /// How far the graph is searched from the query's entities (the contextual
 /// signal scores distances 0–3).
@@ -154,19 +153,6 @@ fn graph_distances(query: &str, mind: &Mind) -> Result<BTreeMap<u64, u32>, Error
             .or_insert(distance);
     }
     Ok(by_frame)
-}
-
-fn frame_info(frame: &Frame, distance: Option<u32>) -> FrameInfo {
-    FrameInfo {
-        content: frame.content.clone(),
-        created_at: boundary::iso(frame.created_at).ok(),
-        last_accessed: frame.last_accessed.and_then(|at| boundary::iso(at).ok()),
-        importance: importance_from_wit(frame.importance),
-        access_count: frame.access_count,
-        graph_distance: distance,
-        screened: frame.released || frame.screening.is_some(),
-        stands_for: Vec::new(),
-    }
 }
 
 /// Times the stages of one recall (WASI's monotonic clock).
@@ -398,7 +384,7 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
             let key = mind_key(&mind);
             let frame = frames.get(&(key.clone(), id))?;
             let distance = distances.get(&key).and_then(|d| d.get(&id)).copied();
-            let mut frame = frame_info(frame, distance);
+            let mut frame = store::frame_info(frame, distance);
             if let Some(texts) = stands_for.get(&(key.clone(), id)) {
                 frame.stands_for.clone_from(texts);
             }
@@ -473,7 +459,14 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     // Of two related statements, the newer first (and a surely replaced
     // one left out), before the cut, so a newer statement moved up stays.
     let shown = usize::try_from(limit).unwrap_or(usize::MAX);
-    let mut ranked = crate::change::order_recalled(ranked, &minds, shown, &mut notes);
+    let mut ranked = crate::change::order_recalled(
+        ranked,
+        &minds,
+        shown,
+        options.as_of.is_none(),
+        &mut frames,
+        &mut notes,
+    );
     ranked.truncate(shown);
     let output = within_tokens(&plan, ranked, options.max_tokens, &mut notes);
     let memories: Vec<Recalled> = output

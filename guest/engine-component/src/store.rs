@@ -287,6 +287,30 @@ pub fn ref_in(frame_ref: &FrameRef) -> Result<native::FrameRef> {
     })
 }
 
+/// A stored frame as recall ranks it (`hive_mind_core::recall::FrameInfo`),
+/// at `distance` hops from the query's entities when the graph reaches it.
+pub fn frame_info(frame: &Frame, distance: Option<u32>) -> hive_mind_core::recall::FrameInfo {
+    hive_mind_core::recall::FrameInfo {
+        content: frame.content.clone(),
+        created_at: boundary::iso(frame.created_at).ok(),
+        last_accessed: frame.last_accessed.and_then(|at| boundary::iso(at).ok()),
+        importance: importance_in(frame.importance),
+        access_count: frame.access_count,
+        graph_distance: distance,
+        screened: frame.released || frame.screening.is_some(),
+        stands_for: Vec::new(),
+    }
+}
+
+/// A memory's reference as people read it (`personal:12`,
+/// `workspace:<id>:12`).
+pub fn reference(mind: &Mind, id: u64) -> String {
+    mind_in(mind).map_or_else(
+        |_| id.to_string(),
+        |mind| native::FrameRef { mind, id }.to_string(),
+    )
+}
+
 /// The store's frame reference as WIT's.
 pub fn ref_out(frame_ref: &native::FrameRef) -> FrameRef {
     FrameRef {

@@ -129,14 +129,6 @@ fn day(frame: &native::Frame) -> String {
     frame.created_at.chars().take(10).collect()
 }
 
-/// A memory's reference as people read it (`personal:12`).
-fn reference(mind: &Mind, id: u64) -> String {
-    store::mind_in(mind).map_or_else(
-        |_| id.to_string(),
-        |mind| native::FrameRef { mind, id }.to_string(),
-    )
-}
-
 /// Whether the write-time screen holds a memory back now.
 fn quarantined(frame: &native::Frame) -> bool {
     frame
@@ -235,10 +227,10 @@ fn statements(
 fn line(mind: &Mind, frame: &native::Frame, conflicts: &[(u64, u64)]) -> StatementLine {
     let id = frame.frame_ref.id;
     StatementLine {
-        reference: reference(mind, id),
+        reference: store::reference(mind, id),
         text: display_text(&frame.content, None),
         day: day(frame),
-        replaced_by: frame.superseded_by.map(|by| reference(mind, by)),
+        replaced_by: frame.superseded_by.map(|by| store::reference(mind, by)),
         conflicts: conflicts
             .iter()
             .filter_map(|&(older, newer)| {
@@ -250,7 +242,7 @@ fn line(mind: &Mind, frame: &native::Frame, conflicts: &[(u64, u64)]) -> Stateme
                     None
                 }
             })
-            .map(|other| reference(mind, other))
+            .map(|other| store::reference(mind, other))
             .collect(),
     }
 }
@@ -628,7 +620,7 @@ fn synthesis(mind: &Mind, page: &Page) -> Option<PageSynthesis> {
         .take(MAX_SYNTHESIS_STATEMENTS)
         .map(|frame| {
             (
-                reference(mind, frame.ref_.id),
+                store::reference(mind, frame.ref_.id),
                 boundary::iso(frame.created_at)
                     .ok()
                     .and_then(|iso| iso.get(..10).map(str::to_string))
@@ -680,7 +672,7 @@ fn synthesis(mind: &Mind, page: &Page) -> Option<PageSynthesis> {
         .filter_map(|cited| {
             page.current
                 .iter()
-                .find(|frame| reference(mind, frame.ref_.id) == *cited)
+                .find(|frame| store::reference(mind, frame.ref_.id) == *cited)
                 .map(|frame| frame.ref_.id)
         })
         .collect();
@@ -804,9 +796,9 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                         "{}: \"{}\" ({}) and the newer \"{}\" ({}) may disagree; correct or forget the one that is wrong",
                         entity.name,
                         text_of(older),
-                        reference(&mind, older),
+                        store::reference(&mind, older),
                         text_of(newer),
-                        reference(&mind, newer)
+                        store::reference(&mind, newer)
                     ),
                     memories: vec![frame_ref(&mind, older), frame_ref(&mind, newer)],
                     page: Some(summary.slug.clone()),
@@ -823,7 +815,7 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                         text: format!(
                             "\"{}\" ({}, {}) is over a year old and was never recalled: still true?",
                             display_text(&frame.content, None),
-                            reference(&mind, frame.frame_ref.id),
+                            store::reference(&mind, frame.frame_ref.id),
                             day(frame)
                         ),
                         memories: vec![frame_ref(&mind, frame.frame_ref.id)],
@@ -846,7 +838,7 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                 text: format!(
                     "\"{}\" ({}) names no person, place or thing, so no page cites it",
                     display_text(&frame.content, None),
-                    reference(&mind, frame.frame_ref.id)
+                    store::reference(&mind, frame.frame_ref.id)
                 ),
                 memories: vec![frame_ref(&mind, frame.frame_ref.id)],
                 page: None,
@@ -865,7 +857,7 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                     kind: HealthKind::Quarantined,
                     text: format!(
                         "{} was quarantined when written and waits for review (release or forget it)",
-                        reference(&mind, frame.frame_ref.id)
+                        store::reference(&mind, frame.frame_ref.id)
                     ),
                     memories: vec![frame_ref(&mind, frame.frame_ref.id)],
                     page: None,
@@ -880,10 +872,10 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                 text: format!(
                     "\"{}\" ({}, {}) was replaced on the engine's own reading by \"{}\" ({}, {}): confirm, or say both stand",
                     display_text(&older.content, None),
-                    reference(&mind, older.frame_ref.id),
+                    store::reference(&mind, older.frame_ref.id),
                     day(&older),
                     display_text(&newer.content, None),
-                    reference(&mind, newer.frame_ref.id),
+                    store::reference(&mind, newer.frame_ref.id),
                     day(&newer)
                 ),
                 memories: vec![
@@ -908,13 +900,13 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                 text: format!(
                     "\"{}\" ({}) says {} what {} says: merge them, or forget one",
                     display_text(&candidate.content, None),
-                    reference(&mind, candidate.frame.id),
+                    store::reference(&mind, candidate.frame.id),
                     if matches!(candidate.reason, CleanupReason::Duplicate) {
                         "again"
                     } else {
                         "nearly"
                     },
-                    reference(&mind, kept.id)
+                    store::reference(&mind, kept.id)
                 ),
                 memories: vec![candidate.frame.clone(), kept.clone()],
                 page: None,
