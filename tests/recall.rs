@@ -707,6 +707,29 @@ fn the_floor_is_calibrated_for_the_embedder_and_recorded() {
     );
 }
 
+/// The CLI over `dir` with the shipped cross-encoder on, as a user has it,
+/// and the in-process `model` when one is named (else the tests' MiniLM):
+/// its standard output, the command having succeeded.
+fn cli_with_reranker(dir: &std::path::Path, model: Option<&str>, args: &[&str]) -> String {
+    let mut command = crate::support::hive_mind();
+    command.env("HIVE_MIND_RERANKER", "on");
+    if let Some(model) = model {
+        command.env(crate::support::MODEL_ENV, model);
+    }
+    let output = command
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// An agent writes its user's memories by name ("Maya is vegetarian.") and
 /// the user asks as "I": with the shipped cross-encoder, the question read
 /// in the owner's person finds the answer the question as asked misses
@@ -715,21 +738,7 @@ fn the_floor_is_calibrated_for_the_embedder_and_recorded() {
 #[test]
 fn a_question_asked_as_i_finds_what_the_agent_wrote_under_the_owners_name() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let output = crate::support::hive_mind()
-            .env("HIVE_MIND_RERANKER", "on")
-            .arg("--data-dir")
-            .arg(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
-    };
+    let run = |args: &[&str]| cli_with_reranker(dir.path(), None, args);
     for text in [
         "Maya is vegetarian.",
         "Maya lives in the Lombok neighbourhood of Utrecht.",
@@ -776,22 +785,7 @@ fn a_question_asked_as_i_finds_what_the_agent_wrote_under_the_owners_name() {
 #[test]
 fn a_newer_statement_the_question_misses_comes_before_the_older_one_it_finds() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let output = crate::support::hive_mind()
-            .env("HIVE_MIND_RERANKER", "on")
-            .env(crate::support::MODEL_ENV, "bge-small-en-v1.5")
-            .arg("--data-dir")
-            .arg(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
-    };
+    let run = |args: &[&str]| cli_with_reranker(dir.path(), Some("bge-small-en-v1.5"), args);
     for (at, text) in [
         (
             "2025-02-01T10:00:00Z",
