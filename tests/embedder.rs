@@ -701,19 +701,14 @@ fn the_model_is_chosen_by_name_through_config_and_environment() {
     // The CLI: HIVE_MIND_IN_PROCESS_MODEL, and `--query`.
     let home = tempfile::tempdir().unwrap();
     let embed = |extra: &[&str]| {
-        let output = hive_mind(home.path())
-            .env("HIVE_MIND_IN_PROCESS_MODEL", "bge-small-en-v1.5")
-            .args(["embed", "--json"])
-            .args(extra)
-            .arg("Where were we on the billing rewrite?")
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
+        let stdout = crate::support::stdout_of(
+            hive_mind(home.path())
+                .env("HIVE_MIND_IN_PROCESS_MODEL", "bge-small-en-v1.5")
+                .args(["embed", "--json"])
+                .args(extra)
+                .arg("Where were we on the billing rewrite?"),
         );
-        let value: Json = serde_json::from_slice(&output.stdout).unwrap();
+        let value: Json = serde_json::from_str(&stdout).unwrap();
         assert_eq!(value["model"], "bge-small-en-v1.5");
         let vector: Vec<f32> = serde_json::from_value(value["vectors"][0].clone()).unwrap();
         vector

@@ -716,18 +716,7 @@ fn cli_with_reranker(dir: &std::path::Path, model: Option<&str>, args: &[&str]) 
     if let Some(model) = model {
         command.env(crate::support::MODEL_ENV, model);
     }
-    let output = command
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    crate::support::stdout_of(command.arg("--data-dir").arg(dir).args(args))
 }
 
 /// An agent writes its user's memories by name ("Maya is vegetarian.") and

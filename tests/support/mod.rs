@@ -185,6 +185,18 @@ fn close(a: &Json, b: &Json, path: &str) -> Result<(), String> {
     }
 }
 
+/// Run `command`, which must succeed (else the test fails with its
+/// stderr): its stdout.
+pub fn stdout_of(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// Run `hive-mind --data-dir DIR ARGS…`: whether it succeeded, its stdout
 /// and its stderr.
 pub fn cli(dir: &Path, args: &[&str]) -> (bool, String, String) {
