@@ -5,7 +5,8 @@
 //! of repeating its words, so the one table stays the only place they are
 //! written. [`total_len`] and [`joined`] run in `const` items only: an
 //! out-of-range index or a wrong length fails the build, never a run.
-//! [`has_any`] tells whether a text's words hold any phrase of a list.
+//! [`has_any`] tells whether a text's words hold any phrase of a list;
+//! [`capitalise`] writes a word with a capital.
 
 /// Whether `phrase` (one or more words, separated by single spaces) occurs
 /// in `words` as whole words, in order.
@@ -22,6 +23,14 @@ pub(crate) fn has_phrase(words: &[String], phrase: &str) -> bool {
 /// Whether any of `phrases` occurs in `words` ([`has_phrase`]).
 pub(crate) fn has_any(words: &[String], phrases: &[&str]) -> bool {
     phrases.iter().any(|phrase| has_phrase(words, phrase))
+}
+
+/// `word` with its first letter in upper case ("dr" → "Dr").
+pub(crate) fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// The number of words in `parts` together: the `N` of [`joined`].

@@ -873,8 +873,12 @@ const OWNER_SAMPLE: u32 = 200;
 
 /// `query` read in the person of the owner its minds name
 /// ([`hive_mind_core::recall::owner_name`] over their newest memories), or
-/// `None` when they name none or the query has no first person.
+/// `None` when the query has no first person (the minds are not listed
+/// then) or they name none.
 fn owners_reading(query: &str, minds: &[Mind]) -> Option<String> {
+    if !hive_mind_core::recall::asks_in_first_person(query) {
+        return None;
+    }
     let mut contents: Vec<String> = Vec::new();
     for mind in minds {
         let filter = store::SearchFilter {

@@ -252,7 +252,7 @@ static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
     let ext = FILE_EXTENSIONS.join("|");
     let honorifics = HONORIFICS
         .iter()
-        .map(|h| capitalise(h))
+        .map(|h| crate::words::capitalise(h))
         .collect::<Vec<_>>()
         .join("|");
     let team = TEAM_NOUNS.join("|");
@@ -302,14 +302,6 @@ static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
         word: Regex::new(r"[\p{L}\p{N}](?:[\p{L}\p{N}_'’&+#.\-]*[\p{L}\p{N}+#])?").ok()?,
     })
 });
-
-/// "dr" → "Dr".
-fn capitalise(word: &str) -> String {
-    let mut chars = word.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
-}
 
 // ---------------------------------------------------------------------------
 // The scanner

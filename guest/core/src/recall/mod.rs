@@ -55,8 +55,8 @@ pub use floor::{
 pub use format::{RAW_EXCERPT_MAX_CHARS, RecallOutput, TEMPORAL_GUIDANCE, assemble_recall};
 pub use passage::{display_text, embedding_text, passage_text};
 pub use person::{
-    OWNER_LEAST, OWNER_SHARE, READING_SURE_PROBABILITY, in_owners_person, owner_name,
-    with_owners_reading,
+    OWNER_LEAST, OWNER_SHARE, READING_SURE_PROBABILITY, asks_in_first_person, in_owners_person,
+    owner_name, with_owners_reading,
 };
 pub use plan::{
     CATCH_UP_MIN_IMPORTANCE, DATE_WINDOW_FETCH_MULTIPLIER, DEFAULT_RECALL_LIMIT, EVENT_PREFIX,

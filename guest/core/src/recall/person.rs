@@ -185,6 +185,20 @@ pub fn in_owners_person(query: &str, owner: &str) -> Option<String> {
     changed.then(|| out.join(" "))
 }
 
+/// Whether `query` asks in the first person singular: whether
+/// [`in_owners_person`] reads anything in it, whoever the owner is. A
+/// recall asks this before it looks for the owner's name among the
+/// memories.
+///
+/// ```
+/// use hive_mind_core::recall::asks_in_first_person;
+/// assert!(asks_in_first_person("What diet do I follow?"));
+/// assert!(!asks_in_first_person("Who leads the platform team?"));
+/// ```
+pub fn asks_in_first_person(query: &str) -> bool {
+    in_owners_person(query, "").is_some()
+}
+
 /// The third-person form of an auxiliary that agrees with "I".
 fn third_person_aux(aux: &str) -> Option<&'static str> {
     Some(match aux {
@@ -201,11 +215,7 @@ fn third_person_aux(aux: &str) -> Option<&'static str> {
 /// `word` in the case of `like` (capitalised when it is).
 fn same_case(word: &str, like: &str) -> String {
     if like.chars().next().is_some_and(char::is_uppercase) {
-        let mut chars = word.chars();
-        chars
-            .next()
-            .map(|first| first.to_uppercase().chain(chars).collect())
-            .unwrap_or_default()
+        crate::words::capitalise(word)
     } else {
         word.to_string()
     }
