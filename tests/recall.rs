@@ -816,3 +816,58 @@ fn a_newer_statement_the_question_misses_comes_before_the_older_one_it_finds() {
     let text = recall["text"].as_str().unwrap();
     assert!(text.contains("(earlier)"), "{text}");
 }
+
+/// The plainest changes a person reports: a move and a new job, each said
+/// once, months after the fact it changes, in a mind of other facts. The
+/// learned judge scores both pairs under its *possible* cut (bge-small),
+/// and the question's words reach only the older statement; the word of
+/// change ("moved", "left", "joined") at the related cosine makes each a
+/// possible conflict, so recall brings the newer one in and shows it first.
+#[test]
+fn a_move_and_a_new_job_said_plainly_come_before_what_they_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| cli_with_reranker(dir.path(), Some("bge-small-en-v1.5"), args);
+    for (at, text) in [
+        ("2025-01-10T10:00:00Z", "My phone number is +1 555 0100."),
+        (
+            "2025-03-01T10:00:00Z",
+            "I work at Acme Corp as a backend developer.",
+        ),
+        (
+            "2025-04-01T10:00:00Z",
+            "My dentist is Dr. Patel on King Street.",
+        ),
+        ("2025-05-01T10:00:00Z", "I live in Denver."),
+        (
+            "2025-10-01T10:00:00Z",
+            "I left Acme and joined Globex as a staff engineer.",
+        ),
+        ("2025-11-01T10:00:00Z", "We moved to Boulder last month."),
+        ("2025-12-01T10:00:00Z", "I prefer tea over coffee."),
+    ] {
+        run(&["save", "--created-at", at, text]);
+    }
+    for (question, newer, older) in [
+        (
+            "Where do I live?",
+            "We moved to Boulder last month.",
+            "I live in Denver.",
+        ),
+        (
+            "Where do I work?",
+            "I left Acme and joined Globex as a staff engineer.",
+            "I work at Acme Corp as a backend developer.",
+        ),
+    ] {
+        let recall: serde_json::Value =
+            serde_json::from_str(&run(&["recall", question, "--json"])).unwrap();
+        let contents: Vec<&str> = recall["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|memory| memory["frame"]["content"].as_str())
+            .collect();
+        assert_eq!(contents.first(), Some(&newer), "{question}: {recall:#}");
+        assert!(contents.contains(&older), "{question}: {recall:#}");
+    }
+}

@@ -36,7 +36,9 @@
 //! thresholds and the change words ([`judge_with_head`]): a change said
 //! without any cue ("the new place in Pankow has a balcony") is one it can
 //! read. The guards below stay (questions, hedges, long texts, additive
-//! words, the same values, two speakers, two events).
+//! words, the same values, two speakers, two events), and so does the
+//! rules' weakest sign: a change word at a cosine ≥ *related* is a
+//! possible conflict whatever the judge reads.
 //!
 //! Without one, [`judge_change`] combines the evidence into a [`Verdict`]:
 //!
@@ -683,7 +685,14 @@ pub fn one_subject(
 /// | the same slot ([`crate::supersede`]) and `p` ≥ *possible* | `Replaces` |
 /// | `p` ≥ *sure*, or `p` ≥ *likely* with a word of change | `Replaces` |
 /// | `p` ≥ *possible* (or one of the above with more than one statement on a side) | `PossibleConflict` |
+/// | a word of change in the newer at a cosine ≥ *related* | `PossibleConflict` |
 /// | otherwise | `Unrelated` |
+///
+/// The word of change keeps what the rules alone would do where the judge
+/// reads too little: "We moved to Boulder last month." after "I live in
+/// Denver." (cosine 0.70 under bge-small) is a pair it scores under
+/// *possible*, and without the word both were shown oldest first. It only
+/// orders and links: closing still takes the judge.
 ///
 /// An event may replace a state ("signed the lease on a flat in Neukölln"
 /// after "renting a room in Kreuzberg"): the judge, trained on two trips
@@ -710,7 +719,10 @@ pub fn judge_with_head(
         || (same_slot && p >= cuts.possible);
     if sure && single {
         Verdict::Replaces
-    } else if sure || p >= cuts.possible {
+    } else if sure
+        || p >= cuts.possible
+        || (cosine >= thresholds.related && announces_change(newer))
+    {
         Verdict::PossibleConflict
     } else {
         Verdict::Unrelated
@@ -842,6 +854,18 @@ mod tests {
         assert_eq!(by_head(older, cued, 0.7), Verdict::Replaces);
         assert_eq!(by_head(older, implicit, 0.6), Verdict::PossibleConflict);
         assert_eq!(by_head(older, implicit, 0.3), Verdict::Unrelated);
+        // A word of change at the related cosine is a possible conflict
+        // (shown newest first), never a closing, whatever the head reads.
+        let related = minilm().related;
+        assert_eq!(
+            judge_with_head(older, cued, related, 0.1, CUTS, minilm()),
+            Verdict::PossibleConflict
+        );
+        assert_eq!(
+            judge_with_head(older, implicit, related, 0.1, CUTS, minilm()),
+            Verdict::Unrelated
+        );
+        assert_eq!(by_head(older, cued, 0.1), Verdict::Unrelated);
         // Below the floor nothing is judged, whatever the head says.
         assert_eq!(
             judge_with_head(older, implicit, 0.1, 0.99, CUTS, minilm()),

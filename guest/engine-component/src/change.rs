@@ -21,7 +21,8 @@
 //! found by meaning are each searched for a newer statement on their
 //! subject that the query missed ([`with_successors`]: the question's
 //! words may not reach "We finally moved to Porto" when they reach "I live
-//! in Lisbon"), put just above the one it continues; then the recalled
+//! in Lisbon"), put just above the one it continues when the judge reads a
+//! change, just below it otherwise; then the recalled
 //! memories' stored vectors are compared pairwise ([`order_changes`]), so
 //! whatever was decided at write, of two related statements the newer
 //! comes first.
@@ -40,8 +41,8 @@ use hive_mind_core::change::{
 };
 use hive_mind_core::heads::change_judge;
 use hive_mind_core::recall::{
-    ChangeOrdering, MindKey, RankedMemory, SUCCESSOR_NEIGHBOURS, continues, insert_successors,
-    order_changes, successor_memory, successor_sources,
+    ChangeOrdering, MindKey, Placement, RankedMemory, SUCCESSOR_NEIGHBOURS, continues,
+    insert_successors, order_changes, successor_memory, successor_sources,
 };
 
 use crate::calibration;
@@ -350,7 +351,7 @@ pub fn order_recalled(
             notes.push(RecallNote {
                 kind: RecallNoteKind::Changes,
                 text: format!(
-                    "{added} newer statement(s) the query did not find brought in, each just before the recalled memory on its subject"
+                    "{added} newer statement(s) the query did not find brought in, each beside the recalled memory on its subject (before it when read as a change)"
                 ),
             });
         }
@@ -416,8 +417,9 @@ fn nearest_is(mind: &Mind, vector: &[f32], id: u64, older: u64) -> bool {
 /// ([`successor_sources`]), its newest later statement on the same subject
 /// ([`continues`]) among its [`SUCCESSOR_NEIGHBOURS`] nearest memories
 /// written since, when the recall does not already hold it: put just above
-/// it ([`insert_successors`]; [`order_changes`] then marks the older
-/// earlier, or leaves it out when the newer surely replaces it). Returns the
+/// it where the judge reads a change, just below it otherwise
+/// ([`insert_successors`]; [`order_changes`] then marks the older earlier,
+/// or leaves it out when the newer surely replaces it). Returns the
 /// memories and how many were brought in; a search that fails brings in
 /// nothing.
 fn with_successors(
@@ -428,7 +430,7 @@ fn with_successors(
     thresholds: ChangeThresholds,
     shown: usize,
 ) -> (Vec<RankedMemory>, usize) {
-    let mut successors: Vec<(usize, RankedMemory)> = Vec::new();
+    let mut successors: Vec<(usize, RankedMemory, Placement)> = Vec::new();
     for index in successor_sources(&memories, thresholds.floor, shown) {
         let Some(older) = memories.get(index) else {
             continue;
@@ -476,26 +478,26 @@ fn with_successors(
             continue;
         };
         let older_ref = store::reference(mind, older.frame_id);
-        let newest = found
-            .iter()
-            .filter(|frame| stands(frame))
-            .filter_map(|frame| {
-                let (_, vector) = found_vectors.iter().find(|(id, _)| *id == frame.ref_.id)?;
-                let newer = successor_memory(
-                    older,
-                    &older_ref,
-                    frame.ref_.id,
-                    store::frame_info(frame, None),
-                );
-                (continues(older, &older_vector, &newer, vector, thresholds)
-                    && nearest_is(mind, vector, frame.ref_.id, older.frame_id))
-                .then_some((frame, vector, newer))
-            })
-            .max_by_key(|(frame, _, _)| (frame.created_at, frame.ref_.id));
-        if let Some((frame, vector, newer)) = newest {
+        // Newest first, so the costlier search of `nearest_is` runs only
+        // until one candidate holds.
+        let mut candidates: Vec<&Frame> = found.iter().filter(|frame| stands(frame)).collect();
+        candidates.sort_by_key(|frame| std::cmp::Reverse((frame.created_at, frame.ref_.id)));
+        let newest = candidates.into_iter().find_map(|frame| {
+            let (_, vector) = found_vectors.iter().find(|(id, _)| *id == frame.ref_.id)?;
+            let newer = successor_memory(
+                older,
+                &older_ref,
+                frame.ref_.id,
+                store::frame_info(frame, None),
+            );
+            let placement = continues(older, &older_vector, &newer, vector, thresholds)?;
+            nearest_is(mind, vector, frame.ref_.id, older.frame_id)
+                .then_some((frame, vector, newer, placement))
+        });
+        if let Some((frame, vector, newer, placement)) = newest {
             vectors.insert((older.mind.clone(), frame.ref_.id), vector.clone());
             frames.insert((older.mind.clone(), frame.ref_.id), frame.clone());
-            successors.push((index, newer));
+            successors.push((index, newer, placement));
         }
     }
     insert_successors(memories, successors)

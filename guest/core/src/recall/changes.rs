@@ -314,38 +314,63 @@ pub fn successor_sources(memories: &[RankedMemory], floor: f64, shown: usize) ->
 }
 
 /// Whether `newer`, a memory the query did not find, is a later statement
-/// of the same subject as `older`, one it found: written after it, at or
-/// above the *related* cosine (where the write weighs pairs), and judged a
-/// change of it ([`judge_statements`]: a sure or a possible one). Weaker
-/// evidence brings in the wrong memory: measured on the lab's live-loop
-/// personas, where many statements open alike ("Maya's team keeps
-/// invoices in PostgreSQL." / "Maya's team adopted Renovate."), reading
-/// pairs down to the floor, or as [`one_subject`], put an unrelated
-/// statement first for 30 of 60 questions. Neither may be a conversation's
-/// turn ([`crate::RawTurnTag`]): a chat says many things in one voice, and
-/// the rules that judge turns read a later remark on the same topic as a
-/// change (measured on LoCoMo: three questions got a later turn first).
+/// of the same subject as `older`, one it found, and where it goes: written
+/// after it and at or above the *related* cosine (where the write weighs
+/// pairs). Judged a change of it ([`judge_statements`]: a sure or a
+/// possible one), it goes [`Placement::Above`]; otherwise
+/// [`Placement::Below`]: the caller brings in only the memory whose
+/// nearest is `older` (the engine's `nearest_is`), and that later
+/// statement is worth showing even where the judge reads no change ("I
+/// left Acme and joined Globex as a staff engineer." for "Where do I
+/// work?", which finds "I work at Acme Corp"), but not above an answer the
+/// query found. Weaker evidence brings in the wrong memory: measured on the
+/// lab's live-loop personas, where many statements open alike ("Maya's
+/// team keeps invoices in PostgreSQL." / "Maya's team adopted Renovate."),
+/// reading pairs down to the floor, or as [`one_subject`], put an unrelated
+/// statement first for 30 of 60 questions; below *related*, a statement
+/// shown beside the found one still cost two answers their first place.
+/// Neither may be a conversation's turn ([`crate::RawTurnTag`]): a chat
+/// says many things in one voice, and the rules that judge turns read a
+/// later remark on the same topic as a change (measured on LoCoMo: three
+/// questions got a later turn first).
 pub fn continues(
     older: &RankedMemory,
     older_vector: &[f32],
     newer: &RankedMemory,
     newer_vector: &[f32],
     thresholds: ChangeThresholds,
-) -> bool {
+) -> Option<Placement> {
     if older.mind != newer.mind
         || event_key(newer) <= event_key(older)
         || crate::RawTurnTag::parse(&older.frame.content).is_some()
         || crate::RawTurnTag::parse(&newer.frame.content).is_some()
     {
-        return false;
+        return None;
     }
     let old_statement = (older.frame.content.as_str(), older_vector);
     let new_statement = (newer.frame.content.as_str(), newer_vector);
     let cosine = crate::vectors::cosine(older_vector, newer_vector);
     if !cosine.is_finite() || cosine < thresholds.related {
-        return false;
+        return None;
     }
-    judge_statements(old_statement, new_statement, thresholds) != Verdict::Unrelated
+    if judge_statements(old_statement, new_statement, thresholds) == Verdict::Unrelated {
+        Some(Placement::Below)
+    } else {
+        Some(Placement::Above)
+    }
+}
+
+/// Where a newer statement brought in by [`continues`] goes, beside the
+/// memory it continues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Just above it: the judge reads a change, so the newer is the answer
+    /// now ([`order_changes`] then marks the older earlier).
+    Above,
+    /// Just below it: the same subject, later, but no change the judge
+    /// reads; shown so the reader sees both, never above what the query
+    /// found.
+    Below,
 }
 
 /// `newer`, found as the later statement of `older` ([`continues`]), as
@@ -364,7 +389,7 @@ pub fn successor_memory(
         evidence: super::rank::Evidence::default(),
         chunk: None,
         why: format!(
-            "{}: a newer statement on the subject of {older_ref}, which the query found; shown before it",
+            "{}: a newer statement on the subject of {older_ref}, which the query found",
             older.lane.as_str()
         ),
         earlier: false,
@@ -372,13 +397,14 @@ pub fn successor_memory(
     }
 }
 
-/// Put each `(older index, newer memory)` of `successors` just above the
-/// memory it continues; returns how many were put in. A memory already
-/// listed is not added twice. Marking the older one earlier is
-/// [`order_changes`]'s: it judges the pair as [`continues`] did.
+/// Put each `(older index, newer memory, placement)` of `successors`
+/// just above or just below the memory it continues; returns how many were
+/// put in. A memory already listed is not added twice. Marking the older
+/// one earlier is [`order_changes`]'s: it judges the pair as [`continues`]
+/// did.
 pub fn insert_successors(
     memories: Vec<RankedMemory>,
-    successors: Vec<(usize, RankedMemory)>,
+    successors: Vec<(usize, RankedMemory, Placement)>,
 ) -> (Vec<RankedMemory>, usize) {
     let mut out: Vec<RankedMemory> = Vec::with_capacity(memories.len() + successors.len());
     let mut added = 0;
@@ -386,8 +412,11 @@ pub fn insert_successors(
         .iter()
         .map(|memory| (memory.mind.clone(), memory.frame_id))
         .collect();
-    for (index, memory) in memories.into_iter().enumerate() {
-        for (_, newer) in successors.iter().filter(|(older, _)| *older == index) {
+    let mut put = |out: &mut Vec<RankedMemory>, index: usize, placement: Placement| {
+        for (_, newer, _) in successors
+            .iter()
+            .filter(|(older, _, at)| *older == index && *at == placement)
+        {
             let key = (newer.mind.clone(), newer.frame_id);
             if listed.contains(&key) {
                 continue;
@@ -396,7 +425,11 @@ pub fn insert_successors(
             out.push(newer.clone());
             added += 1;
         }
+    };
+    for (index, memory) in memories.into_iter().enumerate() {
+        put(&mut out, index, Placement::Above);
         out.push(memory);
+        put(&mut out, index, Placement::Below);
     }
     (out, added)
 }
@@ -523,7 +556,7 @@ mod tests {
     }
 
     #[test]
-    fn a_later_statement_of_a_found_memory_continues_it_an_earlier_or_added_one_does_not() {
+    fn a_later_statement_of_a_found_memory_continues_it_above_when_a_change_below_when_not() {
         let thresholds = ChangeThresholds::for_floor(0.24);
         let lisbon = memory(1, "I live in Lisbon.", "2025-01-01T00:00:00Z", 0.9);
         let porto = memory(
@@ -533,7 +566,10 @@ mod tests {
             0.0,
         );
         let (old, new) = ([1.0, 0.0], [0.8, 0.6]);
-        assert!(continues(&lisbon, &old, &porto, &new, thresholds));
+        assert_eq!(
+            continues(&lisbon, &old, &porto, &new, thresholds),
+            Some(Placement::Above)
+        );
         // Written before it: not its later statement.
         let before = memory(
             2,
@@ -541,17 +577,23 @@ mod tests {
             "2024-01-01T00:00:00Z",
             0.0,
         );
-        assert!(!continues(&lisbon, &old, &before, &new, thresholds));
-        // Said beside it, not instead of it.
+        assert_eq!(continues(&lisbon, &old, &before, &new, thresholds), None);
+        // Said beside it, not instead of it: shown, but after it.
         let beside = memory(
             2,
             "We also have a flat in Porto now.",
             "2026-01-01T00:00:00Z",
             0.0,
         );
-        assert!(!continues(&lisbon, &old, &beside, &new, thresholds));
+        assert_eq!(
+            continues(&lisbon, &old, &beside, &new, thresholds),
+            Some(Placement::Below)
+        );
         // About something else (cosine under the floor).
-        assert!(!continues(&lisbon, &old, &porto, &[0.0, 1.0], thresholds));
+        assert_eq!(
+            continues(&lisbon, &old, &porto, &[0.0, 1.0], thresholds),
+            None
+        );
         // A conversation's turn: a later remark in a chat, not a change.
         let turn = memory(
             2,
@@ -560,11 +602,11 @@ mod tests {
             0.0,
         );
         assert!(crate::RawTurnTag::parse(&turn.frame.content).is_some());
-        assert!(!continues(&lisbon, &old, &turn, &new, thresholds));
+        assert_eq!(continues(&lisbon, &old, &turn, &new, thresholds), None);
     }
 
     #[test]
-    fn a_successor_goes_just_above_the_memory_it_continues() {
+    fn a_successor_goes_just_above_the_memory_it_continues_or_just_below() {
         let mut lisbon = memory(1, "I live in Lisbon.", "2025-01-01T00:00:00Z", 0.6);
         lisbon.evidence.cosine = Some(0.7);
         lisbon.evidence.rerank_probability = Some(0.9);
@@ -585,10 +627,20 @@ mod tests {
         );
         assert_eq!(porto.score, older.score);
         assert!(porto.why.contains("personal:1"), "{}", porto.why);
-        let (out, added) = insert_successors(memories, vec![(1, porto.clone()), (1, porto)]);
+        let (above, added) = insert_successors(
+            memories.clone(),
+            vec![
+                (1, porto.clone(), Placement::Above),
+                (1, porto.clone(), Placement::Above),
+            ],
+        );
         assert_eq!(added, 1);
-        let order: Vec<u64> = out.iter().map(|m| m.frame_id).collect();
+        let order: Vec<u64> = above.iter().map(|m| m.frame_id).collect();
         assert_eq!(order, [3, 2, 1]);
+        let (below, added) = insert_successors(memories, vec![(1, porto, Placement::Below)]);
+        assert_eq!(added, 1);
+        let order: Vec<u64> = below.iter().map(|m| m.frame_id).collect();
+        assert_eq!(order, [3, 1, 2]);
     }
 
     #[test]
@@ -635,9 +687,10 @@ mod tests {
                 0.9,
             ),
             memory(2, "Unrelated note about tea.", "2025-06-01T00:00:00Z", 0.5),
+            // No word of change: the pair is left to the judge's reading.
             memory(
                 3,
-                "Picked up the new car today: a Kia EV6.",
+                "Picked up the car today: a Kia EV6.",
                 "2026-01-01T00:00:00Z",
                 0.3,
             ),

@@ -43,8 +43,8 @@ mod plan;
 mod rank;
 
 pub use changes::{
-    ChangeOrdering, SUCCESSOR_NEIGHBOURS, SUCCESSOR_SOURCES, continues, insert_successors,
-    order_changes, successor_memory, successor_sources,
+    ChangeOrdering, Placement, SUCCESSOR_NEIGHBOURS, SUCCESSOR_SOURCES, continues,
+    insert_successors, order_changes, successor_memory, successor_sources,
 };
 pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system_context};
 pub use floor::{
