@@ -500,5 +500,5 @@ fn with_successors(
             successors.push((index, newer, placement));
         }
     }
-    insert_successors(memories, successors)
+    insert_successors(memories, successors, shown)
 }
