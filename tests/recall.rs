@@ -719,6 +719,16 @@ fn cli_with_reranker(dir: &std::path::Path, model: Option<&str>, args: &[&str]) 
     crate::support::stdout_of(command.arg("--data-dir").arg(dir).args(args))
 }
 
+/// The contents of a `recall --json` answer's memories, in order.
+fn recalled_contents(recall: &serde_json::Value) -> Vec<&str> {
+    recall["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|memory| memory["frame"]["content"].as_str())
+        .collect()
+}
+
 /// An agent writes its user's memories by name ("Maya is vegetarian.") and
 /// the user asks as "I": with the shipped cross-encoder, the question read
 /// in the owner's person finds the answer the question as asked misses
@@ -797,12 +807,7 @@ fn a_newer_statement_the_question_misses_comes_before_the_older_one_it_finds() {
     }
     let recall: serde_json::Value =
         serde_json::from_str(&run(&["recall", "What's my on-call duty?", "--json"])).unwrap();
-    let contents: Vec<&str> = recall["memories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|memory| memory["frame"]["content"].as_str())
-        .collect();
+    let contents = recalled_contents(&recall);
     assert_eq!(
         contents,
         [
@@ -861,12 +866,7 @@ fn a_move_and_a_new_job_said_plainly_come_before_what_they_change() {
     ] {
         let recall: serde_json::Value =
             serde_json::from_str(&run(&["recall", question, "--json"])).unwrap();
-        let contents: Vec<&str> = recall["memories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|memory| memory["frame"]["content"].as_str())
-            .collect();
+        let contents = recalled_contents(&recall);
         assert_eq!(contents.first(), Some(&newer), "{question}: {recall:#}");
         assert!(contents.contains(&older), "{question}: {recall:#}");
     }
