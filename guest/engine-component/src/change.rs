@@ -431,6 +431,9 @@ fn with_successors(
     shown: usize,
 ) -> (Vec<RankedMemory>, usize) {
     let mut successors: Vec<(usize, RankedMemory, Placement)> = Vec::new();
+    // A statement placed below goes in only while the recall shows fewer
+    // than `shown` ([`insert_successors`]): with no room, none is searched for.
+    let room_below = memories.len() < shown;
     for index in successor_sources(&memories, thresholds.floor, shown) {
         let Some(older) = memories.get(index) else {
             continue;
@@ -490,7 +493,8 @@ fn with_successors(
                 frame.ref_.id,
                 store::frame_info(frame, None),
             );
-            let placement = continues(older, &older_vector, &newer, vector, thresholds)?;
+            let placement = continues(older, &older_vector, &newer, vector, thresholds)
+                .filter(|placement| room_below || *placement == Placement::Above)?;
             nearest_is(mind, vector, frame.ref_.id, older.frame_id)
                 .then_some((frame, vector, newer, placement))
         });
