@@ -327,8 +327,9 @@ pub fn successor_sources(memories: &[RankedMemory], floor: f64, shown: usize) ->
 /// lab's live-loop personas, where many statements open alike ("Maya's
 /// team keeps invoices in PostgreSQL." / "Maya's team adopted Renovate."),
 /// reading pairs down to the floor, or as [`one_subject`], put an unrelated
-/// statement first for 30 of 60 questions; below *related*, a statement
-/// shown beside the found one still cost two answers their first place.
+/// statement first for 30 of 60 questions; read as one subject from the
+/// floor up within the mutual-nearest rule, it still took the first place
+/// from two answers (44 → 42 of 60).
 /// Neither may be a conversation's turn ([`crate::RawTurnTag`]): a chat
 /// says many things in one voice, and the rules that judge turns read a
 /// later remark on the same topic as a change (measured on LoCoMo: three
