@@ -234,11 +234,14 @@ pub fn frame_from_row(store_mind: &super::Mind, row: &Row<'_>) -> crate::sql::Re
 
 /// Screen `content` with the injection detector and store the verdict on
 /// frame `id` (inside the caller's transaction): hostile quarantines it,
-/// unless its owner released it.
+/// unless its owner released it. A frame whose quarantine changes leaves
+/// or rejoins its slot's timeline, which is chained again
+/// ([`super::slots::chain_slot_in`]).
 pub(crate) fn screen_in(conn: &Connection, id: u64, content: &str) -> StoreResult<()> {
     let screening = hive_mind_core::screen(hive_mind_core::strip_hm_prefix(content));
     let reasons = serde_json::to_string(&screening.reasons)
         .map_err(|e| StoreError::InvalidInput(format!("screen reasons: {e}")))?;
+    let before = quarantine_and_slot(conn, id)?;
     conn.prepare_cached(
         "UPDATE memory_frames SET screen_score = ?2, screen_detector = ?3, screen_reasons = ?4,
              quarantined = (?5 AND released_at IS NULL)
@@ -251,7 +254,24 @@ pub(crate) fn screen_in(conn: &Connection, id: u64, content: &str) -> StoreResul
         reasons,
         screening.hostile
     ])?;
+    if let (Some((was, _)), Some((now_held, Some(slot)))) = (before, quarantine_and_slot(conn, id)?)
+        && was != now_held
+    {
+        super::slots::chain_slot_in(conn, &slot)?;
+    }
     Ok(())
+}
+
+/// Whether frame `id` is quarantined, and its slot (none where there is no
+/// such frame).
+pub(crate) fn quarantine_and_slot(
+    conn: &Connection,
+    id: u64,
+) -> StoreResult<Option<(bool, Option<String>)>> {
+    Ok(conn
+        .prepare_cached("SELECT quarantined, slot FROM memory_frames WHERE id = ?1")?
+        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?)
 }
 
 /// Fetch one frame inside a connection or transaction.

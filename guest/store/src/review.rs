@@ -348,10 +348,16 @@ impl MindStore {
                 "frame {mind}:{id} was already released at {at}"
             )));
         }
+        let held = super::frames::quarantine_and_slot(&tx, id)?;
         tx.execute(
             "UPDATE memory_frames SET released_at = ?2, quarantined = 0 WHERE id = ?1",
             params![id, now()],
         )?;
+        // Released, it rejoins its slot's timeline: the statement it
+        // follows is closed by it again.
+        if let Some((true, Some(slot))) = held {
+            super::slots::chain_slot_in(&tx, &slot)?;
+        }
         log_review(
             &tx,
             Some(id),

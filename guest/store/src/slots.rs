@@ -6,8 +6,12 @@
 //! slot are put in event-time order and each is closed at the next one's
 //! event time (`chain_slot_in`: its `valid_to`, `superseded_by` and
 //! `superseded_at`), so the latest statement is current whatever order the
-//! statements arrived in. [`super::validity`] explains the two clocks and
-//! the other way a memory is replaced, a correction.
+//! statements arrived in. A quarantined frame has no place in a timeline
+//! until its owner releases it: a hostile text closes nothing, and a
+//! screening that quarantines a frame already chained ([`super::frames`]'
+//! `screen_in`: a correction, a reindex, a restore) chains its slot again.
+//! [`super::validity`] explains the two clocks and the other way a memory
+//! is replaced, a correction.
 //!
 //! Everything here is SQL over `memory_frames`' validity columns, inside the
 //! caller's transaction, and needs nothing of the store but its clock: every
@@ -25,31 +29,46 @@ use super::error::StoreResult;
 /// one's event time, so the latest is current; returns how many links
 /// changed. The timeline is the slot's current frames and those a newer
 /// frame of the same slot closed; a frame closed by a correction into
-/// another slot stays as the correction left it.
+/// another slot stays as the correction left it. A quarantined frame is
+/// not in the timeline (a hostile text must not close what is true), and a
+/// frame one had closed is open again, or closed by the next that stands.
 pub(crate) fn chain_slot_in(conn: &Connection, slot: &str) -> StoreResult<u64> {
     let timeline: Vec<(u64, String, Option<u64>)> = conn.query_all(
         "SELECT f.id, f.created_at, f.superseded_by FROM memory_frames f
          LEFT JOIN memory_frames n ON n.id = f.superseded_by
-         WHERE f.slot = ?1 AND (f.valid_to IS NULL OR n.slot = ?1)
+         WHERE f.slot = ?1 AND f.quarantined = 0 AND (f.valid_to IS NULL OR n.slot = ?1)
          ORDER BY f.created_at, f.id",
         [slot],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
     )?;
     let mut changed = 0;
     let recorded = now();
-    for pair in timeline.windows(2) {
-        let [(older, _, linked), (newer, newer_at, _)] = pair else {
-            continue;
-        };
-        if *linked == Some(*newer) {
+    for (at, (older, _, linked)) in timeline.iter().enumerate() {
+        let next = timeline
+            .get(at + 1)
+            .map(|(newer, newer_at, _)| (*newer, newer_at));
+        if *linked == next.map(|(newer, _)| newer) {
             continue;
         }
-        conn.prepare_cached(
-            "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
-             WHERE id = ?1",
-        )?
-        .execute(params![*older, newer_at, *newer, recorded])?;
-        changed += 1;
+        let rows = match next {
+            Some((newer, newer_at)) => conn
+                .prepare_cached(
+                    "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
+                     WHERE id = ?1",
+                )?
+                .execute(params![*older, newer_at, newer, recorded])?,
+            // The last of the timeline, closed by a frame outside it: only
+            // a quarantined frame of this slot is reopened from (a
+            // correction into another slot stands).
+            None => conn
+                .prepare_cached(
+                    "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
+                     WHERE id = ?1 AND superseded_by IN
+                         (SELECT id FROM memory_frames WHERE slot = ?2 AND quarantined = 1)",
+                )?
+                .execute(params![*older, slot])?,
+        };
+        changed += u64::try_from(rows).unwrap_or(u64::MAX);
     }
     Ok(changed)
 }
