@@ -400,18 +400,50 @@ fn stands(frame: &Frame) -> bool {
 /// (itself aside) is `older`: a later statement is brought in only for
 /// the memory it is closest to, so in a mind of many statements alike
 /// ("Maya's team keeps invoices in PostgreSQL." / "Maya's team adopted
-/// Renovate.") one is not taken for the next state of another.
+/// Renovate.") one is not taken for the next state of another. A
+/// quarantined memory is passed over: a hostile near-copy of the later
+/// statement must not hide what it follows.
 fn nearest_is(mind: &Mind, vector: &[f32], id: u64, older: u64) -> bool {
     let filter = store::SearchFilter {
         minds: vec![mind.clone()],
         ..store::SearchFilter::default()
     };
-    store::search_vector(vector, &filter, 2).is_ok_and(|hits| {
-        hits.iter()
-            .find(|hit| hit.ref_.id != id)
-            .is_some_and(|hit| hit.ref_.id == older)
-    })
+    let Ok(hits) = store::search_vector(vector, &filter, NEAREST_PROBE) else {
+        return false;
+    };
+    let others: Vec<u64> = hits
+        .iter()
+        .map(|hit| hit.ref_.id)
+        .filter(|&hit| hit != id)
+        .collect();
+    match others.first() {
+        Some(&first) if first == older => return true,
+        None => return false,
+        Some(_) => {}
+    }
+    let refs: Vec<FrameRef> = others
+        .iter()
+        .map(|&id| FrameRef {
+            mind: mind.clone(),
+            id,
+        })
+        .collect();
+    let Ok(found) = store::get_frames(&refs) else {
+        return false;
+    };
+    others
+        .iter()
+        .find(|&&hit| {
+            !found
+                .iter()
+                .any(|frame| frame.ref_.id == hit && held(frame))
+        })
+        .is_some_and(|&hit| hit == older)
 }
+
+/// How many nearest memories [`nearest_is`] reads, to pass over the
+/// quarantined.
+const NEAREST_PROBE: u32 = 4;
 
 /// For each of the first memories the query found by meaning
 /// ([`successor_sources`]), its newest later statement on the same subject
