@@ -20,7 +20,7 @@
 //! v2's canonical entity names are today's
 //! [`hive_mind_core::normalize_entity_name`], and v11's slots are today's
 //! [`hive_mind_core::supersede::memory_slot`], chained by the store's live
-//! `slots::chain_slot_in`.) Unit tests hold each frozen copy to the live
+//! `slots::chain_unscreened_slot_in`.) Unit tests hold each frozen copy to the live
 //! definition it was taken from, so a change to one fails until a step
 //! follows it.
 //!
@@ -111,12 +111,18 @@
 //!   by the step itself: opening an old mind stays instant.
 //! - **v14** — session titles, the owner's verdicts on pairs of memories,
 //!   the wiki's syntheses ([`V14_SQL`]).
-//! - **v15** — the current layout: `memory_mentions`, the periods each
+//! - **v15** — `memory_mentions`, the periods each
 //!   frame's text names ([`super::mentions`]), one row per period, gone
 //!   with its frame, indexed by frame and by period. The step reads every
 //!   frame's text with today's reader (an index the store looks things up
 //!   by, like v11's slots): a regex pass over each content, a few seconds
 //!   for a hundred thousand memories, once.
+//! - **v16** — the current layout, unchanged; a repair. Before it a
+//!   quarantined frame took its place in its slot's timeline and closed the
+//!   true statement before it (a hostile copy of "we moved to Boulder"
+//!   closed the move). The step chains again every slot that holds a
+//!   quarantined frame, with the live `slots::chain_slot_in`, which leaves
+//!   them out: what they closed is current again.
 //!
 //! # Crash safety and idempotence
 //!
@@ -153,7 +159,7 @@ use super::types::FrameType;
 pub const APPLICATION_ID: i32 = 0x4856_4D44;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 15;
+pub const SCHEMA_VERSION: u32 = 16;
 
 /// A `'a', 'b'` list for a CHECK constraint.
 fn sql_list(names: impl IntoIterator<Item = &'static str>) -> String {
@@ -288,8 +294,8 @@ fn migrate(conn: &Connection, from: u32) -> StoreResult<()> {
 type Step = fn(&Connection) -> StoreResult<()>;
 
 /// The steps, in order; step `i` takes a file from version `i` to `i + 1`.
-pub const MIGRATIONS: [Step; 15] = [
-    v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15,
+pub const MIGRATIONS: [Step; 16] = [
+    v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16,
 ];
 
 /// The first released layout, frozen. Never edit: files in the field have it.
@@ -1308,7 +1314,7 @@ fn v11(conn: &Connection) -> StoreResult<()> {
         }
     }
     for slot in slots {
-        super::slots::chain_slot_in(conn, &slot)?;
+        super::slots::chain_unscreened_slot_in(conn, &slot)?;
     }
     Ok(())
 }
@@ -1449,6 +1455,22 @@ fn v15(conn: &Connection) -> StoreResult<()> {
         conn.execute_batch(V15_SQL)?;
     }
     super::mentions::read_all_in(conn)?;
+    Ok(())
+}
+
+/// v16: the slots that hold a quarantined frame, chained again without it
+/// (see the module docs). Idempotent: a slot already chained so is left
+/// as it is.
+fn v16(conn: &Connection) -> StoreResult<()> {
+    let slots: Vec<String> = conn.query_all(
+        "SELECT DISTINCT slot FROM memory_frames
+         WHERE quarantined = 1 AND slot IS NOT NULL ORDER BY slot",
+        [],
+        |row| row.get(0),
+    )?;
+    for slot in slots {
+        super::slots::chain_slot_in(conn, &slot)?;
+    }
     Ok(())
 }
 

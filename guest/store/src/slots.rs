@@ -33,11 +33,36 @@ use super::error::StoreResult;
 /// not in the timeline (a hostile text must not close what is true), and a
 /// frame one had closed is open again, or closed by the next that stands.
 pub(crate) fn chain_slot_in(conn: &Connection, slot: &str) -> StoreResult<u64> {
+    chain(conn, slot, Screening::Screened)
+}
+
+/// [`chain_slot_in`] for a file older than screening (the v11 step: no
+/// frame is quarantined, and the column that says so is not there yet).
+pub(crate) fn chain_unscreened_slot_in(conn: &Connection, slot: &str) -> StoreResult<u64> {
+    chain(conn, slot, Screening::NotYet)
+}
+
+/// Whether a file's frames carry the detector's verdict (v13 on).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Screening {
+    /// `quarantined` is there: a quarantined frame is left out.
+    Screened,
+    /// Before v13: every frame is in its timeline.
+    NotYet,
+}
+
+fn chain(conn: &Connection, slot: &str, screening: Screening) -> StoreResult<u64> {
+    let held_out = match screening {
+        Screening::Screened => "AND f.quarantined = 0",
+        Screening::NotYet => "",
+    };
     let timeline: Vec<(u64, String, Option<u64>)> = conn.query_all(
-        "SELECT f.id, f.created_at, f.superseded_by FROM memory_frames f
-         LEFT JOIN memory_frames n ON n.id = f.superseded_by
-         WHERE f.slot = ?1 AND f.quarantined = 0 AND (f.valid_to IS NULL OR n.slot = ?1)
-         ORDER BY f.created_at, f.id",
+        &format!(
+            "SELECT f.id, f.created_at, f.superseded_by FROM memory_frames f
+             LEFT JOIN memory_frames n ON n.id = f.superseded_by
+             WHERE f.slot = ?1 {held_out} AND (f.valid_to IS NULL OR n.slot = ?1)
+             ORDER BY f.created_at, f.id"
+        ),
         [slot],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
     )?;
@@ -60,13 +85,14 @@ pub(crate) fn chain_slot_in(conn: &Connection, slot: &str) -> StoreResult<u64> {
             // The last of the timeline, closed by a frame outside it: only
             // a quarantined frame of this slot is reopened from (a
             // correction into another slot stands).
-            None => conn
+            None if screening == Screening::Screened => conn
                 .prepare_cached(
                     "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
                      WHERE id = ?1 AND superseded_by IN
                          (SELECT id FROM memory_frames WHERE slot = ?2 AND quarantined = 1)",
                 )?
                 .execute(params![*older, slot])?,
+            None => 0,
         };
         changed += u64::try_from(rows).unwrap_or(u64::MAX);
     }
