@@ -16,7 +16,9 @@
 //!    "thanks!" turn is part of the conversation it belongs to; and frames
 //!    that are not live ([`CleanupFrame::live`] false): a version a
 //!    correction or a newer statement replaced, a memory its owner (or a
-//!    merge) archived. Those are history, already out of recall: neither
+//!    merge) archived, a memory quarantined for its owner's review (a
+//!    hostile near-copy saved as critical must not be the one a group
+//!    keeps). Those are history or held apart, already out of recall: neither
 //!    dead weight to retire nor a survivor to keep in a current memory's
 //!    place. A corrected memory usually reads almost like the version it
 //!    replaced; were the old version a candidate, it (older, as important)
@@ -58,8 +60,9 @@ pub struct CleanupFrame {
     pub content: String,
     /// Its importance.
     pub importance: Importance,
-    /// Whether it is live: current (no newer version replaced it) and
-    /// active (not archived). Only live frames are retired or kept.
+    /// Whether it is live: current (no newer version replaced it), active
+    /// (not archived) and not quarantined (held for its owner's review).
+    /// Only live frames are retired or kept.
     pub live: bool,
 }
 

@@ -149,12 +149,12 @@ fn settle_one(
     let Some(new) = frames.iter().find(|frame| frame.ref_.id == id) else {
         return Ok(());
     };
-    if new.valid_to.is_some() || held(new) {
+    if new.valid_to.is_some() || store::quarantined(new) {
         return Ok(());
     }
     let mut unsure = Vec::new();
     for old in frames.iter().filter(|frame| frame.ref_.id != id) {
-        if old.valid_to.is_some() || held(old) {
+        if old.valid_to.is_some() || store::quarantined(old) {
             continue;
         }
         let (Some(&cosine), Some(old_vector)) = (near.get(&old.ref_.id), vectors.get(&old.ref_.id))
@@ -215,15 +215,6 @@ struct Unsure<'a> {
     newer: &'a Frame,
     /// The link that keeps them together when nothing decides.
     link: store::FrameLink,
-}
-
-/// Whether the write-time screen quarantined a memory: it neither replaces
-/// nor is replaced (a hostile text must not close what is true).
-fn held(frame: &Frame) -> bool {
-    frame
-        .screening
-        .as_ref()
-        .is_some_and(|screening| screening.quarantined)
 }
 
 /// The host's language model's answer on each unsure pair ([`ask`]): `None`
@@ -390,10 +381,7 @@ fn stands(frame: &Frame) -> bool {
         && frame.valid_to.is_none()
         && frame.merged_into.is_none()
         && frame.status == MemoryStatus::Active
-        && !frame
-            .screening
-            .as_ref()
-            .is_some_and(|screening| screening.quarantined)
+        && !store::quarantined(frame)
 }
 
 /// Whether the memory of `mind` nearest to the vector of frame `id`
@@ -436,7 +424,7 @@ fn nearest_is(mind: &Mind, vector: &[f32], id: u64, older: u64) -> bool {
         .find(|&&hit| {
             !found
                 .iter()
-                .any(|frame| frame.ref_.id == hit && held(frame))
+                .any(|frame| frame.ref_.id == hit && store::quarantined(frame))
         })
         .is_some_and(|&hit| hit == older)
 }

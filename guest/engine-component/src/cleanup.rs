@@ -8,7 +8,10 @@
 //! down). A memory its owner pinned is never retired. Only live frames
 //! take part: a version a correction or a newer statement replaced (its
 //! `valid-to` set) and an archived memory are history, so a current memory
-//! is never retired in favour of one of them (the core's module docs).
+//! is never retired in favour of one of them (the core's module docs). A
+//! quarantined memory waits for its owner's review: it is neither retired
+//! nor kept in another's place, so a hostile near-copy saved as critical
+//! cannot retire the true memory it copies.
 
 use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};
 
@@ -32,7 +35,8 @@ pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
             importance: importance_from_wit(frame.importance),
             live: frame.valid_to.is_none()
                 && frame.superseded_by.is_none()
-                && frame.status == MemoryStatus::Active,
+                && frame.status == MemoryStatus::Active
+                && !store::quarantined(frame),
         })
         .collect();
     let plan = plan_cleanup(&inputs);

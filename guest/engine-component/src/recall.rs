@@ -659,8 +659,7 @@ fn without_quarantined(
         .filter(|(mind, id, _)| {
             let quarantined = frames
                 .get(&(mind_key(mind), *id))
-                .and_then(|frame| frame.screening.as_ref())
-                .is_some_and(|screening| screening.quarantined);
+                .is_some_and(store::quarantined);
             if quarantined {
                 dropped.insert((mind_key(mind), *id));
             }

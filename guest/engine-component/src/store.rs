@@ -287,6 +287,18 @@ pub fn ref_in(frame_ref: &FrameRef) -> Result<native::FrameRef> {
     })
 }
 
+/// Whether the write-time screen holds a stored frame back now: the
+/// detector found it hostile and its owner has not released it. Such a
+/// frame is kept for review and takes no part in anything else: never
+/// recalled, it neither replaces a memory nor is replaced, and cleanup
+/// neither retires it nor keeps it in another's place.
+pub fn quarantined(frame: &Frame) -> bool {
+    frame
+        .screening
+        .as_ref()
+        .is_some_and(|screening| screening.quarantined)
+}
+
 /// A stored frame as recall ranks it (`hive_mind_core::recall::FrameInfo`),
 /// at `distance` hops from the query's entities when the graph reaches it.
 pub fn frame_info(frame: &Frame, distance: Option<u32>) -> hive_mind_core::recall::FrameInfo {
