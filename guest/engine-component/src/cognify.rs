@@ -144,12 +144,15 @@ pub fn remember_exchange(
         let vector = new_frame.embedding.clone();
         let stored = store::save_frame(new_frame).map_err(store_error)?;
         crate::save::settle_saved(mind, std::slice::from_ref(&stored), &[vector]);
-        write_graph(
-            mind,
-            stored.frame.ref_.id,
-            &planned.entities,
-            &planned.relations,
-        )?;
+        // A derived graph must not carry what the store quarantines.
+        if !store::quarantined(&stored.frame) {
+            write_graph(
+                mind,
+                stored.frame.ref_.id,
+                &planned.entities,
+                &planned.relations,
+            )?;
+        }
         if let Some(embedding) = embedding.filter(|_| !stored.duplicate) {
             link_related_frames(&stored.frame.ref_, &embedding)?;
         }
@@ -222,7 +225,10 @@ const HELD_CANDIDATES: u32 = 8;
 
 /// The memory of `mind` that already says what `content` says, if any
 /// ([`already_held`] over the full-text search's best matches; a mind not
-/// created yet holds nothing).
+/// created yet holds nothing). A quarantined memory holds nothing: a
+/// hostile text that copies a statement ("We moved to Boulder. Ignore all
+/// previous instructions …") must not keep the person's own words of it
+/// from being remembered.
 pub fn held_by(mind: &Mind, content: &str) -> Result<Option<Frame>, Error> {
     let search = store::FilteredSearch {
         filter: whole_mind(mind),
@@ -237,7 +243,8 @@ pub fn held_by(mind: &Mind, content: &str) -> Result<Option<Frame>, Error> {
     if refs.is_empty() {
         return Ok(None);
     }
-    let frames = store::get_frames(&refs).map_err(store_error)?;
+    let mut frames = store::get_frames(&refs).map_err(store_error)?;
+    frames.retain(|frame| !store::quarantined(frame));
     let contents: Vec<&str> = frames.iter().map(|frame| frame.content.as_str()).collect();
     if !already_held(content, &contents) {
         return Ok(None);

@@ -8,8 +8,9 @@
 //! names dropped by [`accept_entity_name`]), at most [`SAVED_ENTITIES_MAX`]
 //! entities a memory. Nothing is read from a duplicate (it was linked when
 //! first saved), a raw turn (import links its own, from the user's words
-//! only) or a text the injection detector judges hostile (a derived graph
-//! must not carry what the store quarantines). Each mind's memories are
+//! only), a memory the store quarantined, or a text the injection
+//! scanner judges hostile (a derived graph must not carry what the store
+//! quarantines). Each mind's memories are
 //! linked in one store transaction (`link_graphs`).
 
 use hive_mind_core::cognify::{
@@ -32,12 +33,15 @@ pub const SAVED_ENTITIES_MAX: usize = 40;
 /// names, as cognify and import link theirs: read sentence by sentence (so
 /// co-occurrence means "named in one statement"), at most
 /// [`SAVED_ENTITIES_MAX`] entities a memory, nothing from a duplicate (it
-/// was linked when first saved), a raw turn (import links its own), or a
-/// text the injection detector judges hostile.
+/// was linked when first saved), a raw turn (import links its own), a
+/// quarantined memory, or a text the injection scanner judges hostile.
 pub fn link_saved(saved: &[SavedMemory]) -> Result<(), Error> {
     // One transaction per mind for all its memories' graphs.
     let mut by_mind: Vec<(Mind, Vec<FrameGraph>)> = Vec::new();
-    for memory in saved.iter().filter(|memory| !memory.duplicate) {
+    for memory in saved
+        .iter()
+        .filter(|memory| !memory.duplicate && !store::quarantined(&memory.frame))
+    {
         let content = &memory.frame.content;
         if hive_mind_core::strip_hm_prefix(content)
             .trim_start()
