@@ -12,7 +12,8 @@ use hive_mind_runtime::engine::wit_types::Frame;
 use crate::command_error::CommandError;
 
 /// Correct a memory in the data directory `dir`: the new version and the
-/// old one, closed, as JSON.
+/// old one, closed, as JSON; with a `notice` when the new version was
+/// quarantined (then the old one is not closed).
 pub fn correct(
     dir: &Path,
     request: &crate::ops::review::CorrectRequest,
@@ -20,10 +21,14 @@ pub fn correct(
     let operation = crate::ops::review::Correct::new(request.clone())?;
     let mut engine = hive_mind_runtime::engine::open(dir)?;
     let corrected = crate::ops::execute(&mut engine, &crate::ops::Caller::Owner, operation)?;
-    Ok(json!({
+    let mut value = json!({
         "memory": convert::frame_json(&corrected.memory),
         "replaced": convert::frame_json(&corrected.replaced),
-    }))
+    });
+    if let Some(notice) = crate::human::correction_notice(&value) {
+        value["notice"] = Json::String(notice);
+    }
+    Ok(value)
 }
 
 /// The versions of the memory `request` names, oldest first.

@@ -137,13 +137,27 @@ pub fn saved_text(saved: &Json) -> String {
 pub fn corrected_text(corrected: &Json) -> String {
     let memory = &corrected["memory"];
     let reference = text(memory, "ref");
-    format!(
-        "{reference} replaces {} from {}; the old version stays in its history \
-         (`hive-mind history {reference}`){}",
-        text(&corrected["replaced"], "ref"),
-        text(memory, "created-at"),
-        quarantine_note(memory)
-    )
+    match correction_notice(corrected) {
+        Some(notice) => format!("saved {reference}, not yet a correction\n{notice}"),
+        None => format!(
+            "{reference} replaces {} from {}; the old version stays in its history \
+             (`hive-mind history {reference}`)",
+            text(&corrected["replaced"], "ref"),
+            text(memory, "created-at"),
+        ),
+    }
+}
+
+/// What a quarantined correction (`{memory, replaced}`) changed: nothing
+/// yet ([`quarantine_notice`], then the version that stays current until
+/// its owner releases the correction); `None` for one that was not
+/// quarantined.
+pub fn correction_notice(corrected: &Json) -> Option<String> {
+    let notice = quarantine_notice(&corrected["memory"])?;
+    Some(format!(
+        "{notice} Until then it replaces nothing: {} stays current.",
+        text(&corrected["replaced"], "ref")
+    ))
 }
 
 /// One memory in full (`hive-mind get`): its line, then all it says and

@@ -7,7 +7,9 @@
 //! closes the old version in one transaction
 //! ([`hive_mind_store::MindStore::correct_frame`]), the new version naming
 //! the old one's entities; then the entities its own words name are linked,
-//! as a save links them.
+//! as a save links them. A new version the store quarantines closes
+//! nothing and links nothing: the old one stays current until the owner
+//! releases the correction (the store closes it then).
 
 use hive_mind_core::bounds;
 

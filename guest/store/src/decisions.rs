@@ -126,17 +126,9 @@ impl MindStore {
                             "{mind}:{newer_id} was itself replaced by {mind}:{other}, so it cannot replace {mind}:{older_id}"
                         )));
                     }
-                    tx.execute(
-                        "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
-                         WHERE id = ?1",
-                        params![older_id, newer.created_at, newer_id, now()],
-                    )?;
-                    // As a correction: the newer is about what the older was.
-                    tx.execute(
-                        "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
-                         SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
-                        params![older_id, newer_id],
-                    )?;
+                    // As a correction closes it: the newer is about what
+                    // the older was.
+                    super::slots::replace_in(&tx, &older, &newer)?;
                 }
             }
             PairVerdict::BothStand => {

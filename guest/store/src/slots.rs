@@ -1,5 +1,9 @@
 //! Slots: the newer statement of a slot closes the older.
 //!
+//! And the one way a frame is closed as replaced ([`replace_in`]), which a
+//! correction, the owner's `replaces` verdict and the release of a held-back
+//! correction share.
+//!
 //! A frame's **slot** is what its statement is about
 //! ([`hive_mind_core::supersede::memory_slot`]: `user|residence`,
 //! `ana|phone number`, …; none for a B-frame). The current frames of one
@@ -24,6 +28,7 @@ use crate::sql::{Connection, params};
 
 use super::clock::now;
 use super::error::StoreResult;
+use super::types::Frame;
 
 /// Put the frames of `slot` in event-time order and close each at the next
 /// one's event time, so the latest is current; returns how many links
@@ -97,6 +102,30 @@ fn chain(conn: &Connection, slot: &str, screening: Screening) -> StoreResult<u64
         changed += u64::try_from(rows).unwrap_or(u64::MAX);
     }
     Ok(changed)
+}
+
+/// Close `old` as replaced by `new` (inside the caller's transaction): at
+/// the new one's event time, or at its own if the new one is dated earlier
+/// (it was never valid after); the new version names the old one's
+/// entities too, so their pages (and the graph lane) carry the current
+/// statement, whatever words the correction used.
+pub(crate) fn replace_in(
+    conn: &crate::sql::Connection,
+    old: &Frame,
+    new: &Frame,
+) -> StoreResult<()> {
+    let valid_to = std::cmp::max(&new.created_at, &old.created_at);
+    conn.execute(
+        "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
+         WHERE id = ?1",
+        params![old.frame_ref.id, valid_to, new.frame_ref.id, now()],
+    )?;
+    conn.execute(
+        "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
+         SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
+        params![old.frame_ref.id, new.frame_ref.id],
+    )?;
+    Ok(())
 }
 
 /// The slot of a frame written with `content` (none for a B-frame, whose

@@ -30,7 +30,6 @@
 use crate::sql::{OptionalExtension, TransactionBehavior, params};
 
 use super::MindStore;
-use super::clock::now;
 use super::error::{StoreError, StoreResult};
 use super::frames::{FRAME_COLUMNS, frame_from_row, get_in};
 use super::types::{Frame, NewFrame, SavedFrame};
@@ -40,7 +39,8 @@ use super::types::{Frame, NewFrame, SavedFrame};
 pub struct Corrected {
     /// The new version, as stored.
     pub saved: SavedFrame,
-    /// The old version, now closed.
+    /// The old version: closed, unless the detector quarantined the new
+    /// one (then it stays current until the owner releases that).
     pub replaced: Frame,
 }
 
@@ -49,6 +49,9 @@ impl MindStore {
     /// and close the old version at the new one's event time (or at its own,
     /// if the new one is dated earlier: it was never valid after). One
     /// transaction; the new version names the old one's entities too. A
+    /// correction the detector quarantines closes nothing: the old version
+    /// stays current until the owner releases the correction
+    /// ([`MindStore::release_frame`] closes it then). A
     /// frame that does not exist is [`StoreError::NotFound`];
     /// one already replaced, or a correction that says the same thing, is
     /// [`StoreError::InvalidInput`] naming why.
@@ -76,20 +79,17 @@ impl MindStore {
                 "the correction of {mind}:{id} says the same thing"
             )));
         }
-        let valid_to = std::cmp::max(&saved.frame.created_at, &old.created_at).clone();
-        tx.execute(
-            "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
-             WHERE id = ?1",
-            params![id, valid_to, new_id, now()],
-        )?;
-        // The new version is about what the old one was about: it names
-        // the old one's entities too, so their pages (and the graph lane)
-        // carry the current statement, whatever words the correction used.
-        tx.execute(
-            "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
-             SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
-            params![id, new_id],
-        )?;
+        // A quarantined correction closes nothing until its owner releases
+        // it (a hostile text must not hide what is true); the verdict below
+        // keeps what it would replace for then ([`super::slots::replace_in`]).
+        if !saved
+            .frame
+            .screening
+            .as_ref()
+            .is_some_and(|screening| screening.quarantined)
+        {
+            super::slots::replace_in(&tx, &old, &saved.frame)?;
+        }
         // A correction is the owner's (or its agent's) word that the new
         // version replaces the old: nothing left to confirm.
         super::decisions::record_verdict_in(

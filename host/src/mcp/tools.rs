@@ -358,7 +358,7 @@ impl MemoryServer {
 
     /// Correct a memory.
     #[tool(
-        description = "Correct a memory: writes the corrected text as a new version and closes the old one (it stays in the history; recall answers with the new version, and a recall as_of a time before the correction answers with the old). Use it when the user says a remembered fact is wrong or has changed. The memory is named by reference (e.g. personal:42) as recall shows it."
+        description = "Correct a memory: writes the corrected text as a new version and closes the old one (it stays in the history; recall answers with the new version, and a recall as_of a time before the correction answers with the old). Use it when the user says a remembered fact is wrong or has changed. The memory is named by reference (e.g. personal:42) as recall shows it. A corrected text the injection detector quarantines replaces nothing until its owner releases it; the result's notice says so."
     )]
     async fn update_memory(
         &self,
@@ -371,11 +371,15 @@ impl MemoryServer {
                 let scan = engine
                     .scan_for_injection(&content, ScanContext::ToolOutput)
                     .map_err(engine_error)?;
-                Ok(json!({
+                let mut value = json!({
                     "memory": frame_json(&corrected.memory),
                     "replaced": frame_view(engine, &corrected.replaced)?,
                     "injection_scan": scan_json(&scan),
-                }))
+                });
+                if let Some(notice) = crate::human::correction_notice(&value) {
+                    value["notice"] = Json::String(notice);
+                }
+                Ok(value)
             })
             .await?;
         Ok(json_result(value))
