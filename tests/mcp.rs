@@ -1377,7 +1377,9 @@ fn requests_over_the_in_flight_cap_are_answered_busy() {
 /// Stored text that reaches a model outside recall passes the engine's
 /// injection scan: save_memory stores it and says what the scan found; the
 /// recent-memories resource, identity, awareness and the cleanup listing
-/// withhold it, with the reason; clean text is shown as before.
+/// withhold it, with the reason (cleanup lists a hostile memory only once
+/// its owner released it: quarantined, it takes no part); clean text is
+/// shown as before.
 #[test]
 fn stored_injections_are_reported_and_withheld_from_listings() {
     let dir = plain_tempdir();
@@ -1451,6 +1453,26 @@ fn stored_injections_are_reported_and_withheld_from_listings() {
     assert_eq!(items.len(), 1, "{awareness}");
     assert_eq!(items[0]["content"], "ship 2.3", "{awareness}");
 
+    // Both hostile memories are quarantined: cleanup takes them as neither
+    // dead weight nor survivors (their owner reviews them).
+    let cleanup = child.tool("cleanup_frames", json!({}));
+    assert_eq!(
+        cleanup["result"]["structuredContent"]["candidates"],
+        json!([]),
+        "{cleanup}"
+    );
+    // Released by their owner (a model cannot release), they are ordinary
+    // memories to cleanup, and its listing still withholds their text.
+    for id in ["personal:1", "personal:3"] {
+        let released = crate::support::hive_mind()
+            .env("HIVE_MIND_EMBEDDER", "mock")
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["review", "release", id])
+            .output()
+            .unwrap();
+        assert!(released.status.success(), "{released:?}");
+    }
     let cleanup = child.tool("cleanup_frames", json!({}));
     let listing = cleanup["result"]["structuredContent"].to_string();
     assert!(

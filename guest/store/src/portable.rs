@@ -38,7 +38,10 @@
 //! marked `quarantined = 0` must not come back trusted. Every restored
 //! frame is screened again at insert, in the same transaction, by the same
 //! `screen_in` the save path uses; the owner's release (`released_at`) is
-//! carried over, so a frame they released stays released.
+//! carried over, so a frame they released stays released. Once every row
+//! is in, each slot that holds a quarantined frame is chained again
+//! without it, so a restored hostile frame closes no true one (whatever
+//! links the export carried).
 
 use sha2::Digest as _;
 
@@ -540,6 +543,8 @@ impl MindStore {
                 *count += 1;
             }
         }
+        // Once every frame is in: a quarantined frame closes nothing.
+        super::slots::rechain_held_slots_in(&tx)?;
         tx.commit()?;
         let frames = counts
             .iter()

@@ -121,7 +121,7 @@
 //!   quarantined frame took its place in its slot's timeline and closed the
 //!   true statement before it (a hostile copy of "we moved to Boulder"
 //!   closed the move). The step chains again every slot that holds a
-//!   quarantined frame, with the live `slots::chain_slot_in`, which leaves
+//!   quarantined frame, with the live `slots::rechain_held_slots_in`, which leaves
 //!   them out: what they closed is current again.
 //!
 //! # Crash safety and idempotence
@@ -1462,15 +1462,7 @@ fn v15(conn: &Connection) -> StoreResult<()> {
 /// (see the module docs). Idempotent: a slot already chained so is left
 /// as it is.
 fn v16(conn: &Connection) -> StoreResult<()> {
-    let slots: Vec<String> = conn.query_all(
-        "SELECT DISTINCT slot FROM memory_frames
-         WHERE quarantined = 1 AND slot IS NOT NULL ORDER BY slot",
-        [],
-        |row| row.get(0),
-    )?;
-    for slot in slots {
-        super::slots::chain_slot_in(conn, &slot)?;
-    }
+    super::slots::rechain_held_slots_in(conn)?;
     Ok(())
 }
 

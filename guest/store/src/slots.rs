@@ -128,6 +128,25 @@ pub(crate) fn replace_in(
     Ok(())
 }
 
+/// Chain again every slot that holds a quarantined frame, so none closes
+/// what it follows: the v16 step (a store before it let them) and a
+/// restore (an export taken before it may carry such links, and this
+/// engine's detector may quarantine what the export's did not). Returns
+/// how many links changed.
+pub(crate) fn rechain_held_slots_in(conn: &Connection) -> StoreResult<u64> {
+    let slots: Vec<String> = conn.query_all(
+        "SELECT DISTINCT slot FROM memory_frames
+         WHERE quarantined = 1 AND slot IS NOT NULL ORDER BY slot",
+        [],
+        |row| row.get(0),
+    )?;
+    let mut changed = 0;
+    for slot in slots {
+        changed += chain_slot_in(conn, &slot)?;
+    }
+    Ok(changed)
+}
+
 /// The slot of a frame written with `content` (none for a B-frame, whose
 /// content is a description of an alternative, not a statement).
 pub(crate) fn slot_of(content: &str) -> Option<String> {
