@@ -253,7 +253,8 @@ impl MindStore {
     /// new memory is written (embedded like any save) and the originals are
     /// archived with `merged_into` set, never deleted; one transaction,
     /// logged. At least two distinct, existing, active, current memories
-    /// that are not branches; anything else is refused before a write.
+    /// that are not branches; anything else is refused before a write, and
+    /// a merged text the injection detector quarantines is refused too.
     pub fn merge_frames(&mut self, ids: &[u64], new: NewFrame) -> StoreResult<Merged> {
         let mut wanted: Vec<u64> = Vec::with_capacity(ids.len());
         for &id in ids {
@@ -297,6 +298,20 @@ impl MindStore {
             .pop()
             .ok_or_else(|| StoreError::InvalidInput("nothing to save".to_string()))?;
         let merged_id = saved.frame.frame_ref.id;
+        // A merged text the detector holds back would archive what is true
+        // in favour of a memory never recalled: refused, nothing written.
+        if let Some(screening) = saved
+            .frame
+            .screening
+            .as_ref()
+            .filter(|screening| screening.quarantined)
+        {
+            return Err(StoreError::InvalidInput(format!(
+                "the merged text is held back by the injection detector (score {:.2}): \
+                 nothing merged, the memories stay as they are",
+                screening.score
+            )));
+        }
         if wanted.contains(&merged_id) {
             return Err(StoreError::InvalidInput(format!(
                 "the merged text is the same as {mind}:{merged_id}'s; archive the others instead"

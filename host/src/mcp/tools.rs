@@ -446,7 +446,7 @@ impl MemoryServer {
 
     /// Merge memories into one.
     #[tool(
-        description = "Merge memories of one mind that say parts of the same thing into one memory (content: the merged text; default: their texts joined). The originals are archived, never deleted, and point at the merged memory; recall answers a search that finds one of them with the merged memory."
+        description = "Merge memories of one mind that say parts of the same thing into one memory (content: the merged text; default: their texts joined). The originals are archived, never deleted, and point at the merged memory; recall answers a search that finds one of them with the merged memory. A merged text the injection detector finds hostile is refused and nothing changes."
     )]
     async fn merge_memories(
         &self,
