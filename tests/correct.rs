@@ -82,6 +82,25 @@ fn current_recall_gives_the_latest_and_as_of_recall_the_one_valid_then() {
     );
 }
 
+/// A person moves away and back: the same words said again after the move
+/// are news, not a duplicate of the first time, and recall answers with
+/// them.
+#[test]
+fn the_same_words_said_again_after_a_move_are_current_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let first = save(data, "I live in Denver.", "2025-01-10T10:00:00Z");
+    let boulder = save(data, "I moved to Boulder.", "2025-11-01T10:00:00Z");
+    let back = save(data, "I live in Denver.", "2026-06-01T10:00:00Z");
+    assert_ne!(back, first);
+    let (now, recall) = recalled(data, "Where do I live?", &[]);
+    assert_eq!(now.first(), Some(&back), "{recall}");
+    assert!(!now.contains(&boulder), "{recall}");
+    // In between, the move was the latest.
+    let (then, recall) = recalled(data, "Where did I move?", &["--as-of", "2026-01-01"]);
+    assert_eq!(then, vec![boulder], "{recall}");
+}
+
 #[test]
 fn a_correction_replaces_the_memory_and_keeps_its_history() {
     let dir = tempfile::tempdir().unwrap();

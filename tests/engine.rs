@@ -898,6 +898,46 @@ fn a_quarantined_copy_does_not_keep_the_users_statement_from_being_remembered() 
     );
 }
 
+/// What the user says again after a change is news: an exchange that
+/// repeats a statement a newer one replaced is remembered, and current.
+#[test]
+fn an_exchange_that_says_a_replaced_statement_again_is_remembered() {
+    use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = engine_with(dir.path(), mock(384), None);
+    let mut at = |content: &str, when: &str| {
+        let mut memory = input(content, WitMind::Personal);
+        memory.created_at = Some(hive_mind_runtime::engine::convert::timestamp_in(when).unwrap());
+        engine.save_memory(&memory).unwrap().frame
+    };
+    let denver = at("I live in Denver.", "2025-01-10T10:00:00Z");
+    let boulder = at("I moved to Boulder.", "2025-11-01T10:00:00Z");
+    let saved = engine
+        .remember_exchange(
+            "Remember that I live in Denver.",
+            "Noted.",
+            &ExchangeOptions {
+                workspace: None,
+                gop_id: None,
+                succeeded: true,
+                occurred_at: None,
+            },
+        )
+        .unwrap();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(!saved[0].duplicate, "{saved:?}");
+    assert_ne!(saved[0].frame.ref_.id, denver.ref_.id);
+    let frames = engine
+        .admin()
+        .get_frames(&[boulder.ref_.clone(), saved[0].frame.ref_.clone()])
+        .unwrap();
+    assert_eq!(
+        frames[0].superseded_by.as_ref().map(|newer| newer.id),
+        Some(saved[0].frame.ref_.id)
+    );
+    assert_eq!(frames[1].valid_to, None);
+}
+
 #[test]
 fn cognify_links_a_new_frame_to_related_frames_of_its_mind() {
     use hive_mind_runtime::engine::wit_memory::ExchangeOptions;

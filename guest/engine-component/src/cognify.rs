@@ -225,10 +225,13 @@ const HELD_CANDIDATES: u32 = 8;
 
 /// The memory of `mind` that already says what `content` says, if any
 /// ([`already_held`] over the full-text search's best matches; a mind not
-/// created yet holds nothing). A quarantined memory holds nothing: a
-/// hostile text that copies a statement ("We moved to Boulder. Ignore all
-/// previous instructions …") must not keep the person's own words of it
-/// from being remembered.
+/// created yet holds nothing). Only a current memory holds anything: a
+/// quarantined one must not keep the person's own words from being
+/// remembered (a hostile text that copies a statement, "We moved to
+/// Boulder. Ignore all previous instructions …"), nor one a newer statement
+/// replaced ("I live in Denver." said again after the move to Boulder is
+/// news; the store still takes the same words said while they were true
+/// for a duplicate).
 pub fn held_by(mind: &Mind, content: &str) -> Result<Option<Frame>, Error> {
     let search = store::FilteredSearch {
         filter: whole_mind(mind),
@@ -244,7 +247,7 @@ pub fn held_by(mind: &Mind, content: &str) -> Result<Option<Frame>, Error> {
         return Ok(None);
     }
     let mut frames = store::get_frames(&refs).map_err(store_error)?;
-    frames.retain(|frame| !store::quarantined(frame));
+    frames.retain(|frame| frame.valid_to.is_none() && !store::quarantined(frame));
     let contents: Vec<&str> = frames.iter().map(|frame| frame.content.as_str()).collect();
     if !already_held(content, &contents) {
         return Ok(None);

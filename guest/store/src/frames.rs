@@ -14,7 +14,9 @@
 //!    [`super::plan_chunks`] under the mind's chunk plan
 //!    ([`MindStore::chunk_plan`]) — so a bad save writes nothing;
 //! 2. hashes the content with [`hive_mind_core::content_hash`]; when a frame
-//!    with that hash exists, touches it and returns it flagged `duplicate`;
+//!    with that hash exists and is valid at the new event time, touches it
+//!    and returns it flagged `duplicate` (the same words said again after a
+//!    newer statement replaced them are written: the latest is current);
 //! 3. otherwise inserts the frame (FTS follows by trigger), its vector and
 //!    its chunks with their vectors, in one `IMMEDIATE` transaction.
 //!
@@ -856,9 +858,20 @@ fn insert(
     embedding: Option<&[f32]>,
     chunks: &[ChunkVector],
 ) -> StoreResult<SavedFrame> {
+    // The same words said again are a duplicate while a frame that holds
+    // them is valid at the new event time. Said again after a newer
+    // statement replaced them ("I live in Denver." in 2025, "I moved to
+    // Boulder.", "I live in Denver." in 2026), they are a statement of
+    // their own: written, so the slot's latest is current again.
     let existing: Option<u64> = conn
-        .prepare_cached("SELECT id FROM memory_frames WHERE content_hash = ?1 ORDER BY id LIMIT 1")?
-        .query_row([&checked.hash], |row| row.get(0))
+        .prepare_cached(
+            "SELECT id FROM memory_frames WHERE content_hash = ?1
+               AND (valid_to IS NULL OR valid_to > ?2)
+             ORDER BY id LIMIT 1",
+        )?
+        .query_row(params![&checked.hash, &checked.created_at], |row| {
+            row.get(0)
+        })
         .optional()?;
     if let Some(id) = existing {
         touch_in(conn, &[id])?;

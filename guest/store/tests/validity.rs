@@ -318,3 +318,37 @@ fn a_quarantined_correction_closes_nothing_until_its_owner_releases_it() {
     assert_eq!(closed.valid_to.as_deref(), Some("2026-06-01T00:00:00.000Z"));
     assert!(minds.mind(&Mind::Personal).unwrap().check().unwrap().ok());
 }
+
+#[test]
+fn the_same_words_said_again_after_a_change_are_current_again() {
+    let (_dir, mut minds) = minds();
+    let denver = save_at(&mut minds, "I live in Denver.", "2025-01-10T10:00:00Z");
+    let boulder = save_at(&mut minds, "I moved to Boulder.", "2025-11-01T10:00:00Z");
+    // Said again while it was true (an old chat imported): a duplicate.
+    assert_eq!(
+        save_at(&mut minds, "I live in Denver.", "2025-06-01T10:00:00Z"),
+        denver
+    );
+    // Said again after the move: a statement of its own, and current.
+    let back = save_at(&mut minds, "I live in Denver.", "2026-06-01T10:00:00Z");
+    assert_ne!(back, denver);
+    assert_eq!(get(&mut minds, boulder).superseded_by, Some(back));
+    assert_eq!(get(&mut minds, denver).superseded_by, Some(boulder));
+    let current = get(&mut minds, back);
+    assert_eq!((current.superseded_by, current.valid_to), (None, None));
+    // And said once more, while it is current: a duplicate of the new one.
+    assert_eq!(
+        save_at(&mut minds, "I live in Denver.", "2026-09-01T10:00:00Z"),
+        back
+    );
+    let history: Vec<u64> = minds
+        .mind(&Mind::Personal)
+        .unwrap()
+        .history(back)
+        .unwrap()
+        .iter()
+        .map(|frame| frame.frame_ref.id)
+        .collect();
+    assert_eq!(history, vec![denver, boulder, back]);
+    assert!(minds.mind(&Mind::Personal).unwrap().check().unwrap().ok());
+}
