@@ -128,7 +128,7 @@ impl MindStore {
                     }
                     // As a correction closes it: the newer is about what
                     // the older was.
-                    super::slots::replace_in(&tx, &older, &newer)?;
+                    super::slots::replace_in(&tx, older_id, newer_id)?;
                 }
             }
             PairVerdict::BothStand => {

@@ -256,9 +256,57 @@ pub(crate) fn screen_in(conn: &Connection, id: u64, content: &str) -> StoreResul
         reasons,
         screening.hostile
     ])?;
-    if let (Some((was, _)), Some((now_held, Some(slot)))) = (before, quarantine_and_slot(conn, id)?)
-        && was != now_held
+    if let (Some((was, _)), Some((held, slot))) = (before, quarantine_and_slot(conn, id)?)
+        && was != held
     {
+        quarantine_changed_in(conn, id, slot.as_deref(), held)?;
+    }
+    Ok(())
+}
+
+/// Frame `id` (of slot `slot`) was quarantined (`held`) or let through
+/// (inside the caller's transaction): it leaves or takes the place it has
+/// among the memories. Held, it closes nothing: what it replaced is open
+/// again (unless a later statement of its slot closes it). Let through
+/// (released, or a newer detector's verdict), it rejoins its slot's
+/// timeline, and a correction of it closes the version it corrects, where
+/// that is still current (the correction's `replaces` verdict was kept for
+/// this: [`super::validity`]).
+pub(crate) fn quarantine_changed_in(
+    conn: &Connection,
+    id: u64,
+    slot: Option<&str>,
+    held: bool,
+) -> StoreResult<()> {
+    let mut slots: Vec<String> = slot.map(str::to_string).into_iter().collect();
+    if held {
+        let replaced: Vec<Option<String>> = conn.query_all(
+            "SELECT slot FROM memory_frames WHERE superseded_by = ?1",
+            [id],
+            |row| row.get(0),
+        )?;
+        conn.execute(
+            "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
+             WHERE superseded_by = ?1",
+            [id],
+        )?;
+        slots.extend(replaced.into_iter().flatten());
+    } else {
+        let corrected: Vec<u64> = conn.query_all(
+            "SELECT v.older_id FROM memory_pair_verdicts v
+             JOIN memory_frames o ON o.id = v.older_id
+             WHERE v.newer_id = ?1 AND v.verdict = 'replaces'
+               AND o.superseded_by IS NULL AND o.valid_to IS NULL",
+            [id],
+            |row| row.get(0),
+        )?;
+        for older in corrected {
+            super::slots::replace_in(conn, older, id)?;
+        }
+    }
+    slots.sort();
+    slots.dedup();
+    for slot in slots {
         super::slots::chain_slot_in(conn, &slot)?;
     }
     Ok(())

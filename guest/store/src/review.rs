@@ -350,9 +350,10 @@ impl MindStore {
 
     /// Release frame `id` from recall's injection scan: its owner has read
     /// it and vouches for it (logged, with the content hash it was released
-    /// with). It takes the place it was held back from: its slot's timeline
-    /// is chained with it, and a correction closes the version it corrects. Releasing a memory already released is
-    /// [`StoreError::InvalidInput`].
+    /// with). It takes the place it was held back from
+    /// ([`super::frames::quarantine_changed_in`]): its slot's timeline is
+    /// chained with it, and a correction closes the version it corrects.
+    /// Releasing a memory already released is [`StoreError::InvalidInput`].
     pub fn release_frame(&mut self, id: u64) -> StoreResult<Frame> {
         let mind = self.mind.clone();
         let tx = self
@@ -369,26 +370,8 @@ impl MindStore {
             "UPDATE memory_frames SET released_at = ?2, quarantined = 0 WHERE id = ?1",
             params![id, now()],
         )?;
-        // Released, it rejoins its slot's timeline: the statement it
-        // follows is closed by it again.
-        if let Some((true, Some(slot))) = held {
-            super::slots::chain_slot_in(&tx, &slot)?;
-        }
-        // A correction held back closes what it corrects now, where that is
-        // still current.
-        let corrected: Vec<u64> = tx.query_all(
-            "SELECT v.older_id FROM memory_pair_verdicts v
-             JOIN memory_frames o ON o.id = v.older_id
-             WHERE v.newer_id = ?1 AND v.verdict = 'replaces'
-               AND o.superseded_by IS NULL AND o.valid_to IS NULL",
-            [id],
-            |row| row.get(0),
-        )?;
-        if !corrected.is_empty() {
-            let released = existing(&tx, &mind, id)?;
-            for older in corrected {
-                super::slots::replace_in(&tx, &existing(&tx, &mind, older)?, &released)?;
-            }
+        if let Some((true, slot)) = held {
+            super::frames::quarantine_changed_in(&tx, id, slot.as_deref(), false)?;
         }
         log_review(
             &tx,

@@ -12,8 +12,9 @@
 //! `superseded_at`), so the latest statement is current whatever order the
 //! statements arrived in. A quarantined frame has no place in a timeline
 //! until its owner releases it: a hostile text closes nothing, and a
-//! screening that quarantines a frame already chained ([`super::frames`]'
-//! `screen_in`: a correction, a reindex, a restore) chains its slot again.
+//! screening that quarantines a frame already chained, or lets one through
+//! (`super::frames::quarantine_changed_in`: an edit, a reindex, a restore,
+//! a release), chains its slot again.
 //! [`super::validity`] explains the two clocks and the other way a memory
 //! is replaced, a correction.
 //!
@@ -28,7 +29,6 @@ use crate::sql::{Connection, params};
 
 use super::clock::now;
 use super::error::StoreResult;
-use super::types::Frame;
 
 /// Put the frames of `slot` in event-time order and close each at the next
 /// one's event time, so the latest is current; returns how many links
@@ -104,26 +104,23 @@ fn chain(conn: &Connection, slot: &str, screening: Screening) -> StoreResult<u64
     Ok(changed)
 }
 
-/// Close `old` as replaced by `new` (inside the caller's transaction): at
-/// the new one's event time, or at its own if the new one is dated earlier
-/// (it was never valid after); the new version names the old one's
-/// entities too, so their pages (and the graph lane) carry the current
-/// statement, whatever words the correction used.
-pub(crate) fn replace_in(
-    conn: &crate::sql::Connection,
-    old: &Frame,
-    new: &Frame,
-) -> StoreResult<()> {
-    let valid_to = std::cmp::max(&new.created_at, &old.created_at);
+/// Close frame `old` as replaced by frame `new` (inside the caller's
+/// transaction): at the new one's event time, or at its own if the new one
+/// is dated earlier (it was never valid after); the new version names the
+/// old one's entities too, so their pages (and the graph lane) carry the
+/// current statement, whatever words the correction used.
+pub(crate) fn replace_in(conn: &Connection, old: u64, new: u64) -> StoreResult<()> {
     conn.execute(
-        "UPDATE memory_frames SET valid_to = ?2, superseded_by = ?3, superseded_at = ?4
+        "UPDATE memory_frames
+         SET valid_to = max(created_at, (SELECT created_at FROM memory_frames WHERE id = ?2)),
+             superseded_by = ?2, superseded_at = ?3
          WHERE id = ?1",
-        params![old.frame_ref.id, valid_to, new.frame_ref.id, now()],
+        params![old, new, now()],
     )?;
     conn.execute(
         "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
          SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
-        params![old.frame_ref.id, new.frame_ref.id],
+        params![old, new],
     )?;
     Ok(())
 }

@@ -88,7 +88,7 @@ impl MindStore {
             .as_ref()
             .is_some_and(|screening| screening.quarantined)
         {
-            super::slots::replace_in(&tx, &old, &saved.frame)?;
+            super::slots::replace_in(&tx, id, new_id)?;
         }
         // A correction is the owner's (or its agent's) word that the new
         // version replaces the old: nothing left to confirm.
