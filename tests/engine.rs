@@ -50,6 +50,16 @@ fn input(content: &str, mind: WitMind) -> MemoryInput {
     }
 }
 
+/// A successful exchange in the personal mind, happening now.
+fn an_exchange_now() -> hive_mind_runtime::engine::wit_memory::ExchangeOptions {
+    hive_mind_runtime::engine::wit_memory::ExchangeOptions {
+        workspace: None,
+        gop_id: None,
+        succeeded: true,
+        occurred_at: None,
+    }
+}
+
 /// The personal mind's counts (`admin.status`).
 fn personal_status(engine: &mut EngineRuntime) -> MindStatus {
     engine
@@ -857,7 +867,6 @@ fn a_saved_memory_links_the_entities_it_names() {
 /// and its entities link to it, never to the quarantined copy.
 #[test]
 fn a_quarantined_copy_does_not_keep_the_users_statement_from_being_remembered() {
-    use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine_with(dir.path(), mock(384), None);
     let statement = "We decided to migrate the ledger from MySQL to Postgres.";
@@ -877,12 +886,7 @@ fn a_quarantined_copy_does_not_keep_the_users_statement_from_being_remembered() 
         .remember_exchange(
             statement,
             "Great, I'll draft the migration plan.",
-            &ExchangeOptions {
-                workspace: None,
-                gop_id: None,
-                succeeded: true,
-                occurred_at: None,
-            },
+            &an_exchange_now(),
         )
         .unwrap();
     assert_eq!(saved.len(), 1, "{saved:?}");
@@ -902,7 +906,6 @@ fn a_quarantined_copy_does_not_keep_the_users_statement_from_being_remembered() 
 /// repeats a statement a newer one replaced is remembered, and current.
 #[test]
 fn an_exchange_that_says_a_replaced_statement_again_is_remembered() {
-    use hive_mind_runtime::engine::wit_memory::ExchangeOptions;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = engine_with(dir.path(), mock(384), None);
     let mut at = |content: &str, when: &str| {
@@ -916,12 +919,7 @@ fn an_exchange_that_says_a_replaced_statement_again_is_remembered() {
         .remember_exchange(
             "Remember that I live in Denver.",
             "Noted.",
-            &ExchangeOptions {
-                workspace: None,
-                gop_id: None,
-                succeeded: true,
-                occurred_at: None,
-            },
+            &an_exchange_now(),
         )
         .unwrap();
     assert_eq!(saved.len(), 1, "{saved:?}");

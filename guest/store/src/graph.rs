@@ -766,3 +766,16 @@ impl MindStore {
         Ok(pairs)
     }
 }
+
+/// Link frame `to` to every entity frame `from` names (inside the caller's
+/// transaction): a correction or a merged memory says what the memories it
+/// stands for said, so their entities' pages and the graph lane carry it,
+/// whatever words it uses.
+pub(crate) fn name_the_same_entities_in(conn: &Connection, from: u64, to: u64) -> StoreResult<()> {
+    conn.execute(
+        "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
+         SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
+        params![from, to],
+    )?;
+    Ok(())
+}

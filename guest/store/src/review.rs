@@ -324,11 +324,7 @@ impl MindStore {
             )?;
             // The merged memory says what the originals said: it names
             // their entities (their wiki pages and the graph lane keep it).
-            tx.execute(
-                "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
-                 SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
-                params![id, merged_id],
-            )?;
+            super::graph::name_the_same_entities_in(&tx, id, merged_id)?;
         }
         log_review(
             &tx,

@@ -117,12 +117,7 @@ pub(crate) fn replace_in(conn: &Connection, old: u64, new: u64) -> StoreResult<(
          WHERE id = ?1",
         params![old, new, now()],
     )?;
-    conn.execute(
-        "INSERT OR IGNORE INTO kg_entity_frames (entity_id, frame_id)
-         SELECT entity_id, ?2 FROM kg_entity_frames WHERE frame_id = ?1",
-        params![old, new],
-    )?;
-    Ok(())
+    super::graph::name_the_same_entities_in(conn, old, new)
 }
 
 /// Chain again every slot that holds a quarantined frame, so none closes
