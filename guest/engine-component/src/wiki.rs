@@ -95,7 +95,7 @@ fn is_current(frame: &native::Frame) -> bool {
         && frame.superseded_by.is_none()
         && frame.merged_into.is_none()
         && frame.status == native::MemoryStatus::Active
-        && !quarantined(frame)
+        && !frame.quarantined()
 }
 
 /// Whether a memory speaks of the mind's owner: the first person, or "the
@@ -127,14 +127,6 @@ fn about_owner(text: &str) -> bool {
 /// A memory's day (`YYYY-MM-DD`).
 fn day(frame: &native::Frame) -> String {
     frame.created_at.chars().take(10).collect()
-}
-
-/// Whether the write-time screen holds a memory back now.
-fn quarantined(frame: &native::Frame) -> bool {
-    frame
-        .screening
-        .as_ref()
-        .is_some_and(|screening| screening.quarantined)
 }
 
 fn frame_ref(mind: &Mind, id: u64) -> FrameRef {
@@ -395,7 +387,7 @@ fn topics(store: &native::MindStore) -> native::StoreResult<Vec<Topic>> {
 fn topic_frames(store: &native::MindStore, key: &str) -> native::StoreResult<Vec<native::Frame>> {
     let mut frames = store.memories_containing(key, PAGE_MEMORIES as u32 * 4)?;
     frames
-        .retain(|frame| !quarantined(frame) && mentions(&display_text(&frame.content, None), key));
+        .retain(|frame| !frame.quarantined() && mentions(&display_text(&frame.content, None), key));
     Ok(frames)
 }
 
@@ -851,7 +843,7 @@ pub fn health(mind: Mind, limit: u32) -> Result<HealthReport> {
                 break;
             };
             after = last.frame_ref.id;
-            for frame in held.iter().filter(|frame| quarantined(frame)) {
+            for frame in held.iter().filter(|frame| frame.quarantined()) {
                 counts[3] += 1;
                 issues.push(HealthIssue {
                     kind: HealthKind::Quarantined,

@@ -237,13 +237,13 @@ pub fn frame_from_row(store_mind: &super::Mind, row: &Row<'_>) -> crate::sql::Re
 /// Screen `content` with the injection detector and store the verdict on
 /// frame `id` (inside the caller's transaction): hostile quarantines it,
 /// unless its owner released it. A frame whose quarantine changes leaves
-/// or rejoins its slot's timeline, which is chained again
-/// ([`super::slots::chain_slot_in`]).
+/// or takes its place among the memories
+/// ([`super::slots::quarantine_changed_in`]).
 pub(crate) fn screen_in(conn: &Connection, id: u64, content: &str) -> StoreResult<()> {
     let screening = hive_mind_core::screen(hive_mind_core::strip_hm_prefix(content));
     let reasons = serde_json::to_string(&screening.reasons)
         .map_err(|e| StoreError::InvalidInput(format!("screen reasons: {e}")))?;
-    let before = quarantine_and_slot(conn, id)?;
+    let before = quarantine_of(conn, id)?;
     conn.prepare_cached(
         "UPDATE memory_frames SET screen_score = ?2, screen_detector = ?3, screen_reasons = ?4,
              quarantined = (?5 AND released_at IS NULL)
@@ -256,71 +256,38 @@ pub(crate) fn screen_in(conn: &Connection, id: u64, content: &str) -> StoreResul
         reasons,
         screening.hostile
     ])?;
-    if let (Some((was, _)), Some((held, slot))) = (before, quarantine_and_slot(conn, id)?)
-        && was != held
-    {
-        quarantine_changed_in(conn, id, slot.as_deref(), held)?;
-    }
-    Ok(())
-}
-
-/// Frame `id` (of slot `slot`) was quarantined (`held`) or let through
-/// (inside the caller's transaction): it leaves or takes the place it has
-/// among the memories. Held, it closes nothing: what it replaced is open
-/// again (unless a later statement of its slot closes it). Let through
-/// (released, or a newer detector's verdict), it rejoins its slot's
-/// timeline, and a correction of it closes the version it corrects, where
-/// that is still current (the correction's `replaces` verdict was kept for
-/// this: [`super::validity`]).
-pub(crate) fn quarantine_changed_in(
-    conn: &Connection,
-    id: u64,
-    slot: Option<&str>,
-    held: bool,
-) -> StoreResult<()> {
-    let mut slots: Vec<String> = slot.map(str::to_string).into_iter().collect();
-    if held {
-        let replaced: Vec<Option<String>> = conn.query_all(
-            "SELECT slot FROM memory_frames WHERE superseded_by = ?1",
-            [id],
-            |row| row.get(0),
-        )?;
-        conn.execute(
-            "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
-             WHERE superseded_by = ?1",
-            [id],
-        )?;
-        slots.extend(replaced.into_iter().flatten());
-    } else {
-        let corrected: Vec<u64> = conn.query_all(
-            "SELECT v.older_id FROM memory_pair_verdicts v
-             JOIN memory_frames o ON o.id = v.older_id
-             WHERE v.newer_id = ?1 AND v.verdict = 'replaces'
-               AND o.superseded_by IS NULL AND o.valid_to IS NULL",
-            [id],
-            |row| row.get(0),
-        )?;
-        for older in corrected {
-            super::slots::replace_in(conn, older, id)?;
+    if let Some(before) = before {
+        let held = screening.hostile && !before.released;
+        if held != before.quarantined {
+            super::slots::quarantine_changed_in(conn, id, before.slot.as_deref(), held)?;
         }
     }
-    slots.sort();
-    slots.dedup();
-    for slot in slots {
-        super::slots::chain_slot_in(conn, &slot)?;
-    }
     Ok(())
 }
 
-/// Whether frame `id` is quarantined, and its slot (none where there is no
-/// such frame).
-pub(crate) fn quarantine_and_slot(
-    conn: &Connection,
-    id: u64,
-) -> StoreResult<Option<(bool, Option<String>)>> {
+/// What the store holds of a frame's quarantine, read before it changes.
+pub(crate) struct QuarantineState {
+    /// Whether it is quarantined now.
+    pub(crate) quarantined: bool,
+    /// Whether its owner released it (then no verdict quarantines it).
+    pub(crate) released: bool,
+    /// Its slot, whose timeline a change of quarantine chains again.
+    pub(crate) slot: Option<String>,
+}
+
+/// Frame `id`'s [`QuarantineState`] (none where there is no such frame).
+pub(crate) fn quarantine_of(conn: &Connection, id: u64) -> StoreResult<Option<QuarantineState>> {
     Ok(conn
-        .prepare_cached("SELECT quarantined, slot FROM memory_frames WHERE id = ?1")?
-        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
+        .prepare_cached(
+            "SELECT quarantined, released_at IS NOT NULL, slot FROM memory_frames WHERE id = ?1",
+        )?
+        .query_row([id], |row| {
+            Ok(QuarantineState {
+                quarantined: row.get(0)?,
+                released: row.get(1)?,
+                slot: row.get(2)?,
+            })
+        })
         .optional()?)
 }
 

@@ -347,7 +347,7 @@ impl MindStore {
     /// Release frame `id` from recall's injection scan: its owner has read
     /// it and vouches for it (logged, with the content hash it was released
     /// with). It takes the place it was held back from
-    /// ([`super::frames::quarantine_changed_in`]): its slot's timeline is
+    /// ([`super::slots::quarantine_changed_in`]): its slot's timeline is
     /// chained with it, and a correction closes the version it corrects.
     /// Releasing a memory already released is [`StoreError::InvalidInput`].
     pub fn release_frame(&mut self, id: u64) -> StoreResult<Frame> {
@@ -361,13 +361,13 @@ impl MindStore {
                 "frame {mind}:{id} was already released at {at}"
             )));
         }
-        let held = super::frames::quarantine_and_slot(&tx, id)?;
+        let before = super::frames::quarantine_of(&tx, id)?;
         tx.execute(
             "UPDATE memory_frames SET released_at = ?2, quarantined = 0 WHERE id = ?1",
             params![id, now()],
         )?;
-        if let Some((true, slot)) = held {
-            super::frames::quarantine_changed_in(&tx, id, slot.as_deref(), false)?;
+        if let Some(before) = before.filter(|before| before.quarantined) {
+            super::slots::quarantine_changed_in(&tx, id, before.slot.as_deref(), false)?;
         }
         log_review(
             &tx,

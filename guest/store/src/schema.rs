@@ -20,9 +20,9 @@
 //! v2's canonical entity names are today's
 //! [`hive_mind_core::normalize_entity_name`], and v11's slots are today's
 //! [`hive_mind_core::supersede::memory_slot`], chained by the store's live
-//! `slots::chain_unscreened_slot_in`.) Unit tests hold each frozen copy to the live
-//! definition it was taken from, so a change to one fails until a step
-//! follows it.
+//! `slots::chain_unscreened_slot_in`.) Unit tests hold each frozen copy to
+//! the live definition it was taken from, so a change to one fails until a
+//! step follows it.
 //!
 //! - **v1** — the first released layout, frozen as it was written: frames
 //!   with the reference engine's names (`I`/`P`/`B`, `user_stated`), FTS5,
@@ -121,8 +121,8 @@
 //!   quarantined frame took its place in its slot's timeline and closed the
 //!   true statement before it (a hostile copy of "we moved to Boulder"
 //!   closed the move). The step chains again every slot that holds a
-//!   quarantined frame, with the live `slots::rechain_held_slots_in`, which leaves
-//!   them out: what they closed is current again.
+//!   quarantined frame, with the live `slots::rechain_held_slots_in`, which
+//!   leaves them out: what they closed is current again.
 //!
 //! # Crash safety and idempotence
 //!

@@ -13,17 +13,19 @@
 //! statements arrived in. A quarantined frame has no place in a timeline
 //! until its owner releases it: a hostile text closes nothing, and a
 //! screening that quarantines a frame already chained, or lets one through
-//! (`super::frames::quarantine_changed_in`: an edit, a reindex, a restore,
-//! a release), chains its slot again.
+//! ([`quarantine_changed_in`]: an edit, a reindex, a restore, a release)
+//! chains its slot again.
 //! [`super::validity`] explains the two clocks and the other way a memory
 //! is replaced, a correction.
 //!
-//! Everything here is SQL over `memory_frames`' validity columns, inside the
-//! caller's transaction, and needs nothing of the store but its clock: every
-//! frame write ([`super::frames`]) chains the slot it wrote, the v11
-//! migration ([`super::schema`]) gives every stored frame its slot and
-//! chains them all, and an erasure ([`super::erasure`]) reopens what a
-//! forgotten frame had replaced.
+//! Everything here is SQL over `memory_frames`' validity columns (and the
+//! owner's pair verdicts, for a correction held back), inside the caller's
+//! transaction, and needs nothing of the store but its clock and the
+//! entity links a replacement carries over ([`super::graph`]): every frame
+//! write ([`super::frames`]) chains the slot it wrote, the v11 migration
+//! ([`super::schema`]) gives every stored frame its slot and chains them
+//! all, and an erasure ([`super::erasure`]) reopens what a forgotten frame
+//! had replaced.
 
 use crate::sql::{Connection, params};
 
@@ -150,27 +152,72 @@ pub(crate) fn slot_of(content: &str) -> Option<String> {
 pub(crate) fn reopen_replaced_by_in(conn: &Connection, erased: &[u64]) -> StoreResult<()> {
     let mut slots = std::collections::BTreeSet::new();
     for id in erased {
-        let replaced: Vec<(u64, Option<String>)> = conn.query_all(
-            "SELECT id, slot FROM memory_frames WHERE superseded_by = ?1",
-            [*id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )?;
-        for (frame, slot) in replaced {
-            if erased.contains(&frame) {
-                continue;
-            }
-            conn.execute(
-                "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
-                 WHERE id = ?1",
-                [frame],
-            )?;
-            slots.extend(slot);
-        }
+        slots.extend(reopen_replaced_by(conn, *id, erased)?);
     }
     // The erased frames leave their timelines before they are chained
     // again: still there, the newest would close the reopened one anew.
     for id in erased {
         conn.execute("UPDATE memory_frames SET slot = NULL WHERE id = ?1", [*id])?;
+    }
+    for slot in slots {
+        chain_slot_in(conn, &slot)?;
+    }
+    Ok(())
+}
+
+/// Reopen the frames `by` replaced (those in `except` aside), leaving their
+/// slots to the caller to chain again; returns those slots.
+fn reopen_replaced_by(conn: &Connection, by: u64, except: &[u64]) -> StoreResult<Vec<String>> {
+    let replaced: Vec<(u64, Option<String>)> = conn.query_all(
+        "SELECT id, slot FROM memory_frames WHERE superseded_by = ?1",
+        [by],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    let mut slots = Vec::new();
+    for (frame, slot) in replaced {
+        if except.contains(&frame) {
+            continue;
+        }
+        conn.execute(
+            "UPDATE memory_frames SET valid_to = NULL, superseded_by = NULL, superseded_at = NULL
+             WHERE id = ?1",
+            [frame],
+        )?;
+        slots.extend(slot);
+    }
+    Ok(slots)
+}
+
+/// Frame `id` (of slot `slot`) was quarantined (`held`) or let through
+/// (inside the caller's transaction): it leaves or takes the place it has
+/// among the memories. Held, it closes nothing: what it replaced is open
+/// again (unless a later statement of its slot closes it). Let through
+/// (released, or a newer detector's verdict), it rejoins its slot's
+/// timeline, and a correction of it closes the version it corrects, where
+/// that is still current (the correction's `replaces` verdict was kept for
+/// this: [`super::validity`]).
+pub(crate) fn quarantine_changed_in(
+    conn: &Connection,
+    id: u64,
+    slot: Option<&str>,
+    held: bool,
+) -> StoreResult<()> {
+    let mut slots: std::collections::BTreeSet<String> =
+        slot.map(str::to_string).into_iter().collect();
+    if held {
+        slots.extend(reopen_replaced_by(conn, id, &[])?);
+    } else {
+        let corrected: Vec<u64> = conn.query_all(
+            "SELECT v.older_id FROM memory_pair_verdicts v
+             JOIN memory_frames o ON o.id = v.older_id
+             WHERE v.newer_id = ?1 AND v.verdict = 'replaces'
+               AND o.superseded_by IS NULL AND o.valid_to IS NULL",
+            [id],
+            |row| row.get(0),
+        )?;
+        for older in corrected {
+            replace_in(conn, older, id)?;
+        }
     }
     for slot in slots {
         chain_slot_in(conn, &slot)?;

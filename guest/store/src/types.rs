@@ -219,6 +219,17 @@ pub struct Frame {
     pub screening: Option<FrameScreening>,
 }
 
+impl Frame {
+    /// Whether the write-time screen holds it back now: hostile and not
+    /// released by its owner (kept for review, never recalled, closing
+    /// nothing).
+    pub fn quarantined(&self) -> bool {
+        self.screening
+            .as_ref()
+            .is_some_and(|screening| screening.quarantined)
+    }
+}
+
 /// The injection detector's verdict on a frame's text, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -82,12 +82,7 @@ impl MindStore {
         // A quarantined correction closes nothing until its owner releases
         // it (a hostile text must not hide what is true); the verdict below
         // keeps what it would replace for then ([`super::slots::replace_in`]).
-        if !saved
-            .frame
-            .screening
-            .as_ref()
-            .is_some_and(|screening| screening.quarantined)
-        {
+        if !saved.frame.quarantined() {
             super::slots::replace_in(&tx, id, new_id)?;
         }
         // A correction is the owner's (or its agent's) word that the new
