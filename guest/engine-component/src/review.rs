@@ -534,11 +534,47 @@ pub fn list_flagged(mind: Mind, limit: u32) -> Result<Vec<FlaggedMemory>> {
 }
 
 /// Release a memory from quarantine (or recall's injection scan).
+///
+/// The store puts it back where it was held back from (its slot's
+/// timeline, the version a correction corrects). A memory the detector had
+/// quarantined at its write then gets what that write skipped: the change
+/// judge reads it against its neighbours ([`crate::change::settle`]: a
+/// released "standup moved to 10:15" closes "standup is at 9:30" as it
+/// would have, had the screen let it through), and its graph is linked
+/// ([`crate::saved_graph::link_frames`]). A memory released from recall's
+/// scan was never quarantined: its write did both already.
 pub fn release(memory: FrameRef) -> Result<Frame> {
-    store::read(&memory.mind, |store| {
-        Ok(store::frame_out(&store.release_frame(memory.id)?))
+    let (released, was_quarantined) = store::read(&memory.mind, |store| {
+        let was_quarantined = store
+            .get_frames(&[memory.id])?
+            .first()
+            .is_some_and(native::Frame::quarantined);
+        Ok((store.release_frame(memory.id)?, was_quarantined))
     })
-    .map_err(storage)
+    .map_err(storage)?;
+    if !was_quarantined {
+        return Ok(store::frame_out(&released));
+    }
+    let frame = store::frame_out(&released);
+    let vectors = store::frame_vectors(&memory.mind, &[memory.id]).map_err(storage)?;
+    if let Some((_, vector)) = vectors.first() {
+        crate::change::settle(
+            &memory.mind,
+            &[crate::change::Written {
+                id: memory.id,
+                vector,
+                content: &frame.content,
+            }],
+        );
+    }
+    crate::saved_graph::link_frames([&frame]).map_err(from_memory)?;
+    // The judge may have closed it (an older statement released after a
+    // newer one was written): answer with the frame as it stands now.
+    Ok(store::get_frames(std::slice::from_ref(&memory))
+        .map_err(storage)?
+        .into_iter()
+        .next()
+        .unwrap_or(frame))
 }
 
 /// The owner's decision on a pair of memories.

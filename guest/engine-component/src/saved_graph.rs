@@ -10,7 +10,9 @@
 //! first saved), a raw turn (import links its own, from the user's words
 //! only), a memory the store quarantined, or a text the injection
 //! scanner judges hostile (a derived graph must not carry what the store
-//! quarantines). Each mind's memories are
+//! quarantines). A memory its owner releases from quarantine is linked
+//! then ([`link_frames`]), whatever the scanner says: its owner vouched
+//! for it. Each mind's memories are
 //! linked in one store transaction (`link_graphs`).
 
 use hive_mind_core::cognify::{
@@ -22,7 +24,7 @@ use hive_mind_core::{RAW_TURN_TAG, ScanContext, detect};
 use hive_mind_store::graph::FrameGraph;
 
 use crate::exports::hive::mind::memory::{Error, SavedMemory};
-use crate::hive::mind::types::Mind;
+use crate::hive::mind::types::{Frame, Mind};
 use crate::store;
 
 /// The most entities one saved memory links: a long text names many
@@ -36,13 +38,27 @@ pub const SAVED_ENTITIES_MAX: usize = 40;
 /// was linked when first saved), a raw turn (import links its own), a
 /// quarantined memory, or a text the injection scanner judges hostile.
 pub fn link_saved(saved: &[SavedMemory]) -> Result<(), Error> {
+    link_frames(
+        saved
+            .iter()
+            .filter(|memory| !memory.duplicate)
+            .map(|memory| &memory.frame),
+    )
+}
+
+/// Link stored frames to the entities and relations their text names, as
+/// [`link_saved`] reads them: a memory released from quarantine gets the
+/// graph its write held back. Nothing is read from a quarantined frame, a
+/// raw turn or a text the injection scanner judges hostile, unless its
+/// owner released it (read it and vouched for it).
+pub fn link_frames<'a>(frames: impl IntoIterator<Item = &'a Frame>) -> Result<(), Error> {
     // One transaction per mind for all its memories' graphs.
     let mut by_mind: Vec<(Mind, Vec<FrameGraph>)> = Vec::new();
-    for memory in saved
-        .iter()
-        .filter(|memory| !memory.duplicate && !store::quarantined(&memory.frame))
+    for frame in frames
+        .into_iter()
+        .filter(|frame| !store::quarantined(frame))
     {
-        let content = &memory.frame.content;
+        let content = &frame.content;
         if hive_mind_core::strip_hm_prefix(content)
             .trim_start()
             .starts_with(RAW_TURN_TAG)
@@ -50,7 +66,7 @@ pub fn link_saved(saved: &[SavedMemory]) -> Result<(), Error> {
             continue;
         }
         let body = embedding_text(content);
-        if !detect(&body, ScanContext::ToolOutput).safe {
+        if !frame.released && !detect(&body, ScanContext::ToolOutput).safe {
             continue;
         }
         let mut entities: Vec<ExtractedEntity> = Vec::new();
@@ -83,7 +99,7 @@ pub fn link_saved(saved: &[SavedMemory]) -> Result<(), Error> {
                 .position(|e| e.name == name && e.entity_type == kind)
         };
         let graph = FrameGraph {
-            frame: memory.frame.ref_.id,
+            frame: frame.ref_.id,
             entities: entities
                 .iter()
                 .map(|e| (e.surface.clone(), e.entity_type.as_str().to_string()))
@@ -100,7 +116,7 @@ pub fn link_saved(saved: &[SavedMemory]) -> Result<(), Error> {
                 })
                 .collect(),
         };
-        let mind = &memory.frame.ref_.mind;
+        let mind = &frame.ref_.mind;
         match by_mind.iter_mut().find(|(seen, _)| one_mind(seen, mind)) {
             Some((_, graphs)) => graphs.push(graph),
             None => by_mind.push((mind.clone(), vec![graph])),
