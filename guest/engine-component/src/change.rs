@@ -42,7 +42,8 @@ use hive_mind_core::change::{
 use hive_mind_core::heads::change_judge;
 use hive_mind_core::recall::{
     ChangeOrdering, MindKey, Placement, RankedMemory, SUCCESSOR_NEIGHBOURS, continues,
-    insert_successors, order_changes, successor_memory, successor_sources,
+    insert_successors, order_changes, order_successor_candidates, successor_memory,
+    successor_sources,
 };
 
 use crate::calibration;
@@ -434,10 +435,12 @@ fn nearest_is(mind: &Mind, vector: &[f32], id: u64, older: u64) -> bool {
 const NEAREST_PROBE: u32 = 4;
 
 /// For each of the first memories the query found by meaning
-/// ([`successor_sources`]), its newest later statement on the same subject
+/// ([`successor_sources`]), its later statement on the same subject
 /// ([`continues`]) among its [`SUCCESSOR_NEIGHBOURS`] nearest memories
-/// written since, when the recall does not already hold it: put just above
-/// it where the judge reads a change, just below it otherwise
+/// written since, when the recall does not already hold it: the newest the
+/// judge reads as a change, put just above it, else the newest placed just
+/// below it (a change is not passed over for a later remark: "Aga was
+/// promoted to head of the team" before "Aga had her flu shot")
 /// ([`insert_successors`]; [`order_changes`] then marks the older earlier,
 /// or leaves it out when the newer surely replaces it). Returns the
 /// memories and how many were brought in; a search that fails brings in
@@ -501,23 +504,30 @@ fn with_successors(
             continue;
         };
         let older_ref = store::reference(mind, older.frame_id);
-        // Newest first, so the costlier search of `nearest_is` runs only
-        // until one candidate holds.
-        let mut candidates: Vec<&Frame> = found.iter().filter(|frame| stands(frame)).collect();
-        candidates.sort_by_key(|frame| std::cmp::Reverse((frame.created_at, frame.ref_.id)));
-        let newest = candidates.into_iter().find_map(|frame| {
-            let (_, vector) = found_vectors.iter().find(|(id, _)| *id == frame.ref_.id)?;
-            let newer = successor_memory(
-                older,
-                &older_ref,
-                frame.ref_.id,
-                store::frame_info(frame, None),
-            );
-            let placement = continues(older, &older_vector, &newer, vector, thresholds)
-                .filter(|placement| room_below || *placement == Placement::Above)?;
-            nearest_is(mind, vector, frame.ref_.id, older.frame_id)
-                .then_some((frame, vector, newer, placement))
+        // In the order `order_successor_candidates` gives, so the costlier
+        // search of `nearest_is` runs only until one candidate holds.
+        let mut candidates: Vec<(&Frame, &Vec<f32>, RankedMemory, Placement)> = found
+            .iter()
+            .filter(|frame| stands(frame))
+            .filter_map(|frame| {
+                let (_, vector) = found_vectors.iter().find(|(id, _)| *id == frame.ref_.id)?;
+                let newer = successor_memory(
+                    older,
+                    &older_ref,
+                    frame.ref_.id,
+                    store::frame_info(frame, None),
+                );
+                let placement = continues(older, &older_vector, &newer, vector, thresholds)
+                    .filter(|placement| room_below || *placement == Placement::Above)?;
+                Some((frame, vector, newer, placement))
+            })
+            .collect();
+        order_successor_candidates(&mut candidates, |(frame, _, _, placement)| {
+            (*placement, frame.created_at, frame.ref_.id)
         });
+        let newest = candidates
+            .into_iter()
+            .find(|(frame, vector, _, _)| nearest_is(mind, vector, frame.ref_.id, older.frame_id));
         if let Some((frame, vector, newer, placement)) = newest {
             vectors.insert((older.mind.clone(), frame.ref_.id), vector.clone());
             frames.insert((older.mind.clone(), frame.ref_.id), frame.clone());

@@ -44,7 +44,7 @@
 use std::collections::HashMap;
 
 use super::MindKey;
-use super::floor::ANSWER_RERANK_PROBABILITY;
+use super::floor::{ANSWER_RERANK_PROBABILITY, answer_min_cosine};
 use super::rank::RankedMemory;
 use crate::calendar::parse_instant;
 use crate::change::{ChangeThresholds, Verdict, judge_statements, one_subject};
@@ -290,8 +290,10 @@ pub const SUCCESSOR_NEIGHBOURS: u32 = 8;
 
 /// The memories, among the first `shown`, whose newer statements recall
 /// looks for: the first [`SUCCESSOR_SOURCES`] the query found by meaning
-/// (at or above the `floor`) and the reranker, where it read them, reads
-/// as an answer. The query found the subject through them; a newer state
+/// (at or above the `floor`) that answer it: the reranker, where it read
+/// them, reads them as an answer, or they reach the cosine that answers by
+/// meaning alone ([`answer_min_cosine`]: "Work laptop: ThinkPad X1
+/// Carbon." for "What machine do I work on?", cosine 0.64, p 0.04). The query found the subject through them; a newer state
 /// of that subject (the query's words may miss it: "Which city am I based
 /// in these days?" finds "I live in Lisbon." at cosine 0.54 and "We
 /// finally moved to Porto last weekend" at 0.37, under the floor) is the
@@ -307,6 +309,10 @@ pub fn successor_sources(memories: &[RankedMemory], floor: f64, shown: usize) ->
                 .evidence
                 .rerank_probability
                 .is_none_or(|p| p >= ANSWER_RERANK_PROBABILITY)
+                || memory
+                    .evidence
+                    .cosine
+                    .is_some_and(|cosine| cosine >= answer_min_cosine(floor))
         })
         .map(|(index, _)| index)
         .take(SUCCESSOR_SOURCES)
@@ -329,7 +335,11 @@ pub fn successor_sources(memories: &[RankedMemory], floor: f64, shown: usize) ->
 /// reading pairs down to the floor, or as [`one_subject`], put an unrelated
 /// statement first for 30 of 60 questions; read as one subject from the
 /// floor up within the mutual-nearest rule, it still took the first place
-/// from two answers (44 → 42 of 60).
+/// from two answers (44 → 42 of 60). Under *related* but as near as a hit
+/// that answers by meaning alone is to its question
+/// ([`answer_min_cosine`]), a later statement still goes
+/// [`Placement::Below`] (the judge is not asked: it weighs pairs from
+/// *related* up), so it is shown after the answer and never above it.
 /// Neither may be a conversation's turn ([`crate::RawTurnTag`]): a chat
 /// says many things in one voice, and the rules that judge turns read a
 /// later remark on the same topic as a change (measured on LoCoMo: three
@@ -351,8 +361,16 @@ pub fn continues(
     let old_statement = (older.frame.content.as_str(), older_vector);
     let new_statement = (newer.frame.content.as_str(), newer_vector);
     let cosine = crate::vectors::cosine(older_vector, newer_vector);
-    if !cosine.is_finite() || cosine < thresholds.related {
+    if !cosine.is_finite() {
         return None;
+    }
+    if cosine < thresholds.related {
+        // Too far apart for the judge, yet as near as a hit that answers by
+        // meaning alone is to its question (and, the caller checks, the
+        // older is the newer's nearest): one subject, said again later
+        // ("Work laptop: ThinkPad X1 Carbon." / "IT swapped my laptop for a
+        // MacBook Pro M4.", 0.66). Shown below what the query found.
+        return (cosine >= answer_min_cosine(thresholds.floor)).then_some(Placement::Below);
     }
     if judge_statements(old_statement, new_statement, thresholds) == Verdict::Unrelated {
         Some(Placement::Below)
@@ -372,6 +390,26 @@ pub enum Placement {
     /// reads; shown so the reader sees both, never above what the query
     /// found.
     Below,
+}
+
+/// The order in which the later statements of one found memory are tried
+/// as its successor (the first that passes the engine's nearest-memory
+/// check is taken): those judged a change ([`Placement::Above`]) before
+/// those merely placed below, each newest first (`key`: its placement,
+/// event time and id). A change is not passed over for a later remark on
+/// the subject: "Aga was promoted to head of the team" before "Aga had her
+/// flu shot".
+pub fn order_successor_candidates<T, Time: Ord>(
+    candidates: &mut [T],
+    key: impl Fn(&T) -> (Placement, Time, u64),
+) {
+    candidates.sort_by(|a, b| {
+        let (a_placement, a_time, a_id) = key(a);
+        let (b_placement, b_time, b_id) = key(b);
+        (a_placement == Placement::Below)
+            .cmp(&(b_placement == Placement::Below))
+            .then((b_time, b_id).cmp(&(a_time, a_id)))
+    });
 }
 
 /// `newer`, found as the later statement of `older` ([`continues`]), as
@@ -619,6 +657,65 @@ mod tests {
         );
         assert!(crate::RawTurnTag::parse(&turn.frame.content).is_some());
         assert_eq!(continues(&lisbon, &old, &turn, &new, thresholds), None);
+    }
+
+    #[test]
+    fn a_later_statement_as_near_as_an_answer_but_under_related_goes_below() {
+        let thresholds = ChangeThresholds::for_floor(0.5);
+        let answer = answer_min_cosine(thresholds.floor);
+        assert!(answer < thresholds.related);
+        let laptop = memory(
+            1,
+            "Work laptop: ThinkPad X1 Carbon.",
+            "2025-01-01T00:00:00Z",
+            0.9,
+        );
+        let swap = memory(
+            2,
+            "IT swapped my laptop for a MacBook Pro M4.",
+            "2026-01-01T00:00:00Z",
+            0.0,
+        );
+        let at = |cosine: f64| [cosine as f32, (1.0 - cosine * cosine).sqrt() as f32];
+        let between = (answer + thresholds.related) / 2.0;
+        assert_eq!(
+            continues(&laptop, &[1.0, 0.0], &swap, &at(between), thresholds),
+            Some(Placement::Below)
+        );
+        assert_eq!(
+            continues(&laptop, &[1.0, 0.0], &swap, &at(answer - 0.02), thresholds),
+            None
+        );
+    }
+
+    #[test]
+    fn a_change_is_tried_before_a_later_remark_and_each_newest_first() {
+        let mut candidates = vec![
+            (Placement::Below, 30, 7),
+            (Placement::Above, 10, 3),
+            (Placement::Above, 20, 4),
+            (Placement::Below, 40, 8),
+        ];
+        order_successor_candidates(&mut candidates, |&(placement, at, id)| (placement, at, id));
+        let ids: Vec<u64> = candidates.iter().map(|&(_, _, id)| id).collect();
+        assert_eq!(ids, [4, 3, 8, 7]);
+    }
+
+    #[test]
+    fn a_memory_that_answers_by_meaning_is_a_source_whatever_the_reranker_read() {
+        let floor = 0.5;
+        let mut laptop = memory(
+            1,
+            "Work laptop: ThinkPad X1 Carbon.",
+            "2025-01-01T00:00:00Z",
+            0.9,
+        );
+        laptop.evidence.cosine = Some(answer_min_cosine(floor) + 0.01);
+        laptop.evidence.rerank_probability = Some(0.04);
+        let mut train = memory(2, "I take the 7:40 train.", "2025-01-01T00:00:00Z", 0.8);
+        train.evidence.cosine = Some(answer_min_cosine(floor) - 0.01);
+        train.evidence.rerank_probability = Some(0.04);
+        assert_eq!(successor_sources(&[laptop, train], floor, usize::MAX), [0]);
     }
 
     #[test]

@@ -44,7 +44,8 @@ mod rank;
 
 pub use changes::{
     ChangeOrdering, Placement, SUCCESSOR_NEIGHBOURS, SUCCESSOR_SOURCES, continues,
-    insert_successors, order_changes, successor_memory, successor_sources,
+    insert_successors, order_changes, order_successor_candidates, successor_memory,
+    successor_sources,
 };
 pub use context::{AwarenessContext, IdentityContext, SystemContext, build_system_context};
 pub use floor::{
