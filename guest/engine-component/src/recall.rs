@@ -245,6 +245,9 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     } else {
         None
     };
+    // The floors measured for this embedder, when the default floor is used
+    // (the scale of the question's reading as a document).
+    let mut calibrated = None;
     let pending = if searches {
         let info = embedder::info().map_err(embedder_error)?;
         if !info.meaningful {
@@ -263,8 +266,11 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         } else if options.floor.is_none() {
             // The default floor: how similar unrelated texts look under
             // this model, measured once (see `calibration`).
-            match calibration::min_cosine(&info) {
-                Ok(min_cosine) => floor.min_cosine = min_cosine,
+            match calibration::floors(&info) {
+                Ok(floors) => {
+                    floor.min_cosine = floors.asked;
+                    calibrated = Some(floors);
+                }
                 Err(why) => notes.push(note(
                     RecallNoteKind::DefaultFloor,
                     format!("{why}; the default relevance floor is used"),
@@ -278,6 +284,17 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         Some(embedder::start_embed(&texts, embedder::InputKind::Query).map_err(embedder_error)?)
     } else {
         None
+    };
+    // The question read as a document too, on its own calibrated scale
+    // (`with_document_reading`), embedded behind the asked reading; a
+    // failure leaves the reading as asked.
+    let pending_document = match (&pending, calibrated) {
+        (Some(_), Some(floors)) => {
+            embedder::start_embed(std::slice::from_ref(&query), embedder::InputKind::Document)
+                .ok()
+                .map(|pending| (pending, floors))
+        }
+        _ => None,
     };
     clock.lap(RecallStage::EmbedQuery);
 
@@ -344,13 +361,21 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         }
         Some(Err(error)) => return Err(embedder_error(error)),
     };
+    let document_reading = pending_document.and_then(|(pending, floors)| {
+        let vector = pending.finish().ok()?.into_iter().next()?.ok()?;
+        query_vector.is_some().then_some((vector, floors))
+    });
     clock.lap(RecallStage::EmbedQuery);
     if let Some(vector) = &query_vector {
         let readings: Vec<&[f32]> = std::iter::once(vector.as_slice())
             .chain(reading_vector.as_deref())
             .collect();
+        let as_document = document_reading
+            .as_ref()
+            .map(|(vector, floors)| (vector.as_slice(), *floors));
         for mind in &searched {
-            gather_meaning(&readings, &plan, mind, &mut pending_hits).map_err(store_error)?;
+            gather_meaning(&readings, as_document, &plan, mind, &mut pending_hits)
+                .map_err(store_error)?;
         }
     }
 
@@ -801,6 +826,7 @@ fn gather_words(
 /// and fetch size.
 fn gather_meaning(
     readings: &[&[f32]],
+    as_document: Option<(&[f32], calibration::FloorCalibration)>,
     plan: &hive_mind_core::recall::RecallPlan,
     mind: &Mind,
     pending: &mut Vec<(Mind, u64, PendingHit)>,
@@ -821,6 +847,14 @@ fn gather_meaning(
                 .map(|(first, second)| nearer_of(first, second))
                 .collect()
         };
+    }
+    if let Some((vector, floors)) = as_document {
+        let found = store::search_vector_many(vector, &searches)?;
+        nearest = nearest
+            .into_iter()
+            .zip(found)
+            .map(|(asked, read)| with_document_reading(asked, read, floors))
+            .collect();
     }
     record_hits(&lanes, nearest, pending, |rank, hit| LaneHit::Vector {
         rank,
@@ -865,6 +899,45 @@ fn nearer_of(asked: Vec<store::Hit>, read: Vec<store::Hit>) -> Vec<store::Hit> {
     merged.sort_by(|a, b| b.0.total_cmp(&a.0));
     merged.truncate(keep);
     merged.into_iter().map(|(_, hit)| hit).collect()
+}
+
+/// One lane's hits for the question as asked (`asked`, embedded as a
+/// query) and read as a document (`read`: no query instruction), merged.
+///
+/// A model with a query instruction (bge) reads "Which city am I based in
+/// these days?" as a search for passages about cities; embedded as a
+/// statement, the question comes closer to "I live in Lisbon", a statement
+/// about the asker. The two readings' cosines are on different scales, so
+/// the reading's is put on the asked one's first: the same share of the
+/// way from its own calibrated floor to 1 ([`calibration::floors`]). Each
+/// memory keeps the better of its two cosines, the floor and the answer
+/// test read it, and the asked order stands: a memory only the reading
+/// found comes after the asked hits, in the reading's order.
+fn with_document_reading(
+    asked: Vec<store::Hit>,
+    read: Vec<store::Hit>,
+    floors: calibration::FloorCalibration,
+) -> Vec<store::Hit> {
+    let on_asked_scale = |cosine: f64| {
+        let span = 1.0 - floors.as_document;
+        if span > f64::EPSILON {
+            floors.asked + (cosine - floors.as_document) * (1.0 - floors.asked) / span
+        } else {
+            cosine
+        }
+    };
+    let mut merged = asked;
+    for hit in read {
+        let score = on_asked_scale(hit.score);
+        let same = |known: &&mut store::Hit| {
+            known.ref_.id == hit.ref_.id && mind_key(&known.ref_.mind) == mind_key(&hit.ref_.mind)
+        };
+        match merged.iter_mut().find(same) {
+            Some(known) => known.score = known.score.max(score),
+            None => merged.push(store::Hit { score, ..hit }),
+        }
+    }
+    merged
 }
 
 /// How many of each mind's newest memories tell whose mind it is.
@@ -1058,5 +1131,30 @@ mod tests {
         // Nothing read: the asked hits as they were.
         let asked = nearer_of(vec![hit(1, 0.60), hit(2, 0.48)], Vec::new());
         assert_eq!(ids_and_scores(&asked), vec![(1, 0.60), (2, 0.48)]);
+    }
+
+    #[test]
+    fn a_question_read_as_a_document_counts_on_the_asked_scale_and_keeps_the_asked_order() {
+        // Asked floor 0.50, read-as-document floor 0.60: a reading's 0.80
+        // is half-way from its floor to 1, so 0.75 on the asked scale.
+        let floors = calibration::FloorCalibration {
+            asked: 0.5,
+            as_document: 0.6,
+        };
+        let merged = with_document_reading(
+            vec![hit(1, 0.70), hit(2, 0.55)],
+            vec![hit(2, 0.80), hit(3, 0.68), hit(1, 0.62)],
+            floors,
+        );
+        let rounded: Vec<(u64, f64)> = ids_and_scores(&merged)
+            .into_iter()
+            .map(|(id, score)| (id, (score * 1000.0).round() / 1000.0))
+            .collect();
+        // 1 keeps its better asked cosine; 2 rises to its reading's; 3,
+        // found only as a document, comes after the asked hits.
+        assert_eq!(rounded, vec![(1, 0.7), (2, 0.75), (3, 0.6)]);
+        // Nothing read: the asked hits as they were.
+        let asked = with_document_reading(vec![hit(1, 0.70)], Vec::new(), floors);
+        assert_eq!(ids_and_scores(&asked), vec![(1, 0.70)]);
     }
 }

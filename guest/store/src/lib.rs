@@ -297,7 +297,7 @@ impl MindStore {
 
     /// The relevance floor calibrated for the active embedder, if this
     /// mind records one for it ([`meta::read_floor_calibration`]).
-    pub fn floor_calibration(&self) -> StoreResult<Option<f64>> {
+    pub fn floor_calibration(&self) -> StoreResult<Option<meta::FloorCalibration>> {
         match &self.active_embedder {
             Some(active) => meta::read_floor_calibration(&self.conn, active),
             None => Ok(None),
@@ -306,9 +306,9 @@ impl MindStore {
 
     /// Record the relevance floor calibrated for the active embedder (a
     /// mind opened without one records nothing).
-    pub fn record_floor_calibration(&self, value: f64) -> StoreResult<()> {
+    pub fn record_floor_calibration(&self, floors: meta::FloorCalibration) -> StoreResult<()> {
         match &self.active_embedder {
-            Some(active) => meta::write_floor_calibration(&self.conn, active, value),
+            Some(active) => meta::write_floor_calibration(&self.conn, active, floors),
             None => Ok(()),
         }
     }

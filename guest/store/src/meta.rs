@@ -146,30 +146,57 @@ pub fn write_fingerprint(conn: &Connection, fingerprint: &EmbedderFingerprint) -
 /// ([`hive_mind_core::recall::calibrated_min_cosine`]): `FINGERPRINT=VALUE`.
 pub const FLOOR_CALIBRATION: &str = "floor.min_cosine";
 
-/// The floor calibrated for `fingerprint`, if this mind records one for it.
+/// `meta` key of the same floor for the question read as a document (no
+/// query instruction): `FINGERPRINT=VALUE`.
+pub const DOCUMENT_FLOOR_CALIBRATION: &str = "floor.document_min_cosine";
+
+/// The floors calibrated for an embedder: for the question as asked (a
+/// model's query instruction prepended) and read as a document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FloorCalibration {
+    /// The floor of a question embedded as a query.
+    pub asked: f64,
+    /// The floor of a question embedded as a document.
+    pub as_document: f64,
+}
+
+/// The floors calibrated for `fingerprint`, if this mind records both for it.
 pub fn read_floor_calibration(
     conn: &Connection,
     fingerprint: &EmbedderFingerprint,
-) -> StoreResult<Option<f64>> {
-    let Some(record) = get(conn, FLOOR_CALIBRATION)? else {
-        return Ok(None);
-    };
+) -> StoreResult<Option<FloorCalibration>> {
     let wanted = fingerprint.to_string();
-    Ok(record
-        .rsplit_once('=')
-        .filter(|(made_by, _)| *made_by == wanted)
-        .and_then(|(_, value)| value.parse::<f64>().ok())
-        .filter(|value| value.is_finite()))
+    let read = |key: &str| -> StoreResult<Option<f64>> {
+        Ok(get(conn, key)?.and_then(|record| {
+            record
+                .rsplit_once('=')
+                .filter(|(made_by, _)| *made_by == wanted)
+                .and_then(|(_, value)| value.parse::<f64>().ok())
+                .filter(|value| value.is_finite())
+        }))
+    };
+    Ok(read(FLOOR_CALIBRATION)?
+        .zip(read(DOCUMENT_FLOOR_CALIBRATION)?)
+        .map(|(asked, as_document)| FloorCalibration { asked, as_document }))
 }
 
-/// Record the floor calibrated for `fingerprint` (replacing another
+/// Record the floors calibrated for `fingerprint` (replacing another
 /// embedder's).
 pub fn write_floor_calibration(
     conn: &Connection,
     fingerprint: &EmbedderFingerprint,
-    value: f64,
+    floors: FloorCalibration,
 ) -> StoreResult<()> {
-    set(conn, FLOOR_CALIBRATION, &format!("{fingerprint}={value}"))
+    set(
+        conn,
+        FLOOR_CALIBRATION,
+        &format!("{fingerprint}={}", floors.asked),
+    )?;
+    set(
+        conn,
+        DOCUMENT_FLOOR_CALIBRATION,
+        &format!("{fingerprint}={}", floors.as_document),
+    )
 }
 
 /// The chunk plan recorded in a mind, if any; a record this build cannot
