@@ -121,6 +121,47 @@ fn archive_merge_and_trace_change_what_recall_answers_and_nothing_is_lost() {
 }
 
 #[test]
+fn a_merged_memory_the_detector_later_holds_back_leaves_its_originals_answering() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let script = save(data, &["The deploy script lives in ops/deploy.sh."]);
+    let vpn = save(data, &["Deploys need the VPN to be up first."]);
+    let merged = json_of(
+        data,
+        &[
+            "review",
+            "merge",
+            &script,
+            &vpn,
+            "--content",
+            "To deploy, bring the VPN up and run ops/deploy.sh.",
+        ],
+    );
+    let merged_ref = merged["memory"]["ref"].as_str().unwrap().to_string();
+    let question = "where does the deploy script live?";
+    assert!(recalled(data, question).0.contains(&merged_ref));
+    // A newer detector holds the merged memory back, as a `reindex` under
+    // it would.
+    let id: u64 = merged_ref.trim_start_matches("personal:").parse().unwrap();
+    {
+        let mut minds = support::native_minds(data, None);
+        let changed = minds
+            .mind(&hive_mind_store::Mind::Personal)
+            .unwrap()
+            .connection()
+            .execute(
+                "UPDATE memory_frames SET quarantined = 1 WHERE id = ?1",
+                [id],
+            )
+            .unwrap();
+        assert_eq!(changed, 1);
+    }
+    let (refs, recall) = recalled(data, question);
+    assert!(refs.contains(&script), "{recall}");
+    assert!(!refs.contains(&merged_ref), "{recall}");
+}
+
+#[test]
 fn a_quarantined_memory_is_listed_and_once_released_is_recalled() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path();

@@ -566,7 +566,8 @@ fn next_version(frame: &Frame) -> Option<FrameRef> {
 /// memory (a correction or a newer statement closed it) becomes a hit on
 /// its current version, at the same rank (the search found the subject;
 /// the answer is today's), and a hit on a memory merged into another
-/// becomes a hit on the merged memory; an archived memory is left out; a
+/// becomes a hit on the merged memory (unless the detector holds that one
+/// back: then the original answers); an archived memory is left out; a
 /// listing's replaced memory is dropped (the
 /// listing holds the current version in its own right). A memory found
 /// both ways counts once per lane and kind of hit.
@@ -607,6 +608,17 @@ fn current_versions(
             match next_version(frame) {
                 None if frame.status == MemoryStatus::Archived => return None,
                 None => return Some(at),
+                // Merged into a memory the detector now holds back (a
+                // re-screen under a newer model): the original answers
+                // for itself, or its words would leave recall with it.
+                Some(next)
+                    if frame.superseded_by.is_none()
+                        && frames
+                            .get(&(mind_key(&next.mind), next.id))
+                            .is_some_and(store::quarantined) =>
+                {
+                    return Some(at);
+                }
                 Some(next) => at = next.id,
             }
         }
