@@ -41,6 +41,21 @@ fn recalled(dir: &Path, query: &str) -> (Vec<String>, Json) {
     (refs, recall)
 }
 
+/// `review merge` of the deploy script's and the VPN's notes into one.
+fn merge_deploy_notes(data: &Path, script: &str, vpn: &str) -> Json {
+    json_of(
+        data,
+        &[
+            "review",
+            "merge",
+            script,
+            vpn,
+            "--content",
+            "To deploy, bring the VPN up and run ops/deploy.sh.",
+        ],
+    )
+}
+
 #[test]
 fn archive_merge_and_trace_change_what_recall_answers_and_nothing_is_lost() {
     let dir = tempfile::tempdir().unwrap();
@@ -78,17 +93,7 @@ fn archive_merge_and_trace_change_what_recall_answers_and_nothing_is_lost() {
     assert_eq!(tagged[0]["tags"], json!(["harbour", "boats"]), "{tagged}");
 
     // Merge: one memory; a search that finds an original is answered by it.
-    let merged = json_of(
-        data,
-        &[
-            "review",
-            "merge",
-            &script,
-            &vpn,
-            "--content",
-            "To deploy, bring the VPN up and run ops/deploy.sh.",
-        ],
-    );
+    let merged = merge_deploy_notes(data, &script, &vpn);
     let merged_ref = merged["memory"]["ref"].as_str().unwrap().to_string();
     for original in merged["originals"].as_array().unwrap() {
         assert_eq!(original["status"], "archived");
@@ -126,17 +131,7 @@ fn a_merged_memory_the_detector_later_holds_back_leaves_its_originals_answering(
     let data = dir.path();
     let script = save(data, &["The deploy script lives in ops/deploy.sh."]);
     let vpn = save(data, &["Deploys need the VPN to be up first."]);
-    let merged = json_of(
-        data,
-        &[
-            "review",
-            "merge",
-            &script,
-            &vpn,
-            "--content",
-            "To deploy, bring the VPN up and run ops/deploy.sh.",
-        ],
-    );
+    let merged = merge_deploy_notes(data, &script, &vpn);
     let merged_ref = merged["memory"]["ref"].as_str().unwrap().to_string();
     let question = "where does the deploy script live?";
     assert!(recalled(data, question).0.contains(&merged_ref));
