@@ -286,10 +286,10 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
         None
     };
     // The question read as a document too, on its own calibrated scale
-    // (`with_document_reading`), embedded behind the asked reading; a
-    // failure leaves the reading as asked.
+    // (`with_document_reading`), embedded behind the asked reading, where
+    // the model reads the two apart; a failure leaves the reading as asked.
     let pending_document = match (&pending, calibrated) {
-        (Some(_), Some(floors)) => {
+        (Some(_), Some(floors)) if floors.reads_apart() => {
             embedder::start_embed(std::slice::from_ref(&query), embedder::InputKind::Document)
                 .ok()
                 .map(|pending| (pending, floors))
@@ -895,11 +895,7 @@ fn nearer_of(asked: Vec<store::Hit>, read: Vec<store::Hit>) -> Vec<store::Hit> {
     let mut merged: Vec<(f64, store::Hit)> =
         asked.into_iter().map(|hit| (hit.score, hit)).collect();
     for hit in read {
-        let same = |known: &&mut (f64, store::Hit)| {
-            known.1.ref_.id == hit.ref_.id
-                && mind_key(&known.1.ref_.mind) == mind_key(&hit.ref_.mind)
-        };
-        match merged.iter_mut().find(same) {
+        match merged.iter_mut().find(|known| same_memory(&known.1, &hit)) {
             Some(known) => known.0 = known.0.max(hit.score),
             None => {
                 let order = hit.score;
@@ -941,15 +937,17 @@ fn with_document_reading(
     let mut merged = asked;
     for hit in read {
         let score = on_asked_scale(hit.score);
-        let same = |known: &&mut store::Hit| {
-            known.ref_.id == hit.ref_.id && mind_key(&known.ref_.mind) == mind_key(&hit.ref_.mind)
-        };
-        match merged.iter_mut().find(same) {
+        match merged.iter_mut().find(|known| same_memory(known, &hit)) {
             Some(known) => known.score = known.score.max(score),
             None => merged.push(store::Hit { score, ..hit }),
         }
     }
     merged
+}
+
+/// Whether two readings' hits are on the same memory (its chunk aside).
+fn same_memory(a: &store::Hit, b: &store::Hit) -> bool {
+    a.ref_.id == b.ref_.id && mind_key(&a.ref_.mind) == mind_key(&b.ref_.mind)
 }
 
 /// How many of each mind's newest memories tell whose mind it is.

@@ -552,10 +552,10 @@ pub fn release(memory: FrameRef) -> Result<Frame> {
         Ok((store.release_frame(memory.id)?, was_quarantined))
     })
     .map_err(storage)?;
-    if !was_quarantined {
-        return Ok(store::frame_out(&released));
-    }
     let frame = store::frame_out(&released);
+    if !was_quarantined {
+        return Ok(frame);
+    }
     let vectors = store::frame_vectors(&memory.mind, &[memory.id]).map_err(storage)?;
     if let Some((_, vector)) = vectors.first() {
         crate::change::settle(

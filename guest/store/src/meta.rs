@@ -160,6 +160,16 @@ pub struct FloorCalibration {
     pub as_document: f64,
 }
 
+impl FloorCalibration {
+    /// Whether the model embeds a question as a query otherwise than as a
+    /// document: its two floors differ (a model without a query
+    /// instruction, MiniLM, gives both from the same vectors, bit for bit,
+    /// and a second reading would find only what the first did).
+    pub fn reads_apart(&self) -> bool {
+        self.asked.to_bits() != self.as_document.to_bits()
+    }
+}
+
 /// The floors calibrated for `fingerprint`, if this mind records both for it.
 pub fn read_floor_calibration(
     conn: &Connection,

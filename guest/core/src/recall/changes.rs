@@ -293,11 +293,11 @@ pub const SUCCESSOR_NEIGHBOURS: u32 = 8;
 /// (at or above the `floor`) that answer it: the reranker, where it read
 /// them, reads them as an answer, or they reach the cosine that answers by
 /// meaning alone ([`answer_min_cosine`]: "Work laptop: ThinkPad X1
-/// Carbon." for "What machine do I work on?", cosine 0.64, p 0.04). The query found the subject through them; a newer state
-/// of that subject (the query's words may miss it: "Which city am I based
-/// in these days?" finds "I live in Lisbon." at cosine 0.54 and "We
-/// finally moved to Porto last weekend" at 0.37, under the floor) is the
-/// answer now.
+/// Carbon." for "What machine do I work on?", cosine 0.64, p 0.04). The
+/// query found the subject through them; a newer state of that subject
+/// (the query's words may miss it: "Which city am I based in these days?"
+/// finds "I live in Lisbon." at cosine 0.54 and "We finally moved to Porto
+/// last weekend" at 0.37, under the floor) is the answer now.
 pub fn successor_sources(memories: &[RankedMemory], floor: f64, shown: usize) -> Vec<usize> {
     memories
         .iter()
@@ -403,12 +403,9 @@ pub fn order_successor_candidates<T, Time: Ord>(
     candidates: &mut [T],
     key: impl Fn(&T) -> (Placement, Time, u64),
 ) {
-    candidates.sort_by(|a, b| {
-        let (a_placement, a_time, a_id) = key(a);
-        let (b_placement, b_time, b_id) = key(b);
-        (a_placement == Placement::Below)
-            .cmp(&(b_placement == Placement::Below))
-            .then((b_time, b_id).cmp(&(a_time, a_id)))
+    candidates.sort_by_key(|candidate| {
+        let (placement, time, id) = key(candidate);
+        (placement == Placement::Below, std::cmp::Reverse((time, id)))
     });
 }
 
