@@ -931,3 +931,52 @@ fn a_question_read_as_a_statement_too_finds_the_answer_its_query_reading_misses(
     let unknown = recall("What's my blood type?");
     assert!(recalled_contents(&unknown).is_empty(), "{unknown:#}");
 }
+
+/// A changed fact worded unlike the question, said too far from the old
+/// statement for the change judge to weigh (cosine 0.66, under *related*):
+/// "What machine do I work on?" finds "Work laptop: ThinkPad X1 Carbon."
+/// and only comes near "IT swapped my laptop for a MacBook Pro M4." (0.60,
+/// over the floor, under an answer's cosine). Two readings point at the
+/// later statement, the older memory's nearest later one and the
+/// question's, so it comes first; the older one stays, after it. Asked for
+/// three memories, the two others the question comes near fill the answer,
+/// so only that reading brings the later statement in at all.
+#[test]
+fn a_later_state_the_question_also_reaches_comes_before_the_one_it_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| cli_with_reranker(dir.path(), Some("bge-small-en-v1.5"), args);
+    for (at, text) in [
+        ("2023-12-24T10:00:00Z", "Work laptop: ThinkPad X1 Carbon."),
+        ("2024-04-01T10:00:00Z", "I work 9 to 5 UK time."),
+        ("2024-04-20T10:00:00Z", "I take the 7:40 train to work."),
+        (
+            "2024-06-01T10:00:00Z",
+            "My dentist is Dr. Patel on King Street.",
+        ),
+        ("2025-05-01T10:00:00Z", "My favourite band is Radiohead."),
+        (
+            "2025-06-30T10:00:00Z",
+            "IT swapped my laptop for a MacBook Pro M4.",
+        ),
+    ] {
+        run(&["save", "--created-at", at, text]);
+    }
+    let machine: serde_json::Value = serde_json::from_str(&run(&[
+        "recall",
+        "What machine do I work on?",
+        "--limit",
+        "3",
+        "--json",
+    ]))
+    .unwrap();
+    let contents = recalled_contents(&machine);
+    assert_eq!(
+        contents.first(),
+        Some(&"IT swapped my laptop for a MacBook Pro M4."),
+        "{machine:#}"
+    );
+    assert!(
+        contents.contains(&"Work laptop: ThinkPad X1 Carbon."),
+        "{machine:#}"
+    );
+}

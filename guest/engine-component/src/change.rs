@@ -306,12 +306,16 @@ fn day(frame: &Frame) -> String {
 ///
 /// `successors` says whether to look for newer statements the query
 /// missed ([`with_successors`]; not for a recall "as of" a past time); a
-/// memory brought in has its frame added to `frames`.
+/// memory brought in has its frame added to `frames`. `question_cosine`
+/// reads how near the question comes to a memory's vector, as the floor
+/// reads a hit's (a newer statement it reaches goes above the one it
+/// continues: [`continues`]).
 pub fn order_recalled(
     memories: Vec<RankedMemory>,
     minds: &[Mind],
     shown: usize,
     successors: bool,
+    question_cosine: &dyn Fn(&[f32]) -> Option<f64>,
     frames: &mut BTreeMap<(MindKey, u64), Frame>,
     notes: &mut Vec<RecallNote>,
 ) -> Vec<RankedMemory> {
@@ -337,13 +341,20 @@ pub fn order_recalled(
         }
     }
     let memories = if successors {
-        let (memories, added) =
-            with_successors(memories, minds, &mut vectors, frames, thresholds, shown);
+        let (memories, added) = with_successors(
+            memories,
+            minds,
+            &mut vectors,
+            frames,
+            thresholds,
+            shown,
+            question_cosine,
+        );
         if added > 0 {
             notes.push(RecallNote {
                 kind: RecallNoteKind::Changes,
                 text: format!(
-                    "{added} newer statement(s) the query did not find brought in, each beside the recalled memory on its subject (before it when read as a change)"
+                    "{added} newer statement(s) the query did not find brought in, each beside the recalled memory on its subject (before it when read as a change, or when the question comes near it too)"
                 ),
             });
         }
@@ -452,6 +463,7 @@ fn with_successors(
     frames: &mut BTreeMap<(MindKey, u64), Frame>,
     thresholds: ChangeThresholds,
     shown: usize,
+    question_cosine: &dyn Fn(&[f32]) -> Option<f64>,
 ) -> (Vec<RankedMemory>, usize) {
     let mut successors: Vec<(usize, RankedMemory, Placement)> = Vec::new();
     // A statement placed below goes in only while the recall shows fewer
@@ -517,8 +529,15 @@ fn with_successors(
                     frame.ref_.id,
                     store::frame_info(frame, None),
                 );
-                let placement = continues(older, &older_vector, &newer, vector, thresholds)
-                    .filter(|placement| room_below || *placement == Placement::Above)?;
+                let placement = continues(
+                    older,
+                    &older_vector,
+                    &newer,
+                    vector,
+                    question_cosine(vector),
+                    thresholds,
+                )
+                .filter(|placement| room_below || *placement == Placement::Above)?;
                 Some((frame, vector, newer, placement))
             })
             .collect();

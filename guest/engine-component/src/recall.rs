@@ -484,11 +484,17 @@ pub fn recall_memory(query: String, options: RecallOptions) -> Result<Recall, Er
     // Of two related statements, the newer first (and a surely replaced
     // one left out), before the cut, so a newer statement moved up stays.
     let shown = usize::try_from(limit).unwrap_or(usize::MAX);
+    // How near the question comes to a memory recall did not list (a
+    // newer statement it looks for), as the floor reads a hit's.
+    let question_cosine = |vector: &[f32]| {
+        question_cosine(query_vector.as_deref(), document_reading.as_ref(), vector)
+    };
     let mut ranked = crate::change::order_recalled(
         ranked,
         &minds,
         shown,
         options.as_of.is_none(),
+        &question_cosine,
         &mut frames,
         &mut notes,
     );
@@ -926,23 +932,32 @@ fn with_document_reading(
     read: Vec<store::Hit>,
     floors: calibration::FloorCalibration,
 ) -> Vec<store::Hit> {
-    let on_asked_scale = |cosine: f64| {
-        let span = 1.0 - floors.as_document;
-        if span > f64::EPSILON {
-            floors.asked + (cosine - floors.as_document) * (1.0 - floors.asked) / span
-        } else {
-            cosine
-        }
-    };
     let mut merged = asked;
     for hit in read {
-        let score = on_asked_scale(hit.score);
+        let score = floors.on_asked_scale(hit.score);
         match merged.iter_mut().find(|known| same_memory(known, &hit)) {
             Some(known) => known.score = known.score.max(score),
             None => merged.push(store::Hit { score, ..hit }),
         }
     }
     merged
+}
+
+/// The question's cosine to a memory's `vector` as recall's floor reads a
+/// hit's: the better of the question as asked and, where there is one, as
+/// a document on the asked reading's scale ([`with_document_reading`]); the
+/// owner's reading is not counted, as the floor does not count it. `None`
+/// without a query vector.
+fn question_cosine(
+    asked: Option<&[f32]>,
+    as_document: Option<&(Vec<f32>, calibration::FloorCalibration)>,
+    vector: &[f32],
+) -> Option<f64> {
+    let asked = hive_mind_core::vectors::cosine(asked?, vector);
+    let read = as_document.map(|(question, floors)| {
+        floors.on_asked_scale(hive_mind_core::vectors::cosine(question, vector))
+    });
+    Some(read.map_or(asked, |read| asked.max(read)))
 }
 
 /// Whether two readings' hits are on the same memory (its chunk aside).

@@ -168,6 +168,18 @@ impl FloorCalibration {
     pub fn reads_apart(&self) -> bool {
         self.asked.to_bits() != self.as_document.to_bits()
     }
+
+    /// A cosine of the question read as a document, put on the asked
+    /// reading's scale: the same share of the way from its own floor to 1
+    /// (unchanged when that floor leaves no way to go).
+    pub fn on_asked_scale(&self, document_cosine: f64) -> f64 {
+        let span = 1.0 - self.as_document;
+        if span > f64::EPSILON {
+            self.asked + (document_cosine - self.as_document) * (1.0 - self.asked) / span
+        } else {
+            document_cosine
+        }
+    }
 }
 
 /// The floors calibrated for `fingerprint`, if this mind records both for it.

@@ -47,7 +47,9 @@ use super::MindKey;
 use super::floor::{ANSWER_RERANK_PROBABILITY, answer_min_cosine};
 use super::rank::RankedMemory;
 use crate::calendar::parse_instant;
-use crate::change::{ChangeThresholds, Verdict, judge_statements, one_subject};
+use crate::change::{
+    ChangeThresholds, StatementKind, Verdict, judge_statements, one_subject, statement_kind,
+};
 
 /// What [`order_changes`] did.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -344,11 +346,26 @@ pub fn successor_sources(memories: &[RankedMemory], floor: f64, shown: usize) ->
 /// says many things in one voice, and the rules that judge turns read a
 /// later remark on the same topic as a change (measured on LoCoMo: three
 /// questions got a later turn first).
+///
+/// Under *related*, where the judge does not read the pair, the question
+/// is the second reading: a later statement it reaches too
+/// ([`asked_for_too`]: `question_cosine`, its best cosine to the question,
+/// at or above the floor) that states a state where the older states no
+/// event goes [`Placement::Above`]. "What machine do I work on?" finds
+/// "Work laptop: ThinkPad X1 Carbon." and reaches "IT swapped my laptop for
+/// a MacBook Pro M4." at 0.60 (bge): the older memory's nearest later
+/// statement, and near the question, is the answer now. From *related* up
+/// the judge has read the pair, and its "no change" stands: measured on the
+/// lab's timelines, letting the question overrule it there put "Our puppy
+/// is called Juniper." above "Our cat is called Pepper." (the judge's guards
+/// tell two pets, two relatives, an addition apart; the question's floor
+/// does not).
 pub fn continues(
     older: &RankedMemory,
     older_vector: &[f32],
     newer: &RankedMemory,
     newer_vector: &[f32],
+    question_cosine: Option<f64>,
     thresholds: ChangeThresholds,
 ) -> Option<Placement> {
     if older.mind != newer.mind
@@ -369,14 +386,41 @@ pub fn continues(
         // meaning alone is to its question (and, the caller checks, the
         // older is the newer's nearest): one subject, said again later
         // ("Work laptop: ThinkPad X1 Carbon." / "IT swapped my laptop for a
-        // MacBook Pro M4.", 0.66). Shown below what the query found.
-        return (cosine >= answer_min_cosine(thresholds.floor)).then_some(Placement::Below);
+        // MacBook Pro M4.", 0.66). Shown below what the query found, unless
+        // the question reaches it too.
+        return (cosine >= answer_min_cosine(thresholds.floor)).then(|| {
+            if asked_for_too(older, newer, question_cosine, thresholds.floor) {
+                Placement::Above
+            } else {
+                Placement::Below
+            }
+        });
     }
     if judge_statements(old_statement, new_statement, thresholds) == Verdict::Unrelated {
         Some(Placement::Below)
     } else {
         Some(Placement::Above)
     }
+}
+
+/// Whether the question itself reaches `newer`, a later statement of the
+/// subject of `older` too far from it for the judge, so that it goes above
+/// `older` ([`continues`]): its best cosine to the question
+/// (`question_cosine`, on the asked reading's scale) at or above the
+/// `floor`, and a state replacing a state — not an event, which never
+/// replaces anything ("Aga had her flu shot" after "Aga was promoted to
+/// head of the team"), nor after one. The floor alone is weak evidence in a
+/// mind of hundreds of memories (a few unrelated ones pass it for any
+/// question); with the older one's nearest-neighbour reading it is two.
+pub fn asked_for_too(
+    older: &RankedMemory,
+    newer: &RankedMemory,
+    question_cosine: Option<f64>,
+    floor: f64,
+) -> bool {
+    question_cosine.is_some_and(|cosine| cosine >= floor)
+        && statement_kind(&newer.frame.content) == StatementKind::State
+        && statement_kind(&older.frame.content) != StatementKind::Event
 }
 
 /// Where a newer statement brought in by [`continues`] goes, beside the
@@ -618,7 +662,7 @@ mod tests {
         );
         let (old, new) = ([1.0, 0.0], [0.8, 0.6]);
         assert_eq!(
-            continues(&lisbon, &old, &porto, &new, thresholds),
+            continues(&lisbon, &old, &porto, &new, None, thresholds),
             Some(Placement::Above)
         );
         // Written before it: not its later statement.
@@ -628,7 +672,10 @@ mod tests {
             "2024-01-01T00:00:00Z",
             0.0,
         );
-        assert_eq!(continues(&lisbon, &old, &before, &new, thresholds), None);
+        assert_eq!(
+            continues(&lisbon, &old, &before, &new, None, thresholds),
+            None
+        );
         // Said beside it, not instead of it: shown, but after it.
         let beside = memory(
             2,
@@ -637,12 +684,12 @@ mod tests {
             0.0,
         );
         assert_eq!(
-            continues(&lisbon, &old, &beside, &new, thresholds),
+            continues(&lisbon, &old, &beside, &new, None, thresholds),
             Some(Placement::Below)
         );
         // About something else (cosine under the floor).
         assert_eq!(
-            continues(&lisbon, &old, &porto, &[0.0, 1.0], thresholds),
+            continues(&lisbon, &old, &porto, &[0.0, 1.0], None, thresholds),
             None
         );
         // A conversation's turn: a later remark in a chat, not a change.
@@ -653,7 +700,10 @@ mod tests {
             0.0,
         );
         assert!(crate::RawTurnTag::parse(&turn.frame.content).is_some());
-        assert_eq!(continues(&lisbon, &old, &turn, &new, thresholds), None);
+        assert_eq!(
+            continues(&lisbon, &old, &turn, &new, None, thresholds),
+            None
+        );
     }
 
     #[test]
@@ -676,13 +726,69 @@ mod tests {
         let at = |cosine: f64| [cosine as f32, (1.0 - cosine * cosine).sqrt() as f32];
         let between = (answer + thresholds.related) / 2.0;
         assert_eq!(
-            continues(&laptop, &[1.0, 0.0], &swap, &at(between), thresholds),
+            continues(&laptop, &[1.0, 0.0], &swap, &at(between), None, thresholds),
             Some(Placement::Below)
         );
         assert_eq!(
-            continues(&laptop, &[1.0, 0.0], &swap, &at(answer - 0.02), thresholds),
+            continues(
+                &laptop,
+                &[1.0, 0.0],
+                &swap,
+                &at(answer - 0.02),
+                None,
+                thresholds
+            ),
             None
         );
+    }
+
+    #[test]
+    fn a_later_state_the_question_reaches_too_goes_above_but_never_an_event() {
+        let thresholds = ChangeThresholds::for_floor(0.5);
+        let answer = answer_min_cosine(thresholds.floor);
+        let at = |cosine: f64| [cosine as f32, (1.0 - cosine * cosine).sqrt() as f32];
+        let near = at((answer + thresholds.related) / 2.0);
+        let laptop = memory(
+            1,
+            "Work laptop: ThinkPad X1 Carbon.",
+            "2025-01-01T00:00:00Z",
+            0.9,
+        );
+        let swap = memory(
+            2,
+            "IT swapped my laptop for a MacBook Pro M4.",
+            "2026-01-01T00:00:00Z",
+            0.0,
+        );
+        let floor = thresholds.floor;
+        let place = |newer: &RankedMemory, question: Option<f64>| {
+            continues(&laptop, &[1.0, 0.0], newer, &near, question, thresholds)
+        };
+        // The question reaches the later statement: it is the answer now.
+        assert_eq!(place(&swap, Some(floor + 0.05)), Some(Placement::Above));
+        assert_eq!(place(&swap, Some(floor)), Some(Placement::Above));
+        // Not reached, or not read: after what the query found.
+        assert_eq!(place(&swap, Some(floor - 0.01)), Some(Placement::Below));
+        assert_eq!(place(&swap, None), Some(Placement::Below));
+        // An event replaces nothing, whatever the question reaches.
+        let shot = memory(
+            3,
+            "Aga had her flu shot and a COVID booster at the clinic.",
+            "2026-01-01T00:00:00Z",
+            0.0,
+        );
+        assert_eq!(statement_kind(&shot.frame.content), StatementKind::Event);
+        assert_eq!(place(&shot, Some(floor + 0.05)), Some(Placement::Below));
+        // Nor does a state follow an event as its next value.
+        let trip = memory(
+            4,
+            "Flew to Rome for the design conference on 3 May.",
+            "2025-01-01T00:00:00Z",
+            0.9,
+        );
+        assert_eq!(statement_kind(&trip.frame.content), StatementKind::Event);
+        assert!(!asked_for_too(&trip, &swap, Some(floor + 0.05), floor));
+        assert!(asked_for_too(&laptop, &swap, Some(floor + 0.05), floor));
     }
 
     #[test]
