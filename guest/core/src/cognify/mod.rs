@@ -1015,6 +1015,52 @@ mod tests {
         }
     }
 
+    /// Notes as people type them to an assistant, the subject left
+    /// unsaid or opening with a word that is also a verb, and the small
+    /// talk of the same shape, which keeps nothing.
+    #[test]
+    fn notes_that_leave_the_subject_unsaid_are_kept_and_their_small_talk_is_not() {
+        for note in [
+            "Joined PureGym on Deansgate.",
+            "Learning Spanish on Duolingo.",
+            "Went to Tokyo in April for KubeCon.",
+            "Ordered a Kindle Paperwhite for Mum.",
+            "Renting a room in Kreuzberg for now.",
+            "Started keto this month.",
+            "Got a fixed desk: 5.12, by the window.",
+            "Cycling to the office every day now, 25 minutes door to door.",
+            "Book club meets the first Wednesday of the month.",
+            "Design sync moves to Fridays starting next week.",
+            "Dentist is Dr. Kowalczyk on Marszałkowska.",
+            "Haircuts at Barber & Co on Mill Lane.",
+        ] {
+            let plan = plan_cognify(note, "Noted.", None, true);
+            let kept: Vec<&str> = plan.frames.iter().map(|f| f.snippet.as_str()).collect();
+            assert_eq!(kept, [note], "{note:?}: {:?}", read_sentence(note));
+        }
+        let unsaid = plan_cognify("Joined PureGym on Deansgate.", "Noted.", None, true);
+        assert_eq!(
+            unsaid.frames.first().map(|f| f.pattern.as_str()),
+            Some("statement.unsaid-first-person")
+        );
+        for chatter in [
+            "Loving it!",
+            "Looking forward to it!",
+            "Made it home.",
+            "Doing great!",
+            "Went shopping.",
+            "Getting there.",
+            "Thinking about it.",
+            "Fixed it, thanks!",
+            "Worked like a charm.",
+            "Book a table for two at eight.",
+            "Write unit tests for the parser.",
+        ] {
+            let plan = plan_cognify(chatter, "Sure!", None, true);
+            assert!(plan.frames.is_empty(), "{chatter:?}: {:#?}", plan.frames);
+        }
+    }
+
     fn snippets(plan: &CognifyPlan) -> Vec<(&str, Importance)> {
         plan.frames
             .iter()

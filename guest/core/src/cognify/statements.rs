@@ -30,7 +30,9 @@
 //!      "Can …", "Is …") or with a question word followed by an auxiliary
 //!      ("what's", "how do"); "When I was twenty, I moved …" is not one;
 //!    - a *request to the assistant*: it opens with an imperative verb
-//!      ("write", "help", "tell", "fix", …) or "please", "let's", "let me",
+//!      ("write", "help", "tell", "fix", …; not when that word and the next
+//!      are the subject of a verb after them: "Book club meets …", "Deploy
+//!      day is …") or "please", "let's", "let me",
 //!      holds "can you", "could you", "I need you to", "help me", "I need
 //!      help", "I have a question", "I'm looking for", "I wonder", or has a
 //!      clause that opens with an imperative and its object ("I'm bored, tell
@@ -47,9 +49,16 @@
 //!      luck") makes it chit-chat; so does a sentence whose subject is a
 //!      pointer to the conversation ("That's great", "It works now").
 //! 3. **Whose world** ([`Basis`]): a *first-person* subject or possessive
-//!    ("I …", "my …", "we …", "our …"); else a *name* (a capitalised word
-//!    that is not the sentence's first function word, or an entity the
-//!    extractor finds: "Karim", "Philips", "postgres"); else a *date* (a
+//!    ("I …", "my …", "we …", "our …"); else the first person *left
+//!    unsaid*, as notes and diaries leave it: no subject, and a verb in the
+//!    past or in "-ing" first ("Joined PureGym on Deansgate.", "Learning
+//!    Spanish on Duolingo."), which must then say something specific (a
+//!    name, a date, a number) or two things ("Loving it!" says nothing);
+//!    else a *name* (a capitalised word that is not the sentence's first
+//!    function word, or an entity the extractor finds: "Karim", "Philips",
+//!    "postgres"; the first word, capitalised in every sentence, names only
+//!    when nothing after it does: "Luis leads the team", not "Dentist is
+//!    Dr. Kowalczyk"); else a *date* (a
 //!    month, a weekday, "tomorrow", "next week", "in two weeks", "at 3pm",
 //!    "on the 5th", a season, "every Monday"). A sentence with none of the
 //!    three is about nothing in particular ("The weather is lovely").
@@ -109,6 +118,10 @@ pub enum Basis {
     Dated,
     /// "He …", "she …", "they …": the statement before it, continued.
     Continued,
+    /// No subject, a verb in the past or in "-ing" first: the first person
+    /// left unsaid, as in a diary or a note ("Joined PureGym on
+    /// Deansgate.", "Learning Spanish on Duolingo.").
+    Unsaid,
 }
 
 impl Basis {
@@ -119,6 +132,7 @@ impl Basis {
             Basis::Named => "statement.named",
             Basis::Dated => "statement.dated",
             Basis::Continued => "statement.continued",
+            Basis::Unsaid => "statement.unsaid-first-person",
         }
     }
 }
@@ -1527,7 +1541,7 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
     if patterns.conditional.is_match(core) {
         return Reading::Not(NotStatement::Conditional);
     }
-    if listed(IMPERATIVES, first_lower)
+    if (listed(IMPERATIVES, first_lower) && !opens_a_subject(&words_in))
         || matches!(first_lower, "please" | "pls" | "plz" | "kindly")
         || patterns.request.is_match(core)
         || patterns.imperative_clause.is_match(core)
@@ -1559,6 +1573,8 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
         Basis::Continued
     } else if listed(POINTERS, first_lower) {
         return Reading::Not(NotStatement::ChitChat);
+    } else if leaves_its_subject_unsaid(&words_in) {
+        Basis::Unsaid
     } else if named {
         Basis::Named
     } else if dated {
@@ -1589,6 +1605,20 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
     let enough = match basis {
         _ if momentary => plain >= 2,
         Basis::FirstPerson | Basis::Continued => !content.is_empty(),
+        // The opening verb aside, something specific — a name, a date, a
+        // number — or two words that carry meaning: "Joined PureGym",
+        // "Gave up the low-carb thing", not "Loving it!", "Made it home",
+        // "Looking forward to it!".
+        Basis::Unsaid => {
+            let beyond: Vec<&&Word<'_>> =
+                content.iter().filter(|w| w.start != first.start).collect();
+            beyond.len() >= 2
+                || beyond.iter().any(|w| {
+                    in_date(w)
+                        || names.contains(&w.start)
+                        || w.lower.chars().any(|c| c.is_ascii_digit())
+                })
+        }
         Basis::Named | Basis::Dated => content.len() >= 2 && plain >= 1,
     };
     if enough {
@@ -1600,6 +1630,112 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
     } else {
         Reading::Not(NotStatement::NoContent)
     }
+}
+
+/// Whether a sentence opening with a word that is also an imperative verb
+/// opens with a noun phrase instead, the subject of a verb after it: "Book
+/// club meets …", "Deploy day is …", "Design sync moves …" — the second
+/// word a noun (not a function word) and the third a finite verb (an
+/// auxiliary, or a word in "-s"). "Book a table", "Write unit tests" stay
+/// requests.
+fn opens_a_subject(words_in: &[Word<'_>]) -> bool {
+    let (Some(second), Some(third)) = (words_in.get(1), words_in.get(2)) else {
+        return false;
+    };
+    let noun = !listed(STOP_WORDS, &second.lower) && second.lower.chars().all(char::is_alphabetic);
+    let finite = listed(AUXILIARIES, &third.lower)
+        || (third.lower.ends_with('s')
+            && !third.lower.ends_with("ss")
+            && !listed(STOP_WORDS, &third.lower)
+            && third.lower.chars().all(char::is_alphabetic)
+            && words_in.len() > 3);
+    noun && finite
+}
+
+/// Irregular past tenses a note may open with, its subject left unsaid
+/// ("Went to Tokyo in April", "Got a fixed desk"): the closed set of common
+/// English irregular verbs, which no suffix tells.
+const IRREGULAR_PAST: &[&str] = &[
+    "began",
+    "bought",
+    "brought",
+    "built",
+    "came",
+    "caught",
+    "chose",
+    "drove",
+    "ate",
+    "fell",
+    "felt",
+    "flew",
+    "forgot",
+    "found",
+    "gave",
+    "got",
+    "grew",
+    "heard",
+    "held",
+    "hid",
+    "kept",
+    "knew",
+    "led",
+    "left",
+    "lent",
+    "lost",
+    "made",
+    "met",
+    "paid",
+    "ran",
+    "rode",
+    "sang",
+    "sat",
+    "saw",
+    "sent",
+    "slept",
+    "sold",
+    "spent",
+    "spoke",
+    "stood",
+    "swam",
+    "switched",
+    "taught",
+    "thought",
+    "threw",
+    "told",
+    "took",
+    "understood",
+    "went",
+    "woke",
+    "won",
+    "wore",
+    "wrote",
+];
+
+/// Whether a sentence leaves its subject, the first person, unsaid, as a
+/// diary or a note does: it opens with a verb in the past ("Joined …",
+/// "Gave up …", "Ordered …"; a word in "-ed" or a common irregular past) or
+/// in "-ing" ("Learning Spanish …", "Renting a room …"), and the word after
+/// it is no verb of its own ("Swimming is fun" has a subject: swimming).
+fn leaves_its_subject_unsaid(words_in: &[Word<'_>]) -> bool {
+    let Some(first) = words_in.first() else {
+        return false;
+    };
+    let word = first.lower.as_str();
+    if !word.chars().all(char::is_alphabetic)
+        || listed(STOP_WORDS, word)
+        || listed(INTERJECTIONS, word)
+        || listed(SMALL_TALK, word)
+    {
+        return false;
+    }
+    let letters = word.chars().count();
+    let past = listed(IRREGULAR_PAST, word)
+        || (letters >= 5 && word.ends_with("ed") && !word.ends_with("eed"));
+    let progressive = letters >= 6 && word.ends_with("ing") && !word.ends_with("thing");
+    let verb_next = words_in
+        .get(1)
+        .is_some_and(|next| listed(AUXILIARIES, &next.lower));
+    (past || progressive) && !verb_next
 }
 
 /// The starts (in the probe) of the words that name someone or something:
@@ -1640,6 +1776,16 @@ fn named_words(words_in: &[Word<'_>], core: &str) -> Vec<usize> {
             continue;
         }
         out.push(word.start);
+    }
+    // Every sentence opens with a capital: beside a later name its first
+    // word is read as the common word it mostly is ("Dentist is Dr.
+    // Kowalczyk", "Company VPN: Cisco AnyConnect", "Joined PureGym"), and
+    // alone as the name it must then be ("Luis leads the payments team").
+    // The extractor below still finds a first word that is a name.
+    if out.len() > 1
+        && let Some(opening) = words_in.first()
+    {
+        out.retain(|&start| start != opening.start);
     }
     for entity in extract_entities(core) {
         // A file is the task at hand, not the user's world.
