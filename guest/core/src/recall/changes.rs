@@ -706,11 +706,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_later_statement_as_near_as_an_answer_but_under_related_goes_below() {
-        let thresholds = ChangeThresholds::for_floor(0.5);
-        let answer = answer_min_cosine(thresholds.floor);
-        assert!(answer < thresholds.related);
+    /// The laptop the query found, and the later statement of its swap.
+    fn laptop_and_swap() -> (RankedMemory, RankedMemory) {
         let laptop = memory(
             1,
             "Work laptop: ThinkPad X1 Carbon.",
@@ -723,7 +720,20 @@ mod tests {
             "2026-01-01T00:00:00Z",
             0.0,
         );
-        let at = |cosine: f64| [cosine as f32, (1.0 - cosine * cosine).sqrt() as f32];
+        (laptop, swap)
+    }
+
+    /// A unit vector at `cosine` to `[1, 0]`.
+    fn at(cosine: f64) -> [f32; 2] {
+        [cosine as f32, (1.0 - cosine * cosine).sqrt() as f32]
+    }
+
+    #[test]
+    fn a_later_statement_as_near_as_an_answer_but_under_related_goes_below() {
+        let thresholds = ChangeThresholds::for_floor(0.5);
+        let answer = answer_min_cosine(thresholds.floor);
+        assert!(answer < thresholds.related);
+        let (laptop, swap) = laptop_and_swap();
         let between = (answer + thresholds.related) / 2.0;
         assert_eq!(
             continues(&laptop, &[1.0, 0.0], &swap, &at(between), None, thresholds),
@@ -746,20 +756,8 @@ mod tests {
     fn a_later_state_the_question_reaches_too_goes_above_but_never_an_event() {
         let thresholds = ChangeThresholds::for_floor(0.5);
         let answer = answer_min_cosine(thresholds.floor);
-        let at = |cosine: f64| [cosine as f32, (1.0 - cosine * cosine).sqrt() as f32];
         let near = at((answer + thresholds.related) / 2.0);
-        let laptop = memory(
-            1,
-            "Work laptop: ThinkPad X1 Carbon.",
-            "2025-01-01T00:00:00Z",
-            0.9,
-        );
-        let swap = memory(
-            2,
-            "IT swapped my laptop for a MacBook Pro M4.",
-            "2026-01-01T00:00:00Z",
-            0.0,
-        );
+        let (laptop, swap) = laptop_and_swap();
         let floor = thresholds.floor;
         let place = |newer: &RankedMemory, question: Option<f64>| {
             continues(&laptop, &[1.0, 0.0], newer, &near, question, thresholds)
