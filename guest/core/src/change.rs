@@ -280,7 +280,7 @@ const EVENT_NOUNS: &[&str] = &[
 ];
 
 /// Irregular past tenses of action verbs (regular ones end in `-ed`).
-const PAST_ACTIONS: &[&str] = &[
+pub(crate) const PAST_ACTIONS: &[&str] = &[
     "went", "met", "saw", "bought", "ate", "spent", "gave", "got", "made", "ran", "drove", "took",
     "had", "did", "came", "won", "lost", "sold", "wrote", "read", "sent", "paid", "found", "told",
     "caught", "held", "brought", "sang", "swam", "rode",
