@@ -1053,6 +1053,8 @@ mod tests {
             "Thinking about it.",
             "Fixed it, thanks!",
             "Worked like a charm.",
+            "Worried about tomorrow.",
+            "Relieved it's Friday.",
             "Book a table for two at eight.",
             "Write unit tests for the parser.",
         ] {

@@ -53,7 +53,8 @@
 //!    unsaid*, as notes and diaries leave it: no subject, and a verb in the
 //!    past or in "-ing" first ("Joined PureGym on Deansgate.", "Learning
 //!    Spanish on Duolingo."), which must then say something specific (a
-//!    name, a date, a number) or two things ("Loving it!" says nothing);
+//!    name, a number) or two things ("Loving it!", "Worried about
+//!    tomorrow." say nothing);
 //!    else a *name* (a capitalised word that is not the sentence's first
 //!    function word, or an entity the extractor finds: "Karim", "Philips",
 //!    "postgres"; the first word, capitalised in every sentence, names only
@@ -1605,18 +1606,17 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
     let enough = match basis {
         _ if momentary => plain >= 2,
         Basis::FirstPerson | Basis::Continued => !content.is_empty(),
-        // The opening verb aside, something specific — a name, a date, a
-        // number — or two words that carry meaning: "Joined PureGym",
-        // "Gave up the low-carb thing", not "Loving it!", "Made it home",
-        // "Looking forward to it!".
+        // The opening verb aside, something specific — a name, a number —
+        // or two words that carry meaning: "Joined PureGym", "Started keto
+        // this month", not "Loving it!", "Made it home", "Looking forward
+        // to it!". A date alone is not enough: "Worried about tomorrow."
+        // and "Relieved it's Friday." tell a mood, not a fact.
         Basis::Unsaid => {
             let beyond: Vec<&&Word<'_>> =
                 content.iter().filter(|w| w.start != first.start).collect();
             beyond.len() >= 2
                 || beyond.iter().any(|w| {
-                    in_date(w)
-                        || names.contains(&w.start)
-                        || w.lower.chars().any(|c| c.is_ascii_digit())
+                    names.contains(&w.start) || w.lower.chars().any(|c| c.is_ascii_digit())
                 })
         }
         Basis::Named | Basis::Dated => content.len() >= 2 && plain >= 1,
