@@ -142,9 +142,8 @@ pub fn report(split: &Split, examples: &[Example]) -> BySource {
             .filter(|row| !from_origin(row, origin))
             .cloned()
             .collect();
-        let slope =
-            length::fit_slope(&length::benign_window_scores(&unthresholded, &calibration)) as f32;
-        let model = unthresholded.with_length_slope(slope);
+        let (slope, median) = length::fit(&unthresholded, &calibration);
+        let model = unthresholded.with_length_slope(slope, median);
         let threshold =
             report::choose_threshold(&report::scored(&model, &calibration), TARGET_FALSE_ALARMS);
         let held: Vec<Row> = split

@@ -26,7 +26,8 @@
 //! 3. **Quantise** the weights to `i8` (the file's form) and from here on
 //!    score with the quantised model, as the engine will.
 //! 4. **Length slope** ([`length`]): read off the benign calibration rows'
-//!    windows, so that a text of many windows is no likelier to be flagged
+//!    windows with their median (the windows above it are those the slope
+//!    counts), so that a text of many windows is no likelier to be flagged
 //!    than a text of one.
 //! 5. **Threshold** on the calibration rows (their worst windows brought to
 //!    one window's scale by the slope): the lowest score at which at
@@ -132,11 +133,11 @@ fn main() -> Result<()> {
     let featurised = fit::featurise(&split.train, BITS);
     let weights = fit::fit(&featurised, BITS, EPOCHS, SEED);
     let unthresholded = fit::quantise(&weights, BITS, 0.5);
-    let slope = length::fit_slope(&length::benign_window_scores(
-        &unthresholded,
+    let (slope, median) = length::fit(&unthresholded, &split.calibration);
+    let calibration = report::scored(
+        &unthresholded.with_length_slope(slope, median),
         &split.calibration,
-    )) as f32;
-    let calibration = report::scored(&unthresholded.with_length_slope(slope), &split.calibration);
+    );
     let calibrated = report::choose_threshold(&calibration, TARGET_FALSE_ALARMS);
     // With validation by held-out source, the threshold is the one that
     // holds on sources never seen (`by_source`), never below a calibration
@@ -166,7 +167,7 @@ fn main() -> Result<()> {
                 .to_string(),
         ),
     };
-    let model = fit::quantise(&weights, BITS, threshold).with_length_slope(slope);
+    let model = fit::quantise(&weights, BITS, threshold).with_length_slope(slope, median);
     std::fs::create_dir_all(&args.out)?;
     let bin = args.out.join("injection-detector.bin");
     std::fs::write(&bin, model.to_bytes())?;

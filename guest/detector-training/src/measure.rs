@@ -32,8 +32,8 @@ struct Labelled {
 /// The worst window's score of `text` under `model`, and whether the
 /// model holds the text back, as the engine's screen decides.
 pub fn verdict(model: &Model, text: &str) -> (f64, bool) {
-    let (score, _, windows) = worst_window(model, text);
-    (score, score >= model.threshold_for(windows))
+    let (score, _, tally) = worst_window(model, text);
+    (score, score >= model.threshold_for(tally))
 }
 
 /// The rows of the labelled file at `path`, refusing a label not 0 or 1.

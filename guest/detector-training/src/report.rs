@@ -37,8 +37,8 @@ pub fn scored(model: &Model, rows: &[Row]) -> Vec<Scored> {
     rows.iter()
         .map(|row| Scored {
             score: {
-                let (score, _, windows) = worst_window(model, &row.text);
-                model.one_window_score(score, windows)
+                let (score, _, tally) = worst_window(model, &row.text);
+                model.one_window_score(score, tally)
             },
             hostile: row.label == 1,
             conversation: row.is_conversation(),
@@ -226,12 +226,15 @@ pub fn markdown(
     let _ = writeln!(out, "## Length\n");
     let _ = writeln!(
         out,
-        "A text of `n` windows is hostile when its worst window reaches the threshold raised by \
-         a length slope of **{:.3}** log-odds per `ln n` (read off the benign calibration rows' \
-         windows: `guest/detector-training/src/length.rs`). Long texts built from validation \
-         rows (benign rows of one source joined; one hostile row set among benign ones), \
-         without and with it:\n",
-        model.length_slope()
+        "A text is hostile when its worst window reaches the threshold raised by a length slope \
+         of **{:.3}** log-odds per `ln` of the windows counted: of `k` windows scoring above the \
+         benign windows' median (**{:.4}**), `2k`, at most the `n` windows read and at most 16 \
+         (both read off the benign calibration rows' windows: \
+         `guest/detector-training/src/length.rs`). Long texts built from validation rows, with \
+         no correction, with the slope on every window (`ln n`, the engine before the median) and \
+         with it on the windows above the median:\n",
+        model.length_slope(),
+        model.window_median()
     );
     let _ = writeln!(out, "{length_study}");
     for (title, key) in [

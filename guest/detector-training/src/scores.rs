@@ -28,12 +28,12 @@ impl RowScore {
     /// `text` scored by `model` against `threshold` (for one window; the
     /// model's length slope raises it for more).
     pub fn of(model: &Model, threshold: f64, set: &str, text: &str, label: u8) -> RowScore {
-        let (score, window, windows) = worst_window(model, text);
+        let (score, window, tally) = worst_window(model, text);
         RowScore {
             set: set.to_string(),
             text_fnv: format!("{:016x}", crate::corpus::fnv(text.as_bytes())),
             label,
-            above_threshold: log_odds(model.one_window_score(score, windows)) - log_odds(threshold),
+            above_threshold: log_odds(model.one_window_score(score, tally)) - log_odds(threshold),
             loudest: loudest_sentence(model, window).unwrap_or_default(),
         }
     }

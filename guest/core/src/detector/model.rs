@@ -8,14 +8,19 @@
 //!
 //! | bytes | what |
 //! |---|---|
-//! | 8 | magic `HMINJDT2` |
+//! | 8 | magic `HMINJDT3` |
 //! | 4 | `u32` feature version ([`super::features::FEATURE_VERSION`]) |
 //! | 4 | `u32` bits: the model has `2^bits` weights |
 //! | 4 | `f32` bias |
 //! | 4 | `f32` scale: a weight is its stored `i8` times the scale |
 //! | 4 | `f32` threshold: a text of one window scoring at or above it is hostile |
 //! | 4 | `f32` length slope: how much higher, in log-odds per `ln` of the window count, a longer text's worst window must score ([`Model::threshold_for`]) |
+//! | 4 | `f32` window median: the median score of benign windows, which a window must pass to count towards the length slope ([`WindowTally`]) |
 //! | `2^bits` | `i8` weights |
+//!
+//! Format 2, without the window median, is refused: its length slope
+//! counted every window, and a model's verdicts must mean what its name
+//! says (the trainer writes format 3).
 //!
 //! Weights are quantised to 8 bits (the largest at ±127): a quarter of the
 //! floats' size, and the score moves by less than the model's own noise.
@@ -43,11 +48,67 @@ use super::features::{self, FEATURE_VERSION, FeatureKind};
 /// stay flat; beyond, the bar stays where it is.
 pub const MAX_PENALISED_WINDOWS: usize = 16;
 
-/// The file's first bytes.
-pub const MAGIC: &[u8; 8] = b"HMINJDT2";
+/// The file's first bytes (format 3: with the window median).
+pub const MAGIC: &[u8; 8] = b"HMINJDT3";
+
+/// The first bytes of the format before the window median, refused with
+/// a reason of its own.
+const MAGIC_FORMAT_2: &[u8; 8] = b"HMINJDT2";
 
 /// Bytes before the weights.
-pub const HEADER_BYTES: usize = 32;
+pub const HEADER_BYTES: usize = 36;
+
+/// How a text's windows count towards the length slope
+/// ([`Model::threshold_for`]): how many it is read in, and how many of
+/// them score above the benign windows' median ([`Model::window_median`]).
+///
+/// # Why the windows above the median
+///
+/// The worst of `n` ordinary windows is higher by chance the larger `n`
+/// is, and the bar rises by `β ln n` to keep a long text's false alarms at
+/// a short one's (the benign scores' tail falls off as `e^(−x/β)`). But a
+/// window far below the median cannot be the worst by chance; counting it
+/// raises the bar for nothing. An instruction set among pages of plain
+/// prose or code is a few warm windows in a cold carrier: counted as
+/// sixteen windows, its bar was `β ln 16` (about 3.5 log-odds) above a
+/// short text's, and an attack a short text is caught with passed.
+/// (Base64 and other noise score above the median — an obfuscated payload
+/// looks like one — and count.)
+///
+/// Counting only the `k` windows above the median keeps the rate flat:
+/// of benign windows a share `q = ½` lies above it, each of those passes
+/// `x` twice as often as a window drawn at random, so the worst of `k`
+/// passes `T + β ln(k / q)` as often as one window passes `T`. An ordinary
+/// text has `k ≈ n / 2`, so its bar is the `T + β ln n` it had; a lone
+/// warm window in a cold carrier gets `T + β ln 2`. The counted number
+/// never exceeds `n` (no text is judged more strictly than it was) and
+/// stops at [`MAX_PENALISED_WINDOWS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowTally {
+    /// How many windows the text is read in.
+    pub windows: usize,
+    /// How many of them score above the model's window median.
+    pub above_median: usize,
+}
+
+impl WindowTally {
+    /// A text read in one window (or none).
+    pub const ONE: WindowTally = WindowTally {
+        windows: 1,
+        above_median: 1,
+    };
+
+    /// The number of windows the length slope counts: `k / q` with
+    /// `q = ½` the share of benign windows above the median, never more
+    /// than the windows read, one at least, [`MAX_PENALISED_WINDOWS`] at
+    /// most.
+    pub fn counted(self) -> usize {
+        self.above_median
+            .saturating_mul(2)
+            .min(self.windows)
+            .clamp(1, MAX_PENALISED_WINDOWS)
+    }
+}
 
 /// The most weight bits a file may declare (2^24 weights, 16 MiB): the
 /// shipped model has far fewer; the cap refuses a corrupt header before it
@@ -78,6 +139,7 @@ pub struct Model {
     scale: f32,
     threshold: f32,
     length_slope: f32,
+    window_median: f32,
     weights: Vec<i8>,
 }
 
@@ -101,20 +163,30 @@ impl Model {
             scale,
             threshold,
             length_slope: 0.0,
+            window_median: 0.0,
             weights,
         }
     }
 
-    /// The model with a length slope ([`Model::threshold_for`]).
-    pub fn with_length_slope(self, slope: f32) -> Model {
+    /// The model with a length slope and the benign windows' median score
+    /// it counts windows above ([`Model::threshold_for`], [`WindowTally`]).
+    pub fn with_length_slope(self, slope: f32, window_median: f32) -> Model {
         Model {
             length_slope: slope,
+            window_median,
             ..self
         }
     }
 
     /// Read a model file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Model, ModelError> {
+        if bytes.get(..8) == Some(MAGIC_FORMAT_2.as_slice()) {
+            return Err(ModelError::Format(
+                "format 2, without the window median the length slope needs; \
+                 train it again with this engine's trainer"
+                    .to_string(),
+            ));
+        }
         let header = bytes
             .get(..HEADER_BYTES)
             .ok_or_else(|| ModelError::Format(format!("{} bytes, no header", bytes.len())))?;
@@ -148,16 +220,17 @@ impl Model {
             )));
         }
         let number = |at: usize| f32::from_le_bytes(word(at));
-        let (bias, scale, threshold, length_slope) =
-            (number(16), number(20), number(24), number(28));
-        if ![bias, scale, threshold, length_slope]
+        let (bias, scale, threshold, length_slope, window_median) =
+            (number(16), number(20), number(24), number(28), number(32));
+        if ![bias, scale, threshold, length_slope, window_median]
             .iter()
             .all(|x| x.is_finite())
             || !(0.0..=1.0).contains(&threshold)
+            || !(0.0..=1.0).contains(&window_median)
             || length_slope < 0.0
         {
             return Err(ModelError::Format(
-                "bias, scale, threshold or length slope out of range".to_string(),
+                "bias, scale, threshold, length slope or window median out of range".to_string(),
             ));
         }
         Ok(Model {
@@ -166,6 +239,7 @@ impl Model {
             scale,
             threshold,
             length_slope,
+            window_median,
             weights: body.iter().map(|&b| i8::from_le_bytes([b])).collect(),
         })
     }
@@ -180,6 +254,7 @@ impl Model {
         out.extend_from_slice(&self.scale.to_le_bytes());
         out.extend_from_slice(&self.threshold.to_le_bytes());
         out.extend_from_slice(&self.length_slope.to_le_bytes());
+        out.extend_from_slice(&self.window_median.to_le_bytes());
         out.extend(self.weights.iter().map(|w| w.to_le_bytes()[0]));
         out
     }
@@ -200,28 +275,39 @@ impl Model {
         f64::from(self.length_slope)
     }
 
-    /// The score at or above which a text screened in `windows` windows is
-    /// hostile: the threshold's log-odds plus the length slope times `ln
-    /// windows`. The worst of many windows is likelier to be high by
-    /// chance; this keeps a long text's false-alarm rate at a short one's
+    /// The median score of the benign windows the length slope was read
+    /// off: a window above it counts towards the slope ([`WindowTally`]).
+    pub fn window_median(&self) -> f64 {
+        f64::from(self.window_median)
+    }
+
+    /// Whether a window's `score` counts towards the length slope.
+    pub fn above_median(&self, score: f64) -> bool {
+        score > self.window_median()
+    }
+
+    /// The score at or above which a text whose windows count as `tally`
+    /// is hostile: the threshold's log-odds plus the length slope times
+    /// `ln` of the windows counted ([`WindowTally::counted`]). The worst of
+    /// many windows is likelier to be high by chance; this keeps a long
+    /// text's false-alarm rate at a short one's
     /// (`guest/detector-training/src/length.rs` measures it).
-    pub fn threshold_for(&self, windows: usize) -> f64 {
-        sigmoid(log_odds(self.threshold()) + self.length_penalty(windows))
+    pub fn threshold_for(&self, tally: WindowTally) -> f64 {
+        sigmoid(log_odds(self.threshold()) + self.length_penalty(tally))
     }
 
-    /// A worst-window score of a text of `windows` windows, brought to the
-    /// scale of one window (the length slope's part taken off): it reaches
-    /// [`Model::threshold`] exactly when the score reaches
-    /// [`Model::threshold_for`]`(windows)`. What the trainer chooses the
+    /// A worst-window score of a text whose windows count as `tally`,
+    /// brought to the scale of one window (the length slope's part taken
+    /// off): it reaches [`Model::threshold`] exactly when the score reaches
+    /// [`Model::threshold_for`]`(tally)`. What the trainer chooses the
     /// threshold on.
-    pub fn one_window_score(&self, score: f64, windows: usize) -> f64 {
-        sigmoid(log_odds(score) - self.length_penalty(windows))
+    pub fn one_window_score(&self, score: f64, tally: WindowTally) -> f64 {
+        sigmoid(log_odds(score) - self.length_penalty(tally))
     }
 
-    /// The log-odds a text of `windows` windows must add (no more than
-    /// [`MAX_PENALISED_WINDOWS`] count).
-    fn length_penalty(&self, windows: usize) -> f64 {
-        self.length_slope() * (windows.clamp(1, MAX_PENALISED_WINDOWS) as f64).ln()
+    /// The log-odds a text whose windows count as `tally` must add.
+    fn length_penalty(&self, tally: WindowTally) -> f64 {
+        self.length_slope() * (tally.counted() as f64).ln()
     }
 
     /// The weight of one bucket.
@@ -334,28 +420,77 @@ mod tests {
 
     #[test]
     fn a_file_round_trips() {
-        let model = toy().with_length_slope(0.75);
+        let model = toy().with_length_slope(0.75, 0.125);
         assert_eq!(Model::from_bytes(&model.to_bytes()), Ok(model));
     }
 
     #[test]
     fn a_longer_text_needs_a_higher_score() {
+        // Every window warm: the bar rises with all of them.
+        let all = |windows| WindowTally {
+            windows,
+            above_median: windows,
+        };
         let flat = toy();
-        assert_eq!(flat.threshold_for(1), 0.5);
-        assert_eq!(flat.threshold_for(40), 0.5);
-        let sloped = toy().with_length_slope(1.0);
-        assert!((sloped.threshold_for(1) - 0.5).abs() < 1e-12);
+        assert_eq!(flat.threshold_for(all(1)), 0.5);
+        assert_eq!(flat.threshold_for(all(40)), 0.5);
+        let sloped = toy().with_length_slope(1.0, 0.1);
+        assert!((sloped.threshold_for(WindowTally::ONE) - 0.5).abs() < 1e-12);
         // Log-odds 0 + ln 9: 9 to 1.
-        assert!((sloped.threshold_for(9) - 0.9).abs() < 1e-12);
-        assert!(sloped.threshold_for(16) > sloped.threshold_for(9));
+        assert!((sloped.threshold_for(all(9)) - 0.9).abs() < 1e-12);
+        assert!(sloped.threshold_for(all(16)) > sloped.threshold_for(all(9)));
         // No higher beyond the cap.
-        assert_eq!(sloped.threshold_for(4000), sloped.threshold_for(16));
+        assert_eq!(
+            sloped.threshold_for(all(4000)),
+            sloped.threshold_for(all(16))
+        );
         let mut negative = toy().to_bytes();
         negative[28..32].copy_from_slice(&(-1.0f32).to_le_bytes());
         assert!(matches!(
             Model::from_bytes(&negative),
             Err(ModelError::Format(_))
         ));
+        let mut median = toy().to_bytes();
+        median[32..36].copy_from_slice(&2.0f32.to_le_bytes());
+        assert!(matches!(
+            Model::from_bytes(&median),
+            Err(ModelError::Format(_))
+        ));
+    }
+
+    #[test]
+    fn only_windows_above_the_median_raise_the_bar() {
+        let sloped = toy().with_length_slope(1.0, 0.1);
+        let tally = |windows, above_median| WindowTally {
+            windows,
+            above_median,
+        };
+        // An ordinary long text, half its windows above the median: the
+        // bar of all its windows.
+        assert_eq!(tally(16, 8).counted(), 16);
+        assert_eq!(
+            sloped.threshold_for(tally(16, 8)),
+            sloped.threshold_for(tally(16, 16))
+        );
+        // One warm window in a cold carrier: `ln 2`, not `ln 16`.
+        assert_eq!(tally(16, 1).counted(), 2);
+        assert!((sloped.threshold_for(tally(16, 1)) - 2.0 / 3.0).abs() < 1e-12);
+        // Never more than the windows read, never under one.
+        assert_eq!(tally(3, 3).counted(), 3);
+        assert_eq!(tally(1, 1).counted(), 1);
+        assert_eq!(tally(16, 0).counted(), 1);
+        assert!(sloped.above_median(0.2) && !sloped.above_median(0.1));
+    }
+
+    #[test]
+    fn a_file_of_the_format_without_the_median_is_refused_by_name() {
+        let mut old = toy().to_bytes();
+        old[..8].copy_from_slice(b"HMINJDT2");
+        let refused = Model::from_bytes(&old);
+        assert!(
+            matches!(&refused, Err(ModelError::Format(why)) if why.contains("format 2")),
+            "{refused:?}"
+        );
     }
 
     #[test]
