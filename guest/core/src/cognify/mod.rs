@@ -1063,6 +1063,62 @@ mod tests {
         }
     }
 
+    #[test]
+    fn labelled_notes_identifiers_and_errors_named_as_practices_are_kept() {
+        for (note, pattern) in [
+            ("Work email: j.ortiz@brightlane.io", "statement.labelled"),
+            ("Company VPN: Cisco AnyConnect.", "statement.labelled"),
+            ("Quote from Smith Roofing: £4,200.", "statement.labelled"),
+            ("Personal mail: ortiz.jo@gmail.com", "statement.labelled"),
+            ("The staging server is stg-01.internal.", "statement.named"),
+            (
+                "For general enquiries use hello@ortizdesign.com.",
+                "statement.named",
+            ),
+            (
+                "Deploy day is Thursday, every week, no exceptions.",
+                "statement.dated",
+            ),
+            (
+                "We use Sentry for error tracking.",
+                "statement.first-person",
+            ),
+            ("Landlord raised the rent by 50 pounds.", "statement.named"),
+            (
+                "I cancelled HelloFresh last month.",
+                "statement.first-person",
+            ),
+        ] {
+            let plan = plan_cognify(note, "Noted.", None, true);
+            let kept: Vec<(&str, &str)> = plan
+                .frames
+                .iter()
+                .map(|f| (f.snippet.as_str(), f.pattern.as_str()))
+                .collect();
+            assert_eq!(
+                kept,
+                [(note, pattern)],
+                "{note:?}: {:?}",
+                read_sentence(note)
+            );
+        }
+        for not_a_fact in [
+            "Status: done.",
+            "Update: feeling much better today!",
+            "Mood: tired but happy.",
+            "Error: connection refused on port 5432.",
+            "I get an error when I run the migration.",
+            "The build fails with errors.",
+            "My script throws when the file is missing.",
+            "Hello there!",
+            "lol",
+            "Lol that was the 2nd time.",
+        ] {
+            let plan = plan_cognify(not_a_fact, "Sure!", None, true);
+            assert!(plan.frames.is_empty(), "{not_a_fact:?}: {:#?}", plan.frames);
+        }
+    }
+
     fn snippets(plan: &CognifyPlan) -> Vec<(&str, Importance)> {
         plan.frames
             .iter()

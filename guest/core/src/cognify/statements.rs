@@ -123,6 +123,10 @@ pub enum Basis {
     /// left unsaid, as in a diary or a note ("Joined PureGym on
     /// Deansgate.", "Learning Spanish on Duolingo.").
     Unsaid,
+    /// A note of a label and its value ("Work email: jo@example.com",
+    /// "Quote from Smith Roofing: £4,200", "Company VPN: Cisco
+    /// AnyConnect"): what the label names, the value says.
+    Labelled,
 }
 
 impl Basis {
@@ -134,6 +138,7 @@ impl Basis {
             Basis::Dated => "statement.dated",
             Basis::Continued => "statement.continued",
             Basis::Unsaid => "statement.unsaid-first-person",
+            Basis::Labelled => "statement.labelled",
         }
     }
 }
@@ -579,7 +584,7 @@ const PLEASANTRY: &str = r"(?ix)\b(?:
     sounds\s+(?:good|great|fine|perfect|like\s+a\s+plan)|fair\s+enough|just\s+(?:kidding|checking|testing|curious|wondering|browsing|looking|chilling|relaxing|hanging\s+out)|
     not\s+(?:much|really|sure|bad)|me\s+too|same\s+here|you\s+too|
     i'm\s+(?:back|here|bored|fine|good|great|ok|okay|alright|well|tired|exhausted|hungry|sleepy|done|ready|confused|lost|curious|excited)\b[\s.!]*$
-)";
+)(?:\b|$)";
 
 /// Request words inside a sentence: the sentence asks the assistant for
 /// something.
@@ -614,7 +619,7 @@ const HELP_CONTEXT: &str = r"(?ix)\b(?:
     (?:i'm|i\s+am|we're|we\s+are|i've\s+been|i\s+was)\s+(?:still\s+)?(?:trying|struggling|stuck|attempting)|
     (?:i|we)\s+(?:tried|keep\s+getting|kept\s+getting|get\s+(?:an?|this|the|some)\s+(?:error|warning|exception))|
     (?:i'm|i\s+am|we're|we\s+are)\s+(?:getting|seeing|hitting)\s+(?:an?|this|the|some|weird|strange)\s+(?:[\w-]+\s+)?(?:warning|warnings|issue|issues|problem|problems|crash|crashes|bug|bugs|message|output|result|behaviou?r)\b|
-    (?:throws|threw|raises|raised|panics|panicked|segfaults|crashes|crashed)\b|
+    (?:throws|threw|panics|panicked|segfaults|crashes|crashed)\b|
     (?:i'm|i\s+am|we're|we\s+are)\s+(?:writing|coding|debugging|implementing|refactoring|testing|compiling)\s+(?:a|an|the|some|this|my)\s|
     confus(?:ed|ing)|how\s+to\b|no\s+idea\s+(?:how|why|what)
 )";
@@ -1542,20 +1547,21 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
     if patterns.conditional.is_match(core) {
         return Reading::Not(NotStatement::Conditional);
     }
-    if (listed(IMPERATIVES, first_lower) && !opens_a_subject(&words_in))
+    let label = label_end(&words_in, core);
+    if (listed(IMPERATIVES, first_lower) && !opens_a_subject(&words_in) && label.is_none())
         || matches!(first_lower, "please" | "pls" | "plz" | "kindly")
         || patterns.request.is_match(core)
         || patterns.imperative_clause.is_match(core)
     {
         return Reading::Not(NotStatement::Request);
     }
-    if patterns.pleasantry.is_match(core) {
+    if says_a_pleasantry(patterns, core) {
         return Reading::Not(NotStatement::ChitChat);
     }
     if words_in.iter().any(|w| listed(SECOND_PERSON, &w.lower)) {
         return Reading::Not(NotStatement::ToAssistant);
     }
-    if patterns.help.is_match(core) || patterns.error_name.is_match(core) {
+    if has_a_problem_at_hand(patterns, core) || patterns.error_name.is_match(core) {
         return Reading::Not(NotStatement::HelpContext);
     }
     // Whose world.
@@ -1576,6 +1582,8 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
         return Reading::Not(NotStatement::ChitChat);
     } else if leaves_its_subject_unsaid(&words_in) {
         Basis::Unsaid
+    } else if label.is_some() {
+        Basis::Labelled
     } else if named {
         Basis::Named
     } else if dated {
@@ -1620,6 +1628,21 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
                 })
         }
         Basis::Named | Basis::Dated => content.len() >= 2 && plain >= 1,
+        // The value says something specific — a name, a number, an
+        // address, a date — or two words that carry meaning: "Company VPN:
+        // Cisco AnyConnect", not "Status: done".
+        Basis::Labelled => {
+            let value: Vec<&&Word<'_>> = content
+                .iter()
+                .filter(|w| label.is_some_and(|end| w.start >= end))
+                .collect();
+            value.len() >= 2
+                || value.iter().any(|w| {
+                    names.contains(&w.start)
+                        || in_date(w)
+                        || w.lower.chars().any(|c| c.is_ascii_digit())
+                })
+        }
     };
     if enough {
         let keep = probe.get(..end).map_or(end, |kept| {
@@ -1630,6 +1653,100 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
     } else {
         Reading::Not(NotStatement::NoContent)
     }
+}
+
+/// Whether `core` tells of a problem at hand ([`HELP_CONTEXT`]). An error
+/// named as a practice or a rule is none: after "no", "without" or "zero"
+/// ("Deploy day is Thursday, no exceptions", "ran without errors"), or
+/// before a word in "-ing" ("We use Sentry for error tracking",
+/// "exception handling"). ("Raised" and "raises" are not in the pattern:
+/// a landlord raises the rent; code that raises names what it raises.)
+fn has_a_problem_at_hand(patterns: &Patterns, core: &str) -> bool {
+    patterns.help.find_iter(core).any(|found| {
+        let noun = found.as_str().to_lowercase();
+        if !matches!(
+            noun.as_str(),
+            "error" | "errors" | "exception" | "exceptions"
+        ) {
+            return true;
+        }
+        let before = words(core.get(..found.start()).unwrap_or_default());
+        let after = words(core.get(found.end()..).unwrap_or_default());
+        let negated = before
+            .last()
+            .is_some_and(|w| matches!(w.lower.as_str(), "no" | "without" | "zero"));
+        let a_practice = core
+            .get(found.end()..)
+            .is_some_and(|tail| tail.starts_with(' '))
+            && after
+                .first()
+                .is_some_and(|w| w.lower.len() > 4 && w.lower.ends_with("ing"));
+        !negated && !a_practice
+    })
+}
+
+/// Whether `core` says a pleasantry ([`PLEASANTRY`]) in its own words,
+/// not inside an address ("hello@ortizdesign.com", "thanks.example").
+fn says_a_pleasantry(patterns: &Patterns, core: &str) -> bool {
+    patterns.pleasantry.find_iter(core).any(|found| {
+        let before = core
+            .get(..found.start())
+            .and_then(|head| head.chars().last());
+        let mut after = core.get(found.end()..).unwrap_or_default().chars();
+        let (next, then) = (after.next(), after.next());
+        let in_an_address = matches!(before, Some('@' | '.'))
+            || next == Some('@')
+            || (next == Some('.') && then.is_some_and(char::is_alphanumeric));
+        !in_an_address
+    })
+}
+
+/// The most words a note's label has ("Work email", "Quote from Smith
+/// Roofing").
+const MAX_LABEL_WORDS: usize = 4;
+
+/// Where the label of a note of a label and its value ends (the byte
+/// offset in `core` after its colon), if the sentence is one: one to
+/// [`MAX_LABEL_WORDS`] words, then a colon and a space, then the value.
+/// The label is a noun phrase — no verb, no question word, no "you" — so
+/// its first word is no instruction even where it could be one ("Quote
+/// from Smith Roofing: £4,200", "Design review: Thursday 10:00").
+fn label_end(words_in: &[Word<'_>], core: &str) -> Option<usize> {
+    let colon = core
+        .char_indices()
+        .zip(core.chars().skip(1))
+        .find(|((_, c), next)| *c == ':' && next.is_whitespace())
+        .map(|((at, _), _)| at)?;
+    let label: Vec<&Word<'_>> = words_in.iter().filter(|w| w.start < colon).collect();
+    let noun_phrase = (1..=MAX_LABEL_WORDS).contains(&label.len())
+        && label.iter().all(|w| {
+            !listed(AUXILIARIES, &w.lower)
+                && !listed(QUESTION_WORDS, &w.lower)
+                && !listed(SECOND_PERSON, &w.lower)
+        });
+    let valued = words_in.iter().any(|w| w.start > colon);
+    (noun_phrase && valued).then_some(colon + 1)
+}
+
+/// Whether a word is an identifier: letters and digits together ("X1",
+/// "stg-01.internal", "BA2490"; not a number with its unit or order,
+/// "5pm", "2nd", "30kg") or a dotted address ("brightlane.io",
+/// "ortiz.jo"). Specific as a name is: what a note of a server, an
+/// account or a model names.
+fn is_identifier(word: &str) -> bool {
+    let letters = word.chars().filter(char::is_ascii_alphabetic).count();
+    let digits = word.chars().filter(char::is_ascii_digit).count();
+    let unit = digits > 0
+        && letters <= 3
+        && word
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
+            .chars()
+            .all(|c| c.is_ascii_alphabetic());
+    let dotted = word.split('.').count() >= 2
+        && word
+            .split('.')
+            .all(|part| part.chars().filter(|c| c.is_alphanumeric()).count() >= 2);
+    (letters > 0 && digits > 0 && !unit) || dotted
 }
 
 /// Whether a sentence opening with a word that is also an imperative verb
@@ -1725,6 +1842,10 @@ fn leaves_its_subject_unsaid(words_in: &[Word<'_>]) -> bool {
 fn named_words(words_in: &[Word<'_>], core: &str) -> Vec<usize> {
     let mut out = Vec::new();
     for (index, word) in words_in.iter().enumerate() {
+        if is_identifier(word.text) {
+            out.push(word.start);
+            continue;
+        }
         let capital = word.text.chars().next().is_some_and(char::is_uppercase);
         if !capital {
             continue;
