@@ -777,6 +777,49 @@ fn a_question_asked_as_i_finds_what_the_agent_wrote_under_the_owners_name() {
     );
 }
 
+/// The question read in the owner's person puts the owner's name in it,
+/// and the cross-encoder is drawn to any memory naming them: "Which city
+/// does Maya's mother live in?" reads "Maya lives in …" as an answer. Where
+/// the question as asked already finds one, in the first person the user
+/// told it in, that answer comes first.
+#[test]
+fn a_question_that_finds_its_answer_as_asked_is_not_read_in_the_owners_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| cli_with_reranker(dir.path(), Some("bge-small-en-v1.5"), args);
+    for text in [
+        "Maya is vegetarian.",
+        "Maya lives in the Lombok neighbourhood of Utrecht, in a small upstairs flat.",
+        "Maya uses VS Code with the Vim keybindings.",
+        "Maya's team lead is Pieter de Vries.",
+        "My mum Ineke lives in Groningen.",
+        "I'm learning Japanese, currently at about JLPT N4.",
+        "Maya's Japanese class is on Monday evenings at the library.",
+    ] {
+        run(&["save", text]);
+    }
+    let first = |query: &str| -> String {
+        let recall: serde_json::Value =
+            serde_json::from_str(&run(&["recall", query, "--json"])).unwrap();
+        recall["memories"][0]["frame"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        first("Which city does my mother live in?"),
+        "My mum Ineke lives in Groningen."
+    );
+    assert_eq!(
+        first("What level is my Japanese at?"),
+        "I'm learning Japanese, currently at about JLPT N4."
+    );
+    // Where the question as asked finds nothing, the reading still does.
+    assert_eq!(
+        first("What kind of diet do I follow?"),
+        "Maya is vegetarian."
+    );
+}
+
 /// A question whose words reach only the older of two statements on one
 /// subject: "What's my on-call duty?" finds "On-call rotation: I'm primary
 /// on weekends." and not the change written months later. Recall looks for

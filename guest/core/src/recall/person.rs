@@ -12,8 +12,9 @@
 //! question's (a memory found by either, ranked by the better, but weighed
 //! by the floor and the answer test at the asked question's cosine), and
 //! the reranker reads each memory against both, the reading counting only
-//! where the reranker is sure of it ([`with_owners_reading`]): the owner's
-//! name in the question draws both models to every memory that names them.
+//! where the reranker is sure of it, and only when the question as asked
+//! found no answer of its own ([`with_owners_reading`]): the owner's name
+//! in the question draws both models to every memory that names them.
 //!
 //! Who the owner is, the memories say ([`owner_name`]): the name that opens
 //! a good share of them as their subject ("Maya is", "Maya's", "User
@@ -46,19 +47,34 @@ pub const READING_SURE_PROBABILITY: f64 = 0.9;
 /// The reranker's logits for the question as asked (`asked`) and as read in
 /// its owner's person (`read`), one per passage, combined: the reading's
 /// where it is sure ([`READING_SURE_PROBABILITY`]) and higher, else the
-/// asked question's. `asked` alone when the lengths differ.
+/// asked question's. `asked` alone when the lengths differ, and when the
+/// question as asked already reads one passage as an answer (more likely
+/// than not): the reading is for a mind that names its owner where the
+/// question says "I", and it puts the owner's name in the question, which
+/// draws the reranker to any memory naming them. "Which city does my
+/// mother live in?" finds "My mum Ineke lives in Groningen." (p 0.92) as
+/// asked; read as "Which city does Maya's mother live in?", "Maya lives in
+/// the Lombok neighbourhood of Utrecht" reaches p 0.99 and went first.
+/// (Measured on the lab's live-loop persona a, 44 → 46 answers first of
+/// 60; b and c, checked after, did not move.)
 ///
 /// ```
 /// use hive_mind_core::recall::with_owners_reading;
 /// // The reading sure of the first passage (σ(4) ≈ 0.98), unsure of the
 /// // second (σ(1) ≈ 0.73): only the first takes it.
 /// assert_eq!(with_owners_reading(&[-5.0, -5.0], &[4.0, 1.0]), vec![4.0, -5.0]);
+/// // The question as asked found an answer (σ(2.5) ≈ 0.92): no reading.
+/// assert_eq!(with_owners_reading(&[2.5, -7.0], &[-6.0, 5.0]), vec![2.5, -7.0]);
 /// ```
 pub fn with_owners_reading(asked: &[f32], read: &[f32]) -> Vec<f32> {
     if asked.len() != read.len() {
         return asked.to_vec();
     }
     let sure = (READING_SURE_PROBABILITY / (1.0 - READING_SURE_PROBABILITY)).ln();
+    // Logit 0: probability one half.
+    if asked.iter().any(|&logit| logit >= 0.0) {
+        return asked.to_vec();
+    }
     asked
         .iter()
         .zip(read)
