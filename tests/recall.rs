@@ -800,10 +800,10 @@ fn a_question_that_finds_its_answer_as_asked_is_not_read_in_the_owners_person() 
     let first = |query: &str| -> String {
         let recall: serde_json::Value =
             serde_json::from_str(&run(&["recall", query, "--json"])).unwrap();
-        recall["memories"][0]["frame"]["content"]
-            .as_str()
+        recalled_contents(&recall)
+            .first()
+            .map(|content| content.to_string())
             .unwrap_or_default()
-            .to_string()
     };
     assert_eq!(
         first("Which city does my mother live in?"),

@@ -40,22 +40,28 @@
 //!    - *addressed to the assistant*: it names "you" or "your" (the
 //!      conversation, not the user's world: "I love your answers");
 //!    - a *help context*: an error, a crash, something not working, "I'm
-//!      trying to", "I'm stuck", "I'm debugging …";
+//!      trying to", "I'm stuck", "I'm debugging …" (an error named as a
+//!      practice or a rule is none: "no exceptions", "error tracking");
 //!    - a *conditional or hedge*: it opens with "if", "unless", "maybe",
 //!      "perhaps", "what if", …;
 //!    - *chit-chat*: greetings, thanks and fillers are first cut from the
 //!      sentence's ends ("Thanks, I live in Oslo now" keeps "I live in
 //!      Oslo now"); a pleasantry left inside it ("happy birthday", "good
-//!      luck") makes it chit-chat; so does a sentence whose subject is a
-//!      pointer to the conversation ("That's great", "It works now").
+//!      luck", a word of its own, not inside another or an address) makes it
+//!      chit-chat; so does a sentence whose subject is a pointer to the
+//!      conversation ("That's great", "It works now").
 //! 3. **Whose world** ([`Basis`]): a *first-person* subject or possessive
 //!    ("I …", "my …", "we …", "our …"); else the first person *left
 //!    unsaid*, as notes and diaries leave it: no subject, and a verb in the
 //!    past or in "-ing" first ("Joined PureGym on Deansgate.", "Learning
 //!    Spanish on Duolingo."), which must then say something specific (a
 //!    name, a number) or two things ("Loving it!", "Worried about
-//!    tomorrow." say nothing);
-//!    else a *name* (a capitalised word that is not the sentence's first
+//!    tomorrow." say nothing); else a *note of a label and its value*
+//!    ("Work email: jo@example.com", "Company VPN: Cisco AnyConnect"),
+//!    whose value must say something specific or two things ("Status:
+//!    done." says nothing);
+//!    else a *name* (an identifier — "stg-01.internal", "BA2490", a dotted
+//!    address —, a capitalised word that is not the sentence's first
 //!    function word, or an entity the extractor finds: "Karim", "Philips",
 //!    "postgres"; the first word, capitalised in every sentence, names only
 //!    when nothing after it does: "Luis leads the team", not "Dentist is
@@ -1611,6 +1617,16 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
         .iter()
         .filter(|w| !in_date(w) && !names.iter().any(|n| n == &w.start))
         .count();
+    // Two words that carry meaning, or one specific one: a name, a number,
+    // a date where `dates_count`.
+    let says_something = |part: &[&&Word<'_>], dates_count: bool| {
+        part.len() >= 2
+            || part.iter().any(|w| {
+                names.contains(&w.start)
+                    || w.lower.chars().any(|c| c.is_ascii_digit())
+                    || (dates_count && in_date(w))
+            })
+    };
     let enough = match basis {
         _ if momentary => plain >= 2,
         Basis::FirstPerson | Basis::Continued => !content.is_empty(),
@@ -1622,10 +1638,7 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
         Basis::Unsaid => {
             let beyond: Vec<&&Word<'_>> =
                 content.iter().filter(|w| w.start != first.start).collect();
-            beyond.len() >= 2
-                || beyond.iter().any(|w| {
-                    names.contains(&w.start) || w.lower.chars().any(|c| c.is_ascii_digit())
-                })
+            says_something(&beyond, false)
         }
         Basis::Named | Basis::Dated => content.len() >= 2 && plain >= 1,
         // The value says something specific — a name, a number, an
@@ -1636,12 +1649,7 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
                 .iter()
                 .filter(|w| label.is_some_and(|end| w.start >= end))
                 .collect();
-            value.len() >= 2
-                || value.iter().any(|w| {
-                    names.contains(&w.start)
-                        || in_date(w)
-                        || w.lower.chars().any(|c| c.is_ascii_digit())
-                })
+            says_something(&value, true)
         }
     };
     if enough {
