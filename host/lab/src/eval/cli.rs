@@ -62,6 +62,12 @@ pub struct TimelinesArgs {
         default_value = "save,cognify,import"
     )]
     pub write_paths: Vec<WritePath>,
+    /// Build each file's minds in this folder (new or empty) and keep them,
+    /// one data directory per file and write path (`DIR/timelines-a-save`),
+    /// to open afterwards with `hive-mind --data-dir`; by default they are
+    /// built in temporary folders and removed.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
     /// Recall without the reranker (default: the configured one).
     #[arg(long)]
     pub no_rerank: bool,
@@ -257,6 +263,7 @@ pub fn run(
                 embedder,
                 &reranking,
                 &progress,
+                args.keep.as_deref(),
             )?;
             if args.json {
                 writeln!(out, "{}", to_json(&report)?)?;

@@ -487,6 +487,7 @@ pub fn evaluate(
     embedder: Arc<dyn Embedder>,
     reranking: &Reranking,
     progress: &Progress,
+    keep: Option<&Path>,
 ) -> Result<TimelinesReport, EvalError> {
     if paths.is_empty() {
         return Err(EvalError::Option(
@@ -507,10 +508,18 @@ pub fn evaluate(
             let tally = tallies.entry(path).or_default();
             let name = file.path.display().to_string();
             progress.working_on(format!("{}: {}", path.name(), file_name(&file.path)));
+            let kept = keep.map(|dir| {
+                let stem = file.path.file_stem().map_or_else(
+                    || "timelines".into(),
+                    |stem| stem.to_string_lossy().into_owned(),
+                );
+                dir.join(format!("{stem}-{}", path.name()))
+            });
             let line = run_path(
                 &name,
                 &file.items,
                 path,
+                kept.as_deref(),
                 &embedder,
                 reranking,
                 tally,
@@ -600,6 +609,7 @@ fn run_path(
     file: &str,
     items: &[Item],
     path: WritePath,
+    keep: Option<&Path>,
     embedder: &Arc<dyn Embedder>,
     reranking: &Reranking,
     tally: &mut PathTally,
@@ -607,7 +617,13 @@ fn run_path(
     problems: &mut Vec<String>,
     progress: &Progress,
 ) -> Result<String, EvalError> {
-    let (_dir, mut engine) = live::fresh_engine(embedder, reranking)?;
+    let (_dir, mut engine) = match keep {
+        Some(dir) => (None, live::kept_engine(dir, embedder, reranking)?),
+        None => {
+            let (dir, engine) = live::fresh_engine(embedder, reranking)?;
+            (Some(dir), engine)
+        }
+    };
     let mut order: Vec<(i64, usize, usize)> = items
         .iter()
         .enumerate()
