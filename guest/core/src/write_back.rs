@@ -448,7 +448,7 @@ const SPECS: &[Spec] = &[
         Strong,
         Important,
         r#"\b(?:call|address)\s+me\s+["'“]?\p{L}"#,
-        r"\bcall\s+me\s+(?:back|later|tomorrow|tonight|today|when|if|after|before|at|on|asap|once|anytime|any|sometime|now|again|maybe|crazy|old-fashioned|whenever|as|in|about|to|up|out|first|right|please|and|or|but|so)\b|\bcall\s+me\s+an?\s+\w+(?:\s+\w+)?\s*,?\s+(?:but|if)\b",
+        r"\bcall\s+me\s+(?:back|later|tomorrow|tonight|today|when|if|after|before|at|on|asap|once|anytime|any|sometime|now|again|maybe|crazy|old-fashioned|whenever|as|in|about|to|up|out|first|right|please|and|or|but|so)\b|\bcall\s+me\s+an?\s+\w+(?:\s+\w+)?\s*,?\s+(?:but|if)\b|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?call\s+me\s+(?:an?|the|my)\s",
     ),
     spec(
         "preference.i-want-you-to",
@@ -1062,6 +1062,11 @@ mod tests {
         none("It's not only fast but also safe.", "");
         none("We use tables in Postgres for that.", "");
         assert_eq!(one("Please call me Sam.", "").pattern, "preference.call-me");
+        // Asked to call the user something: a taxi, not a name.
+        assert!(pattern_write_back("Can you call me a taxi?", "").is_empty());
+        assert!(
+            pattern_write_back("Could you please call me an Uber to the airport?", "").is_empty()
+        );
     }
 
     #[test]

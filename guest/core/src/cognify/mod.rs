@@ -27,7 +27,9 @@
 //!      date, and words that carry content; not a question, a request to
 //!      the assistant, help with a problem at hand, a hedge or chit-chat)
 //!      keeps the sentence as said, without the interjections it opens
-//!      with. "She …" after a kept statement continues it: the two
+//!      with; a *standing instruction* to the assistant ("Never use emojis
+//!      when you write to me.", [`Basis::Standing`]) is kept as the user's
+//!      preference. "She …" after a kept statement continues it: the two
 //!      sentences are one memory. At most [`MAX_STATEMENTS`] an exchange,
 //!      and none from a turn of more than [`PASTE_SENTENCES`] sentences
 //!      that also asks for something (a pasted text, not the user's life).
@@ -75,7 +77,7 @@ mod entities;
 mod explicit;
 mod relations;
 mod repeats;
-mod statements;
+pub mod statements;
 pub(crate) mod vocab;
 
 pub use crate::entity::EntityType;
@@ -460,10 +462,14 @@ type Before = (usize, usize, Option<(usize, usize)>);
 fn user_candidates(user: &str) -> Vec<Candidate> {
     let sentences = located_sentences(user);
     let readings: Vec<Reading> = sentences.iter().map(|(s, _)| read_sentence(s)).collect();
+    // A standing instruction asks too: a long turn of them is a pasted
+    // system prompt ("You are a … Always cite … Never …"), not the user's
+    // life.
     let asks = readings.iter().any(|r| {
         matches!(
             r,
             Reading::Not(NotStatement::Question | NotStatement::Request)
+                | Reading::Statement(Basis::Standing, _)
         )
     });
     let pasted = asks && sentences.len() > PASTE_SENTENCES;
@@ -527,9 +533,16 @@ fn user_candidates(user: &str) -> Vec<Candidate> {
                         before = Some((at, 1, Some((start, end))));
                         continue;
                     }
+                    // A standing instruction is how the user likes the
+                    // assistant to work.
+                    let kind = if basis == Basis::Standing {
+                        CognifyKind::Preference
+                    } else {
+                        CognifyKind::Fact
+                    };
                     out.push(Candidate {
                         speaker: Speaker::User,
-                        kind: CognifyKind::Fact,
+                        kind,
                         snippet: kept.to_string(),
                         pattern: basis.pattern().to_string(),
                         importance: Importance::Normal,
@@ -1033,6 +1046,8 @@ mod tests {
             "Design sync moves to Fridays starting next week.",
             "Dentist is Dr. Kowalczyk on Marszałkowska.",
             "Haircuts at Barber & Co on Mill Lane.",
+            "Doing intermittent fasting 16:8 now.",
+            "Using Zed for everything now.",
         ] {
             let plan = plan_cognify(note, "Noted.", None, true);
             let kept: Vec<&str> = plan.frames.iter().map(|f| f.snippet.as_str()).collect();
@@ -1050,6 +1065,7 @@ mod tests {
             "Doing great!",
             "Went shopping.",
             "Getting there.",
+            "Going well, thanks.",
             "Thinking about it.",
             "Fixed it, thanks!",
             "Worked like a charm.",
@@ -1063,6 +1079,86 @@ mod tests {
         }
     }
 
+    /// How the user wants the assistant to work, said once for every time
+    /// after, is kept as their preference; the same words telling a habit,
+    /// praising the assistant or asking for the task at hand are no
+    /// standing instruction.
+    #[test]
+    fn standing_instructions_to_the_assistant_are_kept_as_preferences() {
+        for instruction in [
+            "I always want dark mode in any UI mockups you make for me.",
+            "Never use emojis when you write to me.",
+            "Always use metric units when you give me recipes.",
+            "From now on, answer me in Dutch.",
+            "Please keep your answers short from now on.",
+            "Don't ever suggest Java to me.",
+            "You should always cite your sources.",
+            "I'd rather you didn't use emojis.",
+            "I prefer that you reply in bullet points.",
+            "In future, remind me to stretch.",
+            "Whenever you suggest restaurants, keep in mind I'm vegan.",
+        ] {
+            let plan = plan_cognify(instruction, "Will do.", None, true);
+            let kept: Vec<(&str, &str)> = plan
+                .frames
+                .iter()
+                .map(|f| (f.content.as_str(), f.pattern.as_str()))
+                .collect();
+            let said = instruction
+                .trim_start_matches("Please ")
+                .trim_end_matches('.');
+            // The write-back patterns know a few of these shapes
+            // ("preference.always-never", "style.keep-it-brief"); the
+            // reading knows them all.
+            assert!(
+                matches!(kept.as_slice(), [(content, _)]
+                    if (content.starts_with("User preference: ")
+                        || content.starts_with("Style note: "))
+                        && content.contains(said)),
+                "{instruction:?}: {kept:?} ({:?})",
+                read_sentence(instruction)
+            );
+            assert!(
+                matches!(
+                    read_sentence(instruction),
+                    Reading::Statement(Basis::Standing, _)
+                ),
+                "{instruction:?}: {:?}",
+                read_sentence(instruction)
+            );
+            assert!(matches!(
+                plan.frames.first().map(|f| f.kind),
+                Some(CognifyKind::Preference | CognifyKind::Style)
+            ));
+        }
+        for not_one in [
+            "Help me write an email, I always struggle with these.",
+            "You always make me laugh.",
+            "Thank you, you always know what to say.",
+            "Do you always answer so fast?",
+            "Could you summarise this article for me?",
+            "Never do that.",
+            "Always happy to help.",
+            "you can never really predict the stock market.",
+            "I'd prefer to not hurt your feelings.",
+            "Don't you think it's late?",
+            "Play Music Never Sleeps on the bedroom speaker.",
+            "Please change the booking to two rooms, my plans are always changing.",
+        ] {
+            assert!(
+                !matches!(
+                    read_sentence(not_one),
+                    Reading::Statement(Basis::Standing, _)
+                ),
+                "{not_one:?}"
+            );
+        }
+    }
+
+    /// Notes of a label and its value, statements naming an identifier,
+    /// errors named as a practice, and the user's own number or address
+    /// given as how to reach them, are kept; a status, an error at hand, a
+    /// request naming "me" are not.
     #[test]
     fn labelled_notes_identifiers_and_errors_named_as_practices_are_kept() {
         for (note, pattern) in [
@@ -1086,6 +1182,14 @@ mod tests {
             ("Landlord raised the rent by 50 pounds.", "statement.named"),
             (
                 "I cancelled HelloFresh last month.",
+                "statement.first-person",
+            ),
+            (
+                "You can reach me on a new number: +44 7700 900456 (the old SIM is dead).",
+                "statement.first-person",
+            ),
+            (
+                "You can find me on Mastodon as @jo@hachyderm.io.",
                 "statement.first-person",
             ),
         ] {
@@ -1113,6 +1217,9 @@ mod tests {
             "Hello there!",
             "lol",
             "Lol that was the 2nd time.",
+            "You can reach me anytime.",
+            "Thanks, you can email me the report.",
+            "Can you call me a taxi?",
         ] {
             let plan = plan_cognify(not_a_fact, "Sure!", None, true);
             assert!(plan.frames.is_empty(), "{not_a_fact:?}: {:#?}", plan.frames);

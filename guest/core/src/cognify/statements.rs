@@ -50,6 +50,17 @@
 //!      luck", a word of its own, not inside another or an address) makes it
 //!      chit-chat; so does a sentence whose subject is a pointer to the
 //!      conversation ("That's great", "It works now").
+//!
+//!    A request, a remark to the assistant, a question or a sentence about
+//!    nothing in particular is still kept when it is a **standing
+//!    instruction** ([`Basis::Standing`]): said to the assistant and meant for
+//!    every time after — a standing word ("always", "never", "from now on",
+//!    "whenever", "by default") that is not a subject's habit ("I always
+//!    struggle with these", "You never disappoint"), or the user's stated
+//!    preference about what the assistant does ("I prefer that you …",
+//!    "I'd rather you …"): "Never use emojis when you write to me.", "I
+//!    always want dark mode in any UI mockups you make for me.", "From now
+//!    on, answer me in Dutch." ([`standing_instruction`]).
 //! 3. **Whose world** ([`Basis`]): a *first-person* subject or possessive
 //!    ("I …", "my …", "we …", "our …"); else the first person *left
 //!    unsaid*, as notes and diaries leave it: no subject, and a verb in the
@@ -133,6 +144,12 @@ pub enum Basis {
     /// "Quote from Smith Roofing: £4,200", "Company VPN: Cisco
     /// AnyConnect"): what the label names, the value says.
     Labelled,
+    /// A standing instruction or preference for how the assistant works
+    /// with the user, said to the assistant and meant for every time after:
+    /// "Never use emojis when you write to me.", "I always want dark mode in
+    /// any UI mockups you make for me.", "From now on, answer me in Dutch."
+    /// ([`standing_instruction`]).
+    Standing,
 }
 
 impl Basis {
@@ -145,6 +162,7 @@ impl Basis {
             Basis::Continued => "statement.continued",
             Basis::Unsaid => "statement.unsaid-first-person",
             Basis::Labelled => "statement.labelled",
+            Basis::Standing => "statement.standing-instruction",
         }
     }
 }
@@ -636,6 +654,16 @@ const ERROR_NAME: &str = r"\b\p{Lu}\w*(?:Error|Exception)\b";
 
 /// A conditional or a hedge opening a sentence: it states no fact.
 const CONDITIONAL: &str = r"(?ix)^(?:if|unless|whether|suppose|supposing|what\s+if|in\s+case|assuming|maybe|perhaps|hopefully|should\s+i|should\s+we|i\s+wonder|imagine|let's\s+say|say\s+that)\b";
+
+/// Words that make a request or a remark to the assistant hold for every
+/// time after, not for the task at hand: "always", "never", "from now on",
+/// "whenever", "by default" ([`standing_instruction`]).
+const STANDING: &str = r"(?ix)\b(?:
+    always|never|whenever|every\s+time|each\s+time|
+    from\s+now\s+on|from\s+here\s+on(?:\s+out)?|going\s+forward|
+    in\s+(?:the\s+)?future|for\s+the\s+future|by\s+default|as\s+a\s+rule|
+    (?:don't|do\s+not)\s+ever|ever\s+again
+)\b";
 
 /// A statement of the moment: "just" after its subject, "today",
 /// "tonight", "right now".
@@ -1243,6 +1271,7 @@ struct Patterns {
     conditional: Regex,
     momentary: Regex,
     error_name: Regex,
+    standing: Regex,
 }
 
 static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
@@ -1260,6 +1289,7 @@ static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
         conditional: Regex::new(CONDITIONAL).ok()?,
         momentary: Regex::new(MOMENTARY).ok()?,
         error_name: Regex::new(ERROR_NAME).ok()?,
+        standing: Regex::new(STANDING).ok()?,
     })
 });
 
@@ -1519,8 +1549,277 @@ fn explicit_parts(patterns: &Patterns, probe: &str, from: usize, to: usize) -> R
     }
 }
 
-/// Read a sentence with no request words.
+/// Read a sentence with no request words: as a statement of the user's
+/// world ([`read_plain`]), else, where that reads a request, a remark to
+/// the assistant, a question or nothing in particular, as a standing
+/// instruction ([`standing_instruction`]).
 fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
+    let reading = read_plain(patterns, probe);
+    match reading {
+        Reading::Not(
+            NotStatement::Request
+            | NotStatement::ToAssistant
+            | NotStatement::Question
+            | NotStatement::NoSubject
+            | NotStatement::NoContent,
+        ) => standing_instruction(patterns, probe, &reading)
+            .or_else(|| how_to_reach_the_user(probe))
+            .unwrap_or(reading),
+        reading => reading,
+    }
+}
+
+/// Verbs of reaching someone: "You can reach me on …".
+const REACHING: &[&str] = &[
+    "reach", "call", "contact", "email", "e-mail", "text", "message", "find", "ring", "phone",
+    "mail", "ping", "dm",
+];
+
+/// "You can reach me on +44 7700 900456", "You can call me Sam", "You can
+/// find me on Mastodon as @jo": said to the assistant, yet a statement of
+/// the user's own number, address or name ([`Basis::FirstPerson`]). The
+/// shape: "you" and "can", "could" or "may", a verb of reaching
+/// ([`REACHING`]) and "me", then something specific (a digit, an
+/// identifier, a capitalised name).
+fn how_to_reach_the_user(probe: &str) -> Option<Reading> {
+    let all = words(probe);
+    let you = all
+        .iter()
+        .position(|w| matches!(w.lower.as_str(), "you" | "u"))?;
+    let shape = |offset: usize| all.get(you + offset).map(|w| w.lower.as_str());
+    let modal = matches!(shape(1), Some("can" | "could" | "may"));
+    let (verb, me) = if shape(2) == Some("always") {
+        (shape(3), shape(4))
+    } else {
+        (shape(2), shape(3))
+    };
+    if !modal || !verb.is_some_and(|v| listed(REACHING, v)) || me != Some("me") {
+        return None;
+    }
+    let start = all.get(you)?.start;
+    let after_me = all.iter().skip(you + 3);
+    let specific = after_me.clone().any(|w| {
+        w.text.chars().any(|c| c.is_ascii_digit())
+            || is_identifier(w.text)
+            || (w.text.chars().next().is_some_and(char::is_uppercase)
+                && !listed(STOP_WORDS, &w.lower))
+    });
+    if !specific {
+        return None;
+    }
+    let end = probe
+        .trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}' || c == ',')
+        .len();
+    Some(Reading::Statement(
+        Basis::FirstPerson,
+        (start, end.max(start)),
+    ))
+}
+
+/// Subjects that make a standing word ("always", "never") tell what
+/// someone does, not what the assistant should: "I always struggle with
+/// these", "You always make me laugh", "We never deploy on Fridays". After
+/// the user's own "I" or "we" the word still makes a standing preference
+/// when a verb of wanting follows it ([`STANDING_WANTS`]).
+const STANDING_SUBJECTS: &[&str] = &[
+    "i", "i've", "i'd", "i'll", "i'm", "we", "we've", "we'd", "we'll", "we're", "you", "you're",
+    "you've", "you'll", "you'd", "he", "she", "it", "they", "people", "everyone",
+];
+
+/// Verbs of wanting: "I always want dark mode …", "I never need the
+/// long version".
+const STANDING_WANTS: &[&str] = &["want", "wanna", "prefer", "like", "need", "expect"];
+
+/// Verbs of a preference that holds without a standing word: "I prefer
+/// that you reply in bullet points", "I'd rather you didn't use emojis".
+const PREFERRING: &[&str] = &["prefer", "rather"];
+
+/// Whether `probe`, which [`read_plain`] read as `plain` (a request, a
+/// remark to the assistant, a question, or nothing in particular), is a
+/// standing instruction ([`Basis::Standing`]): how the assistant should
+/// work with the user from now on, which a memory exists to keep. Read from
+/// the sentence's shape:
+///
+/// - it is **said to the assistant**: a request ("Please keep your answers
+///   short from now on."), a sentence naming it ("… any UI mockups you make
+///   for me"), or one that opens with its standing word, an imperative
+///   after it ("Always use metric units.", "From now on, answer me in
+///   Dutch.", "Don't ever suggest Java to me."); a question only as a polite
+///   request ("Could you always cite your sources?", not "Do you always
+///   …?");
+/// - it holds for **every time after**: a standing word ([`STANDING`]) not
+///   told of a subject's habit ([`STANDING_SUBJECTS`]: "I always struggle
+///   with these", "You always make me laugh"), unless the user's own "I" or
+///   "we" wants it ("I always want …"); or the user's stated preference
+///   about the assistant ("I prefer that you …", "I'd rather you …");
+/// - it **says something**: two words that carry meaning besides the
+///   standing words ("Never do that." says nothing).
+fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Option<Reading> {
+    let all = words(probe);
+    let (mut start, end) = core_range(probe, &all);
+    // The reading of statements cuts a leading "you" as in "thank you";
+    // here it is the assistant, addressed: "You should always …".
+    if let Some(at) = all.iter().position(|w| w.start == start)
+        && let Some(before) = at.checked_sub(1).and_then(|i| all.get(i))
+        && listed(SECOND_PERSON, &before.lower)
+        && at
+            .checked_sub(2)
+            .and_then(|i| all.get(i))
+            .is_none_or(|w| w.lower != "thank")
+    {
+        start = before.start;
+    }
+    let core = probe.get(start..end)?;
+    let words_in = words(core);
+    let first = words_in.first()?.lower.as_str();
+    let second = words_in.get(1).map(|w| w.lower.as_str());
+    let asked = probe
+        .trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}')
+        .trim_end_matches(['"', '\'', ')', ']', '\u{201D}', '»'])
+        .ends_with(['?', '？']);
+    let polite_request = matches!(first, "can" | "could" | "would")
+        && second.is_some_and(|s| s == "you" || s == "u");
+    let told = !asked
+        && (listed(SECOND_PERSON, first)
+            || (matches!(first, "don't" | "dont") && !second.is_some_and(is_a_subject)));
+    if (asked || *plain == Reading::Not(NotStatement::Question)) && !polite_request && !told {
+        return None;
+    }
+    // Whether a standing word at `at` tells of its subject's habit or
+    // ability: just after the subject ("I always struggle", "You never
+    // disappoint") or after the subject and an auxiliary ("you can never
+    // predict", "my plans are always changing"), but not after "should" or
+    // "must" ("You should always cite …"), and not after "you" that follows
+    // a modal, a polite request's ("Can you always …").
+    let word_at = |index: Option<usize>| index.and_then(|i| words_in.get(i));
+    let subject_before = |at: usize| {
+        let Some(index) = words_in
+            .iter()
+            .rposition(|w| w.start < at && w.start + w.text.len() + 2 >= at)
+        else {
+            return false;
+        };
+        let before = word_at(Some(index)).map_or("", |w| w.lower.as_str());
+        let earlier = word_at(index.checked_sub(1)).map_or("", |w| w.lower.as_str());
+        if listed(STANDING_SUBJECTS, before) {
+            return !listed(AUXILIARIES, earlier);
+        }
+        (listed(AUXILIARIES, before) || matches!(before, "are" | "'re" | "am"))
+            && !matches!(before, "should" | "must" | "shall")
+            && (listed(STANDING_SUBJECTS, earlier) || earlier.ends_with('s'))
+    };
+    let wanted_after = |at: usize| {
+        words_in
+            .iter()
+            .find(|w| w.start >= at)
+            .is_some_and(|w| listed(STANDING_WANTS, &w.lower))
+    };
+    // A standing word capitalised inside the sentence is a name's ("Play
+    // Music Never Sleeps"); in capitals, it is stressed ("You must ALWAYS
+    // …").
+    let marks: Vec<regex::Match<'_>> = patterns
+        .standing
+        .find_iter(core)
+        .filter(|m| {
+            let mut letters = m.as_str().chars().filter(|c| c.is_alphabetic());
+            let title = letters.next().is_some_and(char::is_uppercase)
+                && letters.next().is_some_and(char::is_lowercase);
+            m.start() == 0 || !title
+        })
+        .collect();
+    let standing_mark = marks.iter().find(|m| {
+        !subject_before(m.start())
+            || (words_in
+                .iter()
+                .rev()
+                .find(|w| w.start < m.start())
+                .is_some_and(|w| listed(FIRST_PERSON, &w.lower))
+                && wanted_after(m.end()))
+    });
+    // "I prefer that you …", "I'd rather you …", "We prefer it when you
+    // …": the user's preference about what the assistant does ("I'd prefer
+    // to not hurt your feelings" is about the user's own doing).
+    let first_person_preference = words_in
+        .first()
+        .is_some_and(|w| listed(FIRST_PERSON, &w.lower) && w.lower != "me")
+        && words_in.iter().enumerate().any(|(index, w)| {
+            listed(PREFERRING, &w.lower)
+                && words_in
+                    .iter()
+                    .skip(index + 1)
+                    .take(3)
+                    .any(|w| matches!(w.lower.as_str(), "you" | "u"))
+        });
+    let to_the_assistant = words_in.iter().any(|w| listed(SECOND_PERSON, &w.lower));
+    // "Always use …", "From now on, answer …": the standing word opens the
+    // sentence and an imperative follows it ("Always happy to help." is
+    // none).
+    let opens_an_imperative = marks.first().is_some_and(|m| {
+        m.start() == 0
+            && words_in
+                .iter()
+                .find(|w| w.start >= m.end())
+                .is_some_and(|w| listed(IMPERATIVES, &w.lower) || w.lower == "be")
+    });
+    let for_the_user = words_in
+        .iter()
+        .any(|w| matches!(w.lower.as_str(), "me" | "us"));
+    let said_to_the_assistant = matches!(
+        plain,
+        Reading::Not(NotStatement::Request | NotStatement::ToAssistant)
+    ) || polite_request
+        || to_the_assistant
+        || for_the_user
+        || opens_an_imperative
+        || matches!(first, "don't" | "dont");
+    let standing = standing_mark.is_some() || (first_person_preference && to_the_assistant);
+    if !(said_to_the_assistant && standing) {
+        return None;
+    }
+    // What the instruction is about: words of the conversation count here
+    // ("keep your answers short"), function words and the standing words
+    // do not ("Never do that.").
+    let content = words_in
+        .iter()
+        .filter(|w| {
+            w.lower.chars().count() > 1
+                && !listed(STOP_WORDS, &w.lower)
+                && !listed(SECOND_PERSON, &w.lower)
+                && !listed(INTERJECTIONS, &w.lower)
+                && !listed(PREFERRING, &w.lower)
+                && !listed(STANDING_WANTS, &w.lower)
+        })
+        .filter(|w| {
+            !marks
+                .iter()
+                .any(|m| w.start >= m.start() && w.start < m.end())
+        })
+        .count();
+    if content < 2 {
+        return None;
+    }
+    let keep = probe.get(..end).map_or(end, |kept| {
+        kept.trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}' || c == ',')
+            .len()
+    });
+    Some(Reading::Statement(
+        Basis::Standing,
+        (start, keep.max(start)),
+    ))
+}
+
+/// Whether a word is a pronoun that can open a clause as its subject:
+/// "Don't you …" asks, "Don't ever …" tells.
+fn is_a_subject(word: &str) -> bool {
+    matches!(
+        word,
+        "you" | "u" | "we" | "they" | "i" | "he" | "she" | "it" | "that" | "this"
+    )
+}
+
+/// Read a sentence with no request words as a statement of the user's
+/// world, or say why it is none.
+fn read_plain(patterns: &Patterns, probe: &str) -> Reading {
     let all = words(probe);
     if all.is_empty() {
         return Reading::Not(NotStatement::NoContent);
@@ -1644,6 +1943,7 @@ fn read_statement(patterns: &Patterns, probe: &str) -> Reading {
         // The value says something specific — a name, a number, an
         // address, a date — or two words that carry meaning: "Company VPN:
         // Cisco AnyConnect", not "Status: done".
+        Basis::Standing => content.len() >= 2,
         Basis::Labelled => {
             let value: Vec<&&Word<'_>> = content
                 .iter()
@@ -1826,8 +2126,12 @@ fn leaves_its_subject_unsaid(words_in: &[Word<'_>]) -> bool {
         return false;
     };
     let word = first.lower.as_str();
+    // The short "-ing" verbs a note opens with ("Doing intermittent fasting
+    // 16:8 now.", "Using Zed for everything."), which the length rule below
+    // leaves out with "thing", "king" and "ring".
+    let short_progressive = matches!(word, "doing" | "going" | "using");
     if !word.chars().all(char::is_alphabetic)
-        || listed(STOP_WORDS, word)
+        || (listed(STOP_WORDS, word) && !short_progressive)
         || listed(INTERJECTIONS, word)
         || listed(SMALL_TALK, word)
     {
@@ -1836,7 +2140,8 @@ fn leaves_its_subject_unsaid(words_in: &[Word<'_>]) -> bool {
     let letters = word.chars().count();
     let past = listed(IRREGULAR_PAST, word)
         || (letters >= 5 && word.ends_with("ed") && !word.ends_with("eed"));
-    let progressive = letters >= 6 && word.ends_with("ing") && !word.ends_with("thing");
+    let progressive =
+        short_progressive || (letters >= 6 && word.ends_with("ing") && !word.ends_with("thing"));
     let verb_next = words_in
         .get(1)
         .is_some_and(|next| listed(AUXILIARIES, &next.lower));
