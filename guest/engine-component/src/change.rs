@@ -50,7 +50,7 @@ use crate::calibration;
 use crate::exports::hive::mind::memory::{RecallNote, RecallNoteKind};
 use hive_mind_store::audit::AiInteraction;
 
-use crate::hive::mind::types::{Frame, FrameRef, MemoryStatus, Mind};
+use crate::hive::mind::types::{Frame, FrameRef, Mind};
 use crate::hive::mind::{embedder, llm};
 use crate::store;
 
@@ -386,16 +386,6 @@ pub fn order_recalled(
     memories
 }
 
-/// Whether a stored frame stands as written: not replaced, merged,
-/// archived or quarantined.
-fn stands(frame: &Frame) -> bool {
-    frame.superseded_by.is_none()
-        && frame.valid_to.is_none()
-        && frame.merged_into.is_none()
-        && frame.status == MemoryStatus::Active
-        && !store::quarantined(frame)
-}
-
 /// Whether the memory of `mind` nearest to the vector of frame `id`
 /// (itself aside) is `older`: a later statement is brought in only for
 /// the memory it is closest to, so in a mind of many statements alike
@@ -520,7 +510,7 @@ fn with_successors(
         // search of `nearest_is` runs only until one candidate holds.
         let mut candidates: Vec<(&Frame, &Vec<f32>, RankedMemory, Placement)> = found
             .iter()
-            .filter(|frame| stands(frame))
+            .filter(|frame| store::stands(frame))
             .filter_map(|frame| {
                 let (_, vector) = found_vectors.iter().find(|(id, _)| *id == frame.ref_.id)?;
                 let newer = successor_memory(

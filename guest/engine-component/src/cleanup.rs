@@ -18,7 +18,7 @@ use hive_mind_core::cleanup::{CleanupFrame, CleanupReason, plan_cleanup};
 use crate::exports::hive::mind::memory::{
     CleanupCandidate, CleanupOptions, CleanupReason as WitReason, CleanupReport, Error,
 };
-use crate::hive::mind::types::{FrameRef, Importance, MemoryStatus};
+use crate::hive::mind::types::{FrameRef, Importance};
 use crate::save::{store_error, whole_mind};
 use crate::store;
 use crate::store::importance_in as importance_from_wit;
@@ -33,10 +33,7 @@ pub fn cleanup_frames(options: CleanupOptions) -> Result<CleanupReport, Error> {
             id: frame.ref_.id,
             content: frame.content.clone(),
             importance: importance_from_wit(frame.importance),
-            live: frame.valid_to.is_none()
-                && frame.superseded_by.is_none()
-                && frame.status == MemoryStatus::Active
-                && !store::quarantined(frame),
+            live: store::stands(frame),
         })
         .collect();
     let plan = plan_cleanup(&inputs);

@@ -544,16 +544,10 @@ pub fn list_flagged(mind: Mind, limit: u32) -> Result<Vec<FlaggedMemory>> {
 /// ([`crate::saved_graph::link_frames`]). A memory released from recall's
 /// scan was never quarantined: its write did both already.
 pub fn release(memory: FrameRef) -> Result<Frame> {
-    let (released, was_quarantined) = store::read(&memory.mind, |store| {
-        let was_quarantined = store
-            .get_frames(&[memory.id])?
-            .first()
-            .is_some_and(native::Frame::quarantined);
-        Ok((store.release_frame(memory.id)?, was_quarantined))
-    })
-    .map_err(storage)?;
-    let frame = store::frame_out(&released);
-    if !was_quarantined {
+    let released =
+        store::read(&memory.mind, |store| store.release_frame(memory.id)).map_err(storage)?;
+    let frame = store::frame_out(&released.frame);
+    if !released.was_quarantined {
         return Ok(frame);
     }
     let vectors = store::frame_vectors(&memory.mind, &[memory.id]).map_err(storage)?;

@@ -299,6 +299,19 @@ pub fn quarantined(frame: &Frame) -> bool {
         .is_some_and(|screening| screening.quarantined)
 }
 
+/// Whether a stored frame stands as written: not replaced or closed, not
+/// merged or archived, not held back by the write-time screen
+/// ([`quarantined`]). Only such a frame answers for itself: it may replace
+/// another, be replaced, or be retired by cleanup. (The store's own frame
+/// type says the same, `hive_mind_store::types::Frame::stands`.)
+pub fn stands(frame: &Frame) -> bool {
+    frame.superseded_by.is_none()
+        && frame.valid_to.is_none()
+        && frame.merged_into.is_none()
+        && frame.status == MemoryStatus::Active
+        && !quarantined(frame)
+}
+
 /// A stored frame as recall ranks it (`hive_mind_core::recall::FrameInfo`),
 /// at `distance` hops from the query's entities when the graph reaches it.
 pub fn frame_info(frame: &Frame, distance: Option<u32>) -> hive_mind_core::recall::FrameInfo {

@@ -88,16 +88,6 @@ fn limit_of(limit: u32) -> Result<u32> {
     Ok(limit)
 }
 
-/// Whether a memory is current: valid now, active, not merged away, not
-/// held back by the write-time screen.
-fn is_current(frame: &native::Frame) -> bool {
-    frame.valid_to.is_none()
-        && frame.superseded_by.is_none()
-        && frame.merged_into.is_none()
-        && frame.status == native::MemoryStatus::Active
-        && !frame.quarantined()
-}
-
 /// Whether a memory speaks of the mind's owner: the first person, or "the
 /// user" as an agent writes it.
 fn about_owner(text: &str) -> bool {
@@ -157,7 +147,8 @@ fn statements(
     thresholds: Option<ChangeThresholds>,
     frames: Vec<native::Frame>,
 ) -> native::StoreResult<Statements> {
-    let (mut current, mut history): (Vec<_>, Vec<_>) = frames.into_iter().partition(is_current);
+    let (mut current, mut history): (Vec<_>, Vec<_>) =
+        frames.into_iter().partition(native::Frame::stands);
     history.retain(|frame| frame.superseded_by.is_some() || frame.valid_to.is_some());
     current.truncate(PAGE_MEMORIES);
     history.truncate(PAGE_MEMORIES.saturating_sub(current.len()));

@@ -103,6 +103,16 @@ pub struct Merged {
     pub originals: Vec<Frame>,
 }
 
+/// The outcome of a release.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Released {
+    /// The memory, as stored now.
+    pub frame: Frame,
+    /// Whether the write-time screen had quarantined it (else it was held
+    /// back by recall's scan only, and its write already did the rest).
+    pub was_quarantined: bool,
+}
+
 /// Where a memory came from and what it is tied to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
@@ -350,7 +360,7 @@ impl MindStore {
     /// ([`super::slots::quarantine_changed_in`]): its slot's timeline is
     /// chained with it, and a correction closes the version it corrects.
     /// Releasing a memory already released is [`StoreError::InvalidInput`].
-    pub fn release_frame(&mut self, id: u64) -> StoreResult<Frame> {
+    pub fn release_frame(&mut self, id: u64) -> StoreResult<Released> {
         let mind = self.mind.clone();
         let tx = self
             .conn
@@ -366,6 +376,7 @@ impl MindStore {
             "UPDATE memory_frames SET released_at = ?2, quarantined = 0 WHERE id = ?1",
             params![id, now()],
         )?;
+        let was_quarantined = before.as_ref().is_some_and(|before| before.quarantined);
         if let Some(before) = before.filter(|before| before.quarantined) {
             super::slots::quarantine_changed_in(&tx, id, before.slot.as_deref(), false)?;
         }
@@ -377,7 +388,10 @@ impl MindStore {
         )?;
         let frame = existing(&tx, &mind, id)?;
         tx.commit()?;
-        Ok(frame)
+        Ok(Released {
+            frame,
+            was_quarantined,
+        })
     }
 
     /// The frames its owner may have to review as likely injections, in id

@@ -228,6 +228,18 @@ impl Frame {
             .as_ref()
             .is_some_and(|screening| screening.quarantined)
     }
+
+    /// Whether it stands as written: not replaced or closed, not merged or
+    /// archived, not held back by the write-time screen. Only such a frame
+    /// is current: the wiki's pages state it, its older versions are their
+    /// history.
+    pub fn stands(&self) -> bool {
+        self.superseded_by.is_none()
+            && self.valid_to.is_none()
+            && self.merged_into.is_none()
+            && self.status == MemoryStatus::Active
+            && !self.quarantined()
+    }
 }
 
 /// The injection detector's verdict on a frame's text, as stored.

@@ -196,6 +196,8 @@ fn release_is_once_and_logged_with_the_hash() {
     );
     let store = minds.mind(&Mind::Personal).unwrap();
     let released = store.release_frame(id).unwrap();
+    assert!(released.was_quarantined);
+    let released = released.frame;
     assert!(released.released_at.is_some());
     assert!(matches!(
         store.release_frame(id),

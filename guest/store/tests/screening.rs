@@ -34,7 +34,7 @@ fn every_write_carries_its_verdict_and_a_hostile_one_is_quarantined() {
 
     // The owner releases it: quarantine lifted for good, the score kept.
     let store = minds.mind(&Mind::Personal).unwrap();
-    let released = store.release_frame(hostile.frame_ref.id).unwrap();
+    let released = store.release_frame(hostile.frame_ref.id).unwrap().frame;
     let after = released.screening.unwrap();
     assert!(!after.quarantined && after.score == verdict.score);
     // The verdict survives a read back from the file.
@@ -233,4 +233,18 @@ fn the_review_reads_only_quarantined_and_unscreened_frames() {
         .map(|f| f.frame_ref.id)
         .collect();
     assert_eq!(after, vec![old.frame_ref.id]);
+    // A release says whether the write-time screen had held it back: the
+    // hostile one, yes; one released from recall's scan only, no.
+    assert!(
+        store
+            .release_frame(hostile.frame_ref.id)
+            .unwrap()
+            .was_quarantined
+    );
+    assert!(
+        !store
+            .release_frame(ordinary.frame_ref.id)
+            .unwrap()
+            .was_quarantined
+    );
 }
