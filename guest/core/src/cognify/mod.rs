@@ -77,7 +77,7 @@ mod entities;
 mod explicit;
 mod relations;
 mod repeats;
-pub mod statements;
+mod statements;
 pub(crate) mod vocab;
 
 pub use crate::entity::EntityType;
@@ -1048,6 +1048,9 @@ mod tests {
             "Haircuts at Barber & Co on Mill Lane.",
             "Doing intermittent fasting 16:8 now.",
             "Using Zed for everything now.",
+            "Had the boiler serviced by British Gas.",
+            "Had to cancel the Porto trip.",
+            "Had my flu jab at Boots this morning.",
         ] {
             let plan = plan_cognify(note, "Noted.", None, true);
             let kept: Vec<&str> = plan.frames.iter().map(|f| f.snippet.as_str()).collect();
@@ -1066,6 +1069,8 @@ mod tests {
             "Went shopping.",
             "Getting there.",
             "Going well, thanks.",
+            "Had a great time!",
+            "Had a nap.",
             "Thinking about it.",
             "Fixed it, thanks!",
             "Worked like a charm.",

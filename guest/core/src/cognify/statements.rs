@@ -1839,7 +1839,7 @@ fn read_plain(patterns: &Patterns, probe: &str) -> Reading {
     };
     let first_lower = first.lower.as_str();
     let second_lower = words_in.get(1).map(|w| w.lower.as_str());
-    if listed(AUXILIARIES, first_lower) {
+    if listed(AUXILIARIES, first_lower) && !opens_with_had(&words_in) {
         return Reading::Not(NotStatement::Question);
     }
     if listed(QUESTION_WORDS, first_lower)
@@ -2116,6 +2116,21 @@ const IRREGULAR_PAST: &[&str] = &crate::words::joined::<
     { crate::words::total_len(&[crate::change::PAST_ACTIONS, OTHER_IRREGULAR_PAST]) },
 >(&[crate::change::PAST_ACTIONS, OTHER_IRREGULAR_PAST]);
 
+/// Whether a note opens with "had" and what was had or had to be done,
+/// its subject left unsaid ("Had my flu jab this morning.", "Had the
+/// boiler serviced.", "Had to cancel the Porto trip."): not the auxiliary
+/// of a question ("Had you heard?" ends in a question mark and is read
+/// before; "Had I known, …" names its subject).
+fn opens_with_had(words_in: &[Word<'_>]) -> bool {
+    words_in.first().is_some_and(|w| w.lower == "had")
+        && words_in.get(1).is_some_and(|w| {
+            matches!(
+                w.lower.as_str(),
+                "my" | "our" | "a" | "an" | "the" | "to" | "some" | "his" | "her" | "their"
+            )
+        })
+}
+
 /// Whether a sentence leaves its subject, the first person, unsaid, as a
 /// diary or a note does: it opens with a verb in the past ("Joined …",
 /// "Gave up …", "Ordered …"; a word in "-ed" or a common irregular past) or
@@ -2125,6 +2140,9 @@ fn leaves_its_subject_unsaid(words_in: &[Word<'_>]) -> bool {
     let Some(first) = words_in.first() else {
         return false;
     };
+    if opens_with_had(words_in) {
+        return true;
+    }
     let word = first.lower.as_str();
     // The short "-ing" verbs a note opens with ("Doing intermittent fasting
     // 16:8 now.", "Using Zed for everything."), which the length rule below
