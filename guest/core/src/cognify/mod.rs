@@ -1102,6 +1102,7 @@ mod tests {
             "I prefer that you reply in bullet points.",
             "In future, remind me to stretch.",
             "Whenever you suggest restaurants, keep in mind I'm vegan.",
+            "Please make sure your answers are always short.",
         ] {
             let plan = plan_cognify(instruction, "Will do.", None, true);
             let kept: Vec<(&str, &str)> = plan
@@ -1149,6 +1150,7 @@ mod tests {
             "Don't you think it's late?",
             "Play Music Never Sleeps on the bedroom speaker.",
             "Please change the booking to two rooms, my plans are always changing.",
+            "Your answers are always too long.",
         ] {
             assert!(
                 !matches!(

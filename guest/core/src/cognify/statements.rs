@@ -1690,8 +1690,19 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
     // disappoint") or after the subject and an auxiliary ("you can never
     // predict", "my plans are always changing"), but not after "should" or
     // "must" ("You should always cite …"), and not after "you" that follows
-    // a modal, a polite request's ("Can you always …").
+    // a modal, a polite request's ("Can you always …"). Inside a request,
+    // a subject, an auxiliary and a standing word describe what is asked
+    // for ("Please make sure your answers are always short."), unless a
+    // verb in "-ing" follows: a habit told beside the request ("… as my
+    // plans are always changing").
+    let requested = *plain == Reading::Not(NotStatement::Request);
     let word_at = |index: Option<usize>| index.and_then(|i| words_in.get(i));
+    let progressive_after = |at: usize| {
+        words_in
+            .iter()
+            .find(|w| w.start > at)
+            .is_some_and(|w| w.lower.len() > 4 && w.lower.ends_with("ing"))
+    };
     let subject_before = |at: usize| {
         let Some(index) = words_in
             .iter()
@@ -1707,6 +1718,7 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
         (listed(AUXILIARIES, before) || matches!(before, "are" | "'re" | "am"))
             && !matches!(before, "should" | "must" | "shall")
             && (listed(STANDING_SUBJECTS, earlier) || earlier.ends_with('s'))
+            && (!requested || progressive_after(at))
     };
     let wanted_after = |at: usize| {
         words_in
