@@ -1549,6 +1549,24 @@ fn explicit_parts(patterns: &Patterns, probe: &str, from: usize, to: usize) -> R
     }
 }
 
+/// Whether the sentence ends in a question mark (before closing quotes and
+/// brackets).
+fn ends_in_a_question_mark(probe: &str) -> bool {
+    probe
+        .trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}')
+        .trim_end_matches(['"', '\'', ')', ']', '\u{201D}', '»'])
+        .ends_with(['?', '？'])
+}
+
+/// Where a kept statement ends: at `end`, less the spaces and a trailing
+/// comma before it.
+fn kept_end(probe: &str, end: usize) -> usize {
+    probe.get(..end).map_or(end, |kept| {
+        kept.trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}' || c == ',')
+            .len()
+    })
+}
+
 /// Read a sentence with no request words: as a statement of the user's
 /// world ([`read_plain`]), else, where that reads a request, a remark to
 /// the assistant, a question or nothing in particular, as a standing
@@ -1597,8 +1615,7 @@ fn how_to_reach_the_user(probe: &str) -> Option<Reading> {
         return None;
     }
     let start = all.get(you)?.start;
-    let after_me = all.iter().skip(you + 3);
-    let specific = after_me.clone().any(|w| {
+    let specific = all.iter().skip(you + 3).any(|w| {
         w.text.chars().any(|c| c.is_ascii_digit())
             || is_identifier(w.text)
             || (w.text.chars().next().is_some_and(char::is_uppercase)
@@ -1607,9 +1624,7 @@ fn how_to_reach_the_user(probe: &str) -> Option<Reading> {
     if !specific {
         return None;
     }
-    let end = probe
-        .trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}' || c == ',')
-        .len();
+    let end = kept_end(probe, probe.len());
     Some(Reading::Statement(
         Basis::FirstPerson,
         (start, end.max(start)),
@@ -1673,10 +1688,7 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
     let words_in = words(core);
     let first = words_in.first()?.lower.as_str();
     let second = words_in.get(1).map(|w| w.lower.as_str());
-    let asked = probe
-        .trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}')
-        .trim_end_matches(['"', '\'', ')', ']', '\u{201D}', '»'])
-        .ends_with(['?', '？']);
+    let asked = ends_in_a_question_mark(probe);
     let polite_request = matches!(first, "can" | "could" | "would")
         && second.is_some_and(|s| s == "you" || s == "u");
     let told = !asked
@@ -1697,12 +1709,8 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
     // plans are always changing").
     let requested = *plain == Reading::Not(NotStatement::Request);
     let word_at = |index: Option<usize>| index.and_then(|i| words_in.get(i));
-    let progressive_after = |at: usize| {
-        words_in
-            .iter()
-            .find(|w| w.start > at)
-            .is_some_and(|w| w.lower.len() > 4 && w.lower.ends_with("ing"))
-    };
+    // The first word from byte `at` of the core on.
+    let word_from = |at: usize| words_in.iter().find(|w| w.start >= at);
     let subject_before = |at: usize| {
         let Some(index) = words_in
             .iter()
@@ -1718,13 +1726,8 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
         (listed(AUXILIARIES, before) || matches!(before, "are" | "'re" | "am"))
             && !matches!(before, "should" | "must" | "shall")
             && (listed(STANDING_SUBJECTS, earlier) || earlier.ends_with('s'))
-            && (!requested || progressive_after(at))
-    };
-    let wanted_after = |at: usize| {
-        words_in
-            .iter()
-            .find(|w| w.start >= at)
-            .is_some_and(|w| listed(STANDING_WANTS, &w.lower))
+            && (!requested
+                || word_from(at + 1).is_some_and(|w| w.lower.len() > 4 && w.lower.ends_with("ing")))
     };
     // A standing word capitalised inside the sentence is a name's ("Play
     // Music Never Sleeps"); in capitals, it is stressed ("You must ALWAYS
@@ -1746,7 +1749,7 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
                 .rev()
                 .find(|w| w.start < m.start())
                 .is_some_and(|w| listed(FIRST_PERSON, &w.lower))
-                && wanted_after(m.end()))
+                && word_from(m.end()).is_some_and(|w| listed(STANDING_WANTS, &w.lower)))
     });
     // "I prefer that you …", "I'd rather you …", "We prefer it when you
     // …": the user's preference about what the assistant does ("I'd prefer
@@ -1768,10 +1771,7 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
     // none).
     let opens_an_imperative = marks.first().is_some_and(|m| {
         m.start() == 0
-            && words_in
-                .iter()
-                .find(|w| w.start >= m.end())
-                .is_some_and(|w| listed(IMPERATIVES, &w.lower) || w.lower == "be")
+            && word_from(m.end()).is_some_and(|w| listed(IMPERATIVES, &w.lower) || w.lower == "be")
     });
     let for_the_user = words_in
         .iter()
@@ -1810,10 +1810,7 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
     if content < 2 {
         return None;
     }
-    let keep = probe.get(..end).map_or(end, |kept| {
-        kept.trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}' || c == ',')
-            .len()
-    });
+    let keep = kept_end(probe, end);
     Some(Reading::Statement(
         Basis::Standing,
         (start, keep.max(start)),
@@ -1836,10 +1833,7 @@ fn read_plain(patterns: &Patterns, probe: &str) -> Reading {
     if all.is_empty() {
         return Reading::Not(NotStatement::NoContent);
     }
-    let question = probe
-        .trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}')
-        .trim_end_matches(['"', '\'', ')', ']', '\u{201D}', '»'])
-        .ends_with(['?', '？']);
+    let question = ends_in_a_question_mark(probe);
     if question {
         return Reading::Not(NotStatement::Question);
     }
@@ -1955,7 +1949,6 @@ fn read_plain(patterns: &Patterns, probe: &str) -> Reading {
         // The value says something specific — a name, a number, an
         // address, a date — or two words that carry meaning: "Company VPN:
         // Cisco AnyConnect", not "Status: done".
-        Basis::Standing => content.len() >= 2,
         Basis::Labelled => {
             let value: Vec<&&Word<'_>> = content
                 .iter()
@@ -1963,12 +1956,11 @@ fn read_plain(patterns: &Patterns, probe: &str) -> Reading {
                 .collect();
             says_something(&value, true)
         }
+        // Read by `standing_instruction` alone, never chosen above.
+        Basis::Standing => content.len() >= 2,
     };
     if enough {
-        let keep = probe.get(..end).map_or(end, |kept| {
-            kept.trim_end_matches(|c: char| c.is_whitespace() || c == '\u{0}' || c == ',')
-                .len()
-        });
+        let keep = kept_end(probe, end);
         Reading::Statement(basis, (start, keep.max(start)))
     } else {
         Reading::Not(NotStatement::NoContent)
