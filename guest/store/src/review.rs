@@ -376,8 +376,9 @@ impl MindStore {
             "UPDATE memory_frames SET released_at = ?2, quarantined = 0 WHERE id = ?1",
             params![id, now()],
         )?;
-        let was_quarantined = before.as_ref().is_some_and(|before| before.quarantined);
-        if let Some(before) = before.filter(|before| before.quarantined) {
+        let quarantined = before.filter(|before| before.quarantined);
+        let was_quarantined = quarantined.is_some();
+        if let Some(before) = quarantined {
             super::slots::quarantine_changed_in(&tx, id, before.slot.as_deref(), false)?;
         }
         log_review(

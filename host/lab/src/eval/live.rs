@@ -262,7 +262,7 @@ pub fn read_file(path: &Path) -> Result<String, EvalError> {
 
 /// A fresh engine over a new temporary data directory (deleted when the
 /// returned guard is dropped), with the embedder and reranker measured.
-pub fn fresh_engine(
+fn fresh_engine(
     embedder: &Arc<dyn Embedder>,
     reranking: &Reranking,
 ) -> Result<(tempfile::TempDir, EngineRuntime), EvalError> {
@@ -281,7 +281,7 @@ pub fn fresh_engine(
 /// An engine over `dir`, a data directory that is kept: it must not exist
 /// yet, or be empty (a mind is never written over), with the embedder and
 /// reranker measured.
-pub fn kept_engine(
+fn kept_engine(
     dir: &Path,
     embedder: &Arc<dyn Embedder>,
     reranking: &Reranking,
@@ -299,6 +299,23 @@ pub fn kept_engine(
         Arc::clone(embedder),
         Arc::clone(&reranking.reranker),
     )?)
+}
+
+/// An engine over `keep` when given ([`kept_engine`]), else over a fresh
+/// temporary data directory ([`fresh_engine`], whose guard comes back with
+/// it), with the embedder and reranker measured.
+pub fn engine_in(
+    keep: Option<&Path>,
+    embedder: &Arc<dyn Embedder>,
+    reranking: &Reranking,
+) -> Result<(Option<tempfile::TempDir>, EngineRuntime), EvalError> {
+    match keep {
+        Some(dir) => Ok((None, kept_engine(dir, embedder, reranking)?)),
+        None => {
+            let (dir, engine) = fresh_engine(embedder, reranking)?;
+            Ok((Some(dir), engine))
+        }
+    }
 }
 
 /// The frames a write produced, as far as the call says: save and cognify

@@ -539,13 +539,7 @@ pub fn evaluate(
     keep: Option<&Path>,
 ) -> Result<LiveLoopReport, EvalError> {
     progress.set_total((persona.events.len() + persona.questions.len()) as u64);
-    let (_dir, mut engine) = match keep {
-        Some(dir) => (None, live::kept_engine(dir, &embedder, reranking)?),
-        None => {
-            let (dir, engine) = live::fresh_engine(&embedder, reranking)?;
-            (Some(dir), engine)
-        }
-    };
+    let (_dir, mut engine) = live::engine_in(keep, &embedder, reranking)?;
     let mut order: Vec<&Event> = persona.events.iter().collect();
     order.sort_by_key(|event| event.at);
     let mut writes = Writes::default();

@@ -617,13 +617,7 @@ fn run_path(
     problems: &mut Vec<String>,
     progress: &Progress,
 ) -> Result<String, EvalError> {
-    let (_dir, mut engine) = match keep {
-        Some(dir) => (None, live::kept_engine(dir, embedder, reranking)?),
-        None => {
-            let (dir, engine) = live::fresh_engine(embedder, reranking)?;
-            (Some(dir), engine)
-        }
-    };
+    let (_dir, mut engine) = live::engine_in(keep, embedder, reranking)?;
     let mut order: Vec<(i64, usize, usize)> = items
         .iter()
         .enumerate()
