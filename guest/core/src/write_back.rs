@@ -29,6 +29,14 @@
 //!    - *pleasantries*: in a sentence with "thanks", "hello", "bye", "see
 //!      you", … only *strong* patterns may fire (a weak one such as "I like …
 //!      better" in "Thanks, I like it better now!" is chatter).
+//!    - *the answer at hand, someone else's likes*: a preference or style
+//!      pattern yields nothing for a request scoped to the present task
+//!      ("for this email", "just this once", "the second option you gave")
+//!      that has no standing word ("always", "from now on", "for all my
+//!      reports", [`STANDING`]), nor for a sentence telling another person's
+//!      likes ("My boss always wants reports in bullet points"), nor for
+//!      the user's own plan ("From now on I'm going to the gym every
+//!      morning"): none is how the user likes things from now on.
 //!    - sentences longer than [`MAX_SENTENCE_CHARS`] are skipped (a wall of
 //!      text without a full stop is a log or code, not a statement).
 //! 3. **Match** the pattern table in order; the *first* pattern that applies
@@ -735,22 +743,230 @@ const CONDITIONAL: &str = r"(?i)^(?:if|unless|whether|suppose|supposing|what\s+i
 /// A question that is a request to the assistant.
 const REQUEST: &str = r"(?i)^(?:please\s+)?(?:can|could|would|will)\s+you\b";
 
-/// The guard regexes: topic chatter, pleasantry, conditional, request.
-static GUARDS: LazyLock<Option<[Regex; 4]>> = LazyLock::new(|| {
+/// Words that make a request or a remark to the assistant hold for every
+/// time after, not for the task at hand: "always", "never", "from now on",
+/// "whenever", "by default", and a scope over every case ("in general",
+/// "for all my reports", "in everything you write"; not "in all .rs
+/// files", a set of things at hand, nor thanks "for all your help"). Cognify's statement reading finds
+/// standing instructions by them too.
+pub(crate) const STANDING: &str = r"(?ix)\b(?:
+    always|never|whenever|every\s+time|each\s+time|
+    from\s+now\s+on|from\s+here\s+on(?:\s+out)?|going\s+forward|
+    in\s+(?:the\s+)?future|for\s+the\s+future|by\s+default|as\s+a\s+rule|
+    (?:don't|do\s+not)\s+ever|ever\s+again|
+    in\s+general|generally|(?:in|for|on)\s+(?:everything|anything)|
+    (?:in|on)\s+(?:all|every|any|each)\s+(?:of\s+)?(?:my|our|your)|
+    for\s+(?:all|every|any|each)\s+(?:of\s+)?(?:my|our)|
+    (?:everything|anything)\s+(?:you|u)
+)\b";
+
+/// A request scoped to what is at hand, not to every time after: "just
+/// this once", "for now", "for this comparison", "give me that list as a
+/// table", "the second option you gave", "make the last part bold". A
+/// preference or a style note holds for later turns; a sentence that points
+/// at the present task or at the assistant's last answer (a demonstrative
+/// or an ordinal before a noun, "you gave", "of the two") asks for this
+/// answer only.
+const AT_HAND: &str = r"(?ix)
+    \b(?:just\s+|only\s+)?this\s+(?:once|time)\b
+  | \b(?:for\s+now|for\s+the\s+moment|right\s+now|for\s+today)\b
+  | \b(?:this|these)\s+(?:one|ones|\p{L}{3,})\b
+  | \b(?:for|in|on|of|into|to|with|from|make|give\s+me|put|turn|format|rewrite|redo|write)\s+(?:that|those)\s+(?:one|ones|\p{L}{3,})\b
+  | \bthe\s+(?:first|second|third|fourth|fifth|last|next|previous|other|latter|former|top|bottom|final|opening|closing)\s+(?:one|ones|\p{L}{3,})\b
+  | \b(?:you|u)\s+(?:just\s+)?(?:gave|suggested|proposed|wrote|sent|showed|offered|mentioned|listed|shared|drafted|recommended|came\s+up\s+with)\b
+  | \b(?:of|between)\s+the\s+(?:two|three|four|options|versions|drafts)\b
+";
+
+/// The words after "this" or "these" that do not make it point at a thing
+/// at hand: a verb ("this is"), a pronoun ("this I know"), a word of time
+/// ("this week": a plan, not a request).
+const NOT_AT_HAND_AFTER_THIS: &[&str] = &[
+    "is",
+    "was",
+    "are",
+    "were",
+    "will",
+    "would",
+    "should",
+    "could",
+    "can",
+    "has",
+    "have",
+    "had",
+    "does",
+    "did",
+    "means",
+    "seems",
+    "sounds",
+    "looks",
+    "works",
+    "makes",
+    "helps",
+    "way",
+    "kind",
+    "sort",
+    "type",
+    "style",
+    "format",
+    "week",
+    "weekend",
+    "month",
+    "year",
+    "morning",
+    "evening",
+    "afternoon",
+    "summer",
+    "winter",
+    "spring",
+    "autumn",
+    "fall",
+    "project",
+    "company",
+    "team",
+    "job",
+    "chat",
+    "conversation",
+    "workspace",
+    "repo",
+    "repository",
+    "codebase",
+];
+
+/// A sentence about someone else's likes: "My boss always wants reports in
+/// bullet points.", "Sarah prefers tea.", "Our team uses tabs." It tells a
+/// fact about them (the statement reading keeps it), not how the user
+/// likes things. The subject is a possessed noun or a name, and a verb of
+/// liking or using follows it in the third person.
+const SOMEONE_ELSES: &str = r"(?x)^
+    (?:(?i:and|but|also|so|well|oh)\s*,?\s+)?
+    (?:
+        (?i:my|our|his|her|their)\s+(?:\p{L}[\p{L}'-]*\s+){1,2}
+        (?:(?i:always|never|usually|often|really|also|only|generally|still|just|normally|typically|mostly)\s+)?
+        (?i:wants?|prefers?|likes?|loves?|hates?|needs?|expects?|uses?|asks?\s+for|insists?\s+on|
+            wanted|preferred|liked|loved|hated|needed|expected|used\s+to|asked\s+for|insisted\s+on)
+      | \p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?(?:'s\s+\p{L}+)?\s+
+        (?:(?i:always|never|usually|often|really|also|only|generally|still|just|normally|typically|mostly)\s+)?
+        (?i:wants|prefers|likes|loves|hates|needs|expects|uses|asks\s+for|insists\s+on|
+            wanted|preferred|liked|loved|hated|needed|expected|asked\s+for|insisted\s+on)
+    )\b
+";
+
+/// A plan of the user's own for every time after: "From now on I'm going
+/// to the gym every morning.", "Going forward, we deploy on Tuesdays." The
+/// standing words open it, a first-person subject follows them, and the
+/// word after the subject is captured: a verb of wanting there ("From now
+/// on I want …", [`WANTING`]) makes it a preference after all, and so does
+/// the assistant named anywhere in the sentence.
+const OWN_PLAN: &str = r"(?ix)^
+    (?:(?:and|but|also|so|ok|okay)\s*,?\s+)?
+    (?:from\s+now\s+on|going\s+forward|henceforth|from\s+here\s+on(?:\s+out)?|in\s+(?:the\s+)?future)
+    \s*,?\s+(?:i|we)(?:'m|'ll|'ve|'d|\s+am|\s+will|\s+are|'re|\s+have|\s+shall)?
+    \s+(\p{L}+)";
+
+/// Verbs of wanting after "from now on I": the sentence is a preference.
+const WANTING: &[&str] = &[
+    "want", "wanna", "prefer", "like", "need", "expect", "would", "rather",
+];
+
+/// The words after "my" or "our" that make a sentence the user's own
+/// preference ("My favourite editor is …", "My go-to is …").
+const OWN_LIKING: &[&str] = &[
+    "favourite",
+    "favorite",
+    "preferred",
+    "go-to",
+    "name",
+    "pronouns",
+];
+
+/// The guard regexes: topic chatter, pleasantry, conditional, request,
+/// standing word, at hand, someone else's, own plan.
+static GUARDS: LazyLock<Option<[Regex; 8]>> = LazyLock::new(|| {
     Some([
         Regex::new(TOPIC_CHATTER).ok()?,
         Regex::new(PLEASANTRY).ok()?,
         Regex::new(CONDITIONAL).ok()?,
         Regex::new(REQUEST).ok()?,
+        Regex::new(STANDING).ok()?,
+        Regex::new(AT_HAND).ok()?,
+        Regex::new(SOMEONE_ELSES).ok()?,
+        Regex::new(OWN_PLAN).ok()?,
     ])
 });
+
+/// The guards that tell a preference pattern's sentence is none
+/// ([`not_the_users_standing_preference`]).
+struct NoPreference<'a> {
+    standing: &'a Regex,
+    at_hand: &'a Regex,
+    someone_elses: &'a Regex,
+    own_plan: &'a Regex,
+}
+
+/// Whether a sentence is no preference of the user's even when a
+/// preference or style pattern matches it: it asks for what is at hand
+/// ([`AT_HAND`]) with no standing word, it tells someone else's likes
+/// ([`SOMEONE_ELSES`]), or it is the user's own plan ([`OWN_PLAN`]).
+fn not_the_users_standing_preference(probe: &str, guards: &NoPreference<'_>) -> bool {
+    let NoPreference {
+        standing,
+        at_hand,
+        someone_elses,
+        own_plan,
+    } = guards;
+    let lower = probe.to_lowercase();
+    let names_the_assistant = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "you" | "your" | "u"));
+    if !names_the_assistant
+        && let Some(verb) = own_plan.captures(probe).and_then(|c| c.get(1))
+        && !WANTING.contains(&verb.as_str().to_lowercase().as_str())
+    {
+        return true;
+    }
+    let pointing = at_hand.find_iter(probe).any(|m| {
+        let after = m
+            .as_str()
+            .split_whitespace()
+            .last()
+            .unwrap_or_default()
+            .to_lowercase();
+        let demonstrative = m
+            .as_str()
+            .split_whitespace()
+            .any(|w| matches!(w.to_lowercase().as_str(), "this" | "these"));
+        !(demonstrative && NOT_AT_HAND_AFTER_THIS.contains(&after.as_str()))
+    });
+    if pointing && !standing.is_match(probe) {
+        return true;
+    }
+    someone_elses.find(probe).is_some_and(|m| {
+        let possessed = m.as_str().split_whitespace().nth(1).unwrap_or_default();
+        !OWN_LIKING.contains(&possessed.to_lowercase().as_str())
+    })
+}
 
 /// The candidate one sentence yields, if any.
 fn classify(sentence: &str, turn: Turn) -> Option<WriteBackCandidate> {
     if sentence.chars().count() > MAX_SENTENCE_CHARS {
         return None;
     }
-    let [topic, pleasantry, conditional, request] = GUARDS.as_ref()?;
+    let [
+        topic,
+        pleasantry,
+        conditional,
+        request,
+        standing,
+        at_hand,
+        someone_elses,
+        own_plan,
+    ] = GUARDS.as_ref()?;
+    let guards = NoPreference {
+        standing,
+        at_hand,
+        someone_elses,
+        own_plan,
+    };
     let probe: String = sentence
         .chars()
         .map(|c| match c {
@@ -766,6 +982,8 @@ fn classify(sentence: &str, turn: Turn) -> Option<WriteBackCandidate> {
         .ends_with(['?', '？']);
     let is_request = request.is_match(&probe);
     let has_pleasantry = pleasantry.is_match(&probe);
+    let not_a_preference =
+        std::cell::LazyCell::new(|| not_the_users_standing_preference(&probe, &guards));
     PATTERNS.iter().find_map(|p| {
         let spec = p.spec;
         if !spec.from.allows(turn) {
@@ -781,6 +999,11 @@ fn classify(sentence: &str, turn: Turn) -> Option<WriteBackCandidate> {
             return None;
         }
         if !p.regex.is_match(&probe) || p.except.as_ref().is_some_and(|e| e.is_match(&probe)) {
+            return None;
+        }
+        if matches!(spec.kind, WriteBackKind::Style | WriteBackKind::Preference)
+            && *not_a_preference
+        {
             return None;
         }
         Some(WriteBackCandidate {
@@ -907,6 +1130,49 @@ mod tests {
     fn none(user: &str, assistant: &str) {
         let found = pattern_write_back(user, assistant);
         assert!(found.is_empty(), "{found:#?}");
+    }
+
+    /// A style or preference pattern does not fire on a request for the
+    /// answer at hand or on someone else's likes, and still fires for the
+    /// same words said for every time after.
+    #[test]
+    fn requests_at_hand_and_others_likes_are_no_preferences() {
+        for said in [
+            "Use a table for this comparison, please.",
+            "Just this once, skip the explanation.",
+            "I prefer the second option you gave.",
+            "I'd rather go with the cheaper hotel of the two.",
+            "Give me that list as a table.",
+            "Use markdown headings for this document.",
+            "My boss always wants reports in bullet points.",
+            "Sarah prefers using bullet points.",
+            "From now on I'm going to the gym every morning.",
+        ] {
+            none(said, "");
+        }
+        for (said, pattern) in [
+            ("Use a table for comparisons from now on.", "style.format"),
+            (
+                "Use markdown headings in everything you write.",
+                "style.format",
+            ),
+            ("I prefer this style of answer.", "preference.i-prefer"),
+            ("My favourite editor is Helix.", "preference.my-favourite"),
+            (
+                "Always use bullet points for status updates.",
+                "style.bullets",
+            ),
+            (
+                "From now on I want replies in Dutch.",
+                "preference.from-now-on",
+            ),
+            (
+                "From now on, I'd like you to double-check dates.",
+                "preference.from-now-on",
+            ),
+        ] {
+            assert_eq!(one(said, "").pattern, pattern, "{said:?}");
+        }
     }
 
     #[test]

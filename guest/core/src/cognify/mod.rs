@@ -1103,6 +1103,9 @@ mod tests {
             "In future, remind me to stretch.",
             "Whenever you suggest restaurants, keep in mind I'm vegan.",
             "Please make sure your answers are always short.",
+            "When you write code for me, use tabs.",
+            "Use British spelling in everything you write for me.",
+            "Keep your answers under 200 words in general.",
         ] {
             let plan = plan_cognify(instruction, "Will do.", None, true);
             let kept: Vec<(&str, &str)> = plan
@@ -1151,6 +1154,12 @@ mod tests {
             "Play Music Never Sleeps on the bedroom speaker.",
             "Please change the booking to two rooms, my plans are always changing.",
             "Your answers are always too long.",
+            "When you get a chance, send me the file.",
+            "When you send the report, copy Ana.",
+            "Always a pleasure talking to you.",
+            "Can you write a bash one-liner to count lines in all .rs files?",
+            "Thank you very much for all your help.",
+            "Please confirm, playing Pretty When You Cry on the TV.",
         ] {
             assert!(
                 !matches!(
@@ -1159,6 +1168,41 @@ mod tests {
                 ),
                 "{not_one:?}"
             );
+        }
+    }
+
+    /// A preference or style pattern's words asking for the answer at hand
+    /// ("for this email", "the second option you gave") or telling someone
+    /// else's likes keep no preference: the request is nothing to keep, the
+    /// other person's likes a fact about them.
+    #[test]
+    fn requests_for_the_answer_at_hand_and_others_likes_are_no_preferences() {
+        for (said, kept) in [
+            ("Use a table for this comparison, please.", None),
+            (
+                "Just this once, skip the explanation and give me the code.",
+                None,
+            ),
+            ("I prefer the second option you gave.", None),
+            ("For this email, keep it brief.", None),
+            ("Write this reply in German.", None),
+            (
+                "My boss always wants reports in bullet points.",
+                Some(CognifyKind::Fact),
+            ),
+            // The same words for every time after stay preferences.
+            (
+                "Use a table for comparisons from now on.",
+                Some(CognifyKind::Style),
+            ),
+            (
+                "For all my reports, use bullet points.",
+                Some(CognifyKind::Style),
+            ),
+        ] {
+            let plan = plan_cognify(said, "Sure.", None, true);
+            let kinds: Vec<CognifyKind> = plan.frames.iter().map(|f| f.kind).collect();
+            assert_eq!(kinds, kept.into_iter().collect::<Vec<_>>(), "{said:?}");
         }
     }
 

@@ -602,7 +602,7 @@ const PLEASANTRY: &str = r"(?ix)\b(?:
     see\s+(?:you|ya)|talk\s+(?:to\s+you\s+)?(?:soon|later|tomorrow)|good\s+night|take\s+care|bye|goodbye|good-bye|
     have\s+a\s+(?:nice|good|great|lovely|wonderful)|happy\s+(?:birthday|new\s+year|holidays|friday|monday|weekend|easter|thanksgiving)|
     merry\s+christmas|congrats|congratulations|how\s+are\s+you|how's\s+it\s+going|what's\s+up|
-    nice\s+to\s+meet|you're\s+welcome|no\s+worries|no\s+problem|never\s+mind|nevermind|
+    nice\s+to\s+meet|you're\s+welcome|(?:a|such\s+a)\s+(?:pleasure|joy|treat|delight)\b|no\s+worries|no\s+problem|never\s+mind|nevermind|
     lol|lmao|haha+|hehe|omg|wtf|brb|ttyl|gn|gm|
     ^i\s+(?:see|agree|disagree|understand|get\s+it|got\s+it|know\s+right)\b[\s.!,]*$|makes\s+sense|
     sounds\s+(?:good|great|fine|perfect|like\s+a\s+plan)|fair\s+enough|just\s+(?:kidding|checking|testing|curious|wondering|browsing|looking|chilling|relaxing|hanging\s+out)|
@@ -654,16 +654,6 @@ const ERROR_NAME: &str = r"\b\p{Lu}\w*(?:Error|Exception)\b";
 
 /// A conditional or a hedge opening a sentence: it states no fact.
 const CONDITIONAL: &str = r"(?ix)^(?:if|unless|whether|suppose|supposing|what\s+if|in\s+case|assuming|maybe|perhaps|hopefully|should\s+i|should\s+we|i\s+wonder|imagine|let's\s+say|say\s+that)\b";
-
-/// Words that make a request or a remark to the assistant hold for every
-/// time after, not for the task at hand: "always", "never", "from now on",
-/// "whenever", "by default" ([`standing_instruction`]).
-const STANDING: &str = r"(?ix)\b(?:
-    always|never|whenever|every\s+time|each\s+time|
-    from\s+now\s+on|from\s+here\s+on(?:\s+out)?|going\s+forward|
-    in\s+(?:the\s+)?future|for\s+the\s+future|by\s+default|as\s+a\s+rule|
-    (?:don't|do\s+not)\s+ever|ever\s+again
-)\b";
 
 /// A statement of the moment: "just" after its subject, "today",
 /// "tonight", "right now".
@@ -1289,7 +1279,7 @@ static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
         conditional: Regex::new(CONDITIONAL).ok()?,
         momentary: Regex::new(MOMENTARY).ok()?,
         error_name: Regex::new(ERROR_NAME).ok()?,
-        standing: Regex::new(STANDING).ok()?,
+        standing: Regex::new(crate::write_back::STANDING).ok()?,
     })
 });
 
@@ -1645,6 +1635,40 @@ const STANDING_SUBJECTS: &[&str] = &[
 /// long version".
 const STANDING_WANTS: &[&str] = &["want", "wanna", "prefer", "like", "need", "expect"];
 
+/// Verbs of a one-off moment after "when you": "When you get a chance",
+/// "when you finish", "when you're back".
+const ONCE_VERBS: &[&str] = &[
+    "get",
+    "got",
+    "finish",
+    "finished",
+    "arrive",
+    "come",
+    "go",
+    "wake",
+    "hear",
+    "see",
+    "find",
+    "return",
+    "start",
+    "leave",
+    "reach",
+    "read",
+    "said",
+    "say",
+    "asked",
+    "mentioned",
+    "told",
+];
+
+/// Words after "when you <verb>" that make its object particular, a thing
+/// at hand ("when you send the file", "when you write it"), not a kind.
+const PARTICULAR: &[&str] = &[
+    "the", "this", "that", "these", "those", "it", "its", "a", "an", "my", "our", "his", "her",
+    "their", "them", "him", "back", "done", "ready", "up", "around", "home", "here", "there",
+    "free", "time", "out", "in",
+];
+
 /// Verbs of a preference that holds without a standing word: "I prefer
 /// that you reply in bullet points", "I'd rather you didn't use emojis".
 const PREFERRING: &[&str] = &["prefer", "rather"];
@@ -1662,7 +1686,7 @@ const PREFERRING: &[&str] = &["prefer", "rather"];
 ///   Dutch.", "Don't ever suggest Java to me."); a question only as a polite
 ///   request ("Could you always cite your sources?", not "Do you always
 ///   …?");
-/// - it holds for **every time after**: a standing word ([`STANDING`]) not
+/// - it holds for **every time after**: a standing word ([`crate::write_back::STANDING`]) not
 ///   told of a subject's habit ([`STANDING_SUBJECTS`]: "I always struggle
 ///   with these", "You always make me laugh"), unless the user's own "I" or
 ///   "we" wants it ("I always want …"); or the user's stated preference
@@ -1694,7 +1718,31 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
     let told = !asked
         && (listed(SECOND_PERSON, first)
             || (matches!(first, "don't" | "dont") && !second.is_some_and(is_a_subject)));
-    if (asked || *plain == Reading::Not(NotStatement::Question)) && !polite_request && !told {
+    // "When you suggest recipes, …", "… whenever you give me numbers": a
+    // condition over every time the assistant does a kind of thing, its
+    // object said in general ("When you send the file, …" is once, and so
+    // is "When you get a chance, …").
+    let generic_condition = words_in.windows(4).any(|window| {
+        let [when, you, verb, object] = window else {
+            return false;
+        };
+        // In capitals it is a title's ("Pretty When You Cry").
+        let capital = |text: &str| text.chars().next().is_some_and(char::is_uppercase);
+        matches!(when.lower.as_str(), "when" | "whenever")
+            && matches!(you.lower.as_str(), "you" | "u")
+            && !capital(you.text)
+            && (when.start == 0 || !capital(when.text))
+            && !listed(AUXILIARIES, &verb.lower)
+            && !listed(ONCE_VERBS, &verb.lower)
+            && !listed(PARTICULAR, &object.lower)
+    });
+    // "When you write code for me, use tabs." opens like a question and
+    // tells.
+    if (asked || *plain == Reading::Not(NotStatement::Question))
+        && !polite_request
+        && !told
+        && (asked || !generic_condition)
+    {
         return None;
     }
     // Whether a standing word at `at` tells of its subject's habit or
@@ -1784,7 +1832,9 @@ fn standing_instruction(patterns: &Patterns, probe: &str, plain: &Reading) -> Op
         || for_the_user
         || opens_an_imperative
         || matches!(first, "don't" | "dont");
-    let standing = standing_mark.is_some() || (first_person_preference && to_the_assistant);
+    let standing = standing_mark.is_some()
+        || generic_condition
+        || (first_person_preference && to_the_assistant);
     if !(said_to_the_assistant && standing) {
         return None;
     }
