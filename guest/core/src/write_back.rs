@@ -871,9 +871,11 @@ const OWN_PLAN: &str = r"(?ix)^
     \s+(\p{L}+)";
 
 /// Verbs of wanting after "from now on I": the sentence is a preference.
-const WANTING: &[&str] = &[
-    "want", "wanna", "prefer", "like", "need", "expect", "would", "rather",
-];
+/// The statement reading's verbs of wanting, and the conditional's words
+/// ("From now on I would like …", "… I'd rather …").
+const WANTING: &[&str] = &crate::words::joined::<
+    { crate::words::total_len(&[crate::cognify::STANDING_WANTS, &["would", "rather"]]) },
+>(&[crate::cognify::STANDING_WANTS, &["would", "rather"]]);
 
 /// The words after "my" or "our" that make a sentence the user's own
 /// preference ("My favourite editor is …", "My go-to is …").

@@ -1633,7 +1633,7 @@ const STANDING_SUBJECTS: &[&str] = &[
 
 /// Verbs of wanting: "I always want dark mode …", "I never need the
 /// long version".
-const STANDING_WANTS: &[&str] = &["want", "wanna", "prefer", "like", "need", "expect"];
+pub(crate) const STANDING_WANTS: &[&str] = &["want", "wanna", "prefer", "like", "need", "expect"];
 
 /// Verbs of a one-off moment after "when you": "When you get a chance",
 /// "when you finish", "when you're back".
