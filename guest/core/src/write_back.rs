@@ -743,6 +743,10 @@ const CONDITIONAL: &str = r"(?i)^(?:if|unless|whether|suppose|supposing|what\s+i
 /// A question that is a request to the assistant.
 const REQUEST: &str = r"(?i)^(?:please\s+)?(?:can|could|would|will)\s+you\b";
 
+/// Verbs of wanting: "I always want dark mode …", "I never need the
+/// long version". The statement reading uses them after a standing word too.
+pub(crate) const STANDING_WANTS: &[&str] = &["want", "wanna", "prefer", "like", "need", "expect"];
+
 /// Words that make a request or a remark to the assistant hold for every
 /// time after, not for the task at hand: "always", "never", "from now on",
 /// "whenever", "by default", and a scope over every case ("in general",
@@ -874,8 +878,8 @@ const OWN_PLAN: &str = r"(?ix)^
 /// The statement reading's verbs of wanting, and the conditional's words
 /// ("From now on I would like …", "… I'd rather …").
 const WANTING: &[&str] = &crate::words::joined::<
-    { crate::words::total_len(&[crate::cognify::STANDING_WANTS, &["would", "rather"]]) },
->(&[crate::cognify::STANDING_WANTS, &["would", "rather"]]);
+    { crate::words::total_len(&[STANDING_WANTS, &["would", "rather"]]) },
+>(&[STANDING_WANTS, &["would", "rather"]]);
 
 /// The words after "my" or "our" that make a sentence the user's own
 /// preference ("My favourite editor is …", "My go-to is …").

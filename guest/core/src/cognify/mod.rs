@@ -94,7 +94,6 @@ pub use relations::{
     extract_relations,
 };
 pub use repeats::{MIN_CONTAINED_WORDS, already_held, statement_words};
-pub(crate) use statements::STANDING_WANTS;
 pub use statements::{Basis, EXPLICIT_PATTERN, NotStatement, Reading, read_sentence};
 
 use serde::{Deserialize, Serialize};

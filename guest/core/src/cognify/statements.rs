@@ -106,6 +106,7 @@ use regex::Regex;
 
 use super::entities::extract_entities;
 use super::vocab::{CALENDAR_WORDS, STOP_WORDS, listed};
+use crate::write_back::STANDING_WANTS;
 
 /// What a user's sentence is, for cognify.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1630,10 +1631,6 @@ const STANDING_SUBJECTS: &[&str] = &[
     "i", "i've", "i'd", "i'll", "i'm", "we", "we've", "we'd", "we'll", "we're", "you", "you're",
     "you've", "you'll", "you'd", "he", "she", "it", "they", "people", "everyone",
 ];
-
-/// Verbs of wanting: "I always want dark mode …", "I never need the
-/// long version".
-pub(crate) const STANDING_WANTS: &[&str] = &["want", "wanna", "prefer", "like", "need", "expect"];
 
 /// Verbs of a one-off moment after "when you": "When you get a chance",
 /// "when you finish", "when you're back".
