@@ -21,7 +21,7 @@ struct SlowEmbedder {
     slow: AtomicBool,
 }
 
-const SLOW_BATCH: Duration = Duration::from_millis(1500);
+const SLOW_BATCH: Duration = Duration::from_millis(3000);
 
 impl Embedder for SlowEmbedder {
     fn info(&self) -> EmbedderInfo {
@@ -92,7 +92,7 @@ fn a_deadline_inside_a_write_transaction_releases_the_lock_and_the_engine_keeps_
         inner: cli_mock(),
         slow: AtomicBool::new(false),
     });
-    // Maintenance calls get 200 ms; the slow embedder takes 1.5 s a batch.
+    // Maintenance calls get 200 ms; the slow embedder takes 3 s a batch.
     let limits = Limits {
         deadlines: Some(Deadlines {
             maintenance: Duration::from_millis(200),
@@ -255,11 +255,11 @@ async fn the_mcp_server_keeps_serving_after_a_trap() {
         slow: AtomicBool::new(false),
     });
     let limits = Limits {
-        // Well under the slow batch, yet room for a fresh instance's first
-        // save (it opens the mind and links the entities it names) on a
-        // loaded machine.
+        // Half the slow batch, so the slow save surely traps, yet room for
+        // a fresh instance's first save (it opens the mind and links the
+        // entities it names) on a machine loaded by the tests beside it.
         deadlines: Some(Deadlines {
-            save: Duration::from_millis(700),
+            save: Duration::from_millis(1500),
             ..Deadlines::default()
         }),
         ..Limits::default()
