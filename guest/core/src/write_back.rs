@@ -847,20 +847,40 @@ const NOT_AT_HAND_AFTER_THIS: &[&str] = &[
 /// bullet points.", "Sarah prefers tea.", "Our team uses tabs." It tells a
 /// fact about them (the statement reading keeps it), not how the user
 /// likes things. The subject is a possessed noun or a name, and a verb of
-/// liking or using follows it in the third person.
-const SOMEONE_ELSES: &str = r"(?x)^
+/// liking or using follows it ([`LIKING_ADVERBS`] between them): after a
+/// name only in the third person or the past ([`LIKES_THIRD_PERSON`]), so
+/// that a capitalised request ("Please use tabs.") is no name; after a
+/// possessed noun, a plural one's forms too ([`LIKES_PLURAL`]: "My parents
+/// want …", "Our team used to …").
+fn someone_elses() -> String {
+    format!(
+        r"(?x)^
     (?:(?i:and|but|also|so|well|oh)\s*,?\s+)?
     (?:
-        (?i:my|our|his|her|their)\s+(?:\p{L}[\p{L}'-]*\s+){1,2}
-        (?:(?i:always|never|usually|often|really|also|only|generally|still|just|normally|typically|mostly)\s+)?
-        (?i:wants?|prefers?|likes?|loves?|hates?|needs?|expects?|uses?|asks?\s+for|insists?\s+on|
-            wanted|preferred|liked|loved|hated|needed|expected|used\s+to|asked\s+for|insisted\s+on)
-      | \p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?(?:'s\s+\p{L}+)?\s+
-        (?:(?i:always|never|usually|often|really|also|only|generally|still|just|normally|typically|mostly)\s+)?
-        (?i:wants|prefers|likes|loves|hates|needs|expects|uses|asks\s+for|insists\s+on|
-            wanted|preferred|liked|loved|hated|needed|expected|asked\s+for|insisted\s+on)
-    )\b
-";
+        (?i:my|our|his|her|their)\s+(?:\p{{L}}[\p{{L}}'-]*\s+){{1,2}}
+        (?:(?i:{LIKING_ADVERBS})\s+)?
+        (?i:{LIKES_THIRD_PERSON}|{LIKES_PLURAL})
+      | \p{{Lu}}\p{{Ll}}+(?:\s+\p{{Lu}}\p{{Ll}}+)?(?:'s\s+\p{{L}}+)?\s+
+        (?:(?i:{LIKING_ADVERBS})\s+)?
+        (?i:{LIKES_THIRD_PERSON})
+    )\b"
+    )
+}
+
+/// Adverbs between a subject and its verb of liking: "My boss *always*
+/// wants …" ([`someone_elses`]).
+const LIKING_ADVERBS: &str =
+    "always|never|usually|often|really|also|only|generally|still|just|normally|typically|mostly";
+
+/// Verbs of liking or using in the third person and the past, as a name
+/// takes them ([`someone_elses`]).
+const LIKES_THIRD_PERSON: &str = r"wants|prefers|likes|loves|hates|needs|expects|uses|asks\s+for|insists\s+on|
+    wanted|preferred|liked|loved|hated|needed|expected|asked\s+for|insisted\s+on";
+
+/// The same verbs' plural forms, which a possessed noun may take too
+/// ([`someone_elses`]).
+const LIKES_PLURAL: &str =
+    r"want|prefer|like|love|hate|need|expect|use|ask\s+for|insist\s+on|used\s+to";
 
 /// A plan of the user's own for every time after: "From now on I'm going
 /// to the gym every morning.", "Going forward, we deploy on Tuesdays." The
@@ -902,7 +922,7 @@ static GUARDS: LazyLock<Option<[Regex; 8]>> = LazyLock::new(|| {
         Regex::new(REQUEST).ok()?,
         Regex::new(STANDING).ok()?,
         Regex::new(AT_HAND).ok()?,
-        Regex::new(SOMEONE_ELSES).ok()?,
+        Regex::new(&someone_elses()).ok()?,
         Regex::new(OWN_PLAN).ok()?,
     ])
 });
@@ -919,7 +939,7 @@ struct NoPreference<'a> {
 /// Whether a sentence is no preference of the user's even when a
 /// preference or style pattern matches it: it asks for what is at hand
 /// ([`AT_HAND`]) with no standing word, it tells someone else's likes
-/// ([`SOMEONE_ELSES`]), or it is the user's own plan ([`OWN_PLAN`]).
+/// ([`someone_elses`]), or it is the user's own plan ([`OWN_PLAN`]).
 fn not_the_users_standing_preference(probe: &str, guards: &NoPreference<'_>) -> bool {
     let NoPreference {
         standing,
