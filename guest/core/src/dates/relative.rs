@@ -24,6 +24,7 @@
 //! | last / this / next month | the same day a month before / the anchor / a month after |
 //! | last / this / next year | the same date a year before / the anchor / a year after |
 //! | last / this / next weekend | the Saturday of the previous / current / following Monday–Sunday week |
+//! | the weekend before last | the Saturday a week before last weekend's |
 //! | *N* days / weeks / fortnights / months / years ago | *N* units before |
 //! | in *N* units, *N* units from now (or from today) | *N* units after |
 //!
@@ -123,6 +124,8 @@ enum CueKind {
     Weekday,
     /// "last/this/next week/weekend/month/year".
     Period,
+    /// "the weekend before last".
+    WeekendBeforeLast,
     /// "three days ago".
     Ago,
     /// "in three days", "three days from now".
@@ -130,7 +133,7 @@ enum CueKind {
 }
 
 /// Every cue family.
-const CUE_KINDS: [CueKind; 10] = [
+const CUE_KINDS: [CueKind; 11] = [
     CueKind::DayBeforeYesterday,
     CueKind::DayAfterTomorrow,
     CueKind::Yesterday,
@@ -139,6 +142,7 @@ const CUE_KINDS: [CueKind; 10] = [
     CueKind::OtherDay,
     CueKind::Weekday,
     CueKind::Period,
+    CueKind::WeekendBeforeLast,
     CueKind::Ago,
     CueKind::Ahead,
 ];
@@ -157,6 +161,7 @@ impl CueKind {
             CueKind::OtherDay => r"\bthe\s+other\s+day\b".to_string(),
             CueKind::Weekday => format!(r"\b{RELATION}\s+{WEEKDAY}\b"),
             CueKind::Period => format!(r"\b{RELATION}\s+(?P<period>week|weekend|month|year)\b"),
+            CueKind::WeekendBeforeLast => r"\b(?:the\s+)?weekend\s+before\s+last\b".to_string(),
             CueKind::Ago => format!(r"\b{COUNT}\s+{UNIT}\s+ago\b"),
             CueKind::Ahead => format!(
                 r"\b(?:in\s+{COUNT}\s+{UNIT}|{COUNT_AGAIN}\s+{UNIT_AGAIN}\s+from\s+(?:now|today))\b",
@@ -303,6 +308,10 @@ fn resolve(kind: CueKind, captures: &Captures<'_>, anchor: NaiveDate) -> Option<
                 "month" => shift_months(anchor, sign),
                 _ => shift_months(anchor, sign * i64::from(MONTHS_PER_YEAR)),
             }
+        }
+        CueKind::WeekendBeforeLast => {
+            let saturday = relative_weekday(anchor, Relation::This, Weekday::Sat)?;
+            shift_days(saturday, -2 * DAYS_PER_WEEK)
         }
         CueKind::Ago => {
             let count = count(captures.name("count")?.as_str())?;
@@ -558,6 +567,18 @@ mod tests {
             ("last weekend", "2026-05-09", "last weekend", "2026-05-02"),
             ("this weekend", FRIDAY, "this weekend", "2026-05-09"),
             ("next weekend", FRIDAY, "next weekend", "2026-05-16"),
+            (
+                "the weekend before last",
+                FRIDAY,
+                "the weekend before last",
+                "2026-04-25",
+            ),
+            (
+                "what did we do the weekend before last?",
+                "2026-05-10",
+                "the weekend before last",
+                "2026-04-25",
+            ),
         ];
         for (text, anchor, cue, date) in cases {
             assert_eq!(
