@@ -214,6 +214,10 @@ mod tests {
             spans("Budget review in Q3 2026, then a break.", "2026-01-10"),
             vec![span("2026-07-01", "2026-09-30")]
         );
+        assert_eq!(
+            spans("Spent Easter 2025 in Seville with the kids.", "2025-05-02"),
+            vec![span("2025-04-17", "2025-04-21")]
+        );
     }
 
     #[test]

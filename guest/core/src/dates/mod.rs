@@ -6,7 +6,8 @@
 //!   ("yesterday", "two months ago") names, against an anchor.
 //! - [`resolve_date_window`] ([`spoken`]): the period a query names as
 //!   people say it ("last March", "spring 2026", "the past two weeks",
-//!   "between March and April 2026"), absolute forms included, resolved
+//!   "between March and April 2026", "over Easter": [`holiday`]), absolute
+//!   forms included, resolved
 //!   against the question's time. Recall's plan narrows its date-window lane
 //!   with it.
 //! - [`mentioned_periods`] ([`mentions`]): every period a memory's own text
@@ -14,6 +15,7 @@
 //!   date window finds what happened in it, not only what was written in it.
 
 mod candidate;
+mod holiday;
 mod mentions;
 pub(crate) mod month;
 mod relative;

@@ -85,6 +85,18 @@
 //! [`DETERMINERS`]) tells of another time than now: no window (for "the last
 //! week" see the rolling windows below).
 //!
+//! ## Holidays
+//!
+//! | Form | Example (today 2026-05-08) | Window |
+//! |---|---|---|
+//! | *holiday* | "over Christmas", "what did we do at Easter?" | its span ([`super::holiday`]) in the year the question's tense picks, as for a month: Christmas 2025 (18 December 2025 – 1 January 2026), Easter 2026 (2 – 6 April) |
+//! | last / this / next *holiday* | "last Easter", "next Christmas" | the most recent that has ended / the one of today's year / the first not begun: Easter 2026, Christmas 2026 |
+//! | *holiday* *year* | "Christmas 2024", "Easter of 2025" | that year's span |
+//!
+//! Christmas, New Year's, Easter, Thanksgiving, Halloween and Valentine's
+//! Day. Not a period as a thing's name: "an Easter egg", "Christmas Island";
+//! nor after a determiner ("the last Christmas we spent in Leeds").
+//!
 //! ## Periods relative to today
 //!
 //! Weeks run Monday–Sunday. Each row's window for today = Friday 2026-05-08.
@@ -152,6 +164,7 @@ use chrono::{Datelike, Days, NaiveDate};
 use regex::{Captures, Match, Regex};
 
 use super::candidate::{Candidate, Granularity, most_specific, without_nested};
+use super::holiday::{HOLIDAY, Holiday, Meant, NOT_A_HOLIDAY_AFTER};
 use super::month::{MONTH_NAME_PATTERN, MONTHS_PER_YEAR, last_day_of_month, month_number};
 use super::relative::{
     A_FEW, COUNT, DAYS_PER_WEEK, RELATION, Relation, UNIT, count, relation, shift_by_units,
@@ -336,10 +349,14 @@ enum Spoken {
     PartOfYear,
     /// "H1 2026", "the first half of 2026".
     HalfOfYear,
+    /// "over Easter", "last Christmas" ([`super::holiday`]).
+    Holiday,
+    /// "Christmas 2025", "Easter of 2024".
+    HolidayOfYear,
 }
 
 /// Every spoken form.
-const SPOKEN_FORMS: [Spoken; 28] = [
+const SPOKEN_FORMS: [Spoken; 30] = [
     Spoken::RelativeMonth,
     Spoken::MonthAfterPreposition,
     Spoken::MonthOfRelativeYear,
@@ -368,6 +385,8 @@ const SPOKEN_FORMS: [Spoken; 28] = [
     Spoken::SeasonBeforeLast,
     Spoken::PartOfYear,
     Spoken::HalfOfYear,
+    Spoken::Holiday,
+    Spoken::HolidayOfYear,
 ];
 
 /// A range's end as a regex: a month with an optional day before or after
@@ -481,6 +500,12 @@ impl Spoken {
             }
             Spoken::HalfOfYear => {
                 r"\b(?P<label>h(?P<half>[12])\s*(?:,\s*|of\s+|-\s*)?(?P<year>[0-9]{4})|(?P<ordinal>first|1st|second|2nd|last)\s+half\s+(?:of\s+)?(?P<half_year>[0-9]{4}))\b".to_string()
+            }
+            Spoken::Holiday => {
+                format!(r"\b(?P<label>(?:{RELATION}\s+)?{HOLIDAY})\b")
+            }
+            Spoken::HolidayOfYear => {
+                format!(r"\b(?P<label>{HOLIDAY}\s+(?:of\s+)?(?P<year>[0-9]{{4}}))\b")
             }
         };
         format!("(?i){body}")
@@ -644,6 +669,19 @@ impl From<Relation> for Occurrence {
             Relation::This => Occurrence::This,
             Relation::Next => Occurrence::Next,
         }
+    }
+}
+
+/// The occurrence of a holiday an [`Occurrence`] of a month means: the
+/// same readings, said of a span of days.
+fn meant(occurrence: Occurrence) -> Meant {
+    match occurrence {
+        Occurrence::MostRecent => Meant::Begun,
+        Occurrence::Nearest => Meant::Nearer,
+        Occurrence::Coming => Meant::NotOver,
+        Occurrence::Last => Meant::Ended,
+        Occurrence::This => Meant::ThisYear,
+        Occurrence::Next => Meant::NotBegun,
     }
 }
 
@@ -904,6 +942,26 @@ fn resolve_form(
                 ),
                 Granularity::Season,
             ))
+        }
+        Spoken::Holiday | Spoken::HolidayOfYear => {
+            if NOT_A_HOLIDAY_AFTER.contains(&next_word(after).as_str()) {
+                return None;
+            }
+            let holiday = Holiday::from_words(captures.name("holiday")?.as_str())?;
+            if let Some(year) = captures.name("year") {
+                let year = year_in_range(year.as_str())?;
+                return Some(Resolved::absolute(holiday.span(year)?, Granularity::Week));
+            }
+            if starts_with_year(after) {
+                return None;
+            }
+            let occurrence = match captures.name("relation") {
+                Some(words) if follows_determiner(query, words) => return None,
+                Some(words) => Occurrence::from(relation(words.as_str())),
+                None => bare_month_occurrence(query),
+            };
+            let year = holiday.year(today, meant(occurrence))?;
+            Some(Resolved::anchored(holiday.span(year)?, Granularity::Week))
         }
         Spoken::Between | Spoken::FromTo | Spoken::MonthSpan | Spoken::MonthAlternatives => {
             let start = range_end(captures, "start")?;
@@ -1600,6 +1658,65 @@ mod tests {
                 "2025-11-30",
             ),
         ]);
+    }
+
+    #[test]
+    fn holidays() {
+        check(&[
+            // Today is Friday 2026-05-08: the last Christmas is 2025's.
+            (
+                "what did we do over Christmas?",
+                FRIDAY,
+                "2025-12-18",
+                "2026-01-01",
+            ),
+            (
+                "where will we spend Christmas?",
+                FRIDAY,
+                "2026-12-18",
+                "2027-01-01",
+            ),
+            ("next Christmas", FRIDAY, "2026-12-18", "2027-01-01"),
+            ("Christmas 2024", FRIDAY, "2024-12-18", "2025-01-01"),
+            // Easter 2026 was on 5 April: it has ended, so it is "last Easter".
+            (
+                "what did I do last Easter?",
+                FRIDAY,
+                "2026-04-02",
+                "2026-04-06",
+            ),
+            (
+                "over the Easter weekend",
+                FRIDAY,
+                "2026-04-02",
+                "2026-04-06",
+            ),
+            ("next Easter", FRIDAY, "2027-03-25", "2027-03-29"),
+            ("Easter of 2025", FRIDAY, "2025-04-17", "2025-04-21"),
+            (
+                "what happened at Thanksgiving?",
+                FRIDAY,
+                "2025-11-27",
+                "2025-11-30",
+            ),
+            ("last Halloween", FRIDAY, "2025-10-29", "2025-11-01"),
+            ("on Valentine's Day", FRIDAY, "2026-02-13", "2026-02-15"),
+            ("New Year's Eve", FRIDAY, "2025-12-30", "2026-01-02"),
+            // Under way, whatever the tense.
+            (
+                "what are we doing for Christmas?",
+                "2026-12-20",
+                "2026-12-18",
+                "2027-01-01",
+            ),
+        ]);
+        for query in [
+            "is there an Easter egg in the app?",
+            "we flew over Christmas Island",
+            "the last Christmas we spent in Leeds",
+        ] {
+            assert_eq!(days(query, FRIDAY), None, "{query}");
+        }
     }
 
     #[test]

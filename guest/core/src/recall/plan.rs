@@ -572,6 +572,13 @@ mod tests {
             ("the week before last", NOW, "2026-04-20", "2026-04-26"),
             ("winter 2025", NOW, "2024-12-01", "2025-02-28"),
             (
+                "what did we do over Christmas?",
+                NOW,
+                "2025-12-18",
+                "2026-01-01",
+            ),
+            ("photos from last Easter", NOW, "2026-04-02", "2026-04-06"),
+            (
                 "anything in the past two weeks?",
                 NOW,
                 "2026-04-24",
