@@ -27,7 +27,7 @@
 //! feature) or "Christmas Island" and "Easter Island" (places), told by the
 //! noun after it ([`NOT_A_HOLIDAY_AFTER`]).
 
-use chrono::{Datelike, Days, NaiveDate, Weekday};
+use chrono::{Days, NaiveDate, Weekday};
 
 /// The regex alternatives that name a holiday, in the `holiday` group.
 pub(super) const HOLIDAY: &str = r"(?P<holiday>christmas(?:\s+(?:eve|day))?|x-?mas|new\s+year'?s(?:\s+(?:eve|day))?|nye|easter(?:\s+(?:sunday|monday|weekend|holidays?|break))?|thanksgiving|hallowe'?en|valentine'?s(?:\s+day)?)";
@@ -104,57 +104,6 @@ impl Holiday {
             Holiday::Valentines => (day(year, 2, 13)?, day(year, 2, 15)?),
         })
     }
-
-    /// The year of the occurrence meant, seen from `today`: the holiday's
-    /// span in that year is the window.
-    pub(super) fn year(self, today: NaiveDate, meant: Meant) -> Option<i32> {
-        let year = today.year();
-        let spans: Vec<(i32, NaiveDate, NaiveDate)> = [year - 1, year, year + 1]
-            .into_iter()
-            .filter_map(|y| self.span(y).map(|(since, until)| (y, since, until)))
-            .collect();
-        let begun = spans.iter().rev().find(|(_, since, _)| *since <= today);
-        let ended = spans.iter().rev().find(|(_, _, until)| *until < today);
-        let not_over = spans.iter().find(|(_, _, until)| *until >= today);
-        let not_begun = spans.iter().find(|(_, since, _)| *since > today);
-        Some(match meant {
-            Meant::Begun => begun?.0,
-            Meant::Ended => ended?.0,
-            Meant::ThisYear => year,
-            Meant::NotBegun => not_begun?.0,
-            Meant::NotOver => not_over?.0,
-            Meant::Nearer => match (begun, not_over) {
-                (Some(past), _) if past.2 >= today => past.0,
-                (Some(past), Some(coming)) => {
-                    let back = today.signed_duration_since(past.2).num_days();
-                    let ahead = coming.1.signed_duration_since(today).num_days();
-                    if ahead < back { coming.0 } else { past.0 }
-                }
-                (Some(past), None) => past.0,
-                (None, Some(coming)) => coming.0,
-                (None, None) => return None,
-            },
-        })
-    }
-}
-
-/// Which occurrence of a holiday a question means ([`Holiday::year`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Meant {
-    /// The most recent one that has begun: a question in the past.
-    Begun,
-    /// The most recent one that has ended: "last Easter".
-    Ended,
-    /// The one of today's year: "this Christmas".
-    ThisYear,
-    /// The first one that has not begun: "next Christmas".
-    NotBegun,
-    /// The one under way or the first one after: a question that looks
-    /// ahead.
-    NotOver,
-    /// The one under way, else the nearer of the last one and the next
-    /// (the last one when both are as far): a question in the present.
-    Nearer,
 }
 
 /// Easter Sunday of a Gregorian `year`: the anonymous Gregorian algorithm
@@ -213,26 +162,6 @@ mod tests {
             Holiday::Thanksgiving.span(2026),
             Some((date("2026-11-26"), date("2026-11-29")))
         );
-    }
-
-    #[test]
-    fn the_occurrence_meant_follows_today() {
-        let may = date("2026-05-08");
-        let christmas = Holiday::Christmas;
-        assert_eq!(christmas.year(may, Meant::Begun), Some(2025));
-        assert_eq!(christmas.year(may, Meant::Ended), Some(2025));
-        assert_eq!(christmas.year(may, Meant::NotBegun), Some(2026));
-        assert_eq!(christmas.year(may, Meant::NotOver), Some(2026));
-        // The last one ended 127 days ago, the next begins in 224.
-        assert_eq!(christmas.year(may, Meant::Nearer), Some(2025));
-        let november = date("2026-11-20");
-        assert_eq!(christmas.year(november, Meant::Nearer), Some(2026));
-        // Under way: the one under way, whatever the tense; not yet ended.
-        let boxing_day = date("2026-12-26");
-        assert_eq!(christmas.year(boxing_day, Meant::Begun), Some(2026));
-        assert_eq!(christmas.year(boxing_day, Meant::Nearer), Some(2026));
-        assert_eq!(christmas.year(boxing_day, Meant::Ended), Some(2025));
-        assert_eq!(christmas.year(boxing_day, Meant::NotBegun), Some(2027));
     }
 
     #[test]

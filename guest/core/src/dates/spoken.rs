@@ -164,7 +164,7 @@ use chrono::{Datelike, Days, NaiveDate};
 use regex::{Captures, Match, Regex};
 
 use super::candidate::{Candidate, Granularity, most_specific, without_nested};
-use super::holiday::{HOLIDAY, Holiday, Meant, NOT_A_HOLIDAY_AFTER};
+use super::holiday::{HOLIDAY, Holiday, NOT_A_HOLIDAY_AFTER};
 use super::month::{MONTH_NAME_PATTERN, MONTHS_PER_YEAR, last_day_of_month, month_number};
 use super::relative::{
     A_FEW, COUNT, DAYS_PER_WEEK, RELATION, Relation, UNIT, count, relation, shift_by_units,
@@ -672,19 +672,6 @@ impl From<Relation> for Occurrence {
     }
 }
 
-/// The occurrence of a holiday an [`Occurrence`] of a month means: the
-/// same readings, said of a span of days.
-fn meant(occurrence: Occurrence) -> Meant {
-    match occurrence {
-        Occurrence::MostRecent => Meant::Begun,
-        Occurrence::Nearest => Meant::Nearer,
-        Occurrence::Coming => Meant::NotOver,
-        Occurrence::Last => Meant::Ended,
-        Occurrence::This => Meant::ThisYear,
-        Occurrence::Next => Meant::NotBegun,
-    }
-}
-
 /// The period one form's match names, or None when its words are not a
 /// period after all (a verb, a product name) or name no real day.
 fn resolve_form(
@@ -960,7 +947,7 @@ fn resolve_form(
                 Some(words) => Occurrence::from(relation(words.as_str())),
                 None => bare_month_occurrence(query),
             };
-            let year = holiday.year(today, meant(occurrence))?;
+            let year = holiday_year(holiday, today, occurrence)?;
             Some(Resolved::anchored(holiday.span(year)?, Granularity::Week))
         }
         Spoken::Between | Spoken::FromTo | Spoken::MonthSpan | Spoken::MonthAlternatives => {
@@ -1244,6 +1231,43 @@ impl Season {
             }
         })
     }
+}
+
+/// The year of the occurrence of `holiday` meant, seen from `today`
+/// (its span in that year is the window), as for a month or a season:
+/// the most recent one that has begun; "last": the most recent that has
+/// ended; "this": today's year's; "next": the first not begun; looking
+/// ahead: the one under way or the first after it; in the present: the one
+/// under way, else the nearer of the last one and the next (the last one
+/// when both are as far).
+fn holiday_year(holiday: Holiday, today: NaiveDate, occurrence: Occurrence) -> Option<i32> {
+    let year = today.year();
+    let spans: Vec<(i32, NaiveDate, NaiveDate)> = [year - 1, year, year + 1]
+        .into_iter()
+        .filter_map(|y| holiday.span(y).map(|(since, until)| (y, since, until)))
+        .collect();
+    let begun = spans.iter().rev().find(|(_, since, _)| *since <= today);
+    let ended = spans.iter().rev().find(|(_, _, until)| *until < today);
+    let not_over = spans.iter().find(|(_, _, until)| *until >= today);
+    let not_begun = spans.iter().find(|(_, since, _)| *since > today);
+    Some(match occurrence {
+        Occurrence::MostRecent => begun?.0,
+        Occurrence::Last => ended?.0,
+        Occurrence::This => year,
+        Occurrence::Next => not_begun?.0,
+        Occurrence::Coming => not_over?.0,
+        Occurrence::Nearest => match (begun, not_over) {
+            (Some(past), _) if past.2 >= today => past.0,
+            (Some(past), Some(coming)) => {
+                let back = today.signed_duration_since(past.2).num_days();
+                let ahead = coming.1.signed_duration_since(today).num_days();
+                if ahead < back { coming.0 } else { past.0 }
+            }
+            (Some(past), None) => past.0,
+            (None, Some(coming)) => coming.0,
+            (None, None) => return None,
+        },
+    })
 }
 
 /// The first and last month of "early", "mid" or "late" in a year.
@@ -1717,6 +1741,27 @@ mod tests {
         ] {
             assert_eq!(days(query, FRIDAY), None, "{query}");
         }
+    }
+
+    #[test]
+    fn the_holiday_meant_follows_today() {
+        let day = |text: &str| NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap();
+        let year =
+            |today: &str, occurrence| holiday_year(Holiday::Christmas, day(today), occurrence);
+        let may = "2026-05-08";
+        assert_eq!(year(may, Occurrence::MostRecent), Some(2025));
+        assert_eq!(year(may, Occurrence::Last), Some(2025));
+        assert_eq!(year(may, Occurrence::Next), Some(2026));
+        assert_eq!(year(may, Occurrence::Coming), Some(2026));
+        // The last one ended 127 days ago, the next begins in 224.
+        assert_eq!(year(may, Occurrence::Nearest), Some(2025));
+        assert_eq!(year("2026-11-20", Occurrence::Nearest), Some(2026));
+        // Under way: the one under way, whatever the tense; not yet ended.
+        let boxing_day = "2026-12-26";
+        assert_eq!(year(boxing_day, Occurrence::MostRecent), Some(2026));
+        assert_eq!(year(boxing_day, Occurrence::Nearest), Some(2026));
+        assert_eq!(year(boxing_day, Occurrence::Last), Some(2025));
+        assert_eq!(year(boxing_day, Occurrence::Next), Some(2027));
     }
 
     #[test]
