@@ -751,8 +751,8 @@ pub(crate) const STANDING_WANTS: &[&str] = &["want", "wanna", "prefer", "like", 
 /// time after, not for the task at hand: "always", "never", "from now on",
 /// "whenever", "by default", and a scope over every case ("in general",
 /// "for all my reports", "in everything you write"; not "in all .rs
-/// files", a set of things at hand, nor thanks "for all your help"). Cognify's statement reading finds
-/// standing instructions by them too.
+/// files", a set of things at hand, nor thanks "for all your help").
+/// Cognify's statement reading finds standing instructions by them too.
 pub(crate) const STANDING: &str = r"(?ix)\b(?:
     always|never|whenever|every\s+time|each\s+time|
     from\s+now\s+on|from\s+here\s+on(?:\s+out)?|going\s+forward|
@@ -912,35 +912,53 @@ const OWN_LIKING: &[&str] = &[
     "pronouns",
 ];
 
-/// The guard regexes: topic chatter, pleasantry, conditional, request,
-/// standing word, at hand, someone else's, own plan.
-static GUARDS: LazyLock<Option<[Regex; 8]>> = LazyLock::new(|| {
-    Some([
-        Regex::new(TOPIC_CHATTER).ok()?,
-        Regex::new(PLEASANTRY).ok()?,
-        Regex::new(CONDITIONAL).ok()?,
-        Regex::new(REQUEST).ok()?,
-        Regex::new(STANDING).ok()?,
-        Regex::new(AT_HAND).ok()?,
-        Regex::new(&someone_elses()).ok()?,
-        Regex::new(OWN_PLAN).ok()?,
-    ])
-});
+/// The guard regexes (see the module docs).
+struct Guards {
+    /// [`TOPIC_CHATTER`].
+    topic: Regex,
+    /// [`PLEASANTRY`].
+    pleasantry: Regex,
+    /// [`CONDITIONAL`].
+    conditional: Regex,
+    /// [`REQUEST`].
+    request: Regex,
+    /// Those that tell a preference pattern's sentence is none.
+    preference: NoPreference,
+}
 
 /// The guards that tell a preference pattern's sentence is none
 /// ([`not_the_users_standing_preference`]).
-struct NoPreference<'a> {
-    standing: &'a Regex,
-    at_hand: &'a Regex,
-    someone_elses: &'a Regex,
-    own_plan: &'a Regex,
+struct NoPreference {
+    /// [`STANDING`].
+    standing: Regex,
+    /// [`AT_HAND`].
+    at_hand: Regex,
+    /// [`someone_elses`].
+    someone_elses: Regex,
+    /// [`OWN_PLAN`].
+    own_plan: Regex,
 }
+
+static GUARDS: LazyLock<Option<Guards>> = LazyLock::new(|| {
+    Some(Guards {
+        topic: Regex::new(TOPIC_CHATTER).ok()?,
+        pleasantry: Regex::new(PLEASANTRY).ok()?,
+        conditional: Regex::new(CONDITIONAL).ok()?,
+        request: Regex::new(REQUEST).ok()?,
+        preference: NoPreference {
+            standing: Regex::new(STANDING).ok()?,
+            at_hand: Regex::new(AT_HAND).ok()?,
+            someone_elses: Regex::new(&someone_elses()).ok()?,
+            own_plan: Regex::new(OWN_PLAN).ok()?,
+        },
+    })
+});
 
 /// Whether a sentence is no preference of the user's even when a
 /// preference or style pattern matches it: it asks for what is at hand
 /// ([`AT_HAND`]) with no standing word, it tells someone else's likes
 /// ([`someone_elses`]), or it is the user's own plan ([`OWN_PLAN`]).
-fn not_the_users_standing_preference(probe: &str, guards: &NoPreference<'_>) -> bool {
+fn not_the_users_standing_preference(probe: &str, guards: &NoPreference) -> bool {
     let NoPreference {
         standing,
         at_hand,
@@ -958,17 +976,14 @@ fn not_the_users_standing_preference(probe: &str, guards: &NoPreference<'_>) -> 
         return true;
     }
     let pointing = at_hand.find_iter(probe).any(|m| {
-        let after = m
+        let words: Vec<String> = m
             .as_str()
             .split_whitespace()
-            .last()
-            .unwrap_or_default()
-            .to_lowercase();
-        let demonstrative = m
-            .as_str()
-            .split_whitespace()
-            .any(|w| matches!(w.to_lowercase().as_str(), "this" | "these"));
-        !(demonstrative && NOT_AT_HAND_AFTER_THIS.contains(&after.as_str()))
+            .map(str::to_lowercase)
+            .collect();
+        let demonstrative = words.iter().any(|w| matches!(w.as_str(), "this" | "these"));
+        let after = words.last().map_or("", String::as_str);
+        !(demonstrative && NOT_AT_HAND_AFTER_THIS.contains(&after))
     });
     if pointing && !standing.is_match(probe) {
         return true;
@@ -984,22 +999,13 @@ fn classify(sentence: &str, turn: Turn) -> Option<WriteBackCandidate> {
     if sentence.chars().count() > MAX_SENTENCE_CHARS {
         return None;
     }
-    let [
+    let Guards {
         topic,
         pleasantry,
         conditional,
         request,
-        standing,
-        at_hand,
-        someone_elses,
-        own_plan,
-    ] = GUARDS.as_ref()?;
-    let guards = NoPreference {
-        standing,
-        at_hand,
-        someone_elses,
-        own_plan,
-    };
+        preference,
+    } = GUARDS.as_ref()?;
     let probe: String = sentence
         .chars()
         .map(|c| match c {
@@ -1016,7 +1022,7 @@ fn classify(sentence: &str, turn: Turn) -> Option<WriteBackCandidate> {
     let is_request = request.is_match(&probe);
     let has_pleasantry = pleasantry.is_match(&probe);
     let not_a_preference =
-        std::cell::LazyCell::new(|| not_the_users_standing_preference(&probe, &guards));
+        std::cell::LazyCell::new(|| not_the_users_standing_preference(&probe, preference));
     PATTERNS.iter().find_map(|p| {
         let spec = p.spec;
         if !spec.from.allows(turn) {
