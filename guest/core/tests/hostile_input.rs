@@ -10,6 +10,7 @@
 //! a debug build.
 
 use hive_mind_core::cleanup::{CleanupFrame, plan_cleanup};
+use hive_mind_core::dates::resolve_date_window;
 use hive_mind_core::{
     ChunkOptions, ChunkPlan, Importance, ScanContext, TokenBudget, chunk_text, chunk_tokens,
     detect_catch_up, extract_entities, extract_relations, frame_chunks, parse_date_window,
@@ -58,6 +59,18 @@ const CUES: &[&str] = &[
     "dec",
     "Q1",
     "q4",
+    "since",
+    "between",
+    " and ",
+    " through ",
+    "onwards",
+    "Christmas",
+    "Easter",
+    "before last",
+    "last weekend",
+    "on Friday",
+    "of last year",
+    "the second half of",
     "H2",
     "1st",
     "22nd",
@@ -181,6 +194,9 @@ proptest! {
     fn date_parsing_never_panics(query in hostile_text(), anchor in anchor()) {
         let _ = parse_date_window(&query);
         let _ = resolve_relative_date(&query, &anchor);
+        if let Ok(Some(window)) = resolve_date_window(&query, &anchor) {
+            prop_assert!(window.since <= window.until, "{query:?}: {window:?}");
+        }
         let _ = detect_catch_up(&query);
     }
 

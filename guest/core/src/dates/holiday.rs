@@ -8,7 +8,7 @@
 //!
 //! | Holiday | Its span in year *Y* |
 //! |---|---|
-//! | Christmas (Xmas, Christmas Eve / Day) | 18 December *Y* – 1 January *Y*+1: the run-up and the days between the holidays, which is what "over Christmas" and "the Christmas party" reach |
+//! | Christmas (Xmas, Christmas Eve / Day) | 18 December *Y* – 1 January *Y*+1: the run-up and the days between the holidays, when the parties and the days off fall and what is written about them is written |
 //! | New Year's (Eve / Day, NYE) | 30 December *Y* – 2 January *Y*+1 |
 //! | Easter (Sunday, Monday, weekend, holidays) | Maundy Thursday – Easter Monday around Easter Sunday *Y* (the Gregorian computus, [`easter_sunday`]) |
 //! | Thanksgiving | the fourth Thursday of November *Y* to the Sunday after (the United States' holiday, the one the word names alone) |
@@ -23,18 +23,144 @@
 //! question that looks ahead, the nearer of the two in the present), and a
 //! year after the word fixes it ("Christmas 2025").
 //!
-//! Not holidays: the word as a thing's name, "Easter egg" (a hidden
-//! feature) or "Christmas Island" and "Easter Island" (places), told by the
-//! noun after it ([`NOT_A_HOLIDAY_AFTER`]).
+//! Not holidays: the word as a modifier of the word after it, a thing named
+//! after the holiday rather than a time: "Easter egg" (a hidden feature),
+//! "Christmas Island" (a place), "a Christmas cactus", "Halloween costumes".
+//! A holiday names a time only where the sentence goes on with a
+//! closed-class word, a noun of time or of an occasion after it
+//! ([`TIME_FOLLOWERS`]), or ends there.
 
 use chrono::{Days, NaiveDate, Weekday};
 
 /// The regex alternatives that name a holiday, in the `holiday` group.
 pub(super) const HOLIDAY: &str = r"(?P<holiday>christmas(?:\s+(?:eve|day))?|x-?mas|new\s+year'?s(?:\s+(?:eve|day))?|nye|easter(?:\s+(?:sunday|monday|weekend|holidays?|break))?|thanksgiving|hallowe'?en|valentine'?s(?:\s+day)?)";
 
-/// Nouns after a holiday's word that make it a thing's name, not a time
-/// ("an Easter egg in the app", "Christmas Island").
-pub(super) const NOT_A_HOLIDAY_AFTER: &[&str] = &["egg", "eggs", "island", "islands"];
+/// The words that may follow a holiday's word when it names a time: the
+/// closed-class words that go on a sentence after a time ("over Christmas
+/// with the kids", "at Easter and …", "what happened at Halloween?"), the
+/// nouns of time ("Christmas morning", "the Easter holidays") and of the
+/// occasions the holiday is kept with ("Christmas dinner", "the Halloween
+/// party", "our Thanksgiving trip"). Any other word after it makes the
+/// holiday a modifier of that word, a thing named after the holiday rather
+/// than a time: "an Easter egg", "Christmas Island", "a Christmas cactus",
+/// "the Halloween costume shop", "mum's Thanksgiving stuffing".
+pub(super) const TIME_FOLLOWERS: &[&str] = &[
+    // Nouns of time.
+    "eve",
+    "day",
+    "days",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "week",
+    "weekend",
+    "break",
+    "holiday",
+    "holidays",
+    "vacation",
+    "season",
+    "time",
+    "period",
+    "sunday",
+    "monday",
+    // Nouns of the occasions a holiday is kept with.
+    "dinner",
+    "dinners",
+    "lunch",
+    "breakfast",
+    "brunch",
+    "meal",
+    "feast",
+    "party",
+    "parties",
+    "celebration",
+    "celebrations",
+    "trip",
+    "visit",
+    "service",
+    "parade",
+    "market",
+    "fireworks",
+    // Prepositions.
+    "in",
+    "at",
+    "with",
+    "on",
+    "to",
+    "for",
+    "from",
+    "by",
+    "near",
+    "without",
+    "before",
+    "after",
+    "since",
+    "until",
+    "till",
+    "through",
+    "thru",
+    "during",
+    "around",
+    "about",
+    "among",
+    "like",
+    // Conjunctions and clause words.
+    "and",
+    "or",
+    "but",
+    "when",
+    "while",
+    "so",
+    "because",
+    "then",
+    "as",
+    "if",
+    "where",
+    "that",
+    // Relation and time adverbs.
+    "last",
+    "this",
+    "next",
+    "again",
+    "together",
+    "ago",
+    "yet",
+    "already",
+    "too",
+    "though",
+    "just",
+    "alone",
+    "back",
+    "abroad",
+    "away",
+    "home",
+    "there",
+    "here",
+    "once",
+    // Subjects and auxiliaries opening the sentence's next part.
+    "i",
+    "we",
+    "you",
+    "he",
+    "she",
+    "they",
+    "it",
+    "was",
+    "were",
+    "is",
+    "are",
+    "will",
+    "did",
+    "do",
+    "does",
+    "has",
+    "have",
+    "had",
+    "went",
+    "go",
+    "going",
+];
 
 /// A holiday of [`HOLIDAY`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,6 +10,8 @@
 //!   forms included, resolved
 //!   against the question's time. Recall's plan narrows its date-window lane
 //!   with it.
+//! - [`tense`]: which way a question points in time, for the forms that
+//!   leave the occurrence open ("in June", "on Friday").
 //! - [`mentioned_periods`] ([`mentions`]): every period a memory's own text
 //!   names, resolved against the memory's time, which the store keeps so a
 //!   date window finds what happened in it, not only what was written in it.
@@ -20,6 +22,7 @@ mod mentions;
 pub(crate) mod month;
 mod relative;
 mod spoken;
+mod tense;
 mod window;
 
 pub use mentions::{MAX_MENTIONED_PERIODS, mentioned_periods};

@@ -20,6 +20,7 @@
 //! | last *Friday* (also "this past Friday") | the most recent Friday strictly before the anchor day |
 //! | next *Friday* (also "this coming Friday", "coming Friday") | the first Friday strictly after the anchor day |
 //! | this *Friday* | the Friday of the anchor's week, weeks running Monday–Sunday (so it may lie in the past) |
+//! | on *Friday* | as "last Friday" when the text looks back ("what did we do on Friday?"), or tells no tense; as "next Friday" when it looks ahead or is in the present ("what's on on Friday?", "we'll meet on Friday"): [`super::tense`] |
 //! | last / this / next week | the same weekday 7 days before / the anchor / 7 days after |
 //! | last / this / next month | the same day a month before / the anchor / a month after |
 //! | last / this / next year | the same date a year before / the anchor / a year after |
@@ -47,6 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use super::candidate::{Candidate, Granularity};
 use super::month::{MONTHS_PER_YEAR, shift_months};
+use super::tense::{Tense, tense_of};
 use crate::calendar::{format_date, parse_local_date};
 use crate::types::{DateWindow, LogicError};
 
@@ -122,6 +124,8 @@ enum CueKind {
     OtherDay,
     /// "last/this/next Friday".
     Weekday,
+    /// "on Friday": which one, the text's tense says.
+    BareWeekday,
     /// "last/this/next week/weekend/month/year".
     Period,
     /// "the weekend before last".
@@ -133,7 +137,7 @@ enum CueKind {
 }
 
 /// Every cue family.
-const CUE_KINDS: [CueKind; 11] = [
+const CUE_KINDS: [CueKind; 12] = [
     CueKind::DayBeforeYesterday,
     CueKind::DayAfterTomorrow,
     CueKind::Yesterday,
@@ -141,6 +145,7 @@ const CUE_KINDS: [CueKind; 11] = [
     CueKind::Today,
     CueKind::OtherDay,
     CueKind::Weekday,
+    CueKind::BareWeekday,
     CueKind::Period,
     CueKind::WeekendBeforeLast,
     CueKind::Ago,
@@ -160,6 +165,7 @@ impl CueKind {
             }
             CueKind::OtherDay => r"\bthe\s+other\s+day\b".to_string(),
             CueKind::Weekday => format!(r"\b{RELATION}\s+{WEEKDAY}\b"),
+            CueKind::BareWeekday => format!(r"\bon\s+{WEEKDAY}\b"),
             CueKind::Period => format!(r"\b{RELATION}\s+(?P<period>week|weekend|month|year)\b"),
             CueKind::WeekendBeforeLast => r"\b(?:the\s+)?weekend\s+before\s+last\b".to_string(),
             CueKind::Ago => format!(r"\b{COUNT}\s+{UNIT}\s+ago\b"),
@@ -203,12 +209,13 @@ pub fn resolve_relative_date(text: &str, anchor: &str) -> Result<Option<Resolved
             LogicError::InvalidArgument(format!("anchor: {message}"))
         }
     })?;
+    let tense = tense_of(text);
     let found = CUE_PATTERNS
         .iter()
         .flat_map(|(kind, regex)| {
             regex.captures_iter(text).filter_map(move |captures| {
                 let whole = captures.get(0)?;
-                let date = resolve(*kind, &captures, anchor_date)?;
+                let date = resolve(*kind, &captures, tense, anchor_date)?;
                 Some((
                     whole.start(),
                     std::cmp::Reverse(whole.end()),
@@ -231,6 +238,7 @@ pub fn resolve_relative_date(text: &str, anchor: &str) -> Result<Option<Resolved
 /// filed under, and "today" is the anchor itself; none is a candidate.
 /// (For [`super::mentions`]: the days a memory's own text names.)
 pub(super) fn day_cue_candidates(text: &str, anchor: NaiveDate) -> Vec<Candidate> {
+    let tense = tense_of(text);
     CUE_PATTERNS
         .iter()
         .filter(|(kind, _)| {
@@ -241,6 +249,7 @@ pub(super) fn day_cue_candidates(text: &str, anchor: NaiveDate) -> Vec<Candidate
                     | CueKind::Yesterday
                     | CueKind::Tomorrow
                     | CueKind::Weekday
+                    | CueKind::BareWeekday
                     | CueKind::Ago
                     | CueKind::Ahead
             )
@@ -259,7 +268,7 @@ pub(super) fn day_cue_candidates(text: &str, anchor: NaiveDate) -> Vec<Candidate
                 {
                     return None;
                 }
-                let day = format_date(resolve(*kind, &captures, anchor)?);
+                let day = format_date(resolve(*kind, &captures, tense, anchor)?);
                 Some(Candidate {
                     granularity: Granularity::Day,
                     start: whole.start(),
@@ -276,9 +285,14 @@ pub(super) fn day_cue_candidates(text: &str, anchor: NaiveDate) -> Vec<Candidate
         .collect()
 }
 
-/// The date one matched cue names, or None when it falls outside the
-/// calendar chrono can represent.
-fn resolve(kind: CueKind, captures: &Captures<'_>, anchor: NaiveDate) -> Option<NaiveDate> {
+/// The date one matched cue names in a text of this `tense` ([`tense_of`]),
+/// or None when it falls outside the calendar chrono can represent.
+fn resolve(
+    kind: CueKind,
+    captures: &Captures<'_>,
+    tense: Tense,
+    anchor: NaiveDate,
+) -> Option<NaiveDate> {
     match kind {
         CueKind::DayBeforeYesterday => shift_days(anchor, -2),
         CueKind::DayAfterTomorrow => shift_days(anchor, 2),
@@ -291,6 +305,14 @@ fn resolve(kind: CueKind, captures: &Captures<'_>, anchor: NaiveDate) -> Option<
             let weekday = weekday(captures.name("weekday")?.as_str())?;
             relative_weekday(anchor, relation, weekday)
         }
+        CueKind::BareWeekday => {
+            let weekday = weekday(captures.name("weekday")?.as_str())?;
+            let relation = match tense {
+                Tense::Past => Relation::Last,
+                Tense::Ahead | Tense::Present => Relation::Next,
+            };
+            relative_weekday(anchor, relation, weekday)
+        }
         CueKind::Period => {
             let relation = relation(captures.name("relation")?.as_str());
             let period = captures.name("period")?.as_str().to_lowercase();
@@ -301,18 +323,12 @@ fn resolve(kind: CueKind, captures: &Captures<'_>, anchor: NaiveDate) -> Option<
             };
             match period.as_str() {
                 "week" => shift_days(anchor, sign * DAYS_PER_WEEK),
-                "weekend" => {
-                    let saturday = relative_weekday(anchor, Relation::This, Weekday::Sat)?;
-                    shift_days(saturday, sign * DAYS_PER_WEEK)
-                }
+                "weekend" => weekend_saturday(anchor, sign),
                 "month" => shift_months(anchor, sign),
                 _ => shift_months(anchor, sign * i64::from(MONTHS_PER_YEAR)),
             }
         }
-        CueKind::WeekendBeforeLast => {
-            let saturday = relative_weekday(anchor, Relation::This, Weekday::Sat)?;
-            shift_days(saturday, -2 * DAYS_PER_WEEK)
-        }
+        CueKind::WeekendBeforeLast => weekend_saturday(anchor, -2),
         CueKind::Ago => {
             let count = count(captures.name("count")?.as_str())?;
             shift_by_units(anchor, captures.name("unit")?.as_str(), count, -1)
@@ -325,6 +341,14 @@ fn resolve(kind: CueKind, captures: &Captures<'_>, anchor: NaiveDate) -> Option<
             shift_by_units(anchor, unit_text.as_str(), count(count_text.as_str())?, 1)
         }
     }
+}
+
+/// The Saturday of the weekend `weeks` weeks from the one of `anchor`'s
+/// Monday–Sunday week: "last weekend" is -1, "this weekend" 0, "the weekend
+/// before last" -2.
+pub(super) fn weekend_saturday(anchor: NaiveDate, weeks: i64) -> Option<NaiveDate> {
+    let saturday = relative_weekday(anchor, Relation::This, Weekday::Sat)?;
+    shift_days(saturday, weeks.checked_mul(DAYS_PER_WEEK)?)
 }
 
 /// The direction of a "last / this past / this / coming / next" word.
@@ -529,6 +553,32 @@ mod tests {
             // Across a year boundary: 2026-01-01 is a Thursday.
             ("last Friday", "2026-01-01", "last Friday", "2025-12-26"),
             ("next Monday", "2025-12-31", "next Monday", "2026-01-05"),
+            // A weekday alone: the text's tense says which.
+            (
+                "what did we do on Friday?",
+                FRIDAY,
+                "on Friday",
+                "2026-05-01",
+            ),
+            ("met Ana on Monday", FRIDAY, "on Monday", "2026-05-04"),
+            (
+                "what's happening on Monday",
+                FRIDAY,
+                "on Monday",
+                "2026-05-11",
+            ),
+            (
+                "we'll meet on Saturday",
+                FRIDAY,
+                "on Saturday",
+                "2026-05-09",
+            ),
+            (
+                "what did I do on Friday?",
+                "2028-01-03",
+                "on Friday",
+                "2027-12-31",
+            ),
         ];
         for (text, anchor, cue, date) in cases {
             assert_eq!(

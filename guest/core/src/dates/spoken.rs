@@ -16,7 +16,7 @@
 //!
 //! | Form | Example (today 2026-05-08) | Window |
 //! |---|---|---|
-//! | in / during / throughout *month* | "in March", "during the month of May" | the most recent such month **not after today**: March 2026; "in May" is May 2026 (the current month); "in June" is June 2025 — unless the question's tense says otherwise (below) |
+//! | in / during / throughout / since *month*, from *month* onwards | "in March", "during the month of May" (for "since" and "onwards", see below) | the most recent such month **not after today**: March 2026; "in May" is May 2026 (the current month); "in June" is June 2025 — unless the question's tense says otherwise (below) |
 //! | last / this past *month* | "last March", "last May" | the most recent such month **before the current one**: March 2026; "last May" said in May 2026 is May 2025 (the current May is "this May") |
 //! | this *month* | "this December" | that month of today's year: December 2026 |
 //! | next / this coming / coming *month* | "next March" | the first such month after the current one: March 2027 |
@@ -44,8 +44,9 @@
 //! after it makes it an absolute form's (or nothing: "in May 3 days"); a
 //! possessive after it makes it a person ("in April's team"); a determiner
 //! before the relation word makes it another time's ("the last March",
-//! [`DETERMINERS`]). After "this", "may" and "march" count only
-//! capitalised: "this May", but not "this may take a while".
+//! [`DETERMINERS`]). After "this", "may" and "march" in lower case count
+//! only where the sentence ends with them ("what's on this may?"): "this
+//! May", but not "this may take a while".
 //!
 //! ## Seasons and quarters
 //!
@@ -62,12 +63,12 @@
 //! | last / this past *season* | "last spring", "last winter" | the most recent one that has **ended**: spring 2025 (spring 2026 is not over), winter 2026 (Dec 2025 – Feb 2026) |
 //! | this *season* | "this summer", "this winter" | the one in today's year: summer 2026; for winter, from January to August the one that ends in today's year (Dec 2025 – Feb 2026), from September the coming one |
 //! | next / this coming *season* | "next winter" | the first one that starts after today: Dec 2026 – Feb 2027 |
-//! | in / during / over / throughout (the) *season* | "over the summer", "in spring?" | the most recent one that has **started**: spring 2026 (the current one) — unless the question's tense says otherwise (above) |
-//! | Q*n* *year*, *year* Q*n*, *ordinal* quarter (of) *year* | "Q1 2026", "2026-Q3", "the first quarter of 2026" | January–March, April–June, July–September, October–December ("last quarter of" = the fourth) |
-//! | in / during / throughout (the) Q*n* or *ordinal* quarter | "in Q3", "during the first quarter" | that quarter of today's year (quarters are planning units: "Q3" said in May is this year's, still ahead) |
+//! | in / during / over / throughout / for (the) *season* | "over the summer", "in spring?", "plans for the summer" | the most recent one that has **started**: spring 2026 (the current one) — unless the question's tense says otherwise (above) |
+//! | Q*n* *year*, *year* Q*n*, *ordinal* quarter (of) *year* (or of the / last / this / next year) | "Q1 2026", "2026-Q3", "the first quarter of 2026", "Q4 of last year" | January–March, April–June, July–September, October–December ("last quarter of" = the fourth) |
+//! | in / during / throughout / for / by (the) Q*n* or *ordinal* quarter | "in Q3", "during the first quarter", "what's on for Q4?" | that quarter of today's year (quarters are planning units: "Q3" said in May is this year's, still ahead) |
 //! | last / this / next quarter | "last quarter" | the calendar quarter before / containing / after today: Q1 / Q2 / Q3 2026 |
 //! | the *season* before last | "the summer before last" | the occurrence before "last *season*": summer 2024 |
-//! | H*n* *year*, first / second / last half of *year* | "H1 2026", "the second half of 2025" | January–June, July–December |
+//! | H*n* *year*, first / second / last half of *year* (or of the / last / this / next year) | "H1 2026", "the second half of 2025", "the first half of last year" | January–June, July–December |
 //! | early / mid / late *year* (also beginning / start / middle / end of) | "late 2025", "mid-2026" | January–April, May–August, September–December (a year in thirds) |
 //!
 //! A season word alone is not a period: it needs a year, a relation word
@@ -91,11 +92,15 @@
 //! |---|---|---|
 //! | *holiday* | "over Christmas", "what did we do at Easter?" | its span ([`super::holiday`]) in the year the question's tense picks, as for a month: Christmas 2025 (18 December 2025 – 1 January 2026), Easter 2026 (2 – 6 April) |
 //! | last / this / next *holiday* | "last Easter", "next Christmas" | the most recent that has ended / the one of today's year / the first not begun: Easter 2026, Christmas 2026 |
-//! | *holiday* *year* | "Christmas 2024", "Easter of 2025" | that year's span |
+//! | *holiday* *year*, *holiday* last / this / next year | "Christmas 2024", "Easter of 2025", "Thanksgiving last year" | that year's span |
+//! | the *holiday* before last | "the Christmas before last" | the one before "last *holiday*": Christmas 2024 |
 //!
 //! Christmas, New Year's, Easter, Thanksgiving, Halloween and Valentine's
-//! Day. Not a period as a thing's name: "an Easter egg", "Christmas Island";
-//! nor after a determiner ("the last Christmas we spent in Leeds").
+//! Day. Not a period as a modifier of the word after it, a thing named
+//! after the holiday ("an Easter egg", "Christmas Island", "the Christmas
+//! cactus": any word after it but a closed-class word, a noun of time or of
+//! an occasion such as "dinner", [`super::holiday::TIME_FOLLOWERS`]); nor
+//! after a determiner ("the last Christmas we spent in Leeds").
 //!
 //! ## Periods relative to today
 //!
@@ -112,6 +117,7 @@
 //! | the past / last / previous *N* days / weeks / fortnights / months / years ("in the last 3 months", "past few weeks") | from *N* units before today to today |
 //! | the past / last / previous week / fortnight / month / year (with "the") | one unit before today to today ("the past week" is the last seven days; "last week" without "the" is the calendar week) |
 //! | next / coming *N* units ("in the next two weeks", "over the coming 3 months") | from today to *N* units after it |
+//! | last / this / next weekend · the weekend before last | its Saturday and Sunday: 2026-05-02 – 05-03 / 05-09 – 05-10 / 05-16 – 05-17 · 04-25 – 04-26 |
 //! | this time last year | the same day a year back ± [`AGO_MONTHS_RADIUS`] days |
 //! | *N* days / weeks / fortnights / months / years ago (or back: "a few weeks back") | the day *N* units back, ± [`AGO_DAYS_RADIUS`] days for days, ± [`AGO_WEEKS_RADIUS`] for weeks, ± [`AGO_FORTNIGHTS_RADIUS`] for fortnights, ± [`AGO_MONTHS_RADIUS`] for months, ± [`AGO_YEARS_RADIUS`] for years (about one unit wide: "two months ago" is vague) |
 //!
@@ -121,9 +127,10 @@
 //! followed by "of" is the last part *of* something, not a window before
 //! today, and is dropped.
 //!
-//! Day-sized cues ("today", "yesterday", "last Friday", "last weekend") are
-//! **not** windows: each names one day, which [`super::resolve_relative_date`]
-//! resolves for recall to hand the model as a hint. "*N* days ago" is a
+//! Day-sized cues ("today", "yesterday", "last Friday") are **not**
+//! windows: each names one day, which [`super::resolve_relative_date`]
+//! resolves for recall to hand the model as a hint (a weekend is two days,
+//! so a window). "*N* days ago" is a
 //! window: the count makes it vague ("a few days ago"), so its day gets
 //! slack.
 //!
@@ -135,14 +142,28 @@
 //! | from *A* to / until / till / through / – *B* | "from March to May", "from 3 May 2026 to 9 June 2026" | likewise |
 //! | *A* – / to / through *B* (months) | "March–April 2026", "Mar-Apr 2026" | likewise |
 //! | in / during *A* or *B* (months) | "in March or April" | likewise: the question hesitates between them |
+//! | between *A* and *B*, (from) *A* to / until / through / – *B*, of any two periods of this module | "between Halloween and Thanksgiving", "from Christmas to New Year's", "last summer through this spring" | from *A*'s first day to *B*'s last, each end resolved on its own |
 //!
 //! *A* and *B* are months with an optional day and year ("3 May", "May 3rd,
 //! 2026"), or both are years (1900–2199). *A* may be a bare day that takes
 //! *B*'s month. A missing year comes from the other end (*A* a year before
 //! *B* when its month comes later: "from November to February 2026" starts
-//! in November 2025); with no year at all, *A* is the most recent such
-//! month not after today and *B* the first one from *A* on. Days are exact
-//! ends (no slack). A range whose start comes after its end is not one.
+//! in November 2025); with no year at all, *A* is the month the question's
+//! tense means, as for a month alone (the most recent such month not after
+//! today for a question about the past, "what's scheduled from April to
+//! June?" asked in March this year's), and *B* the first one from *A* on.
+//! Days are exact ends (no slack). A range whose start comes after its end
+//! is not one.
+//!
+//! ## Since
+//!
+//! Any period above with "since" before it ("since March", "since last
+//! summer", "ever since Easter", "since May 2025", "since Q1") or "onwards"
+//! after it ("from March onwards", "from last March onwards") reaches from
+//! its first day to today:
+//! "since January" asked on 2026-06-10 is 2026-01-01 to 2026-06-10. After
+//! "since", a month, season or holiday without a year is the most recent one
+//! that has begun, whatever the tense.
 //!
 //! ## Labels and choosing
 //!
@@ -164,19 +185,19 @@ use chrono::{Datelike, Days, NaiveDate};
 use regex::{Captures, Match, Regex};
 
 use super::candidate::{Candidate, Granularity, most_specific, without_nested};
-use super::holiday::{HOLIDAY, Holiday, NOT_A_HOLIDAY_AFTER};
+use super::holiday::{HOLIDAY, Holiday, TIME_FOLLOWERS};
 use super::month::{MONTH_NAME_PATTERN, MONTHS_PER_YEAR, last_day_of_month, month_number};
 use super::relative::{
     A_FEW, COUNT, DAYS_PER_WEEK, RELATION, Relation, UNIT, count, relation, shift_by_units,
-    shift_days,
+    shift_days, weekend_saturday,
 };
+use super::tense::{Tense, tense_of};
 use super::window::{
     absolute_candidates, continues_as_number, part_of_month, starts_with_quantity_unit,
     week_of_month, year_in_range,
 };
 use crate::calendar::{format_date, parse_local_date};
 use crate::types::{DateWindow, LogicError};
-use crate::words::has_any;
 
 /// How many days "N days ago" reaches on either side of its day: the slack
 /// of a named day's window ([`super::window::DAY_WINDOW_RADIUS_DAYS`]).
@@ -353,10 +374,12 @@ enum Spoken {
     Holiday,
     /// "Christmas 2025", "Easter of 2024".
     HolidayOfYear,
+    /// "last weekend", "the weekend before last".
+    Weekend,
 }
 
 /// Every spoken form.
-const SPOKEN_FORMS: [Spoken; 30] = [
+const SPOKEN_FORMS: [Spoken; 31] = [
     Spoken::RelativeMonth,
     Spoken::MonthAfterPreposition,
     Spoken::MonthOfRelativeYear,
@@ -387,6 +410,7 @@ const SPOKEN_FORMS: [Spoken; 30] = [
     Spoken::HalfOfYear,
     Spoken::Holiday,
     Spoken::HolidayOfYear,
+    Spoken::Weekend,
 ];
 
 /// A range's end as a regex: a month with an optional day before or after
@@ -424,7 +448,9 @@ impl Spoken {
         let body = match self {
             Spoken::RelativeMonth => format!(r"\b(?P<label>{RELATION}\s+{month})"),
             Spoken::MonthAfterPreposition => {
-                format!(r"\b(?:in|during|throughout)\s+(?:the\s+month\s+of\s+)?(?P<label>{month})")
+                format!(
+                    r"\b(?P<preposition>in|during|throughout|since|from)\s+(?:the\s+month\s+of\s+)?(?P<label>{month})"
+                )
             }
             Spoken::MonthOfRelativeYear => {
                 format!(r"\b(?P<label>{month}\s+(?:of\s+)?(?P<relation>last|this|next)\s+year)\b")
@@ -440,16 +466,16 @@ impl Spoken {
                 r"\b(?P<label>{SEASON}\s+(?:of\s+)?(?P<year>[0-9]{{4}})(?:\s*[/–-]\s*(?P<second_year>[0-9]{{4}}|[0-9]{{2}}))?)\b"
             ),
             Spoken::SeasonAfterPreposition => format!(
-                r"\b(?:in|during|over|throughout)\s+(?P<the>the\s+)?(?P<label>{SEASON})\b"
+                r"\b(?:in|during|over|throughout|since|for)\s+(?P<the>the\s+)?(?P<label>{SEASON})\b"
             ),
             Spoken::QuarterOfYear => format!(
-                r"\b(?P<label>(?:q(?P<quarter>[1-4])|{QUARTER_ORDINAL}\s+quarter)(?:\s*,\s*|\s+of\s+|\s*-\s*|\s+)(?P<year>[0-9]{{4}}))\b"
+                r"\b(?P<label>(?:q(?P<quarter>[1-4])|{QUARTER_ORDINAL}\s+quarter)(?:(?:\s*,\s*|\s+of\s+|\s*-\s*|\s+)(?P<year>[0-9]{{4}})|(?:\s+of)?\s+(?P<year_relation>last|this|next)\s+year|\s+of\s+the\s+year))\b"
             ),
             Spoken::YearQuarter => {
                 r"\b(?P<label>(?P<year>[0-9]{4})\s*[-/]?\s*q(?P<quarter>[1-4]))\b".to_string()
             }
             Spoken::BareQuarter => format!(
-                r"\b(?:in|during|throughout)\s+(?:the\s+)?(?P<label>q(?P<quarter>[1-4])|{BARE_QUARTER_ORDINAL}\s+quarter)\b"
+                r"\b(?:in|during|throughout|since|for|by)\s+(?:the\s+)?(?P<label>q(?P<quarter>[1-4])|{BARE_QUARTER_ORDINAL}\s+quarter)\b"
             ),
             Spoken::RelativeQuarter => format!(r"\b(?P<label>{RELATION}\s+quarter)\b"),
             Spoken::RelativePeriod => {
@@ -499,14 +525,17 @@ impl Spoken {
                 r"\b(?P<label>(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+)(?P<year>[0-9]{4}))\b".to_string()
             }
             Spoken::HalfOfYear => {
-                r"\b(?P<label>h(?P<half>[12])\s*(?:,\s*|of\s+|-\s*)?(?P<year>[0-9]{4})|(?P<ordinal>first|1st|second|2nd|last)\s+half\s+(?:of\s+)?(?P<half_year>[0-9]{4}))\b".to_string()
+                r"\b(?P<label>h(?P<half>[12])\s*(?:,\s*|of\s+|-\s*)?(?P<year>[0-9]{4})|(?P<ordinal>first|1st|second|2nd|last)\s+half\s+(?:(?:of\s+)?(?P<half_year>[0-9]{4})|of\s+(?:the|(?P<year_relation>last|this|next))\s+year))\b".to_string()
             }
             Spoken::Holiday => {
                 format!(r"\b(?P<label>(?:{RELATION}\s+)?{HOLIDAY})\b")
             }
-            Spoken::HolidayOfYear => {
-                format!(r"\b(?P<label>{HOLIDAY}\s+(?:of\s+)?(?P<year>[0-9]{{4}}))\b")
-            }
+            Spoken::HolidayOfYear => format!(
+                r"\b(?P<label>{HOLIDAY}\s+(?:(?:of\s+)?(?P<year>[0-9]{{4}})|(?:of\s+)?(?P<year_relation>last|this|next)\s+year|(?P<before_last>before\s+last)))\b"
+            ),
+            Spoken::Weekend => format!(
+                r"\b(?P<label>{RELATION}\s+weekend|(?:the\s+)?weekend\s+before\s+last)\b"
+            ),
         };
         format!("(?i){body}")
     }
@@ -536,7 +565,118 @@ pub fn resolve_date_window(query: &str, anchor: &str) -> Result<Option<DateWindo
     })?;
     let mut candidates = absolute_candidates(query);
     candidates.extend(spoken_candidates(query, today));
+    let mut candidates: Vec<Candidate> = candidates
+        .into_iter()
+        .map(|candidate| reaching_today(query, today, candidate))
+        .collect();
+    candidates.extend(joined_ranges(query, &candidates));
     Ok(most_specific(without_nested(candidates)).map(|found| found.window))
+}
+
+/// The longest text between two periods that [`joined_ranges`] reads as a
+/// joining word (" through ", with spaces).
+const MAX_RANGE_JOINER_BYTES: usize = 12;
+
+/// Ranges between two periods of any form the range patterns do not read
+/// ("between Halloween and Thanksgiving", "from Christmas to New Year's",
+/// "last summer through this spring"): "between" *A* "and" *B*, or *A* "to"
+/// / "until" / "through" / a dash *B*, "from" before *A* or not. Each end is
+/// resolved on its own, and the range runs from *A*'s first day to *B*'s
+/// last; one that would end before it starts is none.
+fn joined_ranges(query: &str, candidates: &[Candidate]) -> Vec<Candidate> {
+    let mut ranges = Vec::new();
+    for first in candidates {
+        for second in candidates {
+            // Only a joining word between them (a long query holds many
+            // candidates; each pair costs no more than this check).
+            let gap = second.start.checked_sub(first.end);
+            if gap.is_none_or(|gap| gap > MAX_RANGE_JOINER_BYTES) {
+                continue;
+            }
+            let Some(between) = query.get(first.end..second.start) else {
+                continue;
+            };
+            let joiner = between.trim().to_lowercase();
+            let joined = match joiner.as_str() {
+                "and" => previous_word(query, first.start) == "between",
+                "to" | "until" | "till" | "through" | "thru" | "-" | "–" | "—" => true,
+                _ => false,
+            };
+            if !joined || first.window.since > second.window.until {
+                continue;
+            }
+            let covered = candidates
+                .iter()
+                .any(|other| other.start <= first.start && second.end <= other.end);
+            if covered {
+                continue;
+            }
+            let Some(words) = query.get(first.start..second.end) else {
+                continue;
+            };
+            let anchored = first.anchored || second.anchored;
+            let (since, until) = (first.window.since.clone(), second.window.until.clone());
+            ranges.push(Candidate {
+                granularity: first.granularity.min(second.granularity),
+                start: first.start,
+                end: second.end,
+                window: DateWindow {
+                    label: if anchored {
+                        format!("{words} ({since} to {until})")
+                    } else {
+                        words.to_string()
+                    },
+                    since,
+                    until,
+                },
+                anchored,
+            });
+        }
+    }
+    ranges
+}
+
+/// A period said with "since" before it ("since March", "ever since
+/// Easter", "since the summer", "since May 2025") or "onwards" after it
+/// ("from May 2025 onwards", "from last March onwards"): from its first day to today, the words that said
+/// so in its label. Any other candidate, or one that has not begun by
+/// today, is returned as it is.
+fn reaching_today(query: &str, today: NaiveDate, candidate: Candidate) -> Candidate {
+    let since = since_before(query, candidate.start);
+    let onwards = onwards_after(query, candidate.end);
+    let today = format_date(today);
+    if (since.is_none() && onwards.is_none()) || candidate.window.since > today {
+        return candidate;
+    }
+    let start = since.unwrap_or(candidate.start);
+    let end = onwards.unwrap_or(candidate.end);
+    let Some(words) = query.get(start..end) else {
+        return candidate;
+    };
+    let first = candidate.window.since.clone();
+    Candidate {
+        start,
+        end,
+        window: DateWindow {
+            label: format!("{words} ({first} to {today})"),
+            since: first,
+            until: today,
+        },
+        anchored: true,
+        ..candidate
+    }
+}
+
+/// The byte offset just past "onwards" (or "onward") when it follows byte
+/// offset `position`, one space between.
+fn onwards_after(query: &str, position: usize) -> Option<usize> {
+    let after = query.get(position..)?;
+    let rest = after.trim_start();
+    let skipped = after.len() - rest.len();
+    let word: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
+    let lower = word.to_lowercase();
+    (skipped > 0 && (lower == "onwards" || lower == "onward"))
+        .then(|| position + skipped + word.len())
 }
 
 /// The spoken periods the query names that no date decides ("between
@@ -553,12 +693,14 @@ pub(super) fn absolute_spoken_candidates(query: &str) -> Vec<Candidate> {
 
 /// Every spoken period the query names, resolved against `today`.
 fn spoken_candidates(query: &str, today: NaiveDate) -> Vec<Candidate> {
+    // Read once: every form without a year or relation word asks for it.
+    let tense = tense_of(query);
     SPOKEN_PATTERNS
         .iter()
         .flat_map(|(form, regex)| {
             regex
                 .captures_iter(query)
-                .filter_map(move |captures| spoken_candidate(*form, &captures, query, today))
+                .filter_map(move |captures| spoken_candidate(*form, &captures, query, tense, today))
         })
         .collect()
 }
@@ -598,6 +740,7 @@ fn spoken_candidate(
     form: Spoken,
     captures: &Captures<'_>,
     query: &str,
+    tense: Tense,
     today: NaiveDate,
 ) -> Option<Candidate> {
     let whole = captures.get(0)?;
@@ -606,7 +749,7 @@ fn spoken_candidate(
     if continues_as_number(after) {
         return None;
     }
-    let resolved = resolve_form(form, captures, query, today)?;
+    let resolved = resolve_form(form, captures, query, tense, today)?;
     if resolved.since > resolved.until
         || !in_calendar(resolved.since)
         || !in_calendar(resolved.until)
@@ -673,11 +816,13 @@ impl From<Relation> for Occurrence {
 }
 
 /// The period one form's match names, or None when its words are not a
-/// period after all (a verb, a product name) or name no real day.
+/// period after all (a verb, a product name) or name no real day. `tense`
+/// is the query's ([`tense_of`]).
 fn resolve_form(
     form: Spoken,
     captures: &Captures<'_>,
     query: &str,
+    tense: Tense,
     today: NaiveDate,
 ) -> Option<Resolved> {
     let whole = captures.get(0)?;
@@ -688,18 +833,29 @@ fn resolve_form(
             if !is_bare_month(after) {
                 return None;
             }
+            // "from" names a time only before "onwards" ("from March
+            // onwards"): "an email from Jan" is a person's.
+            let from = captures
+                .name("preposition")
+                .is_some_and(|words| words.as_str().eq_ignore_ascii_case("from"));
+            if from && !matches!(next_word(after).as_str(), "onwards" | "onward") {
+                return None;
+            }
             let occurrence = match captures.name("relation") {
                 Some(words) => {
                     if follows_determiner(query, words) {
                         return None;
                     }
                     let occurrence = Occurrence::from(relation(words.as_str()));
-                    if occurrence == Occurrence::This && is_lowercase_verb_month(month_match) {
+                    if occurrence == Occurrence::This
+                        && is_lowercase_verb_month(month_match)
+                        && !ends_sentence(after)
+                    {
                         return None;
                     }
                     occurrence
                 }
-                None => bare_month_occurrence(query),
+                None => bare_occurrence(query, month_match.start(), tense),
             };
             let month = month_number(month_match.as_str())?;
             let year = month_year(today, month, occurrence);
@@ -721,7 +877,7 @@ fn resolve_form(
                 return None;
             }
             let month = month_number(captures.name("month")?.as_str())?;
-            let year = month_year(today, month, bare_month_occurrence(query));
+            let year = month_year(today, month, bare_month_occurrence(tense));
             let days = match captures.name("part") {
                 Some(part) => part_of_month(year, month, part.as_str())?,
                 None => week_of_month(year, month, captures.name("ordinal")?.as_str())?,
@@ -771,15 +927,27 @@ fn resolve_form(
                 return None;
             }
             let season = Season::from_word(season_match.as_str())?;
-            let start_year = season.start_year(today, bare_month_occurrence(query))?;
+            let start_year =
+                season.start_year(today, bare_occurrence(query, season_match.start(), tense))?;
             Some(Resolved::anchored(
                 season.span(start_year)?,
                 Granularity::Season,
             ))
         }
         Spoken::QuarterOfYear | Spoken::YearQuarter => {
-            let year = year_in_range(captures.name("year")?.as_str())?;
             let quarter = quarter_number(captures)?;
+            let Some(year) = captures.name("year") else {
+                // "Q4 of last year", "the third quarter of the year".
+                let offset = captures
+                    .name("year_relation")
+                    .map_or(0, |words| relation_offset(relation(words.as_str())));
+                let year = today.year().checked_add(offset)?;
+                return Some(Resolved::anchored(
+                    quarter_span(year, quarter)?,
+                    Granularity::Season,
+                ));
+            };
+            let year = year_in_range(year.as_str())?;
             Some(Resolved::absolute(
                 quarter_span(year, quarter)?,
                 Granularity::Season,
@@ -910,18 +1078,29 @@ fn resolve_form(
                 Some(half) => (captures.name("year")?, half.as_str() == "2"),
                 None => {
                     let ordinal = captures.name("ordinal")?.as_str().to_lowercase();
-                    (
-                        captures.name("half_year")?,
-                        !matches!(ordinal.as_str(), "first" | "1st"),
-                    )
+                    let second = !matches!(ordinal.as_str(), "first" | "1st");
+                    match captures.name("half_year") {
+                        Some(year) => (year, second),
+                        // "the second half of the year", "… of last year".
+                        None => {
+                            let offset = captures
+                                .name("year_relation")
+                                .map_or(0, |words| relation_offset(relation(words.as_str())));
+                            let year = today.year().checked_add(offset)?;
+                            let (first_month, last_month) = half_months(second);
+                            return Some(Resolved::anchored(
+                                (
+                                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
+                                    last_day_of_month(year, last_month)?,
+                                ),
+                                Granularity::Season,
+                            ));
+                        }
+                    }
                 }
             };
             let year = year_in_range(year.as_str())?;
-            let (first_month, last_month) = if second {
-                (MONTHS_PER_HALF + 1, MONTHS_PER_YEAR)
-            } else {
-                (1, MONTHS_PER_HALF)
-            };
+            let (first_month, last_month) = half_months(second);
             Some(Resolved::absolute(
                 (
                     NaiveDate::from_ymd_opt(year, first_month, 1)?,
@@ -931,7 +1110,11 @@ fn resolve_form(
             ))
         }
         Spoken::Holiday | Spoken::HolidayOfYear => {
-            if NOT_A_HOLIDAY_AFTER.contains(&next_word(after).as_str()) {
+            let next = next_word(after);
+            if form == Spoken::Holiday
+                && !next.is_empty()
+                && !TIME_FOLLOWERS.contains(&next.as_str())
+            {
                 return None;
             }
             let holiday = Holiday::from_words(captures.name("holiday")?.as_str())?;
@@ -939,16 +1122,36 @@ fn resolve_form(
                 let year = year_in_range(year.as_str())?;
                 return Some(Resolved::absolute(holiday.span(year)?, Granularity::Week));
             }
+            if let Some(words) = captures.name("year_relation") {
+                let offset = relation_offset(relation(words.as_str()));
+                let year = today.year().checked_add(offset)?;
+                return Some(Resolved::anchored(holiday.span(year)?, Granularity::Week));
+            }
+            if captures.name("before_last").is_some() {
+                let last = holiday_year(holiday, today, Occurrence::Last)?;
+                let year = last.checked_sub(1)?;
+                return Some(Resolved::anchored(holiday.span(year)?, Granularity::Week));
+            }
             if starts_with_year(after) {
                 return None;
             }
             let occurrence = match captures.name("relation") {
                 Some(words) if follows_determiner(query, words) => return None,
                 Some(words) => Occurrence::from(relation(words.as_str())),
-                None => bare_month_occurrence(query),
+                None => bare_occurrence(query, captures.name("holiday")?.start(), tense),
             };
             let year = holiday_year(holiday, today, occurrence)?;
             Some(Resolved::anchored(holiday.span(year)?, Granularity::Week))
+        }
+        Spoken::Weekend => {
+            let weeks = match captures.name("relation") {
+                Some(words) if follows_determiner(query, words) => return None,
+                Some(words) => relation_offset(relation(words.as_str())).into(),
+                None => -2,
+            };
+            let saturday = weekend_saturday(today, weeks)?;
+            let sunday = shift_days(saturday, 1)?;
+            Some(Resolved::anchored((saturday, sunday), Granularity::Day))
         }
         Spoken::Between | Spoken::FromTo | Spoken::MonthSpan | Spoken::MonthAlternatives => {
             let start = range_end(captures, "start")?;
@@ -956,7 +1159,7 @@ fn resolve_form(
             if matches!(finish, RangeEnd::Year(_)) && starts_with_quantity_unit(after) {
                 return None;
             }
-            resolve_range(start, finish, today)
+            resolve_range(start, finish, today, bare_month_occurrence(tense))
         }
     }
 }
@@ -977,6 +1180,16 @@ fn is_bare_month(after: &str) -> bool {
 fn is_lowercase_verb_month(month: Match<'_>) -> bool {
     let word = month.as_str().trim_end_matches('.');
     word == "may" || word == "march"
+}
+
+/// Whether the sentence ends right after a match: nothing but spaces
+/// before the end of the text or a full stop, question or exclamation mark.
+fn ends_sentence(after: &str) -> bool {
+    after
+        .trim_start()
+        .chars()
+        .next()
+        .is_none_or(|c| matches!(c, '.' | '?' | '!'))
 }
 
 /// Whether the text right after a match starts with a year.
@@ -1048,54 +1261,53 @@ fn previous_word(query: &str, position: usize) -> String {
         .collect()
 }
 
-/// Words and phrases that make a question look ahead: a month named
-/// without a year in it is the current one or the next.
-const LOOKING_AHEAD: &[&str] = &[
-    "will",
-    "shall",
-    "ll",
-    "gonna",
-    "going to",
-    "coming up",
-    "upcoming",
-    "planned",
-    "scheduled",
-    "due",
-    "plan",
-    "plans",
-    "planning",
-];
-
-/// Auxiliaries of the present tense: a question in it about a month
-/// without a year means the nearer occurrence.
-const PRESENT_AUXILIARIES: &[&str] = &["do", "does", "is", "are", "am", "s", "re", "m"];
-
-/// Auxiliaries of the past tense: a question in it means the most recent
-/// occurrence.
-const PAST_AUXILIARIES: &[&str] = &["did", "didn", "was", "wasn", "were", "weren", "had", "hadn"];
-
 /// Which occurrence a month named without a year or a relation word means,
-/// read from the question's tense (closed-class words only): the past, or
-/// no verb to tell ("in March", "what happened in June?"), the most recent
-/// one; looking ahead ("will", "planned", "coming up"), the current or the
-/// next; the present ("what flights do I have in June?", asked in May), the
-/// nearer one. A past auxiliary wins over the others ("what did I plan for
-/// June?").
-fn bare_month_occurrence(query: &str) -> Occurrence {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    if has_any(&words, PAST_AUXILIARIES) {
-        Occurrence::MostRecent
-    } else if has_any(&words, LOOKING_AHEAD) {
-        Occurrence::Coming
-    } else if has_any(&words, PRESENT_AUXILIARIES) {
-        Occurrence::Nearest
-    } else {
-        Occurrence::MostRecent
+/// in a question of this tense ([`tense_of`]): the past, or no verb to
+/// tell ("in March", "what happened in June?"), the most recent one; looking
+/// ahead ("will", "planned", "coming up"), the current or the next; the
+/// present ("what flights do I have in June?", asked in May), the nearer
+/// one.
+fn bare_month_occurrence(tense: Tense) -> Occurrence {
+    match tense {
+        Tense::Past => Occurrence::MostRecent,
+        Tense::Ahead => Occurrence::Coming,
+        Tense::Present => Occurrence::Nearest,
     }
+}
+
+/// Which occurrence a month, season or holiday without a relation word
+/// means, its word at byte offset `position`: after "since" ("since March",
+/// "since the summer") one that has begun, whatever the tense; otherwise as
+/// the question's `tense` says ([`bare_month_occurrence`]).
+fn bare_occurrence(query: &str, position: usize, tense: Tense) -> Occurrence {
+    if said_since(query, position) {
+        Occurrence::MostRecent
+    } else {
+        bare_month_occurrence(tense)
+    }
+}
+
+/// Where "since" (or "ever since") stands right before byte offset
+/// `position`, a "the" between them allowed: the byte offset of "since".
+fn since_before(query: &str, position: usize) -> Option<usize> {
+    let before = query.get(..position)?.trim_end();
+    let before = strip_word_suffix(before, "the").map_or(before, str::trim_end);
+    strip_word_suffix(before, "since").map(str::len)
+}
+
+/// Whether "since" stands right before byte offset `position` (see
+/// [`since_before`]).
+fn said_since(query: &str, position: usize) -> bool {
+    since_before(query, position).is_some()
+}
+
+/// `text` without its last word when that word is `word` (ASCII case
+/// ignored) and stands alone.
+fn strip_word_suffix<'a>(text: &'a str, word: &str) -> Option<&'a str> {
+    let cut = text.len().checked_sub(word.len())?;
+    let (rest, last) = (text.get(..cut)?, text.get(cut..)?);
+    let alone = !rest.ends_with(|c: char| c.is_alphanumeric() || c == '\'' || c == '’');
+    (last.eq_ignore_ascii_case(word) && alone).then_some(rest)
 }
 
 /// The year a named month falls in.
@@ -1242,12 +1454,14 @@ impl Season {
 /// when both are as far).
 fn holiday_year(holiday: Holiday, today: NaiveDate, occurrence: Occurrence) -> Option<i32> {
     let year = today.year();
-    let spans: Vec<(i32, NaiveDate, NaiveDate)> = [year - 1, year, year + 1]
+    let spans: Vec<(i32, NaiveDate, NaiveDate)> = [year - 2, year - 1, year, year + 1]
         .into_iter()
         .filter_map(|y| holiday.span(y).map(|(since, until)| (y, since, until)))
         .collect();
     let begun = spans.iter().rev().find(|(_, since, _)| *since <= today);
-    let ended = spans.iter().rev().find(|(_, _, until)| *until < today);
+    // On its last day a holiday is over: "last Christmas" said on 1 January
+    // is the one just gone.
+    let ended = spans.iter().rev().find(|(_, _, until)| *until <= today);
     let not_over = spans.iter().find(|(_, _, until)| *until >= today);
     let not_begun = spans.iter().find(|(_, since, _)| *since > today);
     Some(match occurrence {
@@ -1268,6 +1482,15 @@ fn holiday_year(holiday: Holiday, today: NaiveDate, occurrence: Occurrence) -> O
             (None, None) => return None,
         },
     })
+}
+
+/// The first and last month of a year's first or `second` half.
+fn half_months(second: bool) -> (u32, u32) {
+    if second {
+        (MONTHS_PER_HALF + 1, MONTHS_PER_YEAR)
+    } else {
+        (1, MONTHS_PER_HALF)
+    }
 }
 
 /// The first and last month of "early", "mid" or "late" in a year.
@@ -1437,8 +1660,16 @@ fn range_end(captures: &Captures<'_>, end: &str) -> Option<RangeEnd> {
 }
 
 /// The window from `start`'s first day to `finish`'s last (see the module
-/// documentation for how missing years are filled in).
-fn resolve_range(start: RangeEnd, finish: RangeEnd, today: NaiveDate) -> Option<Resolved> {
+/// documentation for how missing years are filled in). With no year at
+/// either end, the start's month is the one the question's tense means
+/// (`occurrence`, as for a month alone): "what's scheduled from April to
+/// June?" asked in March is this year's.
+fn resolve_range(
+    start: RangeEnd,
+    finish: RangeEnd,
+    today: NaiveDate,
+    occurrence: Occurrence,
+) -> Option<Resolved> {
     let (finish_day, finish_month, finish_year) = match (start, finish) {
         (RangeEnd::Year(first), RangeEnd::Year(last)) => {
             return Some(Resolved::absolute(
@@ -1466,10 +1697,10 @@ fn resolve_range(start: RangeEnd, finish: RangeEnd, today: NaiveDate) -> Option<
         (Some(first), None) => (first, if wraps { first + 1 } else { first }, false),
         (None, None) => {
             let reached = (start_month, start_day.unwrap_or(1)) <= (today.month(), today.day());
-            let first = if reached {
-                today.year()
-            } else {
-                today.year() - 1
+            let first = match occurrence {
+                Occurrence::MostRecent if reached => today.year(),
+                Occurrence::MostRecent => today.year() - 1,
+                looking => month_year(today, start_month, looking),
             };
             (first, if wraps { first + 1 } else { first }, true)
         }
@@ -1545,6 +1776,13 @@ mod tests {
             ("in June", FRIDAY, "2025-06-01", "2025-06-30"),
             ("this December", FRIDAY, "2026-12-01", "2026-12-31"),
             ("this May", FRIDAY, "2026-05-01", "2026-05-31"),
+            // Lower case, but the sentence ends with it: no verb follows.
+            (
+                "what's happening this may?",
+                "2026-02-03",
+                "2026-05-01",
+                "2026-05-31",
+            ),
             ("next March", FRIDAY, "2027-03-01", "2027-03-31"),
             ("next June", FRIDAY, "2026-06-01", "2026-06-30"),
             (
@@ -1733,11 +1971,59 @@ mod tests {
                 "2026-12-18",
                 "2027-01-01",
             ),
+            // The sentence goes on with a closed-class word or a noun of
+            // time: still the holiday.
+            (
+                "what did we do at Christmas with the kids?",
+                FRIDAY,
+                "2025-12-18",
+                "2026-01-01",
+            ),
+            (
+                "where did we go over the Easter holidays",
+                FRIDAY,
+                "2026-04-02",
+                "2026-04-06",
+            ),
+            ("Halloween night", FRIDAY, "2025-10-29", "2025-11-01"),
+            // The occasions a holiday is kept with.
+            (
+                "where did we go for Valentine's dinner?",
+                FRIDAY,
+                "2026-02-13",
+                "2026-02-15",
+            ),
+            // A year said relative to today, and the one before last.
+            (
+                "what did I cook for Thanksgiving last year?",
+                "2024-12-03",
+                "2023-11-23",
+                "2023-11-26",
+            ),
+            (
+                "Christmas Eve last year",
+                FRIDAY,
+                "2025-12-18",
+                "2026-01-01",
+            ),
+            (
+                "where did we spend the Christmas before last?",
+                "2028-06-10",
+                "2026-12-18",
+                "2027-01-01",
+            ),
+            // Said on 1 January, "last Christmas" is the one just gone.
+            ("last Christmas", "2026-01-01", "2025-12-18", "2026-01-01"),
         ]);
+        // A modifier of the word after it: a thing named after the holiday.
         for query in [
             "is there an Easter egg in the app?",
             "we flew over Christmas Island",
             "the last Christmas we spent in Leeds",
+            "who gave me the Christmas cactus?",
+            "how do I carve a Halloween pumpkin?",
+            "what goes into mum's Thanksgiving stuffing?",
+            "which Halloween costume shop did I like?",
         ] {
             assert_eq!(days(query, FRIDAY), None, "{query}");
         }
@@ -1762,6 +2048,8 @@ mod tests {
         assert_eq!(year(boxing_day, Occurrence::Nearest), Some(2026));
         assert_eq!(year(boxing_day, Occurrence::Last), Some(2025));
         assert_eq!(year(boxing_day, Occurrence::Next), Some(2027));
+        // On its last day it is over.
+        assert_eq!(year("2027-01-01", Occurrence::Last), Some(2026));
     }
 
     #[test]
@@ -1923,7 +2211,151 @@ mod tests {
             ),
             ("later this year", FRIDAY, "2026-05-08", "2026-12-31"),
             ("later this month", "2024-02-10", "2024-02-10", "2024-02-29"),
+            // Halves and quarters of a year said relative to today.
+            (
+                "how's the first half of the year been?",
+                "2024-07-15",
+                "2024-01-01",
+                "2024-06-30",
+            ),
+            (
+                "the second half of last year",
+                FRIDAY,
+                "2025-07-01",
+                "2025-12-31",
+            ),
+            ("Q4 of last year", FRIDAY, "2025-10-01", "2025-12-31"),
+            (
+                "the third quarter of next year",
+                FRIDAY,
+                "2027-07-01",
+                "2027-09-30",
+            ),
+            (
+                "what's on my plate for Q4?",
+                FRIDAY,
+                "2026-10-01",
+                "2026-12-31",
+            ),
+            (
+                "what are my plans for the summer?",
+                "2026-01-15",
+                "2026-06-01",
+                "2026-08-31",
+            ),
+            // A weekend is its Saturday and Sunday.
+            ("last weekend", FRIDAY, "2026-05-02", "2026-05-03"),
+            ("this weekend", FRIDAY, "2026-05-09", "2026-05-10"),
+            ("next weekend", FRIDAY, "2026-05-16", "2026-05-17"),
+            ("last weekend", "2026-05-11", "2026-05-09", "2026-05-10"),
+            (
+                "where did we go the weekend before last?",
+                FRIDAY,
+                "2026-04-25",
+                "2026-04-26",
+            ),
         ]);
+    }
+
+    #[test]
+    fn ranges_between_any_two_periods() {
+        check(&[
+            (
+                "what's on between Halloween and Thanksgiving?",
+                "2025-09-20",
+                "2025-10-29",
+                "2025-11-30",
+            ),
+            (
+                "what happened between Thanksgiving and Christmas last year?",
+                "2026-05-05",
+                "2025-11-27",
+                "2026-01-01",
+            ),
+            // A range's joiner goes on after a holiday as after a time.
+            (
+                "what did I spend from Christmas through Easter",
+                "2025-04-21",
+                "2024-12-18",
+                "2025-04-21",
+            ),
+            (
+                "from last summer through this spring",
+                FRIDAY,
+                "2025-06-01",
+                "2026-05-31",
+            ),
+        ]);
+        // One that would end before it starts is none: the first period
+        // alone is left.
+        check(&[(
+            "between next Christmas and last Easter",
+            FRIDAY,
+            "2026-12-18",
+            "2027-01-01",
+        )]);
+        let label =
+            resolve_date_window("what's on between Halloween and Thanksgiving", "2025-09-20")
+                .unwrap()
+                .unwrap()
+                .label;
+        assert_eq!(
+            label,
+            "Halloween and Thanksgiving (2025-10-29 to 2025-11-30)"
+        );
+        // A query of the largest size recall takes, every word a period or
+        // a joiner: many candidates, each pair joined or not, and an answer.
+        let long = "Christmas to Easter through ".repeat(16 * 1024 / 28);
+        let window = resolve_date_window(&long, FRIDAY).unwrap().unwrap();
+        assert!(window.since <= window.until, "{window:?}");
+    }
+
+    #[test]
+    fn since_reaches_today() {
+        check(&[
+            // Asked on 2026-06-10, whatever the tense.
+            (
+                "how many times have I been to the gym since January?",
+                "2026-06-10",
+                "2026-01-01",
+                "2026-06-10",
+            ),
+            (
+                "what have I been up to since Easter?",
+                "2027-06-20",
+                "2027-03-25",
+                "2027-06-20",
+            ),
+            // The most recent that has begun, not the coming one the
+            // present tense would pick.
+            (
+                "what's changed since March?",
+                "2026-02-10",
+                "2025-03-01",
+                "2026-02-10",
+            ),
+            ("ever since last summer", FRIDAY, "2025-06-01", "2026-05-08"),
+            ("since the summer", "2026-10-01", "2026-06-01", "2026-10-01"),
+            ("since May 2025", FRIDAY, "2025-05-01", "2026-05-08"),
+            ("from March onwards", FRIDAY, "2026-03-01", "2026-05-08"),
+            ("since Q1", FRIDAY, "2026-01-01", "2026-05-08"),
+            (
+                "from last March onwards",
+                FRIDAY,
+                "2026-03-01",
+                "2026-05-08",
+            ),
+            ("from May 2025 onwards", FRIDAY, "2025-05-01", "2026-05-08"),
+            // Under way: from its first day to today.
+            ("since this month", FRIDAY, "2026-05-01", "2026-05-08"),
+        ]);
+        // A period that has not begun is no start: it stays as it is.
+        check(&[("since next week", FRIDAY, "2026-05-11", "2026-05-17")]);
+        let label = resolve_date_window("since January?", "2026-06-10")
+            .unwrap()
+            .unwrap()
+            .label;
+        assert_eq!(label, "since January (2026-01-01 to 2026-06-10)");
     }
 
     #[test]
@@ -1978,6 +2410,19 @@ mod tests {
                 "2026-04-30",
             ),
             ("from March to May", FRIDAY, "2026-03-01", "2026-05-31"),
+            // No year at either end: the question's tense picks the start.
+            (
+                "what's scheduled from April to June?",
+                "2025-03-25",
+                "2025-04-01",
+                "2025-06-30",
+            ),
+            (
+                "what did we do from April to June?",
+                "2025-03-25",
+                "2024-04-01",
+                "2024-06-30",
+            ),
             (
                 "from March to May",
                 "2026-04-10",
@@ -2232,7 +2677,7 @@ mod tests {
             "yesterday",
             "today",
             "tomorrow",
-            "last weekend",
+            "my last weekend in Paris",
             "the other day",
             "the last day of the trip",
             "the last year of college",

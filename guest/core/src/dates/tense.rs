@@ -1,0 +1,89 @@
+//! Which way a question or sentence points in time, read from its
+//! closed-class words: "what did we do on Friday?" looks back, "what will
+//! we do on Friday?" ahead, "what do I have on Friday?" is in the present.
+//!
+//! The date readers use it where the words of a period leave open which
+//! occurrence is meant: a month or holiday without a year ([`super::spoken`])
+//! and a weekday without "last" or "next" ([`super::relative`]). Only
+//! auxiliaries and a few words of planning are read, never a content verb,
+//! so the reading holds for any verb; a text with none of them is read as
+//! the past ("in June", "what happened in June?"), the commonest question a
+//! memory answers.
+
+use crate::words::has_any;
+
+/// Words and phrases that make a text look ahead.
+const LOOKING_AHEAD: &[&str] = &[
+    "will",
+    "shall",
+    "ll",
+    "gonna",
+    "going to",
+    "coming up",
+    "upcoming",
+    "planned",
+    "scheduled",
+    "due",
+    "plan",
+    "plans",
+    "planning",
+];
+
+/// Auxiliaries of the present tense.
+const PRESENT_AUXILIARIES: &[&str] = &["do", "does", "is", "are", "am", "s", "re", "m"];
+
+/// Auxiliaries of the past tense.
+const PAST_AUXILIARIES: &[&str] = &["did", "didn", "was", "wasn", "were", "weren", "had", "hadn"];
+
+/// Which way a text points in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tense {
+    /// A past auxiliary ("did", "was", "had"), or nothing to tell.
+    Past,
+    /// Looking ahead ("will", "'ll", "going to", "planned", "coming up").
+    Ahead,
+    /// A present auxiliary ("do", "is", "'s", "'re").
+    Present,
+}
+
+/// The tense of `text`. A past auxiliary wins over the others ("what did I
+/// plan for June?"), then looking ahead over the present ("what's coming
+/// up in June?").
+pub(super) fn tense_of(text: &str) -> Tense {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if has_any(&words, PAST_AUXILIARIES) {
+        Tense::Past
+    } else if has_any(&words, LOOKING_AHEAD) {
+        Tense::Ahead
+    } else if has_any(&words, PRESENT_AUXILIARIES) {
+        Tense::Present
+    } else {
+        Tense::Past
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auxiliaries_tell_the_tense() {
+        for (text, tense) in [
+            ("what did we do in June?", Tense::Past),
+            ("what happened in June?", Tense::Past),
+            ("in June", Tense::Past),
+            ("what did I plan for June?", Tense::Past),
+            ("what will I do in March?", Tense::Ahead),
+            ("what's coming up in June?", Tense::Ahead),
+            ("we're going to Rome on Friday", Tense::Ahead),
+            ("what do I have in June?", Tense::Present),
+            ("what's happening on Monday", Tense::Present),
+        ] {
+            assert_eq!(tense_of(text), tense, "{text}");
+        }
+    }
+}
