@@ -638,9 +638,10 @@ fn joined_ranges(query: &str, candidates: &[Candidate]) -> Vec<Candidate> {
 
 /// A period said with "since" before it ("since March", "ever since
 /// Easter", "since the summer", "since May 2025") or "onwards" after it
-/// ("from May 2025 onwards", "from last March onwards"): from its first day to today, the words that said
-/// so in its label. Any other candidate, or one that has not begun by
-/// today, is returned as it is.
+/// ("from March onwards", "from last March onwards"): from its first day to
+/// today. Its label reads after "Events during": "the time since March
+/// (…)", "March onwards (…)". Any other candidate, or one that has not
+/// begun by today, is returned as it is.
 fn reaching_today(query: &str, today: NaiveDate, candidate: Candidate) -> Candidate {
     let since = since_before(query, candidate.start);
     let onwards = onwards_after(query, candidate.end);
@@ -658,7 +659,11 @@ fn reaching_today(query: &str, today: NaiveDate, candidate: Candidate) -> Candid
         start,
         end,
         window: DateWindow {
-            label: format!("{words} ({first} to {today})"),
+            label: if since.is_some() {
+                format!("the time {words} ({first} to {today})")
+            } else {
+                format!("{words} ({first} to {today})")
+            },
             since: first,
             until: today,
         },
@@ -2355,7 +2360,7 @@ mod tests {
             .unwrap()
             .unwrap()
             .label;
-        assert_eq!(label, "since January (2026-01-01 to 2026-06-10)");
+        assert_eq!(label, "the time since January (2026-01-01 to 2026-06-10)");
     }
 
     #[test]

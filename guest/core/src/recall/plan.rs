@@ -579,6 +579,18 @@ mod tests {
             ),
             ("photos from last Easter", NOW, "2026-04-02", "2026-04-06"),
             (
+                "what have I been up to since January?",
+                NOW,
+                "2026-01-01",
+                "2026-05-08",
+            ),
+            (
+                "what's on between Easter and Halloween?",
+                NOW,
+                "2026-04-02",
+                "2026-11-01",
+            ),
+            (
                 "anything in the past two weeks?",
                 NOW,
                 "2026-04-24",
@@ -615,6 +627,11 @@ mod tests {
         let window = plan.date_window.unwrap();
         assert_eq!(window.label, "last week (2026-04-27 to 2026-05-03)");
         assert_eq!(plan.relative_date, None);
+        // A weekend is its two days, a window: no hint of its Saturday.
+        let plan = plan_recall("what did we do last weekend?", NOW, 5).unwrap();
+        let window = plan.date_window.unwrap();
+        assert_eq!(window.label, "last weekend (2026-05-02 to 2026-05-03)");
+        assert_eq!(plan.relative_date, None);
 
         // A cue outside the window's words stays a hint.
         let plan = plan_recall("yesterday Ana asked about Q1 2026", NOW, 5).unwrap();
@@ -629,6 +646,7 @@ mod tests {
             "this may take a while",
             "ticket 2025",
             "answer Q1 first",
+            "who gave me the Christmas cactus?",
         ] {
             let plan = plan_recall(query, NOW, 5).unwrap();
             assert_eq!(plan.date_window, None, "{query}");
