@@ -943,10 +943,7 @@ fn resolve_form(
             let quarter = quarter_number(captures)?;
             let Some(year) = captures.name("year") else {
                 // "Q4 of last year", "the third quarter of the year".
-                let offset = captures
-                    .name("year_relation")
-                    .map_or(0, |words| relation_offset(relation(words.as_str())));
-                let year = today.year().checked_add(offset)?;
+                let year = said_year(captures, today)?;
                 return Some(Resolved::anchored(
                     quarter_span(year, quarter)?,
                     Granularity::Season,
@@ -1088,10 +1085,7 @@ fn resolve_form(
                         Some(year) => (year, second),
                         // "the second half of the year", "… of last year".
                         None => {
-                            let offset = captures
-                                .name("year_relation")
-                                .map_or(0, |words| relation_offset(relation(words.as_str())));
-                            let year = today.year().checked_add(offset)?;
+                            let year = said_year(captures, today)?;
                             let (first_month, last_month) = half_months(second);
                             return Some(Resolved::anchored(
                                 (
@@ -1127,9 +1121,8 @@ fn resolve_form(
                 let year = year_in_range(year.as_str())?;
                 return Some(Resolved::absolute(holiday.span(year)?, Granularity::Week));
             }
-            if let Some(words) = captures.name("year_relation") {
-                let offset = relation_offset(relation(words.as_str()));
-                let year = today.year().checked_add(offset)?;
+            if captures.name("year_relation").is_some() {
+                let year = said_year(captures, today)?;
                 return Some(Resolved::anchored(holiday.span(year)?, Granularity::Week));
             }
             if captures.name("before_last").is_some() {
@@ -1487,6 +1480,15 @@ fn holiday_year(holiday: Holiday, today: NaiveDate, occurrence: Occurrence) -> O
             (None, None) => return None,
         },
     })
+}
+
+/// The year a form's `year_relation` group says relative to today ("last
+/// year", "next year"); today's when it says none ("of the year").
+fn said_year(captures: &Captures<'_>, today: NaiveDate) -> Option<i32> {
+    let offset = captures
+        .name("year_relation")
+        .map_or(0, |words| relation_offset(relation(words.as_str())));
+    today.year().checked_add(offset)
 }
 
 /// The first and last month of a year's first or `second` half.
