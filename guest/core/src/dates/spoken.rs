@@ -1149,7 +1149,10 @@ fn resolve_form(
             };
             let saturday = weekend_saturday(today, weeks)?;
             let sunday = shift_days(saturday, 1)?;
-            Some(Resolved::anchored((saturday, sunday), Granularity::Day))
+            // Coarser than a day the query names: "last weekend before
+            // April 10, 2023" is about the days before that date, not about
+            // the weekend before today.
+            Some(Resolved::anchored((saturday, sunday), Granularity::Week))
         }
         Spoken::Between | Spoken::FromTo | Spoken::MonthSpan | Spoken::MonthAlternatives => {
             let start = range_end(captures, "start")?;
@@ -2315,6 +2318,16 @@ mod tests {
         let long = "Christmas to Easter through ".repeat(16 * 1024 / 28);
         let window = resolve_date_window(&long, FRIDAY).unwrap().unwrap();
         assert!(window.since <= window.until, "{window:?}");
+    }
+
+    #[test]
+    fn a_day_the_query_names_wins_over_a_weekend_today_decides() {
+        check(&[(
+            "What did Maria participate in last weekend before April 10, 2023?",
+            FRIDAY,
+            "2023-04-08",
+            "2023-04-12",
+        )]);
     }
 
     #[test]
