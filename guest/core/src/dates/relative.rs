@@ -20,7 +20,7 @@
 //! | last *Friday* (also "this past Friday") | the most recent Friday strictly before the anchor day |
 //! | next *Friday* (also "this coming Friday", "coming Friday") | the first Friday strictly after the anchor day |
 //! | this *Friday* | the Friday of the anchor's week, weeks running Monday–Sunday (so it may lie in the past) |
-//! | on *Friday* | as "last Friday" when the text looks back ("what did we do on Friday?"), or tells no tense; as "next Friday" when it looks ahead or is in the present ("what's on on Friday?", "we'll meet on Friday"): [`super::tense`] |
+//! | on *Friday* | as "last Friday" when the text looks back ("what did we do on Friday?"), or tells no tense; as "next Friday" when it looks ahead or is in the present ("what's on on Friday?", "we'll meet on Friday"): [`super::tense`]. A habit is no day: "on Fridays", "on Friday evenings" |
 //! | last / this / next week | the same weekday 7 days before / the anchor / 7 days after |
 //! | last / this / next month | the same day a month before / the anchor / a month after |
 //! | last / this / next year | the same date a year before / the anchor / a year after |
@@ -165,7 +165,11 @@ impl CueKind {
             }
             CueKind::OtherDay => r"\bthe\s+other\s+day\b".to_string(),
             CueKind::Weekday => format!(r"\b{RELATION}\s+{WEEKDAY}\b"),
-            CueKind::BareWeekday => format!(r"\bon\s+{WEEKDAY}\b"),
+            // Not before a part of the day in the plural: "on Friday
+            // evenings" is a habit, no day ("on Fridays" is none either).
+            CueKind::BareWeekday => {
+                format!(r"\bon\s+{WEEKDAY}\b(?:\s+(?P<habit>mornings|afternoons|evenings|nights))?")
+            }
             CueKind::Period => format!(r"\b{RELATION}\s+(?P<period>week|weekend|month|year)\b"),
             CueKind::WeekendBeforeLast => r"\b(?:the\s+)?weekend\s+before\s+last\b".to_string(),
             CueKind::Ago => format!(r"\b{COUNT}\s+{UNIT}\s+ago\b"),
@@ -306,6 +310,9 @@ fn resolve(
             relative_weekday(anchor, relation, weekday)
         }
         CueKind::BareWeekday => {
+            if captures.name("habit").is_some() {
+                return None;
+            }
             let weekday = weekday(captures.name("weekday")?.as_str())?;
             let relation = match tense {
                 Tense::Past => Relation::Last,
@@ -783,6 +790,10 @@ mod tests {
             "next to the fridge",
             "1234567 days ago",
             "the next one",
+            // A weekday as a habit.
+            "where do we order food from on Fridays?",
+            "No meetings on Friday afternoons either.",
+            "Started salsa classes on Friday evenings.",
         ];
         for text in texts {
             assert_eq!(resolve_relative_date(text, FRIDAY), Ok(None), "{text:?}");
