@@ -2276,6 +2276,13 @@ mod tests {
                 "2025-10-29",
                 "2025-11-30",
             ),
+            // "Have got" is the present: the nearer ones.
+            (
+                "what have I got on between Halloween and Thanksgiving?",
+                "2025-10-20",
+                "2025-10-29",
+                "2025-11-30",
+            ),
             (
                 "what happened between Thanksgiving and Christmas last year?",
                 "2026-05-05",

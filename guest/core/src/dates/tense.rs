@@ -6,7 +6,8 @@
 //! occurrence is meant: a month or holiday without a year ([`super::spoken`])
 //! and a weekday without "last" or "next" ([`super::relative`]). Only
 //! auxiliaries and a few words of planning are read, never a content verb,
-//! so the reading holds for any verb; a text with none of them is read as
+//! so the reading holds for any verb ("have got", what one has now, counts
+//! as the present); a text with none of them is read as
 //! the past ("in June", "what happened in June?"), the commonest question a
 //! memory answers.
 
@@ -31,6 +32,11 @@ const LOOKING_AHEAD: &[&str] = &[
 
 /// Auxiliaries of the present tense.
 const PRESENT_AUXILIARIES: &[&str] = &["do", "does", "is", "are", "am", "s", "re", "m"];
+
+/// "Have got" is what one has now, the present ("what have I got on in
+/// June?", "what've we got on Friday"): "got" with one of these anywhere
+/// before it, as a question puts the subject between them.
+const HAVE: &[&str] = &["have", "has", "ve"];
 
 /// Auxiliaries of the past tense.
 const PAST_AUXILIARIES: &[&str] = &["did", "didn", "was", "wasn", "were", "weren", "had", "hadn"];
@@ -59,11 +65,17 @@ pub(super) fn tense_of(text: &str) -> Tense {
         Tense::Past
     } else if has_any(&words, LOOKING_AHEAD) {
         Tense::Ahead
-    } else if has_any(&words, PRESENT_AUXILIARIES) {
+    } else if has_any(&words, PRESENT_AUXILIARIES) || has_got(&words) {
         Tense::Present
     } else {
         Tense::Past
     }
+}
+
+/// Whether `words` say "have got": a form of "have" and, after it, "got".
+fn has_got(words: &[String]) -> bool {
+    let have = words.iter().position(|word| HAVE.contains(&word.as_str()));
+    have.is_some_and(|at| words.iter().skip(at).any(|word| word == "got"))
 }
 
 #[cfg(test)]
@@ -82,6 +94,9 @@ mod tests {
             ("we're going to Rome on Friday", Tense::Ahead),
             ("what do I have in June?", Tense::Present),
             ("what's happening on Monday", Tense::Present),
+            ("what have I got on in June?", Tense::Present),
+            ("what've we got on Friday", Tense::Present),
+            ("what have I done since March?", Tense::Past),
         ] {
             assert_eq!(tense_of(text), tense, "{text}");
         }
