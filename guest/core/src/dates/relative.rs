@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use super::candidate::{Candidate, Granularity};
 use super::month::{MONTHS_PER_YEAR, shift_months};
-use super::tense::{Tense, tense_of};
+use super::tense::{Tense, TextTense};
 use crate::calendar::{format_date, parse_local_date};
 use crate::types::{DateWindow, LogicError};
 
@@ -213,7 +213,8 @@ pub fn resolve_relative_date(text: &str, anchor: &str) -> Result<Option<Resolved
             LogicError::InvalidArgument(format!("anchor: {message}"))
         }
     })?;
-    let tense = tense_of(text);
+    let tense = TextTense::new(text);
+    let tense = &tense;
     let found = CUE_PATTERNS
         .iter()
         .flat_map(|(kind, regex)| {
@@ -242,7 +243,8 @@ pub fn resolve_relative_date(text: &str, anchor: &str) -> Result<Option<Resolved
 /// filed under, and "today" is the anchor itself; none is a candidate.
 /// (For [`super::mentions`]: the days a memory's own text names.)
 pub(super) fn day_cue_candidates(text: &str, anchor: NaiveDate) -> Vec<Candidate> {
-    let tense = tense_of(text);
+    let tense = TextTense::new(text);
+    let tense = &tense;
     CUE_PATTERNS
         .iter()
         .filter(|(kind, _)| {
@@ -289,12 +291,12 @@ pub(super) fn day_cue_candidates(text: &str, anchor: NaiveDate) -> Vec<Candidate
         .collect()
 }
 
-/// The date one matched cue names in a text of this `tense` ([`tense_of`]),
-/// or None when it falls outside the calendar chrono can represent.
+/// The date one matched cue names in a text of this `tense`, or None when
+/// it falls outside the calendar chrono can represent.
 fn resolve(
     kind: CueKind,
     captures: &Captures<'_>,
-    tense: Tense,
+    tense: &TextTense<'_>,
     anchor: NaiveDate,
 ) -> Option<NaiveDate> {
     match kind {
@@ -314,7 +316,7 @@ fn resolve(
                 return None;
             }
             let weekday = weekday(captures.name("weekday")?.as_str())?;
-            let relation = match tense {
+            let relation = match tense.get() {
                 Tense::Past => Relation::Last,
                 Tense::Ahead | Tense::Present => Relation::Next,
             };

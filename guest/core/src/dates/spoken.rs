@@ -191,7 +191,7 @@ use super::relative::{
     A_FEW, COUNT, DAYS_PER_WEEK, RELATION, Relation, UNIT, count, relation, shift_by_units,
     shift_days, weekend_saturday,
 };
-use super::tense::{Tense, tense_of};
+use super::tense::{Tense, TextTense};
 use super::window::{
     absolute_candidates, continues_as_number, part_of_month, starts_with_quantity_unit,
     week_of_month, year_in_range,
@@ -698,8 +698,9 @@ pub(super) fn absolute_spoken_candidates(query: &str) -> Vec<Candidate> {
 
 /// Every spoken period the query names, resolved against `today`.
 fn spoken_candidates(query: &str, today: NaiveDate) -> Vec<Candidate> {
-    // Read once: every form without a year or relation word asks for it.
-    let tense = tense_of(query);
+    // Read once, when a form without a year or relation word first asks.
+    let tense = TextTense::new(query);
+    let tense = &tense;
     SPOKEN_PATTERNS
         .iter()
         .flat_map(|(form, regex)| {
@@ -745,7 +746,7 @@ fn spoken_candidate(
     form: Spoken,
     captures: &Captures<'_>,
     query: &str,
-    tense: Tense,
+    tense: &TextTense<'_>,
     today: NaiveDate,
 ) -> Option<Candidate> {
     let whole = captures.get(0)?;
@@ -822,12 +823,12 @@ impl From<Relation> for Occurrence {
 
 /// The period one form's match names, or None when its words are not a
 /// period after all (a verb, a product name) or name no real day. `tense`
-/// is the query's ([`tense_of`]).
+/// is the query's.
 fn resolve_form(
     form: Spoken,
     captures: &Captures<'_>,
     query: &str,
-    tense: Tense,
+    tense: &TextTense<'_>,
     today: NaiveDate,
 ) -> Option<Resolved> {
     let whole = captures.get(0)?;
@@ -882,7 +883,7 @@ fn resolve_form(
                 return None;
             }
             let month = month_number(captures.name("month")?.as_str())?;
-            let year = month_year(today, month, bare_month_occurrence(tense));
+            let year = month_year(today, month, bare_month_occurrence(tense.get()));
             let days = match captures.name("part") {
                 Some(part) => part_of_month(year, month, part.as_str())?,
                 None => week_of_month(year, month, captures.name("ordinal")?.as_str())?,
@@ -1160,7 +1161,7 @@ fn resolve_form(
             if matches!(finish, RangeEnd::Year(_)) && starts_with_quantity_unit(after) {
                 return None;
             }
-            resolve_range(start, finish, today, bare_month_occurrence(tense))
+            resolve_range(start, finish, today, bare_month_occurrence(tense.get()))
         }
     }
 }
@@ -1263,7 +1264,7 @@ fn previous_word(query: &str, position: usize) -> String {
 }
 
 /// Which occurrence a month named without a year or a relation word means,
-/// in a question of this tense ([`tense_of`]): the past, or no verb to
+/// in a question of this tense ([`super::tense`]): the past, or no verb to
 /// tell ("in March", "what happened in June?"), the most recent one; looking
 /// ahead ("will", "planned", "coming up"), the current or the next; the
 /// present ("what flights do I have in June?", asked in May), the nearer
@@ -1280,11 +1281,11 @@ fn bare_month_occurrence(tense: Tense) -> Occurrence {
 /// means, its word at byte offset `position`: after "since" ("since March",
 /// "since the summer") one that has begun, whatever the tense; otherwise as
 /// the question's `tense` says ([`bare_month_occurrence`]).
-fn bare_occurrence(query: &str, position: usize, tense: Tense) -> Occurrence {
+fn bare_occurrence(query: &str, position: usize, tense: &TextTense<'_>) -> Occurrence {
     if said_since(query, position) {
         Occurrence::MostRecent
     } else {
-        bare_month_occurrence(tense)
+        bare_month_occurrence(tense.get())
     }
 }
 

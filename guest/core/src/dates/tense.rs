@@ -11,6 +11,8 @@
 //! the past ("in June", "what happened in June?"), the commonest question a
 //! memory answers.
 
+use std::cell::OnceCell;
+
 use crate::words::has_any;
 
 /// Words and phrases that make a text look ahead.
@@ -72,6 +74,30 @@ pub(super) fn tense_of(text: &str) -> Tense {
     }
 }
 
+/// The tense of a text, read the first time a reader asks for it, then
+/// kept: most texts name no period whose occurrence the tense decides, and
+/// a memory's text, read for the periods it names at every write, can be
+/// long.
+pub(super) struct TextTense<'a> {
+    text: &'a str,
+    tense: OnceCell<Tense>,
+}
+
+impl<'a> TextTense<'a> {
+    /// `text`'s tense, not read yet.
+    pub(super) fn new(text: &'a str) -> Self {
+        TextTense {
+            text,
+            tense: OnceCell::new(),
+        }
+    }
+
+    /// The tense ([`tense_of`]), read on the first call.
+    pub(super) fn get(&self) -> Tense {
+        *self.tense.get_or_init(|| tense_of(self.text))
+    }
+}
+
 /// Whether `words` say "have got": a form of "have" and, after it, "got".
 fn has_got(words: &[String]) -> bool {
     let have = words.iter().position(|word| HAVE.contains(&word.as_str()));
@@ -99,6 +125,8 @@ mod tests {
             ("what have I done since March?", Tense::Past),
         ] {
             assert_eq!(tense_of(text), tense, "{text}");
+            let read_once = TextTense::new(text);
+            assert_eq!((read_once.get(), read_once.get()), (tense, tense), "{text}");
         }
     }
 }
