@@ -573,6 +573,11 @@ pub fn resolve_date_window(query: &str, anchor: &str) -> Result<Option<DateWindo
     Ok(most_specific(without_nested(candidates)).map(|found| found.window))
 }
 
+/// [`RANGE_JOINER`] as the whole of a text: what joins two periods that
+/// [`joined_ranges`] reads as one range.
+static JOINER_ALONE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(&format!("(?i)^{RANGE_JOINER}$")).ok());
+
 /// The longest text between two periods that [`joined_ranges`] reads as a
 /// joining word (" through ", with spaces).
 const MAX_RANGE_JOINER_BYTES: usize = 12;
@@ -596,11 +601,12 @@ fn joined_ranges(query: &str, candidates: &[Candidate]) -> Vec<Candidate> {
             let Some(between) = query.get(first.end..second.start) else {
                 continue;
             };
-            let joiner = between.trim().to_lowercase();
-            let joined = match joiner.as_str() {
-                "and" => previous_word(query, first.start) == "between",
-                "to" | "until" | "till" | "through" | "thru" | "-" | "–" | "—" => true,
-                _ => false,
+            let joined = if between.trim().eq_ignore_ascii_case("and") {
+                previous_word(query, first.start) == "between"
+            } else {
+                JOINER_ALONE
+                    .as_ref()
+                    .is_some_and(|joiner| joiner.is_match(between))
             };
             if !joined || first.window.since > second.window.until {
                 continue;
@@ -621,11 +627,7 @@ fn joined_ranges(query: &str, candidates: &[Candidate]) -> Vec<Candidate> {
                 start: first.start,
                 end: second.end,
                 window: DateWindow {
-                    label: if anchored {
-                        format!("{words} ({since} to {until})")
-                    } else {
-                        words.to_string()
-                    },
+                    label: window_label(words, &since, &until, anchored),
                     since,
                     until,
                 },
@@ -655,15 +657,16 @@ fn reaching_today(query: &str, today: NaiveDate, candidate: Candidate) -> Candid
         return candidate;
     };
     let first = candidate.window.since.clone();
+    let words = if since.is_some() {
+        format!("the time {words}")
+    } else {
+        words.to_string()
+    };
     Candidate {
         start,
         end,
         window: DateWindow {
-            label: if since.is_some() {
-                format!("the time {words} ({first} to {today})")
-            } else {
-                format!("{words} ({first} to {today})")
-            },
+            label: window_label(&words, &first, &today, true),
             since: first,
             until: today,
         },
@@ -765,11 +768,7 @@ fn spoken_candidate(
     let words = label.as_str().trim_end_matches('.');
     let since = format_date(resolved.since);
     let until = format_date(resolved.until);
-    let label_text = if resolved.anchored {
-        format!("{words} ({since} to {until})")
-    } else {
-        words.to_string()
-    };
+    let label_text = window_label(words, &since, &until, resolved.anchored);
     Some(Candidate {
         granularity: resolved.granularity,
         start: label.start(),
@@ -781,6 +780,16 @@ fn spoken_candidate(
         },
         anchored: resolved.anchored,
     })
+}
+
+/// A window's label (see the module docs): the words that named it, and
+/// for a period today decided (`anchored`) its days after them in brackets.
+fn window_label(words: &str, since: &str, until: &str, anchored: bool) -> String {
+    if anchored {
+        format!("{words} ({since} to {until})")
+    } else {
+        words.to_string()
+    }
 }
 
 /// Whether a day is one the windows spell (`YYYY-MM-DD`, years 1 to
@@ -1767,6 +1776,7 @@ mod tests {
     #[test]
     fn every_pattern_compiles() {
         assert_eq!(SPOKEN_PATTERNS.len(), SPOKEN_FORMS.len());
+        assert!(JOINER_ALONE.is_some());
     }
 
     #[test]
