@@ -112,6 +112,7 @@
 //! | the week before last | 2026-04-20 – 04-26 |
 //! | this / last / next month · the month before last | May / April / June · March 2026 |
 //! | this / last / next year · the year before last | 2026 / 2025 / 2027 · 2024 |
+//! | early / mid / late (also beginning / start / middle / end of) this / last / next month or year | "the end of last month": 2026-04-21 – 04-30 (as "early *month*"); "early next year": January–April 2027 (as "early *year*"); a week's part is the whole week |
 //! | earlier this week / month / year, so far this …, this … so far | from the period's first day to today |
 //! | later this week / month / year | from today to the period's last day |
 //! | the past / last / previous *N* days / weeks / fortnights / months / years ("in the last 3 months", "past few weeks") | from *N* units before today to today |
@@ -193,7 +194,7 @@ use super::relative::{
 };
 use super::tense::{Tense, TextTense};
 use super::window::{
-    absolute_candidates, continues_as_number, part_of_month, starts_with_quantity_unit,
+    PART_OF, absolute_candidates, continues_as_number, part_of_month, starts_with_quantity_unit,
     week_of_month, year_in_range,
 };
 use crate::calendar::{format_date, parse_local_date};
@@ -455,9 +456,7 @@ impl Spoken {
             Spoken::MonthOfRelativeYear => {
                 format!(r"\b(?P<label>{month}\s+(?:of\s+)?(?P<relation>last|this|next)\s+year)\b")
             }
-            Spoken::PartOfBareMonth => format!(
-                r"\b(?P<label>(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+){month})"
-            ),
+            Spoken::PartOfBareMonth => format!(r"\b(?P<label>{PART_OF}{month})"),
             Spoken::WeekOfBareMonth => format!(
                 r"\b(?P<label>(?P<ordinal>first|1st|second|2nd|third|3rd|fourth|4th|last|final)\s+week\s+(?:of|in)\s+{month})"
             ),
@@ -478,9 +477,9 @@ impl Spoken {
                 r"\b(?:in|during|throughout|since|for|by)\s+(?:the\s+)?(?P<label>q(?P<quarter>[1-4])|{BARE_QUARTER_ORDINAL}\s+quarter)\b"
             ),
             Spoken::RelativeQuarter => format!(r"\b(?P<label>{RELATION}\s+quarter)\b"),
-            Spoken::RelativePeriod => {
-                format!(r"\b(?P<label>{RELATION}\s+(?P<period>week|month|year))\b")
-            }
+            Spoken::RelativePeriod => format!(
+                r"\b(?P<label>(?:{PART_OF})?{RELATION}\s+(?P<period>week|month|year))\b"
+            ),
             Spoken::PeriodBeforeLast => {
                 r"\b(?P<label>(?:the\s+)?(?P<period>week|month|year)\s+before\s+last)\b".to_string()
             }
@@ -521,9 +520,7 @@ impl Spoken {
             Spoken::SeasonBeforeLast => {
                 format!(r"\b(?P<label>(?:the\s+)?{SEASON}\s+before\s+last)\b")
             }
-            Spoken::PartOfYear => {
-                r"\b(?P<label>(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+)(?P<year>[0-9]{4}))\b".to_string()
-            }
+            Spoken::PartOfYear => format!(r"\b(?P<label>{PART_OF}(?P<year>[0-9]{{4}}))\b"),
             Spoken::HalfOfYear => {
                 r"\b(?P<label>h(?P<half>[12])\s*(?:,\s*|of\s+|-\s*)?(?P<year>[0-9]{4})|(?P<ordinal>first|1st|second|2nd|last)\s+half\s+(?:(?:of\s+)?(?P<half_year>[0-9]{4})|of\s+(?:the|(?P<year_relation>last|this|next))\s+year))\b".to_string()
             }
@@ -998,10 +995,26 @@ fn resolve_form(
             }
             let relation = relation(relation_text.as_str());
             let period = Period::from_word(captures.name("period")?.as_str())?;
-            Some(Resolved::anchored(
-                period.span(today, relation_offset(relation))?,
-                period.granularity(),
-            ))
+            let (first, last) = period.span(today, relation_offset(relation))?;
+            // "the end of last month", "early next year": that part of it.
+            // A week's parts are too short to tell apart: the whole week.
+            match (captures.name("part"), period) {
+                (Some(part), Period::Month) => Some(Resolved::anchored(
+                    part_of_month(first.year(), first.month(), part.as_str())?,
+                    Granularity::Week,
+                )),
+                (Some(part), Period::Year) => {
+                    let (first_month, last_month) = part_of_year(part.as_str());
+                    Some(Resolved::anchored(
+                        (
+                            NaiveDate::from_ymd_opt(first.year(), first_month, 1)?,
+                            last_day_of_month(first.year(), last_month)?,
+                        ),
+                        Granularity::Season,
+                    ))
+                }
+                _ => Some(Resolved::anchored((first, last), period.granularity())),
+            }
         }
         Spoken::PeriodBeforeLast => {
             let period = Period::from_word(captures.name("period")?.as_str())?;
@@ -2232,6 +2245,25 @@ mod tests {
             ),
             ("later this year", FRIDAY, "2026-05-08", "2026-12-31"),
             ("later this month", "2024-02-10", "2024-02-10", "2024-02-29"),
+            // A part of a month or a year said relative to today.
+            (
+                "what did I do at the end of last month?",
+                FRIDAY,
+                "2026-04-21",
+                "2026-04-30",
+            ),
+            ("early last month", "2024-03-31", "2024-02-01", "2024-02-10"),
+            ("mid-next month", "2025-12-31", "2026-01-11", "2026-01-20"),
+            (
+                "the start of this month",
+                FRIDAY,
+                "2026-05-01",
+                "2026-05-10",
+            ),
+            ("late last year", FRIDAY, "2025-09-01", "2025-12-31"),
+            ("early next year", FRIDAY, "2027-01-01", "2027-04-30"),
+            // A week's parts are the whole week.
+            ("early next week", FRIDAY, "2026-05-11", "2026-05-17"),
             // Halves and quarters of a year said relative to today.
             (
                 "how's the first half of the year been?",

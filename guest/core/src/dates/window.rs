@@ -216,9 +216,7 @@ impl Form {
             Form::WeekOfMonth => format!(
                 r"\b(?P<ordinal>first|1st|second|2nd|third|3rd|fourth|4th|last|final)\s+week\s+(?:of|in)\s+{month}{MONTH_YEAR_GAP}{YEAR}"
             ),
-            Form::PartOfMonth => format!(
-                r"\b(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+){month}{MONTH_YEAR_GAP}{YEAR}"
-            ),
+            Form::PartOfMonth => format!(r"\b{PART_OF}{month}{MONTH_YEAR_GAP}{YEAR}"),
             Form::Month => format!(r"\b{month}{MONTH_YEAR_GAP}{YEAR}"),
             Form::Year => format!(r"\b(?:in|during)\s+(?:the\s+year\s+)?{YEAR}"),
         };
@@ -360,6 +358,13 @@ pub(super) fn week_of_month(
     let until = NaiveDate::from_ymd_opt(year, month, first_day + WEEK_LENGTH_DAYS - 1)?;
     Some((since, until))
 }
+
+/// The words that name a part of a period, before it ("early", "mid-",
+/// "the end of"), as the regex group `part` with the space or hyphen after
+/// them: one pattern for parts of a month ([`part_of_month`]) and of a year,
+/// named or said relative to today.
+pub(super) const PART_OF: &str =
+    r"(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+)";
 
 /// The days of "early …" (1–10), "mid …" (11–20) or "late …" (21–end).
 pub(super) fn part_of_month(year: i32, month: u32, part: &str) -> Option<(NaiveDate, NaiveDate)> {
