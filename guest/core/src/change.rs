@@ -73,7 +73,6 @@
 
 pub mod ask;
 
-use crate::cognify::vocab::CALENDAR_WORDS;
 use crate::heads::{HeadThresholds, PairHead};
 use crate::supersede::memory_slot;
 use crate::words::has_any;
@@ -416,9 +415,11 @@ fn is_regular_past(word: &str) -> bool {
 }
 
 /// A statement's values: its numbers and the names written with a capital
-/// inside a sentence (a sentence's first word and `I` are not names; month
-/// and weekday names are parts of dates, whose numbers are the values:
-/// cognify's one calendar table).
+/// inside a sentence (a sentence's first word and `I` are not names).
+/// Month and weekday names are values too: "Book club meets the first
+/// Wednesday of the month." and "Book club is on the last Sunday of the
+/// month from June." differ by those names alone, as "on 3 June" and "on
+/// 3 July" do.
 fn values(content: &str) -> Vec<String> {
     let text = body(content);
     let mut out = Vec::new();
@@ -434,8 +435,7 @@ fn values(content: &str) -> Vec<String> {
             let named = (!sentence_start || could_be_name(&lower))
                 && word.chars().next().is_some_and(char::is_uppercase)
                 && lower != "i"
-                && !lower.starts_with("i'")
-                && !CALENDAR_WORDS.contains(&lower.as_str());
+                && !lower.starts_with("i'");
             if numeric || named {
                 let value: String = lower
                     .chars()
@@ -1291,7 +1291,25 @@ mod tests {
     fn values_are_numbers_and_names_inside_sentences() {
         assert_eq!(
             values("We moved to Porto in May 2026. Ana helped."),
-            ["porto", "2026", "ana"]
+            ["porto", "may", "2026", "ana"]
+        );
+        // Two schedules that differ by a weekday name alone are two values.
+        assert_eq!(
+            values("Book club meets the first Wednesday of the month."),
+            ["book", "wednesday"]
+        );
+        assert_eq!(
+            values("Book club is on the last Sunday of the month from June."),
+            ["book", "sunday", "june"]
+        );
+        // So the pair is weighed, not taken for one fact said twice.
+        assert_eq!(
+            by_head(
+                "Book club meets the first Wednesday of the month.",
+                "Book club is on the last Sunday of the month from June.",
+                0.99
+            ),
+            Verdict::Replaces
         );
         assert!(values("I like tea.").is_empty());
     }
