@@ -673,9 +673,12 @@ fn reaching_today(query: &str, today: NaiveDate, candidate: Candidate) -> Candid
 }
 
 /// The byte offset just past "onwards" (or "onward") when it follows byte
-/// offset `position`, one space between.
+/// offset `position`, one space between, or the dot of an abbreviated month
+/// and a space ("from Mar. onwards": the month's match ends before its dot).
 fn onwards_after(query: &str, position: usize) -> Option<usize> {
     let after = query.get(position..)?;
+    let after = after.strip_prefix('.').unwrap_or(after);
+    let position = query.len() - after.len();
     let rest = after.trim_start();
     let skipped = after.len() - rest.len();
     let word: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
@@ -2416,6 +2419,7 @@ mod tests {
                 "2026-05-08",
             ),
             ("from May 2025 onwards", FRIDAY, "2025-05-01", "2026-05-08"),
+            ("from Mar. onwards", FRIDAY, "2026-03-01", "2026-05-08"),
             // Under way: from its first day to today.
             ("since this month", FRIDAY, "2026-05-01", "2026-05-08"),
         ]);
