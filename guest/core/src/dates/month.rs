@@ -78,6 +78,20 @@ pub(super) fn last_day_of_month(year: i32, month: u32) -> Option<NaiveDate> {
         .pred_opt()
 }
 
+/// The days from the first of month `first_month` to the last of
+/// `last_month`, in `year` (a month, a quarter, a half, a year); None as
+/// for [`last_day_of_month`].
+pub(super) fn months_of(
+    year: i32,
+    first_month: u32,
+    last_month: u32,
+) -> Option<(NaiveDate, NaiveDate)> {
+    Some((
+        NaiveDate::from_ymd_opt(year, first_month, 1)?,
+        last_day_of_month(year, last_month)?,
+    ))
+}
+
 /// The date `months` months after `date` (before it when negative), clamped
 /// to the end of the target month; None when out of chrono's range.
 pub(super) fn shift_months(date: NaiveDate, months: i64) -> Option<NaiveDate> {

@@ -187,15 +187,17 @@ use regex::{Captures, Match, Regex};
 
 use super::candidate::{Candidate, Granularity, most_specific, without_nested};
 use super::holiday::{HOLIDAY, Holiday, TIME_FOLLOWERS};
-use super::month::{MONTH_NAME_PATTERN, MONTHS_PER_YEAR, last_day_of_month, month_number};
+use super::month::{
+    MONTH_NAME_PATTERN, MONTHS_PER_YEAR, last_day_of_month, month_number, months_of,
+};
 use super::relative::{
     A_FEW, COUNT, DAYS_PER_WEEK, RELATION, Relation, UNIT, count, relation, shift_by_units,
     shift_days, weekend_saturday,
 };
 use super::tense::{Tense, TextTense};
 use super::window::{
-    PART_OF, absolute_candidates, continues_as_number, part_of_month, starts_with_quantity_unit,
-    week_of_month, year_in_range,
+    PART_OF, Third, absolute_candidates, continues_as_number, part_of_month,
+    starts_with_quantity_unit, week_of_month, year_in_range,
 };
 use crate::calendar::{format_date, parse_local_date};
 use crate::types::{DateWindow, LogicError};
@@ -1006,16 +1008,10 @@ fn resolve_form(
                     part_of_month(first.year(), first.month(), part.as_str())?,
                     Granularity::Week,
                 )),
-                (Some(part), Period::Year) => {
-                    let (first_month, last_month) = part_of_year(part.as_str());
-                    Some(Resolved::anchored(
-                        (
-                            NaiveDate::from_ymd_opt(first.year(), first_month, 1)?,
-                            last_day_of_month(first.year(), last_month)?,
-                        ),
-                        Granularity::Season,
-                    ))
-                }
+                (Some(part), Period::Year) => Some(Resolved::anchored(
+                    part_of_year(first.year(), part.as_str())?,
+                    Granularity::Season,
+                )),
                 _ => Some(Resolved::anchored((first, last), period.granularity())),
             }
         }
@@ -1092,12 +1088,8 @@ fn resolve_form(
                 return None;
             }
             let year = year_in_range(captures.name("year")?.as_str())?;
-            let (first_month, last_month) = part_of_year(captures.name("part")?.as_str());
             Some(Resolved::absolute(
-                (
-                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
-                    last_day_of_month(year, last_month)?,
-                ),
+                part_of_year(year, captures.name("part")?.as_str())?,
                 Granularity::Season,
             ))
         }
@@ -1114,10 +1106,7 @@ fn resolve_form(
                             let year = said_year(captures, today)?;
                             let (first_month, last_month) = half_months(second);
                             return Some(Resolved::anchored(
-                                (
-                                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
-                                    last_day_of_month(year, last_month)?,
-                                ),
+                                months_of(year, first_month, last_month)?,
                                 Granularity::Season,
                             ));
                         }
@@ -1127,10 +1116,7 @@ fn resolve_form(
             let year = year_in_range(year.as_str())?;
             let (first_month, last_month) = half_months(second);
             Some(Resolved::absolute(
-                (
-                    NaiveDate::from_ymd_opt(year, first_month, 1)?,
-                    last_day_of_month(year, last_month)?,
-                ),
+                months_of(year, first_month, last_month)?,
                 Granularity::Season,
             ))
         }
@@ -1359,10 +1345,7 @@ fn month_year(today: NaiveDate, month: u32, occurrence: Occurrence) -> i32 {
 
 /// The first and last day of a month.
 fn whole_month(year: i32, month: u32) -> Option<(NaiveDate, NaiveDate)> {
-    Some((
-        NaiveDate::from_ymd_opt(year, month, 1)?,
-        last_day_of_month(year, month)?,
-    ))
+    months_of(year, month, month)
 }
 
 /// −1, 0 or +1 for last, this, next.
@@ -1529,17 +1512,15 @@ fn half_months(second: bool) -> (u32, u32) {
     }
 }
 
-/// The first and last month of "early", "mid" or "late" in a year.
-fn part_of_year(part: &str) -> (u32, u32) {
-    let part = part.to_lowercase();
-    if part == "early" || part.starts_with("beginning") || part.starts_with("start") {
-        (1, EARLY_YEAR_LAST_MONTH)
-    } else if part == "mid" || part.starts_with("middle") {
-        (EARLY_YEAR_LAST_MONTH + 1, MID_YEAR_LAST_MONTH)
-    } else {
-        // "late" / "end of".
-        (MID_YEAR_LAST_MONTH + 1, MONTHS_PER_YEAR)
-    }
+/// The days of "early", "mid" or "late" `year`: January–April, May–August,
+/// September–December.
+fn part_of_year(year: i32, part: &str) -> Option<(NaiveDate, NaiveDate)> {
+    let (first_month, last_month) = match Third::named(part) {
+        Third::Early => (1, EARLY_YEAR_LAST_MONTH),
+        Third::Mid => (EARLY_YEAR_LAST_MONTH + 1, MID_YEAR_LAST_MONTH),
+        Third::Late => (MID_YEAR_LAST_MONTH + 1, MONTHS_PER_YEAR),
+    };
+    months_of(year, first_month, last_month)
 }
 
 /// The quarter (1–4) a quarter form names.
@@ -1559,11 +1540,7 @@ fn quarter_number(captures: &Captures<'_>) -> Option<u32> {
 /// The days of quarter `quarter` (1–4) of `year`.
 fn quarter_span(year: i32, quarter: u32) -> Option<(NaiveDate, NaiveDate)> {
     let first_month = (quarter.checked_sub(1)?) * MONTHS_PER_SEASON + 1;
-    let last_month = first_month + MONTHS_PER_SEASON - 1;
-    Some((
-        NaiveDate::from_ymd_opt(year, first_month, 1)?,
-        last_day_of_month(year, last_month)?,
-    ))
+    months_of(year, first_month, first_month + MONTHS_PER_SEASON - 1)
 }
 
 /// A calendar week (Monday–Sunday), month or year.
@@ -1609,13 +1586,7 @@ impl Period {
                 let first = super::month::shift_months(first, i64::from(offset))?;
                 Some((first, last_day_of_month(first.year(), first.month())?))
             }
-            Period::Year => {
-                let year = today.year().checked_add(offset)?;
-                Some((
-                    NaiveDate::from_ymd_opt(year, 1, 1)?,
-                    last_day_of_month(year, MONTHS_PER_YEAR)?,
-                ))
-            }
+            Period::Year => months_of(today.year().checked_add(offset)?, 1, MONTHS_PER_YEAR),
         }
     }
 }

@@ -53,7 +53,9 @@ use chrono::{Datelike, Days, NaiveDate};
 use regex::{Captures, Regex};
 
 use super::candidate::{Candidate, Granularity};
-use super::month::{MONTH_NAME_PATTERN, last_day_of_month, month_number};
+use super::month::{
+    MONTH_NAME_PATTERN, MONTHS_PER_YEAR, last_day_of_month, month_number, months_of,
+};
 use crate::calendar::format_date;
 use crate::types::DateWindow;
 
@@ -286,15 +288,9 @@ fn candidate(form: Form, captures: &Captures<'_>, query: &str) -> Option<Candida
         }
         Form::Month => {
             let month = month_number(captures.name("month")?.as_str())?;
-            (
-                NaiveDate::from_ymd_opt(year, month, 1)?,
-                last_day_of_month(year, month)?,
-            )
+            months_of(year, month, month)?
         }
-        Form::Year => (
-            NaiveDate::from_ymd_opt(year, 1, 1)?,
-            last_day_of_month(year, 12)?,
-        ),
+        Form::Year => months_of(year, 1, MONTHS_PER_YEAR)?,
     };
     Some(Candidate {
         granularity: form.granularity(),
@@ -366,19 +362,39 @@ pub(super) fn week_of_month(
 pub(super) const PART_OF: &str =
     r"(?P<part>early|mid|middle\s+of|late|beginning\s+of|start\s+of|end\s+of)(?:\s*-\s*|\s+)";
 
+/// The third of a period that the words of [`PART_OF`] name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Third {
+    /// "early", "the beginning of", "the start of".
+    Early,
+    /// "mid", "the middle of".
+    Mid,
+    /// "late", "the end of".
+    Late,
+}
+
+impl Third {
+    /// The third `part` (the `part` group of [`PART_OF`]) names.
+    pub(super) fn named(part: &str) -> Third {
+        let part = part.to_lowercase();
+        if part == "early" || part.starts_with("beginning") || part.starts_with("start") {
+            Third::Early
+        } else if part == "mid" || part.starts_with("middle") {
+            Third::Mid
+        } else {
+            Third::Late
+        }
+    }
+}
+
 /// The days of "early …" (1–10), "mid …" (11–20) or "late …" (21–end).
 pub(super) fn part_of_month(year: i32, month: u32, part: &str) -> Option<(NaiveDate, NaiveDate)> {
     let last = last_day_of_month(year, month)?;
-    let part = part.to_lowercase();
-    let (first_day, last_day) =
-        if part == "early" || part.starts_with("beginning") || part.starts_with("start") {
-            (1, EARLY_MONTH_LAST_DAY)
-        } else if part == "mid" || part.starts_with("middle") {
-            (EARLY_MONTH_LAST_DAY + 1, MID_MONTH_LAST_DAY)
-        } else {
-            // "late" / "end of".
-            (MID_MONTH_LAST_DAY + 1, last.day())
-        };
+    let (first_day, last_day) = match Third::named(part) {
+        Third::Early => (1, EARLY_MONTH_LAST_DAY),
+        Third::Mid => (EARLY_MONTH_LAST_DAY + 1, MID_MONTH_LAST_DAY),
+        Third::Late => (MID_MONTH_LAST_DAY + 1, last.day()),
+    };
     Some((
         NaiveDate::from_ymd_opt(year, month, first_day)?,
         NaiveDate::from_ymd_opt(year, month, last_day)?,
